@@ -1,0 +1,69 @@
+import HLS
+import HLSReport
+
+/// What `hlstui inspect` asks for.
+public struct InspectRequest: Sendable {
+    public var source: String
+    public var json: Bool
+    public var strict: Bool
+    public var imports: [String: String]
+    public var width: Int
+
+    public init(source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100) {
+        self.source = source
+        self.json = json
+        self.strict = strict
+        self.imports = imports
+        self.width = width
+    }
+}
+
+/// What `hlstui inspect` prints and its exit status (0 clean, 1 playlist errors, 2 could not read).
+public struct InspectOutcome: Sendable {
+    public var stdout: String
+    public var stderr: String
+    public var status: Int32
+}
+
+/// Runs `hlstui inspect`: load, parse, report.
+public enum Inspect {
+    public static func run(_ req: InspectRequest) async -> InspectOutcome {
+        let text: String
+        do {
+            text = try await PlaylistSource.load(req.source)
+        } catch {
+            return InspectOutcome(stdout: "", stderr: "hlstui inspect: \(error.description)\n", status: 2)
+        }
+        return report(text: text, req)
+    }
+
+    /// The report for already-loaded text (pure; used by tests and benchmarks).
+    public static func report(text: String, _ req: InspectRequest) -> InspectOutcome {
+        let options = ParseOptions(strict: req.strict, importedVariables: req.imports,
+                                   url: PlaylistSource.isURL(req.source) ? req.source : nil)
+        let result: ParseResult
+        do {
+            result = try PlaylistParser.parse(text, options: options)
+        } catch {
+            let d = error.diagnostic
+            if req.json {
+                let doc = JSONValueOut.strictFailure(d, source: req.source)
+                return InspectOutcome(stdout: doc + "\n", stderr: "", status: 1)
+            }
+            return InspectOutcome(stdout: "", stderr: "\(req.source):\(d.line.map { "\($0):" } ?? "") \(d.severity.rawValue): \(d.message) (\(d.rule))\n", status: 1)
+        }
+        let status: Int32 = result.hasErrors ? 1 : 0
+        if req.json {
+            return InspectOutcome(stdout: InspectJSON.document(result, source: req.source).prettyText + "\n", stderr: "", status: status)
+        }
+        return InspectOutcome(stdout: InspectText.report(result, source: req.source, width: req.width), stderr: "", status: status)
+    }
+}
+
+import JSONValue
+
+enum JSONValueOut {
+    static func strictFailure(_ d: Diagnostic, source: String) -> String {
+        JSONValue.object([("source", .string(source)), ("strict", .bool(true)), ("diagnostics", .array([InspectJSON.diagnostic(d)]))]).prettyText
+    }
+}

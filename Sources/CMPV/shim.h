@@ -1,0 +1,1 @@
+#include <mpv/client.h>

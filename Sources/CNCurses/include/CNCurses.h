@@ -1,0 +1,37 @@
+#ifndef HLSTUI_CNCURSES_H
+#define HLSTUI_CNCURSES_H
+/* Wraps the ncursesw macros and globals Swift cannot import (getmaxyx, ACS_*, A_*, stdscr, LINES, COLS). */
+#include <wchar.h>
+#include <locale.h>
+
+/* Starts curses on the terminal: locale, raw keys, no echo, keypad, hidden cursor; returns 0 on success. */
+int hl_start(void);
+/* Ends curses and restores the terminal; safe to call more than once and from a signal handler. */
+void hl_stop(void);
+/* 1 while curses is started. */
+int hl_active(void);
+/* The screen size. */
+int hl_rows(void);
+int hl_cols(void);
+/* Moves and writes a UTF-8 string with attributes (bold, reverse, underline flags) and a colour pair. */
+void hl_put(int y, int x, const char *utf8, int bold, int reverse, int underline, int pair);
+/* Clears, refreshes. */
+void hl_erase(void);
+void hl_refresh(void);
+/* Reads a key with a timeout in ms; returns -1 on timeout, KEY_* codes or a wide char. */
+int hl_getkey(int timeout_ms, int *is_function_key);
+/* Colours: number supported (0 when none), and define pair n. */
+int hl_colors(void);
+void hl_init_pair(int pair, int fg, int bg);
+/* Key code constants. */
+int hl_key_up(void);
+int hl_key_down(void);
+int hl_key_left(void);
+int hl_key_right(void);
+int hl_key_resize(void);
+int hl_key_enter(void);
+int hl_key_backspace(void);
+int hl_key_f(int n);
+/* The ncurses version string, e.g. "ncurses 6.4.20221231". */
+const char *hl_curses_version(void);
+#endif

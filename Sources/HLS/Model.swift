@@ -1,0 +1,370 @@
+/// A source line number that never takes part in equality, so a rewritten playlist compares equal to its source.
+public struct SourceLine: Sendable, Hashable, CustomStringConvertible {
+    public var number: Int
+    public init(_ number: Int) { self.number = number }
+    public static func == (_: SourceLine, _: SourceLine) -> Bool { true }
+    public func hash(into _: inout Hasher) {}
+    public var description: String { String(number) }
+}
+
+/// A byte range of a resource, RFC 8216bis §4.4.4.2; `offset` is resolved even where the tag left it out.
+public struct ByteRange: Sendable, Hashable {
+    public var length: Int
+    public var offset: Int
+    public init(length: Int, offset: Int) {
+        self.length = length
+        self.offset = offset
+    }
+}
+
+/// EXT-X-START, RFC 8216bis §4.4.2.2.
+public struct StartPoint: Sendable, Hashable {
+    public var timeOffset: Double
+    public var precise: Bool
+    public var extra: [Attribute] = []
+}
+
+/// EXT-X-DEFINE, RFC 8216bis §4.4.2.3: exactly one of `value` (with NAME), IMPORT or QUERYPARAM.
+public struct Define: Sendable, Hashable {
+    public enum Source: Sendable, Hashable { case value(String), imported, queryParameter }
+    public var name: String
+    public var source: Source
+    /// The value the variable took (for IMPORT and QUERYPARAM, from the context).
+    public var resolved: String?
+    public var line: SourceLine
+
+    public static func == (a: Define, b: Define) -> Bool { a.name == b.name && a.source == b.source }
+    public func hash(into h: inout Hasher) { h.combine(name) }
+}
+
+/// EXT-X-KEY or EXT-X-SESSION-KEY, RFC 8216bis §4.4.4.4 and §4.4.6.5.
+public struct Key: Sendable, Hashable {
+    public var method: String
+    public var uri: String?
+    public var iv: String?
+    public var keyFormat: String?
+    public var keyFormatVersions: String?
+    public var extra: [Attribute] = []
+    public var line: SourceLine = SourceLine(0)
+
+    public init(method: String, uri: String? = nil, iv: String? = nil, keyFormat: String? = nil, keyFormatVersions: String? = nil) {
+        self.method = method
+        self.uri = uri
+        self.iv = iv
+        self.keyFormat = keyFormat
+        self.keyFormatVersions = keyFormatVersions
+    }
+
+    /// KEYFORMAT with its default, `identity`.
+    public var effectiveKeyFormat: String { keyFormat ?? "identity" }
+
+    /// The DRM system this key belongs to, from KEYFORMAT and METHOD.
+    public var system: KeySystem { KeySystem(keyFormat: effectiveKeyFormat, method: method, uri: uri) }
+}
+
+/// The key systems hlstui tells apart.
+public enum KeySystem: String, Sendable, Hashable {
+    case clear = "none"
+    case identity
+    case fairPlay = "FairPlay"
+    case widevine = "Widevine"
+    case playReady = "PlayReady"
+    case clearKey = "ClearKey"
+    case unknown
+
+    public init(keyFormat: String, method: String, uri: String?) {
+        if method == "NONE" { self = .clear; return }
+        switch keyFormat.lowercased() {
+        case "identity": self = (uri?.hasPrefix("skd://") ?? false) ? .fairPlay : .identity
+        case "com.apple.streamingkeydelivery": self = .fairPlay
+        case "urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed", "com.widevine", "com.widevine.alpha": self = .widevine
+        case "com.microsoft.playready", "urn:uuid:9a04f079-9840-4286-ab92-e65be0885f95": self = .playReady
+        case "org.w3.clearkey", "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e", "urn:uuid:1077efec-c0b2-4d02-ace3-3c1e52e2fb4b": self = .clearKey
+        default: self = .unknown
+        }
+    }
+
+    /// True for the KEYFORMATs hlstui recognises by name.
+    public var isKnown: Bool { self != .unknown }
+}
+
+/// EXT-X-MAP, RFC 8216bis §4.4.4.5.
+public struct MapSection: Sendable, Hashable {
+    public var uri: String
+    public var byteRange: ByteRange?
+    public var extra: [Attribute] = []
+}
+
+/// EXT-X-PART, RFC 8216bis §4.4.4.9.
+public struct Part: Sendable, Hashable {
+    public var uri: String
+    public var duration: Double
+    public var independent: Bool
+    public var byteRange: ByteRange?
+    public var gap: Bool
+    public var extra: [Attribute] = []
+    public var line: SourceLine
+}
+
+/// A media segment with everything that applies to it, RFC 8216bis §3 and §4.4.4.
+public struct Segment: Sendable, Hashable {
+    public var uri: String
+    public var duration: Double
+    public var title: String?
+    public var byteRange: ByteRange?
+    /// True when EXT-X-BYTERANGE left out the offset (the writer keeps it that way).
+    public var byteRangeOffsetImplied: Bool = false
+    public var discontinuity: Bool
+    /// Every key that applies (one per KEYFORMAT); empty when clear.
+    public var keys: [Key]
+    public var map: MapSection?
+    /// The EXT-X-PROGRAM-DATE-TIME tag on this segment, if it has one.
+    public var programDateTime: DateTime?
+    /// The PDT this segment starts at, from the nearest tag in the same discontinuity span (RFC 8216bis §4.4.4.6).
+    public var effectiveProgramDateTime: DateTime?
+    public var gap: Bool
+    /// The EXT-X-BITRATE that applies (kbps), RFC 8216bis §4.4.4.8.
+    public var bitrate: Int?
+    /// True when an EXT-X-BITRATE tag stands right before this segment.
+    public var bitrateTagged: Bool = false
+    public var parts: [Part]
+    public var mediaSequence: Int
+    public var discontinuitySequence: Int
+    /// Tags this library does not model and comments, in order, written before the segment's own tags.
+    public var leadingLines: [String] = []
+    public var line: SourceLine
+
+    public init(uri: String, duration: Double, mediaSequence: Int = 0) {
+        self.uri = uri
+        self.duration = duration
+        title = nil
+        byteRange = nil
+        discontinuity = false
+        keys = []
+        map = nil
+        programDateTime = nil
+        effectiveProgramDateTime = nil
+        gap = false
+        bitrate = nil
+        parts = []
+        self.mediaSequence = mediaSequence
+        discontinuitySequence = 0
+        line = SourceLine(0)
+    }
+}
+
+/// EXT-X-DATERANGE, RFC 8216bis §4.4.5.1.
+public struct DateRange: Sendable, Hashable {
+    public var id: String
+    public var classID: String?
+    public var startDate: DateTime?
+    public var startDateText: String?
+    public var cue: String?
+    public var endDate: DateTime?
+    public var endDateText: String?
+    public var duration: Double?
+    public var plannedDuration: Double?
+    public var endOnNext: Bool
+    /// SCTE35-*, X-* and other attributes, as written.
+    public var extra: [Attribute]
+    /// Index of the segment this tag stood before (segments.count when after the last one).
+    public var beforeSegment: Int
+    public var line: SourceLine
+}
+
+/// EXT-X-SERVER-CONTROL, RFC 8216bis §4.4.3.8.
+public struct ServerControl: Sendable, Hashable {
+    public var canSkipUntil: Double?
+    public var canSkipDateRanges: Bool
+    public var holdBack: Double?
+    public var partHoldBack: Double?
+    public var canBlockReload: Bool
+    public var extra: [Attribute] = []
+}
+
+/// EXT-X-SKIP, RFC 8216bis §4.4.5.2.
+public struct Skip: Sendable, Hashable {
+    public var skippedSegments: Int
+    public var recentlyRemovedDateRanges: [String]
+    public var extra: [Attribute] = []
+}
+
+/// EXT-X-PRELOAD-HINT, RFC 8216bis §4.4.5.3.
+public struct PreloadHint: Sendable, Hashable {
+    public var type: String
+    public var uri: String
+    public var byteRangeStart: Int?
+    public var byteRangeLength: Int?
+    public var extra: [Attribute] = []
+}
+
+/// EXT-X-RENDITION-REPORT, RFC 8216bis §4.4.5.4.
+public struct RenditionReport: Sendable, Hashable {
+    public var uri: String?
+    public var lastMSN: Int?
+    public var lastPart: Int?
+    public var extra: [Attribute] = []
+}
+
+/// A media playlist, RFC 8216bis §4.4.3–§4.4.5.
+public struct MediaPlaylist: Sendable, Hashable {
+    public var targetDuration: Int?
+    public var mediaSequence: Int = 0
+    public var mediaSequenceTagged: Bool = false
+    public var discontinuitySequence: Int = 0
+    public var discontinuitySequenceTagged: Bool = false
+    public var playlistType: String?
+    public var endList: Bool = false
+    public var iFramesOnly: Bool = false
+    public var partTarget: Double?
+    public var serverControl: ServerControl?
+    public var skip: Skip?
+    public var segments: [Segment] = []
+    public var dateRanges: [DateRange] = []
+    public var preloadHints: [PreloadHint] = []
+    public var renditionReports: [RenditionReport] = []
+    /// LL-HLS parts published after the last complete segment.
+    public var trailingParts: [Part] = []
+    /// Keys and map in force after the last segment (for trailing parts and preload hints).
+    public var trailingKeys: [Key] = []
+    public var trailingMap: MapSection?
+    public var trailingDiscontinuity: Bool = false
+    /// Unmodelled lines after the last segment.
+    public var trailingLines: [String] = []
+
+    public init() {}
+
+    /// True when the server may still add segments (no ENDLIST, not VOD), RFC 8216bis §6.2.1.
+    public var isLive: Bool { !endList && playlistType != "VOD" }
+
+    /// Sum of segment durations in seconds.
+    public var totalDuration: Double { segments.reduce(0) { $0 + $1.duration } }
+}
+
+/// EXT-X-STREAM-INF (with its URI) or EXT-X-I-FRAME-STREAM-INF, RFC 8216bis §4.4.6.2–§4.4.6.3.
+public struct Variant: Sendable, Hashable {
+    public var uri: String
+    public var bandwidth: Int?
+    public var averageBandwidth: Int?
+    public var score: Double?
+    public var codecs: String?
+    public var supplementalCodecs: String?
+    public var resolution: Resolution?
+    public var frameRate: Double?
+    public var hdcpLevel: String?
+    public var allowedCPC: String?
+    public var videoRange: String?
+    public var reqVideoLayout: String?
+    public var stableVariantID: String?
+    public var audio: String?
+    public var video: String?
+    public var subtitles: String?
+    /// CLOSED-CAPTIONS: a group id, or "NONE" (written unquoted).
+    public var closedCaptions: String?
+    public var pathwayID: String?
+    public var programID: Int?
+    public var extra: [Attribute] = []
+    public var leadingLines: [String] = []
+    public var line: SourceLine
+
+    public init(uri: String, bandwidth: Int?) {
+        self.uri = uri
+        self.bandwidth = bandwidth
+        line = SourceLine(0)
+    }
+
+    /// The codec list split on commas and trimmed.
+    public var codecList: [String] {
+        (codecs ?? "").split(separator: ",").map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
+    }
+}
+
+/// EXT-X-MEDIA, RFC 8216bis §4.4.6.1.
+public struct Rendition: Sendable, Hashable {
+    public var type: String
+    public var uri: String?
+    public var groupID: String
+    public var language: String?
+    public var assocLanguage: String?
+    public var name: String
+    public var stableRenditionID: String?
+    public var isDefault: Bool
+    public var autoselect: Bool
+    public var forced: Bool
+    public var instreamID: String?
+    public var bitDepth: Int?
+    public var sampleRate: Int?
+    public var characteristics: String?
+    public var channels: String?
+    public var extra: [Attribute] = []
+    public var line: SourceLine
+}
+
+/// EXT-X-SESSION-DATA, RFC 8216bis §4.4.6.4.
+public struct SessionData: Sendable, Hashable {
+    public var dataID: String
+    public var value: String?
+    public var uri: String?
+    public var format: String?
+    public var language: String?
+    public var extra: [Attribute] = []
+    public var line: SourceLine
+}
+
+/// EXT-X-CONTENT-STEERING, RFC 8216bis §4.4.6.6.
+public struct ContentSteering: Sendable, Hashable {
+    public var serverURI: String
+    public var pathwayID: String?
+    public var extra: [Attribute] = []
+}
+
+/// A multivariant playlist, RFC 8216bis §4.4.6.
+public struct MultivariantPlaylist: Sendable, Hashable {
+    public var variants: [Variant] = []
+    public var iFrameVariants: [Variant] = []
+    public var renditions: [Rendition] = []
+    public var sessionData: [SessionData] = []
+    public var sessionKeys: [Key] = []
+    public var contentSteering: ContentSteering?
+    public var trailingLines: [String] = []
+    public init() {}
+}
+
+/// A parsed playlist: the parts every playlist has, and either a multivariant or a media body.
+public struct Playlist: Sendable, Hashable {
+    public enum Body: Sendable, Hashable {
+        case multivariant(MultivariantPlaylist)
+        case media(MediaPlaylist)
+    }
+
+    public var version: Int?
+    public var independentSegments: Bool = false
+    public var start: StartPoint?
+    public var defines: [Define] = []
+    /// Unmodelled tags and comments before the first tag this library models.
+    public var headerLines: [String] = []
+    public var body: Body
+
+    public init(body: Body) { self.body = body }
+
+    public var media: MediaPlaylist? {
+        if case .media(let m) = body { return m }
+        return nil
+    }
+
+    public var multivariant: MultivariantPlaylist? {
+        if case .multivariant(let m) = body { return m }
+        return nil
+    }
+
+    public var isMultivariant: Bool { multivariant != nil }
+}
+
+extension StringProtocol {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,716 @@
+/// What the parser needs from outside the playlist text.
+public struct ParseOptions: Sendable {
+    /// Stop at the first error (throwing it) instead of reporting and going on.
+    public var strict: Bool
+    /// Variables of the multivariant playlist, for EXT-X-DEFINE IMPORT (RFC 8216bis §4.4.2.3).
+    public var importedVariables: [String: String]
+    /// The playlist's URL, for EXT-X-DEFINE QUERYPARAM.
+    public var url: String?
+    /// Run the lint checks (mediastreamvalidator-style) after parsing.
+    public var lint: Bool
+
+    public init(strict: Bool = false, importedVariables: [String: String] = [:], url: String? = nil, lint: Bool = true) {
+        self.strict = strict
+        self.importedVariables = importedVariables
+        self.url = url
+        self.lint = lint
+    }
+}
+
+/// A parsed playlist with what was found wrong in it, sorted by line.
+public struct ParseResult: Sendable {
+    public var playlist: Playlist
+    public var diagnostics: [Diagnostic]
+    /// The variables in force at the end, for children's IMPORT.
+    public var variables: [String: String]
+
+    public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+}
+
+/// Parses playlists: lexing, attribute lists, variables, then a semantic pass building the typed model.
+public enum PlaylistParser {
+    /// Parses `text`; throws only in strict mode, with the first error.
+    public static func parse(_ text: String, options: ParseOptions = ParseOptions()) throws(PlaylistError) -> ParseResult {
+        var state = ParserState(options: options)
+        let result = state.run(text)
+        if options.strict, let first = result.diagnostics.first(where: { $0.severity == .error }) {
+            throw PlaylistError(diagnostic: first)
+        }
+        return result
+    }
+
+    /// Parses `text` leniently, never throwing.
+    public static func parseLenient(_ text: String, options: ParseOptions = ParseOptions()) -> ParseResult {
+        var o = options
+        o.strict = false
+        var state = ParserState(options: o)
+        return state.run(text)
+    }
+}
+
+/// Tags that only a multivariant playlist may hold, RFC 8216bis §4.4.6.
+let multivariantTags: Set<Substring> = ["EXT-X-STREAM-INF", "EXT-X-I-FRAME-STREAM-INF", "EXT-X-MEDIA", "EXT-X-SESSION-DATA", "EXT-X-SESSION-KEY", "EXT-X-CONTENT-STEERING"]
+/// Tags that only a media playlist may hold, RFC 8216bis §4.4.3–§4.4.5.
+let mediaTags: Set<Substring> = ["EXTINF", "EXT-X-TARGETDURATION", "EXT-X-MEDIA-SEQUENCE", "EXT-X-DISCONTINUITY-SEQUENCE", "EXT-X-ENDLIST",
+                                 "EXT-X-PLAYLIST-TYPE", "EXT-X-I-FRAMES-ONLY", "EXT-X-PART-INF", "EXT-X-SERVER-CONTROL", "EXT-X-BYTERANGE",
+                                 "EXT-X-DISCONTINUITY", "EXT-X-KEY", "EXT-X-MAP", "EXT-X-PROGRAM-DATE-TIME", "EXT-X-GAP", "EXT-X-BITRATE",
+                                 "EXT-X-PART", "EXT-X-DATERANGE", "EXT-X-SKIP", "EXT-X-PRELOAD-HINT", "EXT-X-RENDITION-REPORT"]
+
+/// Where a tag lives in RFC 8216bis, for diagnostics.
+let tagSections: [Substring: String] = [
+    "EXTM3U": "4.4.1.1", "EXT-X-VERSION": "4.4.1.2", "EXT-X-INDEPENDENT-SEGMENTS": "4.4.2.1", "EXT-X-START": "4.4.2.2",
+    "EXT-X-DEFINE": "4.4.2.3", "EXT-X-TARGETDURATION": "4.4.3.1", "EXT-X-MEDIA-SEQUENCE": "4.4.3.2",
+    "EXT-X-DISCONTINUITY-SEQUENCE": "4.4.3.3", "EXT-X-ENDLIST": "4.4.3.4", "EXT-X-PLAYLIST-TYPE": "4.4.3.5",
+    "EXT-X-I-FRAMES-ONLY": "4.4.3.6", "EXT-X-PART-INF": "4.4.3.7", "EXT-X-SERVER-CONTROL": "4.4.3.8", "EXTINF": "4.4.4.1",
+    "EXT-X-BYTERANGE": "4.4.4.2", "EXT-X-DISCONTINUITY": "4.4.4.3", "EXT-X-KEY": "4.4.4.4", "EXT-X-MAP": "4.4.4.5",
+    "EXT-X-PROGRAM-DATE-TIME": "4.4.4.6", "EXT-X-GAP": "4.4.4.7", "EXT-X-BITRATE": "4.4.4.8", "EXT-X-PART": "4.4.4.9",
+    "EXT-X-DATERANGE": "4.4.5.1", "EXT-X-SKIP": "4.4.5.2", "EXT-X-PRELOAD-HINT": "4.4.5.3", "EXT-X-RENDITION-REPORT": "4.4.5.4",
+    "EXT-X-MEDIA": "4.4.6.1", "EXT-X-STREAM-INF": "4.4.6.2", "EXT-X-I-FRAME-STREAM-INF": "4.4.6.3",
+    "EXT-X-SESSION-DATA": "4.4.6.4", "EXT-X-SESSION-KEY": "4.4.6.5", "EXT-X-CONTENT-STEERING": "4.4.6.6",
+]
+
+/// The mutable state of one parse.
+struct ParserState {
+    let options: ParseOptions
+    var d: [Diagnostic] = []
+    var vars = Variables()
+    var playlist = Playlist(body: .media(MediaPlaylist()))
+    var media = MediaPlaylist()
+    var multi = MultivariantPlaylist()
+    var isMultivariant = false
+    var seen: Set<Substring> = []
+
+    // Media segment state.
+    var pendingDuration: Double?
+    var pendingTitle: String?
+    var pendingExtinfLine = 0
+    var pendingByteRange: (length: Int, offset: Int?, line: Int)?
+    var pendingDiscontinuity = false
+    var pendingPDT: DateTime?
+    var pendingGap = false
+    var pendingParts: [Part] = []
+    var pendingLines: [String] = []
+    var pendingBitrateTagged = false
+    var keys: [Key] = []
+    var map: MapSection?
+    var mapLine = 0
+    var bitrate: Int?
+    var previousRange: (uri: String, end: Int)?
+    var discontinuitySequence = 0
+    var sawSegment = false
+    var mapNeedsIVCheck = false
+
+    // Multivariant state.
+    var pendingVariant: Variant?
+    var pendingVariantLine = 0
+
+    init(options: ParseOptions) {
+        self.options = options
+        vars.values.reserveCapacity(4)
+    }
+
+    mutating func report(_ sev: Severity, _ line: Int, _ section: String, _ msg: String, column: Int? = nil) {
+        d.append(Diagnostic(sev, line: line, column: column, rule: bis(section), msg))
+    }
+
+    mutating func run(_ text: String) -> ParseResult {
+        let (lines, lexDiagnostics) = Lexer.lines(text)
+        d = lexDiagnostics
+        // §4.4.1.1: the first line MUST be EXTM3U.
+        if let first = lines.first(where: { $0.kind != .blank }) {
+            if !(first.number == 1 && first.kind == .tag && first.tagName == "EXTM3U") {
+                report(.error, 1, "4.4.1.1", "the first line is not #EXTM3U; every playlist MUST start with it")
+            }
+        } else {
+            report(.error, 1, "4.4.1.1", "the playlist is empty; it MUST start with #EXTM3U")
+        }
+        // Decide the kind by the first tag that only one kind may hold (§4.4: a playlist holding both is invalid).
+        for l in lines where l.kind == .tag {
+            if multivariantTags.contains(l.tagName) { isMultivariant = true; break }
+            if mediaTags.contains(l.tagName) { break }
+        }
+        for l in lines {
+            if l.hadLeadingSpace {
+                report(.warning, l.number, "4.1", "line starts with white space; it was ignored")
+            }
+            switch l.kind {
+            case .blank: continue
+            case .comment: pendingLines.append(String(l.text))
+            case .uri: uriLine(l)
+            case .tag: tag(l)
+            }
+        }
+        finish()
+        if options.lint { d += Lint.check(playlist) }
+        // Sort by line, keeping the order of findings on one line.
+        let indexed = d.enumerated().sorted { a, b in
+            let la = a.element.line ?? 0, lb = b.element.line ?? 0
+            return la != lb ? la < lb : a.offset < b.offset
+        }
+        return ParseResult(playlist: playlist, diagnostics: indexed.map(\.element), variables: vars.values)
+    }
+
+    // MARK: Tags
+
+    mutating func attributes(_ l: Line, _ section: String, substitute: Bool = true) -> AttributeList {
+        guard let value = l.tagValue else {
+            report(.error, l.number, section, "#\(l.tagName) needs an attribute list after ':'")
+            return AttributeList()
+        }
+        var list = AttributeList.parse(value, line: l.number, column: l.valueColumn, diagnostics: &d)
+        if substitute && Variables.mayContainReference(value) {
+            for i in list.attributes.indices where list.attributes[i].quoted || list.attributes[i].value.hasPrefix("0x") || list.attributes[i].value.hasPrefix("0X") {
+                list.attributes[i].value = vars.substitute(list.attributes[i].value, line: l.number, diagnostics: &d)
+            }
+        }
+        return list
+    }
+
+    mutating func once(_ l: Line) -> Bool {
+        if seen.contains(l.tagName) {
+            report(.error, l.number, tagSections[l.tagName] ?? "4.4", "#\(l.tagName) appears more than once; it MUST NOT (the first one is kept)")
+            return false
+        }
+        seen.insert(l.tagName)
+        return true
+    }
+
+    mutating func tag(_ l: Line) {
+        let name = l.tagName
+        let wrongKind = isMultivariant ? mediaTags.contains(name) : multivariantTags.contains(name)
+        if wrongKind {
+            report(.error, l.number, "4.4",
+                   "#\(name) is a \(isMultivariant ? "media" : "multivariant") playlist tag in a \(isMultivariant ? "multivariant" : "media") playlist; a playlist MUST NOT hold both kinds (ignored)")
+            return
+        }
+        switch name {
+        case "EXTM3U":
+            if l.number != 1 && seen.contains("EXTM3U") { report(.warning, l.number, "4.4.1.1", "#EXTM3U appears again") }
+            seen.insert("EXTM3U")
+        case "EXT-X-VERSION":
+            guard once(l) else { return }
+            let v = l.tagValue.map { String($0) } ?? ""
+            if let n = parseDecimalInteger(v) { playlist.version = n } else {
+                report(.error, l.number, "4.4.1.2", "EXT-X-VERSION:\(v) is not a decimal-integer", column: l.valueColumn)
+            }
+        case "EXT-X-INDEPENDENT-SEGMENTS":
+            playlist.independentSegments = true
+        case "EXT-X-START":
+            guard once(l) else { return }
+            let list = attributes(l, "4.4.2.2")
+            let r = AttributeReader(list, line: l.number, tag: "EXT-X-START", section: "4.4.2.2")
+            if r.require("TIME-OFFSET", &d), let t = r.float("TIME-OFFSET", signed: true, &d) {
+                playlist.start = StartPoint(timeOffset: t, precise: r.bool("PRECISE", &d) ?? false,
+                                            extra: r.extras(known: ["TIME-OFFSET", "PRECISE"]))
+            }
+        case "EXT-X-DEFINE":
+            define(l)
+        // Media playlist tags, §4.4.3.
+        case "EXT-X-TARGETDURATION":
+            guard once(l) else { return }
+            let v = l.tagValue.map { String($0) } ?? ""
+            if let n = parseDecimalInteger(v) { media.targetDuration = n } else if let f = parseFloat(v) {
+                media.targetDuration = Int(f.rounded(.up))
+                report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer; read as \(Int(f.rounded(.up)))", column: l.valueColumn)
+            } else {
+                report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer", column: l.valueColumn)
+            }
+        case "EXT-X-MEDIA-SEQUENCE", "EXT-X-DISCONTINUITY-SEQUENCE":
+            let isMS = name == "EXT-X-MEDIA-SEQUENCE"
+            let section = isMS ? "4.4.3.2" : "4.4.3.3"
+            guard once(l) else { return }
+            if sawSegment { report(.error, l.number, section, "#\(name) MUST appear before the first Media Segment") }
+            if !isMS && seen.contains("EXT-X-DISCONTINUITY") {
+                report(.error, l.number, section, "#EXT-X-DISCONTINUITY-SEQUENCE MUST appear before any EXT-X-DISCONTINUITY")
+            }
+            let v = l.tagValue.map { String($0) } ?? ""
+            guard let n = parseDecimalInteger(v) else {
+                report(.error, l.number, section, "#\(name):\(v) is not a decimal-integer", column: l.valueColumn)
+                return
+            }
+            if isMS { media.mediaSequence = n; media.mediaSequenceTagged = true } else {
+                media.discontinuitySequence = n
+                media.discontinuitySequenceTagged = true
+                discontinuitySequence = n
+            }
+        case "EXT-X-ENDLIST":
+            if media.endList { report(.warning, l.number, "4.4.3.4", "#EXT-X-ENDLIST appears more than once") }
+            media.endList = true
+        case "EXT-X-PLAYLIST-TYPE":
+            guard once(l) else { return }
+            let v = l.tagValue.map { String($0) } ?? ""
+            if v == "EVENT" || v == "VOD" { media.playlistType = v } else {
+                report(.error, l.number, "4.4.3.5", "EXT-X-PLAYLIST-TYPE:\(v) must be EVENT or VOD (ignored)", column: l.valueColumn)
+            }
+        case "EXT-X-I-FRAMES-ONLY":
+            media.iFramesOnly = true
+        case "EXT-X-PART-INF":
+            guard once(l) else { return }
+            let r = AttributeReader(attributes(l, "4.4.3.7"), line: l.number, tag: "EXT-X-PART-INF", section: "4.4.3.7")
+            if r.require("PART-TARGET", &d) { media.partTarget = r.float("PART-TARGET", &d) }
+        case "EXT-X-SERVER-CONTROL":
+            guard once(l) else { return }
+            let r = AttributeReader(attributes(l, "4.4.3.8"), line: l.number, tag: "EXT-X-SERVER-CONTROL", section: "4.4.3.8")
+            media.serverControl = ServerControl(
+                canSkipUntil: r.float("CAN-SKIP-UNTIL", &d), canSkipDateRanges: r.bool("CAN-SKIP-DATERANGES", &d) ?? false,
+                holdBack: r.float("HOLD-BACK", &d), partHoldBack: r.float("PART-HOLD-BACK", &d),
+                canBlockReload: r.bool("CAN-BLOCK-RELOAD", &d) ?? false,
+                extra: r.extras(known: ["CAN-SKIP-UNTIL", "CAN-SKIP-DATERANGES", "HOLD-BACK", "PART-HOLD-BACK", "CAN-BLOCK-RELOAD"]))
+        // Media segment tags, §4.4.4.
+        case "EXTINF": extinf(l)
+        case "EXT-X-BYTERANGE":
+            seen.insert(name)
+            let v = l.tagValue.map { String($0) } ?? ""
+            if let br = parseByteRange(v) { pendingByteRange = (br.0, br.1, l.number) } else {
+                report(.error, l.number, "4.4.4.2", "EXT-X-BYTERANGE:\(v) is not <n>[@<o>]", column: l.valueColumn)
+            }
+        case "EXT-X-DISCONTINUITY":
+            seen.insert(name)
+            pendingDiscontinuity = true
+        case "EXT-X-KEY": key(l)
+        case "EXT-X-MAP": mapTag(l)
+        case "EXT-X-PROGRAM-DATE-TIME":
+            seen.insert(name)
+            let v = l.tagValue ?? ""
+            if let dt = DateTime(iso8601: v) { pendingPDT = dt } else {
+                report(.error, l.number, "4.4.4.6", "EXT-X-PROGRAM-DATE-TIME:\(v) is not an ISO 8601 date-time", column: l.valueColumn)
+            }
+        case "EXT-X-GAP":
+            seen.insert(name)
+            pendingGap = true
+        case "EXT-X-BITRATE":
+            let v = l.tagValue.map { String($0) } ?? ""
+            if let n = parseDecimalInteger(v) { bitrate = n; pendingBitrateTagged = true } else {
+                report(.error, l.number, "4.4.4.8", "EXT-X-BITRATE:\(v) is not a decimal-integer (kbps)", column: l.valueColumn)
+            }
+        case "EXT-X-PART": part(l)
+        // Media metadata tags, §4.4.5.
+        case "EXT-X-DATERANGE": dateRange(l)
+        case "EXT-X-SKIP":
+            guard once(l) else { return }
+            if sawSegment { report(.error, l.number, "4.4.5.2", "#EXT-X-SKIP MUST appear before the first Media Segment") }
+            let r = AttributeReader(attributes(l, "4.4.5.2"), line: l.number, tag: "EXT-X-SKIP", section: "4.4.5.2")
+            if r.require("SKIPPED-SEGMENTS", &d), let n = r.integer("SKIPPED-SEGMENTS", &d) {
+                let removed = r.string("RECENTLY-REMOVED-DATERANGES", &d)?.split(separator: "\t").map(String.init) ?? []
+                media.skip = Skip(skippedSegments: n, recentlyRemovedDateRanges: removed,
+                                  extra: r.extras(known: ["SKIPPED-SEGMENTS", "RECENTLY-REMOVED-DATERANGES"]))
+            }
+        case "EXT-X-PRELOAD-HINT":
+            let r = AttributeReader(attributes(l, "4.4.5.3"), line: l.number, tag: "EXT-X-PRELOAD-HINT", section: "4.4.5.3")
+            let okType = r.require("TYPE", &d), okURI = r.require("URI", &d)
+            guard okType, okURI else { return }
+            media.preloadHints.append(PreloadHint(
+                type: r.enumerated("TYPE", allowed: ["PART", "MAP"], &d) ?? "", uri: r.string("URI", &d) ?? "",
+                byteRangeStart: r.integer("BYTERANGE-START", &d), byteRangeLength: r.integer("BYTERANGE-LENGTH", &d),
+                extra: r.extras(known: ["TYPE", "URI", "BYTERANGE-START", "BYTERANGE-LENGTH"])))
+        case "EXT-X-RENDITION-REPORT":
+            let r = AttributeReader(attributes(l, "4.4.5.4"), line: l.number, tag: "EXT-X-RENDITION-REPORT", section: "4.4.5.4")
+            _ = r.require("URI", &d)
+            media.renditionReports.append(RenditionReport(
+                uri: r.string("URI", &d), lastMSN: r.integer("LAST-MSN", &d), lastPart: r.integer("LAST-PART", &d),
+                extra: r.extras(known: ["URI", "LAST-MSN", "LAST-PART"])))
+        // Multivariant tags, §4.4.6.
+        case "EXT-X-MEDIA": rendition(l)
+        case "EXT-X-STREAM-INF":
+            if pendingVariant != nil {
+                report(.error, pendingVariantLine, "4.4.6.2", "EXT-X-STREAM-INF is not followed by its URI line (dropped)")
+            }
+            pendingVariant = variant(l, iFrame: false)
+            pendingVariantLine = l.number
+        case "EXT-X-I-FRAME-STREAM-INF":
+            if let v = variant(l, iFrame: true) { multi.iFrameVariants.append(v) }
+        case "EXT-X-SESSION-DATA": sessionData(l)
+        case "EXT-X-SESSION-KEY":
+            if let k = keyAttributes(l, session: true) {
+                if k.method == "NONE" { report(.error, l.number, "4.4.6.5", "EXT-X-SESSION-KEY METHOD MUST NOT be NONE") }
+                multi.sessionKeys.append(k)
+            }
+        case "EXT-X-CONTENT-STEERING":
+            guard once(l) else { return }
+            let r = AttributeReader(attributes(l, "4.4.6.6"), line: l.number, tag: "EXT-X-CONTENT-STEERING", section: "4.4.6.6")
+            if r.require("SERVER-URI", &d) {
+                multi.contentSteering = ContentSteering(serverURI: r.string("SERVER-URI", &d) ?? "", pathwayID: r.string("PATHWAY-ID", &d),
+                                                        extra: r.extras(known: ["SERVER-URI", "PATHWAY-ID"]))
+            }
+        default:
+            if name.contains("#EXT") {
+                report(.error, l.number, "4.1", "two tags are glued on one line (\"\(l.text.prefix(60))\"); each tag MUST be on its own line")
+            } else if name.hasPrefix("EXT-X-") && !knownExtensionTags.contains(name) {
+                report(.info, l.number, "4.4", "unknown tag #\(name) (ignored, as clients MUST ignore unrecognized tags)")
+            }
+            pendingLines.append(String(l.text))
+        }
+    }
+
+    mutating func define(_ l: Line) {
+        let r = AttributeReader(attributes(l, "4.4.2.3", substitute: false), line: l.number, tag: "EXT-X-DEFINE", section: "4.4.2.3")
+        seen.insert("EXT-X-DEFINE")
+        let kinds = ["NAME", "IMPORT", "QUERYPARAM"].filter { r.list[$0] != nil }
+        guard kinds.count == 1 else {
+            report(.error, l.number, "4.4.2.3", kinds.isEmpty ? "EXT-X-DEFINE needs one of NAME, IMPORT or QUERYPARAM"
+                                                              : "EXT-X-DEFINE MUST have only one of NAME, IMPORT and QUERYPARAM")
+            return
+        }
+        let kind = kinds[0]
+        guard let name = r.string(kind, &d) else { return }
+        if !Variables.isValidName(name) {
+            report(.error, l.number, "4.4.2.3", "variable name \"\(name)\" must use only a-z, A-Z, 0-9, '-' and '_'")
+            return
+        }
+        if vars.values[name] != nil {
+            report(.error, l.number, "4.4.2.3", "variable \(name) is defined more than once; a playlist MUST NOT define a name twice")
+            return
+        }
+        var source = Define.Source.imported
+        var value: String?
+        switch kind {
+        case "NAME":
+            guard r.require("VALUE", &d), let v = r.string("VALUE", &d) else { return }
+            source = .value(v)
+            value = v
+        case "IMPORT":
+            if isMultivariant {
+                report(.error, l.number, "4.4.2.3", "EXT-X-DEFINE IMPORT MUST NOT appear in a multivariant playlist")
+                return
+            }
+            value = options.importedVariables[name]
+            if value == nil {
+                report(.error, l.number, "4.4.2.3", "EXT-X-DEFINE IMPORT=\"\(name)\": the multivariant playlist defines no variable \(name)")
+            }
+        default:
+            source = .queryParameter
+            value = queryParameters(ofURL: options.url ?? "")[name]
+            if value == nil {
+                report(.error, l.number, "4.4.2.3",
+                       "EXT-X-DEFINE QUERYPARAM=\"\(name)\": the playlist URL \(options.url.map { "(\($0)) " } ?? "")has no query parameter \(name)")
+            }
+        }
+        if let value { vars.values[name] = value }
+        playlist.defines.append(Define(name: name, source: source, resolved: value, line: SourceLine(l.number)))
+    }
+
+    mutating func extinf(_ l: Line) {
+        seen.insert("EXTINF")
+        if pendingDuration != nil {
+            report(.error, pendingExtinfLine, "4.4.4.1", "EXTINF is not followed by a URI line (dropped)")
+        }
+        let value = l.tagValue ?? ""
+        let comma = value.firstIndex(of: ",")
+        let durText = comma.map { value[..<$0] } ?? value
+        if comma == nil { report(.warning, l.number, "4.4.4.1", "EXTINF has no ',' after the duration") }
+        var dur = parseFloat(durText)
+        if dur == nil {
+            let trimmed = durText.trimmingCharacters()
+            if let v = parseFloat(trimmed, allowSign: true) {
+                report(.error, l.number, "4.4.4.1", "EXTINF duration \"\(durText)\" is not a decimal-floating-point\(v < 0 ? "; a negative duration is read as 0" : "")", column: l.valueColumn)
+                dur = max(0, v)
+            } else {
+                report(.error, l.number, "4.4.4.1", "EXTINF duration \"\(durText)\" is not a decimal-floating-point; read as 0", column: l.valueColumn)
+                dur = 0
+            }
+        }
+        pendingDuration = dur
+        pendingExtinfLine = l.number
+        if let comma {
+            let t = value[value.index(after: comma)...]
+            pendingTitle = t.isEmpty ? nil : String(t)
+        } else {
+            pendingTitle = nil
+        }
+    }
+
+    mutating func keyAttributes(_ l: Line, session: Bool) -> Key? {
+        let section = session ? "4.4.6.5" : "4.4.4.4"
+        let tagName = session ? "EXT-X-SESSION-KEY" : "EXT-X-KEY"
+        let r = AttributeReader(attributes(l, section), line: l.number, tag: tagName, section: section)
+        guard r.require("METHOD", &d) else { return nil }
+        let method = r.enumerated("METHOD", allowed: ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR", "SAMPLE-AES-CENC"], &d) ?? "NONE"
+        var k = Key(method: method, uri: r.string("URI", &d), iv: r.hex("IV", &d), keyFormat: r.string("KEYFORMAT", &d),
+                    keyFormatVersions: r.string("KEYFORMATVERSIONS", &d))
+        k.extra = r.extras(known: ["METHOD", "URI", "IV", "KEYFORMAT", "KEYFORMATVERSIONS"])
+        k.line = SourceLine(l.number)
+        if method == "NONE" {
+            if k.uri != nil || k.iv != nil || k.keyFormat != nil || k.keyFormatVersions != nil {
+                report(.error, l.number, section, "\(tagName) METHOD=NONE MUST NOT have other attributes")
+            }
+        } else if k.uri == nil {
+            report(.error, l.number, section, "\(tagName) METHOD=\(method) is missing its REQUIRED URI attribute")
+        }
+        if let iv = k.iv, iv.utf8.count > 34 {
+            report(.error, l.number, section, "\(tagName) IV \(iv) is longer than 128 bits")
+        }
+        return k
+    }
+
+    mutating func key(_ l: Line) {
+        seen.insert("EXT-X-KEY")
+        guard let k = keyAttributes(l, session: false) else { return }
+        // §4.4.4.4: a key applies until the next EXT-X-KEY with the same KEYFORMAT; METHOD=NONE clears them all.
+        if k.method == "NONE" {
+            keys.removeAll()
+        } else {
+            keys.removeAll { $0.effectiveKeyFormat == k.effectiveKeyFormat }
+            keys.append(k)
+        }
+    }
+
+    mutating func mapTag(_ l: Line) {
+        seen.insert("EXT-X-MAP")
+        let r = AttributeReader(attributes(l, "4.4.4.5"), line: l.number, tag: "EXT-X-MAP", section: "4.4.4.5")
+        guard r.require("URI", &d), let uri = r.string("URI", &d) else { return }
+        var range: ByteRange?
+        if let br = r.string("BYTERANGE", &d) {
+            if let p = parseByteRange(br) {
+                range = ByteRange(length: p.0, offset: p.1 ?? 0)
+                if p.1 == nil { report(.warning, l.number, "4.4.4.5", "EXT-X-MAP BYTERANGE has no @offset; read as 0") }
+            } else {
+                report(.error, l.number, "4.4.4.5", "EXT-X-MAP BYTERANGE=\"\(br)\" is not <n>[@<o>]")
+            }
+        }
+        map = MapSection(uri: uri, byteRange: range, extra: r.extras(known: ["URI", "BYTERANGE"]))
+        mapLine = l.number
+        if let aes = keys.first(where: { $0.method == "AES-128" }), aes.iv == nil {
+            report(.error, l.number, "4.4.4.5", "EXT-X-MAP applies to segments encrypted with AES-128, so the EXT-X-KEY (line \(aes.line.number)) MUST have an IV")
+        }
+    }
+
+    mutating func part(_ l: Line) {
+        seen.insert("EXT-X-PART")
+        let r = AttributeReader(attributes(l, "4.4.4.9"), line: l.number, tag: "EXT-X-PART", section: "4.4.4.9")
+        let okURI = r.require("URI", &d), okDur = r.require("DURATION", &d)
+        guard okURI, okDur, let uri = r.string("URI", &d) else { return }
+        var range: ByteRange?
+        if let br = r.string("BYTERANGE", &d) {
+            if let p = parseByteRange(br) {
+                var offset = p.1 ?? 0
+                if p.1 == nil, let prev = pendingParts.last, prev.uri == uri, let pr = prev.byteRange { offset = pr.offset + pr.length }
+                range = ByteRange(length: p.0, offset: offset)
+            } else {
+                report(.error, l.number, "4.4.4.9", "EXT-X-PART BYTERANGE=\"\(br)\" is not <n>[@<o>]")
+            }
+        }
+        pendingParts.append(Part(uri: uri, duration: r.float("DURATION", &d) ?? 0, independent: r.bool("INDEPENDENT", &d) ?? false,
+                                 byteRange: range, gap: r.bool("GAP", &d) ?? false,
+                                 extra: r.extras(known: ["URI", "DURATION", "INDEPENDENT", "BYTERANGE", "GAP"]), line: SourceLine(l.number)))
+    }
+
+    mutating func dateRange(_ l: Line) {
+        let r = AttributeReader(attributes(l, "4.4.5.1"), line: l.number, tag: "EXT-X-DATERANGE", section: "4.4.5.1")
+        guard r.require("ID", &d), let id = r.string("ID", &d) else { return }
+        let startText = r.string("START-DATE", &d)
+        let endText = r.string("END-DATE", &d)
+        var start: DateTime?, end: DateTime?
+        if let startText {
+            start = DateTime(iso8601: startText)
+            if start == nil { report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE START-DATE=\"\(startText)\" is not an ISO 8601 date") }
+        } else {
+            report(.warning, l.number, "4.4.5.1", "EXT-X-DATERANGE ID=\"\(id)\" has no START-DATE")
+        }
+        if let endText {
+            end = DateTime(iso8601: endText)
+            if end == nil { report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE END-DATE=\"\(endText)\" is not an ISO 8601 date") }
+        }
+        let duration = r.float("DURATION", &d)
+        let endOnNext = r.bool("END-ON-NEXT", &d) ?? false
+        let classID = r.string("CLASS", &d)
+        if let s = start, let e = end, e < s { report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE END-DATE is before its START-DATE") }
+        if let s = start, let e = end, let dur = duration, abs(e.seconds - s.seconds - dur) > 0.001 {
+            report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE END-DATE MUST equal START-DATE plus DURATION")
+        }
+        if endOnNext {
+            if classID == nil { report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE with END-ON-NEXT=YES MUST have a CLASS") }
+            if duration != nil || end != nil { report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE with END-ON-NEXT=YES MUST NOT have DURATION or END-DATE") }
+        }
+        media.dateRanges.append(DateRange(
+            id: id, classID: classID, startDate: start, startDateText: startText, cue: r.string("CUE", &d), endDate: end, endDateText: endText,
+            duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
+            extra: r.extras(known: ["ID", "CLASS", "START-DATE", "CUE", "END-DATE", "DURATION", "PLANNED-DURATION", "END-ON-NEXT"]),
+            beforeSegment: media.segments.count, line: SourceLine(l.number)))
+    }
+
+    mutating func uriLine(_ l: Line) {
+        var uri = String(l.text)
+        if Variables.mayContainReference(uri) { uri = vars.substitute(uri, line: l.number, diagnostics: &d) }
+        if isMultivariant {
+            guard var v = pendingVariant else {
+                report(.error, l.number, "4.4.6.2", "URI line \"\(uri.prefix(60))\" does not follow an EXT-X-STREAM-INF tag (ignored)")
+                return
+            }
+            v.uri = uri
+            v.leadingLines = pendingLines
+            pendingLines = []
+            multi.variants.append(v)
+            pendingVariant = nil
+            return
+        }
+        guard let duration = pendingDuration else {
+            report(.error, l.number, "4.4.4.1", "URI line \"\(uri.prefix(60))\" has no EXTINF before it; every Media Segment MUST have one (ignored)")
+            pendingByteRange = nil
+            return
+        }
+        let base = media.mediaSequence + (media.skip?.skippedSegments ?? 0)
+        var s = Segment(uri: uri, duration: duration, mediaSequence: base + media.segments.count)
+        s.title = pendingTitle
+        s.line = SourceLine(l.number)
+        if pendingDiscontinuity { discontinuitySequence += 1 }
+        s.discontinuity = pendingDiscontinuity
+        s.discontinuitySequence = discontinuitySequence
+        if let br = pendingByteRange {
+            var offset = br.offset ?? 0
+            if br.offset == nil {
+                if let prev = previousRange, prev.uri == uri {
+                    offset = prev.end
+                } else {
+                    report(.error, br.line, "4.4.4.2",
+                           "EXT-X-BYTERANGE has no @offset, so the previous Media Segment MUST be a sub-range of the same resource; it is not (read as 0)")
+                }
+                s.byteRangeOffsetImplied = true
+            }
+            s.byteRange = ByteRange(length: br.length, offset: offset)
+            previousRange = (uri, offset + br.length)
+        } else {
+            previousRange = nil
+        }
+        s.keys = keys
+        s.map = map
+        s.programDateTime = pendingPDT
+        s.gap = pendingGap
+        s.bitrate = s.byteRange == nil ? bitrate : nil
+        s.bitrateTagged = pendingBitrateTagged
+        s.parts = pendingParts
+        s.leadingLines = pendingLines
+        media.segments.append(s)
+        sawSegment = true
+        pendingDuration = nil
+        pendingTitle = nil
+        pendingByteRange = nil
+        pendingDiscontinuity = false
+        pendingPDT = nil
+        pendingGap = false
+        pendingParts = []
+        pendingLines = []
+        pendingBitrateTagged = false
+    }
+
+    mutating func variant(_ l: Line, iFrame: Bool) -> Variant? {
+        let section = iFrame ? "4.4.6.3" : "4.4.6.2"
+        let tagName = iFrame ? "EXT-X-I-FRAME-STREAM-INF" : "EXT-X-STREAM-INF"
+        let r = AttributeReader(attributes(l, section), line: l.number, tag: tagName, section: section)
+        _ = r.require("BANDWIDTH", &d)
+        var v = Variant(uri: "", bandwidth: r.integer("BANDWIDTH", &d))
+        v.line = SourceLine(l.number)
+        v.averageBandwidth = r.integer("AVERAGE-BANDWIDTH", &d)
+        v.score = r.float("SCORE", &d)
+        v.codecs = r.string("CODECS", &d)
+        v.supplementalCodecs = r.string("SUPPLEMENTAL-CODECS", &d)
+        v.resolution = r.resolution("RESOLUTION", &d)
+        v.hdcpLevel = r.enumerated("HDCP-LEVEL", allowed: ["TYPE-0", "TYPE-1", "NONE"], &d)
+        v.allowedCPC = r.string("ALLOWED-CPC", &d)
+        v.videoRange = r.enumerated("VIDEO-RANGE", allowed: ["SDR", "HLG", "PQ"], &d)
+        v.reqVideoLayout = r.string("REQ-VIDEO-LAYOUT", &d)
+        v.stableVariantID = r.string("STABLE-VARIANT-ID", &d)
+        v.video = r.string("VIDEO", &d)
+        v.pathwayID = r.string("PATHWAY-ID", &d)
+        v.programID = r.integer("PROGRAM-ID", &d)
+        var known: Set<String> = ["BANDWIDTH", "AVERAGE-BANDWIDTH", "SCORE", "CODECS", "SUPPLEMENTAL-CODECS", "RESOLUTION", "HDCP-LEVEL",
+                                  "ALLOWED-CPC", "VIDEO-RANGE", "REQ-VIDEO-LAYOUT", "STABLE-VARIANT-ID", "VIDEO", "PATHWAY-ID", "PROGRAM-ID"]
+        if iFrame {
+            known.insert("URI")
+            guard r.require("URI", &d), let uri = r.string("URI", &d) else { return nil }
+            v.uri = uri
+            for forbidden in ["FRAME-RATE", "AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"] where r.list[forbidden] != nil {
+                report(.warning, l.number, section, "EXT-X-I-FRAME-STREAM-INF does not take \(forbidden) (ignored)")
+            }
+        } else {
+            known.formUnion(["FRAME-RATE", "AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"])
+            v.frameRate = r.float("FRAME-RATE", &d)
+            v.audio = r.string("AUDIO", &d)
+            v.subtitles = r.string("SUBTITLES", &d)
+            if let cc = r.list["CLOSED-CAPTIONS"] {
+                if !cc.quoted && cc.value != "NONE" {
+                    report(.error, l.number, section, "EXT-X-STREAM-INF CLOSED-CAPTIONS must be a quoted-string or NONE")
+                }
+                v.closedCaptions = cc.value
+            }
+        }
+        v.extra = r.extras(known: known)
+        return v
+    }
+
+    mutating func rendition(_ l: Line) {
+        let r = AttributeReader(attributes(l, "4.4.6.1"), line: l.number, tag: "EXT-X-MEDIA", section: "4.4.6.1")
+        let okT = r.require("TYPE", &d), okG = r.require("GROUP-ID", &d), okN = r.require("NAME", &d)
+        guard okT, okG, okN else { return }
+        let type = r.enumerated("TYPE", allowed: ["AUDIO", "VIDEO", "SUBTITLES", "CLOSED-CAPTIONS"], &d) ?? ""
+        let rd = Rendition(
+            type: type, uri: r.string("URI", &d), groupID: r.string("GROUP-ID", &d) ?? "", language: r.string("LANGUAGE", &d),
+            assocLanguage: r.string("ASSOC-LANGUAGE", &d), name: r.string("NAME", &d) ?? "", stableRenditionID: r.string("STABLE-RENDITION-ID", &d),
+            isDefault: r.bool("DEFAULT", &d) ?? false, autoselect: r.bool("AUTOSELECT", &d) ?? false, forced: r.bool("FORCED", &d) ?? false,
+            instreamID: r.string("INSTREAM-ID", &d), bitDepth: r.integer("BIT-DEPTH", &d), sampleRate: r.integer("SAMPLE-RATE", &d),
+            characteristics: r.string("CHARACTERISTICS", &d), channels: r.string("CHANNELS", &d),
+            extra: r.extras(known: ["TYPE", "URI", "GROUP-ID", "LANGUAGE", "ASSOC-LANGUAGE", "NAME", "STABLE-RENDITION-ID", "DEFAULT",
+                                    "AUTOSELECT", "FORCED", "INSTREAM-ID", "BIT-DEPTH", "SAMPLE-RATE", "CHARACTERISTICS", "CHANNELS"]),
+            line: SourceLine(l.number))
+        if type == "CLOSED-CAPTIONS" {
+            if rd.uri != nil { report(.error, l.number, "4.4.6.1", "EXT-X-MEDIA TYPE=CLOSED-CAPTIONS MUST NOT have a URI") }
+            if rd.instreamID == nil { report(.error, l.number, "4.4.6.1", "EXT-X-MEDIA TYPE=CLOSED-CAPTIONS MUST have an INSTREAM-ID") }
+        } else if rd.instreamID != nil {
+            report(.error, l.number, "4.4.6.1", "INSTREAM-ID MUST NOT be given for TYPE=\(type)")
+        }
+        if type == "SUBTITLES" && rd.uri == nil { report(.error, l.number, "4.4.6.1", "EXT-X-MEDIA TYPE=SUBTITLES MUST have a URI") }
+        if rd.forced && type != "SUBTITLES" { report(.error, l.number, "4.4.6.1", "FORCED MUST only be given for TYPE=SUBTITLES") }
+        if rd.isDefault && r.list["AUTOSELECT"] != nil && !rd.autoselect {
+            report(.error, l.number, "4.4.6.1", "EXT-X-MEDIA with DEFAULT=YES MUST have AUTOSELECT=YES")
+        }
+        multi.renditions.append(rd)
+    }
+
+    mutating func sessionData(_ l: Line) {
+        let r = AttributeReader(attributes(l, "4.4.6.4"), line: l.number, tag: "EXT-X-SESSION-DATA", section: "4.4.6.4")
+        guard r.require("DATA-ID", &d) else { return }
+        let sd = SessionData(dataID: r.string("DATA-ID", &d) ?? "", value: r.string("VALUE", &d), uri: r.string("URI", &d),
+                             format: r.enumerated("FORMAT", allowed: ["JSON", "RAW"], &d), language: r.string("LANGUAGE", &d),
+                             extra: r.extras(known: ["DATA-ID", "VALUE", "URI", "FORMAT", "LANGUAGE"]), line: SourceLine(l.number))
+        if (sd.value == nil) == (sd.uri == nil) {
+            report(.error, l.number, "4.4.6.4", "EXT-X-SESSION-DATA MUST have exactly one of VALUE and URI")
+        }
+        multi.sessionData.append(sd)
+    }
+
+    mutating func finish() {
+        if isMultivariant {
+            if pendingVariant != nil {
+                report(.error, pendingVariantLine, "4.4.6.2", "EXT-X-STREAM-INF is not followed by its URI line (dropped)")
+            }
+            multi.trailingLines = pendingLines
+            playlist.body = .multivariant(multi)
+            return
+        }
+        if pendingDuration != nil {
+            report(.error, pendingExtinfLine, "4.4.4.1", "the last EXTINF is not followed by a URI line (dropped)")
+        }
+        media.trailingParts = pendingParts
+        media.trailingKeys = keys
+        media.trailingMap = map
+        media.trailingDiscontinuity = pendingDiscontinuity
+        media.trailingLines = pendingLines
+        Timeline.assignProgramDateTimes(&media.segments)
+        playlist.body = .media(media)
+    }
+}
+
+/// Tags outside RFC 8216bis that are common enough not to report (SCTE-35 cues, Apple/AWS extensions).
+let knownExtensionTags: Set<Substring> = ["EXT-X-CUE-OUT", "EXT-X-CUE-IN", "EXT-X-CUE-OUT-CONT", "EXT-X-CUE", "EXT-X-SCTE35", "EXT-X-ALLOW-CACHE",
+                                          "EXT-X-IMAGE-STREAM-INF", "EXT-X-TILES", "EXT-X-ASSET", "EXT-X-SPLICEPOINT-SCTE35", "EXT-X-PLACEMENT-OPPORTUNITY"]
+
+/// Parses `n[@o]`.
+func parseByteRange<S: StringProtocol>(_ s: S) -> (Int, Int?)? {
+    let parts = s.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+    guard let n = parseDecimalInteger(parts[0]) else { return nil }
+    if parts.count == 2 {
+        guard let o = parseDecimalInteger(parts[1]) else { return nil }
+        return (n, o)
+    }
+    return (n, nil)
+}

@@ -1,0 +1,51 @@
+import App
+import ArgumentParser
+import Foundation
+import Player
+import Terminal
+
+/// The hlstui command line.
+@main
+struct HLSTUI: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hlstui",
+        abstract: "A terminal dashboard for HLS: what the playlists say and what the player really does.",
+        version: "hlstui \(AppInfo.version) (libmpv client API \(MPVInfo.clientAPIVersion), \(CursesInfo.version))",
+        subcommands: [InspectCommand.self]
+    )
+}
+
+/// `hlstui inspect PATH_OR_URL [--json] [--strict]`.
+struct InspectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Parse a playlist and report its ladder, segments, keys, gaps and every problem with its line number.",
+        discussion: "Exit status: 0 no errors, 1 the playlist has errors, 2 it could not be read."
+    )
+
+    @Argument(help: "A playlist file or an http(s) URL.")
+    var source: String
+
+    @Flag(help: "Print one JSON object instead of the readable report.")
+    var json = false
+
+    @Flag(help: "Stop at the first error.")
+    var strict = false
+
+    @Option(name: .customLong("import"), help: "NAME=VALUE for EXT-X-DEFINE IMPORT when inspecting a media playlist alone (repeatable).")
+    var imports: [String] = []
+
+    func run() async throws {
+        var vars: [String: String] = [:]
+        for i in imports {
+            guard let eq = i.firstIndex(of: "=") else { throw ValidationError("--import takes NAME=VALUE, got \(i)") }
+            vars[String(i[..<eq])] = String(i[i.index(after: eq)...])
+        }
+        let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
+        let outcome = await Inspect.run(InspectRequest(source: source, json: json, strict: strict, imports: vars, width: width))
+        FileHandle.standardOutput.write(Data(outcome.stdout.utf8))
+        FileHandle.standardError.write(Data(outcome.stderr.utf8))
+        if outcome.status != 0 { throw ExitCode(outcome.status) }
+    }
+}
+
