@@ -167,6 +167,16 @@ struct ParserState {
         return list
     }
 
+    /// The value of a single-value tag, trimmed of white space (reported, since the RFC allows none).
+    mutating func scalarValue(_ l: Line) -> String {
+        guard let v = l.tagValue else { return "" }
+        let t = v.trimmingCharacters()
+        if t.utf8.count != v.utf8.count {
+            report(.warning, l.number, tagSections[l.tagName] ?? "4.4", "white space around the value of #\(l.tagName) (ignored)", column: l.valueColumn)
+        }
+        return t
+    }
+
     mutating func once(_ l: Line) -> Bool {
         if seen.contains(l.tagName) {
             report(.error, l.number, tagSections[l.tagName] ?? "4.4", "#\(l.tagName) appears more than once; it MUST NOT (the first one is kept)")
@@ -190,7 +200,7 @@ struct ParserState {
             seen.insert("EXTM3U")
         case "EXT-X-VERSION":
             guard once(l) else { return }
-            let v = l.tagValue.map { String($0) } ?? ""
+            let v = scalarValue(l)
             if let n = parseDecimalInteger(v) { playlist.version = n } else {
                 report(.error, l.number, "4.4.1.2", "EXT-X-VERSION:\(v) is not a decimal-integer", column: l.valueColumn)
             }
@@ -209,7 +219,7 @@ struct ParserState {
         // Media playlist tags, §4.4.3.
         case "EXT-X-TARGETDURATION":
             guard once(l) else { return }
-            let v = l.tagValue.map { String($0) } ?? ""
+            let v = scalarValue(l)
             if let n = parseDecimalInteger(v) { media.targetDuration = n } else if let f = parseFloat(v) {
                 media.targetDuration = Int(f.rounded(.up))
                 report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer; read as \(Int(f.rounded(.up)))", column: l.valueColumn)
@@ -221,25 +231,33 @@ struct ParserState {
             let section = isMS ? "4.4.3.2" : "4.4.3.3"
             guard once(l) else { return }
             if sawSegment { report(.error, l.number, section, "#\(name) MUST appear before the first Media Segment") }
+            let v = scalarValue(l)
             if !isMS && seen.contains("EXT-X-DISCONTINUITY") {
                 report(.error, l.number, section, "#EXT-X-DISCONTINUITY-SEQUENCE MUST appear before any EXT-X-DISCONTINUITY")
             }
-            let v = l.tagValue.map { String($0) } ?? ""
             guard let n = parseDecimalInteger(v) else {
                 report(.error, l.number, section, "#\(name):\(v) is not a decimal-integer", column: l.valueColumn)
                 return
             }
-            if isMS { media.mediaSequence = n; media.mediaSequenceTagged = true } else {
+            // A late tag still applies to the whole playlist, as it does when written in its place.
+            if isMS {
+                let delta = n - media.mediaSequence
+                media.mediaSequence = n
+                media.mediaSequenceTagged = true
+                for i in media.segments.indices { media.segments[i].mediaSequence += delta }
+            } else {
+                let delta = n - media.discontinuitySequence
                 media.discontinuitySequence = n
                 media.discontinuitySequenceTagged = true
-                discontinuitySequence = n
+                discontinuitySequence += delta
+                for i in media.segments.indices { media.segments[i].discontinuitySequence += delta }
             }
         case "EXT-X-ENDLIST":
             if media.endList { report(.warning, l.number, "4.4.3.4", "#EXT-X-ENDLIST appears more than once") }
             media.endList = true
         case "EXT-X-PLAYLIST-TYPE":
             guard once(l) else { return }
-            let v = l.tagValue.map { String($0) } ?? ""
+            let v = scalarValue(l)
             if v == "EVENT" || v == "VOD" { media.playlistType = v } else {
                 report(.error, l.number, "4.4.3.5", "EXT-X-PLAYLIST-TYPE:\(v) must be EVENT or VOD (ignored)", column: l.valueColumn)
             }
@@ -280,7 +298,7 @@ struct ParserState {
             seen.insert(name)
             pendingGap = true
         case "EXT-X-BITRATE":
-            let v = l.tagValue.map { String($0) } ?? ""
+            let v = scalarValue(l)
             if let n = parseDecimalInteger(v) { bitrate = n; pendingBitrateTagged = true } else {
                 report(.error, l.number, "4.4.4.8", "EXT-X-BITRATE:\(v) is not a decimal-integer (kbps)", column: l.valueColumn)
             }
@@ -300,6 +318,9 @@ struct ParserState {
             let r = AttributeReader(attributes(l, "4.4.5.3"), line: l.number, tag: "EXT-X-PRELOAD-HINT", section: "4.4.5.3")
             let okType = r.require("TYPE", &d), okURI = r.require("URI", &d)
             guard okType, okURI else { return }
+            if let t = r.list["TYPE"]?.value, media.preloadHints.contains(where: { $0.type == t }) {
+                report(.error, l.number, "4.4.5.3", "a second EXT-X-PRELOAD-HINT of TYPE=\(t); a playlist MUST NOT have more than one of the same TYPE")
+            }
             media.preloadHints.append(PreloadHint(
                 type: r.enumerated("TYPE", allowed: ["PART", "MAP"], &d) ?? "", uri: r.string("URI", &d) ?? "",
                 byteRangeStart: r.integer("BYTERANGE-START", &d), byteRangeLength: r.integer("BYTERANGE-LENGTH", &d),
@@ -333,6 +354,15 @@ struct ParserState {
                 multi.contentSteering = ContentSteering(serverURI: r.string("SERVER-URI", &d) ?? "", pathwayID: r.string("PATHWAY-ID", &d),
                                                         extra: r.extras(known: ["SERVER-URI", "PATHWAY-ID"]))
             }
+        case "EXT-X-IMAGE-STREAM-INF":
+            let list = attributes(l, "4.4.6.3")
+            if list["URI"] == nil {
+                d.append(Diagnostic(.error, line: l.number, rule: "Apple HLS image playlists", "EXT-X-IMAGE-STREAM-INF is missing its required URI attribute"))
+            }
+            if let res = list["RESOLUTION"], Resolution(res.value) == nil {
+                d.append(Diagnostic(.error, line: l.number, column: res.column, rule: bis("4.2"), "EXT-X-IMAGE-STREAM-INF RESOLUTION=\(res.value) is not a decimal-resolution (WIDTHxHEIGHT)"))
+            }
+            pendingLines.append(String(l.text))
         default:
             if name.contains("#EXT") {
                 report(.error, l.number, "4.1", "two tags are glued on one line (\"\(l.text.prefix(60))\"); each tag MUST be on its own line")
@@ -640,8 +670,9 @@ struct ParserState {
 
     mutating func rendition(_ l: Line) {
         let r = AttributeReader(attributes(l, "4.4.6.1"), line: l.number, tag: "EXT-X-MEDIA", section: "4.4.6.1")
-        let okT = r.require("TYPE", &d), okG = r.require("GROUP-ID", &d), okN = r.require("NAME", &d)
-        guard okT, okG, okN else { return }
+        let okT = r.require("TYPE", &d), okG = r.require("GROUP-ID", &d)
+        _ = r.require("NAME", &d)
+        guard okT, okG else { return }
         let type = r.enumerated("TYPE", allowed: ["AUDIO", "VIDEO", "SUBTITLES", "CLOSED-CAPTIONS"], &d) ?? ""
         let rd = Rendition(
             type: type, uri: r.string("URI", &d), groupID: r.string("GROUP-ID", &d) ?? "", language: r.string("LANGUAGE", &d),

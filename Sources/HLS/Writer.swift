@@ -231,18 +231,25 @@ public func decimal(_ x: Double) -> String {
     if x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
     let s = String(x)
     if !s.contains("e") { return s }
-    // Small or huge values: expand by hand (durations never need more than 9 decimals).
-    let negative = x < 0
-    let v = abs(x)
-    let whole = v.rounded(.down)
-    var frac = v - whole
-    var digits = ""
-    for _ in 0..<9 {
-        frac *= 10
-        let dgt = Int(frac.rounded(.down))
-        digits += String(dgt)
-        frac -= Double(dgt)
+    // Shift the decimal point of Swift's shortest representation by its exponent: exact, no rounding.
+    let negative = s.hasPrefix("-")
+    let body = negative ? String(s.dropFirst()) : s
+    let parts = body.split(separator: "e")
+    guard parts.count == 2, let exp = Int(parts[1]) else { return s }
+    let mantissa = parts[0].split(separator: ".", omittingEmptySubsequences: false)
+    let intDigits = String(mantissa[0])
+    let fracDigits = mantissa.count > 1 ? String(mantissa[1]) : ""
+    var digits = intDigits + fracDigits
+    var point = intDigits.count + exp
+    if point <= 0 {
+        digits = String(repeating: "0", count: -point + 1) + digits
+        point = 1
+    } else if point > digits.count {
+        digits += String(repeating: "0", count: point - digits.count)
     }
-    while digits.hasSuffix("0") { digits.removeLast() }
-    return (negative ? "-" : "") + String(Int64(whole)) + (digits.isEmpty ? "" : "." + digits)
+    var whole = String(digits.prefix(point))
+    var frac = String(digits.dropFirst(point))
+    while frac.hasSuffix("0") { frac.removeLast() }
+    while whole.count > 1 && whole.hasPrefix("0") { whole.removeFirst() }
+    return (negative ? "-" : "") + whole + (frac.isEmpty ? "" : "." + frac)
 }
