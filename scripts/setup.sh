@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hlstui needs when they are missing (run as root or with sudo available).
+set -euo pipefail
+packages=(libmpv-dev libncursesw5-dev pkg-config ffmpeg mpv tmux python3 python3-venv ca-certificates curl)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "hlstui setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "hlstui setup: Swift is not on PATH; install Swift 6 first" >&2; exit 1; }
