@@ -114,12 +114,12 @@ public enum Lint {
             let line = s.line.number
             if s.discontinuity { pdtSpanHasTag = false }
             if let target, (s.duration).rounded() > Double(target) {
-                d.append(Diagnostic(.error, line: line, rule: bis("4.4.3.1"),
+                d.append(Diagnostic(.error, line: s.durationLine.number, rule: bis("4.4.3.1"),
                                     "segment \(s.mediaSequence): EXTINF \(formatSeconds(s.duration)) s rounds above EXT-X-TARGETDURATION \(target); it MUST be less than or equal"))
             }
             if !reportedFloat, version < 3, s.duration != s.duration.rounded() {
                 reportedFloat = true
-                d.append(Diagnostic(.error, line: line, rule: bis("7"), "floating-point EXTINF durations need EXT-X-VERSION 3 or higher (it is \(version))"))
+                d.append(Diagnostic(.error, line: s.durationLine.number, rule: bis("7"), "floating-point EXTINF durations need EXT-X-VERSION 3 or higher (it is \(version))"))
             }
             if !reportedRange, version < 4, s.byteRange != nil || m.iFramesOnly {
                 reportedRange = true
@@ -143,7 +143,7 @@ public enum Lint {
                 if pdtSpanHasTag, let prev = previous, let expected = prev.effectiveProgramDateTime?.adding(seconds: prev.duration), !s.discontinuity {
                     let drift = Double(pdt.microseconds - expected.microseconds) / 1_000_000
                     if abs(drift) > 0.5 {
-                        d.append(Diagnostic(.warning, line: line, rule: "lint",
+                        d.append(Diagnostic(.warning, line: s.programDateTimeLine.number, rule: "lint",
                                             "segment \(s.mediaSequence): EXT-X-PROGRAM-DATE-TIME jumps \(formatSeconds(drift)) s from what the previous segment's PDT and duration give, without a discontinuity"))
                     }
                 }

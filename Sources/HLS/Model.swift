@@ -22,6 +22,12 @@ public struct StartPoint: Sendable, Hashable {
     public var timeOffset: Double
     public var precise: Bool
     public var extra: [Attribute] = []
+
+    public init(timeOffset: Double, precise: Bool, extra: [Attribute] = []) {
+        self.timeOffset = timeOffset
+        self.precise = precise
+        self.extra = extra
+    }
 }
 
 /// EXT-X-DEFINE, RFC 8216bis §4.4.2.3: exactly one of `value` (with NAME), IMPORT or QUERYPARAM.
@@ -35,6 +41,13 @@ public struct Define: Sendable, Hashable {
 
     public static func == (a: Define, b: Define) -> Bool { a.name == b.name && a.source == b.source }
     public func hash(into h: inout Hasher) { h.combine(name) }
+
+    public init(name: String, source: Source, resolved: String? = nil, line: SourceLine = SourceLine(0)) {
+        self.name = name
+        self.source = source
+        self.resolved = resolved
+        self.line = line
+    }
 }
 
 /// EXT-X-KEY or EXT-X-SESSION-KEY, RFC 8216bis §4.4.4.4 and §4.4.6.5.
@@ -93,6 +106,12 @@ public struct MapSection: Sendable, Hashable {
     public var uri: String
     public var byteRange: ByteRange?
     public var extra: [Attribute] = []
+
+    public init(uri: String, byteRange: ByteRange? = nil, extra: [Attribute] = []) {
+        self.uri = uri
+        self.byteRange = byteRange
+        self.extra = extra
+    }
 }
 
 /// EXT-X-PART, RFC 8216bis §4.4.4.9.
@@ -104,6 +123,16 @@ public struct Part: Sendable, Hashable {
     public var gap: Bool
     public var extra: [Attribute] = []
     public var line: SourceLine
+
+    public init(uri: String, duration: Double, independent: Bool, byteRange: ByteRange? = nil, gap: Bool, extra: [Attribute] = [], line: SourceLine = SourceLine(0)) {
+        self.uri = uri
+        self.duration = duration
+        self.independent = independent
+        self.byteRange = byteRange
+        self.gap = gap
+        self.extra = extra
+        self.line = line
+    }
 }
 
 /// A media segment with everything that applies to it, RFC 8216bis §3 and §4.4.4.
@@ -132,7 +161,12 @@ public struct Segment: Sendable, Hashable {
     public var discontinuitySequence: Int
     /// Tags this library does not model and comments, in order, written before the segment's own tags.
     public var leadingLines: [String] = []
+    /// The URI line.
     public var line: SourceLine
+    /// The EXTINF line.
+    public var durationLine: SourceLine = SourceLine(0)
+    /// The EXT-X-PROGRAM-DATE-TIME line, when tagged.
+    public var programDateTimeLine: SourceLine = SourceLine(0)
 
     public init(uri: String, duration: Double, mediaSequence: Int = 0) {
         self.uri = uri
@@ -170,6 +204,22 @@ public struct DateRange: Sendable, Hashable {
     /// Index of the segment this tag stood before (segments.count when after the last one).
     public var beforeSegment: Int
     public var line: SourceLine
+
+    public init(id: String, classID: String? = nil, startDate: DateTime? = nil, startDateText: String? = nil, cue: String? = nil, endDate: DateTime? = nil, endDateText: String? = nil, duration: Double? = nil, plannedDuration: Double? = nil, endOnNext: Bool, extra: [Attribute], beforeSegment: Int, line: SourceLine = SourceLine(0)) {
+        self.id = id
+        self.classID = classID
+        self.startDate = startDate
+        self.startDateText = startDateText
+        self.cue = cue
+        self.endDate = endDate
+        self.endDateText = endDateText
+        self.duration = duration
+        self.plannedDuration = plannedDuration
+        self.endOnNext = endOnNext
+        self.extra = extra
+        self.beforeSegment = beforeSegment
+        self.line = line
+    }
 }
 
 /// EXT-X-SERVER-CONTROL, RFC 8216bis §4.4.3.8.
@@ -180,6 +230,15 @@ public struct ServerControl: Sendable, Hashable {
     public var partHoldBack: Double?
     public var canBlockReload: Bool
     public var extra: [Attribute] = []
+
+    public init(canSkipUntil: Double? = nil, canSkipDateRanges: Bool, holdBack: Double? = nil, partHoldBack: Double? = nil, canBlockReload: Bool, extra: [Attribute] = []) {
+        self.canSkipUntil = canSkipUntil
+        self.canSkipDateRanges = canSkipDateRanges
+        self.holdBack = holdBack
+        self.partHoldBack = partHoldBack
+        self.canBlockReload = canBlockReload
+        self.extra = extra
+    }
 }
 
 /// EXT-X-SKIP, RFC 8216bis §4.4.5.2.
@@ -187,6 +246,12 @@ public struct Skip: Sendable, Hashable {
     public var skippedSegments: Int
     public var recentlyRemovedDateRanges: [String]
     public var extra: [Attribute] = []
+
+    public init(skippedSegments: Int, recentlyRemovedDateRanges: [String], extra: [Attribute] = []) {
+        self.skippedSegments = skippedSegments
+        self.recentlyRemovedDateRanges = recentlyRemovedDateRanges
+        self.extra = extra
+    }
 }
 
 /// EXT-X-PRELOAD-HINT, RFC 8216bis §4.4.5.3.
@@ -196,6 +261,14 @@ public struct PreloadHint: Sendable, Hashable {
     public var byteRangeStart: Int?
     public var byteRangeLength: Int?
     public var extra: [Attribute] = []
+
+    public init(type: String, uri: String, byteRangeStart: Int? = nil, byteRangeLength: Int? = nil, extra: [Attribute] = []) {
+        self.type = type
+        self.uri = uri
+        self.byteRangeStart = byteRangeStart
+        self.byteRangeLength = byteRangeLength
+        self.extra = extra
+    }
 }
 
 /// EXT-X-RENDITION-REPORT, RFC 8216bis §4.4.5.4.
@@ -204,6 +277,13 @@ public struct RenditionReport: Sendable, Hashable {
     public var lastMSN: Int?
     public var lastPart: Int?
     public var extra: [Attribute] = []
+
+    public init(uri: String? = nil, lastMSN: Int? = nil, lastPart: Int? = nil, extra: [Attribute] = []) {
+        self.uri = uri
+        self.lastMSN = lastMSN
+        self.lastPart = lastPart
+        self.extra = extra
+    }
 }
 
 /// A media playlist, RFC 8216bis §4.4.3–§4.4.5.
@@ -298,6 +378,26 @@ public struct Rendition: Sendable, Hashable {
     public var channels: String?
     public var extra: [Attribute] = []
     public var line: SourceLine
+
+    public init(type: String, uri: String? = nil, groupID: String, language: String? = nil, assocLanguage: String? = nil, name: String, stableRenditionID: String? = nil, isDefault: Bool, autoselect: Bool, forced: Bool, instreamID: String? = nil, bitDepth: Int? = nil, sampleRate: Int? = nil, characteristics: String? = nil, channels: String? = nil, extra: [Attribute] = [], line: SourceLine = SourceLine(0)) {
+        self.type = type
+        self.uri = uri
+        self.groupID = groupID
+        self.language = language
+        self.assocLanguage = assocLanguage
+        self.name = name
+        self.stableRenditionID = stableRenditionID
+        self.isDefault = isDefault
+        self.autoselect = autoselect
+        self.forced = forced
+        self.instreamID = instreamID
+        self.bitDepth = bitDepth
+        self.sampleRate = sampleRate
+        self.characteristics = characteristics
+        self.channels = channels
+        self.extra = extra
+        self.line = line
+    }
 }
 
 /// EXT-X-SESSION-DATA, RFC 8216bis §4.4.6.4.
@@ -309,6 +409,16 @@ public struct SessionData: Sendable, Hashable {
     public var language: String?
     public var extra: [Attribute] = []
     public var line: SourceLine
+
+    public init(dataID: String, value: String? = nil, uri: String? = nil, format: String? = nil, language: String? = nil, extra: [Attribute] = [], line: SourceLine = SourceLine(0)) {
+        self.dataID = dataID
+        self.value = value
+        self.uri = uri
+        self.format = format
+        self.language = language
+        self.extra = extra
+        self.line = line
+    }
 }
 
 /// EXT-X-CONTENT-STEERING, RFC 8216bis §4.4.6.6.
@@ -316,6 +426,12 @@ public struct ContentSteering: Sendable, Hashable {
     public var serverURI: String
     public var pathwayID: String?
     public var extra: [Attribute] = []
+
+    public init(serverURI: String, pathwayID: String? = nil, extra: [Attribute] = []) {
+        self.serverURI = serverURI
+        self.pathwayID = pathwayID
+        self.extra = extra
+    }
 }
 
 /// A multivariant playlist, RFC 8216bis §4.4.6.

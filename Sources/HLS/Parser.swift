@@ -88,6 +88,7 @@ struct ParserState {
     var pendingByteRange: (length: Int, offset: Int?, line: Int)?
     var pendingDiscontinuity = false
     var pendingPDT: DateTime?
+    var pendingPDTLine = 0
     var pendingGap = false
     var pendingParts: [Part] = []
     var pendingLines: [String] = []
@@ -291,7 +292,7 @@ struct ParserState {
         case "EXT-X-PROGRAM-DATE-TIME":
             seen.insert(name)
             let v = l.tagValue ?? ""
-            if let dt = DateTime(iso8601: v) { pendingPDT = dt } else {
+            if let dt = DateTime(iso8601: v) { pendingPDT = dt; pendingPDTLine = l.number } else {
                 report(.error, l.number, "4.4.4.6", "EXT-X-PROGRAM-DATE-TIME:\(v) is not an ISO 8601 date-time", column: l.valueColumn)
             }
         case "EXT-X-GAP":
@@ -583,6 +584,8 @@ struct ParserState {
         var s = Segment(uri: uri, duration: duration, mediaSequence: base + media.segments.count)
         s.title = pendingTitle
         s.line = SourceLine(l.number)
+        s.durationLine = SourceLine(pendingExtinfLine)
+        s.programDateTimeLine = SourceLine(pendingPDT == nil ? 0 : pendingPDTLine)
         if pendingDiscontinuity { discontinuitySequence += 1 }
         s.discontinuity = pendingDiscontinuity
         s.discontinuitySequence = discontinuitySequence
