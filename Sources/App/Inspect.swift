@@ -8,8 +8,10 @@ public struct InspectRequest: Sendable {
     public var strict: Bool
     public var imports: [String: String]
     public var width: Int
+    public var timeout: Double
 
-    public init(source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100) {
+    public init(source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100, timeout: Double = 10) {
+        self.timeout = timeout
         self.source = source
         self.json = json
         self.strict = strict
@@ -30,7 +32,7 @@ public enum Inspect {
     public static func run(_ req: InspectRequest) async -> InspectOutcome {
         let text: String
         do {
-            text = try await PlaylistSource.load(req.source)
+            text = try await PlaylistSource.load(req.source, timeout: req.timeout)
         } catch {
             return InspectOutcome(stdout: "", stderr: "hlstui inspect: \(error.description)\n", status: 2)
         }

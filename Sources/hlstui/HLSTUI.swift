@@ -32,6 +32,9 @@ struct InspectCommand: AsyncParsableCommand {
     @Flag(help: "Stop at the first error.")
     var strict = false
 
+    @Option(help: "Seconds to wait for a URL before giving up.")
+    var timeout: Double = 10
+
     @Option(name: .customLong("import"), help: "NAME=VALUE for EXT-X-DEFINE IMPORT when inspecting a media playlist alone (repeatable).")
     var imports: [String] = []
 
@@ -42,7 +45,7 @@ struct InspectCommand: AsyncParsableCommand {
             vars[String(i[..<eq])] = String(i[i.index(after: eq)...])
         }
         let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
-        let outcome = await Inspect.run(InspectRequest(source: source, json: json, strict: strict, imports: vars, width: width))
+        let outcome = await Inspect.run(InspectRequest(source: source, json: json, strict: strict, imports: vars, width: width, timeout: timeout))
         FileHandle.standardOutput.write(Data(outcome.stdout.utf8))
         FileHandle.standardError.write(Data(outcome.stderr.utf8))
         if outcome.status != 0 { throw ExitCode(outcome.status) }

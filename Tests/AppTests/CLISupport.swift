@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// Runs the built `hlstui` binary and a loopback HTTP fixture for end-to-end CLI tests.
+enum CLI {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `hlstui` executable built beside the test bundle.
+    static var binary: URL {
+        let bundle = Bundle.main.bundleURL
+        let candidates = [bundle.deletingLastPathComponent().appendingPathComponent("hlstui"),
+                          bundle.appendingPathComponent("hlstui"),
+                          packageRoot.appendingPathComponent(".build/debug/hlstui")]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[2]
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs hlstui with `args` and returns its exit status and output; kills it after `timeout` seconds.
+    static func run(_ args: [String], timeout: TimeInterval = 60, environment: [String: String] = [:]) throws -> Result {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let killer = DispatchWorkItem { if p.isRunning { p.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        killer.cancel()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// A temporary directory holding `files`.
+    static func directory(_ files: [String: String]) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return dir
+    }
+}
+
+/// The Python loopback fixture server, stopped on deinit.
+final class FixtureServer {
+    let process = Process()
+    let port: Int
+
+    init(serving dir: URL) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", CLI.packageRoot.appendingPathComponent("Tests/AppTests/Fixtures/http_fixture.py").path, dir.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        var line = Data()
+        while true {
+            let c = out.fileHandleForReading.readData(ofLength: 1)
+            if c.isEmpty || c == Data([0x0A]) { break }
+            line.append(c)
+        }
+        guard let p = Int(String(decoding: line, as: UTF8.self)) else { throw CocoaError(.fileReadCorruptFile) }
+        port = p
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops the server at once (SIGKILL: the test runner's children may inherit an ignored SIGTERM).
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}

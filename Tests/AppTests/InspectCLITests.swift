@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+let goodMedia = """
+#EXTM3U
+#EXT-X-VERSION:3
+#EXT-X-TARGETDURATION:2
+#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z
+#EXTINF:2.000,
+seg0.ts
+#EXTINF:2.000,
+seg1.ts
+#EXT-X-ENDLIST
+
+"""
+
+let badMedia = """
+#EXTM3U
+#EXT-X-TARGETDURATION:2
+#EXTINF:2.5,
+seg0.ts
+#EXT-X-KEY:METHOD=AES-128
+#EXTINF:2,
+seg1.ts
+
+"""
+
+@Suite("hlstui inspect, run as a user would", .serialized)
+struct InspectCLITests {
+    @Test("a clean file: readable report, exit 0")
+    func cleanFile() throws {
+        let dir = try CLI.directory(["good.m3u8": goodMedia])
+        let r = try CLI.run(["inspect", dir.appendingPathComponent("good.m3u8").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("media playlist, version 3"))
+        #expect(r.stdout.contains("segments: 2 (MSN 0…1), 4 s"))
+        #expect(r.stdout.contains("program date-time: 2026-01-01T00:00:00.000Z … 2026-01-01T00:00:04.000Z"))
+        #expect(r.stdout.contains("no problems found"))
+    }
+
+    @Test("errors: exit 1 with file lines; --strict stops at the first; --json is one object")
+    func errors() throws {
+        let dir = try CLI.directory(["bad.m3u8": badMedia])
+        let path = dir.appendingPathComponent("bad.m3u8").path
+        let r = try CLI.run(["inspect", path])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("line 3: error: floating-point EXTINF durations need EXT-X-VERSION 3"))
+        #expect(r.stdout.contains("line 3: error: segment 0: EXTINF 2.5 s rounds above EXT-X-TARGETDURATION 2"))
+        #expect(r.stdout.contains("line 5: error: EXT-X-KEY METHOD=AES-128 is missing its REQUIRED URI attribute"))
+        let s = try CLI.run(["inspect", "--strict", path])
+        #expect(s.status == 1)
+        #expect(s.stderr == "\(path):3: error: segment 0: EXTINF 2.5 s rounds above EXT-X-TARGETDURATION 2; it MUST be less than or equal (RFC 8216bis §4.4.3.1)\n")
+        let j = try CLI.run(["inspect", "--json", path])
+        #expect(j.status == 1)
+        let obj = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any]
+        #expect(obj?["kind"] as? String == "media")
+        #expect((obj?["diagnostics"] as? [[String: Any]])?.contains { $0["line"] as? Int == 5 } == true)
+    }
+
+    @Test("a missing file, a directory and a binary file each get a one-line reason and exit 2")
+    func unreadable() throws {
+        let dir = try CLI.directory([:])
+        try Data([0xFF, 0xFE, 0x00, 0x01]).write(to: dir.appendingPathComponent("bin.m3u8"))
+        let missing = try CLI.run(["inspect", dir.appendingPathComponent("nope.m3u8").path])
+        #expect(missing.status == 2 && missing.stderr.hasSuffix("nope.m3u8: no such file\n"))
+        let isDir = try CLI.run(["inspect", dir.path])
+        #expect(isDir.status == 2 && isDir.stderr.contains("is a directory"))
+        let binary = try CLI.run(["inspect", dir.appendingPathComponent("bin.m3u8").path])
+        #expect(binary.status == 2 && binary.stderr.contains("not UTF-8 text"))
+    }
+
+    @Test("over real HTTP: a playlist URL with QUERYPARAM, a redirect, 404, 500, refused, slow and truncated bodies")
+    func http() throws {
+        let withQuery = "#EXTM3U\n#EXT-X-VERSION:8\n#EXT-X-TARGETDURATION:2\n#EXT-X-DEFINE:QUERYPARAM=\"tok\"\n#EXTINF:2,\ns.ts?t={$tok}\n#EXT-X-ENDLIST\n"
+        let dir = try CLI.directory(["good.m3u8": goodMedia, "q.m3u8": withQuery])
+        let server = try FixtureServer(serving: dir)
+        let ok = try CLI.run(["inspect", "\(server.base)/good.m3u8"])
+        #expect(ok.status == 0 && ok.stdout.contains("segments: 2"), "\(ok.stderr)")
+        let q = try CLI.run(["inspect", "--json", "\(server.base)/q.m3u8?tok=abc"])
+        #expect(q.status == 0 && q.stdout.contains("\"s.ts?t=abc\""), "\(q.stdout)\(q.stderr)")
+        let redirect = try CLI.run(["inspect", "\(server.base)/redirect/good.m3u8"])
+        #expect(redirect.status == 0)
+        let notFound = try CLI.run(["inspect", "\(server.base)/status/404"])
+        #expect(notFound.status == 2 && notFound.stderr.contains("HTTP 404"), "\(notFound.stderr)")
+        let serverError = try CLI.run(["inspect", "\(server.base)/status/500"])
+        #expect(serverError.status == 2 && serverError.stderr.contains("HTTP 500"))
+        let slow = try CLI.run(["inspect", "--timeout", "1", "\(server.base)/slow/5/good.m3u8"])
+        #expect(slow.status == 2 && slow.stderr.contains("timed out"), "\(slow.stderr)")
+        let truncated = try CLI.run(["inspect", "\(server.base)/truncated"])
+        #expect(truncated.status == 2 && truncated.stderr.contains("truncated"), "\(truncated.stderr)")
+        // A port nobody listens on: take one from the fixture, then stop it.
+        let dead = try FixtureServer(serving: dir)
+        let deadBase = dead.base
+        dead.stop()
+        let refused = try CLI.run(["inspect", "\(deadBase)/good.m3u8"])
+        #expect(refused.status == 2 && refused.stderr.contains("connection refused"), "\(refused.stderr)")
+    }
+
+    @Test("--version names hlstui, libmpv's client API and ncurses")
+    func version() throws {
+        let r = try CLI.run(["--version"])
+        #expect(r.stdout.hasPrefix("hlstui "))
+        #expect(r.stdout.contains("libmpv client API 2."))
+        #expect(r.stdout.contains("ncurses 6."))
+    }
+}
