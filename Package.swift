@@ -30,7 +30,8 @@ let package = Package(
             name: "hlstui",
             dependencies: ["App", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal"], exclude: ["Fixtures"]),
     ]
 )

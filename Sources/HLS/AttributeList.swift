@@ -38,20 +38,28 @@ public struct AttributeList: Sendable, Equatable {
 
     /// Tokenizes `text` (which starts at `column` on `line`), reporting malformed input into `diagnostics`.
     public static func parse(_ text: Substring, line: Int, column: Int, diagnostics: inout [Diagnostic]) -> AttributeList {
+        if let r = text.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0, line: line, column: column, diagnostics: &diagnostics) }) {
+            return r
+        }
+        return Array(text.utf8).withUnsafeBufferPointer { parse(bytes: $0, line: line, column: column, diagnostics: &diagnostics) }
+    }
+
+    static func isNameByte(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2D }
+
+    static func parse(bytes u: UnsafeBufferPointer<UInt8>, line: Int, column: Int, diagnostics: inout [Diagnostic]) -> AttributeList {
         var out: [Attribute] = []
         out.reserveCapacity(8)
-        let u = text.utf8
-        var i = u.startIndex
-        let end = u.endIndex
-        func col(_ idx: Substring.UTF8View.Index) -> Int { column + u.distance(from: u.startIndex, to: idx) }
-        func report(_ sev: Severity, _ idx: Substring.UTF8View.Index, _ msg: String) {
-            diagnostics.append(Diagnostic(sev, line: line, column: col(idx), rule: bis("4.2"), msg))
+        let end = u.count
+        var i = 0
+        func str(_ a: Int, _ b: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: u[a..<b]), as: UTF8.self) }
+        func report(_ sev: Severity, _ idx: Int, _ msg: String) {
+            diagnostics.append(Diagnostic(sev, line: line, column: column + idx, rule: bis("4.2"), msg))
         }
         var spaceReported = false
         while i < end {
             // Tolerate (and report once) white space after a comma.
             var sawSpace = false
-            while i < end, u[i] == 0x20 || u[i] == 0x09 { u.formIndex(after: &i); sawSpace = true }
+            while i < end, u[i] == 0x20 || u[i] == 0x09 { i += 1; sawSpace = true }
             if sawSpace && !spaceReported {
                 spaceReported = true
                 report(.warning, i, "white space inside an attribute list; attributes are separated by a comma alone")
@@ -59,63 +67,66 @@ public struct AttributeList: Sendable, Equatable {
             if i == end { break }
             if u[i] == 0x2C { // empty entry ",,"
                 report(.error, i, "empty attribute in attribute list")
-                u.formIndex(after: &i)
+                i += 1
                 continue
             }
             let nameStart = i
-            while i < end, u[i] != 0x3D, u[i] != 0x2C { u.formIndex(after: &i) }
-            var name = String(text[nameStart..<i])
+            var validName = true
+            while i < end, u[i] != 0x3D, u[i] != 0x2C {
+                if !isNameByte(u[i]) { validName = false }
+                i += 1
+            }
+            var name = str(nameStart, i)
             if i == end || u[i] == 0x2C {
                 report(.error, nameStart, "attribute \"\(name)\" has no value; an attribute list is NAME=value pairs")
-                if i < end { u.formIndex(after: &i) }
+                if i < end { i += 1 }
                 continue
             }
             // Validate the AttributeName: [A-Z0-9-]+.
             if name.isEmpty {
                 report(.error, nameStart, "attribute without a name before '='")
-            } else if !name.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) {
-                let trimmed = name.trimmingSpaces
-                let upper = trimmed.uppercased()
-                if upper.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) {
+            } else if !validName {
+                let upper = name.trimmingSpaces.uppercased()
+                if upper.utf8.allSatisfy(isNameByte) {
                     report(.error, nameStart, "attribute name \"\(name)\" must use only A-Z, 0-9 and '-'; read as \(upper)")
                     name = upper
                 } else {
                     report(.error, nameStart, "attribute name \"\(name)\" must use only A-Z, 0-9 and '-'")
                 }
             }
-            u.formIndex(after: &i) // '='
-            var value: String
+            i += 1 // '='
+            let value: String
             var quoted = false
             if i < end, u[i] == 0x22 {
                 quoted = true
-                let vs = u.index(after: i)
+                let vs = i + 1
                 var j = vs
-                while j < end, u[j] != 0x22 { u.formIndex(after: &j) }
-                value = String(text[vs..<j])
+                while j < end, u[j] != 0x22 { j += 1 }
+                value = str(vs, j)
                 if j == end {
                     report(.error, i, "quoted string of \(name) is not closed")
                     i = end
                 } else {
-                    i = u.index(after: j)
+                    i = j + 1
                     if i < end, u[i] != 0x2C {
                         let junkStart = i
-                        while i < end, u[i] != 0x2C { u.formIndex(after: &i) }
-                        report(.error, junkStart, "unexpected \"\(text[junkStart..<i])\" after the quoted value of \(name)")
+                        while i < end, u[i] != 0x2C { i += 1 }
+                        report(.error, junkStart, "unexpected \"\(str(junkStart, i))\" after the quoted value of \(name)")
                     }
-                    if i < end { u.formIndex(after: &i) }
+                    if i < end { i += 1 }
                 }
             } else {
                 let vs = i
-                while i < end, u[i] != 0x2C { u.formIndex(after: &i) }
-                value = String(text[vs..<i])
-                if value.isEmpty { report(.error, vs, "attribute \(name) has an empty value") }
-                if i < end { u.formIndex(after: &i) }
+                while i < end, u[i] != 0x2C { i += 1 }
+                value = str(vs, i)
+                if vs == i { report(.error, vs, "attribute \(name) has an empty value") }
+                if i < end { i += 1 }
             }
             if let dup = out.firstIndex(where: { $0.name == name }) {
                 report(.error, nameStart, "attribute \(name) appears more than once; an AttributeName MUST NOT appear more than once in an attribute list (the last one is used)")
                 out.remove(at: dup)
             }
-            out.append(Attribute(name: name, value: value, quoted: quoted, column: col(nameStart)))
+            out.append(Attribute(name: name, value: value, quoted: quoted, column: column + nameStart))
         }
         return AttributeList(out)
     }
@@ -262,35 +273,46 @@ func parseDecimalInteger<S: StringProtocol>(_ s: S) -> Int? {
 
 /// Parses `-?[0-9]+(.[0-9]*)?` (or `.5`) as a Double, nil on anything else (no exponents, no nan/inf).
 func parseFloat<S: StringProtocol>(_ s: S, allowSign: Bool = false) -> Double? {
-    var it = s.utf8.makeIterator()
+    if let r = s.utf8.withContiguousStorageIfAvailable({ parseFloat(bytes: $0, allowSign: allowSign) }) { return r }
+    return Array(s.utf8).withUnsafeBufferPointer { parseFloat(bytes: $0, allowSign: allowSign) }
+}
+
+/// `parseFloat` over raw bytes; correctly rounded (mantissa / 10^k when exact, strtod otherwise).
+func parseFloat(bytes: UnsafeBufferPointer<UInt8>, allowSign: Bool = false) -> Double? {
+    var i = 0
     var negative = false
-    var intPart: Double = 0
-    var frac: Double = 0
-    var scale: Double = 1
+    if allowSign, bytes.count > 0, bytes[0] == 0x2D { negative = true; i = 1 }
+    var mantissa: UInt64 = 0
     var digits = 0
+    var fracDigits = 0
     var inFrac = false
-    var first = true
-    while let b = it.next() {
-        if first && b == 0x2D && allowSign { negative = true; first = false; continue }
-        first = false
+    while i < bytes.count {
+        let b = bytes[i]
+        i += 1
         if b == 0x2E {
             if inFrac { return nil }
             inFrac = true
             continue
         }
         guard b >= 0x30 && b <= 0x39 else { return nil }
-        digits += 1
-        if inFrac {
-            scale *= 10
-            frac = frac * 10 + Double(b - 0x30)
-        } else {
-            intPart = intPart * 10 + Double(b - 0x30)
-        }
+        if digits > 0 || b != 0x30 || inFrac { digits += 1 }
+        if digits <= 19 { mantissa = mantissa &* 10 &+ UInt64(b - 0x30) }
+        if inFrac { fracDigits += 1 }
     }
-    if digits == 0 { return nil }
-    let v = intPart + frac / scale
+    // At least one digit must have been seen (zeros count).
+    if digits == 0 && !(bytes.contains(0x30)) { return nil }
+    let v: Double
+    if digits <= 15 && fracDigits < powersOfTen.count {
+        v = Double(mantissa) / powersOfTen[fracDigits]
+    } else {
+        guard let d = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[(negative ? 1 : 0)...]), as: UTF8.self)) else { return nil }
+        v = d
+    }
     return negative ? -v : v
 }
+
+/// 10^0 … 10^22, all exact in a Double.
+let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { r, _ in r * 10 } }
 
 /// A decimal-resolution, RFC 8216bis §4.2.
 public struct Resolution: Sendable, Hashable, CustomStringConvertible {

@@ -19,7 +19,13 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Parses ISO 8601 `YYYY-MM-DDThh:mm:ss[.fff][Z|±hh:mm|±hhmm|±hh]`; a missing offset is read as UTC.
     public init?(iso8601 text: some StringProtocol) {
-        let u = Array(text.utf8)
+        let parsed = text.utf8.withContiguousStorageIfAvailable { DateTime.parse($0) } ?? Array(text.utf8).withUnsafeBufferPointer { DateTime.parse($0) }
+        guard let parsed else { return nil }
+        microseconds = parsed
+    }
+
+    /// The microseconds since 1970 that ISO 8601 bytes name, or nil.
+    static func parse(_ u: UnsafeBufferPointer<UInt8>) -> Int64? {
         var i = 0
         func num(_ n: Int) -> Int? {
             guard i + n <= u.count else { return nil }
@@ -84,7 +90,7 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
         guard i == u.count else { return nil }
         let days = DateTime.daysFromCivil(y, mo, d)
         let total = Int64(days) * 86_400 + Int64(h * 3600 + mi * 60 + s) - Int64(offsetSeconds)
-        microseconds = total * 1_000_000 + micros
+        return total * 1_000_000 + micros
     }
 
     /// ISO 8601 in UTC with milliseconds (microseconds when they are not whole milliseconds), e.g. `2026-11-22T01:02:03.456Z`.

@@ -6,104 +6,118 @@ public enum LineKind: Sendable, Equatable {
     case blank
 }
 
-/// One line of a playlist with its 1-based number; the text has the line terminator and trailing white space removed.
+/// One line of a playlist with its 1-based number; the text has the line terminator and surrounding white space removed.
 public struct Line: Sendable, Equatable {
     public var number: Int
     public var kind: LineKind
-    public var text: Substring
-    /// For tags, the name without `#` (e.g. `EXT-X-KEY`); empty otherwise.
-    public var tagName: Substring
-    /// For tags, the text after the first `:`; nil when the tag has no `:`.
-    public var tagValue: Substring?
-    /// Column (1-based) where `tagValue` starts.
+    public var text: String
+    /// For tags, which tag it is (`.other` for tags this library does not model).
+    public var tag: TagKind
+    /// Byte offset in `text` of the `:` ending the tag name, or nil.
+    var colonOffset: Int?
+    /// Column (1-based) where the tag value starts.
     public var valueColumn: Int
     /// True when white space was trimmed from the line's start (RFC 8216bis §4.1 does not allow it).
     public var hadLeadingSpace: Bool
+
+    /// For tags, the name without `#` (e.g. `EXT-X-KEY`); empty otherwise.
+    public var tagName: Substring {
+        guard kind == .tag else { return "" }
+        let u = text.utf8
+        let start = u.index(after: u.startIndex)
+        let end = colonOffset.map { u.index(u.startIndex, offsetBy: $0) } ?? u.endIndex
+        return text[start..<end]
+    }
+
+    /// For tags, the text after the first `:`; nil when the tag has no `:`.
+    public var tagValue: Substring? {
+        guard kind == .tag, let c = colonOffset else { return nil }
+        let u = text.utf8
+        return text[u.index(u.startIndex, offsetBy: c + 1)...]
+    }
+
+    /// Calls `body` with the bytes of the tag value (empty when there is none), without copying.
+    func withValueBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let c = colonOffset.map { $0 + 1 } ?? text.utf8.count
+        if let r = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeBufferPointer(rebasing: $0[c...])) }) { return r }
+        return Array(text.utf8).withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[c...])) }
+    }
 }
 
 /// Splits playlist text into numbered lines, RFC 8216bis §4.1: LF or CRLF terminated, UTF-8, no BOM.
 public enum Lexer {
     /// The lines of `text` and the diagnostics about encoding (BOM, control characters).
     public static func lines(_ text: String) -> (lines: [Line], diagnostics: [Diagnostic]) {
+        var text = text
+        text.makeContiguousUTF8()
         var diagnostics: [Diagnostic] = []
-        var body = Substring(text)
-        if body.unicodeScalars.first == "\u{FEFF}" {
-            diagnostics.append(Diagnostic(.error, line: 1, column: 1, rule: bis("4.1"),
-                                          "playlist starts with a byte order mark; Playlist files MUST NOT contain a BOM"))
-            body = body.dropFirst()
-        }
         var lines: [Line] = []
-        lines.reserveCapacity(body.utf8.count / 24)
-        var number = 0
-        var reportedControl = false
-        let utf8 = body.utf8
-        var start = utf8.startIndex
-        let end = utf8.endIndex
-        while start < end {
-            number += 1
-            var stop = start
-            var sawControl = false
-            while stop < end {
-                let b = utf8[stop]
-                if b == 0x0A || b == 0x0D { break }
-                if b < 0x20 && b != 0x09 { sawControl = true }
-                if b == 0x7F { sawControl = true }
-                utf8.formIndex(after: &stop)
+        text.utf8.withContiguousStorageIfAvailable { buf in
+            let n = buf.count
+            lines.reserveCapacity(n / 24)
+            var i = 0
+            if n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF {
+                diagnostics.append(Diagnostic(.error, line: 1, column: 1, rule: bis("4.1"),
+                                              "playlist starts with a byte order mark; Playlist files MUST NOT contain a BOM"))
+                i = 3
             }
-            let raw = body[start..<stop]
-            // Skip the terminator: LF, CRLF, or a lone CR (seen in the wild; tolerated).
-            var next = stop
-            if next < end {
-                if utf8[next] == 0x0D {
-                    utf8.formIndex(after: &next)
-                    if next < end && utf8[next] == 0x0A { utf8.formIndex(after: &next) }
-                } else {
-                    utf8.formIndex(after: &next)
+            var number = 0
+            var reportedControl = false
+            while i < n {
+                number += 1
+                var stop = i
+                var sawControl = false
+                while stop < n {
+                    let b = buf[stop]
+                    if b < 0x20 || b == 0x7F {
+                        if b == 0x0A || b == 0x0D { break }
+                        if b != 0x09 { sawControl = true }
+                    }
+                    stop += 1
                 }
+                // Skip the terminator: LF, CRLF, or a lone CR (seen in the wild; tolerated).
+                var next = stop
+                if next < n {
+                    if buf[next] == 0x0D {
+                        next += 1
+                        if next < n && buf[next] == 0x0A { next += 1 }
+                    } else {
+                        next += 1
+                    }
+                }
+                if sawControl && !reportedControl {
+                    reportedControl = true
+                    diagnostics.append(Diagnostic(.error, line: number, rule: bis("4.1"),
+                                                  "line contains a control character; Playlist files MUST NOT contain UTF-8 control characters other than CR and LF"))
+                }
+                // Trim white space at both ends.
+                var a = i, e = stop
+                while e > a && (buf[e - 1] == 0x20 || buf[e - 1] == 0x09) { e -= 1 }
+                let leading = a < e && (buf[a] == 0x20 || buf[a] == 0x09)
+                while a < e && (buf[a] == 0x20 || buf[a] == 0x09) { a += 1 }
+                let sub = String(decoding: UnsafeBufferPointer(rebasing: buf[a..<e]), as: UTF8.self)
+                var line = Line(number: number, kind: .uri, text: sub, tag: .other, colonOffset: nil, valueColumn: 0, hadLeadingSpace: leading)
+                if a == e {
+                    line.kind = .blank
+                } else if buf[a] == 0x23 {
+                    // "#EXT" starts a tag; anything else after # is a comment (§4.1).
+                    if e - a >= 4 && buf[a + 1] == 0x45 && buf[a + 2] == 0x58 && buf[a + 3] == 0x54 {
+                        line.kind = .tag
+                        var c = a + 1
+                        while c < e && buf[c] != 0x3A { c += 1 }
+                        line.tag = TagKind.identify(UnsafeBufferPointer(rebasing: buf[(a + 1)..<c]))
+                        if c < e {
+                            line.colonOffset = c - a
+                            line.valueColumn = c + 1 - i + 1
+                        }
+                    } else {
+                        line.kind = .comment
+                    }
+                }
+                lines.append(line)
+                i = next
             }
-            start = next
-            if sawControl && !reportedControl {
-                reportedControl = true
-                diagnostics.append(Diagnostic(.error, line: number, rule: bis("4.1"),
-                                              "line contains a control character; Playlist files MUST NOT contain UTF-8 control characters other than CR and LF"))
-            }
-            lines.append(classify(raw, number: number))
         }
         return (lines, diagnostics)
-    }
-
-    /// Classifies one raw line (without terminator).
-    static func classify(_ raw: Substring, number: Int) -> Line {
-        var text = raw
-        while let last = text.utf8.last, last == 0x20 || last == 0x09 { text = text.dropLast() }
-        var leading = false
-        while let first = text.utf8.first, first == 0x20 || first == 0x09 { text = text.dropFirst(); leading = true }
-        if text.isEmpty {
-            return Line(number: number, kind: .blank, text: text, tagName: "", tagValue: nil, valueColumn: 0, hadLeadingSpace: leading)
-        }
-        let u = text.utf8
-        if u.first == 0x23 /* # */ {
-            // "#EXT" starts a tag; anything else after # is a comment (§4.1).
-            var i = u.index(after: u.startIndex)
-            if u.count >= 4, u[i] == 0x45, u[u.index(i, offsetBy: 1)] == 0x58, u[u.index(i, offsetBy: 2)] == 0x54 {
-                var colon: Substring.UTF8View.Index? = nil
-                while i < u.endIndex {
-                    if u[i] == 0x3A { colon = i; break }
-                    u.formIndex(after: &i)
-                }
-                let nameStart = u.index(after: u.startIndex)
-                let name = text[nameStart..<(colon ?? u.endIndex)]
-                var value: Substring? = nil
-                var column = 0
-                if let colon {
-                    let vs = u.index(after: colon)
-                    value = text[vs...]
-                    column = u.distance(from: u.startIndex, to: vs) + 1 + (raw.utf8.count - raw.drop(while: { $0 == " " || $0 == "\t" }).utf8.count)
-                }
-                return Line(number: number, kind: .tag, text: text, tagName: name, tagValue: value, valueColumn: column, hadLeadingSpace: leading)
-            }
-            return Line(number: number, kind: .comment, text: text, tagName: "", tagValue: nil, valueColumn: 0, hadLeadingSpace: leading)
-        }
-        return Line(number: number, kind: .uri, text: text, tagName: "", tagValue: nil, valueColumn: 0, hadLeadingSpace: leading)
     }
 }

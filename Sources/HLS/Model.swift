@@ -355,7 +355,19 @@ public struct Variant: Sendable, Hashable {
 
     /// The codec list split on commas and trimmed.
     public var codecList: [String] {
-        (codecs ?? "").split(separator: ",").map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
+        guard let codecs else { return [] }
+        var out: [String] = []
+        var current = Substring()
+        var start = codecs.startIndex
+        for i in codecs.indices where codecs[i] == "," {
+            current = codecs[start..<i]
+            let t = current.trimmingCharacters()
+            if !t.isEmpty { out.append(t) }
+            start = codecs.index(after: i)
+        }
+        let t = codecs[start...].trimmingCharacters()
+        if !t.isEmpty { out.append(t) }
+        return out
     }
 }
 

@@ -49,27 +49,6 @@ public enum PlaylistParser {
     }
 }
 
-/// Tags that only a multivariant playlist may hold, RFC 8216bis §4.4.6.
-let multivariantTags: Set<Substring> = ["EXT-X-STREAM-INF", "EXT-X-I-FRAME-STREAM-INF", "EXT-X-MEDIA", "EXT-X-SESSION-DATA", "EXT-X-SESSION-KEY", "EXT-X-CONTENT-STEERING"]
-/// Tags that only a media playlist may hold, RFC 8216bis §4.4.3–§4.4.5.
-let mediaTags: Set<Substring> = ["EXTINF", "EXT-X-TARGETDURATION", "EXT-X-MEDIA-SEQUENCE", "EXT-X-DISCONTINUITY-SEQUENCE", "EXT-X-ENDLIST",
-                                 "EXT-X-PLAYLIST-TYPE", "EXT-X-I-FRAMES-ONLY", "EXT-X-PART-INF", "EXT-X-SERVER-CONTROL", "EXT-X-BYTERANGE",
-                                 "EXT-X-DISCONTINUITY", "EXT-X-KEY", "EXT-X-MAP", "EXT-X-PROGRAM-DATE-TIME", "EXT-X-GAP", "EXT-X-BITRATE",
-                                 "EXT-X-PART", "EXT-X-DATERANGE", "EXT-X-SKIP", "EXT-X-PRELOAD-HINT", "EXT-X-RENDITION-REPORT"]
-
-/// Where a tag lives in RFC 8216bis, for diagnostics.
-let tagSections: [Substring: String] = [
-    "EXTM3U": "4.4.1.1", "EXT-X-VERSION": "4.4.1.2", "EXT-X-INDEPENDENT-SEGMENTS": "4.4.2.1", "EXT-X-START": "4.4.2.2",
-    "EXT-X-DEFINE": "4.4.2.3", "EXT-X-TARGETDURATION": "4.4.3.1", "EXT-X-MEDIA-SEQUENCE": "4.4.3.2",
-    "EXT-X-DISCONTINUITY-SEQUENCE": "4.4.3.3", "EXT-X-ENDLIST": "4.4.3.4", "EXT-X-PLAYLIST-TYPE": "4.4.3.5",
-    "EXT-X-I-FRAMES-ONLY": "4.4.3.6", "EXT-X-PART-INF": "4.4.3.7", "EXT-X-SERVER-CONTROL": "4.4.3.8", "EXTINF": "4.4.4.1",
-    "EXT-X-BYTERANGE": "4.4.4.2", "EXT-X-DISCONTINUITY": "4.4.4.3", "EXT-X-KEY": "4.4.4.4", "EXT-X-MAP": "4.4.4.5",
-    "EXT-X-PROGRAM-DATE-TIME": "4.4.4.6", "EXT-X-GAP": "4.4.4.7", "EXT-X-BITRATE": "4.4.4.8", "EXT-X-PART": "4.4.4.9",
-    "EXT-X-DATERANGE": "4.4.5.1", "EXT-X-SKIP": "4.4.5.2", "EXT-X-PRELOAD-HINT": "4.4.5.3", "EXT-X-RENDITION-REPORT": "4.4.5.4",
-    "EXT-X-MEDIA": "4.4.6.1", "EXT-X-STREAM-INF": "4.4.6.2", "EXT-X-I-FRAME-STREAM-INF": "4.4.6.3",
-    "EXT-X-SESSION-DATA": "4.4.6.4", "EXT-X-SESSION-KEY": "4.4.6.5", "EXT-X-CONTENT-STEERING": "4.4.6.6",
-]
-
 /// The mutable state of one parse.
 struct ParserState {
     let options: ParseOptions
@@ -79,7 +58,7 @@ struct ParserState {
     var media = MediaPlaylist()
     var multi = MultivariantPlaylist()
     var isMultivariant = false
-    var seen: Set<Substring> = []
+    var seen = [Bool](repeating: false, count: TagKind.allCases.count)
 
     // Media segment state.
     var pendingDuration: Double?
@@ -128,8 +107,8 @@ struct ParserState {
         }
         // Decide the kind by the first tag that only one kind may hold (§4.4: a playlist holding both is invalid).
         for l in lines where l.kind == .tag {
-            if multivariantTags.contains(l.tagName) { isMultivariant = true; break }
-            if mediaTags.contains(l.tagName) { break }
+            if l.tag.isMultivariantOnly { isMultivariant = true; break }
+            if l.tag.isMediaOnly { break }
         }
         for l in lines {
             if l.hadLeadingSpace {
@@ -137,7 +116,7 @@ struct ParserState {
             }
             switch l.kind {
             case .blank: continue
-            case .comment: pendingLines.append(String(l.text))
+            case .comment: pendingLines.append(l.text)
             case .uri: uriLine(l)
             case .tag: tag(l)
             }
@@ -173,52 +152,55 @@ struct ParserState {
         guard let v = l.tagValue else { return "" }
         let t = v.trimmingCharacters()
         if t.utf8.count != v.utf8.count {
-            report(.warning, l.number, tagSections[l.tagName] ?? "4.4", "white space around the value of #\(l.tagName) (ignored)", column: l.valueColumn)
+            report(.warning, l.number, l.tag.section, "white space around the value of #\(l.tagName) (ignored)", column: l.valueColumn)
         }
         return t
     }
 
     mutating func once(_ l: Line) -> Bool {
-        if seen.contains(l.tagName) {
-            report(.error, l.number, tagSections[l.tagName] ?? "4.4", "#\(l.tagName) appears more than once; it MUST NOT (the first one is kept)")
+        if seen[Int(l.tag.rawValue)] {
+            report(.error, l.number, l.tag.section, "#\(l.tag.name) appears more than once; it MUST NOT (the first one is kept)")
             return false
         }
-        seen.insert(l.tagName)
+        seen[Int(l.tag.rawValue)] = true
         return true
     }
 
+    mutating func mark(_ t: TagKind) { seen[Int(t.rawValue)] = true }
+    func saw(_ t: TagKind) -> Bool { seen[Int(t.rawValue)] }
+
     mutating func tag(_ l: Line) {
-        let name = l.tagName
-        let wrongKind = isMultivariant ? mediaTags.contains(name) : multivariantTags.contains(name)
+        let wrongKind = isMultivariant ? l.tag.isMediaOnly : l.tag.isMultivariantOnly
         if wrongKind {
+            let name = l.tag.name
             report(.error, l.number, "4.4",
                    "#\(name) is a \(isMultivariant ? "media" : "multivariant") playlist tag in a \(isMultivariant ? "multivariant" : "media") playlist; a playlist MUST NOT hold both kinds (ignored)")
             return
         }
-        switch name {
-        case "EXTM3U":
-            if l.number != 1 && seen.contains("EXTM3U") { report(.warning, l.number, "4.4.1.1", "#EXTM3U appears again") }
-            seen.insert("EXTM3U")
-        case "EXT-X-VERSION":
+        switch l.tag {
+        case .extm3u:
+            if l.number != 1 && saw(.extm3u) { report(.warning, l.number, "4.4.1.1", "#EXTM3U appears again") }
+            mark(.extm3u)
+        case .version:
             guard once(l) else { return }
             let v = scalarValue(l)
             if let n = parseDecimalInteger(v) { playlist.version = n } else {
                 report(.error, l.number, "4.4.1.2", "EXT-X-VERSION:\(v) is not a decimal-integer", column: l.valueColumn)
             }
-        case "EXT-X-INDEPENDENT-SEGMENTS":
+        case .independentSegments:
             playlist.independentSegments = true
-        case "EXT-X-START":
+        case .start:
             guard once(l) else { return }
             let list = attributes(l, "4.4.2.2")
             let r = AttributeReader(list, line: l.number, tag: "EXT-X-START", section: "4.4.2.2")
             if r.require("TIME-OFFSET", &d), let t = r.float("TIME-OFFSET", signed: true, &d) {
                 playlist.start = StartPoint(timeOffset: t, precise: r.bool("PRECISE", &d) ?? false,
-                                            extra: r.extras(known: ["TIME-OFFSET", "PRECISE"]))
+                                            extra: r.extras(known: Known.known0))
             }
-        case "EXT-X-DEFINE":
+        case .define:
             define(l)
         // Media playlist tags, §4.4.3.
-        case "EXT-X-TARGETDURATION":
+        case .targetDuration:
             guard once(l) else { return }
             let v = scalarValue(l)
             if let n = parseDecimalInteger(v) { media.targetDuration = n } else if let f = parseFloat(v) {
@@ -227,13 +209,14 @@ struct ParserState {
             } else {
                 report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer", column: l.valueColumn)
             }
-        case "EXT-X-MEDIA-SEQUENCE", "EXT-X-DISCONTINUITY-SEQUENCE":
-            let isMS = name == "EXT-X-MEDIA-SEQUENCE"
+        case .mediaSequence, .discontinuitySequence:
+            let isMS = l.tag == .mediaSequence
+            let name = l.tag.name
             let section = isMS ? "4.4.3.2" : "4.4.3.3"
             guard once(l) else { return }
             if sawSegment { report(.error, l.number, section, "#\(name) MUST appear before the first Media Segment") }
             let v = scalarValue(l)
-            if !isMS && seen.contains("EXT-X-DISCONTINUITY") {
+            if !isMS && saw(.discontinuity) {
                 report(.error, l.number, section, "#EXT-X-DISCONTINUITY-SEQUENCE MUST appear before any EXT-X-DISCONTINUITY")
             }
             guard let n = parseDecimalInteger(v) else {
@@ -253,69 +236,71 @@ struct ParserState {
                 discontinuitySequence += delta
                 for i in media.segments.indices { media.segments[i].discontinuitySequence += delta }
             }
-        case "EXT-X-ENDLIST":
+        case .endList:
             if media.endList { report(.warning, l.number, "4.4.3.4", "#EXT-X-ENDLIST appears more than once") }
             media.endList = true
-        case "EXT-X-PLAYLIST-TYPE":
+        case .playlistType:
             guard once(l) else { return }
             let v = scalarValue(l)
             if v == "EVENT" || v == "VOD" { media.playlistType = v } else {
                 report(.error, l.number, "4.4.3.5", "EXT-X-PLAYLIST-TYPE:\(v) must be EVENT or VOD (ignored)", column: l.valueColumn)
             }
-        case "EXT-X-I-FRAMES-ONLY":
+        case .iFramesOnly:
             media.iFramesOnly = true
-        case "EXT-X-PART-INF":
+        case .partInf:
             guard once(l) else { return }
             let r = AttributeReader(attributes(l, "4.4.3.7"), line: l.number, tag: "EXT-X-PART-INF", section: "4.4.3.7")
             if r.require("PART-TARGET", &d) { media.partTarget = r.float("PART-TARGET", &d) }
-        case "EXT-X-SERVER-CONTROL":
+        case .serverControl:
             guard once(l) else { return }
             let r = AttributeReader(attributes(l, "4.4.3.8"), line: l.number, tag: "EXT-X-SERVER-CONTROL", section: "4.4.3.8")
             media.serverControl = ServerControl(
                 canSkipUntil: r.float("CAN-SKIP-UNTIL", &d), canSkipDateRanges: r.bool("CAN-SKIP-DATERANGES", &d) ?? false,
                 holdBack: r.float("HOLD-BACK", &d), partHoldBack: r.float("PART-HOLD-BACK", &d),
                 canBlockReload: r.bool("CAN-BLOCK-RELOAD", &d) ?? false,
-                extra: r.extras(known: ["CAN-SKIP-UNTIL", "CAN-SKIP-DATERANGES", "HOLD-BACK", "PART-HOLD-BACK", "CAN-BLOCK-RELOAD"]))
+                extra: r.extras(known: Known.known1))
         // Media segment tags, §4.4.4.
-        case "EXTINF": extinf(l)
-        case "EXT-X-BYTERANGE":
-            seen.insert(name)
+        case .extinf: extinf(l)
+        case .byteRange:
+            mark(l.tag)
             let v = l.tagValue.map { String($0) } ?? ""
             if let br = parseByteRange(v) { pendingByteRange = (br.0, br.1, l.number) } else {
                 report(.error, l.number, "4.4.4.2", "EXT-X-BYTERANGE:\(v) is not <n>[@<o>]", column: l.valueColumn)
             }
-        case "EXT-X-DISCONTINUITY":
-            seen.insert(name)
+        case .discontinuity:
+            mark(l.tag)
             pendingDiscontinuity = true
-        case "EXT-X-KEY": key(l)
-        case "EXT-X-MAP": mapTag(l)
-        case "EXT-X-PROGRAM-DATE-TIME":
-            seen.insert(name)
-            let v = l.tagValue ?? ""
-            if let dt = DateTime(iso8601: v) { pendingPDT = dt; pendingPDTLine = l.number } else {
-                report(.error, l.number, "4.4.4.6", "EXT-X-PROGRAM-DATE-TIME:\(v) is not an ISO 8601 date-time", column: l.valueColumn)
+        case .key: key(l)
+        case .map: mapTag(l)
+        case .programDateTime:
+            mark(l.tag)
+            if let micros = l.withValueBytes({ DateTime.parse($0) }) {
+                pendingPDT = DateTime(microseconds: micros)
+                pendingPDTLine = l.number
+            } else {
+                report(.error, l.number, "4.4.4.6", "EXT-X-PROGRAM-DATE-TIME:\(l.tagValue ?? "") is not an ISO 8601 date-time", column: l.valueColumn)
             }
-        case "EXT-X-GAP":
-            seen.insert(name)
+        case .gap:
+            mark(l.tag)
             pendingGap = true
-        case "EXT-X-BITRATE":
+        case .bitrate:
             let v = scalarValue(l)
             if let n = parseDecimalInteger(v) { bitrate = n; pendingBitrateTagged = true } else {
                 report(.error, l.number, "4.4.4.8", "EXT-X-BITRATE:\(v) is not a decimal-integer (kbps)", column: l.valueColumn)
             }
-        case "EXT-X-PART": part(l)
+        case .part: part(l)
         // Media metadata tags, §4.4.5.
-        case "EXT-X-DATERANGE": dateRange(l)
-        case "EXT-X-SKIP":
+        case .dateRange: dateRange(l)
+        case .skip:
             guard once(l) else { return }
             if sawSegment { report(.error, l.number, "4.4.5.2", "#EXT-X-SKIP MUST appear before the first Media Segment") }
             let r = AttributeReader(attributes(l, "4.4.5.2"), line: l.number, tag: "EXT-X-SKIP", section: "4.4.5.2")
             if r.require("SKIPPED-SEGMENTS", &d), let n = r.integer("SKIPPED-SEGMENTS", &d) {
                 let removed = r.string("RECENTLY-REMOVED-DATERANGES", &d)?.split(separator: "\t").map(String.init) ?? []
                 media.skip = Skip(skippedSegments: n, recentlyRemovedDateRanges: removed,
-                                  extra: r.extras(known: ["SKIPPED-SEGMENTS", "RECENTLY-REMOVED-DATERANGES"]))
+                                  extra: r.extras(known: Known.known2))
             }
-        case "EXT-X-PRELOAD-HINT":
+        case .preloadHint:
             let r = AttributeReader(attributes(l, "4.4.5.3"), line: l.number, tag: "EXT-X-PRELOAD-HINT", section: "4.4.5.3")
             let okType = r.require("TYPE", &d), okURI = r.require("URI", &d)
             guard okType, okURI else { return }
@@ -325,37 +310,37 @@ struct ParserState {
             media.preloadHints.append(PreloadHint(
                 type: r.enumerated("TYPE", allowed: ["PART", "MAP"], &d) ?? "", uri: r.string("URI", &d) ?? "",
                 byteRangeStart: r.integer("BYTERANGE-START", &d), byteRangeLength: r.integer("BYTERANGE-LENGTH", &d),
-                extra: r.extras(known: ["TYPE", "URI", "BYTERANGE-START", "BYTERANGE-LENGTH"])))
-        case "EXT-X-RENDITION-REPORT":
+                extra: r.extras(known: Known.known3)))
+        case .renditionReport:
             let r = AttributeReader(attributes(l, "4.4.5.4"), line: l.number, tag: "EXT-X-RENDITION-REPORT", section: "4.4.5.4")
             _ = r.require("URI", &d)
             media.renditionReports.append(RenditionReport(
                 uri: r.string("URI", &d), lastMSN: r.integer("LAST-MSN", &d), lastPart: r.integer("LAST-PART", &d),
-                extra: r.extras(known: ["URI", "LAST-MSN", "LAST-PART"])))
+                extra: r.extras(known: Known.known4)))
         // Multivariant tags, §4.4.6.
-        case "EXT-X-MEDIA": rendition(l)
-        case "EXT-X-STREAM-INF":
+        case .media: rendition(l)
+        case .streamInf:
             if pendingVariant != nil {
                 report(.error, pendingVariantLine, "4.4.6.2", "EXT-X-STREAM-INF is not followed by its URI line (dropped)")
             }
             pendingVariant = variant(l, iFrame: false)
             pendingVariantLine = l.number
-        case "EXT-X-I-FRAME-STREAM-INF":
+        case .iFrameStreamInf:
             if let v = variant(l, iFrame: true) { multi.iFrameVariants.append(v) }
-        case "EXT-X-SESSION-DATA": sessionData(l)
-        case "EXT-X-SESSION-KEY":
+        case .sessionData: sessionData(l)
+        case .sessionKey:
             if let k = keyAttributes(l, session: true) {
                 if k.method == "NONE" { report(.error, l.number, "4.4.6.5", "EXT-X-SESSION-KEY METHOD MUST NOT be NONE") }
                 multi.sessionKeys.append(k)
             }
-        case "EXT-X-CONTENT-STEERING":
+        case .contentSteering:
             guard once(l) else { return }
             let r = AttributeReader(attributes(l, "4.4.6.6"), line: l.number, tag: "EXT-X-CONTENT-STEERING", section: "4.4.6.6")
             if r.require("SERVER-URI", &d) {
                 multi.contentSteering = ContentSteering(serverURI: r.string("SERVER-URI", &d) ?? "", pathwayID: r.string("PATHWAY-ID", &d),
-                                                        extra: r.extras(known: ["SERVER-URI", "PATHWAY-ID"]))
+                                                        extra: r.extras(known: Known.known5))
             }
-        case "EXT-X-IMAGE-STREAM-INF":
+        case .imageStreamInf:
             let list = attributes(l, "4.4.6.3")
             if list["URI"] == nil {
                 d.append(Diagnostic(.error, line: l.number, rule: "Apple HLS image playlists", "EXT-X-IMAGE-STREAM-INF is missing its required URI attribute"))
@@ -363,20 +348,21 @@ struct ParserState {
             if let res = list["RESOLUTION"], Resolution(res.value) == nil {
                 d.append(Diagnostic(.error, line: l.number, column: res.column, rule: bis("4.2"), "EXT-X-IMAGE-STREAM-INF RESOLUTION=\(res.value) is not a decimal-resolution (WIDTHxHEIGHT)"))
             }
-            pendingLines.append(String(l.text))
-        default:
+            pendingLines.append(l.text)
+        case .other:
+            let name = l.tagName
             if name.contains("#EXT") {
                 report(.error, l.number, "4.1", "two tags are glued on one line (\"\(l.text.prefix(60))\"); each tag MUST be on its own line")
-            } else if name.hasPrefix("EXT-X-") && !knownExtensionTags.contains(name) {
+            } else if name.hasPrefix("EXT-X-") && !knownExtensionTags.contains(String(name)) {
                 report(.info, l.number, "4.4", "unknown tag #\(name) (ignored, as clients MUST ignore unrecognized tags)")
             }
-            pendingLines.append(String(l.text))
+            pendingLines.append(l.text)
         }
     }
 
     mutating func define(_ l: Line) {
         let r = AttributeReader(attributes(l, "4.4.2.3", substitute: false), line: l.number, tag: "EXT-X-DEFINE", section: "4.4.2.3")
-        seen.insert("EXT-X-DEFINE")
+        mark(.define)
         let kinds = ["NAME", "IMPORT", "QUERYPARAM"].filter { r.list[$0] != nil }
         guard kinds.count == 1 else {
             report(.error, l.number, "4.4.2.3", kinds.isEmpty ? "EXT-X-DEFINE needs one of NAME, IMPORT or QUERYPARAM"
@@ -422,33 +408,35 @@ struct ParserState {
     }
 
     mutating func extinf(_ l: Line) {
-        seen.insert("EXTINF")
+        mark(.extinf)
         if pendingDuration != nil {
             report(.error, pendingExtinfLine, "4.4.4.1", "EXTINF is not followed by a URI line (dropped)")
         }
-        let value = l.tagValue ?? ""
-        let comma = value.firstIndex(of: ",")
-        let durText = comma.map { value[..<$0] } ?? value
-        if comma == nil { report(.warning, l.number, "4.4.4.1", "EXTINF has no ',' after the duration") }
-        var dur = parseFloat(durText)
-        if dur == nil {
+        // Fast path on bytes: "<duration>,[<title>]".
+        let (dur, comma, title) = l.withValueBytes { v -> (Double?, Bool, String?) in
+            var c = 0
+            while c < v.count && v[c] != 0x2C { c += 1 }
+            let d = parseFloat(bytes: UnsafeBufferPointer(rebasing: v[0..<c]))
+            let t = c + 1 < v.count ? String(decoding: UnsafeBufferPointer(rebasing: v[(c + 1)...]), as: UTF8.self) : nil
+            return (d, c < v.count, t)
+        }
+        if !comma { report(.warning, l.number, "4.4.4.1", "EXTINF has no ',' after the duration") }
+        var duration = dur
+        if duration == nil {
+            let value = l.tagValue ?? ""
+            let durText = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let trimmed = durText.trimmingCharacters()
             if let v = parseFloat(trimmed, allowSign: true) {
                 report(.error, l.number, "4.4.4.1", "EXTINF duration \"\(durText)\" is not a decimal-floating-point\(v < 0 ? "; a negative duration is read as 0" : "")", column: l.valueColumn)
-                dur = max(0, v)
+                duration = max(0, v)
             } else {
                 report(.error, l.number, "4.4.4.1", "EXTINF duration \"\(durText)\" is not a decimal-floating-point; read as 0", column: l.valueColumn)
-                dur = 0
+                duration = 0
             }
         }
-        pendingDuration = dur
+        pendingDuration = duration
         pendingExtinfLine = l.number
-        if let comma {
-            let t = value[value.index(after: comma)...]
-            pendingTitle = t.isEmpty ? nil : String(t)
-        } else {
-            pendingTitle = nil
-        }
+        pendingTitle = title
     }
 
     mutating func keyAttributes(_ l: Line, session: Bool) -> Key? {
@@ -459,7 +447,7 @@ struct ParserState {
         let method = r.enumerated("METHOD", allowed: ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR", "SAMPLE-AES-CENC"], &d) ?? "NONE"
         var k = Key(method: method, uri: r.string("URI", &d), iv: r.hex("IV", &d), keyFormat: r.string("KEYFORMAT", &d),
                     keyFormatVersions: r.string("KEYFORMATVERSIONS", &d))
-        k.extra = r.extras(known: ["METHOD", "URI", "IV", "KEYFORMAT", "KEYFORMATVERSIONS"])
+        k.extra = r.extras(known: Known.known6)
         k.line = SourceLine(l.number)
         if method == "NONE" {
             if k.uri != nil || k.iv != nil || k.keyFormat != nil || k.keyFormatVersions != nil {
@@ -475,7 +463,7 @@ struct ParserState {
     }
 
     mutating func key(_ l: Line) {
-        seen.insert("EXT-X-KEY")
+        mark(.key)
         guard let k = keyAttributes(l, session: false) else { return }
         // §4.4.4.4: a key applies until the next EXT-X-KEY with the same KEYFORMAT; METHOD=NONE clears them all.
         if k.method == "NONE" {
@@ -487,7 +475,7 @@ struct ParserState {
     }
 
     mutating func mapTag(_ l: Line) {
-        seen.insert("EXT-X-MAP")
+        mark(.map)
         let r = AttributeReader(attributes(l, "4.4.4.5"), line: l.number, tag: "EXT-X-MAP", section: "4.4.4.5")
         guard r.require("URI", &d), let uri = r.string("URI", &d) else { return }
         var range: ByteRange?
@@ -499,7 +487,7 @@ struct ParserState {
                 report(.error, l.number, "4.4.4.5", "EXT-X-MAP BYTERANGE=\"\(br)\" is not <n>[@<o>]")
             }
         }
-        map = MapSection(uri: uri, byteRange: range, extra: r.extras(known: ["URI", "BYTERANGE"]))
+        map = MapSection(uri: uri, byteRange: range, extra: r.extras(known: Known.known7))
         mapLine = l.number
         if let aes = keys.first(where: { $0.method == "AES-128" }), aes.iv == nil {
             report(.error, l.number, "4.4.4.5", "EXT-X-MAP applies to segments encrypted with AES-128, so the EXT-X-KEY (line \(aes.line.number)) MUST have an IV")
@@ -507,7 +495,7 @@ struct ParserState {
     }
 
     mutating func part(_ l: Line) {
-        seen.insert("EXT-X-PART")
+        mark(.part)
         let r = AttributeReader(attributes(l, "4.4.4.9"), line: l.number, tag: "EXT-X-PART", section: "4.4.4.9")
         let okURI = r.require("URI", &d), okDur = r.require("DURATION", &d)
         guard okURI, okDur, let uri = r.string("URI", &d) else { return }
@@ -523,7 +511,7 @@ struct ParserState {
         }
         pendingParts.append(Part(uri: uri, duration: r.float("DURATION", &d) ?? 0, independent: r.bool("INDEPENDENT", &d) ?? false,
                                  byteRange: range, gap: r.bool("GAP", &d) ?? false,
-                                 extra: r.extras(known: ["URI", "DURATION", "INDEPENDENT", "BYTERANGE", "GAP"]), line: SourceLine(l.number)))
+                                 extra: r.extras(known: Known.known8), line: SourceLine(l.number)))
     }
 
     mutating func dateRange(_ l: Line) {
@@ -556,12 +544,12 @@ struct ParserState {
         media.dateRanges.append(DateRange(
             id: id, classID: classID, startDate: start, startDateText: startText, cue: r.string("CUE", &d), endDate: end, endDateText: endText,
             duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
-            extra: r.extras(known: ["ID", "CLASS", "START-DATE", "CUE", "END-DATE", "DURATION", "PLANNED-DURATION", "END-ON-NEXT"]),
+            extra: r.extras(known: Known.known9),
             beforeSegment: media.segments.count, line: SourceLine(l.number)))
     }
 
     mutating func uriLine(_ l: Line) {
-        var uri = String(l.text)
+        var uri = l.text
         if Variables.mayContainReference(uri) { uri = vars.substitute(uri, line: l.number, diagnostics: &d) }
         if isMultivariant {
             guard var v = pendingVariant else {
@@ -646,17 +634,14 @@ struct ParserState {
         v.video = r.string("VIDEO", &d)
         v.pathwayID = r.string("PATHWAY-ID", &d)
         v.programID = r.integer("PROGRAM-ID", &d)
-        var known: Set<String> = ["BANDWIDTH", "AVERAGE-BANDWIDTH", "SCORE", "CODECS", "SUPPLEMENTAL-CODECS", "RESOLUTION", "HDCP-LEVEL",
-                                  "ALLOWED-CPC", "VIDEO-RANGE", "REQ-VIDEO-LAYOUT", "STABLE-VARIANT-ID", "VIDEO", "PATHWAY-ID", "PROGRAM-ID"]
+        let known = iFrame ? Known.iFrameVariant : Known.variant
         if iFrame {
-            known.insert("URI")
             guard r.require("URI", &d), let uri = r.string("URI", &d) else { return nil }
             v.uri = uri
             for forbidden in ["FRAME-RATE", "AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"] where r.list[forbidden] != nil {
                 report(.warning, l.number, section, "EXT-X-I-FRAME-STREAM-INF does not take \(forbidden) (ignored)")
             }
         } else {
-            known.formUnion(["FRAME-RATE", "AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"])
             v.frameRate = r.float("FRAME-RATE", &d)
             v.audio = r.string("AUDIO", &d)
             v.subtitles = r.string("SUBTITLES", &d)
@@ -683,8 +668,7 @@ struct ParserState {
             isDefault: r.bool("DEFAULT", &d) ?? false, autoselect: r.bool("AUTOSELECT", &d) ?? false, forced: r.bool("FORCED", &d) ?? false,
             instreamID: r.string("INSTREAM-ID", &d), bitDepth: r.integer("BIT-DEPTH", &d), sampleRate: r.integer("SAMPLE-RATE", &d),
             characteristics: r.string("CHARACTERISTICS", &d), channels: r.string("CHANNELS", &d),
-            extra: r.extras(known: ["TYPE", "URI", "GROUP-ID", "LANGUAGE", "ASSOC-LANGUAGE", "NAME", "STABLE-RENDITION-ID", "DEFAULT",
-                                    "AUTOSELECT", "FORCED", "INSTREAM-ID", "BIT-DEPTH", "SAMPLE-RATE", "CHARACTERISTICS", "CHANNELS"]),
+            extra: r.extras(known: Known.known10),
             line: SourceLine(l.number))
         if type == "CLOSED-CAPTIONS" {
             if rd.uri != nil { report(.error, l.number, "4.4.6.1", "EXT-X-MEDIA TYPE=CLOSED-CAPTIONS MUST NOT have a URI") }
@@ -705,7 +689,7 @@ struct ParserState {
         guard r.require("DATA-ID", &d) else { return }
         let sd = SessionData(dataID: r.string("DATA-ID", &d) ?? "", value: r.string("VALUE", &d), uri: r.string("URI", &d),
                              format: r.enumerated("FORMAT", allowed: ["JSON", "RAW"], &d), language: r.string("LANGUAGE", &d),
-                             extra: r.extras(known: ["DATA-ID", "VALUE", "URI", "FORMAT", "LANGUAGE"]), line: SourceLine(l.number))
+                             extra: r.extras(known: Known.known11), line: SourceLine(l.number))
         if (sd.value == nil) == (sd.uri == nil) {
             report(.error, l.number, "4.4.6.4", "EXT-X-SESSION-DATA MUST have exactly one of VALUE and URI")
         }
@@ -735,8 +719,8 @@ struct ParserState {
 }
 
 /// Tags outside RFC 8216bis that are common enough not to report (SCTE-35 cues, Apple/AWS extensions).
-let knownExtensionTags: Set<Substring> = ["EXT-X-CUE-OUT", "EXT-X-CUE-IN", "EXT-X-CUE-OUT-CONT", "EXT-X-CUE", "EXT-X-SCTE35", "EXT-X-ALLOW-CACHE",
-                                          "EXT-X-IMAGE-STREAM-INF", "EXT-X-TILES", "EXT-X-ASSET", "EXT-X-SPLICEPOINT-SCTE35", "EXT-X-PLACEMENT-OPPORTUNITY"]
+let knownExtensionTags: Set<String> = ["EXT-X-CUE-OUT", "EXT-X-CUE-IN", "EXT-X-CUE-OUT-CONT", "EXT-X-CUE", "EXT-X-SCTE35", "EXT-X-ALLOW-CACHE",
+                                          "EXT-X-TILES", "EXT-X-ASSET", "EXT-X-SPLICEPOINT-SCTE35", "EXT-X-PLACEMENT-OPPORTUNITY"]
 
 /// Parses `n[@o]`.
 func parseByteRange<S: StringProtocol>(_ s: S) -> (Int, Int?)? {
@@ -747,4 +731,25 @@ func parseByteRange<S: StringProtocol>(_ s: S) -> (Int, Int?)? {
         return (n, o)
     }
     return (n, nil)
+}
+
+/// Attribute names each tag models, so the rest are kept as extras.
+enum Known {
+    static let commonVariant: Set<String> = ["BANDWIDTH", "AVERAGE-BANDWIDTH", "SCORE", "CODECS", "SUPPLEMENTAL-CODECS", "RESOLUTION", "HDCP-LEVEL",
+                                             "ALLOWED-CPC", "VIDEO-RANGE", "REQ-VIDEO-LAYOUT", "STABLE-VARIANT-ID", "VIDEO", "PATHWAY-ID", "PROGRAM-ID"]
+    static let variant = commonVariant.union(["FRAME-RATE", "AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"])
+    static let iFrameVariant = commonVariant.union(["URI"])
+    static let known0: Set<String> = ["TIME-OFFSET", "PRECISE"]
+    static let known1: Set<String> = ["CAN-SKIP-UNTIL", "CAN-SKIP-DATERANGES", "HOLD-BACK", "PART-HOLD-BACK", "CAN-BLOCK-RELOAD"]
+    static let known2: Set<String> = ["SKIPPED-SEGMENTS", "RECENTLY-REMOVED-DATERANGES"]
+    static let known3: Set<String> = ["TYPE", "URI", "BYTERANGE-START", "BYTERANGE-LENGTH"]
+    static let known4: Set<String> = ["URI", "LAST-MSN", "LAST-PART"]
+    static let known5: Set<String> = ["SERVER-URI", "PATHWAY-ID"]
+    static let known6: Set<String> = ["METHOD", "URI", "IV", "KEYFORMAT", "KEYFORMATVERSIONS"]
+    static let known7: Set<String> = ["URI", "BYTERANGE"]
+    static let known8: Set<String> = ["URI", "DURATION", "INDEPENDENT", "BYTERANGE", "GAP"]
+    static let known9: Set<String> = ["ID", "CLASS", "START-DATE", "CUE", "END-DATE", "DURATION", "PLANNED-DURATION", "END-ON-NEXT"]
+    static let known10: Set<String> = ["TYPE", "URI", "GROUP-ID", "LANGUAGE", "ASSOC-LANGUAGE", "NAME", "STABLE-RENDITION-ID", "DEFAULT",
+                                    "AUTOSELECT", "FORCED", "INSTREAM-ID", "BIT-DEPTH", "SAMPLE-RATE", "CHARACTERISTICS", "CHANNELS"]
+    static let known11: Set<String> = ["DATA-ID", "VALUE", "URI", "FORMAT", "LANGUAGE"]
 }

@@ -4,6 +4,11 @@ struct Variables {
 
     /// True when `s` contains a variable reference.
     @inline(__always) static func mayContainReference<S: StringProtocol>(_ s: S) -> Bool {
+        if let r = s.utf8.withContiguousStorageIfAvailable({ buf -> Bool in
+            guard buf.count > 1 else { return false }
+            for i in 0..<(buf.count - 1) where buf[i] == 0x7B && buf[i + 1] == 0x24 { return true }
+            return false
+        }) { return r }
         var prev: UInt8 = 0
         for b in s.utf8 {
             if prev == 0x7B && b == 0x24 { return true }

@@ -138,3 +138,25 @@ struct WriterTests {
         #expect(Double(s) == x)
     }
 }
+
+@Suite("Number reading")
+struct NumberTests {
+    @Test("EXTINF durations read exactly as strtod would, for many decimals")
+    func exactDurations() {
+        var rng = SystemRandomNumberGenerator()
+        var body = ""
+        var texts: [String] = []
+        for _ in 0..<2000 {
+            let whole = Int.random(in: 0...20, using: &rng)
+            let fracDigits = Int.random(in: 0...9, using: &rng)
+            var t = String(whole)
+            if fracDigits > 0 { t += "." + (0..<fracDigits).map { _ in String(Int.random(in: 0...9, using: &rng)) }.joined() }
+            texts.append(t)
+            body += "#EXTINF:\(t),\ns.ts\n"
+        }
+        texts += ["0.000011", "12345678901234567.5", "9.009", "2.002", "0.1"]
+        body += "#EXTINF:0.000011,\ns.ts\n#EXTINF:12345678901234567.5,\ns.ts\n#EXTINF:9.009,\ns.ts\n#EXTINF:2.002,\ns.ts\n#EXTINF:0.1,\ns.ts\n"
+        let r = parse(mediaText(body, target: 100))
+        #expect(r.mediaPlaylist.segments.map(\.duration) == texts.map { Double($0)! })
+    }
+}
