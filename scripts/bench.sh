@@ -14,8 +14,8 @@ swift build -c release --product hlstui-parse-bench >/dev/null
 bench=$(swift build -c release --show-bin-path)/hlstui-parse-bench
 results=()
 for f in media-50000 multivariant-40; do
-  runs_swift=20; runs_py=5
-  [ "$f" = multivariant-40 ] && { runs_swift=2000; runs_py=200; }
+  runs_swift=50; runs_py=7
+  [ "$f" = multivariant-40 ] && { runs_swift=5000; runs_py=300; }
   s=$("$bench" "$out/$f.m3u8" "$runs_swift")
   p=$("$out/venv/bin/python" Benchmarks/python_parse.py "$out/$f.m3u8" "$runs_py")
   results+=("$f|$s|$p")

@@ -32,7 +32,8 @@ public struct AttributeList: Sendable, Equatable {
 
     /// The first attribute called `name`.
     public subscript(name: String) -> Attribute? {
-        for a in attributes where a.name == name { return a }
+        let n = name.utf8.count
+        for a in attributes where a.name.utf8.count == n && a.name == name { return a }
         return nil
     }
 
@@ -153,19 +154,46 @@ extension String {
     }
 }
 
-/// Typed reads of attribute values after RFC 8216bis §4.2's value types, reporting into a diagnostics list.
-struct AttributeReader {
-    var list: AttributeList
-    var line: Int
-    var tag: String
-    var section: String
+/// Typed reads of attribute values after RFC 8216bis §4.2's value types, reporting into a diagnostics list; remembers what was read.
+final class AttributeReader {
+    let list: AttributeList
+    let line: Int
+    let tag: String
+    let section: String
+    private var used: UInt64 = 0
+    private var usedBeyond64: Set<Int> = []
+    /// One bit per (length, last byte) of the names present, so most absent names are ruled out without comparing strings.
+    private let present: UInt64
 
     init(_ list: AttributeList, line: Int, tag: String, section: String) {
         self.list = list
         self.line = line
         self.tag = tag
         self.section = section
+        var p: UInt64 = 0
+        for a in list.attributes { p |= AttributeReader.bit(a.name) }
+        present = p
     }
+
+    @inline(__always) static func bit(_ name: String) -> UInt64 {
+        let u = name.utf8
+        return 1 << UInt64((u.count &* 7 &+ Int(u.last ?? 0)) & 63)
+    }
+
+    /// The attribute called `name`, marked as read.
+    func raw(_ name: String) -> Attribute? {
+        guard present & AttributeReader.bit(name) != 0 else { return nil }
+        let n = name.utf8.count
+        let attrs = list.attributes
+        for i in attrs.indices where attrs[i].name.utf8.count == n && attrs[i].name == name {
+            if i < 64 { used |= 1 << UInt64(i) } else { usedBeyond64.insert(i) }
+            return attrs[i]
+        }
+        return nil
+    }
+
+    /// True when the list has `name` (not marking it read).
+    func has(_ name: String) -> Bool { list[name] != nil }
 
     private func report(_ d: inout [Diagnostic], _ sev: Severity, _ a: Attribute?, _ msg: String) {
         d.append(Diagnostic(sev, line: line, column: (a?.column ?? 0) > 0 ? a?.column : nil, rule: bis(section), msg))
@@ -173,14 +201,14 @@ struct AttributeReader {
 
     /// Reports a missing required attribute and returns whether it is present.
     func require(_ name: String, _ d: inout [Diagnostic]) -> Bool {
-        if list[name] != nil { return true }
+        if has(name) { return true }
         report(&d, .error, nil, "\(tag) is missing its required \(name) attribute")
         return false
     }
 
     /// A decimal-integer (0 to 2^64-1, read into Int).
     func integer(_ name: String, _ d: inout [Diagnostic]) -> Int? {
-        guard let a = list[name] else { return nil }
+        guard let a = raw(name) else { return nil }
         if a.quoted { report(&d, .warning, a, "\(tag) \(name) is a decimal-integer and must not be quoted") }
         if let v = parseDecimalInteger(a.value) { return v }
         // Tolerate "1280000.0" (seen in the wild) but report it.
@@ -194,7 +222,7 @@ struct AttributeReader {
 
     /// A decimal-floating-point, or a signed-decimal-floating-point when `signed`.
     func float(_ name: String, signed: Bool = false, _ d: inout [Diagnostic]) -> Double? {
-        guard let a = list[name] else { return nil }
+        guard let a = raw(name) else { return nil }
         if a.quoted { report(&d, .warning, a, "\(tag) \(name) is a number and must not be quoted") }
         guard let v = parseFloat(a.value, allowSign: signed) else {
             report(&d, .error, a, "\(tag) \(name)=\(a.value) is not a \(signed ? "signed-" : "")decimal-floating-point")
@@ -205,14 +233,14 @@ struct AttributeReader {
 
     /// A quoted-string.
     func string(_ name: String, _ d: inout [Diagnostic]) -> String? {
-        guard let a = list[name] else { return nil }
+        guard let a = raw(name) else { return nil }
         if !a.quoted { report(&d, .warning, a, "\(tag) \(name) is a quoted-string and must be in double quotes") }
         return a.value
     }
 
     /// An enumerated-string, checked against `allowed` when given.
     func enumerated(_ name: String, allowed: [String]? = nil, _ d: inout [Diagnostic]) -> String? {
-        guard let a = list[name] else { return nil }
+        guard let a = raw(name) else { return nil }
         if a.quoted { report(&d, .warning, a, "\(tag) \(name) is an enumerated-string and must not be quoted") }
         if let allowed, !allowed.contains(a.value) {
             report(&d, .error, a, "\(tag) \(name)=\(a.value) is not one of \(allowed.joined(separator: ", "))")
@@ -222,7 +250,7 @@ struct AttributeReader {
 
     /// A YES/NO enumerated-string; nil when absent.
     func bool(_ name: String, _ d: inout [Diagnostic]) -> Bool? {
-        guard let a = list[name] else { return nil }
+        guard let a = raw(name) else { return nil }
         if a.value == "YES" { return true }
         if a.value == "NO" { return false }
         report(&d, .error, a, "\(tag) \(name)=\(a.value) must be YES or NO")
@@ -231,7 +259,7 @@ struct AttributeReader {
 
     /// A hexadecimal-sequence, returned as written (e.g. `0x1566B`).
     func hex(_ name: String, _ d: inout [Diagnostic]) -> String? {
-        guard let a = list[name] else { return nil }
+        guard let a = raw(name) else { return nil }
         let u = Array(a.value.utf8)
         let ok = u.count > 2 && u[0] == 0x30 && (u[1] == 0x78 || u[1] == 0x58) && u[2...].allSatisfy(isHexDigit)
         if !ok { report(&d, .error, a, "\(tag) \(name)=\(a.value) is not a hexadecimal-sequence (0x followed by hex digits)") }
@@ -240,15 +268,17 @@ struct AttributeReader {
 
     /// A decimal-resolution `WxH`.
     func resolution(_ name: String, _ d: inout [Diagnostic]) -> Resolution? {
-        guard let a = list[name] else { return nil }
+        guard let a = raw(name) else { return nil }
         if let r = Resolution(a.value) { return r }
         report(&d, .error, a, "\(tag) \(name)=\(a.value) is not a decimal-resolution (WIDTHxHEIGHT)")
         return nil
     }
 
-    /// Every attribute not in `known`, kept so a rewrite round-trips.
-    func extras(known: Set<String>) -> [Attribute] {
-        list.attributes.filter { !known.contains($0.name) }
+    /// Every attribute not read so far, kept so a rewrite round-trips.
+    func extras() -> [Attribute] {
+        var out: [Attribute] = []
+        for (i, a) in list.attributes.enumerated() where i >= 64 ? !usedBeyond64.contains(i) : used & (1 << UInt64(i)) == 0 { out.append(a) }
+        return out
     }
 }
 
@@ -326,9 +356,19 @@ public struct Resolution: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `WxH` (an `X` is tolerated).
     public init?(_ text: String) {
-        let parts = text.split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
-        let p = parts.count == 2 ? parts : text.split(separator: "X", maxSplits: 1, omittingEmptySubsequences: false)
-        guard p.count == 2, let w = parseDecimalInteger(p[0]), let h = parseDecimalInteger(p[1]) else { return nil }
+        var w = 0, h = 0, seenX = false, digitsW = 0, digitsH = 0
+        for b in text.utf8 {
+            if b == 0x78 || b == 0x58 {
+                if seenX { return nil }
+                seenX = true
+            } else if b >= 0x30 && b <= 0x39 {
+                if seenX { h = h &* 10 &+ Int(b - 0x30); digitsH += 1 } else { w = w &* 10 &+ Int(b - 0x30); digitsW += 1 }
+                if digitsW > 9 || digitsH > 9 { return nil }
+            } else {
+                return nil
+            }
+        }
+        guard seenX, digitsW > 0, digitsH > 0 else { return nil }
         width = w
         height = h
     }

@@ -6,41 +6,56 @@ public enum LineKind: Sendable, Equatable {
     case blank
 }
 
+/// The bytes of a whole playlist, shared by its lines so no line copies its text until asked.
+final class LineStorage: Sendable {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
 /// One line of a playlist with its 1-based number; the text has the line terminator and surrounding white space removed.
 public struct Line: Sendable, Equatable {
     public var number: Int
     public var kind: LineKind
-    public var text: String
     /// For tags, which tag it is (`.other` for tags this library does not model).
     public var tag: TagKind
-    /// Byte offset in `text` of the `:` ending the tag name, or nil.
+    let storage: LineStorage
+    /// Byte range of the trimmed line in `storage`.
+    let start: Int
+    let end: Int
+    /// Byte offset (from `start`) of the `:` ending the tag name, or nil.
     var colonOffset: Int?
     /// Column (1-based) where the tag value starts.
     public var valueColumn: Int
     /// True when white space was trimmed from the line's start (RFC 8216bis §4.1 does not allow it).
     public var hadLeadingSpace: Bool
 
+    public static func == (a: Line, b: Line) -> Bool {
+        a.number == b.number && a.kind == b.kind && a.tag == b.tag && a.text == b.text
+    }
+
+    func string(_ a: Int, _ b: Int) -> String {
+        storage.bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[a..<b]), as: UTF8.self) }
+    }
+
+    /// The line's text.
+    public var text: String { string(start, end) }
+
     /// For tags, the name without `#` (e.g. `EXT-X-KEY`); empty otherwise.
     public var tagName: Substring {
         guard kind == .tag else { return "" }
-        let u = text.utf8
-        let start = u.index(after: u.startIndex)
-        let end = colonOffset.map { u.index(u.startIndex, offsetBy: $0) } ?? u.endIndex
-        return text[start..<end]
+        return Substring(string(start + 1, colonOffset.map { start + $0 } ?? end))
     }
 
     /// For tags, the text after the first `:`; nil when the tag has no `:`.
     public var tagValue: Substring? {
         guard kind == .tag, let c = colonOffset else { return nil }
-        let u = text.utf8
-        return text[u.index(u.startIndex, offsetBy: c + 1)...]
+        return Substring(string(start + c + 1, end))
     }
 
     /// Calls `body` with the bytes of the tag value (empty when there is none), without copying.
     func withValueBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let c = colonOffset.map { $0 + 1 } ?? text.utf8.count
-        if let r = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeBufferPointer(rebasing: $0[c...])) }) { return r }
-        return Array(text.utf8).withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[c...])) }
+        let c = colonOffset.map { start + $0 + 1 } ?? end
+        return storage.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[c..<end])) }
     }
 }
 
@@ -48,11 +63,10 @@ public struct Line: Sendable, Equatable {
 public enum Lexer {
     /// The lines of `text` and the diagnostics about encoding (BOM, control characters).
     public static func lines(_ text: String) -> (lines: [Line], diagnostics: [Diagnostic]) {
-        var text = text
-        text.makeContiguousUTF8()
         var diagnostics: [Diagnostic] = []
         var lines: [Line] = []
-        text.utf8.withContiguousStorageIfAvailable { buf in
+        let storage = LineStorage(Array(text.utf8))
+        storage.bytes.withUnsafeBufferPointer { buf in
             let n = buf.count
             lines.reserveCapacity(n / 24)
             var i = 0
@@ -95,8 +109,8 @@ public enum Lexer {
                 while e > a && (buf[e - 1] == 0x20 || buf[e - 1] == 0x09) { e -= 1 }
                 let leading = a < e && (buf[a] == 0x20 || buf[a] == 0x09)
                 while a < e && (buf[a] == 0x20 || buf[a] == 0x09) { a += 1 }
-                let sub = String(decoding: UnsafeBufferPointer(rebasing: buf[a..<e]), as: UTF8.self)
-                var line = Line(number: number, kind: .uri, text: sub, tag: .other, colonOffset: nil, valueColumn: 0, hadLeadingSpace: leading)
+                var line = Line(number: number, kind: .uri, tag: .other, storage: storage, start: a, end: e, colonOffset: nil, valueColumn: 0,
+                                hadLeadingSpace: leading)
                 if a == e {
                     line.kind = .blank
                 } else if buf[a] == 0x23 {

@@ -13,9 +13,10 @@ public enum Lint {
         return d
     }
 
-    static func isAudioOnly(_ v: Variant) -> Bool {
-        let list = v.codecList
-        return !list.isEmpty && list.allSatisfy { c in audioCodecs.contains { c.hasPrefix($0) } }
+    static func isAudioOnly(_ v: Variant) -> Bool { isAudioOnly(codecs: v.codecList) }
+
+    static func isAudioOnly(codecs list: [String]) -> Bool {
+        !list.isEmpty && list.allSatisfy { c in audioCodecs.contains { c.hasPrefix($0) } }
     }
 
     static func checkMultivariant(_ m: MultivariantPlaylist, _ p: Playlist, _ d: inout [Diagnostic]) {
@@ -58,10 +59,10 @@ public enum Lint {
             if v.codecs == nil {
                 d.append(Diagnostic(.warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)", "variant \(v.uri) has no CODECS; players must probe it to learn what it holds"))
             }
-            if v.resolution == nil && !isAudioOnly(v) {
+            if v.resolution == nil && !isAudioOnly(codecs: v.codecList) {
                 d.append(Diagnostic(.warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)", "variant \(v.uri) has no RESOLUTION; a resolution cap cannot place it"))
             }
-            for c in v.codecList where c.hasPrefix("hev1") || c.hasPrefix("dvhe") {
+            for c in (mentionsLegacyHEVC(v.codecs) ? v.codecList : []) where c.hasPrefix("hev1") || c.hasPrefix("dvhe") {
                 let better = c.hasPrefix("hev1") ? "hvc1" : "dvh1"
                 d.append(Diagnostic(.warning, line: line, rule: "lint (Apple HLS authoring spec)",
                                     "variant \(v.uri) declares \(c); Apple devices need \(better) (parameter sets in the sample entry) for HEVC in HLS"))
@@ -74,6 +75,17 @@ public enum Lint {
         if let v = p.version, !p.defines.isEmpty, v < 8 {
             d.append(Diagnostic(.error, line: p.defines[0].line.number, rule: bis("7"), "EXT-X-DEFINE needs EXT-X-VERSION 8 or higher (it is \(v))"))
         }
+    }
+
+    /// True when a CODECS string may hold `hev1` or `dvhe` (a cheap byte scan before splitting).
+    static func mentionsLegacyHEVC(_ codecs: String?) -> Bool {
+        guard let codecs else { return false }
+        var prev: (UInt8, UInt8, UInt8) = (0, 0, 0)
+        for b in codecs.utf8 {
+            if (prev == (0x68, 0x65, 0x76) && b == 0x31) || (prev == (0x64, 0x76, 0x68) && b == 0x65) { return true }
+            prev = (prev.1, prev.2, b)
+        }
+        return false
     }
 
     static func keyFormatLint(_ k: Key, _ d: inout [Diagnostic]) {

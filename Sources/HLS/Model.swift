@@ -357,18 +357,21 @@ public struct Variant: Sendable, Hashable {
     public var codecList: [String] {
         guard let codecs else { return [] }
         var out: [String] = []
-        var current = Substring()
-        var start = codecs.startIndex
-        for i in codecs.indices where codecs[i] == "," {
-            current = codecs[start..<i]
-            let t = current.trimmingCharacters()
-            if !t.isEmpty { out.append(t) }
-            start = codecs.index(after: i)
+        var current: [UInt8] = []
+        func flush() {
+            var a = 0, e = current.count
+            while a < e && (current[a] == 0x20 || current[a] == 0x09) { a += 1 }
+            while e > a && (current[e - 1] == 0x20 || current[e - 1] == 0x09) { e -= 1 }
+            if a < e { out.append(String(decoding: current[a..<e], as: UTF8.self)) }
+            current.removeAll(keepingCapacity: true)
         }
-        let t = codecs[start...].trimmingCharacters()
-        if !t.isEmpty { out.append(t) }
+        for b in codecs.utf8 {
+            if b == 0x2C { flush() } else { current.append(b) }
+        }
+        flush()
         return out
     }
+
 }
 
 /// EXT-X-MEDIA, RFC 8216bis §4.4.6.1.

@@ -134,12 +134,12 @@ struct ParserState {
     // MARK: Tags
 
     mutating func attributes(_ l: Line, _ section: String, substitute: Bool = true) -> AttributeList {
-        guard let value = l.tagValue else {
+        guard l.colonOffset != nil else {
             report(.error, l.number, section, "#\(l.tagName) needs an attribute list after ':'")
             return AttributeList()
         }
-        var list = AttributeList.parse(value, line: l.number, column: l.valueColumn, diagnostics: &d)
-        if substitute && Variables.mayContainReference(value) {
+        var list = l.withValueBytes { AttributeList.parse(bytes: $0, line: l.number, column: l.valueColumn, diagnostics: &d) }
+        if substitute && list.attributes.contains(where: { Variables.mayContainReference($0.value) }) {
             for i in list.attributes.indices where list.attributes[i].quoted || list.attributes[i].value.hasPrefix("0x") || list.attributes[i].value.hasPrefix("0X") {
                 list.attributes[i].value = vars.substitute(list.attributes[i].value, line: l.number, diagnostics: &d)
             }
@@ -195,7 +195,7 @@ struct ParserState {
             let r = AttributeReader(list, line: l.number, tag: "EXT-X-START", section: "4.4.2.2")
             if r.require("TIME-OFFSET", &d), let t = r.float("TIME-OFFSET", signed: true, &d) {
                 playlist.start = StartPoint(timeOffset: t, precise: r.bool("PRECISE", &d) ?? false,
-                                            extra: r.extras(known: Known.known0))
+                                            extra: r.extras())
             }
         case .define:
             define(l)
@@ -258,7 +258,7 @@ struct ParserState {
                 canSkipUntil: r.float("CAN-SKIP-UNTIL", &d), canSkipDateRanges: r.bool("CAN-SKIP-DATERANGES", &d) ?? false,
                 holdBack: r.float("HOLD-BACK", &d), partHoldBack: r.float("PART-HOLD-BACK", &d),
                 canBlockReload: r.bool("CAN-BLOCK-RELOAD", &d) ?? false,
-                extra: r.extras(known: Known.known1))
+                extra: r.extras())
         // Media segment tags, §4.4.4.
         case .extinf: extinf(l)
         case .byteRange:
@@ -298,7 +298,7 @@ struct ParserState {
             if r.require("SKIPPED-SEGMENTS", &d), let n = r.integer("SKIPPED-SEGMENTS", &d) {
                 let removed = r.string("RECENTLY-REMOVED-DATERANGES", &d)?.split(separator: "\t").map(String.init) ?? []
                 media.skip = Skip(skippedSegments: n, recentlyRemovedDateRanges: removed,
-                                  extra: r.extras(known: Known.known2))
+                                  extra: r.extras())
             }
         case .preloadHint:
             let r = AttributeReader(attributes(l, "4.4.5.3"), line: l.number, tag: "EXT-X-PRELOAD-HINT", section: "4.4.5.3")
@@ -310,13 +310,13 @@ struct ParserState {
             media.preloadHints.append(PreloadHint(
                 type: r.enumerated("TYPE", allowed: ["PART", "MAP"], &d) ?? "", uri: r.string("URI", &d) ?? "",
                 byteRangeStart: r.integer("BYTERANGE-START", &d), byteRangeLength: r.integer("BYTERANGE-LENGTH", &d),
-                extra: r.extras(known: Known.known3)))
+                extra: r.extras()))
         case .renditionReport:
             let r = AttributeReader(attributes(l, "4.4.5.4"), line: l.number, tag: "EXT-X-RENDITION-REPORT", section: "4.4.5.4")
             _ = r.require("URI", &d)
             media.renditionReports.append(RenditionReport(
                 uri: r.string("URI", &d), lastMSN: r.integer("LAST-MSN", &d), lastPart: r.integer("LAST-PART", &d),
-                extra: r.extras(known: Known.known4)))
+                extra: r.extras()))
         // Multivariant tags, §4.4.6.
         case .media: rendition(l)
         case .streamInf:
@@ -338,7 +338,7 @@ struct ParserState {
             let r = AttributeReader(attributes(l, "4.4.6.6"), line: l.number, tag: "EXT-X-CONTENT-STEERING", section: "4.4.6.6")
             if r.require("SERVER-URI", &d) {
                 multi.contentSteering = ContentSteering(serverURI: r.string("SERVER-URI", &d) ?? "", pathwayID: r.string("PATHWAY-ID", &d),
-                                                        extra: r.extras(known: Known.known5))
+                                                        extra: r.extras())
             }
         case .imageStreamInf:
             let list = attributes(l, "4.4.6.3")
@@ -363,7 +363,7 @@ struct ParserState {
     mutating func define(_ l: Line) {
         let r = AttributeReader(attributes(l, "4.4.2.3", substitute: false), line: l.number, tag: "EXT-X-DEFINE", section: "4.4.2.3")
         mark(.define)
-        let kinds = ["NAME", "IMPORT", "QUERYPARAM"].filter { r.list[$0] != nil }
+        let kinds = ["NAME", "IMPORT", "QUERYPARAM"].filter { r.has($0) }
         guard kinds.count == 1 else {
             report(.error, l.number, "4.4.2.3", kinds.isEmpty ? "EXT-X-DEFINE needs one of NAME, IMPORT or QUERYPARAM"
                                                               : "EXT-X-DEFINE MUST have only one of NAME, IMPORT and QUERYPARAM")
@@ -447,7 +447,7 @@ struct ParserState {
         let method = r.enumerated("METHOD", allowed: ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR", "SAMPLE-AES-CENC"], &d) ?? "NONE"
         var k = Key(method: method, uri: r.string("URI", &d), iv: r.hex("IV", &d), keyFormat: r.string("KEYFORMAT", &d),
                     keyFormatVersions: r.string("KEYFORMATVERSIONS", &d))
-        k.extra = r.extras(known: Known.known6)
+        k.extra = r.extras()
         k.line = SourceLine(l.number)
         if method == "NONE" {
             if k.uri != nil || k.iv != nil || k.keyFormat != nil || k.keyFormatVersions != nil {
@@ -487,7 +487,7 @@ struct ParserState {
                 report(.error, l.number, "4.4.4.5", "EXT-X-MAP BYTERANGE=\"\(br)\" is not <n>[@<o>]")
             }
         }
-        map = MapSection(uri: uri, byteRange: range, extra: r.extras(known: Known.known7))
+        map = MapSection(uri: uri, byteRange: range, extra: r.extras())
         mapLine = l.number
         if let aes = keys.first(where: { $0.method == "AES-128" }), aes.iv == nil {
             report(.error, l.number, "4.4.4.5", "EXT-X-MAP applies to segments encrypted with AES-128, so the EXT-X-KEY (line \(aes.line.number)) MUST have an IV")
@@ -511,7 +511,7 @@ struct ParserState {
         }
         pendingParts.append(Part(uri: uri, duration: r.float("DURATION", &d) ?? 0, independent: r.bool("INDEPENDENT", &d) ?? false,
                                  byteRange: range, gap: r.bool("GAP", &d) ?? false,
-                                 extra: r.extras(known: Known.known8), line: SourceLine(l.number)))
+                                 extra: r.extras(), line: SourceLine(l.number)))
     }
 
     mutating func dateRange(_ l: Line) {
@@ -544,7 +544,7 @@ struct ParserState {
         media.dateRanges.append(DateRange(
             id: id, classID: classID, startDate: start, startDateText: startText, cue: r.string("CUE", &d), endDate: end, endDateText: endText,
             duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
-            extra: r.extras(known: Known.known9),
+            extra: r.extras(),
             beforeSegment: media.segments.count, line: SourceLine(l.number)))
     }
 
@@ -634,25 +634,24 @@ struct ParserState {
         v.video = r.string("VIDEO", &d)
         v.pathwayID = r.string("PATHWAY-ID", &d)
         v.programID = r.integer("PROGRAM-ID", &d)
-        let known = iFrame ? Known.iFrameVariant : Known.variant
         if iFrame {
             guard r.require("URI", &d), let uri = r.string("URI", &d) else { return nil }
             v.uri = uri
-            for forbidden in ["FRAME-RATE", "AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"] where r.list[forbidden] != nil {
+            for forbidden in ["FRAME-RATE", "AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"] where r.has(forbidden) {
                 report(.warning, l.number, section, "EXT-X-I-FRAME-STREAM-INF does not take \(forbidden) (ignored)")
             }
         } else {
             v.frameRate = r.float("FRAME-RATE", &d)
             v.audio = r.string("AUDIO", &d)
             v.subtitles = r.string("SUBTITLES", &d)
-            if let cc = r.list["CLOSED-CAPTIONS"] {
+            if let cc = r.raw("CLOSED-CAPTIONS") {
                 if !cc.quoted && cc.value != "NONE" {
                     report(.error, l.number, section, "EXT-X-STREAM-INF CLOSED-CAPTIONS must be a quoted-string or NONE")
                 }
                 v.closedCaptions = cc.value
             }
         }
-        v.extra = r.extras(known: known)
+        v.extra = r.extras()
         return v
     }
 
@@ -668,7 +667,7 @@ struct ParserState {
             isDefault: r.bool("DEFAULT", &d) ?? false, autoselect: r.bool("AUTOSELECT", &d) ?? false, forced: r.bool("FORCED", &d) ?? false,
             instreamID: r.string("INSTREAM-ID", &d), bitDepth: r.integer("BIT-DEPTH", &d), sampleRate: r.integer("SAMPLE-RATE", &d),
             characteristics: r.string("CHARACTERISTICS", &d), channels: r.string("CHANNELS", &d),
-            extra: r.extras(known: Known.known10),
+            extra: r.extras(),
             line: SourceLine(l.number))
         if type == "CLOSED-CAPTIONS" {
             if rd.uri != nil { report(.error, l.number, "4.4.6.1", "EXT-X-MEDIA TYPE=CLOSED-CAPTIONS MUST NOT have a URI") }
@@ -678,7 +677,7 @@ struct ParserState {
         }
         if type == "SUBTITLES" && rd.uri == nil { report(.error, l.number, "4.4.6.1", "EXT-X-MEDIA TYPE=SUBTITLES MUST have a URI") }
         if rd.forced && type != "SUBTITLES" { report(.error, l.number, "4.4.6.1", "FORCED MUST only be given for TYPE=SUBTITLES") }
-        if rd.isDefault && r.list["AUTOSELECT"] != nil && !rd.autoselect {
+        if rd.isDefault && r.has("AUTOSELECT") && !rd.autoselect {
             report(.error, l.number, "4.4.6.1", "EXT-X-MEDIA with DEFAULT=YES MUST have AUTOSELECT=YES")
         }
         multi.renditions.append(rd)
@@ -689,7 +688,7 @@ struct ParserState {
         guard r.require("DATA-ID", &d) else { return }
         let sd = SessionData(dataID: r.string("DATA-ID", &d) ?? "", value: r.string("VALUE", &d), uri: r.string("URI", &d),
                              format: r.enumerated("FORMAT", allowed: ["JSON", "RAW"], &d), language: r.string("LANGUAGE", &d),
-                             extra: r.extras(known: Known.known11), line: SourceLine(l.number))
+                             extra: r.extras(), line: SourceLine(l.number))
         if (sd.value == nil) == (sd.uri == nil) {
             report(.error, l.number, "4.4.6.4", "EXT-X-SESSION-DATA MUST have exactly one of VALUE and URI")
         }
@@ -733,23 +732,3 @@ func parseByteRange<S: StringProtocol>(_ s: S) -> (Int, Int?)? {
     return (n, nil)
 }
 
-/// Attribute names each tag models, so the rest are kept as extras.
-enum Known {
-    static let commonVariant: Set<String> = ["BANDWIDTH", "AVERAGE-BANDWIDTH", "SCORE", "CODECS", "SUPPLEMENTAL-CODECS", "RESOLUTION", "HDCP-LEVEL",
-                                             "ALLOWED-CPC", "VIDEO-RANGE", "REQ-VIDEO-LAYOUT", "STABLE-VARIANT-ID", "VIDEO", "PATHWAY-ID", "PROGRAM-ID"]
-    static let variant = commonVariant.union(["FRAME-RATE", "AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"])
-    static let iFrameVariant = commonVariant.union(["URI"])
-    static let known0: Set<String> = ["TIME-OFFSET", "PRECISE"]
-    static let known1: Set<String> = ["CAN-SKIP-UNTIL", "CAN-SKIP-DATERANGES", "HOLD-BACK", "PART-HOLD-BACK", "CAN-BLOCK-RELOAD"]
-    static let known2: Set<String> = ["SKIPPED-SEGMENTS", "RECENTLY-REMOVED-DATERANGES"]
-    static let known3: Set<String> = ["TYPE", "URI", "BYTERANGE-START", "BYTERANGE-LENGTH"]
-    static let known4: Set<String> = ["URI", "LAST-MSN", "LAST-PART"]
-    static let known5: Set<String> = ["SERVER-URI", "PATHWAY-ID"]
-    static let known6: Set<String> = ["METHOD", "URI", "IV", "KEYFORMAT", "KEYFORMATVERSIONS"]
-    static let known7: Set<String> = ["URI", "BYTERANGE"]
-    static let known8: Set<String> = ["URI", "DURATION", "INDEPENDENT", "BYTERANGE", "GAP"]
-    static let known9: Set<String> = ["ID", "CLASS", "START-DATE", "CUE", "END-DATE", "DURATION", "PLANNED-DURATION", "END-ON-NEXT"]
-    static let known10: Set<String> = ["TYPE", "URI", "GROUP-ID", "LANGUAGE", "ASSOC-LANGUAGE", "NAME", "STABLE-RENDITION-ID", "DEFAULT",
-                                    "AUTOSELECT", "FORCED", "INSTREAM-ID", "BIT-DEPTH", "SAMPLE-RATE", "CHARACTERISTICS", "CHANNELS"]
-    static let known11: Set<String> = ["DATA-ID", "VALUE", "URI", "FORMAT", "LANGUAGE"]
-}
