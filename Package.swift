@@ -9,12 +9,32 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.98.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.19.4"),
     ],
     targets: [
         // Pure: no I/O, no C modules, no wall clock.
         .target(name: "JSONValue"),
         .target(name: "HLS"),
         .target(name: "HLSReport", dependencies: ["HLS", "JSONValue"]),
+        .target(name: "MediaFormats"),
+        // The embedded origin: generated media, scenarios, faults, HTTP and HTTPS on loopback.
+        .target(
+            name: "Origin",
+            dependencies: [
+                "HLS", "JSONValue", "MediaFormats",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
         // C adapters.
         .systemLibrary(name: "CMPV", pkgConfig: "mpv", providers: [.apt(["libmpv-dev"])]),
         .target(
@@ -25,13 +45,14 @@ let package = Package(
         .target(name: "Player", dependencies: ["CMPV"]),
         .target(name: "Terminal", dependencies: ["CNCurses"]),
         // Composition root and CLI.
-        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal"]),
+        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin"]),
         .executableTarget(
             name: "hlstui",
-            dependencies: ["App", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["App", "Origin", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
         .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal"], exclude: ["Fixtures"]),
+        .testTarget(name: "OriginTests", dependencies: ["Origin", "HLS", "MediaFormats"]),
     ]
 )

@@ -1,6 +1,7 @@
 #include "CNCurses.h"
 #include <ncursesw/curses.h>
 #include <stdlib.h>
+#include <stdio.h>
 
 static int started = 0;
 
@@ -64,3 +65,5 @@ int hl_key_enter(void) { return KEY_ENTER; }
 int hl_key_backspace(void) { return KEY_BACKSPACE; }
 int hl_key_f(int n) { return KEY_F(n); }
 const char *hl_curses_version(void) { return curses_version(); }
+
+void hl_stdout_line_buffered(void) { setvbuf(stdout, NULL, _IOLBF, 0); }

@@ -2,6 +2,7 @@ import App
 import ArgumentParser
 import Foundation
 import Player
+import Origin
 import Terminal
 
 /// The hlstui command line.
@@ -11,7 +12,7 @@ struct HLSTUI: AsyncParsableCommand {
         commandName: "hlstui",
         abstract: "A terminal dashboard for HLS: what the playlists say and what the player really does.",
         version: "hlstui \(AppInfo.version) (libmpv client API \(MPVInfo.clientAPIVersion), \(CursesInfo.version))",
-        subcommands: [InspectCommand.self]
+        subcommands: [InspectCommand.self, OriginCommand.self, DemoCommand.self]
     )
 }
 
@@ -52,3 +53,110 @@ struct InspectCommand: AsyncParsableCommand {
     }
 }
 
+
+/// `hlstui origin [--port N] [--tls] [--scenario NAME]...`.
+struct OriginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "origin",
+        abstract: "Serve the embedded HLS origin on 127.0.0.1: generated media, every scenario, faults on demand, a request log.",
+        discussion: "Scenarios: " + Scenario.all.map(\.name).joined(separator: ", ") + ". Faults: GET /control/fault?kind=… (see / on the origin)."
+    )
+
+    @Option(help: "HTTP port (0 picks a free one).")
+    var port: Int = 0
+
+    @Flag(help: "Also serve HTTPS with a self-signed certificate the origin makes (its fingerprint and pin are printed).")
+    var tls = false
+
+    @Option(name: .customLong("tls-port"), help: "HTTPS port (0 picks a free one).")
+    var tlsPort: Int = 0
+
+    @Option(name: .customLong("scenario"), help: "List only these scenarios (repeatable); all are served regardless.")
+    var scenarios: [String] = []
+
+    @Option(name: .customLong("key-latency"), help: "Milliseconds every key request waits before its answer.")
+    var keyLatency: Int = 0
+
+    @Option(help: "Media cache directory (default: $HLSTUI_CACHE, $XDG_CACHE_HOME/hlstui or ~/.cache/hlstui).")
+    var cache: String?
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    @Flag(help: "Do not print the request log.")
+    var quiet = false
+
+    func validate() throws {
+        for s in scenarios where Scenario.named(s) == nil {
+            throw ValidationError("no scenario \(s); choose from " + Scenario.all.map(\.name).joined(separator: ", "))
+        }
+    }
+
+    func run() async throws {
+        var o = OriginOptions()
+        o.port = port
+        o.tls = tls
+        o.tlsPort = tlsPort
+        o.keyLatencyMs = keyLatency
+        o.cache = cache
+        let quiet = self.quiet
+        let server: OriginServer
+        do {
+            server = try OriginRunner.start(o) { r in if !quiet { print(r.line) } }
+        } catch {
+            throw CLIError("hlstui origin: \(error)")
+        }
+        TerminalOutput.lineBuffered()
+        for line in OriginRunner.banner(server, scenarios: scenarios) { print(line) }
+        await OriginRunner.wait(duration: duration)
+        server.stop()
+    }
+}
+
+/// `hlstui demo [--sync]`.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start the embedded origin and show its demo stream (live ladder with PDT, key rotation and a GAP window).",
+        discussion: "Until the player lands, the demo serves the streams, prints what hlstui reads in them, and prints each request."
+    )
+
+    @Flag(help: "Show the two live cameras for synchronized playback instead.")
+    var sync = false
+
+    @Option(help: "Media cache directory.")
+    var cache: String?
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    func run() async throws {
+        var o = OriginOptions()
+        o.cache = cache
+        let server: OriginServer
+        do {
+            server = try OriginRunner.start(o) { r in print(r.line) }
+        } catch {
+            throw CLIError("hlstui demo: \(error)")
+        }
+        TerminalOutput.lineBuffered()
+        let urls = sync ? ["\(server.httpBase)/cam-a/cam-a/index.m3u8", "\(server.httpBase)/cam-b/cam-b/index.m3u8"]
+                        : ["\(server.httpBase)/demo/master.m3u8", "\(server.httpBase)/demo/v360/index.m3u8"]
+        print("hlstui demo: origin on \(server.httpBase) (Ctrl-C to stop)")
+        for u in urls {
+            let outcome = await Inspect.run(InspectRequest(source: u, width: 120))
+            print(outcome.stdout, terminator: "")
+            print(outcome.stderr, terminator: "")
+        }
+        print("play it: mpv \(sync ? urls[0] + "  and  mpv " + urls[1] : urls[0])")
+        print("requests:")
+        await OriginRunner.wait(duration: duration)
+        server.stop()
+    }
+}
+
+/// An error whose description is the whole message.
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}

@@ -34,4 +34,6 @@ int hl_key_backspace(void);
 int hl_key_f(int n);
 /* The ncurses version string, e.g. "ncurses 6.4.20221231". */
 const char *hl_curses_version(void);
+/* Makes stdout line-buffered, so logs reach a pipe line by line. */
+void hl_stdout_line_buffered(void);
 #endif

@@ -1,0 +1,90 @@
+import Foundation
+import HLS
+import HLSReport
+import Origin
+
+/// What `hlstui origin` / `hlstui demo` ask for.
+public struct OriginOptions: Sendable {
+    public var port: Int = 0
+    public var tls = false
+    public var tlsPort = 0
+    public var scenarios: [String] = []
+    public var keyLatencyMs = 0
+    public var cache: String?
+    public var duration: Double?
+    public var quiet = false
+    public init() {}
+}
+
+/// Runs the embedded origin from the command line: makes or loads the media, serves, prints URLs and the request log.
+public enum OriginRunner {
+    /// Loads media and starts the server, telling progress on stderr.
+    public static func start(_ o: OriginOptions, log: (@Sendable (RequestRecord) -> Void)? = nil) throws -> OriginServer {
+        let cache = o.cache.map { URL(fileURLWithPath: $0) } ?? MediaLibrary.defaultCache
+        let media = try MediaLibrary.load(cache: cache) { line in
+            FileHandle.standardError.write(Data("hlstui: \(line)\n".utf8))
+        }
+        if media.generationSeconds > 0 {
+            FileHandle.standardError.write(Data(String(format: "hlstui: media made in %.1f s, cached in %@\n", media.generationSeconds, media.directory.path).utf8))
+        }
+        let state = OriginState(startedAt: Date().timeIntervalSince1970, keyLatencyMs: o.keyLatencyMs, onRequest: log)
+        return try OriginServer.start(router: OriginRouter(media: media, state: state), port: o.port, tls: o.tls, tlsPort: o.tlsPort)
+    }
+
+    /// The lines `hlstui origin` prints about where it serves.
+    public static func banner(_ server: OriginServer, scenarios: [String]) -> [String] {
+        var lines = ["hlstui origin on \(server.httpBase)" + (server.httpsBase.map { " and \($0)" } ?? "")]
+        if let id = server.identity {
+            lines.append("TLS: self-signed certificate, SHA-256 fingerprint \(id.fingerprint)")
+            lines.append("TLS: public-key pin (for --pin-sha256) \(id.spkiPin)")
+        }
+        let chosen = scenarios.isEmpty ? Scenario.all : Scenario.all.filter { scenarios.contains($0.name) }
+        for s in chosen {
+            let q = s.name == "define" ? "?token=demo" : ""
+            lines.append("  \(server.httpBase)/\(s.name)/master.m3u8\(q)  \(s.summary)")
+            if let b = server.httpsBase { lines.append("  \(b)/\(s.name)/master.m3u8\(q)") }
+        }
+        lines.append("control: \(server.httpBase)/control/fault?kind=status&status=404&target=segment  (see \(server.httpBase)/ for all)")
+        return lines
+    }
+
+    /// Blocks until SIGINT/SIGTERM or `duration` seconds.
+    public static func wait(duration: Double?) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            let resume: @Sendable () -> Void = { if once.set() { c.resume() } }
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                src.setEventHandler(handler: resume)
+                src.resume()
+                SignalSources.keep(src)
+            }
+            if let duration { DispatchQueue.global().asyncAfter(deadline: .now() + duration, execute: resume) }
+        }
+    }
+}
+
+/// A flag that can be set once, from any thread.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func set() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if done { return false }
+        done = true
+        return true
+    }
+}
+
+/// Keeps signal sources alive for the process's life.
+enum SignalSources {
+    nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+    static let lock = NSLock()
+    static func keep(_ s: DispatchSourceSignal) {
+        lock.lock()
+        sources.append(s)
+        lock.unlock()
+    }
+}

@@ -1,0 +1,107 @@
+/// One ISO BMFF box: its type, where it starts, its header and total size.
+public struct Box: Sendable, Equatable {
+    public var type: String
+    public var offset: Int
+    public var headerSize: Int
+    public var size: Int
+    public var payloadRange: Range<Int> { (offset + headerSize)..<(offset + size) }
+}
+
+/// A track of an fMP4 initialization segment.
+public struct MP4Track: Sendable, Equatable {
+    public var id: UInt32
+    public var timescale: UInt32
+    /// `vide`, `soun`, `text`, …
+    public var handler: String
+}
+
+/// Reading fragmented MP4 (ISO/IEC 14496-12) init sections and media segments without decoding them.
+public enum FragmentedMP4 {
+    static func u32(_ b: [UInt8], _ o: Int) -> UInt32 {
+        UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
+    }
+
+    static func u64(_ b: [UInt8], _ o: Int) -> UInt64 { UInt64(u32(b, o)) << 32 | UInt64(u32(b, o + 4)) }
+
+    /// The boxes laid end to end in `range` of `bytes`; nil when a size does not fit (so the structure is broken).
+    public static func boxes(_ bytes: [UInt8], in range: Range<Int>? = nil) -> [Box]? {
+        let r = range ?? 0..<bytes.count
+        var out: [Box] = []
+        var o = r.lowerBound
+        while o < r.upperBound {
+            guard o + 8 <= r.upperBound else { return nil }
+            var size = Int(u32(bytes, o))
+            var header = 8
+            if size == 1 {
+                guard o + 16 <= r.upperBound else { return nil }
+                size = Int(clamping: u64(bytes, o + 8))
+                header = 16
+            } else if size == 0 {
+                size = r.upperBound - o
+            }
+            guard size >= header, o + size <= r.upperBound else { return nil }
+            let typeBytes = bytes[(o + 4)..<(o + 8)]
+            guard typeBytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            out.append(Box(type: String(decoding: typeBytes, as: UTF8.self), offset: o, headerSize: header, size: size))
+            o += size
+        }
+        return out
+    }
+
+    /// True when `bytes` is a chain of well-formed top-level boxes of known fMP4 kinds (a check that decryption produced real MP4).
+    public static func looksValid(_ bytes: [UInt8]) -> Bool {
+        guard let top = boxes(bytes), !top.isEmpty else { return false }
+        let known: Set<String> = ["ftyp", "styp", "moov", "moof", "mdat", "sidx", "free", "skip", "emsg", "prft", "uuid", "mfra", "meta"]
+        return top.allSatisfy { known.contains($0.type) }
+    }
+
+    /// The first child box of `type` inside `parent`.
+    static func child(_ bytes: [UInt8], _ parent: Box, _ type: String) -> Box? {
+        boxes(bytes, in: parent.payloadRange)?.first { $0.type == type }
+    }
+
+    static func children(_ bytes: [UInt8], _ parent: Box, _ type: String) -> [Box] {
+        boxes(bytes, in: parent.payloadRange)?.filter { $0.type == type } ?? []
+    }
+
+    /// The tracks of an initialization section (moov/trak: tkhd id, mdhd timescale, hdlr type).
+    public static func tracks(initSection bytes: [UInt8]) -> [MP4Track] {
+        guard let moov = boxes(bytes)?.first(where: { $0.type == "moov" }) else { return [] }
+        var out: [MP4Track] = []
+        for trak in children(bytes, moov, "trak") {
+            guard let tkhd = child(bytes, trak, "tkhd"), let mdia = child(bytes, trak, "mdia"),
+                  let mdhd = child(bytes, mdia, "mdhd"), let hdlr = child(bytes, mdia, "hdlr") else { continue }
+            let tv = bytes[tkhd.payloadRange.lowerBound]
+            let id = u32(bytes, tkhd.payloadRange.lowerBound + (tv == 1 ? 20 : 12))
+            let mv = bytes[mdhd.payloadRange.lowerBound]
+            let timescale = u32(bytes, mdhd.payloadRange.lowerBound + (mv == 1 ? 20 : 12))
+            let handler = String(decoding: bytes[(hdlr.payloadRange.lowerBound + 8)..<(hdlr.payloadRange.lowerBound + 12)], as: UTF8.self)
+            out.append(MP4Track(id: id, timescale: timescale, handler: handler))
+        }
+        return out
+    }
+
+    /// The baseMediaDecodeTime of each track in the first moof of a media segment (moof/traf: tfhd id, tfdt).
+    public static func firstDecodeTimes(segment bytes: [UInt8]) -> [UInt32: UInt64] {
+        guard let moof = boxes(bytes)?.first(where: { $0.type == "moof" }) else { return [:] }
+        var out: [UInt32: UInt64] = [:]
+        for traf in children(bytes, moof, "traf") {
+            guard let tfhd = child(bytes, traf, "tfhd"), let tfdt = child(bytes, traf, "tfdt") else { continue }
+            let id = u32(bytes, tfhd.payloadRange.lowerBound + 4)
+            let v = bytes[tfdt.payloadRange.lowerBound]
+            let t = v == 1 ? u64(bytes, tfdt.payloadRange.lowerBound + 4) : UInt64(u32(bytes, tfdt.payloadRange.lowerBound + 4))
+            if out[id] == nil { out[id] = t }
+        }
+        return out
+    }
+
+    /// The first media time in seconds of a segment (the video track's when present), given its init section's tracks.
+    public static func firstTime(segment: [UInt8], tracks: [MP4Track]) -> Double? {
+        let times = firstDecodeTimes(segment: segment)
+        let ordered = tracks.sorted { a, _ in a.handler == "vide" }
+        for t in ordered {
+            if let d = times[t.id], t.timescale > 0 { return Double(d) / Double(t.timescale) }
+        }
+        return nil
+    }
+}

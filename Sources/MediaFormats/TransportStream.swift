@@ -1,0 +1,120 @@
+/// What the first packets of an MPEG-TS segment say: programs, elementary streams, first timestamps (ISO/IEC 13818-1).
+public struct TSInfo: Sendable, Equatable {
+    /// PID of the first video stream in the PMT, if any.
+    public var videoPID: Int?
+    /// PIDs of audio streams in the PMT.
+    public var audioPIDs: [Int] = []
+    /// stream_type of every elementary stream by PID.
+    public var streamTypes: [Int: UInt8] = [:]
+    /// First PTS (90 kHz) of the video stream.
+    public var firstVideoPTS: UInt64?
+    /// First PTS (90 kHz) of any audio stream.
+    public var firstAudioPTS: UInt64?
+    /// Bytes from the start to the end of the first video access unit (up to the next video PES start), for I-frame playlists.
+    public var firstVideoAccessUnitEnd: Int?
+    /// Offset of the first packet carrying the start of a video PES.
+    public var firstVideoPESOffset: Int?
+    public var packetCount: Int = 0
+
+    /// The earliest PTS in 90 kHz units: video when present, else audio.
+    public var firstPTS: UInt64? { firstVideoPTS ?? firstAudioPTS }
+}
+
+/// Reading MPEG-TS segments without decoding them.
+public enum TransportStream {
+    public static let packetSize = 188
+
+    /// True when `bytes` is a whole number of 188-byte packets, each starting with the 0x47 sync byte.
+    public static func looksValid(_ bytes: some Collection<UInt8>) -> Bool {
+        let count = bytes.count
+        guard count >= packetSize, count % packetSize == 0 else { return false }
+        var i = bytes.startIndex
+        var n = 0
+        while n < count {
+            if bytes[i] != 0x47 { return false }
+            i = bytes.index(i, offsetBy: packetSize)
+            n += packetSize
+        }
+        return true
+    }
+
+    /// Decodes a 33-bit PTS/DTS from its 5 header bytes.
+    static func timestamp(_ p: UnsafeBufferPointer<UInt8>, _ o: Int) -> UInt64 {
+        let a = UInt64(p[o] >> 1 & 0x07) << 30
+        let b = UInt64(p[o + 1]) << 22 | UInt64(p[o + 2] >> 1) << 15
+        let c = UInt64(p[o + 3]) << 7 | UInt64(p[o + 4] >> 1)
+        return a | b | c
+    }
+
+    /// Probes the PAT, PMT and the first PES headers of `bytes`.
+    public static func probe(_ bytes: [UInt8]) -> TSInfo {
+        bytes.withUnsafeBufferPointer { probe($0) }
+    }
+
+    /// Probes raw bytes (see `probe(_:)`).
+    public static func probe(_ p: UnsafeBufferPointer<UInt8>) -> TSInfo {
+        var info = TSInfo()
+        var pmtPID: Int?
+        var offset = 0
+        var videoPESStarts = 0
+        while offset + packetSize <= p.count {
+            defer { offset += packetSize }
+            guard p[offset] == 0x47 else { continue }
+            info.packetCount += 1
+            let pusi = p[offset + 1] & 0x40 != 0
+            let pid = Int(p[offset + 1] & 0x1F) << 8 | Int(p[offset + 2])
+            let afc = (p[offset + 3] >> 4) & 0x3
+            guard afc & 0x1 != 0 else { continue }
+            var start = offset + 4
+            if afc & 0x2 != 0 { start += 1 + Int(p[offset + 4]) }
+            let end = offset + packetSize
+            guard start < end else { continue }
+            if pid == 0 && pusi {
+                // PAT: pointer field, then the table.
+                let t = start + 1 + Int(p[start])
+                guard t + 8 <= end else { continue }
+                let sectionLength = Int(p[t + 1] & 0x0F) << 8 | Int(p[t + 2])
+                var e = t + 8
+                let stop = min(end, t + 3 + sectionLength - 4)
+                while e + 4 <= stop {
+                    let program = Int(p[e]) << 8 | Int(p[e + 1])
+                    if program != 0 { pmtPID = Int(p[e + 2] & 0x1F) << 8 | Int(p[e + 3]); break }
+                    e += 4
+                }
+            } else if pid == pmtPID && pusi {
+                let t = start + 1 + Int(p[start])
+                guard t + 12 <= end else { continue }
+                let sectionLength = Int(p[t + 1] & 0x0F) << 8 | Int(p[t + 2])
+                let programInfoLength = Int(p[t + 10] & 0x0F) << 8 | Int(p[t + 11])
+                var e = t + 12 + programInfoLength
+                let stop = min(end, t + 3 + sectionLength - 4)
+                while e + 5 <= stop {
+                    let type = p[e]
+                    let epid = Int(p[e + 1] & 0x1F) << 8 | Int(p[e + 2])
+                    let esInfo = Int(p[e + 3] & 0x0F) << 8 | Int(p[e + 4])
+                    info.streamTypes[epid] = type
+                    switch type {
+                    case 0x01, 0x02, 0x10, 0x1B, 0x24: if info.videoPID == nil { info.videoPID = epid }
+                    case 0x03, 0x04, 0x0F, 0x11, 0x81, 0x87: info.audioPIDs.append(epid)
+                    default: break
+                    }
+                    e += 5 + esInfo
+                }
+            } else if pusi, info.streamTypes[pid] != nil {
+                // PES header: 00 00 01 id len(2) flags(2) hdrlen, PTS.
+                guard start + 14 <= end, p[start] == 0, p[start + 1] == 0, p[start + 2] == 1 else { continue }
+                let hasPTS = p[start + 7] & 0x80 != 0
+                if pid == info.videoPID {
+                    videoPESStarts += 1
+                    if videoPESStarts == 1 { info.firstVideoPESOffset = offset }
+                    if videoPESStarts == 2 && info.firstVideoAccessUnitEnd == nil { info.firstVideoAccessUnitEnd = offset }
+                    if hasPTS && info.firstVideoPTS == nil { info.firstVideoPTS = timestamp(p, start + 9) }
+                } else if info.audioPIDs.contains(pid), hasPTS, info.firstAudioPTS == nil {
+                    info.firstAudioPTS = timestamp(p, start + 9)
+                }
+            }
+        }
+        if info.firstVideoAccessUnitEnd == nil && videoPESStarts == 1 { info.firstVideoAccessUnitEnd = p.count }
+        return info
+    }
+}

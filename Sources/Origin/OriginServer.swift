@@ -1,0 +1,189 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// The origin on 127.0.0.1: HTTP, and HTTPS with a self-signed certificate when asked.
+public final class OriginServer: Sendable {
+    public let router: OriginRouter
+    public let httpPort: Int
+    public let httpsPort: Int?
+    public let identity: SelfSignedIdentity?
+    let group: MultiThreadedEventLoopGroup
+    let channels: [Channel]
+
+    /// Base URL for plain HTTP, e.g. `http://127.0.0.1:8080`.
+    public var httpBase: String { "http://127.0.0.1:\(httpPort)" }
+    /// Base URL for HTTPS, when enabled.
+    public var httpsBase: String? { httpsPort.map { "https://127.0.0.1:\($0)" } }
+
+    /// Binds and starts serving; port 0 picks a free port.
+    public static func start(router: OriginRouter, port: Int = 0, tls: Bool = false, tlsPort: Int = 0, threads: Int = 1) throws -> OriginServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        do {
+            let http = try bind(group: group, router: router, port: port, ssl: nil)
+            var identity: SelfSignedIdentity?
+            var https: Channel?
+            if tls {
+                let id = try SelfSignedIdentity.make()
+                identity = id
+                https = try bind(group: group, router: router, port: tlsPort, ssl: try id.serverContext())
+            }
+            return OriginServer(router: router, group: group, channels: [http] + (https.map { [$0] } ?? []),
+                                httpPort: http.localAddress?.port ?? port, httpsPort: https?.localAddress?.port, identity: identity)
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+    }
+
+    init(router: OriginRouter, group: MultiThreadedEventLoopGroup, channels: [Channel], httpPort: Int, httpsPort: Int?, identity: SelfSignedIdentity?) {
+        self.router = router
+        self.group = group
+        self.channels = channels
+        self.httpPort = httpPort
+        self.httpsPort = httpsPort
+        self.identity = identity
+    }
+
+    static func bind(group: MultiThreadedEventLoopGroup, router: OriginRouter, port: Int, ssl: NIOSSLContext?) throws -> Channel {
+        try ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 8)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let ssl { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: ssl)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(OriginHTTPHandler(router: router, tls: ssl != nil))
+                }
+            }
+            .bind(host: "127.0.0.1", port: port).wait()
+    }
+
+    /// Stops listening and closes every connection.
+    public func stop() {
+        for c in channels { try? c.close().wait() }
+        try? group.syncShutdownGracefully()
+    }
+}
+
+/// Parses `bytes=a-b`, `bytes=a-`, `bytes=-n` against a body of `size` bytes (RFC 9110 §14.1.2).
+func byteRange(_ header: String, size: Int) -> Range<Int>?? {
+    guard header.hasPrefix("bytes="), !header.contains(",") else { return .some(nil) }
+    let spec = header.dropFirst(6)
+    let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+    guard parts.count == 2 else { return .some(nil) }
+    if parts[0].isEmpty {
+        guard let n = Int(parts[1]), n > 0 else { return .some(nil) }
+        return .some(max(0, size - n)..<size)
+    }
+    guard let a = Int(parts[0]) else { return .some(nil) }
+    let b = parts[1].isEmpty ? size - 1 : (Int(parts[1]) ?? -1)
+    guard a < size, b >= a else { return nil }
+    return .some(a..<min(size, b + 1))
+}
+
+/// One connection's handler: reads a request, asks the router, writes (or misbehaves as a fault says).
+final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let router: OriginRouter
+    let tls: Bool
+    var head: HTTPRequestHead?
+
+    init(router: OriginRouter, tls: Bool) {
+        self.router = router
+        self.tls = tls
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h): head = h
+        case .body: break
+        case .end:
+            guard let h = head else { return }
+            head = nil
+            handle(context: context, head: h)
+        }
+    }
+
+    func handle(context: ChannelHandlerContext, head h: HTTPRequestHead) {
+        let started = Date().timeIntervalSince1970
+        let range = h.headers.first(name: "range")
+        let req = OriginRequest(method: h.method.rawValue, target: h.uri, range: range, tls: tls)
+        var r = router.respond(req, now: started)
+        var status = HTTPResponseStatus(statusCode: r.status)
+        var body = r.body
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: r.contentType)
+        headers.add(name: "Accept-Ranges", value: "bytes")
+        headers.add(name: "Cache-Control", value: "no-cache")
+        for (k, v) in r.headers { headers.add(name: k, value: v) }
+        if let range, r.status == 200, r.kind == "segment" || r.kind == "init" || r.kind == "key" {
+            switch byteRange(range, size: body.count) {
+            case .some(.some(let rr)):
+                headers.add(name: "Content-Range", value: "bytes \(rr.lowerBound)-\(rr.upperBound - 1)/\(body.count)")
+                body = Array(body[rr])
+                status = .partialContent
+                r.status = 206
+            case .none:
+                headers.add(name: "Content-Range", value: "bytes */\(body.count)")
+                body = []
+                status = .rangeNotSatisfiable
+                r.status = 416
+            case .some(.none):
+                break
+            }
+        }
+        headers.add(name: "Content-Length", value: String(body.count))
+        let keepAlive = h.isKeepAlive && r.delivery == .normal
+        headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        let headOnly = h.method == .HEAD
+        let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let version = h.version
+        let response = r
+        let path = h.uri
+        let tls = self.tls
+        let (finalStatus, finalHeaders, finalBody) = (status, headers, body)
+        let send: @Sendable () -> Void = { [router] in
+            let (status, headers, body) = (finalStatus, finalHeaders, finalBody)
+            let context = loopContext.value
+            context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+            var sent = body.count
+            switch response.delivery {
+            case .normal:
+                if !headOnly && !body.isEmpty { context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
+                let done = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+                if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
+            case .truncate:
+                sent = body.count / 2
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))))
+                    .whenComplete { _ in loopContext.value.close(promise: nil) }
+            case .stall:
+                sent = body.count / 4
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))), promise: nil)
+                // Hang until the client gives up; never hold a connection for more than a minute.
+                context.eventLoop.scheduleTask(in: .seconds(60)) { loopContext.value.close(promise: nil) }
+            }
+            let finished = Date().timeIntervalSince1970
+            router.state.record(RequestRecord(
+                time: started - router.state.startedAt, wall: started, method: h.method.rawValue, path: path, range: range,
+                status: response.status, bytes: headOnly ? 0 : sent, durationMs: (finished - started) * 1000, tls: tls,
+                scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
+                pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false, fault: response.fault))
+        }
+        if r.delayMs > 0 {
+            context.eventLoop.scheduleTask(in: .milliseconds(Int64(r.delayMs))) { send() }
+        } else {
+            send()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import JSONValue
+import NIOConcurrencyHelpers
+
+/// A fault switched on by `/control/fault`: what it does, where, and how many more times.
+public struct Fault: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Answer with `status` instead of the resource.
+        case status
+        /// Wait `ms` before answering.
+        case slow
+        /// Send the headers and part of the body, then nothing.
+        case stall
+        /// Promise the whole body, send half, close.
+        case truncate
+        /// The live playlist stops updating.
+        case freeze
+        /// The live media sequence restarts at 0.
+        case reset
+    }
+
+    public enum Target: String, Sendable, CaseIterable {
+        case segment, key, playlist, initSection = "init", any
+    }
+
+    public var id: Int
+    public var kind: Kind
+    public var target: Target
+    public var status: Int
+    public var ms: Int
+    public var scenario: String?
+    public var rendition: String?
+    public var msn: Int?
+    /// How many more requests it applies to; nil for all.
+    public var remaining: Int?
+    /// When freeze/reset was switched on (seconds since 1970).
+    public var since: Double
+
+    public var json: JSONValue {
+        .object([("id", .int(id)), ("kind", .string(kind.rawValue)), ("target", .string(target.rawValue)), ("status", .int(status)),
+                 ("ms", .int(ms)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("msn", .int(msn)),
+                 ("remaining", .int(remaining))])
+    }
+}
+
+/// One request the origin answered.
+public struct RequestRecord: Sendable {
+    public var time: Double
+    public var wall: Double
+    public var method: String
+    public var path: String
+    public var range: String?
+    public var status: Int
+    public var bytes: Int
+    public var durationMs: Double
+    public var tls: Bool
+    public var scenario: String?
+    public var rendition: String?
+    public var kind: String
+    public var msn: Int?
+    public var pdt: String?
+    public var mediaTime: Double?
+    public var gap: Bool
+    public var fault: String?
+
+    public var json: JSONValue {
+        .object([("t", .double(time)), ("wall", .string(DateTimeText.iso(wall))), ("method", .string(method)), ("path", .string(path)),
+                 ("range", .string(range)), ("status", .int(status)), ("bytes", .int(bytes)), ("durationMs", .double(durationMs)),
+                 ("tls", .bool(tls)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("kind", .string(kind)),
+                 ("msn", .int(msn)), ("pdt", .string(pdt)), ("mediaTime", .double(mediaTime)), ("gap", .bool(gap)), ("fault", .string(fault))])
+    }
+
+    /// One line for the terminal.
+    public var line: String {
+        let r = range.map { " [\($0)]" } ?? ""
+        let f = fault.map { " fault=\($0)" } ?? ""
+        return String(format: "%8.3f %@ %@%@ %d %d B %.1f ms%@%@", time, tls ? "https" : "http ", path, r, status, bytes, durationMs,
+                      gap ? " GAP" : "", f)
+    }
+}
+
+enum DateTimeText {
+    static func iso(_ seconds: Double) -> String {
+        let d = Date(timeIntervalSince1970: seconds)
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: d)
+    }
+}
+
+/// The origin's mutable state: faults, key latency, the request log. Safe to share across event loops.
+public final class OriginState: Sendable {
+    struct Inner {
+        var faults: [Fault] = []
+        var nextID = 1
+        var keyLatencyMs = 0
+        var log: [RequestRecord] = []
+    }
+
+    private let box = NIOLockedValueBox(Inner())
+    public let startedAt: Double
+    /// Keeps at most this many records.
+    public let logLimit = 20_000
+    let onRequest: (@Sendable (RequestRecord) -> Void)?
+
+    public init(startedAt: Double, keyLatencyMs: Int = 0, onRequest: (@Sendable (RequestRecord) -> Void)? = nil) {
+        self.startedAt = startedAt
+        self.onRequest = onRequest
+        box.withLockedValue { $0.keyLatencyMs = keyLatencyMs }
+    }
+
+    public var keyLatencyMs: Int {
+        get { box.withLockedValue { $0.keyLatencyMs } }
+        set { box.withLockedValue { $0.keyLatencyMs = newValue } }
+    }
+
+    public var faults: [Fault] { box.withLockedValue { $0.faults } }
+
+    /// Adds a fault and returns it with its id.
+    @discardableResult
+    public func add(_ f: Fault) -> Fault {
+        box.withLockedValue { s in
+            var f = f
+            f.id = s.nextID
+            s.nextID += 1
+            s.faults.append(f)
+            return f
+        }
+    }
+
+    public func clearFaults() { box.withLockedValue { $0.faults.removeAll() } }
+
+    /// The first request fault matching, consuming one use of it.
+    func takeFault(target: Fault.Target, scenario: String?, rendition: String?, msn: Int?) -> Fault? {
+        box.withLockedValue { s in
+            guard let i = s.faults.firstIndex(where: { f in
+                f.kind != .freeze && f.kind != .reset
+                    && (f.target == .any || f.target == target)
+                    && (f.scenario == nil || f.scenario == scenario)
+                    && (f.rendition == nil || f.rendition == rendition)
+                    && (f.msn == nil || f.msn == msn)
+                    && (f.remaining ?? 1) > 0
+            }) else { return nil }
+            let f = s.faults[i]
+            if let r = f.remaining { s.faults[i].remaining = r - 1 }
+            return f
+        }
+    }
+
+    /// Freeze/reset faults switched on for `scenario`.
+    func liveFaults(_ scenario: String) -> [Fault] {
+        box.withLockedValue { s in s.faults.filter { ($0.kind == .freeze || $0.kind == .reset) && ($0.scenario == nil || $0.scenario == scenario) } }
+    }
+
+    func record(_ r: RequestRecord) {
+        box.withLockedValue { s in
+            s.log.append(r)
+            if s.log.count > logLimit { s.log.removeFirst(s.log.count - logLimit) }
+        }
+        onRequest?(r)
+    }
+
+    /// Records from index `since` on.
+    public func log(since: Int = 0) -> [RequestRecord] {
+        box.withLockedValue { s in since < s.log.count ? Array(s.log[max(0, since)...]) : [] }
+    }
+}

@@ -1,0 +1,286 @@
+import Crypto
+import _CryptoExtras
+import Foundation
+import HLS
+import JSONValue
+
+/// A request as the router sees it.
+public struct OriginRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var query: [String: String]
+    public var range: String?
+    public var tls: Bool
+
+    public init(method: String = "GET", target: String, range: String? = nil, tls: Bool = false) {
+        self.method = method
+        let q = target.firstIndex(of: "?")
+        path = q.map { String(target[..<$0]) } ?? target
+        query = queryParameters(ofURL: target)
+        self.range = range
+        self.tls = tls
+    }
+}
+
+/// How a response is delivered.
+public enum Delivery: Sendable, Equatable {
+    case normal
+    /// Headers and a quarter of the body, then silence.
+    case stall
+    /// Full Content-Length promised, half sent, connection closed.
+    case truncate
+}
+
+/// A response with what the request log needs to say about it.
+public struct OriginResponse: Sendable {
+    public var status: Int
+    public var contentType: String
+    public var body: [UInt8]
+    public var headers: [(String, String)] = []
+    public var delayMs: Int = 0
+    public var delivery: Delivery = .normal
+    public var scenario: String?
+    public var rendition: String?
+    public var kind = "other"
+    public var truth: SegmentTruth?
+    public var fault: String?
+
+    static func text(_ status: Int, _ s: String) -> OriginResponse {
+        OriginResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array((s + "\n").utf8))
+    }
+
+    static func json(_ v: JSONValue) -> OriginResponse {
+        OriginResponse(status: 200, contentType: "application/json", body: Array((v.prettyText + "\n").utf8))
+    }
+
+    static func playlist(_ p: Playlist) -> OriginResponse {
+        OriginResponse(status: 200, contentType: "application/vnd.apple.mpegurl", body: Array(PlaylistWriter.write(p).utf8), kind: "playlist")
+    }
+}
+
+/// The keys of the AES scenarios, derived so tests can compute them too.
+public enum OriginKeys {
+    /// 16 key bytes for key `id` of `scenario`.
+    public static func key(scenario: String, id: Int) -> [UInt8] {
+        Array(SHA256.hash(data: Data("hlstui demo key:\(scenario):\(id)".utf8)).prefix(16))
+    }
+
+    /// The 16 IV bytes for key `id` (its number, big-endian).
+    public static func iv(_ id: Int) -> [UInt8] {
+        var b = [UInt8](repeating: 0, count: 16)
+        var v = UInt64(id)
+        for i in (8..<16).reversed() { b[i] = UInt8(v & 0xFF); v >>= 8 }
+        return b
+    }
+
+    /// AES-128-CBC with PKCS#7 padding, as RFC 8216bis §5.2 specifies for METHOD=AES-128.
+    public static func encrypt(_ plain: [UInt8], key: [UInt8], iv: [UInt8]) throws -> [UInt8] {
+        Array(try AES._CBC.encrypt(plain, using: SymmetricKey(data: key), iv: AES._CBC.IV(ivBytes: iv)))
+    }
+}
+
+/// Maps requests to playlists, media, keys and control answers; time comes in as `now` (seconds since 1970).
+public struct OriginRouter: Sendable {
+    public let media: MediaLibrary
+    public let state: OriginState
+
+    public init(media: MediaLibrary, state: OriginState) {
+        self.media = media
+        self.state = state
+    }
+
+    /// The stream model of `rendition` in `scenario` (subtitles follow v144's cadence).
+    public func model(_ scenario: Scenario, _ rendition: String) -> StreamModel? {
+        let id: String
+        if case .camera(let cam, _, _) = scenario.kind {
+            guard rendition == cam else { return nil }
+            id = cam
+        } else {
+            guard ["v144", "v240", "v360", "audio-en", "audio-de", "subs-en"].contains(rendition) else { return nil }
+            id = rendition == "subs-en" ? "v144" : rendition
+        }
+        return media.rendition(id, scenario.container).map { StreamModel(scenario: scenario, rendition: $0) }
+    }
+
+    /// Freeze and reset in force for `model` at this moment.
+    func overrides(_ model: StreamModel) -> LiveOverrides {
+        var o = LiveOverrides()
+        for f in state.liveFaults(model.scenario.name) {
+            if f.kind == .freeze, o.freezeAt == nil { o.freezeAt = f.since }
+            if f.kind == .reset, o.resetIndex == nil { o.resetIndex = model.lastAvailable(at: f.since) + 1 }
+        }
+        return o
+    }
+
+    public func respond(_ req: OriginRequest, now: Double) -> OriginResponse {
+        guard req.method == "GET" || req.method == "HEAD" else { return .text(405, "only GET and HEAD") }
+        let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if parts.isEmpty { return .text(200, index()) }
+        if parts[0] == "control" { return control(parts, req, now: now) }
+        if parts[0] == "keys", parts.count == 3 { return key(parts[1], parts[2], req) }
+        guard let scenario = Scenario.named(parts[0]) else { return .text(404, "no scenario \(parts[0]); see / for the list") }
+        var r = route(scenario, Array(parts.dropFirst()), req, now: now)
+        r.scenario = scenario.name
+        return applyFault(r, req)
+    }
+
+    func route(_ scenario: Scenario, _ rest: [String], _ req: OriginRequest, now: Double) -> OriginResponse {
+        if case .ladder(_, _, _, _, true) = scenario.kind, rest != ["master.m3u8"] {
+            let token = req.query["token"] ?? ""
+            if token.isEmpty || token.contains("{$") || rest.contains(where: { $0.contains("{$") }) {
+                var r = OriginResponse.text(403, "EXT-X-DEFINE was not applied: the request still has a {$variable} or lacks ?token=")
+                r.kind = "define"
+                return r
+            }
+        }
+        if rest == ["master.m3u8"] {
+            guard let p = MultivariantBuilder.playlist(scenario, media: media) else { return .text(500, "media missing for \(scenario.name)") }
+            var r = OriginResponse.playlist(p)
+            r.kind = "multivariant"
+            return r
+        }
+        guard rest.count == 2, let model = model(scenario, rest[0]) else { return .text(404, "not found: \(req.path)") }
+        let file = rest[1]
+        let o = overrides(model)
+        var r: OriginResponse
+        switch file {
+        case "index.m3u8":
+            r = .playlist(rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o))
+        case "iframes.m3u8" where scenario.container == .ts && !model.aes && model.rendition.hasVideo:
+            r = .playlist(model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true))
+        case "init.mp4":
+            guard let bytes = model.rendition.initSection else { return .text(404, "no init section in \(scenario.container.rawValue)") }
+            r = OriginResponse(status: 200, contentType: "video/mp4", body: bytes, kind: "init")
+        default:
+            if rest[0] == "subs-en" { r = subtitle(model, file, now: now, o) } else { r = segment(model, file, now: now, o) }
+        }
+        r.rendition = rest[0]
+        return r
+    }
+
+    func subtitle(_ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides) -> OriginResponse {
+        let stem = file.hasSuffix(".vtt") ? String(file.dropLast(4)) : ""
+        let digits = stem.hasPrefix("cue") ? stem.dropFirst(3) : stem.hasPrefix("c") ? stem.dropFirst() : ""
+        guard let n = Int(digits) else { return .text(404, "not found: \(file)") }
+        var r = OriginResponse(status: 200, contentType: "text/vtt", body: Array(model.subtitleText(n).utf8), kind: "subtitle")
+        r.truth = model.truth(n, overrides: o)
+        return r
+    }
+
+    func segment(_ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides) -> OriginResponse {
+        guard let n = model.segmentIndex(file: file) else { return .text(404, "not found: \(file)") }
+        let t = model.truth(n, overrides: o)
+        if model.scenario.isLive {
+            let last = model.lastAvailable(at: o.freezeAt ?? now)
+            if n > last { var r = OriginResponse.text(404, "segment \(n) is not available yet"); r.truth = t; r.kind = "segment"; return r }
+            if let reset = o.resetIndex, n < reset { var r = OriginResponse.text(404, "segment \(n) is gone after the reset"); r.kind = "segment"; return r }
+        }
+        if t.gap {
+            var r = OriginResponse.text(404, "segment \(t.msn) is an EXT-X-GAP: it has no media")
+            r.truth = t
+            r.kind = "segment"
+            return r
+        }
+        var body = model.rendition.segments[t.position].bytes
+        if let id = t.keyID {
+            guard let enc = try? OriginKeys.encrypt(body, key: OriginKeys.key(scenario: model.scenario.name, id: id), iv: OriginKeys.iv(id)) else {
+                return .text(500, "encryption failed")
+            }
+            body = enc
+        }
+        var r = OriginResponse(status: 200, contentType: model.rendition.container == .ts ? "video/mp2t" : "video/iso.segment", body: body, kind: "segment")
+        r.truth = t
+        return r
+    }
+
+    func key(_ scenario: String, _ file: String, _ req: OriginRequest) -> OriginResponse {
+        guard Scenario.named(scenario) != nil, file.hasPrefix("k"), file.hasSuffix(".key"), let id = Int(file.dropFirst().dropLast(4)) else {
+            return .text(404, "no such key")
+        }
+        var r = OriginResponse(status: 200, contentType: "application/octet-stream", body: OriginKeys.key(scenario: scenario, id: id), kind: "key")
+        r.delayMs = Int(req.query["latency"] ?? "") ?? state.keyLatencyMs
+        r.scenario = scenario
+        return applyFault(r, req)
+    }
+
+    func applyFault(_ r0: OriginResponse, _ req: OriginRequest) -> OriginResponse {
+        var r = r0
+        let target: Fault.Target
+        switch r.kind {
+        case "playlist", "multivariant": target = .playlist
+        case "segment", "subtitle": target = .segment
+        case "init": target = .initSection
+        case "key": target = .key
+        default: return r
+        }
+        guard let f = state.takeFault(target: target, scenario: r.scenario, rendition: r.rendition, msn: r.truth?.msn) else { return r }
+        r.fault = "\(f.kind.rawValue)#\(f.id)"
+        switch f.kind {
+        case .status:
+            let keep = (r.kind, r.truth, r.scenario, r.rendition, r.fault)
+            r = .text(f.status, "fault \(f.id): status \(f.status)")
+            (r.kind, r.truth, r.scenario, r.rendition, r.fault) = keep
+        case .slow: r.delayMs += f.ms
+        case .stall: r.delivery = .stall
+        case .truncate: r.delivery = .truncate
+        case .freeze, .reset: break
+        }
+        return r
+    }
+
+    func control(_ parts: [String], _ req: OriginRequest, now: Double) -> OriginResponse {
+        let q = req.query
+        switch parts.dropFirst().first ?? "" {
+        case "scenarios":
+            return .json(.array(Scenario.all.map { .object([("name", .string($0.name)), ("summary", .string($0.summary)), ("live", .bool($0.isLive)),
+                                                             ("path", .string("/\($0.name)/master.m3u8"))]) }))
+        case "fault":
+            guard let kind = Fault.Kind(rawValue: q["kind"] ?? "") else {
+                return .text(400, "kind= one of \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let target = Fault.Target(rawValue: q["target"] ?? "any") ?? .any
+            let f = state.add(Fault(id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
+                                    scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
+                                    remaining: q["count"].flatMap { Int($0) }, since: now))
+            return .json(f.json)
+        case "faults": return .json(.array(state.faults.map(\.json)))
+        case "clear":
+            state.clearFaults()
+            return .json(.array([]))
+        case "key-latency":
+            if let ms = q["ms"].flatMap({ Int($0) }) { state.keyLatencyMs = ms }
+            return .json(.object([("keyLatencyMs", .int(state.keyLatencyMs))]))
+        case "log":
+            return .json(.array(state.log(since: Int(q["since"] ?? "") ?? 0).map(\.json)))
+        case "truth":
+            guard let s = Scenario.named(q["scenario"] ?? ""), let m = model(s, q["rendition"] ?? defaultRendition(s)) else {
+                return .text(400, "truth needs scenario= and rendition=")
+            }
+            let w = m.window(at: now, overrides: overrides(m))
+            return .json(.object([("scenario", .string(s.name)), ("rendition", .string(m.rendition.id)), ("now", .double(now)),
+                                  ("segments", .array(w.map(OriginRouter.truthJSON)))]))
+        default:
+            return .text(404, "control endpoints: scenarios, fault, faults, clear, key-latency, log, truth")
+        }
+    }
+
+    func defaultRendition(_ s: Scenario) -> String {
+        if case .camera(let id, _, _) = s.kind { return id }
+        return "v144"
+    }
+
+    public static func truthJSON(_ t: SegmentTruth) -> JSONValue {
+        .object([("msn", .int(t.msn)), ("index", .int(t.index)), ("uri", .string(t.uri)), ("pdt", .string(t.pdt.iso8601)),
+                 ("duration", .double(t.duration)), ("mediaTime", .double(t.mediaTime)), ("discontinuity", .bool(t.discontinuity)),
+                 ("discontinuitySequence", .int(t.discontinuitySequence)), ("gap", .bool(t.gap)), ("keyId", .int(t.keyID))])
+    }
+
+    func index() -> String {
+        var s = "hlstui origin\n\nscenarios:\n"
+        for sc in Scenario.all { s += "  /\(sc.name)/master.m3u8  \(sc.summary)\n" }
+        s += "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset&target=segment|key|playlist|init|any"
+        s += "&status=404&ms=2000&scenario=&rendition=&msn=&count=  /control/faults  /control/clear  /control/key-latency?ms=300"
+        s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144\n"
+        return s
+    }
+}

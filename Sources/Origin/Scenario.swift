@@ -1,0 +1,80 @@
+import HLS
+
+/// Which rungs of a ladder carry EXT-X-GAP, and where.
+public enum GapMode: Sendable, Equatable {
+    case none
+    /// One rung has an outage; the others are intact.
+    case oneRung(String)
+    /// Every variant and rendition has the outage.
+    case allRungs
+}
+
+/// A named stream the origin serves under `/<name>/`.
+public struct Scenario: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case ladder(container: Container, live: Bool, aes: Bool, gap: GapMode, define: Bool)
+        case camera(id: String, offset: Double, latency: Double)
+    }
+
+    public var name: String
+    public var summary: String
+    public var kind: Kind
+
+    public var isLive: Bool {
+        switch kind {
+        case .ladder(_, let live, _, _, _): return live
+        case .camera: return true
+        }
+    }
+
+    public var container: Container {
+        switch kind {
+        case .ladder(let c, _, _, _, _): return c
+        case .camera: return .ts
+        }
+    }
+
+    /// Every scenario, in the order `hlstui origin` lists them.
+    public static let all: [Scenario] = [
+        Scenario(name: "vod-ts", summary: "VOD ladder, MPEG-TS: 3 video rungs + audio-only, alternate audio, WebVTT, I-frames",
+                 kind: .ladder(container: .ts, live: false, aes: false, gap: .none, define: false)),
+        Scenario(name: "vod-fmp4", summary: "VOD ladder, fMP4 (CMAF-style init + .m4s)",
+                 kind: .ladder(container: .fmp4, live: false, aes: false, gap: .none, define: false)),
+        Scenario(name: "live-ts", summary: "live sliding window, MPEG-TS, PDT from the wall clock, looping with discontinuities",
+                 kind: .ladder(container: .ts, live: true, aes: false, gap: .none, define: false)),
+        Scenario(name: "live-fmp4", summary: "live sliding window, fMP4",
+                 kind: .ladder(container: .fmp4, live: true, aes: false, gap: .none, define: false)),
+        Scenario(name: "aes-vod", summary: "AES-128, key rotation every 3 segments, key latency configurable",
+                 kind: .ladder(container: .ts, live: false, aes: true, gap: .none, define: false)),
+        Scenario(name: "aes-live", summary: "live AES-128 with key rotation",
+                 kind: .ladder(container: .ts, live: true, aes: true, gap: .none, define: false)),
+        Scenario(name: "gap-one", summary: "EXT-X-GAP outage in v360 only (segments 4-5); other rungs intact",
+                 kind: .ladder(container: .ts, live: false, aes: false, gap: .oneRung("v360"), define: false)),
+        Scenario(name: "gap-all", summary: "EXT-X-GAP outage in every rung (segments 4-5)",
+                 kind: .ladder(container: .ts, live: false, aes: false, gap: .allRungs, define: false)),
+        Scenario(name: "define", summary: "EXT-X-DEFINE: NAME/VALUE, QUERYPARAM (open with ?token=…) and IMPORT",
+                 kind: .ladder(container: .ts, live: false, aes: false, gap: .none, define: true)),
+        Scenario(name: "cam-a", summary: "camera A: live, 2 s segments, 30 fps, no extra latency",
+                 kind: .camera(id: "cam-a", offset: 0, latency: 0)),
+        Scenario(name: "cam-b", summary: "camera B: live, 3 s segments, 25 fps, segment grid 1 s after A, 4 s more latency",
+                 kind: .camera(id: "cam-b", offset: 1, latency: 4)),
+        Scenario(name: "demo", summary: "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360",
+                 kind: .ladder(container: .ts, live: true, aes: true, gap: .oneRung("v360"), define: false)),
+    ]
+
+    public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
+}
+
+/// Fixed parameters of the generated streams.
+public enum OriginTiming {
+    /// Segments in a live window.
+    public static let liveWindow = 8
+    /// Segments per key in AES scenarios.
+    public static let keyRotation = 3
+    /// Loop positions (segment indexes) that carry GAP in gap scenarios.
+    public static let gapPositions: Set<Int> = [4, 5]
+    /// The date VOD playlists' PDT starts at.
+    public static let vodStart = DateTime(iso8601: "2026-01-01T00:00:00Z")!
+    /// The ladder's video rungs, lowest first.
+    public static let videoRungs = ["v144", "v240", "v360"]
+}

@@ -1,0 +1,223 @@
+import HLS
+
+/// What the origin knows about one segment it serves: the truth tests compare hlstui against.
+public struct SegmentTruth: Sendable, Equatable {
+    /// Media sequence number as the playlist states it.
+    public var msn: Int
+    /// Absolute segment number since the stream's epoch (live) or position (VOD).
+    public var index: Int
+    /// Position in the encoded loop.
+    public var position: Int
+    public var uri: String
+    public var pdt: DateTime
+    public var duration: Double
+    /// First media timestamp of the segment's bytes, seconds.
+    public var mediaTime: Double
+    public var discontinuity: Bool
+    public var discontinuitySequence: Int
+    public var gap: Bool
+    public var keyID: Int?
+}
+
+/// Live-state changes faults make: a frozen playlist and a media-sequence reset.
+public struct LiveOverrides: Sendable, Equatable {
+    /// Serve the window as it was at this time.
+    public var freezeAt: Double?
+    /// Segments before this absolute index no longer exist, and numbering restarts at 0 from it.
+    public var resetIndex: Int?
+    public init(freezeAt: Double? = nil, resetIndex: Int? = nil) {
+        self.freezeAt = freezeAt
+        self.resetIndex = resetIndex
+    }
+}
+
+/// The timeline of one rendition in one scenario: which segments exist at a time, with PDT, keys and GAPs (pure).
+public struct StreamModel: Sendable {
+    public let scenario: Scenario
+    public let rendition: MediaRendition
+    /// Segment cadence source for subtitles, which have no media of their own.
+    let durations: [Double]
+    let offsets: [Double]
+    /// The timing grid: segment n starts at n × cadence (+ camera offset) on the wall clock.
+    public let cadence: Double
+
+    public init(scenario: Scenario, rendition: MediaRendition) {
+        self.scenario = scenario
+        self.rendition = rendition
+        durations = rendition.segments.map(\.duration)
+        var o: [Double] = []
+        var acc = 0.0
+        for d in durations { o.append(acc); acc += d }
+        offsets = o
+        cadence = rendition.nominalDuration
+    }
+
+    var count: Int { durations.count }
+
+    /// Camera offset and latency (0 for the ladder).
+    var gridOffset: Double {
+        if case .camera(_, let offset, _) = scenario.kind { return offset }
+        return 0
+    }
+
+    var latency: Double {
+        if case .camera(_, _, let latency) = scenario.kind { return latency }
+        return 0
+    }
+
+    /// Start of absolute segment `n` on the wall clock (live), in seconds since 1970.
+    public func start(_ n: Int) -> Double { Double(n) * cadence + gridOffset }
+
+    /// The last absolute segment fully available at `now` (live): its end plus the scenario's latency has passed.
+    public func lastAvailable(at now: Double) -> Int {
+        Int(((now - latency - gridOffset) / cadence).rounded(.down)) - 1
+    }
+
+    func isGap(position: Int) -> Bool {
+        guard case .ladder(_, _, _, let gap, _) = scenario.kind, OriginTiming.gapPositions.contains(position) else { return false }
+        switch gap {
+        case .none: return false
+        case .allRungs: return true
+        case .oneRung(let r): return r == rendition.id
+        }
+    }
+
+    var aes: Bool {
+        if case .ladder(_, _, let aes, _, _) = scenario.kind { return aes }
+        return false
+    }
+
+    var define: Bool {
+        if case .ladder(_, _, _, _, let define) = scenario.kind { return define }
+        return false
+    }
+
+    /// The segments listed at `now`: the sliding window for live, all for VOD.
+    public func window(at now: Double, overrides: LiveOverrides = LiveOverrides()) -> [SegmentTruth] {
+        let indexes: [Int]
+        let base = overrides.resetIndex ?? 0
+        if scenario.isLive {
+            let last = lastAvailable(at: overrides.freezeAt ?? now)
+            let first = max(overrides.resetIndex ?? Int.min, last - OriginTiming.liveWindow + 1)
+            indexes = first <= last ? Array(first...last) : []
+        } else {
+            indexes = Array(0..<count)
+        }
+        let baseLoops = overrides.resetIndex.map { loopNumber($0) } ?? 0
+        return indexes.map { n in
+            let pos = ((n % count) + count) % count
+            let k = loopNumber(n)
+            let disc = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0)
+            let pdt = scenario.isLive ? DateTime(seconds: start(n)) : OriginTiming.vodStart.adding(seconds: offsets[pos])
+            return SegmentTruth(msn: n - base, index: n, position: pos, uri: segmentURI(n), pdt: pdt, duration: durations[pos],
+                                mediaTime: rendition.segments[pos].firstTime, discontinuity: disc,
+                                discontinuitySequence: k - baseLoops, gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
+        }
+    }
+
+    func loopNumber(_ n: Int) -> Int { n >= 0 ? n / count : (n - count + 1) / count }
+
+    /// The URI a segment is listed under (relative to its media playlist).
+    public func segmentURI(_ n: Int) -> String {
+        let ext = rendition.container.segmentExtension
+        if define { return "{$seg}\(n).\(ext)?token={$token}" }
+        return scenario.isLive ? "s\(n).\(ext)" : "seg\(n).\(ext)"
+    }
+
+    /// The absolute segment number a requested file name names, or nil.
+    public func segmentIndex(file: String) -> Int? {
+        let ext = "." + rendition.container.segmentExtension
+        guard file.hasSuffix(ext) else { return nil }
+        let stem = file.dropLast(ext.count)
+        let digits: Substring
+        if scenario.isLive, stem.hasPrefix("s") { digits = stem.dropFirst() }
+        else if !scenario.isLive, stem.hasPrefix("seg") { digits = stem.dropFirst(3) }
+        else { return nil }
+        guard let n = Int(digits) else { return nil }
+        if !scenario.isLive && (n < 0 || n >= count) { return nil }
+        return n
+    }
+
+    /// The truth for absolute segment `n`, whatever the window.
+    public func truth(_ n: Int, overrides: LiveOverrides = LiveOverrides()) -> SegmentTruth {
+        let pos = ((n % count) + count) % count
+        let pdt = scenario.isLive ? DateTime(seconds: start(n)) : OriginTiming.vodStart.adding(seconds: offsets[pos])
+        return SegmentTruth(msn: n - (overrides.resetIndex ?? 0), index: n, position: pos, uri: segmentURI(n), pdt: pdt,
+                            duration: durations[pos], mediaTime: rendition.segments[pos].firstTime,
+                            discontinuity: scenario.isLive && pos == 0, discontinuitySequence: loopNumber(n),
+                            gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
+    }
+
+    /// The key URI for key `id` (path-absolute, so it resolves on HTTP and HTTPS alike).
+    public func keyURI(_ id: Int) -> String { "/keys/\(scenario.name)/k\(id).key" }
+
+    /// The IV of key `id`: its number as a 128-bit big-endian hexadecimal-sequence.
+    public static func iv(_ id: Int) -> String {
+        let h = String(id, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 32 - h.count)) + h
+    }
+
+    /// The media playlist at `now` (RFC 8216bis §4.4.3–§4.4.4).
+    public func mediaPlaylist(at now: Double, overrides: LiveOverrides = LiveOverrides(), iFramesOnly: Bool = false) -> Playlist {
+        let segments = window(at: now, overrides: overrides)
+        var m = MediaPlaylist()
+        m.targetDuration = Int((durations.max() ?? 2).rounded())
+        m.mediaSequence = segments.first?.msn ?? 0
+        m.mediaSequenceTagged = true
+        if let f = segments.first { m.discontinuitySequence = f.discontinuitySequence - (f.discontinuity ? 1 : 0) }
+        m.discontinuitySequenceTagged = scenario.isLive
+        m.playlistType = scenario.isLive ? nil : "VOD"
+        m.endList = !scenario.isLive
+        m.iFramesOnly = iFramesOnly
+        for (i, t) in segments.enumerated() {
+            var s = Segment(uri: t.uri, duration: t.duration, mediaSequence: t.msn)
+            s.discontinuity = t.discontinuity
+            if scenario.isLive || i == 0 { s.programDateTime = t.pdt }
+            s.gap = t.gap
+            if let id = t.keyID {
+                s.keys = [Key(method: "AES-128", uri: keyURI(id), iv: StreamModel.iv(id))]
+            }
+            if let initSection = rendition.initSection, !initSection.isEmpty {
+                s.map = MapSection(uri: define ? "init.mp4?token={$token}" : "init.mp4")
+            }
+            if iFramesOnly, let r = rendition.segments[t.position].iFrameRange { s.byteRange = r }
+            m.segments.append(s)
+        }
+        var p = Playlist(body: .media(m))
+        p.version = define ? 8 : 7
+        p.independentSegments = true
+        if define {
+            p.defines = [Define(name: "token", source: .imported), Define(name: "seg", source: .value(scenario.isLive ? "s" : "seg"))]
+        }
+        return p
+    }
+
+    /// A WebVTT subtitle playlist on this rendition's cadence, with one cue per segment.
+    public func subtitlePlaylist(at now: Double, overrides: LiveOverrides = LiveOverrides()) -> Playlist {
+        var p = mediaPlaylist(at: now, overrides: overrides)
+        guard case .media(var m) = p.body else { return p }
+        for i in m.segments.indices {
+            m.segments[i].keys = []
+            m.segments[i].map = nil
+            let n = Int(m.segments[i].uri.filter(\.isNumber)) ?? i
+            m.segments[i].uri = scenario.isLive ? "c\(n).vtt" : "cue\(n).vtt"
+            if define { m.segments[i].uri += "?token={$token}" }
+        }
+        p.body = .media(m)
+        return p
+    }
+
+    /// The WebVTT text of subtitle segment `n`: one cue spanning it, timed on the media timeline.
+    public func subtitleText(_ n: Int) -> String {
+        let t = truth(n)
+        let firstPTS = rendition.segments.first?.firstTime ?? 0
+        func ts(_ s: Double) -> String {
+            let ms = Int((s * 1000).rounded())
+            func p(_ v: Int, _ w: Int) -> String { let x = String(v); return String(repeating: "0", count: max(0, w - x.count)) + x }
+            return "\(p(ms / 3_600_000, 2)):\(p(ms / 60000 % 60, 2)):\(p(ms / 1000 % 60, 2)).\(p(ms % 1000, 3))"
+        }
+        let local = offsets[t.position]
+        return "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:\(Int((firstPTS * 90000).rounded())),LOCAL:00:00:00.000\n\n"
+            + "\(ts(local)) --> \(ts(local + t.duration))\nhlstui \(scenario.name) · segment \(t.msn) · \(t.pdt.iso8601)\n"
+    }
+}
