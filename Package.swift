@@ -53,6 +53,10 @@ let package = Package(
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
         .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal"], exclude: ["Fixtures"]),
-        .testTarget(name: "OriginTests", dependencies: ["Origin", "HLS", "MediaFormats"]),
+        .testTarget(
+            name: "OriginTests",
+            dependencies: ["Origin", "HLS", "MediaFormats",
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+        ),
     ]
 )

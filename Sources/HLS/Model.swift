@@ -305,8 +305,9 @@ public struct MediaPlaylist: Sendable, Hashable {
     public var renditionReports: [RenditionReport] = []
     /// LL-HLS parts published after the last complete segment.
     public var trailingParts: [Part] = []
-    /// Keys and map in force after the last segment (for trailing parts and preload hints).
-    public var trailingKeys: [Key] = []
+    /// Keys in force after EXT-X-KEY tags that follow the last segment (for trailing parts and hints); nil when none follow.
+    public var trailingKeys: [Key]?
+    /// The map set by an EXT-X-MAP after the last segment; nil when none follows.
     public var trailingMap: MapSection?
     public var trailingDiscontinuity: Bool = false
     /// Unmodelled lines after the last segment.

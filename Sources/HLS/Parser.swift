@@ -79,6 +79,8 @@ struct ParserState {
     var previousRange: (uri: String, end: Int)?
     var discontinuitySequence = 0
     var sawSegment = false
+    var keyTagSinceSegment = false
+    var mapTagSinceSegment = false
     var mapNeedsIVCheck = false
 
     // Multivariant state.
@@ -465,6 +467,7 @@ struct ParserState {
     mutating func key(_ l: Line) {
         mark(.key)
         guard let k = keyAttributes(l, session: false) else { return }
+        keyTagSinceSegment = true
         // §4.4.4.4: a key applies until the next EXT-X-KEY with the same KEYFORMAT; METHOD=NONE clears them all.
         if k.method == "NONE" {
             keys.removeAll()
@@ -489,6 +492,7 @@ struct ParserState {
         }
         map = MapSection(uri: uri, byteRange: range, extra: r.extras())
         mapLine = l.number
+        mapTagSinceSegment = true
         if let aes = keys.first(where: { $0.method == "AES-128" }), aes.iv == nil {
             report(.error, l.number, "4.4.4.5", "EXT-X-MAP applies to segments encrypted with AES-128, so the EXT-X-KEY (line \(aes.line.number)) MUST have an IV")
         }
@@ -603,6 +607,8 @@ struct ParserState {
         s.leadingLines = pendingLines
         media.segments.append(s)
         sawSegment = true
+        keyTagSinceSegment = false
+        mapTagSinceSegment = false
         pendingDuration = nil
         pendingTitle = nil
         pendingByteRange = nil
@@ -708,8 +714,8 @@ struct ParserState {
             report(.error, pendingExtinfLine, "4.4.4.1", "the last EXTINF is not followed by a URI line (dropped)")
         }
         media.trailingParts = pendingParts
-        media.trailingKeys = keys
-        media.trailingMap = map
+        media.trailingKeys = keyTagSinceSegment ? keys : nil
+        media.trailingMap = mapTagSinceSegment ? map : nil
         media.trailingDiscontinuity = pendingDiscontinuity
         media.trailingLines = pendingLines
         Timeline.assignProgramDateTimes(&media.segments)

@@ -205,7 +205,7 @@ public enum PlaylistWriter {
         }
         for r in ranges { writeDateRange(r, &w) }
         if m.trailingDiscontinuity { w.line("#EXT-X-DISCONTINUITY") }
-        writeKeys(m.trailingKeys, after: keys, &w)
+        if let trailing = m.trailingKeys { writeKeys(trailing, after: keys, &w) }
         writeMap(m.trailingMap, after: map, &w)
         for p in m.trailingParts { writePart(p, &w) }
         for h in m.preloadHints {

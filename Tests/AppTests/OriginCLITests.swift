@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@Suite("hlstui origin and demo, run as a user would", .serialized)
+struct OriginCLITests {
+    static let cache = CLI.packageRoot.appendingPathComponent(".build/test-media").path
+
+    /// Starts hlstui with `args`, returns the process and a reader of its stdout lines.
+    func start(_ args: [String]) throws -> (Process, LineReader) {
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return (p, LineReader(out.fileHandleForReading))
+    }
+
+    @Test("hlstui origin --tls prints its URLs, fingerprint and pin, serves, logs each request, and stops after --duration")
+    func origin() throws {
+        let (p, lines) = try start(["origin", "--tls", "--cache", Self.cache, "--duration", "6", "--scenario", "vod-ts"])
+        let first = try #require(lines.next(timeout: 60))
+        #expect(first.hasPrefix("hlstui origin on http://127.0.0.1:"))
+        let base = String(first.split(separator: " ")[3])
+        let banner = (0..<5).compactMap { _ in lines.next(timeout: 5) }
+        #expect(banner.contains { $0.contains("SHA-256 fingerprint") })
+        #expect(banner.contains { $0.contains("--pin-sha256") })
+        #expect(banner.contains { $0.contains("/vod-ts/master.m3u8") })
+        let r = try CLI.run(["inspect", "\(base)/vod-ts/master.m3u8"])
+        #expect(r.status == 0 && r.stdout.contains("variants (4)"), "\(r.stdout)\(r.stderr)")
+        var logged = false
+        while let l = lines.next(timeout: 3) { if l.contains("/vod-ts/master.m3u8 200") { logged = true; break } }
+        #expect(logged)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+    }
+
+    @Test("hlstui demo serves the demo stream and shows what hlstui reads in it")
+    func demo() throws {
+        let (p, lines) = try start(["demo", "--cache", Self.cache, "--duration", "4"])
+        var all: [String] = []
+        while let l = lines.next(timeout: 30) { all.append(l) }
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let text = all.joined(separator: "\n")
+        #expect(text.contains("hlstui demo: origin on http://127.0.0.1:"))
+        #expect(text.contains("multivariant playlist"))
+        #expect(text.contains("keys (") && text.contains("AES-128"))
+        #expect(text.contains("program date-time: 20"))
+        #expect(text.contains("play it: mpv http://127.0.0.1:"))
+    }
+
+    @Test("a bad scenario name is refused with the list of names")
+    func badScenario() throws {
+        let r = try CLI.run(["origin", "--scenario", "nope", "--duration", "1"])
+        #expect(r.status != 0 && r.stderr.contains("no scenario nope") && r.stderr.contains("vod-ts"))
+    }
+}
+
+/// Reads lines from a pipe with a timeout per line; a background thread drains the pipe.
+final class LineReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var eof = false
+
+    init(_ h: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = h.availableData
+                lock.lock()
+                if chunk.isEmpty { eof = true } else { buffer.append(chunk) }
+                lock.unlock()
+                if chunk.isEmpty { return }
+            }
+        }
+    }
+
+    func next(timeout: Double) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            lock.lock()
+            if let nl = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<nl]
+                buffer = Data(buffer[(nl + 1)...])
+                lock.unlock()
+                return String(decoding: line, as: UTF8.self)
+            }
+            let done = eof
+            lock.unlock()
+            if done || Date() > deadline { return nil }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HLS
+@testable import Origin
+
+/// One origin for the whole test process: real ffmpeg media (cached under .build), real HTTP and HTTPS on 127.0.0.1.
+enum TestOrigin {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let cache = packageRoot.appendingPathComponent(".build/test-media")
+
+    nonisolated(unsafe) static let server: OriginServer = {
+        let media = try! MediaLibrary.load(cache: cache)
+        let state = OriginState(startedAt: Date().timeIntervalSince1970)
+        return try! OriginServer.start(router: OriginRouter(media: media, state: state), tls: true)
+    }()
+
+    static var base: String { server.httpBase }
+    static var state: OriginState { server.router.state }
+}
+
+struct HTTPResult {
+    var status: Int
+    var body: [UInt8]
+    var headers: [String: String]
+    var seconds: Double
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A GET over real HTTP with a fresh session (no shared caches), throwing on transport errors.
+func get(_ url: String, headers: [String: String] = [:], timeout: Double = 10) async throws -> HTTPResult {
+    let config = URLSessionConfiguration.ephemeral
+    config.timeoutIntervalForRequest = timeout
+    config.timeoutIntervalForResource = timeout
+    config.requestCachePolicy = .reloadIgnoringLocalCacheData
+    let session = URLSession(configuration: config)
+    defer { session.finishTasksAndInvalidate() }
+    var req = URLRequest(url: URL(string: url)!)
+    for (k, v) in headers { req.setValue(v, forHTTPHeaderField: k) }
+    let start = Date()
+    let (data, resp) = try await session.data(for: req)
+    let http = resp as! HTTPURLResponse
+    var h: [String: String] = [:]
+    for (k, v) in http.allHeaderFields { h[String(describing: k).lowercased()] = String(describing: v) }
+    return HTTPResult(status: http.statusCode, body: [UInt8](data), headers: h, seconds: Date().timeIntervalSince(start))
+}
+
+/// `ref` resolved against `base` (RFC 3986), as a player would.
+func resolve(_ ref: String, against base: String) -> String {
+    URL(string: ref, relativeTo: URL(string: base)!)!.absoluteString
+}
+
+/// Runs a program and returns its exit status and combined output.
+func runProcess(_ exe: String, _ args: [String], timeout: Double = 60) throws -> (status: Int32, output: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = [exe] + args
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let killer = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    killer.cancel()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+}

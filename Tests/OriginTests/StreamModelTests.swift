@@ -1,0 +1,114 @@
+import HLS
+import Testing
+@testable import Origin
+
+/// A rendition with `count` segments of `duration` and fake bytes: enough for timeline logic.
+func fakeRendition(_ id: String = "v144", count: Int = 10, duration: Double = 2, container: Container = .ts) -> MediaRendition {
+    MediaRendition(id: id, container: container,
+                   segments: (0..<count).map { MediaSegment(index: $0, duration: duration, bytes: [0x47], firstTime: 1.4 + Double($0) * duration, iFrameRange: nil) },
+                   initSection: container == .fmp4 ? [0] : nil, codecs: "avc1.4d401e,mp4a.40.2",
+                   resolution: Resolution(width: 256, height: 144), frameRate: 30, nominalDuration: duration)
+}
+
+@Suite("Origin stream model (pure timeline of the generated streams)")
+struct StreamModelTests {
+    let live = Scenario.named("live-ts")!
+
+    @Test("the live window is the last 8 complete segments, numbered from the epoch, PDT on the 2 s grid")
+    func liveWindow() {
+        let m = StreamModel(scenario: live, rendition: fakeRendition())
+        let now = 1_000_001.5   // segment 500000 (1000000–1000002) is not complete yet
+        let w = m.window(at: now)
+        #expect(w.count == 8)
+        #expect(w.last?.index == 499_999)
+        #expect(w.first?.index == 499_992)
+        #expect(w.first?.pdt == DateTime(seconds: 999_984))
+        #expect(w.map(\.msn) == Array(499_992...499_999))
+        // A loop of 10 segments: segment 499990 started loop 49999, so 499_992 is position 2.
+        #expect(w.first?.position == 2 && w.first?.discontinuitySequence == 49_999)
+    }
+
+    @Test("discontinuities at every loop wrap, and the playlist's DISCONTINUITY-SEQUENCE stays consistent as the window slides")
+    func discontinuities() throws {
+        let m = StreamModel(scenario: live, rendition: fakeRendition())
+        var previous: [Int: Int] = [:]   // msn → discontinuity sequence number, as parsed
+        for step in 0..<30 {
+            let now = 1_000_000 + Double(step)
+            let text = PlaylistWriter.write(m.mediaPlaylist(at: now))
+            let r = PlaylistParser.parseLenient(text)
+            #expect(!r.hasErrors, "\(r.diagnostics)")
+            let segs = try #require(r.playlist.media).segments
+            for s in segs {
+                if let d = previous[s.mediaSequence] { #expect(d == s.discontinuitySequence, "msn \(s.mediaSequence)") }
+                previous[s.mediaSequence] = s.discontinuitySequence
+                #expect(s.discontinuity == (s.mediaSequence % 10 == 0))
+                // Effective PDT is the grid.
+                #expect(s.effectiveProgramDateTime == DateTime(seconds: Double(s.mediaSequence) * 2))
+            }
+        }
+    }
+
+    @Test("cameras: B's grid is 1 s after A's, with 3 s segments and 4 s more latency")
+    func cameras() {
+        let a = StreamModel(scenario: Scenario.named("cam-a")!, rendition: fakeRendition("cam-a", count: 12, duration: 2))
+        let b = StreamModel(scenario: Scenario.named("cam-b")!, rendition: fakeRendition("cam-b", count: 8, duration: 3))
+        let now = 2_000_000.0
+        let wa = a.window(at: now), wb = b.window(at: now)
+        #expect(wa.last.map { $0.pdt.seconds + $0.duration } == 2_000_000)
+        // B: segments end at 1 + 3k; the last whose end + 4 s latency ≤ now.
+        let endB = wb.last.map { $0.pdt.seconds + $0.duration } ?? 0
+        #expect(endB <= now - 4 && endB > now - 4 - 3)
+        #expect(wb.allSatisfy { Int($0.pdt.seconds - 1) % 3 == 0 })
+    }
+
+    @Test("AES: a key every 3 segments with its IV; GAP only where the scenario says")
+    func keysAndGaps() {
+        let aes = StreamModel(scenario: Scenario.named("aes-vod")!, rendition: fakeRendition())
+        #expect(aes.window(at: 0).map(\.keyID) == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3])
+        let text = PlaylistWriter.write(aes.mediaPlaylist(at: 0))
+        #expect(text.components(separatedBy: "#EXT-X-KEY:").count - 1 == 4)
+        #expect(text.contains("URI=\"/keys/aes-vod/k1.key\",IV=0x00000000000000000000000000000001"))
+        let one = StreamModel(scenario: Scenario.named("gap-one")!, rendition: fakeRendition("v360"))
+        let other = StreamModel(scenario: Scenario.named("gap-one")!, rendition: fakeRendition("v240"))
+        #expect(one.window(at: 0).filter(\.gap).map(\.position) == [4, 5])
+        #expect(other.window(at: 0).filter(\.gap).isEmpty)
+        let all = StreamModel(scenario: Scenario.named("gap-all")!, rendition: fakeRendition("audio-de"))
+        #expect(all.window(at: 0).filter(\.gap).count == 2)
+    }
+
+    @Test("freeze keeps the window; reset restarts the media sequence at 0 with no earlier segments")
+    func overrides() {
+        let m = StreamModel(scenario: live, rendition: fakeRendition())
+        let frozen = m.window(at: 1_000_100, overrides: LiveOverrides(freezeAt: 1_000_000))
+        #expect(frozen.map(\.index) == m.window(at: 1_000_000).map(\.index))
+        let reset = m.lastAvailable(at: 1_000_000) + 1
+        let after = m.window(at: 1_000_005, overrides: LiveOverrides(resetIndex: reset))
+        #expect(after.first?.msn == 0 && after.count == 2)
+        #expect(after.first?.discontinuity == false)
+        let p = PlaylistParser.parseLenient(PlaylistWriter.write(m.mediaPlaylist(at: 1_000_005, overrides: LiveOverrides(resetIndex: reset))))
+        #expect(p.playlist.media?.mediaSequence == 0)
+        var tracker = LiveRefreshTracker()
+        _ = tracker.update(PlaylistParser.parseLenient(PlaylistWriter.write(m.mediaPlaylist(at: 1_000_000))).playlist.media!, at: 0)
+        #expect(tracker.update(p.playlist.media!, at: 5) == .reset(previousMediaSequence: 499_992, mediaSequence: 0))
+    }
+
+    @Test("segment file names map back to their index; VOD rejects out-of-range names")
+    func names() {
+        let m = StreamModel(scenario: live, rendition: fakeRendition())
+        #expect(m.segmentIndex(file: "s123.ts") == 123)
+        #expect(m.segmentIndex(file: "s123.m4s") == nil)
+        let v = StreamModel(scenario: Scenario.named("vod-ts")!, rendition: fakeRendition())
+        #expect(v.segmentIndex(file: "seg9.ts") == 9)
+        #expect(v.segmentIndex(file: "seg10.ts") == nil)
+    }
+
+    @Test("byte ranges: bytes=a-b, a-, -n, unsatisfiable and malformed")
+    func ranges() {
+        #expect(byteRange("bytes=0-187", size: 1000) == .some(0..<188))
+        #expect(byteRange("bytes=900-", size: 1000) == .some(900..<1000))
+        #expect(byteRange("bytes=-100", size: 1000) == .some(900..<1000))
+        #expect(byteRange("bytes=0-5000", size: 1000) == .some(0..<1000))
+        #expect(byteRange("bytes=2000-", size: 1000) == .none)
+        #expect(byteRange("items=0-1", size: 1000) == .some(nil))
+    }
+}
