@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
-# Sets up, builds and shows hlstui at work on the bundled example playlists.
+# Sets up, builds and runs hlstui on its embedded demo stream (Ctrl-C stops it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build
-bin=$(swift build --show-bin-path)/hlstui
-"$bin" inspect examples/ladder.m3u8 || true
-echo
-"$bin" inspect examples/live.m3u8 || true
+exec "$(swift build --show-bin-path)/hlstui" demo "$@"
