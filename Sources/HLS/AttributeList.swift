@@ -77,7 +77,7 @@ public struct AttributeList: Sendable, Equatable {
                 if !isNameByte(u[i]) { validName = false }
                 i += 1
             }
-            var name = str(nameStart, i)
+            var name = validName ? AttributeNames.intern(UnsafeBufferPointer(rebasing: u[nameStart..<i])) ?? str(nameStart, i) : str(nameStart, i)
             if i == end || u[i] == 0x2C {
                 report(.error, nameStart, "attribute \"\(name)\" has no value; an attribute list is NAME=value pairs")
                 if i < end { i += 1 }
@@ -177,7 +177,7 @@ final class AttributeReader {
 
     @inline(__always) static func bit(_ name: String) -> UInt64 {
         let u = name.utf8
-        return 1 << UInt64((u.count &* 7 &+ Int(u.last ?? 0)) & 63)
+        return 1 << UInt64((u.count &* 7 &+ Int(u.first ?? 0)) & 63)
     }
 
     /// The attribute called `name`, marked as read.
@@ -374,4 +374,32 @@ public struct Resolution: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(width)x\(height)" }
+}
+
+/// Every attribute name RFC 8216bis defines, so the tokenizer can reuse one String per name instead of making one per attribute.
+enum AttributeNames {
+    static let all = [
+        "BANDWIDTH", "AVERAGE-BANDWIDTH", "SCORE", "CODECS", "SUPPLEMENTAL-CODECS", "RESOLUTION", "FRAME-RATE", "HDCP-LEVEL", "ALLOWED-CPC",
+        "VIDEO-RANGE", "REQ-VIDEO-LAYOUT", "STABLE-VARIANT-ID", "AUDIO", "VIDEO", "SUBTITLES", "CLOSED-CAPTIONS", "PATHWAY-ID", "PROGRAM-ID",
+        "URI", "TYPE", "GROUP-ID", "LANGUAGE", "ASSOC-LANGUAGE", "NAME", "STABLE-RENDITION-ID", "DEFAULT", "AUTOSELECT", "FORCED",
+        "INSTREAM-ID", "BIT-DEPTH", "SAMPLE-RATE", "CHARACTERISTICS", "CHANNELS", "METHOD", "IV", "KEYFORMAT", "KEYFORMATVERSIONS",
+        "BYTERANGE", "DURATION", "INDEPENDENT", "GAP", "ID", "CLASS", "START-DATE", "CUE", "END-DATE", "PLANNED-DURATION", "END-ON-NEXT",
+        "SKIPPED-SEGMENTS", "RECENTLY-REMOVED-DATERANGES", "BYTERANGE-START", "BYTERANGE-LENGTH", "LAST-MSN", "LAST-PART",
+        "DATA-ID", "VALUE", "FORMAT", "SERVER-URI", "TIME-OFFSET", "PRECISE", "IMPORT", "QUERYPARAM", "PART-TARGET",
+        "CAN-SKIP-UNTIL", "CAN-SKIP-DATERANGES", "HOLD-BACK", "PART-HOLD-BACK", "CAN-BLOCK-RELOAD",
+    ]
+
+    /// Names grouped by length, as bytes and as the String to hand out.
+    static let table: [[([UInt8], String)]] = {
+        var t = Array(repeating: [([UInt8], String)](), count: 32)
+        for n in all { t[n.utf8.count].append((Array(n.utf8), n)) }
+        return t
+    }()
+
+    /// The shared String for a known name, or nil.
+    static func intern(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.count < table.count else { return nil }
+        for (b, s) in table[bytes.count] where b.elementsEqual(bytes) { return s }
+        return nil
+    }
 }

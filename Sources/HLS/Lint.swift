@@ -23,29 +23,29 @@ public enum Lint {
         if m.variants.isEmpty && m.iFrameVariants.isEmpty {
             d.append(Diagnostic(.error, line: nil, rule: bis("4.4.6.2"), "the multivariant playlist has no EXT-X-STREAM-INF"))
         }
-        // §4.4.6.2: every group a variant names MUST exist with the right TYPE.
-        var groups: [String: Set<String>] = [:]
-        for r in m.renditions { groups[r.type, default: []].insert(r.groupID) }
+        // §4.4.6.2: every group a variant names MUST exist with the right TYPE (few groups: a linear scan beats hashing).
+        var groups: [(type: String, group: String)] = []
+        for r in m.renditions where !groups.contains(where: { $0.type == r.type && $0.group == r.groupID }) { groups.append((r.type, r.groupID)) }
+        func checkGroup(_ v: Variant, _ type: String, _ group: String?) {
+            guard let group, !groups.contains(where: { $0.type == type && $0.group == group }) else { return }
+            d.append(Diagnostic(.error, line: v.line.number, rule: bis("4.4.6.2"),
+                                "\(type)=\"\(group)\" names no EXT-X-MEDIA group of TYPE=\(type); it MUST match one"))
+        }
         for v in m.variants {
-            let refs: [(String, String?)] = [("AUDIO", v.audio), ("VIDEO", v.video), ("SUBTITLES", v.subtitles),
-                                               ("CLOSED-CAPTIONS", v.closedCaptions == "NONE" ? nil : v.closedCaptions)]
-            for (type, group) in refs {
-                if let group, !(groups[type]?.contains(group) ?? false) {
-                    d.append(Diagnostic(.error, line: v.line.number, rule: bis("4.4.6.2"),
-                                        "\(type)=\"\(group)\" names no EXT-X-MEDIA group of TYPE=\(type); it MUST match one"))
-                }
-            }
+            checkGroup(v, "AUDIO", v.audio)
+            checkGroup(v, "VIDEO", v.video)
+            checkGroup(v, "SUBTITLES", v.subtitles)
+            checkGroup(v, "CLOSED-CAPTIONS", v.closedCaptions == "NONE" ? nil : v.closedCaptions)
         }
         // §4.4.6.1: NAME unique and at most one DEFAULT=YES in a group.
-        var names: [String: Int] = [:]
-        var defaults: [String: Int] = [:]
+        var names: Set<GroupKey> = []
+        var defaults: [GroupKey: Int] = [:]
         for r in m.renditions {
-            let key = r.type + "\u{0}" + r.groupID
-            if names[key + "\u{0}" + r.name] != nil {
+            let key = GroupKey(type: r.type, group: r.groupID, name: "")
+            if !names.insert(GroupKey(type: r.type, group: r.groupID, name: r.name)).inserted {
                 d.append(Diagnostic(.error, line: r.line.number, rule: bis("4.4.6.1"),
                                     "two EXT-X-MEDIA in group \"\(r.groupID)\" have NAME=\"\(r.name)\"; NAME MUST be unique in a group"))
             }
-            names[key + "\u{0}" + r.name] = r.line.number
             if r.isDefault {
                 if let first = defaults[key] {
                     d.append(Diagnostic(.error, line: r.line.number, rule: bis("4.4.6.1"),
@@ -54,26 +54,36 @@ public enum Lint {
                 defaults[key] = r.line.number
             }
         }
-        for v in m.variants + m.iFrameVariants {
-            let line = v.line.number
-            if v.codecs == nil {
-                d.append(Diagnostic(.warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)", "variant \(v.uri) has no CODECS; players must probe it to learn what it holds"))
-            }
-            if v.resolution == nil && !isAudioOnly(codecs: v.codecList) {
-                d.append(Diagnostic(.warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)", "variant \(v.uri) has no RESOLUTION; a resolution cap cannot place it"))
-            }
-            for c in (mentionsLegacyHEVC(v.codecs) ? v.codecList : []) where c.hasPrefix("hev1") || c.hasPrefix("dvhe") {
-                let better = c.hasPrefix("hev1") ? "hvc1" : "dvh1"
-                d.append(Diagnostic(.warning, line: line, rule: "lint (Apple HLS authoring spec)",
-                                    "variant \(v.uri) declares \(c); Apple devices need \(better) (parameter sets in the sample entry) for HEVC in HLS"))
-            }
-            if let a = v.averageBandwidth, let b = v.bandwidth, a > b {
-                d.append(Diagnostic(.warning, line: line, rule: bis("4.4.6.2"), "AVERAGE-BANDWIDTH \(a) is above BANDWIDTH \(b), the peak"))
-            }
-        }
+        for v in m.variants { variantLint(v, &d) }
+        for v in m.iFrameVariants { variantLint(v, &d) }
         for k in m.sessionKeys { keyFormatLint(k, &d) }
         if let v = p.version, !p.defines.isEmpty, v < 8 {
             d.append(Diagnostic(.error, line: p.defines[0].line.number, rule: bis("7"), "EXT-X-DEFINE needs EXT-X-VERSION 8 or higher (it is \(v))"))
+        }
+    }
+
+    /// A rendition group (or, with a name, one rendition in it).
+    struct GroupKey: Hashable {
+        var type: String
+        var group: String
+        var name: String
+    }
+
+    static func variantLint(_ v: Variant, _ d: inout [Diagnostic]) {
+        let line = v.line.number
+        if v.codecs == nil {
+            d.append(Diagnostic(.warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)", "variant \(v.uri) has no CODECS; players must probe it to learn what it holds"))
+        }
+        if v.resolution == nil && !isAudioOnly(codecs: v.codecList) {
+            d.append(Diagnostic(.warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)", "variant \(v.uri) has no RESOLUTION; a resolution cap cannot place it"))
+        }
+        for c in (mentionsLegacyHEVC(v.codecs) ? v.codecList : []) where c.hasPrefix("hev1") || c.hasPrefix("dvhe") {
+            let better = c.hasPrefix("hev1") ? "hvc1" : "dvh1"
+            d.append(Diagnostic(.warning, line: line, rule: "lint (Apple HLS authoring spec)",
+                                "variant \(v.uri) declares \(c); Apple devices need \(better) (parameter sets in the sample entry) for HEVC in HLS"))
+        }
+        if let a = v.averageBandwidth, let b = v.bandwidth, a > b {
+            d.append(Diagnostic(.warning, line: line, rule: bis("4.4.6.2"), "AVERAGE-BANDWIDTH \(a) is above BANDWIDTH \(b), the peak"))
         }
     }
 
