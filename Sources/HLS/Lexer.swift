@@ -65,10 +65,14 @@ public enum Lexer {
     public static func lines(_ text: String) -> (lines: [Line], diagnostics: [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
         var lines: [Line] = []
-        let storage = LineStorage(Array(text.utf8))
+        scan(LineStorage(Array(text.utf8)), diagnostics: &diagnostics) { lines.append($0); return true }
+        return (lines, diagnostics)
+    }
+
+    /// Calls `body` with each line in order until it returns false; encoding problems go to `diagnostics`.
+    static func scan(_ storage: LineStorage, diagnostics: inout [Diagnostic], _ body: (Line) -> Bool) {
         storage.bytes.withUnsafeBufferPointer { buf in
             let n = buf.count
-            lines.reserveCapacity(n / 24)
             var i = 0
             if n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF {
                 diagnostics.append(Diagnostic(.error, line: 1, column: 1, rule: bis("4.1"),
@@ -128,10 +132,9 @@ public enum Lexer {
                         line.kind = .comment
                     }
                 }
-                lines.append(line)
+                if !body(line) { return }
                 i = next
             }
         }
-        return (lines, diagnostics)
     }
 }

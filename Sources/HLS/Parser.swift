@@ -97,32 +97,42 @@ struct ParserState {
     }
 
     mutating func run(_ text: String) -> ParseResult {
-        let (lines, lexDiagnostics) = Lexer.lines(text)
-        d = lexDiagnostics
+        let storage = LineStorage(Array(text.utf8))
+        // First pass, stopping early: the header line and the playlist's kind.
+        var ignored: [Diagnostic] = []
+        var firstLine: Line?
+        var kindDecided = false
+        Lexer.scan(storage, diagnostics: &ignored) { l in
+            if firstLine == nil && l.kind != .blank { firstLine = l }
+            if l.kind == .tag {
+                if l.tag.isMultivariantOnly { isMultivariant = true; kindDecided = true }
+                if l.tag.isMediaOnly { kindDecided = true }
+            }
+            return !(kindDecided && firstLine != nil)
+        }
         // §4.4.1.1: the first line MUST be EXTM3U.
-        if let first = lines.first(where: { $0.kind != .blank }) {
-            if !(first.number == 1 && first.kind == .tag && first.tagName == "EXTM3U") {
+        if let first = firstLine {
+            if !(first.number == 1 && first.kind == .tag && first.tag == .extm3u) {
                 report(.error, 1, "4.4.1.1", "the first line is not #EXTM3U; every playlist MUST start with it")
             }
         } else {
             report(.error, 1, "4.4.1.1", "the playlist is empty; it MUST start with #EXTM3U")
         }
-        // Decide the kind by the first tag that only one kind may hold (§4.4: a playlist holding both is invalid).
-        for l in lines where l.kind == .tag {
-            if l.tag.isMultivariantOnly { isMultivariant = true; break }
-            if l.tag.isMediaOnly { break }
-        }
-        for l in lines {
+        // Second pass: everything.
+        var lexDiagnostics: [Diagnostic] = []
+        Lexer.scan(storage, diagnostics: &lexDiagnostics) { l in
             if l.hadLeadingSpace {
                 report(.warning, l.number, "4.1", "line starts with white space; it was ignored")
             }
             switch l.kind {
-            case .blank: continue
+            case .blank: break
             case .comment: pendingLines.append(l.text)
             case .uri: uriLine(l)
             case .tag: tag(l)
             }
+            return true
         }
+        d = lexDiagnostics + d
         finish()
         if options.lint { d += Lint.check(playlist) }
         // Sort by line, keeping the order of findings on one line.
