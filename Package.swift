@@ -20,6 +20,12 @@ let package = Package(
         .target(name: "HLS"),
         .target(name: "HLSReport", dependencies: ["HLS", "JSONValue"]),
         .target(name: "MediaFormats"),
+        // The Loader's pure core: key repair, decryption with checks, DRM explanations, virtual playlists.
+        .target(
+            name: "Loader",
+            dependencies: ["HLS", "MediaFormats", .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")]
+        ),
         // The embedded origin: generated media, scenarios, faults, HTTP and HTTPS on loopback.
         .target(
             name: "Origin",
@@ -53,6 +59,7 @@ let package = Package(
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
         .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal"], exclude: ["Fixtures"]),
+        .testTarget(name: "LoaderTests", dependencies: ["Loader", "Origin", "HLS", "MediaFormats"]),
         .testTarget(
             name: "OriginTests",
             dependencies: ["Origin", "HLS", "MediaFormats",

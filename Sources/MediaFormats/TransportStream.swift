@@ -118,3 +118,30 @@ public enum TransportStream {
         return info
     }
 }
+
+extension TransportStream {
+    /// CRC-32/MPEG-2 (polynomial 0x04C11DB7, not reflected), as PSI sections carry it.
+    static func crc32MPEG2(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            crc ^= UInt32(b) << 24
+            for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+        }
+        return crc
+    }
+
+    /// For a first packet carrying a PSI section (PAT, CAT, NIT, SDT, EIT: PIDs 0–0x12): whether its CRC holds; nil for other packets.
+    public static func firstSectionIsIntact(_ bytes: [UInt8]) -> Bool? {
+        guard bytes.count >= packetSize, bytes[0] == 0x47 else { return nil }
+        let pid = Int(bytes[1] & 0x1F) << 8 | Int(bytes[2])
+        guard pid <= 0x12, bytes[1] & 0x40 != 0 else { return nil }
+        var start = 4
+        if (bytes[3] >> 4) & 0x2 != 0 { start += 1 + Int(bytes[4]) }
+        guard start < packetSize else { return false }
+        let table = start + 1 + Int(bytes[start])
+        guard table + 3 <= packetSize else { return false }
+        let length = Int(bytes[table + 1] & 0x0F) << 8 | Int(bytes[table + 2])
+        guard table + 3 + length <= packetSize, length >= 4 else { return false }
+        return crc32MPEG2(bytes[table..<(table + 3 + length)]) == 0
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HLS
+
+/// What a URI in a playlist points at, so the proxy can name it and treat it right.
+public enum ResourceKind: String, Sendable {
+    case multivariant, media, segment, initSection = "init", key, part
+}
+
+/// Builds the playlists the player is given: only what the session chose, every URI through the Loader (DESIGN §4).
+public struct VirtualPlaylists: Sendable {
+    /// Maps an absolute upstream URL and its kind to the URL the player should request (a proxy URL).
+    public let name: @Sendable (_ upstream: String, _ kind: ResourceKind) -> String
+
+    public init(name: @escaping @Sendable (_ upstream: String, _ kind: ResourceKind) -> String) {
+        self.name = name
+    }
+
+    /// `ref` resolved against `base` (RFC 3986 §5), as the playlist's own URL.
+    public static func resolve(_ ref: String, against base: String) -> String {
+        URL(string: ref, relativeTo: URL(string: base))?.absoluteString ?? ref
+    }
+
+    /// The multivariant playlist with only `variants` (indexes) and the renditions their groups use.
+    public func multivariant(_ p: Playlist, base: String, variants keep: [Int]) -> Playlist {
+        guard case .multivariant(var m) = p.body else { return p }
+        let chosen = keep.filter { m.variants.indices.contains($0) }.map { m.variants[$0] }
+        let groups = Set(chosen.flatMap { [$0.audio, $0.video, $0.subtitles].compactMap { $0 } })
+        m.variants = chosen.map { v in
+            var v = v
+            v.uri = name(Self.resolve(v.uri, against: base), .media)
+            v.leadingLines = []
+            return v
+        }
+        m.renditions = m.renditions.filter { groups.contains($0.groupID) || $0.type == "CLOSED-CAPTIONS" }.map { r in
+            var r = r
+            r.uri = r.uri.map { name(Self.resolve($0, against: base), .media) }
+            return r
+        }
+        m.iFrameVariants = []
+        m.sessionKeys = []
+        m.sessionData = []
+        m.contentSteering = nil
+        var out = p
+        out.defines = []
+        out.body = .multivariant(m)
+        return out
+    }
+
+    /// A media playlist for the player: variables resolved (no EXT-X-DEFINE), URIs through the Loader,
+    /// AES-128 keys removed when the Loader decrypts, other keys' URIs through the Loader; GAP segments keep their flag.
+    public func media(_ p: Playlist, base: String, decryptAES: Bool) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        func keys(_ ks: [Key]) -> [Key] {
+            ks.compactMap { k in
+                if decryptAES && k.method == "AES-128" && k.system == .identity { return nil }
+                var k = k
+                if let u = k.uri, !u.hasPrefix("skd://"), !u.hasPrefix("data:") { k.uri = name(Self.resolve(u, against: base), .key) }
+                return k
+            }
+        }
+        for i in m.segments.indices {
+            m.segments[i].uri = name(Self.resolve(m.segments[i].uri, against: base), .segment)
+            m.segments[i].keys = keys(m.segments[i].keys)
+            if let map = m.segments[i].map { m.segments[i].map?.uri = name(Self.resolve(map.uri, against: base), .initSection) }
+            for j in m.segments[i].parts.indices {
+                m.segments[i].parts[j].uri = name(Self.resolve(m.segments[i].parts[j].uri, against: base), .part)
+            }
+            m.segments[i].leadingLines = []
+        }
+        for j in m.trailingParts.indices { m.trailingParts[j].uri = name(Self.resolve(m.trailingParts[j].uri, against: base), .part) }
+        m.trailingKeys = m.trailingKeys.map(keys)
+        if let map = m.trailingMap { m.trailingMap?.uri = name(Self.resolve(map.uri, against: base), .initSection) }
+        m.preloadHints = []
+        m.renditionReports = []
+        m.trailingLines = []
+        var out = p
+        out.defines = []
+        out.body = .media(m)
+        return out
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import HLS
+import MediaFormats
+import Testing
+@testable import Loader
+@testable import Origin
+
+/// The origin's router over real ffmpeg media, without sockets: real encrypted bytes and real playlists for the Loader's core.
+enum RealMedia {
+    static let cache = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/test-media")
+    nonisolated(unsafe) static let router: OriginRouter = {
+        OriginRouter(media: try! MediaLibrary.load(cache: cache), state: OriginState(startedAt: 0))
+    }()
+
+    static func get(_ path: String, now: Double = Date().timeIntervalSince1970) -> OriginResponse {
+        router.respond(OriginRequest(target: path), now: now)
+    }
+
+    static func playlist(_ path: String, imported: [String: String] = [:]) -> ParseResult {
+        PlaylistParser.parseLenient(String(decoding: get(path).body, as: UTF8.self),
+                                    options: ParseOptions(importedVariables: imported, url: "http://origin.test" + path))
+    }
+}
+
+@Suite("Loader core: keys as servers send them (seed 003)")
+struct KeyMaterialTests {
+    let key: [UInt8] = Array(0..<16)
+
+    @Test("16 bytes are used as they are")
+    func plain() throws {
+        let r = try KeyMaterial.decode(key)
+        #expect(r.key == key && r.repair == nil)
+    }
+
+    @Test("a trailing newline or spaces is removed and named", arguments: [[0x0A], [0x0D, 0x0A], [0x20, 0x20]] as [[UInt8]])
+    func trailing(_ tail: [UInt8]) throws {
+        let r = try KeyMaterial.decode(key + tail)
+        #expect(r.key == key && r.repair == .trailingWhitespace)
+    }
+
+    @Test("32 hex characters (with 0x, newline or upper case) are decoded and named", arguments: [
+        "000102030405060708090a0b0c0d0e0f", "000102030405060708090A0B0C0D0E0F\n", "0x000102030405060708090a0b0c0d0e0f", " 000102030405060708090a0b0c0d0e0f \r\n",
+    ])
+    func hex(_ text: String) throws {
+        let r = try KeyMaterial.decode(Array(text.utf8))
+        #expect(r.key == key && r.repair == .hexText)
+    }
+
+    @Test("anything else is refused with its length")
+    func refused() {
+        #expect(throws: KeyError(description: "the key is 15 bytes; AES-128 needs 16 (or 32 hex characters)")) { _ = try KeyMaterial.decode(Array(key.prefix(15))) }
+        #expect(throws: KeyError.self) { _ = try KeyMaterial.decode(Array("zz0102030405060708090a0b0c0d0e0f".utf8)) }
+        #expect(throws: KeyError.self) { _ = try KeyMaterial.decode(key + [0x41]) }
+    }
+
+    @Test("the fingerprint is 8 hex digits of SHA-256 and never shows the key")
+    func fingerprint() {
+        let fp = KeyMaterial.fingerprint(key)
+        #expect(fp.count == 8 && fp.allSatisfy(\.isHexDigit))
+        #expect(!"000102030405060708090a0b0c0d0e0f".contains(fp))
+        #expect(fp != KeyMaterial.fingerprint(Array(key.reversed())))
+    }
+
+    @Test("the IV: the attribute's 128-bit number, else the media sequence number (RFC 8216bis §5.2)")
+    func iv() {
+        #expect(KeyMaterial.iv(attribute: "0x1", mediaSequence: 9) == [UInt8](repeating: 0, count: 15) + [1])
+        #expect(KeyMaterial.iv(attribute: "0x00000000000000000000000000000A0b", mediaSequence: 0)?.suffix(2) == [0x0A, 0x0B])
+        #expect(KeyMaterial.iv(attribute: nil, mediaSequence: 258) == [UInt8](repeating: 0, count: 14) + [1, 2])
+        #expect(KeyMaterial.iv(attribute: "0xZZ", mediaSequence: 0) == nil)
+        #expect(KeyMaterial.iv(attribute: "12", mediaSequence: 0) == nil)
+    }
+}
+
+@Suite("Loader core: AES-128 decryption checked, on real segments from the origin")
+struct DecryptionTests {
+    @Test("the right key and IV give back the clear MPEG-TS, byte for byte")
+    func right() throws {
+        let enc = RealMedia.get("/aes-vod/v144/seg4.ts").body
+        let clear = RealMedia.get("/vod-ts/v144/seg4.ts").body
+        let key = OriginKeys.key(scenario: "aes-vod", id: 1)
+        let out = try SegmentDecryption.decrypt(enc, key: key, iv: KeyMaterial.iv(attribute: "0x1", mediaSequence: 4)!, msn: 4)
+        #expect(out == clear)
+        #expect(TransportStream.looksValid(out))
+    }
+
+    @Test("a wrong key, a wrong IV or a cut body is a one-line diagnosis naming the segment and the key's fingerprint")
+    func wrong() throws {
+        let enc = RealMedia.get("/aes-vod/v144/seg4.ts").body
+        let good = OriginKeys.key(scenario: "aes-vod", id: 1)
+        let bad = OriginKeys.key(scenario: "aes-vod", id: 2)
+        do {
+            _ = try SegmentDecryption.decrypt(enc, key: bad, iv: KeyMaterial.iv(attribute: "0x1", mediaSequence: 4)!, msn: 4)
+            Issue.record("a wrong key decrypted")
+        } catch {
+            #expect(error.cause == .badPadding || error.cause == .notMedia)
+            #expect(error.description.hasPrefix("segment 4: key \(KeyMaterial.fingerprint(bad))… does not decrypt it"))
+        }
+        #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(good), cause: .notMedia)) {
+            _ = try SegmentDecryption.decrypt(enc, key: good, iv: KeyMaterial.iv(attribute: "0x2", mediaSequence: 4)!, msn: 4)
+        }
+        #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(good), cause: .notBlockAligned)) {
+            _ = try SegmentDecryption.decrypt(Array(enc.dropLast(5)), key: good, iv: KeyMaterial.iv(attribute: "0x1", mediaSequence: 4)!, msn: 4)
+        }
+    }
+}
+
+@Suite("Loader core: DRM named and explained")
+struct DRMTests {
+    func media(_ keyLines: String) -> MediaPlaylist {
+        PlaylistParser.parseLenient("#EXTM3U\n#EXT-X-VERSION:5\n#EXT-X-TARGETDURATION:4\n\(keyLines)\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n").playlist.media!
+    }
+
+    @Test("FairPlay-only rungs are named with the reason and the rungs that play instead")
+    func fairPlay() {
+        let fp = media("#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://key1\",KEYFORMAT=\"com.apple.streamingkeydelivery\",KEYFORMATVERSIONS=\"1\"")
+        let aes = media("#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\"")
+        let lines = DRMExplainer.explain(rungs: [("1080p", fp), ("720p", fp), ("360p", aes)])
+        #expect(lines == ["1080p, 720p need FairPlay (SAMPLE-AES): FairPlay Streaming needs Apple's CDM and an SPC/CKC exchange with the license server; only Apple platforms have it; playable instead: 360p"])
+        #expect(DRMExplainer.playable(aes) && !DRMExplainer.playable(fp))
+    }
+
+    @Test("a segment with FairPlay, Widevine and an identity key plays through the identity key")
+    func multiKey() {
+        let m = media("""
+        #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://k",KEYFORMAT="com.apple.streamingkeydelivery"
+        #EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,AAAA",KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
+        #EXT-X-KEY:METHOD=SAMPLE-AES,URI="k.key"
+        """)
+        #expect(DRMExplainer.playable(m))
+        #expect(DRMExplainer.systems(m).map(\.system) == [.fairPlay, .widevine, .identity])
+        #expect(DRMExplainer.explain(rungs: [("a", m)]).isEmpty)
+    }
+
+    @Test("Widevine and PlayReady alone: nothing plays, and the line says so")
+    func nothingPlays() {
+        let wv = media("#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI=\"data:,x\",KEYFORMAT=\"urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed\"")
+        let pr = media("#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"data:,x\",KEYFORMAT=\"com.microsoft.playready\"")
+        let lines = DRMExplainer.explain(rungs: [("hd", wv), ("sd", pr)])
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.contains("no clear or AES-128 rung exists") })
+        #expect(lines[0].hasPrefix("hd needs Widevine") && lines[1].hasPrefix("sd needs PlayReady"))
+    }
+}
+
+@Suite("Loader core: virtual playlists for the player")
+struct VirtualPlaylistTests {
+    let naming = VirtualPlaylists { upstream, kind in "http://127.0.0.1:1/t0k3n/\(kind.rawValue)/" + upstream.utf8.map { String(format: "%02x", $0) }.joined() }
+
+    @Test("the multivariant keeps only the chosen variant and the renditions its groups use, with DEFINE resolved")
+    func multivariant() throws {
+        let mv = RealMedia.playlist("/define/master.m3u8?token=abc")
+        #expect(!mv.hasErrors)
+        let v = naming.multivariant(mv.playlist, base: "http://origin.test/define/master.m3u8?token=abc", variants: [1])
+        let text = PlaylistWriter.write(v)
+        #expect(!text.contains("{$") && !text.contains("EXT-X-DEFINE") && !text.contains("I-FRAME"))
+        let m = try #require(v.multivariant)
+        #expect(m.variants.count == 1 && m.variants[0].resolution?.height == 240)
+        #expect(m.renditions.count == 3)
+        let hex = Array(m.variants[0].uri.split(separator: "/").last!.utf8)
+        let upstream = String(decoding: stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)! }, as: UTF8.self)
+        #expect(upstream == "http://origin.test/define/v240/index.m3u8?token=abc")
+        #expect(!PlaylistParser.parseLenient(text).hasErrors)
+    }
+
+    @Test("media playlists: every URI through the Loader, AES-128 keys dropped when the Loader decrypts, GAP flags kept")
+    func media() throws {
+        let aes = RealMedia.playlist("/aes-vod/v144/index.m3u8")
+        let decrypted = naming.media(aes.playlist, base: "http://origin.test/aes-vod/v144/index.m3u8", decryptAES: true)
+        let d = try #require(decrypted.media)
+        #expect(d.segments.allSatisfy { $0.keys.isEmpty && $0.uri.hasPrefix("http://127.0.0.1:1/t0k3n/segment/") })
+        let kept = naming.media(aes.playlist, base: "http://origin.test/aes-vod/v144/index.m3u8", decryptAES: false)
+        #expect(kept.media!.segments[0].keys.first?.uri?.hasPrefix("http://127.0.0.1:1/t0k3n/key/") == true)
+        let gap = RealMedia.playlist("/gap-one/v360/index.m3u8")
+        let g = try #require(naming.media(gap.playlist, base: "http://origin.test/gap-one/v360/index.m3u8", decryptAES: true).media)
+        #expect(g.segments.map(\.gap) == gap.playlist.media!.segments.map(\.gap))
+        let fmp4 = RealMedia.playlist("/vod-fmp4/v144/index.m3u8")
+        let f = try #require(naming.media(fmp4.playlist, base: "http://origin.test/vod-fmp4/v144/index.m3u8", decryptAES: true).media)
+        #expect(f.segments[0].map?.uri.hasPrefix("http://127.0.0.1:1/t0k3n/init/") == true)
+        #expect(!PlaylistParser.parseLenient(PlaylistWriter.write(decrypted)).hasErrors)
+    }
+}
+
+@Suite("MPEG-TS first-section check")
+struct PATTests {
+    @Test("real segments start with an intact PSI section; one flipped bit in it is caught")
+    func pat() {
+        var b = RealMedia.get("/vod-ts/v240/seg1.ts").body
+        #expect(TransportStream.firstSectionIsIntact(b) == true)
+        b[15] ^= 0x01
+        #expect(TransportStream.firstSectionIsIntact(b) == false)
+        #expect(TransportStream.firstSectionIsIntact(Array(repeating: 0x47, count: 188)) == nil)
+    }
+}
