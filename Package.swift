@@ -23,8 +23,12 @@ let package = Package(
         // The Loader's pure core: key repair, decryption with checks, DRM explanations, virtual playlists.
         .target(
             name: "Loader",
-            dependencies: ["HLS", "MediaFormats", .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: ["HLS", "MediaFormats", "JSONValue", .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOTLS", package: "swift-nio"),
+                           .product(name: "X509", package: "swift-certificates")]
         ),
         // The embedded origin: generated media, scenarios, faults, HTTP and HTTPS on loopback.
         .target(

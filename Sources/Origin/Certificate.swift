@@ -14,8 +14,9 @@ public struct SelfSignedIdentity: Sendable {
     public let spkiPin: String
     let der: [UInt8]
 
-    /// Makes a fresh P-256 key and a certificate valid for a year (CA:true, so it can be trusted as its own anchor).
-    public static func make(now: Date = Date()) throws -> SelfSignedIdentity {
+    /// Makes a fresh P-256 key and a certificate (CA:true, so it can be trusted as its own anchor), by default for a year and for 127.0.0.1 and localhost.
+    public static func make(now: Date = Date(), validFrom: TimeInterval = -3600, validFor: TimeInterval = 365 * 86400,
+                            dnsNames: [String] = ["localhost"], ipv4: [[UInt8]] = [[127, 0, 0, 1]]) throws -> SelfSignedIdentity {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
             CommonName("hlstui origin")
@@ -25,10 +26,10 @@ public struct SelfSignedIdentity: Sendable {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
             Critical(KeyUsage(digitalSignature: true, keyCertSign: true))
             try ExtendedKeyUsage([.serverAuth])
-            SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            SubjectAlternativeNames(dnsNames.map { .dnsName($0) } + ipv4.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) })
         }
         let cert = try Certificate(version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-                                   notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(365 * 86400),
+                                   notValidBefore: now.addingTimeInterval(validFrom), notValidAfter: now.addingTimeInterval(validFrom + validFor),
                                    issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
                                    issuerPrivateKey: .init(key))
         var ser = DER.Serializer()

@@ -19,14 +19,15 @@ public final class OriginServer: Sendable {
     public var httpsBase: String? { httpsPort.map { "https://127.0.0.1:\($0)" } }
 
     /// Binds and starts serving; port 0 picks a free port.
-    public static func start(router: OriginRouter, port: Int = 0, tls: Bool = false, tlsPort: Int = 0, threads: Int = 1) throws -> OriginServer {
+    public static func start(router: OriginRouter, port: Int = 0, tls: Bool = false, tlsPort: Int = 0, threads: Int = 1,
+                             identity given: SelfSignedIdentity? = nil) throws -> OriginServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         do {
             let http = try bind(group: group, router: router, port: port, ssl: nil)
             var identity: SelfSignedIdentity?
             var https: Channel?
             if tls {
-                let id = try SelfSignedIdentity.make()
+                let id = try given ?? SelfSignedIdentity.make()
                 identity = id
                 https = try bind(group: group, router: router, port: tlsPort, ssl: try id.serverContext())
             }

@@ -244,6 +244,14 @@ public struct OriginRouter: Sendable {
                                     remaining: q["count"].flatMap { Int($0) }, since: now))
             return .json(f.json)
         case "faults": return .json(.array(state.faults.map(\.json)))
+        case "redirect":
+            // A chain of n 302s ending at `to`, for testing clients' redirect limits.
+            let n = Int(q["n"] ?? "") ?? 1
+            let to = q["to"] ?? "/"
+            let next = n > 1 ? "/control/redirect?n=\(n - 1)&to=\(to)" : to
+            var r = OriginResponse.text(302, "see \(next)")
+            r.headers = [("Location", next)]
+            return r
         case "clear":
             state.clearFaults()
             return .json(.array([]))

@@ -1,0 +1,403 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// How the Loader talks to origins.
+public struct UpstreamOptions: Sendable {
+    public var userAgent = "hlstui/0.1"
+    /// Extra request headers (`--header "Name: value"`), e.g. tokens or cookies.
+    public var headers: [(String, String)] = []
+    public var connectTimeout: Double = 5
+    /// Seconds without a byte before a response is abandoned.
+    public var readTimeout: Double = 10
+    /// Retries for failed connections and 5xx answers (GET is idempotent), with doubling backoff from `retryBackoff`.
+    public var retries = 2
+    public var retryBackoff: Double = 0.2
+    public var maxRedirects = 5
+    public var tls = TLSOptions()
+    public init() {}
+}
+
+/// Why an upstream request failed, in one line naming the cause.
+public struct UpstreamError: Error, Sendable, CustomStringConvertible {
+    public enum Cause: String, Sendable { case connect, timeout, truncated, tls, redirect, protocolError = "protocol", badURL = "url" }
+    public var cause: Cause
+    public var detail: String
+    public var description: String { detail }
+}
+
+/// An upstream answer's head and timing.
+public struct UpstreamHead: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    /// The URL finally answered, after redirects.
+    public var url: String
+    public var redirects: Int
+    public var retries: Int
+    /// Seconds from the request to the first byte of the answer.
+    public var ttfb: Double
+
+    public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+}
+
+/// A finished upstream request: head, body and totals.
+public struct UpstreamResponse: Sendable {
+    public var head: UpstreamHead
+    public var body: [UInt8]
+    public var seconds: Double
+}
+
+/// A small HTTP/1.1 client on SwiftNIO: keep-alive connection reuse per origin, bounded redirects, timeouts, retries with backoff,
+/// custom headers, and TLS checked by `TLSVerifier` so every refusal names its cause.
+public final class UpstreamClient: Sendable {
+    public let options: UpstreamOptions
+    let group: EventLoopGroup
+    let verifier: TLSVerifier?
+    let sslContext: NIOSSLContext?
+    let pool = NIOLockedValueBox([String: [Channel]]())
+
+    public init(group: EventLoopGroup, options: UpstreamOptions = UpstreamOptions()) throws {
+        self.group = group
+        self.options = options
+        verifier = options.tls.insecure ? nil : try TLSVerifier(options: options.tls)
+        sslContext = try TLSVerifier(options: options.tls).context()
+    }
+
+    struct Target {
+        var tls: Bool
+        var host: String
+        var port: Int
+        var pathAndQuery: String
+        var key: String { "\(tls ? "https" : "http")://\(host):\(port)" }
+    }
+
+    static func target(_ url: String) throws(UpstreamError) -> Target {
+        guard let u = URLComponents(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = u.host, !host.isEmpty else {
+            throw UpstreamError(cause: .badURL, detail: "\(url): not an http(s) URL")
+        }
+        let tls = scheme == "https"
+        var path = u.percentEncodedPath.isEmpty ? "/" : u.percentEncodedPath
+        if let q = u.percentEncodedQuery { path += "?" + q }
+        return Target(tls: tls, host: host, port: u.port ?? (tls ? 443 : 80), pathAndQuery: path)
+    }
+
+    /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see the answer as it arrives (for streaming).
+    public func get(_ url: String, range: String? = nil,
+                    onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
+                    onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in }) async throws(UpstreamError) -> UpstreamResponse {
+        var current = url
+        var redirects = 0
+        var attempt = 0
+        let start = Date()
+        while true {
+            do {
+                let r = try await once(current, range: range, start: start, redirects: redirects, retries: attempt, streaming: (onHead, onBody))
+                if [301, 302, 303, 307, 308].contains(r.head.status), let loc = r.head.header("location") {
+                    redirects += 1
+                    guard redirects <= options.maxRedirects else {
+                        throw UpstreamError(cause: .redirect, detail: "\(url): more than \(options.maxRedirects) redirects")
+                    }
+                    current = URL(string: loc, relativeTo: URL(string: current))?.absoluteString ?? loc
+                    continue
+                }
+                if r.head.status >= 500 && attempt < options.retries {
+                    attempt += 1
+                    try? await Task.sleep(for: .seconds(options.retryBackoff * Double(1 << (attempt - 1))))
+                    continue
+                }
+                return r
+            } catch let e as UpstreamError {
+                // Retry what may pass on a second try; never TLS refusals or bad URLs.
+                if (e.cause == .connect || e.cause == .truncated) && attempt < options.retries {
+                    attempt += 1
+                    try? await Task.sleep(for: .seconds(options.retryBackoff * Double(1 << (attempt - 1))))
+                    continue
+                }
+                throw e
+            } catch {
+                throw UpstreamError(cause: .protocolError, detail: "\(url): \(error)")
+            }
+        }
+    }
+
+    func once(_ url: String, range: String?, start: Date, redirects: Int, retries: Int,
+              streaming: ((UpstreamHead) -> Void, (ByteBuffer) -> Void)) async throws -> UpstreamResponse {
+        let t = try UpstreamClient.target(url)
+        let channel = try await connection(t, url: url)
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: t.port == (t.tls ? 443 : 80) ? t.host : "\(t.host):\(t.port)")
+        headers.add(name: "User-Agent", value: options.userAgent)
+        headers.add(name: "Accept", value: "*/*")
+        headers.add(name: "Connection", value: "keep-alive")
+        if let range { headers.add(name: "Range", value: range) }
+        for (k, v) in options.headers { headers.add(name: k, value: v) }
+        let sent = Date()
+        let exchange = Exchange(url: url, redirects: redirects, retries: retries, sent: sent, onHead: streaming.0, onBody: streaming.1)
+        let promise = channel.eventLoop.makePromise(of: UpstreamResponse.self)
+        let handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get()
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: t.pathAndQuery, headers: headers)
+        channel.eventLoop.execute {
+            handler.start(exchange, promise: promise)
+            guard channel.isActive else {
+                handler.finish(.failure(UpstreamError(cause: .connect, detail: "\(url): the connection closed before the request")))
+                return
+            }
+            channel.write(HTTPClientRequestPart.head(head), promise: nil)
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            written.futureResult.whenFailure { _ in
+                handler.finish(.failure(UpstreamError(cause: .connect, detail: "\(url): the request could not be sent")))
+            }
+            channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: written)
+        }
+        do {
+            var r = try await promise.futureResult.get()
+            r.seconds = Date().timeIntervalSince(start)
+            if handler.reusable { release(channel, key: t.key) } else { channel.close(promise: nil) }
+            return r
+        } catch {
+            channel.close(promise: nil)
+            throw error
+        }
+    }
+
+    /// An idle pooled connection to the origin, or a new one.
+    func connection(_ t: Target, url: String) async throws -> Channel {
+        while let c = pool.withLockedValue({ p -> Channel? in p[t.key]?.popLast() }) {
+            if c.isActive { return c }
+        }
+        let verifier = self.verifier
+        let ssl = t.tls ? sslContext : nil
+        let readTimeout = options.readTimeout
+        let host = t.host
+        let verifyFailure = NIOLockedValueBox<TLSFailure?>(nil)
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(.milliseconds(Int64(options.connectTimeout * 1000)))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let ssl {
+                        let handler: NIOSSLClientHandler
+                        let sni = host.allSatisfy({ $0.isNumber || $0 == "." || $0 == ":" }) ? nil : host
+                        if let verifier {
+                            handler = try NIOSSLClientHandler(context: ssl, serverHostname: sni) { chain, promise in
+                                let p = promise
+                                Task {
+                                    if let failure = await verifier.verify(chain, host: host) {
+                                        verifyFailure.withLockedValue { $0 = failure }
+                                        p.succeed(.failed)
+                                    } else {
+                                        p.succeed(.certificateVerified)
+                                    }
+                                }
+                            }
+                        } else {
+                            handler = try NIOSSLClientHandler(context: ssl, serverHostname: sni)
+                        }
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(readTimeout * 1000))))
+                    try channel.pipeline.syncOperations.addHandler(UpstreamHandler(verifyFailure: verifyFailure))
+                }
+            }
+        let channel: Channel
+        do {
+            channel = try await bootstrap.connect(host: t.host, port: t.port).get()
+        } catch {
+            throw UpstreamError(cause: .connect, detail: "\(url): cannot connect to \(t.host):\(t.port) (\(UpstreamClient.describe(error)))")
+        }
+        guard t.tls else { return channel }
+        // Wait for the handshake so a refused certificate is reported as such, not as a failed request.
+        let waiter = HandshakeWaiter(promise: channel.eventLoop.makePromise())
+        do {
+            try await channel.pipeline.addHandler(waiter, position: .last).get()
+            try await waiter.promise.futureResult.get()
+            return channel
+        } catch {
+            channel.close(promise: nil)
+            if let f = verifyFailure.withLockedValue({ $0 }) { throw UpstreamError(cause: .tls, detail: "\(url): \(f)") }
+            throw UpstreamError(cause: .tls, detail: "\(url): TLS handshake failed (\(error))")
+        }
+    }
+
+    func release(_ c: Channel, key: String) {
+        pool.withLockedValue { p in
+            var list = p[key] ?? []
+            if list.count < 8 { list.append(c) } else { c.close(promise: nil) }
+            p[key] = list
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        let s = "\(error)"
+        if s.contains("connectTimeout") { return "connection timed out" }
+        if s.contains("connection refused") || s.contains("Connection refused") || s.contains("ECONNREFUSED") { return "connection refused" }
+        return s
+    }
+
+    /// Closes pooled connections.
+    public func shutdown() {
+        let all = pool.withLockedValue { p -> [Channel] in
+            let a = p.values.flatMap { $0 }
+            p = [:]
+            return a
+        }
+        for c in all { c.close(promise: nil) }
+    }
+}
+
+/// One request/response on a connection.
+final class Exchange: @unchecked Sendable {
+    let url: String
+    let redirects: Int
+    let retries: Int
+    let sent: Date
+    let onHead: (UpstreamHead) -> Void
+    let onBody: (ByteBuffer) -> Void
+    var head: UpstreamHead?
+    var body: [UInt8] = []
+    var expected: Int?
+
+    init(url: String, redirects: Int, retries: Int, sent: Date, onHead: @escaping (UpstreamHead) -> Void, onBody: @escaping (ByteBuffer) -> Void) {
+        self.url = url
+        self.redirects = redirects
+        self.retries = retries
+        self.sent = sent
+        self.onHead = onHead
+        self.onBody = onBody
+    }
+}
+
+/// Reads one response at a time off a pooled connection.
+final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+
+    var exchange: Exchange?
+    var promise: EventLoopPromise<UpstreamResponse>?
+    var reusable = false
+    let verifyFailure: NIOLockedValueBox<TLSFailure?>
+
+    init(verifyFailure: NIOLockedValueBox<TLSFailure?>) { self.verifyFailure = verifyFailure }
+
+    func start(_ e: Exchange, promise p: EventLoopPromise<UpstreamResponse>) {
+        exchange = e
+        promise = p
+        reusable = false
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let e = exchange else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            let head = UpstreamHead(status: Int(h.status.code), headers: h.headers.map { ($0.name, $0.value) }, url: e.url,
+                                    redirects: e.redirects, retries: e.retries, ttfb: Date().timeIntervalSince(e.sent))
+            e.head = head
+            e.expected = h.headers.first(name: "content-length").flatMap { Int($0) }
+            reusable = h.isKeepAlive
+            if ![301, 302, 303, 307, 308].contains(head.status) { e.onHead(head) }
+        case .body(let b):
+            e.body.append(contentsOf: b.readableBytesView)
+            if let h = e.head, ![301, 302, 303, 307, 308].contains(h.status) { e.onBody(b) }
+        case .end:
+            finish(.success(()))
+        }
+    }
+
+    func finish(_ r: Result<Void, UpstreamError>) {
+        guard let e = exchange, let p = promise else { return }
+        exchange = nil
+        promise = nil
+        switch r {
+        case .success:
+            guard let head = e.head else { return p.fail(UpstreamError(cause: .protocolError, detail: "\(e.url): no response")) }
+            if let n = e.expected, e.body.count < n {
+                reusable = false
+                return p.fail(UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.body.count) of \(n) bytes"))
+            }
+            p.succeed(UpstreamResponse(head: head, body: e.body, seconds: 0))
+        case .failure(let err):
+            p.fail(err)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, let e = exchange {
+            reusable = false
+            finish(.failure(UpstreamError(cause: .timeout, detail: "\(e.url): no data from the origin for too long (read timeout)")))
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let e = exchange {
+            if let head = e.head, e.expected == nil {
+                // A close-delimited body ends here.
+                _ = head
+                finish(.success(()))
+            } else if e.head != nil {
+                finish(.failure(UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.body.count) of \(e.expected ?? 0) bytes")))
+            } else {
+                finish(.failure(UpstreamError(cause: .connect, detail: "\(e.url): the origin closed the connection before answering")))
+            }
+        }
+        reusable = false
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        let url = exchange?.url ?? ""
+        if let f = verifyFailure.withLockedValue({ $0 }) {
+            finish(.failure(UpstreamError(cause: .tls, detail: "\(url): \(f)")))
+        } else if error is NIOSSLError || "\(error)".contains("SSL") {
+            finish(.failure(UpstreamError(cause: .tls, detail: "\(url): TLS handshake failed (\(error))")))
+        } else if "\(error)".contains("HTTPParserError") {
+            finish(.failure(UpstreamError(cause: .protocolError, detail: "\(url): the origin's answer is not valid HTTP (\(error))")))
+        } else {
+            finish(.failure(UpstreamError(cause: .truncated, detail: "\(url): body truncated, the connection failed mid-answer (\(error))")))
+        }
+        reusable = false
+        context.close(promise: nil)
+    }
+}
+
+/// Completes when the TLS handshake has, or fails when it cannot.
+final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = NIOAny
+    let promise: EventLoopPromise<Void>
+    var done = false
+
+    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // The handshake may already be over by the time this is added.
+        if let ssl = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self), ssl.peerCertificate != nil { complete(nil) }
+        if !context.channel.isActive { complete(ChannelError.ioOnClosedChannel) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent { complete(nil) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        complete(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        complete(ChannelError.ioOnClosedChannel)
+        context.fireChannelInactive()
+    }
+
+    func complete(_ error: Error?) {
+        guard !done else { return }
+        done = true
+        if let error { promise.fail(error) } else { promise.succeed(()) }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import NIOPosix
+import Testing
+@testable import Loader
+@testable import Origin
+
+/// Origins over real sockets for the client: one with the usual certificate, one expired, one for another host.
+enum ClientOrigins {
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    static func make(_ identity: SelfSignedIdentity? = nil) -> OriginServer {
+        try! OriginServer.start(router: OriginRouter(media: RealMedia.router.media, state: OriginState(startedAt: 0)), tls: true, identity: identity)
+    }
+    nonisolated(unsafe) static let main = make()
+    nonisolated(unsafe) static let expired = make(try! SelfSignedIdentity.make(validFrom: -10 * 86400, validFor: 86400))
+    nonisolated(unsafe) static let otherHost = make(try! SelfSignedIdentity.make(dnsNames: ["media.example.invalid"], ipv4: []))
+
+    static func pemFile(_ id: SelfSignedIdentity) -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-ca-\(UUID().uuidString).pem")
+        try! id.certificatePEM.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    static func client(_ configure: (inout UpstreamOptions) -> Void = { _ in }) throws -> UpstreamClient {
+        var o = UpstreamOptions()
+        o.retryBackoff = 0.05
+        configure(&o)
+        return try UpstreamClient(group: group, options: o)
+    }
+}
+
+@Suite("Upstream client against the embedded origin over real sockets", .serialized)
+struct UpstreamClientTests {
+    let base = ClientOrigins.main.httpBase
+
+    @Test("GET, Range, keep-alive reuse of one connection, TTFB measured")
+    func basics() async throws {
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let r = try await c.get("\(base)/vod-ts/master.m3u8")
+        #expect(r.head.status == 200 && String(decoding: r.body, as: UTF8.self).hasPrefix("#EXTM3U"))
+        #expect(r.head.ttfb > 0 && r.head.ttfb <= r.seconds)
+        for i in 0..<5 { _ = try await c.get("\(base)/vod-ts/v144/seg\(i).ts") }
+        #expect(c.pool.withLockedValue { $0.values.reduce(0) { $0 + $1.count } } == 1)
+        let part = try await c.get("\(base)/vod-ts/v144/seg1.ts", range: "bytes=0-187")
+        #expect(part.head.status == 206 && part.body.count == 188)
+    }
+
+    @Test("streams the body to the caller as it arrives")
+    func streaming() async throws {
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let seen = StreamCount()
+        let r = try await c.get("\(base)/vod-ts/v360/seg2.ts", onHead: { h in seen.head(h.status) }, onBody: { b in seen.add(b.readableBytes) })
+        #expect(seen.status == 200 && seen.bytes == r.body.count && seen.chunks >= 1)
+    }
+
+    @Test("redirects are followed up to the limit, then refused")
+    func redirects() async throws {
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let ok = try await c.get("\(base)/control/redirect?n=3&to=/vod-ts/master.m3u8")
+        #expect(ok.head.status == 200 && ok.head.redirects == 3 && ok.head.url.hasSuffix("/vod-ts/master.m3u8"))
+        await #expect(throws: UpstreamError.self) { _ = try await c.get("\(base)/control/redirect?n=7&to=/vod-ts/master.m3u8") }
+    }
+
+    @Test("404 is an answer; 500 is retried with backoff; a stalled body times out; a truncated one fails after its retries")
+    func faults() async throws {
+        let state = ClientOrigins.main.router.state
+        defer { state.clearFaults() }
+        let c = try ClientOrigins.client { $0.readTimeout = 1 }
+        defer { c.shutdown() }
+        #expect(try await c.get("\(base)/nope/master.m3u8").head.status == 404)
+        state.add(Fault(id: 0, kind: .status, target: .segment, status: 500, ms: 0, scenario: "vod-ts", rendition: "v144", msn: 3, remaining: 1, since: 0))
+        let retried = try await c.get("\(base)/vod-ts/v144/seg3.ts")
+        #expect(retried.head.status == 200 && retried.head.retries == 1)
+        state.add(Fault(id: 0, kind: .stall, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v240", msn: 1, remaining: 1, since: 0))
+        do {
+            _ = try await c.get("\(base)/vod-ts/v240/seg1.ts")
+            Issue.record("a stalled body did not time out")
+        } catch {
+            #expect(error.cause == .timeout && error.description.contains("read timeout"))
+        }
+        state.add(Fault(id: 0, kind: .truncate, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v360", msn: 1, remaining: 3, since: 0))
+        do {
+            _ = try await c.get("\(base)/vod-ts/v360/seg1.ts")
+            Issue.record("a truncated body was accepted")
+        } catch {
+            #expect(error.cause == .truncated && error.description.contains("truncated"))
+        }
+    }
+
+    @Test("a closed port is named as a refused connection")
+    func refused() async throws {
+        let c = try ClientOrigins.client { $0.retries = 0 }
+        defer { c.shutdown() }
+        do {
+            _ = try await c.get("http://127.0.0.1:9/x.m3u8")
+            Issue.record("connected to port 9")
+        } catch {
+            #expect(error.cause == .connect && error.description.contains("connection refused"))
+        }
+    }
+
+    @Test("TLS: trusted by --cacert, by a matching pin alone, or with --insecure; refused as untrusted, pin mismatch, expired, wrong host")
+    func tls() async throws {
+        let main = ClientOrigins.main
+        let id = try #require(main.identity)
+        let url = try #require(main.httpsBase) + "/vod-ts/master.m3u8"
+        let ca = ClientOrigins.pemFile(id)
+        func fetch(_ configure: (inout TLSOptions) -> Void, _ u: String = url) async -> Result<Int, UpstreamError> {
+            do {
+                let c = try ClientOrigins.client { o in configure(&o.tls); o.retries = 0 }
+                defer { c.shutdown() }
+                return .success(try await c.get(u).head.status)
+            } catch let e as UpstreamError { return .failure(e) } catch { return .failure(UpstreamError(cause: .protocolError, detail: "\(error)")) }
+        }
+        #expect(try await fetch { $0.caFile = ca }.get() == 200)
+        #expect(try await fetch({ $0.caFile = ca }, url.replacingOccurrences(of: "127.0.0.1", with: "localhost")).get() == 200)
+        #expect(try await fetch { $0.pins = [id.spkiPin] }.get() == 200)
+        #expect(try await fetch { $0.insecure = true }.get() == 200)
+        func failure(_ r: Result<Int, UpstreamError>) -> String { if case .failure(let e) = r { return e.description }; return "succeeded" }
+        let untrusted = failure(await fetch { _ in })
+        #expect(untrusted.contains("TLS untrusted") && untrusted.contains("self-signed"), "\(untrusted)")
+        let pin = failure(await fetch { $0.pins = ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="] })
+        #expect(pin.contains("TLS pin mismatch"), "\(pin)")
+        let both = failure(await fetch { $0.caFile = ca; $0.pins = ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="] })
+        #expect(both.contains("TLS pin mismatch"), "\(both)")
+        let expired = ClientOrigins.expired
+        let expiredResult = failure(await fetch({ $0.caFile = ClientOrigins.pemFile(expired.identity!) }, expired.httpsBase! + "/vod-ts/master.m3u8"))
+        #expect(expiredResult.contains("TLS expired"), "\(expiredResult)")
+        let other = ClientOrigins.otherHost
+        let hostResult = failure(await fetch({ $0.caFile = ClientOrigins.pemFile(other.identity!) }, other.httpsBase! + "/vod-ts/master.m3u8"))
+        #expect(hostResult.contains("TLS wrong host") && hostResult.contains("127.0.0.1"), "\(hostResult)")
+    }
+}
+
+/// Counts streamed chunks from any thread.
+final class StreamCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var status = 0
+    private(set) var bytes = 0
+    private(set) var chunks = 0
+    func head(_ s: Int) { lock.lock(); status = s; lock.unlock() }
+    func add(_ n: Int) { lock.lock(); bytes += n; chunks += 1; lock.unlock() }
+}
