@@ -115,6 +115,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func handle(context: ChannelHandlerContext, head h: HTTPRequestHead) {
         let started = Date().timeIntervalSince1970
         let range = h.headers.first(name: "range")
+        let userAgent = h.headers.first(name: "user-agent")
         let req = OriginRequest(method: h.method.rawValue, target: h.uri, range: range, tls: tls)
         var r = router.respond(req, now: started)
         var status = HTTPResponseStatus(statusCode: r.status)
@@ -175,7 +176,8 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 time: started - router.state.startedAt, wall: started, method: h.method.rawValue, path: path, range: range,
                 status: response.status, bytes: headOnly ? 0 : sent, durationMs: (finished - started) * 1000, tls: tls,
                 scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
-                pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false, fault: response.fault))
+                pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false, fault: response.fault,
+                userAgent: userAgent))
         }
         if r.delayMs > 0 {
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(r.delayMs))) { send() }

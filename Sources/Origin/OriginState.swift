@@ -62,12 +62,13 @@ public struct RequestRecord: Sendable {
     public var mediaTime: Double?
     public var gap: Bool
     public var fault: String?
+    public var userAgent: String? = nil
 
     public var json: JSONValue {
         .object([("t", .double(time)), ("wall", .string(DateTimeText.iso(wall))), ("method", .string(method)), ("path", .string(path)),
                  ("range", .string(range)), ("status", .int(status)), ("bytes", .int(bytes)), ("durationMs", .double(durationMs)),
                  ("tls", .bool(tls)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("kind", .string(kind)),
-                 ("msn", .int(msn)), ("pdt", .string(pdt)), ("mediaTime", .double(mediaTime)), ("gap", .bool(gap)), ("fault", .string(fault))])
+                 ("msn", .int(msn)), ("pdt", .string(pdt)), ("mediaTime", .double(mediaTime)), ("gap", .bool(gap)), ("fault", .string(fault)), ("userAgent", .string(userAgent))])
     }
 
     /// One line for the terminal.

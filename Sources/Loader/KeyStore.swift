@@ -1,0 +1,93 @@
+import Foundation
+import HLS
+
+/// Fetches each key once (deduplicated), ahead of need, with overrides, a key command and repairs (seeds 000, 001, 003).
+actor KeyStore {
+    struct Entry {
+        var task: Task<Result<[UInt8], KeyError>, Never>
+        var prefetch: Bool
+    }
+
+    let client: UpstreamClient
+    let overrides: [String: [UInt8]]
+    let command: String?
+    let emit: @Sendable (LoaderEvent) -> Void
+    let clock: @Sendable () -> Double
+    var entries: [String: Entry] = [:]
+
+    init(client: UpstreamClient, overrides: [String: [UInt8]], command: String?, emit: @escaping @Sendable (LoaderEvent) -> Void,
+         clock: @escaping @Sendable () -> Double) {
+        self.client = client
+        self.overrides = overrides
+        self.command = command
+        self.emit = emit
+        self.clock = clock
+    }
+
+    /// How many times each URI was fetched (tests assert once).
+    var fetchCount: [String: Int] = [:]
+
+    /// The key at `uri`, fetched once; `prefetch` says whether this call is ahead of need.
+    func key(_ uri: String, method: String, keyFormat: String, msns: ClosedRange<Int>?, prefetch: Bool) async -> Result<[UInt8], KeyError> {
+        if let e = entries[uri] { return await e.task.value }
+        let requested = clock()
+        fetchCount[uri, default: 0] += 1
+        let task = Task { [client, overrides, command, emit, clock] () -> Result<[UInt8], KeyError> in
+            var source = "origin"
+            var bytes: [UInt8]
+            if let o = overrides[uri] {
+                source = "--key"
+                bytes = o
+            } else if let command {
+                source = "--key-command"
+                do { bytes = try KeyStore.run(command, uri) } catch {
+                    let e = KeyError(description: "key command failed for \(uri): \(String(describing: error))")
+                    emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: nil, firstMSN: msns?.lowerBound, lastMSN: msns?.upperBound,
+                                       requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: nil, source: source, error: e.description)))
+                    return .failure(e)
+                }
+            } else {
+                do {
+                    let r = try await client.get(uri)
+                    guard r.head.status == 200 else { throw UpstreamError(cause: .protocolError, detail: "\(uri): HTTP \(r.head.status)") }
+                    bytes = r.body
+                } catch {
+                    let e = KeyError(description: "key \(uri) could not be fetched: \(String(describing: error))")
+                    emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: nil, firstMSN: msns?.lowerBound, lastMSN: msns?.upperBound,
+                                       requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: nil, source: source, error: e.description)))
+                    return .failure(e)
+                }
+            }
+            do {
+                let (key, repair) = try KeyMaterial.decode(bytes)
+                emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: KeyMaterial.fingerprint(key), firstMSN: msns?.lowerBound,
+                                   lastMSN: msns?.upperBound, requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch,
+                                   repair: repair?.rawValue, source: source, error: nil)))
+                if let repair { emit(.diagnostic("key \(uri): \(repair.rawValue) (fingerprint \(KeyMaterial.fingerprint(key)))")) }
+                return .success(key)
+            } catch {
+                emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: nil, firstMSN: msns?.lowerBound, lastMSN: msns?.upperBound,
+                                   requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: nil, source: source,
+                                   error: "key \(uri): \(String(describing: error))")))
+                return .failure(KeyError(description: "key \(uri): \(String(describing: error))"))
+            }
+        }
+        entries[uri] = Entry(task: task, prefetch: prefetch)
+        return await task.value
+    }
+
+    /// Runs `command URI` through /bin/sh and returns what it prints.
+    static func run(_ command: String, _ uri: String) throws(KeyError) -> [UInt8] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", command + " \"$1\"", "hlstui-key", uri]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { throw KeyError(description: "cannot run \(command)") }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw KeyError(description: "\(command) exited with \(p.terminationStatus)") }
+        return [UInt8](data)
+    }
+}

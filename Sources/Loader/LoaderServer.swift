@@ -1,0 +1,419 @@
+import Foundation
+import HLS
+import MediaFormats
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// What the Loader does besides proxying.
+public struct LoaderOptions: Sendable {
+    public var upstream = UpstreamOptions()
+    /// Decrypt AES-128 segments in the Loader and serve them clear (checked), instead of handing FFmpeg the key.
+    public var decryptAES = true
+    /// `--key URI=HEX`: keys that replace what the origin serves.
+    public var keyOverrides: [String: [UInt8]] = [:]
+    /// `--key-command CMD`: run with the key URI, prints the key.
+    public var keyCommand: String?
+    public init() {}
+}
+
+/// A resource the player may ask for, by its Loader id.
+struct Resource: Sendable {
+    var upstream: String
+    var kind: ResourceKind
+    var rung: Int?
+    var msn: Int?
+    var gap = false
+    var key: Key?
+    var iv: [UInt8]?
+    var keyMSNs: ClosedRange<Int>?
+}
+
+/// The player's only network (DESIGN §4): a loopback HTTP server that fetches, times, rewrites, decrypts and serves.
+public final class LoaderServer: Sendable {
+    public let token: String
+    public let port: Int
+    public let options: LoaderOptions
+    public let events: AsyncStream<LoaderEvent>
+    let continuation: AsyncStream<LoaderEvent>.Continuation
+    let client: UpstreamClient
+    let keys: KeyStore
+    let group: MultiThreadedEventLoopGroup
+    let channel: Channel
+    let started: Date
+    let table = NIOLockedValueBox(Table())
+    let initTracks = NIOLockedValueBox([String: [MP4Track]]())
+
+    struct Table {
+        var byID: [Int: Resource] = [:]
+        var ids: [String: Int] = [:]
+        var multivariantText: [Int: String] = [:]
+        var variables: [String: String] = [:]
+    }
+
+    /// The base every player URL starts with, token included.
+    public var base: String { "http://127.0.0.1:\(port)/\(token)" }
+
+    /// Starts on 127.0.0.1 with a random port and a fresh secret token.
+    public static func start(options: LoaderOptions = LoaderOptions()) throws -> LoaderServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var rng = SystemRandomNumberGenerator()
+        for i in bytes.indices { bytes[i] = rng.next() }
+        let token = bytes.map { String(format: "%02x", $0) }.joined()
+        let box = NIOLockedValueBox<LoaderServer?>(nil)
+        let bound = try ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { ch in
+                ch.eventLoop.makeCompletedFuture {
+                    try ch.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try ch.pipeline.syncOperations.addHandler(LoaderHTTPHandler(loader: { box.withLockedValue { $0 } }))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+        let server = try LoaderServer(token: token, channel: bound, group: group, options: options)
+        box.withLockedValue { $0 = server }
+        return server
+    }
+
+    init(token: String, channel: Channel, group: MultiThreadedEventLoopGroup, options: LoaderOptions) throws {
+        self.token = token
+        self.channel = channel
+        self.group = group
+        self.options = options
+        port = channel.localAddress?.port ?? 0
+        let (stream, cont) = AsyncStream<LoaderEvent>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        events = stream
+        continuation = cont
+        let started = Date()
+        self.started = started
+        client = try UpstreamClient(group: group, options: options.upstream)
+        keys = KeyStore(client: client, overrides: options.keyOverrides, command: options.keyCommand, emit: { cont.yield($0) },
+                        clock: { Date().timeIntervalSince(started) })
+    }
+
+    public func stop() {
+        continuation.finish()
+        client.shutdown()
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    var now: Double { Date().timeIntervalSince(started) }
+
+    func emit(_ e: LoaderEvent) { continuation.yield(e) }
+
+    /// The Loader id for an upstream resource, the same every time it is named.
+    func register(_ r: Resource) -> Int {
+        table.withLockedValue { t in
+            let k = "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1)"
+            if let id = t.ids[k] { t.byID[id] = r; return id }
+            let id = t.byID.count + 1
+            t.ids[k] = id
+            t.byID[id] = r
+            return id
+        }
+    }
+
+    func path(_ id: Int, _ r: Resource) -> String {
+        let ext: String
+        switch r.kind {
+        case .multivariant, .media: ext = "m3u8"
+        case .key: ext = "key"
+        case .initSection: ext = "mp4"
+        case .segment, .part:
+            let last = URL(string: r.upstream)?.pathExtension.lowercased() ?? ""
+            ext = ["ts", "m4s", "mp4", "aac", "vtt", "webvtt", "mp3", "ac3", "ec3", "m4a", "cmfv", "cmfa"].contains(last) ? last : "ts"
+        }
+        return "\(base)/\(r.kind.rawValue)/\(id).\(ext)"
+    }
+
+    /// Opens an upstream playlist for the player and returns the URL to give it; `variants` picks rungs of a multivariant playlist.
+    public func open(_ url: String, variants: [Int]? = nil) async throws(UpstreamError) -> String {
+        let r = try await client.get(url)
+        guard r.head.status == 200 else { throw UpstreamError(cause: .protocolError, detail: "\(url): HTTP \(r.head.status)") }
+        let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(url: r.head.url))
+        if case .multivariant(let m) = parsed.playlist.body {
+            table.withLockedValue { $0.variables = parsed.variables }
+            let keep = variants ?? Array(m.variants.indices)
+            let virtual = VirtualPlaylists { [self] upstream, kind in
+                let rung = m.variants.firstIndex { VirtualPlaylists.resolve($0.uri, against: r.head.url) == upstream }
+                let res = Resource(upstream: upstream, kind: kind, rung: rung)
+                return path(register(res), res)
+            }.multivariant(parsed.playlist, base: r.head.url, variants: keep)
+            let res = Resource(upstream: r.head.url, kind: .multivariant)
+            let id = register(res)
+            table.withLockedValue { $0.multivariantText[id] = PlaylistWriter.write(virtual, resolveVariables: true) }
+            return path(id, res)
+        }
+        let res = Resource(upstream: r.head.url, kind: .media, rung: 0)
+        return path(register(res), res)
+    }
+
+    /// Answers one player request.
+    func handle(_ target: String, range: String?, writer: ResponseWriter) async {
+        let parts = target.split(separator: "?")[0].split(separator: "/").map(String.init)
+        guard parts.count == 3, parts[0] == token else {
+            writer.text(403, "hlstui loader: unknown session (the URL must carry this session's token)")
+            emit(.diagnostic("refused a request without this session's token: \(target.prefix(80))"))
+            return
+        }
+        guard let id = Int(parts[2].split(separator: ".")[0]), let res = table.withLockedValue({ $0.byID[id] }) else {
+            writer.text(404, "hlstui loader: no such resource")
+            return
+        }
+        switch res.kind {
+        case .multivariant:
+            writer.playlist(table.withLockedValue { $0.multivariantText[id] } ?? "")
+        case .media: await media(res, writer: writer)
+        case .segment, .part, .initSection: await segment(res, range: range, writer: writer)
+        case .key: await keyResource(res, writer: writer)
+        }
+    }
+
+    func media(_ res: Resource, writer: ResponseWriter) async {
+        let t0 = now
+        do {
+            let r = try await client.get(res.upstream)
+            guard r.head.status == 200 else {
+                writer.text(502, "origin answered HTTP \(r.head.status) for \(res.upstream)")
+                emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000,
+                                           durationMs: (now - t0) * 1000, bytes: r.body.count, status: r.head.status, local: false, prefetch: false,
+                                           retries: r.head.retries, error: "HTTP \(r.head.status)", firstPTS: nil)))
+                return
+            }
+            let vars = table.withLockedValue { $0.variables }
+            let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: vars, url: r.head.url))
+            guard case .media(let m) = parsed.playlist.body else {
+                writer.text(502, "\(res.upstream) is not a media playlist")
+                return
+            }
+            for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
+            // Every segment gets an id carrying what serving it needs: MSN, GAP, key and IV.
+            var index: [String: Segment] = [:]
+            for s in m.segments { index[VirtualPlaylists.resolve(s.uri, against: r.head.url)] = s }
+            let bySegmentURL = index
+            let decrypt = options.decryptAES
+            let virtual = VirtualPlaylists { [self] upstream, kind in
+                var rr = Resource(upstream: upstream, kind: kind, rung: res.rung)
+                if kind == .segment, let s = bySegmentURL[upstream] {
+                    rr.msn = s.mediaSequence
+                    rr.gap = s.gap
+                    if decrypt, let k = s.keys.first(where: { $0.method == "AES-128" && $0.system == .identity }), let uri = k.uri {
+                        var key = k
+                        key.uri = VirtualPlaylists.resolve(uri, against: r.head.url)
+                        rr.key = key
+                        rr.iv = KeyMaterial.iv(attribute: k.iv, mediaSequence: s.mediaSequence)
+                    }
+                }
+                return path(register(rr), rr)
+            }.media(parsed.playlist, base: r.head.url, decryptAES: decrypt)
+            writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
+            emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
+                                       durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
+                                       retries: r.head.retries, error: nil, firstPTS: nil)))
+            prefetchKeys(m, base: r.head.url)
+        } catch {
+            writer.text(502, "hlstui loader: \(error.description)")
+            emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
+                                       bytes: 0, status: 502, local: false, prefetch: false, retries: 0, error: error.description, firstPTS: nil)))
+        }
+    }
+
+    /// Fetches every identity key the playlist names, before the player needs it (AVContentKeySession prewarming, seed 000/001).
+    func prefetchKeys(_ m: MediaPlaylist, base: String) {
+        var ranges: [String: (Key, ClosedRange<Int>)] = [:]
+        var order: [String] = []
+        for s in m.segments {
+            for k in s.keys where k.system == .identity && k.method != "NONE" {
+                guard let u = k.uri else { continue }
+                let uri = VirtualPlaylists.resolve(u, against: base)
+                if let (key, r) = ranges[uri] { ranges[uri] = (key, r.lowerBound...s.mediaSequence) } else {
+                    ranges[uri] = (k, s.mediaSequence...s.mediaSequence)
+                    order.append(uri)
+                }
+            }
+        }
+        for uri in order {
+            guard let (k, r) = ranges[uri] else { continue }
+            Task { _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true) }
+        }
+        let blocked = DRMExplainer.explain(rungs: [("this rendition", m)])
+        for line in blocked { emit(.diagnostic(line)) }
+    }
+
+    func keyResource(_ res: Resource, writer: ResponseWriter) async {
+        let t0 = now
+        switch await keys.key(res.upstream, method: "SAMPLE-AES", keyFormat: "identity", msns: nil, prefetch: false) {
+        case .success(let k):
+            writer.bytes(200, contentType: "application/octet-stream", k)
+            emit(.request(RequestEvent(kind: .key, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
+                                       bytes: 16, status: 200, local: true, prefetch: false, retries: 0, error: nil, firstPTS: nil)))
+        case .failure(let e):
+            writer.text(502, e.description)
+            emit(.diagnostic(e.description))
+        }
+    }
+
+    func segment(_ res: Resource, range: String?, writer: ResponseWriter) async {
+        let t0 = now
+        if res.gap {
+            // GAP segments are never requested from the origin (RFC 8216bis §4.4.4.7).
+            writer.text(404, "segment \(res.msn ?? -1) is an EXT-X-GAP: hlstui does not request it")
+            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: nil, durationMs: 0, bytes: 0,
+                                       status: 404, local: true, prefetch: false, retries: 0, error: "GAP", firstPTS: nil)))
+            return
+        }
+        if let key = res.key, let iv = res.iv, let uri = key.uri {
+            await decrypted(res, key: key, uri: uri, iv: iv, writer: writer, t0: t0)
+            return
+        }
+        // Clear media streams through as it arrives.
+        do {
+            let r = try await client.get(res.upstream, range: range, onHead: { h in writer.head(h.status, h) }, onBody: { b in writer.chunk(b) })
+            writer.end()
+            let first = firstPTS(res, r.body)
+            if res.kind == .initSection, r.head.status == 200 { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
+            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
+                                       durationMs: (now - t0) * 1000, bytes: r.body.count, status: r.head.status, local: false, prefetch: false,
+                                       retries: r.head.retries, error: r.head.status >= 400 ? "HTTP \(r.head.status)" : nil, firstPTS: first)))
+        } catch {
+            writer.abort(502, "hlstui loader: \(error.description)")
+            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
+                                       bytes: 0, status: 502, local: false, prefetch: false, retries: 0, error: error.description, firstPTS: nil)))
+        }
+    }
+
+    func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double) async {
+        let keyResult = await keys.key(uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
+        guard case .success(let k) = keyResult else {
+            if case .failure(let e) = keyResult { writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)")) }
+            return
+        }
+        do {
+            let r = try await client.get(res.upstream)
+            guard r.head.status == 200 else {
+                writer.text(502, "origin answered HTTP \(r.head.status)")
+                emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
+                                           durationMs: (now - t0) * 1000, bytes: r.body.count, status: r.head.status, local: false, prefetch: false,
+                                           retries: r.head.retries, error: "HTTP \(r.head.status)", firstPTS: nil)))
+                return
+            }
+            do {
+                let clear = try SegmentDecryption.decrypt(r.body, key: k, iv: iv, msn: res.msn ?? -1)
+                writer.bytes(200, contentType: "video/mp2t", clear)
+                emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
+                                           durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
+                                           retries: r.head.retries, error: nil, firstPTS: firstPTS(res, clear))))
+            } catch {
+                writer.text(502, error.description)
+                emit(.diagnostic(error.description))
+                emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
+                                           durationMs: (now - t0) * 1000, bytes: r.body.count, status: 502, local: false, prefetch: false,
+                                           retries: r.head.retries, error: error.description, firstPTS: nil)))
+            }
+        } catch {
+            writer.text(502, "hlstui loader: \(error.description)")
+            emit(.diagnostic(error.description))
+        }
+    }
+
+    /// The first media timestamp in a segment's bytes, seconds.
+    func firstPTS(_ res: Resource, _ bytes: [UInt8]) -> Double? {
+        guard res.kind == .segment else { return nil }
+        if TransportStream.looksValid(bytes.prefix(bytes.count - bytes.count % 188)) || bytes.first == 0x47 {
+            return TransportStream.probe(bytes).firstPTS.map { Double($0) / 90_000 }
+        }
+        let tracks = initTracks.withLockedValue { $0.values.first } ?? []
+        return FragmentedMP4.firstTime(segment: bytes, tracks: tracks)
+    }
+
+    /// How many times the Loader fetched each key (for tests: once per URI).
+    public func keyFetchCounts() async -> [String: Int] { await keys.fetchCount }
+}
+
+/// Writes one response to the player's connection from any thread (Channel writes are thread-safe).
+final class ResponseWriter: Sendable {
+    let channel: Channel
+    let keepAlive: Bool
+    let version: HTTPVersion
+    let headOnly: Bool
+    let started = NIOLockedValueBox(false)
+
+    init(channel: Channel, keepAlive: Bool, version: HTTPVersion, headOnly: Bool) {
+        self.channel = channel
+        self.keepAlive = keepAlive
+        self.version = version
+        self.headOnly = headOnly
+    }
+
+    func send(_ status: Int, _ headers: [(String, String)], _ body: [UInt8]) {
+        var h = HTTPHeaders(headers)
+        h.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        h.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+        if !headOnly && !body.isEmpty { channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
+        finish()
+    }
+
+    func finish() {
+        let done = channel.writeAndFlush(HTTPServerResponsePart.end(nil))
+        if !keepAlive { let c = channel; done.whenComplete { _ in c.close(promise: nil) } }
+    }
+
+    func text(_ status: Int, _ s: String) { send(status, [("Content-Type", "text/plain; charset=utf-8")], Array((s + "\n").utf8)) }
+    func playlist(_ s: String) { send(200, [("Content-Type", "application/vnd.apple.mpegurl")], Array(s.utf8)) }
+    func bytes(_ status: Int, contentType: String, _ b: [UInt8]) { send(status, [("Content-Type", contentType)], b) }
+
+    /// Starts a streamed answer with the origin's status and length.
+    func head(_ status: Int, _ upstream: UpstreamHead) {
+        started.withLockedValue { $0 = true }
+        var h = HTTPHeaders()
+        for name in ["Content-Type", "Content-Length", "Content-Range", "Accept-Ranges"] {
+            if let v = upstream.header(name) { h.add(name: name, value: v) }
+        }
+        h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+    }
+
+    func chunk(_ b: ByteBuffer) {
+        guard !headOnly else { return }
+        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(b)), promise: nil)
+    }
+
+    func end() { finish() }
+
+    /// Fails the answer: a clean error if nothing was sent yet, else a cut connection (the player sees a truncated body, as it was).
+    func abort(_ status: Int, _ s: String) {
+        if started.withLockedValue({ $0 }) { channel.close(promise: nil) } else { text(status, s) }
+    }
+}
+
+/// Reads player requests and hands them to the Loader.
+final class LoaderHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let loader: @Sendable () -> LoaderServer?
+    var head: HTTPRequestHead?
+
+    init(loader: @escaping @Sendable () -> LoaderServer?) { self.loader = loader }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h): head = h
+        case .body: break
+        case .end:
+            guard let h = head, let loader = loader() else { return }
+            head = nil
+            let writer = ResponseWriter(channel: context.channel, keepAlive: h.isKeepAlive, version: h.version, headOnly: h.method == .HEAD)
+            let target = h.uri
+            let range = h.headers.first(name: "range")
+            Task { await loader.handle(target, range: range, writer: writer) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
+}

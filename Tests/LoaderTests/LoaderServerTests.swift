@@ -1,0 +1,172 @@
+import Foundation
+import HLS
+import Testing
+@testable import Loader
+@testable import Origin
+
+/// Runs plain mpv (headless) on `url`, decoding `frames` video frames; returns its exit status and output.
+func mpv(_ url: String, frames: Int = 45) throws -> (status: Int32, output: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=\(frames)", "--msg-level=all=warn,cplayer=info", url]
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let killer = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: killer)
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    killer.cancel()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// Collects a Loader's events in the background.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [LoaderEvent] = []
+    init(_ loader: LoaderServer) {
+        Task { for await e in loader.events { self.append(e) } }
+    }
+    private func append(_ e: LoaderEvent) { lock.withLock { items.append(e) } }
+    var all: [LoaderEvent] { lock.lock(); defer { lock.unlock() }; return items }
+    var requests: [RequestEvent] { all.compactMap { if case .request(let r) = $0 { return r }; return nil } }
+    var keys: [KeyEvent] { all.compactMap { if case .key(let k) = $0 { return k }; return nil } }
+    var diagnostics: [String] { all.compactMap { if case .diagnostic(let d) = $0 { return d }; return nil } }
+}
+
+@Suite("The Loader between mpv and the origin, over real sockets", .serialized)
+struct LoaderServerTests {
+    let origin = ClientOrigins.main
+
+    /// Origin requests logged since `mark`, with their user agents.
+    func originLog(since mark: Int) -> [RequestRecord] { origin.router.state.log(since: mark) }
+
+    @Test("requests without the session token are refused")
+    func token() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8")
+        #expect(url.hasPrefix(loader.base + "/"))
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        #expect(try await c.get(url).head.status == 200)
+        let forged = url.replacingOccurrences(of: loader.token, with: String(repeating: "0", count: 32))
+        #expect(try await c.get(forged).head.status == 403)
+        #expect(try await c.get("http://127.0.0.1:\(loader.port)/").head.status == 403)
+    }
+
+    @Test("mpv plays the VOD ladder through the Loader; every origin request comes from hlstui, and each segment's first PTS is reported")
+    func vod() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let mark = origin.router.state.log().count
+        let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [1])
+        let r = try mpv(url)
+        #expect(r.status == 0 && r.output.contains("VO: [null] 426x240"), "\(r.output.suffix(500))")
+        let served = originLog(since: mark)
+        #expect(!served.isEmpty && served.allSatisfy { $0.userAgent == "hlstui/0.1" }, "\(served.map { $0.userAgent ?? "-" })")
+        #expect(!served.contains { $0.rendition == "v144" || $0.rendition == "v360" })
+        let segs = log.requests.filter { $0.kind == .segment && (200..<300).contains($0.status) && $0.rung == 1 }
+        #expect(!segs.isEmpty, "\(log.requests.map { "\($0.kind) \($0.rung.map(String.init) ?? "-") \($0.status) \($0.url)" })")
+        for s in segs {
+            let truth = served.first { $0.path.hasSuffix("/seg\(s.msn!).ts") && $0.rendition == "v240" }
+            #expect(truth?.mediaTime != nil && abs((truth?.mediaTime ?? 0) - (s.firstPTS ?? -1)) < 0.001)
+        }
+    }
+
+    @Test("DEFINE is resolved by the Loader, so FFmpeg plays what it alone cannot")
+    func define() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let url = try await loader.open("\(origin.httpBase)/define/master.m3u8?token=abc", variants: [0])
+        let r = try mpv(url)
+        #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(500))")
+        let page = try await ClientOrigins.client().get(url)
+        #expect(!String(decoding: page.body, as: UTF8.self).contains("{$"))
+    }
+
+    @Test("GAP segments are never requested from the origin")
+    func gap() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let mark = origin.router.state.log().count
+        let url = try await loader.open("\(origin.httpBase)/gap-one/master.m3u8", variants: [2])
+        _ = try mpv(url, frames: 300)
+        #expect(!originLog(since: mark).contains { $0.gap })
+        #expect(log.requests.contains { $0.local && $0.error == "GAP" })
+    }
+
+    @Test("AES-128: keys prefetched once per URI before their segments, segments decrypted and checked; mpv plays clear TS")
+    func aes() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let mark = origin.router.state.log().count
+        let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
+        let r = try mpv(url, frames: 200)
+        #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(500))")
+        let counts = await loader.keyFetchCounts()
+        #expect(counts.count == 4 && counts.values.allSatisfy { $0 == 1 })
+        let keyRequests = originLog(since: mark).filter { $0.kind == "key" }
+        #expect(Set(keyRequests.map(\.path)).count == keyRequests.count)
+        #expect(log.keys.allSatisfy { $0.prefetch && $0.error == nil && $0.fingerprint?.count == 8 })
+        // Prefetch: the key for segments 3-5 was asked for before segment 3 was.
+        let firstSeg3 = originLog(since: mark).firstIndex { $0.path.hasSuffix("/v144/seg3.ts") }
+        let key1 = originLog(since: mark).firstIndex { $0.path.hasSuffix("/k1.key") }
+        #expect(key1 != nil && firstSeg3 != nil && key1! < firstSeg3!)
+        #expect(log.requests.contains { $0.kind == .segment && $0.status == 200 && $0.firstPTS != nil })
+    }
+
+    @Test("a wrong --key override becomes a one-line diagnosis, not garbage")
+    func wrongKey() async throws {
+        var o = LoaderOptions()
+        o.keyOverrides = ["\(origin.httpBase)/keys/aes-vod/k0.key": Array(repeating: 7, count: 16)]
+        let loader = try LoaderServer.start(options: o)
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
+        _ = try mpv(url, frames: 10)
+        #expect(log.diagnostics.contains { $0.hasPrefix("segment 0: key \(KeyMaterial.fingerprint(Array(repeating: 7, count: 16)))… does not decrypt it") },
+                "\(log.diagnostics)")
+        #expect(log.keys.contains { $0.source == "--key" })
+    }
+
+    @Test("--key-command supplies keys (hex text repaired and named)")
+    func keyCommand() async throws {
+        var o = LoaderOptions()
+        let key0 = OriginKeys.key(scenario: "aes-vod", id: 0).map { String(format: "%02x", $0) }.joined()
+        o.keyCommand = "printf '%s\\n' \(key0) #"
+        let loader = try LoaderServer.start(options: o)
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
+        _ = try mpv(url, frames: 20)
+        let k0 = log.keys.first { $0.uri.hasSuffix("/k0.key") }
+        #expect(k0?.source == "--key-command" && k0?.repair == KeyRepair.hexText.rawValue && k0?.fingerprint == KeyMaterial.fingerprint(OriginKeys.key(scenario: "aes-vod", id: 0)))
+        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 0 && $0.status == 200 })
+    }
+
+    @Test("upstream 404 and 500 reach the player as 502 with the cause, and the event names it")
+    func upstreamFailures() async throws {
+        let state = origin.router.state
+        defer { state.clearFaults() }
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [0])
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
+        let mediaURL = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
+        let mediaText = String(decoding: try await c.get(String(mediaURL)).body, as: UTF8.self)
+        let seg = try #require(mediaText.split(separator: "\n").first { $0.contains("/segment/") })
+        state.add(Fault(id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "vod-ts", rendition: "v144", msn: nil, remaining: 1, since: 0))
+        let r = try await c.get(String(seg))
+        #expect(r.head.status == 404)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(log.requests.contains { $0.kind == .segment && $0.status == 404 && $0.error == "HTTP 404" })
+    }
+}
