@@ -61,6 +61,11 @@ let package = Package(
             dependencies: ["App", "Origin", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
+        .executableTarget(
+            name: "hlstui-loader-bench",
+            dependencies: ["Loader", "Origin", .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Benchmarks/LoaderBench"
+        ),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
         .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal"], exclude: ["Fixtures"]),
         .testTarget(name: "LoaderTests", dependencies: ["Loader", "Origin", "HLS", "MediaFormats"]),

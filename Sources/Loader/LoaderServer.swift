@@ -41,7 +41,7 @@ public final class LoaderServer: Sendable {
     let keys: KeyStore
     let group: MultiThreadedEventLoopGroup
     let channel: Channel
-    let started: Date
+    public let started: Date
     let table = NIOLockedValueBox(Table())
     let initTracks = NIOLockedValueBox([String: [MP4Track]]())
 
@@ -94,7 +94,11 @@ public final class LoaderServer: Sendable {
                         clock: { Date().timeIntervalSince(started) })
     }
 
+    let stopped = NIOLockedValueBox(false)
+
+    /// Stops serving and closes upstream connections; safe to call more than once.
     public func stop() {
+        guard !stopped.withLockedValue({ let was = $0; $0 = true; return was }) else { return }
         continuation.finish()
         client.shutdown()
         try? channel.close().wait()
@@ -146,6 +150,13 @@ public final class LoaderServer: Sendable {
             let res = Resource(upstream: r.head.url, kind: .multivariant)
             let id = register(res)
             table.withLockedValue { $0.multivariantText[id] = PlaylistWriter.write(virtual, resolveVariables: true) }
+            // Prewarm: read the chosen media playlists now and fetch their keys before the player asks (seed 000/001).
+            if let vm = virtual.multivariant {
+                let chosen = keep.filter { m.variants.indices.contains($0) }.map { VirtualPlaylists.resolve(m.variants[$0].uri, against: r.head.url) }
+                let renditions = m.renditions.filter { r in vm.renditions.contains { $0.groupID == r.groupID && $0.name == r.name } }
+                    .compactMap { $0.uri.map { VirtualPlaylists.resolve($0, against: r.head.url) } }
+                for u in chosen + renditions { Task { await prewarm(u, variables: parsed.variables) } }
+            }
             return path(id, res)
         }
         let res = Resource(upstream: r.head.url, kind: .media, rung: 0)
@@ -222,6 +233,13 @@ public final class LoaderServer: Sendable {
         }
     }
 
+    /// Reads a media playlist ahead of the player and prefetches its keys.
+    func prewarm(_ url: String, variables: [String: String]) async {
+        guard let r = try? await client.get(url), r.head.status == 200 else { return }
+        let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
+        if let m = parsed.playlist.media { prefetchKeys(m, base: r.head.url) }
+    }
+
     /// Fetches every identity key the playlist names, before the player needs it (AVContentKeySession prewarming, seed 000/001).
     func prefetchKeys(_ m: MediaPlaylist, base: String) {
         var ranges: [String: (Key, ClosedRange<Int>)] = [:]
@@ -272,12 +290,14 @@ public final class LoaderServer: Sendable {
         }
         // Clear media streams through as it arrives.
         do {
-            let r = try await client.get(res.upstream, range: range, onHead: { h in writer.head(h.status, h) }, onBody: { b in writer.chunk(b) })
+            // Keep only what the first-PTS probe and init-section parsing need.
+            let keep = res.kind == .initSection ? Int.max : 65_536
+            let r = try await client.get(res.upstream, range: range, keepBody: keep, onHead: { h in writer.head(h.status, h) }, onBody: { b in writer.chunk(b) })
             writer.end()
             let first = firstPTS(res, r.body)
             if res.kind == .initSection, r.head.status == 200 { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
             emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                       durationMs: (now - t0) * 1000, bytes: r.body.count, status: r.head.status, local: false, prefetch: false,
+                                       durationMs: (now - t0) * 1000, bytes: r.bytes, status: r.head.status, local: false, prefetch: false,
                                        retries: r.head.retries, error: r.head.status >= 400 ? "HTTP \(r.head.status)" : nil, firstPTS: first)))
         } catch {
             writer.abort(502, "hlstui loader: \(error.description)")
@@ -287,17 +307,27 @@ public final class LoaderServer: Sendable {
     }
 
     func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double) async {
+        // Fetch the segment while the key arrives (it is usually prefetched already).
+        let client = self.client
+        let upstream = res.upstream
+        async let segmentFetch: Result<UpstreamResponse, UpstreamError> = {
+            do throws(UpstreamError) { return .success(try await client.get(upstream)) } catch { return .failure(error) }
+        }()
         let keyResult = await keys.key(uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
+        let fetched = await segmentFetch
         guard case .success(let k) = keyResult else {
             if case .failure(let e) = keyResult { writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)")) }
             return
         }
-        do {
-            let r = try await client.get(res.upstream)
+        switch fetched {
+        case .failure(let error):
+            writer.text(502, "hlstui loader: \(error.description)")
+            emit(.diagnostic(error.description))
+        case .success(let r):
             guard r.head.status == 200 else {
                 writer.text(502, "origin answered HTTP \(r.head.status)")
                 emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                           durationMs: (now - t0) * 1000, bytes: r.body.count, status: r.head.status, local: false, prefetch: false,
+                                           durationMs: (now - t0) * 1000, bytes: r.bytes, status: r.head.status, local: false, prefetch: false,
                                            retries: r.head.retries, error: "HTTP \(r.head.status)", firstPTS: nil)))
                 return
             }
@@ -305,25 +335,22 @@ public final class LoaderServer: Sendable {
                 let clear = try SegmentDecryption.decrypt(r.body, key: k, iv: iv, msn: res.msn ?? -1)
                 writer.bytes(200, contentType: "video/mp2t", clear)
                 emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                           durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
+                                           durationMs: (now - t0) * 1000, bytes: r.bytes, status: 200, local: false, prefetch: false,
                                            retries: r.head.retries, error: nil, firstPTS: firstPTS(res, clear))))
             } catch {
                 writer.text(502, error.description)
                 emit(.diagnostic(error.description))
                 emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                           durationMs: (now - t0) * 1000, bytes: r.body.count, status: 502, local: false, prefetch: false,
+                                           durationMs: (now - t0) * 1000, bytes: r.bytes, status: 502, local: false, prefetch: false,
                                            retries: r.head.retries, error: error.description, firstPTS: nil)))
             }
-        } catch {
-            writer.text(502, "hlstui loader: \(error.description)")
-            emit(.diagnostic(error.description))
         }
     }
 
     /// The first media timestamp in a segment's bytes, seconds.
     func firstPTS(_ res: Resource, _ bytes: [UInt8]) -> Double? {
         guard res.kind == .segment else { return nil }
-        if TransportStream.looksValid(bytes.prefix(bytes.count - bytes.count % 188)) || bytes.first == 0x47 {
+        if bytes.first == 0x47 {
             return TransportStream.probe(bytes).firstPTS.map { Double($0) / 90_000 }
         }
         let tracks = initTracks.withLockedValue { $0.values.first } ?? []

@@ -47,7 +47,10 @@ public struct UpstreamHead: Sendable {
 /// A finished upstream request: head, body and totals.
 public struct UpstreamResponse: Sendable {
     public var head: UpstreamHead
+    /// The body, or its first `keepBody` bytes.
     public var body: [UInt8]
+    /// Bytes received in all.
+    public var bytes: Int
     public var seconds: Double
 }
 
@@ -86,7 +89,7 @@ public final class UpstreamClient: Sendable {
     }
 
     /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see the answer as it arrives (for streaming).
-    public func get(_ url: String, range: String? = nil,
+    public func get(_ url: String, range: String? = nil, keepBody: Int = Int.max,
                     onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
                     onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in }) async throws(UpstreamError) -> UpstreamResponse {
         var current = url
@@ -95,7 +98,7 @@ public final class UpstreamClient: Sendable {
         let start = Date()
         while true {
             do {
-                let r = try await once(current, range: range, start: start, redirects: redirects, retries: attempt, streaming: (onHead, onBody))
+                let r = try await once(current, range: range, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, streaming: (onHead, onBody))
                 if [301, 302, 303, 307, 308].contains(r.head.status), let loc = r.head.header("location") {
                     redirects += 1
                     guard redirects <= options.maxRedirects else {
@@ -124,7 +127,7 @@ public final class UpstreamClient: Sendable {
         }
     }
 
-    func once(_ url: String, range: String?, start: Date, redirects: Int, retries: Int,
+    func once(_ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
               streaming: ((UpstreamHead) -> Void, (ByteBuffer) -> Void)) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
         let channel = try await connection(t, url: url)
@@ -136,7 +139,7 @@ public final class UpstreamClient: Sendable {
         if let range { headers.add(name: "Range", value: range) }
         for (k, v) in options.headers { headers.add(name: k, value: v) }
         let sent = Date()
-        let exchange = Exchange(url: url, redirects: redirects, retries: retries, sent: sent, onHead: streaming.0, onBody: streaming.1)
+        let exchange = Exchange(url: url, redirects: redirects, retries: retries, sent: sent, keepBody: keepBody, onHead: streaming.0, onBody: streaming.1)
         let promise = channel.eventLoop.makePromise(of: UpstreamResponse.self)
         let handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get()
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: t.pathAndQuery, headers: headers)
@@ -174,6 +177,7 @@ public final class UpstreamClient: Sendable {
         let readTimeout = options.readTimeout
         let host = t.host
         let verifyFailure = NIOLockedValueBox<TLSFailure?>(nil)
+        let waiter = HandshakeWaiter()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.milliseconds(Int64(options.connectTimeout * 1000)))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -198,6 +202,7 @@ public final class UpstreamClient: Sendable {
                             handler = try NIOSSLClientHandler(context: ssl, serverHostname: sni)
                         }
                         try channel.pipeline.syncOperations.addHandler(handler)
+                        try channel.pipeline.syncOperations.addHandler(waiter)
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(readTimeout * 1000))))
@@ -212,10 +217,8 @@ public final class UpstreamClient: Sendable {
         }
         guard t.tls else { return channel }
         // Wait for the handshake so a refused certificate is reported as such, not as a failed request.
-        let waiter = HandshakeWaiter(promise: channel.eventLoop.makePromise())
         do {
-            try await channel.pipeline.addHandler(waiter, position: .last).get()
-            try await waiter.promise.futureResult.get()
+            try await waiter.future.get()
             return channel
         } catch {
             channel.close(promise: nil)
@@ -260,10 +263,15 @@ final class Exchange: @unchecked Sendable {
     let onBody: (ByteBuffer) -> Void
     var head: UpstreamHead?
     var body: [UInt8] = []
+    /// Bytes received, kept or not.
+    var received = 0
+    let keepBody: Int
     var expected: Int?
 
-    init(url: String, redirects: Int, retries: Int, sent: Date, onHead: @escaping (UpstreamHead) -> Void, onBody: @escaping (ByteBuffer) -> Void) {
+    init(url: String, redirects: Int, retries: Int, sent: Date, keepBody: Int, onHead: @escaping (UpstreamHead) -> Void,
+         onBody: @escaping (ByteBuffer) -> Void) {
         self.url = url
+        self.keepBody = keepBody
         self.redirects = redirects
         self.retries = retries
         self.sent = sent
@@ -300,7 +308,8 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
             reusable = h.isKeepAlive
             if ![301, 302, 303, 307, 308].contains(head.status) { e.onHead(head) }
         case .body(let b):
-            e.body.append(contentsOf: b.readableBytesView)
+            e.received += b.readableBytes
+            if e.body.count < e.keepBody { e.body.append(contentsOf: b.readableBytesView.prefix(e.keepBody - e.body.count)) }
             if let h = e.head, ![301, 302, 303, 307, 308].contains(h.status) { e.onBody(b) }
         case .end:
             finish(.success(()))
@@ -314,11 +323,11 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         switch r {
         case .success:
             guard let head = e.head else { return p.fail(UpstreamError(cause: .protocolError, detail: "\(e.url): no response")) }
-            if let n = e.expected, e.body.count < n {
+            if let n = e.expected, e.received < n {
                 reusable = false
-                return p.fail(UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.body.count) of \(n) bytes"))
+                return p.fail(UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.received) of \(n) bytes"))
             }
-            p.succeed(UpstreamResponse(head: head, body: e.body, seconds: 0))
+            p.succeed(UpstreamResponse(head: head, body: e.body, bytes: e.received, seconds: 0))
         case .failure(let err):
             p.fail(err)
         }
@@ -341,7 +350,7 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
                 _ = head
                 finish(.success(()))
             } else if e.head != nil {
-                finish(.failure(UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.body.count) of \(e.expected ?? 0) bytes")))
+                finish(.failure(UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.received) of \(e.expected ?? 0) bytes")))
             } else {
                 finish(.failure(UpstreamError(cause: .connect, detail: "\(e.url): the origin closed the connection before answering")))
             }
@@ -366,18 +375,18 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 }
 
-/// Completes when the TLS handshake has, or fails when it cannot.
+/// Completes when the TLS handshake (verification included) has, or fails when it cannot; added right behind the TLS handler.
 final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
     typealias InboundIn = NIOAny
-    let promise: EventLoopPromise<Void>
-    var done = false
+    private let lock = NIOLock()
+    private var promise: EventLoopPromise<Void>?
+    private var done = false
 
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+    /// Completes with the handshake; valid once the channel is set up.
+    var future: EventLoopFuture<Void> { lock.withLock { promise! }.futureResult }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        // The handshake may already be over by the time this is added.
-        if let ssl = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self), ssl.peerCertificate != nil { complete(nil) }
-        if !context.channel.isActive { complete(ChannelError.ioOnClosedChannel) }
+        lock.withLock { promise = context.eventLoop.makePromise() }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -396,8 +405,11 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @un
     }
 
     func complete(_ error: Error?) {
-        guard !done else { return }
-        done = true
-        if let error { promise.fail(error) } else { promise.succeed(()) }
+        guard let p = lock.withLock({ () -> EventLoopPromise<Void>? in
+            guard !done else { return nil }
+            done = true
+            return promise
+        }) else { return }
+        if let error { p.fail(error) } else { p.succeed(()) }
     }
 }

@@ -244,6 +244,19 @@ public struct OriginRouter: Sendable {
                                     remaining: q["count"].flatMap { Int($0) }, since: now))
             return .json(f.json)
         case "faults": return .json(.array(state.faults.map(\.json)))
+        case "bench.m3u8":
+            // One segment of `bytes` bytes, for throughput benchmarks.
+            let n = Int(q["bytes"] ?? "") ?? 2_000_000
+            var r = OriginResponse.text(200, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:10.0,\nblob.ts?bytes=\(n)\n#EXT-X-ENDLIST")
+            r.contentType = "application/vnd.apple.mpegurl"
+            return r
+        case "blob.ts":
+            let n = max(188, Int(q["bytes"] ?? "") ?? 2_000_000)
+            let seg = media.rendition("v360", .ts)?.segments.first?.bytes ?? [UInt8](repeating: 0x47, count: 188)
+            var body: [UInt8] = []
+            body.reserveCapacity(n)
+            while body.count < n { body += seg.prefix(n - body.count) }
+            return OriginResponse(status: 200, contentType: "video/mp2t", body: body, kind: "segment")
         case "redirect":
             // A chain of n 302s ending at `to`, for testing clients' redirect limits.
             let n = Int(q["n"] ?? "") ?? 1

@@ -35,9 +35,14 @@ final class EventLog: @unchecked Sendable {
     var diagnostics: [String] { all.compactMap { if case .diagnostic(let d) = $0 { return d }; return nil } }
 }
 
+/// An origin of its own, so other suites' requests never show in its log.
+enum LoaderOrigin {
+    nonisolated(unsafe) static let shared = ClientOrigins.make()
+}
+
 @Suite("The Loader between mpv and the origin, over real sockets", .serialized)
 struct LoaderServerTests {
-    let origin = ClientOrigins.main
+    let origin = LoaderOrigin.shared
 
     /// Origin requests logged since `mark`, with their user agents.
     func originLog(since mark: Int) -> [RequestRecord] { origin.router.state.log(since: mark) }
