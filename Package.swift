@@ -55,10 +55,10 @@ let package = Package(
         .target(name: "Player", dependencies: ["CMPV"]),
         .target(name: "Terminal", dependencies: ["CNCurses"]),
         // Composition root and CLI.
-        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin"]),
+        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader"]),
         .executableTarget(
             name: "hlstui",
-            dependencies: ["App", "Origin", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["App", "Origin", "Loader", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
         .executableTarget(

@@ -2,6 +2,7 @@ import App
 import ArgumentParser
 import Foundation
 import Player
+import Loader
 import Origin
 import Terminal
 
@@ -12,7 +13,7 @@ struct HLSTUI: AsyncParsableCommand {
         commandName: "hlstui",
         abstract: "A terminal dashboard for HLS: what the playlists say and what the player really does.",
         version: "hlstui \(AppInfo.version) (libmpv client API \(MPVInfo.clientAPIVersion), \(CursesInfo.version))",
-        subcommands: [InspectCommand.self, OriginCommand.self, DemoCommand.self]
+        subcommands: [InspectCommand.self, OriginCommand.self, DemoCommand.self, ProxyCommand.self]
     )
 }
 
@@ -159,4 +160,89 @@ struct DemoCommand: AsyncParsableCommand {
 struct CLIError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }
+}
+
+/// `hlstui proxy URL`: the Loader alone, for any player.
+struct ProxyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proxy",
+        abstract: "Run hlstui's Loader for any player: prints a loopback URL that serves the stream through hlstui, then every request and key.",
+        discussion: "The Loader resolves EXT-X-DEFINE, never requests EXT-X-GAP segments, decrypts AES-128 (checked), prefetches keys and times every byte."
+    )
+
+    @Argument(help: "The multivariant or media playlist URL.")
+    var url: String
+
+    @Option(name: .customLong("variant"), help: "Offer only these variants (indexes, repeatable); default all.")
+    var variants: [Int] = []
+
+    @Option(name: .customLong("header"), help: "Extra request header \"Name: value\" (repeatable), e.g. a token or cookie.")
+    var headers: [String] = []
+
+    @Option(name: .customLong("user-agent"), help: "User-Agent sent to the origin.")
+    var userAgent = "hlstui/0.1"
+
+    @Option(help: "PEM file of CA or server certificates to trust instead of the system's.")
+    var cacert: String?
+
+    @Option(name: .customLong("pin-sha256"), help: "Base64 SHA-256 of the server's public key (repeatable); a match alone trusts a self-signed server.")
+    var pins: [String] = []
+
+    @Option(name: .customLong("client-cert"), help: "PKCS#12 file with a client certificate for mutual TLS.")
+    var clientCert: String?
+
+    @Option(name: .customLong("client-cert-password"), help: "Password of --client-cert.")
+    var clientCertPassword: String?
+
+    @Flag(help: "Do not check TLS certificates at all (flagged on every line).")
+    var insecure = false
+
+    @Option(name: .customLong("key"), help: "URI=HEX: use this key instead of fetching URI (repeatable).")
+    var keys: [String] = []
+
+    @Option(name: .customLong("key-command"), help: "Command run with the key URI as its argument; it prints the key (binary or hex).")
+    var keyCommand: String?
+
+    @Flag(name: .customLong("no-decrypt"), help: "Let FFmpeg decrypt AES-128 with keys the Loader serves, instead of the Loader.")
+    var noDecrypt = false
+
+    @Flag(help: "Print events as JSON Lines.")
+    var json = false
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    func run() async throws {
+        var o = LoaderOptions()
+        o.upstream.userAgent = userAgent
+        o.upstream.headers = try LoaderFlags.headers(headers)
+        o.upstream.tls.caFile = cacert
+        o.upstream.tls.pins = pins
+        o.upstream.tls.clientCertificate = clientCert
+        o.upstream.tls.clientCertificatePassword = clientCertPassword
+        o.upstream.tls.insecure = insecure
+        o.keyOverrides = try LoaderFlags.keys(keys)
+        o.keyCommand = keyCommand
+        o.decryptAES = !noDecrypt
+        TerminalOutput.lineBuffered()
+        let loader: LoaderServer
+        do { loader = try LoaderServer.start(options: o) } catch { throw CLIError("hlstui proxy: \(error)") }
+        defer { loader.stop() }
+        let entry: String
+        do {
+            entry = try await loader.open(url, variants: variants.isEmpty ? nil : variants)
+        } catch {
+            throw CLIError("hlstui proxy: \(error.description)")
+        }
+        if insecure { print("WARNING: --insecure: TLS certificates are NOT checked for \(url)") }
+        print("hlstui loader: \(entry)")
+        print("play it: mpv '\(entry)'")
+        let json = self.json, insecure = self.insecure
+        let printer = Task {
+            for await e in loader.events { print(json ? ProxyRunner.json(e, insecure: insecure) : ProxyRunner.line(e, insecure: insecure)) }
+        }
+        await OriginRunner.wait(duration: duration)
+        loader.stop()
+        printer.cancel()
+    }
 }

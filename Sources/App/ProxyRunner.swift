@@ -1,0 +1,61 @@
+import Foundation
+import JSONValue
+import Loader
+
+/// Parses the command-line forms of Loader options.
+public enum LoaderFlags {
+    /// `URI=HEX` pairs for `--key`.
+    public static func keys(_ pairs: [String]) throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        for p in pairs {
+            guard let eq = p.lastIndex(of: "=") else { throw CLIFlagError("--key takes URI=HEX, got \(p)") }
+            let hex = Array(p[p.index(after: eq)...].utf8)
+            guard let (key, _) = try? KeyMaterial.decode(hex), hex.count >= 32 else { throw CLIFlagError("--key \(p[..<eq]): the key must be 32 hex digits") }
+            out[String(p[..<eq])] = key
+        }
+        return out
+    }
+
+    /// `Name: value` pairs for `--header`.
+    public static func headers(_ lines: [String]) throws -> [(String, String)] {
+        try lines.map { h in
+            guard let c = h.firstIndex(of: ":") else { throw CLIFlagError("--header takes \"Name: value\", got \(h)") }
+            return (String(h[..<c]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: c)...]).trimmingCharacters(in: .whitespaces))
+        }
+    }
+}
+
+/// A bad flag value, in one line.
+public struct CLIFlagError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
+}
+
+/// Runs `hlstui proxy`: the Loader alone, for any player, printing its events.
+public enum ProxyRunner {
+    /// One event as a line for people; `insecure` marks every line when TLS checks are off.
+    public static func line(_ e: LoaderEvent, insecure: Bool) -> String {
+        let flag = insecure ? "[INSECURE TLS] " : ""
+        switch e {
+        case .request(let r):
+            let pts = r.firstPTS.map { String(format: " pts=%.3f", $0) } ?? ""
+            let ttfb = r.ttfbMs.map { String(format: " ttfb=%.1fms", $0) } ?? ""
+            return String(format: "%@%8.3f %@ %@ %d %d B%@ %.1fms%@%@%@", flag, r.start, r.kind.rawValue, r.msn.map { "msn=\($0)" } ?? "-", r.status, r.bytes, ttfb,
+                          r.durationMs, pts, r.local ? " local" : "", r.error.map { " error=\($0)" } ?? "")
+        case .key(let k):
+            let what = k.error ?? "fingerprint \(k.fingerprint ?? "?")"
+            return String(format: "%@%8.3f key %@ %@ %.1fms %@%@ (%@)", flag, k.requested, k.uri, what, k.latencyMs, k.prefetch ? "prefetch" : "on-demand",
+                          k.repair.map { ", \($0)" } ?? "", k.source)
+        case .diagnostic(let d):
+            return "\(flag)error: \(d)"
+        }
+    }
+
+    /// The JSON Lines form, with the insecure flag in every object.
+    public static func json(_ e: LoaderEvent, insecure: Bool) -> String {
+        var fields: [(String, JSONValue)] = []
+        if case .object(let f) = e.json { fields = f }
+        if insecure { fields.append(("insecureTLS", .bool(true))) }
+        return JSONValue.object(fields).text
+    }
+}
