@@ -20,7 +20,7 @@ for f in media-50000 multivariant-40; do
   p=$("$out/venv/bin/python" Benchmarks/python_parse.py "$out/$f.m3u8" "$runs_py")
   results+=("$f|$s|$p")
 done
-python3 - "$out" "${results[@]}" <<'PY'
+python3 - "$out" "${results[@]}" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Playlist parsing"
 import json, sys, datetime, platform, os
 rows = []
 for r in sys.argv[2:]:
@@ -28,8 +28,7 @@ for r in sys.argv[2:]:
     s, p = json.loads(s), json.loads(p)
     size = os.path.getsize(f"{sys.argv[1]}/{name}.m3u8")
     rows.append((name, size, s, p))
-md = ["# Benchmarks", "", "Ratios against a baseline measured in the same run on the same machine (shared and noisy: compare ratios, not times).", "",
-      "## Playlist parsing: hlstui vs Python `m3u8` 6.0.0", "",
+md = ["## Playlist parsing: hlstui vs Python `m3u8` 6.0.0", "",
       f"`bash scripts/bench.sh` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, {platform.machine()}, {os.cpu_count()} cores. "
       "Median of repeated parses of the same text in one process (release build); memory is the process's peak RSS and its growth during the parses.", "",
       "| playlist | size | hlstui median (min) | m3u8 median (min) | speed-up, medians | speed-up, mins | hlstui peak RSS (growth) | m3u8 peak RSS (growth) |",
@@ -41,25 +40,14 @@ for name, size, s, p in rows:
 md += ["", "This machine is shared and its timings swing by up to 2× between runs (page faults under memory reclaim); "
        "the minimum of each side is the least disturbed run, so both ratios are given. Target (issue 2): at least 20× faster than `m3u8`. The media playlist has a PDT on every segment, a key every 500 segments, "
        "a GAP every 1000 and a discontinuity every 10,000; the multivariant playlist has 40 variants, 12 renditions and 10 I-frame variants.", ""]
-text = "\n".join(md)
-path = "BENCHMARKS.md"
-old = open(path).read() if os.path.exists(path) else ""
-# Keep other sections; replace this one.
-marker = "## Playlist parsing"
-if "# Benchmarks" in old and marker in old:
-    head, rest = old.split(marker, 1)
-    nxt = rest.find("\n## ")
-    tail = rest[nxt:] if nxt >= 0 else ""
-    text = head.rstrip() + "\n\n" + text.split("\n", 4)[4] + tail
-open(path, "w").write(text.rstrip() + "\n")
-print(text)
+print("\n".join(md))
 PY
 
 # Loader benchmark: added latency, throughput, startup with 300 ms keys (same run, same machine).
 swift build -c release --product hlstui-loader-bench >/dev/null
 lb=$(swift build -c release --show-bin-path)/hlstui-loader-bench
 loader_json=$("$lb" .build/test-media)
-python3 - "$loader_json" <<'PY'
+python3 - "$loader_json" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Loader:"
 import json, sys, datetime, os
 r = json.loads(sys.argv[1])
 md = ["## Loader: hlstui in the path vs direct to the origin", "",
@@ -77,14 +65,5 @@ md = ["## Loader: hlstui in the path vs direct to the origin", "",
       f"for its first segment {1000*r['firstSegmentAfterOpen']:.0f} ms after `open`: on loopback the player needs its first segment sooner than a 300 ms key "
       "server can answer, so the key's latency stays on the critical path minus what prefetch overlaps. Throughput on loopback is CPU-bound: origin, Loader "
       "and client share 2 cores and the Loader adds a full read and write of every byte.", ""]
-text = "\n".join(md)
-path = "BENCHMARKS.md"
-old = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-marker = "## Loader:"
-if marker in old:
-    head, rest = old.split(marker, 1)
-    nxt = rest.find("\n## ")
-    old = head.rstrip() + "\n" + (rest[nxt:] if nxt >= 0 else "")
-open(path, "w").write(old.rstrip() + "\n\n" + text)
-print(text)
+print("\n".join(md))
 PY

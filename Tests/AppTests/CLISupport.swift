@@ -41,6 +41,18 @@ enum CLI {
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 
+    /// Starts hlstui with `args` and returns the process and a reader of its stdout lines.
+    static func start(_ args: [String]) throws -> (Process, LineReader) {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return (p, LineReader(out.fileHandleForReading))
+    }
+
     /// A temporary directory holding `files`.
     static func directory(_ files: [String: String]) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-test-\(UUID().uuidString)")

@@ -5,21 +5,9 @@ import Testing
 struct OriginCLITests {
     static let cache = CLI.packageRoot.appendingPathComponent(".build/test-media").path
 
-    /// Starts hlstui with `args`, returns the process and a reader of its stdout lines.
-    func start(_ args: [String]) throws -> (Process, LineReader) {
-        let p = Process()
-        p.executableURL = CLI.binary
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return (p, LineReader(out.fileHandleForReading))
-    }
-
     @Test("hlstui origin --tls prints its URLs, fingerprint and pin, serves, logs each request, and stops after --duration")
     func origin() throws {
-        let (p, lines) = try start(["origin", "--tls", "--cache", Self.cache, "--duration", "6", "--scenario", "vod-ts"])
+        let (p, lines) = try CLI.start(["origin", "--tls", "--cache", Self.cache, "--duration", "6", "--scenario", "vod-ts"])
         let first = try #require(lines.next(timeout: 60))
         #expect(first.hasPrefix("hlstui origin on http://127.0.0.1:"))
         let base = String(first.split(separator: " ")[3])
@@ -38,7 +26,7 @@ struct OriginCLITests {
 
     @Test("hlstui demo serves the demo stream and shows what hlstui reads in it")
     func demo() throws {
-        let (p, lines) = try start(["demo", "--cache", Self.cache, "--duration", "4"])
+        let (p, lines) = try CLI.start(["demo", "--cache", Self.cache, "--duration", "4"])
         var all: [String] = []
         while let l = lines.next(timeout: 30) { all.append(l) }
         p.waitUntilExit()

@@ -5,35 +5,17 @@ import Testing
 struct ProxyCLITests {
     /// Starts `hlstui origin --tls` and returns it with its HTTP and HTTPS bases.
     func origin() throws -> (Process, String, String) {
-        let p = Process()
-        p.executableURL = CLI.binary
-        p.arguments = ["origin", "--tls", "--quiet", "--cache", OriginCLITests.cache, "--duration", "90", "--scenario", "aes-vod"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let lines = LineReader(out.fileHandleForReading)
+        let (p, lines) = try CLI.start(["origin", "--tls", "--quiet", "--cache", OriginCLITests.cache, "--duration", "90", "--scenario", "aes-vod"])
         let first = try #require(lines.next(timeout: 60))
         let words = first.split(separator: " ")
         return (p, String(words[3]), String(words[5]))
-    }
-
-    func start(_ args: [String]) throws -> (Process, LineReader) {
-        let p = Process()
-        p.executableURL = CLI.binary
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return (p, LineReader(out.fileHandleForReading))
     }
 
     @Test("mpv plays through the printed URL; events come out as JSON Lines; TLS refusals are one line; --insecure is flagged on every line")
     func proxy() throws {
         let (o, http, https) = try origin()
         defer { kill(o.processIdentifier, SIGKILL); o.waitUntilExit() }
-        let (p, lines) = try start(["proxy", "\(http)/aes-vod/master.m3u8", "--variant", "0", "--json", "--duration", "8"])
+        let (p, lines) = try CLI.start(["proxy", "\(http)/aes-vod/master.m3u8", "--variant", "0", "--json", "--duration", "8"])
         let entry = try #require(lines.next(timeout: 20))
         #expect(entry.hasPrefix("hlstui loader: http://127.0.0.1:"))
         let url = String(entry.dropFirst("hlstui loader: ".count))
@@ -55,7 +37,7 @@ struct ProxyCLITests {
         let refused = try CLI.run(["proxy", "\(https)/aes-vod/master.m3u8", "--duration", "1"])
         #expect(refused.status != 0 && refused.stderr.contains("TLS untrusted") && refused.stderr.contains("self-signed"), "\(refused.stderr)")
 
-        let (ip, ilines) = try start(["proxy", "\(https)/aes-vod/master.m3u8", "--insecure", "--json", "--duration", "3"])
+        let (ip, ilines) = try CLI.start(["proxy", "\(https)/aes-vod/master.m3u8", "--insecure", "--json", "--duration", "3"])
         var insecure: [String] = []
         while let l = ilines.next(timeout: 10) { insecure.append(l) }
         ip.waitUntilExit()
