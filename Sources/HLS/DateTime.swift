@@ -4,7 +4,18 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public init(microseconds: Int64) { self.microseconds = microseconds }
 
-    public init(seconds: Double) { microseconds = Int64((seconds * 1_000_000).rounded()) }
+    public init(seconds: Double) { microseconds = DateTime.saturating(seconds * 1_000_000) }
+
+    /// A Double count of microseconds as Int64, clamped instead of trapping (durations in hostile playlists can be anything).
+    static func saturating(_ micros: Double) -> Int64 {
+        guard micros.isFinite else { return micros > 0 ? limit : (micros < 0 ? -limit : 0) }
+        if micros >= Double(limit) { return limit }
+        if micros <= -Double(limit) { return -limit }
+        return Int64(micros.rounded())
+    }
+
+    /// The largest magnitude kept (about 285,000 years), leaving headroom so date arithmetic never overflows.
+    static let limit: Int64 = 9_000_000_000_000_000_000
 
     /// Seconds since 1970 UTC.
     public var seconds: Double { Double(microseconds) / 1_000_000 }
@@ -15,7 +26,13 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
     public static func < (a: DateTime, b: DateTime) -> Bool { a.microseconds < b.microseconds }
 
     /// This date plus `s` seconds.
-    public func adding(seconds s: Double) -> DateTime { DateTime(microseconds: microseconds + Int64((s * 1_000_000).rounded())) }
+    public func adding(seconds s: Double) -> DateTime {
+        let (sum, overflow) = microseconds.addingReportingOverflow(DateTime.saturating(s * 1_000_000))
+        return DateTime(microseconds: overflow ? (s > 0 ? DateTime.limit : -DateTime.limit) : max(-DateTime.limit, min(DateTime.limit, sum)))
+    }
+
+    /// Seconds from `other` to this date (Double arithmetic, so extreme dates never overflow).
+    public func seconds(since other: DateTime) -> Double { (Double(microseconds) - Double(other.microseconds)) / 1_000_000 }
 
     /// Parses ISO 8601 `YYYY-MM-DDThh:mm:ss[.fff][Z|±hh:mm|±hhmm|±hh]`; a missing offset is read as UTC.
     public init?(iso8601 text: some StringProtocol) {

@@ -163,7 +163,7 @@ public enum Lint {
             if let pdt = s.programDateTime {
                 hasPDT = true
                 if pdtSpanHasTag, let prev = previous, let expected = prev.effectiveProgramDateTime?.adding(seconds: prev.duration), !s.discontinuity {
-                    let drift = Double(pdt.microseconds - expected.microseconds) / 1_000_000
+                    let drift = pdt.seconds(since: expected)
                     if abs(drift) > 0.5 {
                         d.append(Diagnostic(.warning, line: s.programDateTimeLine.number, rule: "lint",
                                             "segment \(s.mediaSequence): EXT-X-PROGRAM-DATE-TIME jumps \(formatSeconds(drift)) s from what the previous segment's PDT and duration give, without a discontinuity"))
@@ -206,6 +206,7 @@ public enum Lint {
 /// Seconds with up to three decimals and no trailing zeros.
 public func formatSeconds(_ s: Double) -> String {
     let r = (s * 1000).rounded() / 1000
+    guard r.isFinite, abs(r) < 1e15 else { return String(s) }
     if r == r.rounded() { return String(Int(r)) }
     var t = String(r)
     if let dot = t.firstIndex(of: "."), t.distance(from: dot, to: t.endIndex) > 4 { t = String(t[..<t.index(dot, offsetBy: 4)]) }

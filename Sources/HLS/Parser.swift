@@ -215,7 +215,7 @@ struct ParserState {
         case .targetDuration:
             guard once(l) else { return }
             let v = scalarValue(l)
-            if let n = parseDecimalInteger(v) { media.targetDuration = n } else if let f = parseFloat(v) {
+            if let n = parseDecimalInteger(v) { media.targetDuration = n } else if let f = parseFloat(v), f < 1e15 {
                 media.targetDuration = Int(f.rounded(.up))
                 report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer; read as \(Int(f.rounded(.up)))", column: l.valueColumn)
             } else {

@@ -87,7 +87,7 @@ public enum Timeline {
         let starts = startTimes(playlist)
         for (i, s) in playlist.segments.enumerated() {
             guard let p = s.effectiveProgramDateTime else { continue }
-            let offset = Double(date.microseconds - p.microseconds) / 1_000_000
+            let offset = date.seconds(since: p)
             if offset >= 0 && offset < s.duration { return starts[i] + offset }
         }
         return nil
@@ -133,7 +133,7 @@ public enum Timeline {
               let rp = reference.segments[ri].effectiveProgramDateTime,
               let op = other.segments[oi].effectiveProgramDateTime else { return nil }
         // Reference playlist time of other's anchor PDT.
-        let refTimeOfOther = refStarts[ri] + Double(op.microseconds - rp.microseconds) / 1_000_000
+        let refTimeOfOther = refStarts[ri] + op.seconds(since: rp)
         return refTimeOfOther - otherStarts[oi]
     }
 

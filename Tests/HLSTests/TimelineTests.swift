@@ -160,3 +160,20 @@ struct NumberTests {
         #expect(r.mediaPlaylist.segments.map(\.duration) == texts.map { Double($0)! })
     }
 }
+
+@Suite("Hostile numbers")
+struct HostileNumberTests {
+    @Test("absurd durations and targets never trap: dates saturate, values are reported")
+    func absurd() {
+        let huge = String(repeating: "9", count: 40)
+        let r = parse(mediaText("#EXT-X-PROGRAM-DATE-TIME:2000-01-01T00:00:00Z\n#EXTINF:\(huge),\na.ts\n#EXTINF:\(huge).5,\nb.ts\n#EXTINF:2,\nc.ts", target: 2))
+        #expect(r.mediaPlaylist.segments.count == 3)
+        #expect(r.mediaPlaylist.segments[2].effectiveProgramDateTime != nil)
+        #expect(r.has(.error, "rounds above EXT-X-TARGETDURATION"))
+        let t = parse("#EXTM3U\n#EXT-X-TARGETDURATION:\(huge).5\n#EXTINF:1,\na.ts\n")
+        #expect(t.has(.error, "not a decimal-integer"))
+        #expect(DateTime(seconds: .infinity).adding(seconds: 1e300).iso8601.hasSuffix("Z"))
+        #expect(DateTime(seconds: -.infinity).milliseconds < 0)
+        #expect(!PlaylistWriter.write(r.playlist).isEmpty)
+    }
+}
