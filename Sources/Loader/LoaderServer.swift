@@ -39,7 +39,7 @@ public final class LoaderServer: Sendable {
     let continuation: AsyncStream<LoaderEvent>.Continuation
     let client: UpstreamClient
     let keys: KeyStore
-    let group: MultiThreadedEventLoopGroup
+    let group: EventLoopGroup
     let channel: Channel
     public let started: Date
     let table = NIOLockedValueBox(Table())
@@ -57,6 +57,7 @@ public final class LoaderServer: Sendable {
 
     /// Starts on 127.0.0.1 with a random port and a fresh secret token.
     public static func start(options: LoaderOptions = LoaderOptions()) throws -> LoaderServer {
+        // One thread per Loader; it is not shut down on stop, so work still in flight (a connect, a key fetch) cannot trap NIO.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var bytes = [UInt8](repeating: 0, count: 16)
         var rng = SystemRandomNumberGenerator()
@@ -78,7 +79,7 @@ public final class LoaderServer: Sendable {
         return server
     }
 
-    init(token: String, channel: Channel, group: MultiThreadedEventLoopGroup, options: LoaderOptions) throws {
+    init(token: String, channel: Channel, group: EventLoopGroup, options: LoaderOptions) throws {
         self.token = token
         self.channel = channel
         self.group = group
@@ -101,8 +102,7 @@ public final class LoaderServer: Sendable {
         guard !stopped.withLockedValue({ let was = $0; $0 = true; return was }) else { return }
         continuation.finish()
         client.shutdown()
-        try? channel.close().wait()
-        try? group.syncShutdownGracefully()
+        channel.close(promise: nil)
     }
 
     var now: Double { Date().timeIntervalSince(started) }

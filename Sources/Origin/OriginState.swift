@@ -95,6 +95,7 @@ public final class OriginState: Sendable {
         var faults: [Fault] = []
         var nextID = 1
         var keyLatencyMs = 0
+        var keyFormat = "binary"
         var log: [RequestRecord] = []
     }
 
@@ -113,6 +114,12 @@ public final class OriginState: Sendable {
     public var keyLatencyMs: Int {
         get { box.withLockedValue { $0.keyLatencyMs } }
         set { box.withLockedValue { $0.keyLatencyMs = newValue } }
+    }
+
+    /// How keys are written: `binary` (16 bytes), `newline` (17 bytes, seed 003's text-mode mistake) or `hex` (32 hex digits).
+    public var keyFormat: String {
+        get { box.withLockedValue { $0.keyFormat } }
+        set { box.withLockedValue { $0.keyFormat = newValue } }
     }
 
     public var faults: [Fault] { box.withLockedValue { $0.faults } }

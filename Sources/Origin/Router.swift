@@ -197,7 +197,14 @@ public struct OriginRouter: Sendable {
         guard Scenario.named(scenario) != nil, file.hasPrefix("k"), file.hasSuffix(".key"), let id = Int(file.dropFirst().dropLast(4)) else {
             return .text(404, "no such key")
         }
-        var r = OriginResponse(status: 200, contentType: "application/octet-stream", body: OriginKeys.key(scenario: scenario, id: id), kind: "key")
+        let key = OriginKeys.key(scenario: scenario, id: id)
+        let body: [UInt8]
+        switch req.query["format"] ?? state.keyFormat {
+        case "newline": body = key + [0x0A]
+        case "hex": body = Array((key.map { String(format: "%02x", $0) }.joined() + "\n").utf8)
+        default: body = key
+        }
+        var r = OriginResponse(status: 200, contentType: "application/octet-stream", body: body, kind: "key")
         r.delayMs = Int(req.query["latency"] ?? "") ?? state.keyLatencyMs
         r.scenario = scenario
         return applyFault(r, req)
@@ -268,6 +275,9 @@ public struct OriginRouter: Sendable {
         case "clear":
             state.clearFaults()
             return .json(.array([]))
+        case "key-format":
+            if let f = q["format"], ["binary", "newline", "hex"].contains(f) { state.keyFormat = f }
+            return .json(.object([("keyFormat", .string(state.keyFormat))]))
         case "key-latency":
             if let ms = q["ms"].flatMap({ Int($0) }) { state.keyLatencyMs = ms }
             return .json(.object([("keyLatencyMs", .int(state.keyLatencyMs))]))
@@ -300,7 +310,7 @@ public struct OriginRouter: Sendable {
         var s = "hlstui origin\n\nscenarios:\n"
         for sc in Scenario.all { s += "  /\(sc.name)/master.m3u8  \(sc.summary)\n" }
         s += "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset&target=segment|key|playlist|init|any"
-        s += "&status=404&ms=2000&scenario=&rendition=&msn=&count=  /control/faults  /control/clear  /control/key-latency?ms=300"
+        s += "&status=404&ms=2000&scenario=&rendition=&msn=&count=  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144\n"
         return s
     }

@@ -69,7 +69,7 @@ struct LoaderServerTests {
         let mark = origin.router.state.log().count
         let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [1])
         let r = try mpv(url)
-        #expect(r.status == 0 && r.output.contains("VO: [null] 426x240"), "\(r.output.suffix(500))")
+        #expect(r.status == 0 && r.output.contains("VO: [null] 426x240"), "\(r.output.suffix(500)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.error ?? "")" })")
         let served = originLog(since: mark)
         #expect(!served.isEmpty && served.allSatisfy { $0.userAgent == "hlstui/0.1" }, "\(served.map { $0.userAgent ?? "-" })")
         #expect(!served.contains { $0.rendition == "v144" || $0.rendition == "v360" })
@@ -173,5 +173,33 @@ struct LoaderServerTests {
         #expect(r.head.status == 404)
         try await Task.sleep(for: .milliseconds(100))
         #expect(log.requests.contains { $0.kind == .segment && $0.status == 404 && $0.error == "HTTP 404" })
+    }
+}
+
+/// An origin for the repair tests alone: they change how it writes keys.
+enum RepairOrigin {
+    nonisolated(unsafe) static let shared = ClientOrigins.make()
+}
+
+extension LoaderServerTests {
+    // Key repairs through the Loader, with keys as broken servers send them; in the same serialized suite so mpv runs never overlap.
+    @Test("key repairs: a 17-byte key with a newline and a hex-text key are repaired, named, and the stream plays", arguments: [
+        ("newline", KeyRepair.trailingWhitespace), ("hex", KeyRepair.hexText),
+    ])
+    func repairs(_ format: String, _ repair: KeyRepair) async throws {
+        let origin = RepairOrigin.shared
+        origin.router.state.keyFormat = format
+        defer { origin.router.state.keyFormat = "binary" }
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
+        let r = try mpv(url, frames: 30)
+        #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(300)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.error ?? "")" })")
+        #expect(!log.keys.isEmpty && log.keys.allSatisfy { $0.repair == repair.rawValue && $0.error == nil })
+        #expect(log.diagnostics.contains { $0.contains(repair.rawValue) && $0.contains("fingerprint") })
+        // The bytes of the key never reach an event.
+        let key0 = OriginKeys.key(scenario: "aes-vod", id: 0).map { String(format: "%02x", $0) }.joined()
+        #expect(!log.all.map { "\($0.json.text)" }.joined().contains(key0))
     }
 }
