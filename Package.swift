@@ -20,10 +20,16 @@ let package = Package(
         .target(name: "HLS"),
         .target(name: "HLSReport", dependencies: ["HLS", "JSONValue"]),
         .target(name: "MediaFormats"),
+        // What the Loader reports (requests, keys, playlists), without NIO, so the Session can consume it.
+        .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue"]),
+        // One pane's state, reducer and controllers; pure (time arrives with each event).
+        .target(name: "Session", dependencies: ["HLS", "LoaderEvents"]),
+        // Panels, themes and keys as pure functions of the session; the curses adapter lives in Terminal.
+        .target(name: "TUI", dependencies: ["Session", "HLS", "LoaderEvents"]),
         // The Loader's pure core: key repair, decryption with checks, DRM explanations, virtual playlists.
         .target(
             name: "Loader",
-            dependencies: ["HLS", "MediaFormats", "JSONValue", .product(name: "Crypto", package: "swift-crypto"),
+            dependencies: ["HLS", "LoaderEvents", "MediaFormats", "JSONValue", .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "_CryptoExtras", package: "swift-crypto"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -52,10 +58,10 @@ let package = Package(
             cSettings: [.define("NCURSES_WIDECHAR", to: "1"), .define("_XOPEN_SOURCE_EXTENDED", to: "1")],
             linkerSettings: [.linkedLibrary("ncursesw")]
         ),
-        .target(name: "Player", dependencies: ["CMPV"]),
-        .target(name: "Terminal", dependencies: ["CNCurses"]),
+        .target(name: "Player", dependencies: ["CMPV", "JSONValue"]),
+        .target(name: "Terminal", dependencies: ["CNCurses", "TUI"]),
         // Composition root and CLI.
-        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader"]),
+        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI"]),
         .executableTarget(
             name: "hlstui",
             dependencies: ["App", "Origin", "Loader", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -48,6 +48,9 @@ public enum ProxyRunner {
                           k.repair.map { ", \($0)" } ?? "", k.source)
         case .diagnostic(let d):
             return "\(flag)error: \(d)"
+        case .playlist(let p):
+            return String(format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence, p.playlist.segments.count,
+                          p.playlist.endList ? " endlist" : "")
         }
     }
 

@@ -98,3 +98,47 @@ extension JSONValue {
     /// `.double` or `.null`.
     public static func double(_ d: Double?) -> JSONValue { d.map { .double($0) } ?? .null }
 }
+
+extension JSONValue {
+    /// The member named `key` of an object, `.null` otherwise.
+    public subscript(key: String) -> JSONValue {
+        if case .object(let f) = self { return f.first { $0.0 == key }?.1 ?? .null }
+        return .null
+    }
+
+    /// The number, whether stored as an integer or a double.
+    public var doubleValue: Double? {
+        switch self {
+        case .double(let d): return d
+        case .int(let i): return Double(i)
+        default: return nil
+        }
+    }
+
+    /// The integer, when the value is one (or a whole double).
+    public var intValue: Int? {
+        switch self {
+        case .int(let i): return i
+        case .double(let d) where d.rounded() == d && abs(d) < 9e15: return Int(d)
+        default: return nil
+        }
+    }
+
+    /// The string, when the value is one.
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The flag, when the value is one.
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    /// The elements, when the value is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+}

@@ -28,6 +28,18 @@ struct Resource: Sendable {
     var key: Key?
     var iv: [UInt8]?
     var keyMSNs: ClosedRange<Int>?
+    /// For media playlists: serve only segments from this media sequence number on.
+    var startMSN: Int?
+    /// For alternate renditions: "TYPE group/name".
+    var rendition: String?
+}
+
+/// What `open` found: the URL to give the player and the playlist as the origin served it.
+public struct OpenedStream: Sendable {
+    public var playerURL: String
+    public var url: String
+    public var playlist: Playlist
+    public var diagnostics: [Diagnostic]
 }
 
 /// The player's only network (DESIGN §4): a loopback HTTP server that fetches, times, rewrites, decrypts and serves.
@@ -112,7 +124,7 @@ public final class LoaderServer: Sendable {
     /// The Loader id for an upstream resource, the same every time it is named.
     func register(_ r: Resource) -> Int {
         table.withLockedValue { t in
-            let k = "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1)"
+            let k = "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1)"
             if let id = t.ids[k] { t.byID[id] = r; return id }
             let id = t.byID.count + 1
             t.ids[k] = id
@@ -136,31 +148,63 @@ public final class LoaderServer: Sendable {
 
     /// Opens an upstream playlist for the player and returns the URL to give it; `variants` picks rungs of a multivariant playlist.
     public func open(_ url: String, variants: [Int]? = nil) async throws(UpstreamError) -> String {
+        try await openStream(url, variants: variants).playerURL
+    }
+
+    /// Opens an upstream playlist; `variants` picks rungs of a multivariant playlist, `startMSN` makes their media playlists start at that segment.
+    public func openStream(_ url: String, variants: [Int]? = nil, startMSN: Int? = nil) async throws(UpstreamError) -> OpenedStream {
+        let fetched = try await fetchTop(url)
+        return present(fetched, variants: variants, startMSN: startMSN)
+    }
+
+    /// Reads the playlist a session starts from (multivariant or media), without giving the player anything yet.
+    public func fetchTop(_ url: String) async throws(UpstreamError) -> OpenedStream {
         let r = try await client.get(url)
         guard r.head.status == 200 else { throw UpstreamError(cause: .protocolError, detail: "\(url): HTTP \(r.head.status)") }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(url: r.head.url))
-        if case .multivariant(let m) = parsed.playlist.body {
-            table.withLockedValue { $0.variables = parsed.variables }
-            let keep = variants ?? Array(m.variants.indices)
-            let virtual = VirtualPlaylists { [self] upstream, kind in
-                let rung = m.variants.firstIndex { VirtualPlaylists.resolve($0.uri, against: r.head.url) == upstream }
-                let res = Resource(upstream: upstream, kind: kind, rung: rung)
-                return path(register(res), res)
-            }.multivariant(parsed.playlist, base: r.head.url, variants: keep)
-            let res = Resource(upstream: r.head.url, kind: .multivariant)
-            let id = register(res)
-            table.withLockedValue { $0.multivariantText[id] = PlaylistWriter.write(virtual, resolveVariables: true) }
-            // Prewarm: read the chosen media playlists now and fetch their keys before the player asks (seed 000/001).
-            if let vm = virtual.multivariant {
-                let chosen = keep.filter { m.variants.indices.contains($0) }.map { VirtualPlaylists.resolve(m.variants[$0].uri, against: r.head.url) }
-                let renditions = m.renditions.filter { r in vm.renditions.contains { $0.groupID == r.groupID && $0.name == r.name } }
-                    .compactMap { $0.uri.map { VirtualPlaylists.resolve($0, against: r.head.url) } }
-                for u in chosen + renditions { Task { await prewarm(u, variables: parsed.variables) } }
+        if parsed.playlist.multivariant != nil { table.withLockedValue { $0.variables = parsed.variables } }
+        return OpenedStream(playerURL: "", url: r.head.url, playlist: parsed.playlist, diagnostics: parsed.diagnostics)
+    }
+
+    /// Gives the player a fetched stream: a virtual multivariant playlist with only `variants` (or the media playlist itself),
+    /// media playlists starting at `startMSN` when given; keys of the chosen rungs are prefetched now.
+    public func present(_ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil) -> OpenedStream {
+        var out = fetched
+        let base = fetched.url
+        guard case .multivariant(let m) = fetched.playlist.body else {
+            let res = Resource(upstream: base, kind: .media, rung: 0, startMSN: startMSN)
+            if let media = fetched.playlist.media {
+                emit(.playlist(PlaylistEvent(url: base, rung: 0, rendition: nil, playlist: media, received: now)))
+                prefetchKeys(media, base: base)
             }
-            return path(id, res)
+            out.playerURL = path(register(res), res)
+            return out
         }
-        let res = Resource(upstream: r.head.url, kind: .media, rung: 0)
-        return path(register(res), res)
+        let variables = table.withLockedValue { $0.variables }
+        let keep = variants ?? Array(m.variants.indices)
+        let virtual = VirtualPlaylists { [self] upstream, kind in
+            let rung = m.variants.firstIndex { VirtualPlaylists.resolve($0.uri, against: base) == upstream }
+            let rendition = m.renditions.first { $0.uri.map { VirtualPlaylists.resolve($0, against: base) } == upstream }
+            var res = Resource(upstream: upstream, kind: kind, rung: rung, startMSN: kind == .media ? startMSN : nil)
+            res.rendition = rendition.map { "\($0.type) \($0.groupID)/\($0.name)" }
+            return path(register(res), res)
+        }.multivariant(fetched.playlist, base: base, variants: keep)
+        let res = Resource(upstream: base, kind: .multivariant, msn: keep.first, startMSN: startMSN)
+        let id = register(res)
+        table.withLockedValue { $0.multivariantText[id] = PlaylistWriter.write(virtual, resolveVariables: true) }
+        // Prewarm: read the chosen media playlists now and fetch their keys before the player asks (seed 000/001).
+        if let vm = virtual.multivariant {
+            let chosen = keep.filter { m.variants.indices.contains($0) }
+            let renditions = m.renditions.filter { r in vm.renditions.contains { $0.groupID == r.groupID && $0.name == r.name } }
+                .compactMap { $0.uri.map { VirtualPlaylists.resolve($0, against: base) } }
+            for i in chosen {
+                let u = VirtualPlaylists.resolve(m.variants[i].uri, against: base)
+                Task { await prewarm(u, rung: i, variables: variables) }
+            }
+            for u in renditions { Task { await prewarm(u, rung: nil, variables: variables) } }
+        }
+        out.playerURL = path(id, res)
+        return out
     }
 
     /// Answers one player request.
@@ -202,6 +246,9 @@ public final class LoaderServer: Sendable {
                 return
             }
             for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
+            emit(.playlist(PlaylistEvent(url: r.head.url, rung: res.rung, rendition: res.rendition, playlist: m, received: now)))
+            var served = parsed.playlist
+            if let start = res.startMSN { served.body = .media(VirtualPlaylists.starting(at: start, m)) }
             // Every segment gets an id carrying what serving it needs: MSN, GAP, key and IV.
             var index: [String: Segment] = [:]
             for s in m.segments { index[VirtualPlaylists.resolve(s.uri, against: r.head.url)] = s }
@@ -220,7 +267,7 @@ public final class LoaderServer: Sendable {
                     }
                 }
                 return path(register(rr), rr)
-            }.media(parsed.playlist, base: r.head.url, decryptAES: decrypt)
+            }.media(served, base: r.head.url, decryptAES: decrypt)
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
                                        durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
@@ -234,10 +281,13 @@ public final class LoaderServer: Sendable {
     }
 
     /// Reads a media playlist ahead of the player and prefetches its keys.
-    func prewarm(_ url: String, variables: [String: String]) async {
+    func prewarm(_ url: String, rung: Int?, variables: [String: String]) async {
         guard let r = try? await client.get(url), r.head.status == 200 else { return }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
-        if let m = parsed.playlist.media { prefetchKeys(m, base: r.head.url) }
+        if let m = parsed.playlist.media {
+            emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now)))
+            prefetchKeys(m, base: r.head.url)
+        }
     }
 
     /// Fetches every identity key the playlist names, before the player needs it (AVContentKeySession prewarming, seed 000/001).

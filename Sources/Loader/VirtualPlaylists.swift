@@ -1,10 +1,6 @@
 import Foundation
 import HLS
-
-/// What a URI in a playlist points at, so the proxy can name it and treat it right.
-public enum ResourceKind: String, Sendable {
-    case multivariant, media, segment, initSection = "init", key, part
-}
+@_exported import LoaderEvents
 
 /// Builds the playlists the player is given: only what the session chose, every URI through the Loader (DESIGN §4).
 public struct VirtualPlaylists: Sendable {
@@ -76,6 +72,22 @@ public struct VirtualPlaylists: Sendable {
         var out = p
         out.defines = []
         out.body = .media(m)
+        return out
+    }
+
+    /// The playlist from segment `msn` on (the Loader's way to start FFmpeg at a segment without a demuxer seek, DESIGN §3).
+    public static func starting(at msn: Int, _ m: MediaPlaylist) -> MediaPlaylist {
+        guard let first = m.segments.firstIndex(where: { $0.mediaSequence >= msn }), first > 0 else { return m }
+        var out = m
+        out.segments = Array(m.segments[first...])
+        out.mediaSequence = out.segments[0].mediaSequence
+        out.mediaSequenceTagged = true
+        out.discontinuitySequence = out.segments[0].discontinuitySequence
+        out.discontinuitySequenceTagged = out.discontinuitySequence != 0
+        // RFC 8216bis §4.4.4.6: the first segment carries its date, as it did implicitly before.
+        out.segments[0].programDateTime = out.segments[0].effectiveProgramDateTime
+        out.segments[0].discontinuity = false
+        out.dateRanges = []
         return out
     }
 }

@@ -4,7 +4,9 @@ import Foundation
 import Player
 import Loader
 import Origin
+import Session
 import Terminal
+import TUI
 
 /// The hlstui command line.
 @main
@@ -13,7 +15,9 @@ struct HLSTUI: AsyncParsableCommand {
         commandName: "hlstui",
         abstract: "A terminal dashboard for HLS: what the playlists say and what the player really does.",
         version: "hlstui \(AppInfo.version) (libmpv client API \(MPVInfo.clientAPIVersion), \(CursesInfo.version))",
-        subcommands: [InspectCommand.self, OriginCommand.self, DemoCommand.self, ProxyCommand.self]
+        subcommands: [PlayCommand.self, MonitorCommand.self, InspectCommand.self, OriginCommand.self, DemoCommand.self, ProxyCommand.self,
+                      KeysCommand.self],
+        defaultSubcommand: PlayCommand.self
     )
 }
 
@@ -118,41 +122,54 @@ struct OriginCommand: AsyncParsableCommand {
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Start the embedded origin and show its demo stream (live ladder with PDT, key rotation and a GAP window).",
-        discussion: "Until the player lands, the demo serves the streams, prints what hlstui reads in them, and prints each request."
+        abstract: "Start the embedded origin and play its demo stream in the dashboard (live ladder with PDT, key rotation and a GAP window).",
+        discussion: "No network and no stream of your own needed. --print serves and prints what hlstui reads instead of opening the dashboard."
     )
 
-    @Flag(help: "Show the two live cameras for synchronized playback instead.")
+    @Flag(help: "Show the two live cameras in two panes instead.")
     var sync = false
+
+    @Flag(help: "Do not open the dashboard: print what hlstui reads in the demo stream and every request.")
+    var print = false
 
     @Option(help: "Media cache directory.")
     var cache: String?
 
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    @Option(help: "Stop after this many seconds (with --print; default: until Ctrl-C).")
     var duration: Double?
+
+    @OptionGroup(title: "Player")
+    var player: PlayerFlagGroup
 
     func run() async throws {
         var o = OriginOptions()
         o.cache = cache
         let server: OriginServer
+        let printing = self.print
         do {
-            server = try OriginRunner.start(o) { r in print(r.line) }
+            server = try OriginRunner.start(o) { r in if printing { Swift.print(r.line) } }
         } catch {
             throw CLIError("hlstui demo: \(error)")
         }
-        TerminalOutput.lineBuffered()
+        defer { server.stop() }
         let urls = sync ? ["\(server.httpBase)/cam-a/cam-a/index.m3u8", "\(server.httpBase)/cam-b/cam-b/index.m3u8"]
-                        : ["\(server.httpBase)/demo/master.m3u8", "\(server.httpBase)/demo/v360/index.m3u8"]
-        print("hlstui demo: origin on \(server.httpBase) (Ctrl-C to stop)")
-        for u in urls {
-            let outcome = await Inspect.run(InspectRequest(source: u, width: 120))
-            print(outcome.stdout, terminator: "")
-            print(outcome.stderr, terminator: "")
+                        : ["\(server.httpBase)/demo/master.m3u8"]
+        guard printing else {
+            let panes = try urls.map { try player.paneConfig(url: $0, loader: LoaderOptions()) }
+            let status = await DashboardRunner.run(DashboardRequest(panes: panes, theme: player.theme, logFile: player.log))
+            if status != 0 { throw ExitCode(status) }
+            return
         }
-        print("play it: mpv \(sync ? urls[0] + "  and  mpv " + urls[1] : urls[0])")
-        print("requests:")
+        TerminalOutput.lineBuffered()
+        Swift.print("hlstui demo: origin on \(server.httpBase) (Ctrl-C to stop)")
+        for u in urls + (sync ? [] : ["\(server.httpBase)/demo/v360/index.m3u8"]) {
+            let outcome = await Inspect.run(InspectRequest(source: u, width: 120))
+            Swift.print(outcome.stdout, terminator: "")
+            Swift.print(outcome.stderr, terminator: "")
+        }
+        Swift.print("play it: hlstui \(urls.joined(separator: " "))")
+        Swift.print("requests:")
         await OriginRunner.wait(duration: duration)
-        server.stop()
     }
 }
 
@@ -176,6 +193,43 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(name: .customLong("variant"), help: "Offer only these variants (indexes, repeatable); default all.")
     var variants: [Int] = []
 
+    @OptionGroup(title: "Origin, TLS and keys")
+    var loaderFlags: LoaderFlagGroup
+
+    @Flag(help: "Print events as JSON Lines.")
+    var json = false
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    func run() async throws {
+        let o = try loaderFlags.options()
+        let insecure = loaderFlags.insecure
+        TerminalOutput.lineBuffered()
+        let loader: LoaderServer
+        do { loader = try LoaderServer.start(options: o) } catch { throw CLIError("hlstui proxy: \(error)") }
+        defer { loader.stop() }
+        let entry: String
+        do {
+            entry = try await loader.open(url, variants: variants.isEmpty ? nil : variants)
+        } catch {
+            throw CLIError("hlstui proxy: \(error.description)")
+        }
+        if insecure { print("WARNING: --insecure: TLS certificates are NOT checked for \(url)") }
+        print("hlstui loader: \(entry)")
+        print("play it: mpv '\(entry)'")
+        let json = self.json
+        let printer = Task {
+            for await e in loader.events { print(json ? ProxyRunner.json(e, insecure: insecure) : ProxyRunner.line(e, insecure: insecure)) }
+        }
+        await OriginRunner.wait(duration: duration)
+        loader.stop()
+        printer.cancel()
+    }
+}
+
+/// The Loader's command-line options, shared by `hlstui URL`, `monitor` and `proxy`.
+struct LoaderFlagGroup: ParsableArguments {
     @Option(name: .customLong("header"), help: "Extra request header \"Name: value\" (repeatable), e.g. a token or cookie.")
     var headers: [String] = []
 
@@ -194,7 +248,7 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(name: .customLong("client-cert-password"), help: "Password of --client-cert.")
     var clientCertPassword: String?
 
-    @Flag(help: "Do not check TLS certificates at all (flagged on every line).")
+    @Flag(help: "Do not check TLS certificates at all (flagged on screen and in every report).")
     var insecure = false
 
     @Option(name: .customLong("key"), help: "URI=HEX: use this key instead of fetching URI (repeatable).")
@@ -206,13 +260,7 @@ struct ProxyCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-decrypt"), help: "Let FFmpeg decrypt AES-128 with keys the Loader serves, instead of the Loader.")
     var noDecrypt = false
 
-    @Flag(help: "Print events as JSON Lines.")
-    var json = false
-
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
-    var duration: Double?
-
-    func run() async throws {
+    func options() throws -> LoaderOptions {
         var o = LoaderOptions()
         o.upstream.userAgent = userAgent
         o.upstream.headers = try LoaderFlags.headers(headers)
@@ -224,25 +272,158 @@ struct ProxyCommand: AsyncParsableCommand {
         o.keyOverrides = try LoaderFlags.keys(keys)
         o.keyCommand = keyCommand
         o.decryptAES = !noDecrypt
+        return o
+    }
+}
+
+/// The player's and the dashboard's options.
+struct PlayerFlagGroup: ParsableArguments {
+    @Option(help: "Video output: auto (a window when a display exists), window, none.")
+    var video: PlayerOptions.Video = .auto
+
+    @Option(name: .customLong("ao"), help: "mpv audio output (default: mpv's choice; monitor: null).")
+    var audioOutput: String?
+
+    @Flag(help: "Start muted.")
+    var mute = false
+
+    @Option(help: "Seconds the player buffers ahead.")
+    var readahead: Double = 10
+
+    @Option(name: .customLong("max-resolution"), help: "Resolution cap: the highest rung height allowed, e.g. 720.")
+    var maxResolution: Int?
+
+    @Option(name: .customLong("max-bitrate"), help: "Bitrate cap, e.g. 2M or 800k.")
+    var maxBitrate: String?
+
+    @Option(help: "Pin this rung (index in the ladder) instead of choosing automatically.")
+    var pin: Int?
+
+    @Option(help: "Theme name (see `hlstui keys --themes`) or a .theme file.")
+    var theme: String?
+
+    @Option(help: "Append hlstui's log (requests, keys, messages) to this file.")
+    var log: String?
+
+    func paneConfig(url: String, loader: LoaderOptions, defaultAudio: String? = nil) throws -> PaneConfig {
+        var c = PaneConfig(url: url)
+        c.loader = loader
+        c.player.video = video
+        c.player.audioOutput = audioOutput ?? defaultAudio
+        c.player.mute = mute
+        c.player.readahead = readahead
+        c.caps.maxHeight = maxResolution
+        if let b = maxBitrate {
+            guard let v = Action.parseRate(b) else { throw ValidationError("--max-bitrate takes e.g. 2M, 800k or 1500000, got \(b)") }
+            c.caps.maxBitrate = v
+        }
+        if let p = pin { c.mode = .pinned(p) }
+        return c
+    }
+}
+
+extension PlayerOptions.Video: ExpressibleByArgument {}
+
+/// `hlstui URL [URL2]`: the dashboard.
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play one or two streams through hlstui's Loader and show the dashboard (the default command: `hlstui URL`).",
+        discussion: "Keys: `hlstui keys`. The terminal is restored on q, Ctrl-C, SIGTERM and crashes."
+    )
+
+    @Argument(help: "Multivariant or media playlist URLs (one pane each, at most two).")
+    var urls: [String]
+
+    @OptionGroup(title: "Player and dashboard")
+    var player: PlayerFlagGroup
+
+    @OptionGroup(title: "Origin, TLS and keys")
+    var loaderFlags: LoaderFlagGroup
+
+    func validate() throws {
+        if urls.isEmpty { throw ValidationError("give a playlist URL (or run `hlstui demo`)") }
+        if urls.count > 2 { throw ValidationError("at most two panes") }
+    }
+
+    func run() async throws {
+        let loader = try loaderFlags.options()
+        let panes = try urls.map { try player.paneConfig(url: $0, loader: loader) }
+        let status = await DashboardRunner.run(DashboardRequest(panes: panes, theme: player.theme, logFile: player.log))
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// `hlstui monitor URL [URL…]`: the session as JSON Lines.
+struct MonitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract: "Run the same session without a screen and write it as JSON Lines: ladder, request, key, variant, player (4 Hz), gap, stall, error, end.",
+        discussion: "Exit status: 0 when every stream played, 1 when playback failed, 2 when it could not start."
+    )
+
+    @Argument(help: "Multivariant or media playlist URLs (one pane each).")
+    var urls: [String]
+
+    @Option(help: "Stop after this many seconds (default: when every stream has ended).")
+    var duration: Double?
+
+    @Option(help: "File of timed actions, one per line (\"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\"); - reads stdin.")
+    var commands: String?
+
+    @Option(help: "player samples per second.")
+    var rate: Double = 4
+
+    @OptionGroup(title: "Player")
+    var player: PlayerFlagGroup
+
+    @OptionGroup(title: "Origin, TLS and keys")
+    var loaderFlags: LoaderFlagGroup
+
+    func validate() throws {
+        if urls.isEmpty { throw ValidationError("give at least one playlist URL") }
+    }
+
+    func run() async throws {
+        let loader = try loaderFlags.options()
+        let panes = try urls.map { try player.paneConfig(url: $0, loader: loader, defaultAudio: "null") }
+        var request = MonitorRequest(panes: panes, duration: duration)
+        request.rate = rate
+        if let c = commands {
+            let text: String
+            if c == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            } else {
+                guard let t = try? String(contentsOfFile: c, encoding: .utf8) else { throw CLIError("hlstui monitor: cannot read --commands \(c)") }
+                text = t
+            }
+            do { request.commands = try parseCommandScript(text) } catch { throw CLIError("hlstui monitor: \(error.description)") }
+        }
         TerminalOutput.lineBuffered()
-        let loader: LoaderServer
-        do { loader = try LoaderServer.start(options: o) } catch { throw CLIError("hlstui proxy: \(error)") }
-        defer { loader.stop() }
-        let entry: String
-        do {
-            entry = try await loader.open(url, variants: variants.isEmpty ? nil : variants)
-        } catch {
-            throw CLIError("hlstui proxy: \(error.description)")
+        let status = await MonitorRunner.run(request) { line in print(line) }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// `hlstui keys`: the key list (the README's is generated from the same table), or the themes.
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "keys", abstract: "Print the dashboard's keys (or, with --themes, the themes found).")
+
+    @Flag(help: "As the Markdown table in the README.")
+    var markdown = false
+
+    @Flag(help: "List the themes hlstui finds and where it looks.")
+    var themes = false
+
+    func run() throws {
+        if themes {
+            for n in ThemeLibrary.names() {
+                let t = ThemeLibrary.load(n)
+                Swift.print(n + ((t?.issues.isEmpty ?? true) ? "" : "  (\(t!.issues.map(\.description).joined(separator: "; ")))"))
+            }
+            Swift.print("searched: " + ThemeLibrary.directories.joined(separator: ", "))
+            return
         }
-        if insecure { print("WARNING: --insecure: TLS certificates are NOT checked for \(url)") }
-        print("hlstui loader: \(entry)")
-        print("play it: mpv '\(entry)'")
-        let json = self.json, insecure = self.insecure
-        let printer = Task {
-            for await e in loader.events { print(json ? ProxyRunner.json(e, insecure: insecure) : ProxyRunner.line(e, insecure: insecure)) }
-        }
-        await OriginRunner.wait(duration: duration)
-        loader.stop()
-        printer.cancel()
+        Swift.print(markdown ? Keymap.markdown : Keymap.helpLines.joined(separator: "\n"))
     }
 }

@@ -15,6 +15,19 @@ int hl_rows(void);
 int hl_cols(void);
 /* Moves and writes a UTF-8 string with attributes (bold, reverse, underline flags) and a colour pair. */
 void hl_put(int y, int x, const char *utf8, int bold, int reverse, int underline, int pair);
+/* Writes with an attribute mask: 1 bold, 2 reverse, 4 underline, 8 dim. */
+void hl_put_attrs(int y, int x, const char *utf8, int attrs, int pair);
+/* Key codes for page up/down, home, end, and the number of colour pairs. */
+int hl_key_ppage(void);
+int hl_key_npage(void);
+int hl_key_home(void);
+int hl_key_end(void);
+int hl_color_pairs(void);
+/* Installs handlers: SIGTERM/SIGHUP/SIGINT set a flag (read with hl_quit_requested); SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT restore the terminal and re-raise; atexit restores too. */
+void hl_install_handlers(void);
+int hl_quit_requested(void);
+/* Forces a full repaint on the next refresh (after a resize). */
+void hl_clear(void);
 /* Clears, refreshes. */
 void hl_erase(void);
 void hl_refresh(void);

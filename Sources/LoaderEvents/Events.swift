@@ -1,4 +1,10 @@
+import HLS
 import JSONValue
+
+/// What a URI in a playlist points at, so the proxy can name it and treat it right.
+public enum ResourceKind: String, Sendable {
+    case multivariant, media, segment, initSection = "init", key, part
+}
 
 /// One request the Loader served, with what it cost upstream (the truth behind the request log).
 public struct RequestEvent: Sendable {
@@ -19,6 +25,24 @@ public struct RequestEvent: Sendable {
     public var error: String?
     /// First media timestamp in the segment's bytes (TS PES PTS / 90 kHz, or fMP4 tfdt / timescale), seconds.
     public var firstPTS: Double?
+
+    public init(kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
+                local: Bool, prefetch: Bool, retries: Int, error: String?, firstPTS: Double?) {
+        self.kind = kind
+        self.url = url
+        self.rung = rung
+        self.msn = msn
+        self.start = start
+        self.ttfbMs = ttfbMs
+        self.durationMs = durationMs
+        self.bytes = bytes
+        self.status = status
+        self.local = local
+        self.prefetch = prefetch
+        self.retries = retries
+        self.error = error
+        self.firstPTS = firstPTS
+    }
 
     public var json: JSONValue {
         .object([("kind", .string(kind.rawValue)), ("url", .string(url)), ("rung", .int(rung)), ("msn", .int(msn)), ("start", .double(start)),
@@ -43,10 +67,43 @@ public struct KeyEvent: Sendable {
     public var source: String
     public var error: String?
 
+    public init(uri: String, method: String, keyFormat: String, fingerprint: String?, firstMSN: Int?, lastMSN: Int?, requested: Double, latencyMs: Double,
+                prefetch: Bool, repair: String?, source: String, error: String?) {
+        self.uri = uri
+        self.method = method
+        self.keyFormat = keyFormat
+        self.fingerprint = fingerprint
+        self.firstMSN = firstMSN
+        self.lastMSN = lastMSN
+        self.requested = requested
+        self.latencyMs = latencyMs
+        self.prefetch = prefetch
+        self.repair = repair
+        self.source = source
+        self.error = error
+    }
+
     public var json: JSONValue {
         .object([("uri", .string(uri)), ("method", .string(method)), ("keyFormat", .string(keyFormat)), ("fingerprint", .string(fingerprint)),
                  ("firstMsn", .int(firstMSN)), ("lastMsn", .int(lastMSN)), ("requested", .double(requested)), ("latencyMs", .double(latencyMs)),
                  ("prefetch", .bool(prefetch)), ("repair", .string(repair)), ("source", .string(source)), ("error", .string(error))])
+    }
+}
+
+/// A media playlist as the origin served it, parsed, with the rung it belongs to.
+public struct PlaylistEvent: Sendable {
+    public var url: String
+    public var rung: Int?
+    /// The rendition group and name when this is an alternate rendition rather than a variant.
+    public var rendition: String?
+    public var playlist: MediaPlaylist
+    public var received: Double
+    public init(url: String, rung: Int?, rendition: String?, playlist: MediaPlaylist, received: Double) {
+        self.url = url
+        self.rung = rung
+        self.rendition = rendition
+        self.playlist = playlist
+        self.received = received
     }
 }
 
@@ -56,18 +113,24 @@ public enum LoaderEvent: Sendable {
     case key(KeyEvent)
     /// A one-line diagnosis (wrong key, DRM the platform cannot play, upstream failure).
     case diagnostic(String)
+    /// A media playlist the Loader read from the origin (for the player or ahead of it), parsed.
+    case playlist(PlaylistEvent)
 
     public var json: JSONValue {
         switch self {
         case .request(let r): return .object([("event", .string("request"))] + (r.json.objectFields))
         case .key(let k): return .object([("event", .string("key"))] + (k.json.objectFields))
         case .diagnostic(let s): return .object([("event", .string("error")), ("message", .string(s))])
+        case .playlist(let p):
+            return .object([("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)), ("mediaSequence", .int(p.playlist.mediaSequence)),
+                            ("segments", .int(p.playlist.segments.count)), ("endList", .bool(p.playlist.endList))])
         }
     }
 }
 
 extension JSONValue {
-    var objectFields: [(String, JSONValue)] {
+    /// The fields of an object, empty for any other value.
+    public var objectFields: [(String, JSONValue)] {
         if case .object(let f) = self { return f }
         return []
     }

@@ -1,0 +1,204 @@
+import Foundation
+import Session
+import Terminal
+import TUI
+
+/// What `hlstui URL` needs besides the panes.
+public struct DashboardRequest: Sendable {
+    public var panes: [PaneConfig]
+    public var theme: String?
+    /// A file that gets hlstui's log (requests, keys, messages) as it happens.
+    public var logFile: String?
+    public init(panes: [PaneConfig], theme: String?, logFile: String?) {
+        self.panes = panes
+        self.theme = theme
+        self.logFile = logFile
+    }
+}
+
+/// Screen-level state of the dashboard: focus and per-pane UI.
+public struct DashboardScreenState: Sendable {
+    public var focus = 0
+    public var ui: [UIState]
+    public var themeIndex = 0
+    public var quit = false
+    public init(panes: Int) { ui = Array(repeating: UIState(), count: max(1, panes)) }
+
+    /// Applies a key's command that concerns only the screen; returns the session action to carry out, if any.
+    public mutating func handle(_ command: Command, ladderSize: Int, logSize: Int, themes: Int) -> Action? {
+        switch command {
+        case .session(.quit):
+            quit = true
+            return nil
+        case .session(let a): return a
+        case .selectUp: ui[focus].cursor = max(0, ui[focus].cursor - 1)
+        case .selectDown: ui[focus].cursor = min(max(0, ladderSize - 1), ui[focus].cursor + 1)
+        case .pinSelected: return .pin(ui[focus].cursor)
+        case .nextTheme: themeIndex = (themeIndex + 1) % max(1, themes)
+        case .toggleLog:
+            ui[focus].showMessages.toggle()
+            ui[focus].scroll = 0
+        case .toggleHelp: ui[focus].showHelp.toggle()
+        case .focusNext: focus = (focus + 1) % ui.count
+        case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)
+        case .scrollDown: ui[focus].scroll = min(max(0, logSize - 1), ui[focus].scroll + 10)
+        }
+        return nil
+    }
+}
+
+/// Lays out panes: side by side when the terminal is wide, stacked otherwise.
+public enum PaneLayout {
+    public static func rects(count: Int, width: Int, height: Int) -> [Rect] {
+        guard count > 1 else { return [Rect(x: 0, y: 0, width: width, height: height)] }
+        if width >= 160 {
+            let w = width / count
+            return (0..<count).map { Rect(x: $0 * w, y: 0, width: $0 == count - 1 ? width - $0 * w : w - 1, height: height) }
+        }
+        let h = height / count
+        return (0..<count).map { Rect(x: 0, y: $0 * h, width: width, height: $0 == count - 1 ? height - $0 * h : h) }
+    }
+
+    /// The whole screen: each pane's dashboard in its rectangle.
+    public static func compose(_ models: [DashboardModel], width: Int, height: Int) -> Canvas {
+        var screen = Canvas(width: width, height: height)
+        for (m, r) in zip(models, rects(count: models.count, width: width, height: height)) {
+            screen.blit(Dashboard.render(m, width: r.width, height: r.height), at: r)
+        }
+        return screen
+    }
+}
+
+/// Runs the dashboard: one thread owns curses (draws, reads keys); the panes run on their own tasks.
+public enum DashboardRunner {
+    /// Runs until the user quits or a signal arrives; returns the exit status. The terminal is restored on every path.
+    public static func run(_ request: DashboardRequest) async -> Int32 {
+        let started = ContinuousClock.now
+        let log = request.logFile.flatMap { LogFile(path: $0) }
+        var panes: [Pane] = []
+        for (i, c) in request.panes.enumerated() {
+            do {
+                panes.append(try Pane(index: i, config: c, started: started) { pane, out in log?.write(pane: pane.index, t: pane.t, out) })
+            } catch {
+                for p in panes { p.close() }
+                FileHandle.standardError.write(Data("hlstui: cannot start the player: \(error)\n".utf8))
+                return 2
+            }
+        }
+        for p in panes { Task { await p.open() } }
+        let names = ThemeLibrary.names()
+        var themes: [String] = names
+        if let t = request.theme {
+            guard ThemeLibrary.load(t) != nil else {
+                for p in panes { p.close() }
+                FileHandle.standardError.write(Data("hlstui: no theme \(t); available: \(names.joined(separator: ", "))\n".utf8))
+                return 2
+            }
+            themes = [t] + names.filter { $0 != t }
+        }
+        let ui = UILoop(panes: panes, themes: themes)
+        let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
+            let thread = Thread { k.resume(returning: ui.run()) }
+            thread.name = "curses"
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+        for p in panes { p.close() }
+        for p in panes {
+            if let e = p.snapshot.error { FileHandle.standardError.write(Data("hlstui: pane \(p.index): \(e)\n".utf8)) }
+        }
+        return status
+    }
+}
+
+/// The curses thread's loop.
+final class UILoop: @unchecked Sendable {
+    let panes: [Pane]
+    let themes: [String]
+    init(panes: [Pane], themes: [String]) {
+        self.panes = panes
+        self.themes = themes
+    }
+
+    func run() -> Int32 {
+        Screen.installHandlers()
+        let screen = Screen()
+        do { try screen.start() } catch {
+            FileHandle.standardError.write(Data("hlstui: \(error.description)\n".utf8))
+            return 2
+        }
+        defer { screen.stop() }
+        var st = DashboardScreenState(panes: panes.count)
+        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"] != nil || screen.colorCount == 0
+        func applyTheme() {
+            let name = noColor ? "monochrome" : themes[st.themeIndex % themes.count]
+            let theme = ThemeLibrary.load(name) ?? ThemeLibrary.defaultTheme
+            screen.use(theme)
+            for i in st.ui.indices { st.ui[i].themeName = theme.name }
+        }
+        applyTheme()
+        var lastSample = ContinuousClock.now - .seconds(1)
+        var lastFrame: Canvas?
+        var clear = true
+        while !st.quit && !Screen.quitRequested {
+            var dirty = false
+            if let key = screen.readKey(timeoutMs: 30) {
+                dirty = true
+                if key == .resize { clear = true } else if let cmd = Keymap.command(for: key) {
+                    let s = panes[st.focus].snapshot
+                    let before = st.themeIndex
+                    if let action = st.handle(cmd, ladderSize: s.ladder.rungs.count, logSize: max(s.requests.count, s.log.count), themes: themes.count) {
+                        panes[st.focus].perform(action)
+                    }
+                    if st.themeIndex != before { applyTheme() }
+                }
+            }
+            if ContinuousClock.now - lastSample >= .milliseconds(250) {
+                lastSample = ContinuousClock.now
+                for p in panes { p.sample() }
+                dirty = true
+            }
+            guard dirty else { continue }
+            let (w, h) = screen.size
+            let models = panes.enumerated().map { i, p -> DashboardModel in
+                var ui = st.ui[i]
+                ui.focused = panes.count == 1 || i == st.focus
+                return DashboardModel(p.snapshot, ui: ui)
+            }
+            let frame = PaneLayout.compose(models, width: w, height: h)
+            if frame != lastFrame || clear {
+                screen.draw(frame, clear: clear)
+                lastFrame = frame
+                clear = false
+            }
+        }
+        return panes.contains { $0.snapshot.error != nil } ? 1 : 0
+    }
+}
+
+/// Appends hlstui's log to a file, one line per event.
+final class LogFile: @unchecked Sendable {
+    let handle: FileHandle
+    let lock = NSLock()
+
+    init?(path: String) {
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let h = FileHandle(forWritingAtPath: path) else { return nil }
+        h.seekToEndOfFile()
+        handle = h
+    }
+
+    func write(pane: Int, t: Double, _ out: PaneOutput) {
+        let text: String
+        switch out {
+        case .loader(let e): text = ProxyRunner.line(e, insecure: false)
+        case .fact(let f): text = "\(f)"
+        case .switched(let s): text = "variant \(s.from.map(String.init) ?? "-") → \(s.to) (\(s.reason), \(s.mechanism))"
+        case .ladder: text = "ladder read"
+        case .log(let level, let m): text = "\(level): \(m)"
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        handle.write(Data("pane \(pane) \(fixed(t, 3)) \(text)\n".utf8))
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HLS
+import HLSReport
+import JSONValue
+import Loader
+import Session
+
+/// `hlstui monitor`: the same session as the dashboard, no screen, one JSON object per line.
+public struct MonitorRequest: Sendable {
+    public var panes: [PaneConfig]
+    public var duration: Double?
+    public var commands: [ScriptedAction] = []
+    /// Samples per second of `player` events.
+    public var rate = 4.0
+    public init(panes: [PaneConfig], duration: Double?) {
+        self.panes = panes
+        self.duration = duration
+    }
+}
+
+/// Formats session facts as JSON Lines objects (pure apart from the wall clock passed in).
+public enum MonitorJSON {
+    /// The common head of every line: event, t (monotonic seconds), wall (ISO 8601, ms).
+    static func line(_ event: String, t: Double, wall: Date, _ fields: [(String, JSONValue)]) -> String {
+        let w = DateTime(seconds: wall.timeIntervalSince1970).iso8601Milliseconds
+        return JSONValue.object([("event", .string(event)), ("t", .double((t * 1000).rounded() / 1000)), ("wall", .string(w))] + fields).text
+    }
+
+    /// A `player` sample of one pane.
+    static func player(_ s: SessionState, pane: Int) -> [(String, JSONValue)] {
+        let p = s.sample
+        return [
+            ("pane", .int(pane)), ("state", .string(s.state.rawValue)), ("timePos", .double(p.timePos)), ("audioPts", .double(p.audioPts)),
+            ("playheadPDT", .string(s.playheadPDT?.iso8601Milliseconds)), ("rung", .int(s.playingRung)), ("width", .int(p.width)), ("height", .int(p.height)),
+            ("bufferedRanges", .array(p.seekableRanges.map { .array([.double($0.start), .double($0.end)]) })), ("underrun", .bool(p.underrun)),
+            ("droppedFrames", .int(p.droppedFrames)), ("position", .double(s.position)), ("liveLatency", .double(s.liveLatency)),
+            ("paused", .bool(p.paused)), ("speed", .double(p.speed)),
+        ]
+    }
+
+    /// The `ladder` event.
+    static func ladder(_ s: SessionState, pane: Int) -> [(String, JSONValue)] {
+        [("pane", .int(pane)), ("url", .string(s.url)), ("single", .bool(s.ladder.single)),
+         ("variants", .array(s.ladder.rungs.map { InspectJSON.variant($0.variant, index: $0.index) })),
+         ("caps", .object([("maxHeight", .int(s.caps.maxHeight)), ("maxBitrate", .int(s.caps.maxBitrate))]))]
+    }
+
+    /// The summary in the `end` event.
+    static func summary(_ s: SessionState, pane: Int) -> JSONValue {
+        let segs = s.requests.filter { $0.kind == .segment }
+        return .object([
+            ("pane", .int(pane)), ("state", .string(s.state.rawValue)), ("started", .bool(s.started)), ("stalls", .int(s.stalls.count)),
+            ("stalledSeconds", .double((s.stalledSeconds * 1000).rounded() / 1000)), ("requests", .int(s.requests.count)),
+            ("segments", .int(segs.count)), ("bytes", .int(s.requests.reduce(0) { $0 + $1.bytes })), ("keys", .int(Set(s.keys.map(\.uri)).count)),
+            ("switches", .int(s.switches.count)), ("droppedFrames", .int(s.sample.droppedFrames)), ("throughputBps", .double(s.throughput.estimate)),
+            ("error", .string(s.error)),
+        ])
+    }
+}
+
+/// Runs panes without a screen and writes their session as JSON Lines.
+public enum MonitorRunner {
+    /// Runs until `duration`, a `quit` command, or every pane has ended or failed; returns the exit status (1 when playback failed).
+    public static func run(_ request: MonitorRequest, write: @escaping @Sendable (String) -> Void) async -> Int32 {
+        let started = ContinuousClock.now
+        let emit: @Sendable (Pane, String, [(String, JSONValue)]) -> Void = { pane, event, fields in
+            write(MonitorJSON.line(event, t: pane.t, wall: Date(), fields))
+        }
+        var panes: [Pane] = []
+        for (i, config) in request.panes.enumerated() {
+            do {
+                let pane = try Pane(index: i, config: config, started: started) { pane, out in
+                    let i = pane.index
+                    switch out {
+                    case .loader(.request(let r)): emit(pane, "request", [("pane", .int(i))] + r.json.objectFields.filter { $0.0 != "start" })
+                    case .loader(.key(let k)): emit(pane, "key", [("pane", .int(i))] + k.json.objectFields)
+                    case .loader(.diagnostic(let d)): emit(pane, "diagnostic", [("pane", .int(i)), ("message", .string(d))])
+                    case .loader(.playlist(let p)): emit(pane, "playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
+                    case .ladder: emit(pane, "ladder", MonitorJSON.ladder(pane.snapshot, pane: i))
+                    case .switched(let s):
+                        emit(pane, "variant", [("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason)),
+                                               ("mechanism", .string(s.mechanism))])
+                    case .fact(.stallStarted(let t)): emit(pane, "stall", [("pane", .int(i)), ("start", .double(t)), ("end", .null)])
+                    case .fact(.stallEnded(let s)): emit(pane, "stall", [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end))])
+                    case .fact(.gap(let rung, let msn, let pdt, let duration, let action)):
+                        emit(pane, "gap", [("pane", .int(i)), ("rung", .int(rung)), ("msn", .int(msn)), ("pdt", .string(pdt?.iso8601Milliseconds)),
+                                           ("duration", .double(duration)), ("action", .string(action))])
+                    case .fact(.failed(let message, let cause)): emit(pane, "error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
+                    case .fact(.ended): emit(pane, "ended", [("pane", .int(i))])
+                    case .log(let level, let text) where level == "error" || level == "fatal" || level == "warn":
+                        emit(pane, "log", [("pane", .int(i)), ("level", .string(level)), ("text", .string(text))])
+                    case .log: break
+                    }
+                }
+                panes.append(pane)
+            } catch {
+                write(MonitorJSON.line("error", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
+                                       [("pane", .int(i)), ("message", .string("cannot start: \(error)")), ("cause", .string("setup"))]))
+                for p in panes { p.close() }
+                return 2
+            }
+        }
+        await withTaskGroup(of: Void.self) { g in for p in panes { g.addTask { await p.open() } } }
+        var pending = request.commands[...]
+        let period = 1 / max(0.5, min(50, request.rate))
+        var tick = 0
+        loop: while true {
+            tick += 1
+            let next = started + .milliseconds(Int(Double(tick) * period * 1000))
+            try? await Task.sleep(until: next, clock: .continuous)
+            let t = Pane.seconds(ContinuousClock.now - started)
+            while let c = pending.first, c.at <= t {
+                pending = pending.dropFirst()
+                write(MonitorJSON.line("command", t: t, wall: Date(), [("line", .int(c.line)), ("action", .string("\(c.action)"))]))
+                if c.action == .quit { break loop }
+                for p in panes { p.perform(c.action) }
+            }
+            // Every pane is sampled in the same tick.
+            let states = panes.map { p -> SessionState in p.sample(); return p.snapshot }
+            let wall = Date()
+            for (i, s) in states.enumerated() { write(MonitorJSON.line("player", t: t, wall: wall, MonitorJSON.player(s, pane: i))) }
+            if let d = request.duration, t >= d { break }
+            if states.allSatisfy({ $0.state == .ended || $0.state == .error }) { break }
+        }
+        let states = panes.map(\.snapshot)
+        write(MonitorJSON.line("end", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
+                               [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))]))
+        for p in panes { p.close() }
+        return states.allSatisfy { $0.error == nil && $0.started } ? 0 : 1
+    }
+}

@@ -1,0 +1,79 @@
+/// Something a person (a key) or a script (`monitor --commands`) asks for; imperative, applied by the App.
+public enum Action: Sendable, Equatable {
+    case togglePause
+    case seekRelative(Double)
+    case seekTo(Double)
+    case pin(Int)
+    case automatic
+    case capHeight(Int?)
+    case capDown
+    case capUp
+    case capBitrate(Int?)
+    case bitrateDown
+    case bitrateUp
+    case quit
+
+    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `pause`, `quit`.
+    public static func parse(_ words: [Substring]) -> Action? {
+        guard let verb = words.first?.lowercased() else { return nil }
+        let arg = words.dropFirst().first.map(String.init)
+        switch verb {
+        case "pause", "play": return .togglePause
+        case "auto", "automatic": return .automatic
+        case "quit", "stop": return .quit
+        case "pin": return arg.flatMap { Int($0) }.map { .pin($0) }
+        case "cap":
+            guard let a = arg else { return nil }
+            if a == "none" || a == "0" { return .capHeight(nil) }
+            if a == "down" { return .capDown }
+            if a == "up" { return .capUp }
+            return Int(a.hasSuffix("p") ? String(a.dropLast()) : a).map { .capHeight($0) }
+        case "bitrate":
+            guard let a = arg else { return nil }
+            if a == "none" || a == "0" { return .capBitrate(nil) }
+            return parseRate(a).map { .capBitrate($0) }
+        case "seek":
+            guard let a = arg else { return nil }
+            if a.hasPrefix("+") || a.hasPrefix("-") { return Double(a).map { .seekRelative($0) } }
+            return Double(a).map { .seekTo($0) }
+        default: return nil
+        }
+    }
+
+    /// "2M", "800k", "1500000" as bits per second.
+    public static func parseRate(_ s: String) -> Int? {
+        let l = s.lowercased()
+        if l.hasSuffix("m"), let v = Double(l.dropLast()) { return Int(v * 1_000_000) }
+        if l.hasSuffix("k"), let v = Double(l.dropLast()) { return Int(v * 1000) }
+        return Int(l)
+    }
+}
+
+/// A timed line of a `--commands` script.
+public struct ScriptedAction: Sendable, Equatable {
+    public var at: Double
+    public var action: Action
+    public var line: Int
+}
+
+/// A script line that is not a command, with its line number.
+public struct ScriptError: Error, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var text: String
+    public var description: String { "commands line \(line): cannot read \"\(text)\" (expected e.g. \"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\")" }
+}
+
+/// Parses `--commands` text: `SECONDS ACTION [ARG]` per line; blank lines and `#` comments skipped.
+public func parseCommandScript(_ text: String) throws(ScriptError) -> [ScriptedAction] {
+    var out: [ScriptedAction] = []
+    for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        if words.isEmpty { continue }
+        guard let t = Double(words[0]), t >= 0, t.isFinite, let a = Action.parse(Array(words.dropFirst())) else {
+            throw ScriptError(line: i + 1, text: String(raw))
+        }
+        out.append(ScriptedAction(at: t, action: a, line: i + 1))
+    }
+    return out.sorted { $0.at < $1.at }
+}

@@ -1,0 +1,75 @@
+import HLS
+
+/// A place in the stream: a segment (by media sequence number) and seconds into it.
+public struct StreamPoint: Sendable, Equatable {
+    public var msn: Int
+    public var offset: Double
+    public init(msn: Int, offset: Double) {
+        self.msn = msn
+        self.offset = offset
+    }
+}
+
+/// Maps mpv's raw media time (`time-pos` with `rebase-start-time=no`) to segments, playlist time and PDT,
+/// through the first PTS the Loader read from each segment (DESIGN §3).
+public struct MediaClock: Sendable {
+    /// First PTS (seconds) of each segment seen, by MSN.
+    public var firstPTS: [Int: Double] = [:]
+    public init() {}
+
+    /// The segment holding raw time `t` in `playlist`, and how far into it: the known segment with the latest first PTS at or before `t`,
+    /// then walked forward through the playlist's durations (for times in segments whose bytes have not passed yet).
+    public func locate(_ t: Double, in playlist: MediaPlaylist) -> StreamPoint? {
+        var best: (msn: Int, pts: Double)?
+        // Only segments near the window: a live loop restarts timestamps, so old segments can carry the same PTS as new ones.
+        let oldest = playlist.mediaSequence - 30
+        for (msn, pts) in firstPTS where msn >= oldest && pts <= t + 0.0005 && t - pts < 120 {
+            if best == nil || pts > best!.pts || (pts == best!.pts && msn > best!.msn) { best = (msn, pts) }
+        }
+        if best == nil {
+            // Just before the earliest known segment (audio may start a frame earlier than video): clamp to its start.
+            let near = firstPTS.filter { $0.key >= oldest && $0.value > t && $0.value - t < 0.5 }.min { $0.value < $1.value }
+            if let n = near { return StreamPoint(msn: n.key, offset: 0) }
+        }
+        guard let b = best else { return nil }
+        var p = StreamPoint(msn: b.msn, offset: max(0, t - b.pts))
+        let first = playlist.mediaSequence
+        while let seg = playlist.segments[safe: p.msn - first], p.offset >= seg.duration, playlist.segments[safe: p.msn + 1 - first] != nil {
+            p.offset -= seg.duration
+            p.msn += 1
+        }
+        return p
+    }
+
+    /// Seconds from the start of the playlist's window to `p` (nil when the segment is not in the window).
+    public static func position(_ p: StreamPoint, in playlist: MediaPlaylist, starts: [Double]) -> Double? {
+        let i = p.msn - playlist.mediaSequence
+        guard starts.indices.contains(i) else {
+            // Past the end of the window: measure from the end (the live edge moves).
+            if i >= starts.count, let last = playlist.segments.last, !starts.isEmpty {
+                let lastEnd = starts[starts.count - 1] + last.duration
+                let extra = Double(i - starts.count) * Double(playlist.targetDuration ?? Int(last.duration.rounded()))
+                return lastEnd + extra + p.offset
+            }
+            return nil
+        }
+        return starts[i] + p.offset
+    }
+
+    /// The wall-clock time of `p` from the segment's EXT-X-PROGRAM-DATE-TIME (RFC 8216bis §4.4.4.6).
+    public static func programDateTime(_ p: StreamPoint, in playlist: MediaPlaylist) -> DateTime? {
+        guard let s = playlist.segments[safe: p.msn - playlist.mediaSequence], let pdt = s.effectiveProgramDateTime else { return nil }
+        return pdt.adding(seconds: p.offset)
+    }
+
+    /// Forgets segments that left every window long ago (keeps the newest `keep`).
+    public mutating func trim(keep: Int = 4000) {
+        guard firstPTS.count > keep else { return }
+        let cut = firstPTS.keys.sorted().dropLast(keep)
+        for k in cut { firstPTS[k] = nil }
+    }
+}
+
+extension Array {
+    subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
+}

@@ -1,0 +1,309 @@
+import HLS
+import LoaderEvents
+
+/// What libmpv reports about playback at one moment (raw values; time in `time-pos` scale).
+public struct PlayerSample: Sendable, Equatable {
+    public var timePos: Double?
+    public var audioPts: Double?
+    public var paused = false
+    public var pausedForCache = false
+    public var coreIdle = true
+    public var eof = false
+    public var width: Int?
+    public var height: Int?
+    /// mpv's `demuxer-cache-state/seekable-ranges`.
+    public var seekableRanges: [TimeRange] = []
+    public var cacheEnd: Double?
+    public var underrun = false
+    public var droppedFrames = 0
+    public var speed = 1.0
+    public init() {}
+}
+
+/// What the player is doing, as the status line says it.
+public enum PlaybackState: String, Sendable {
+    case starting, playing, paused, buffering, ended, error
+}
+
+/// A stall: playback waited for data after it had started (seconds since session start).
+public struct Stall: Sendable, Equatable {
+    public var start: Double
+    public var end: Double?
+}
+
+/// A change of the rung the player is given.
+public struct VariantSwitch: Sendable, Equatable {
+    public var t: Double
+    public var from: Int?
+    public var to: Int
+    public var reason: String
+    public var mechanism: String
+    public init(t: Double, from: Int?, to: Int, reason: String, mechanism: String) {
+        self.t = t
+        self.from = from
+        self.to = to
+        self.reason = reason
+        self.mechanism = mechanism
+    }
+}
+
+/// One line of hlstui's log (mpv's messages, diagnostics, actions).
+public struct LogLine: Sendable, Equatable {
+    public var t: Double
+    public var level: String
+    public var text: String
+}
+
+/// Measured throughput from segment downloads: fast and slow moving averages, the lower one counts (as hls.js does).
+public struct ThroughputEstimator: Sendable, Equatable {
+    public var fast: Double?
+    public var slow: Double?
+    public var samples = 0
+    public init() {}
+
+    /// Adds one download; tiny ones (under 16 KB or 1 ms) say more about latency than bandwidth and are skipped.
+    public mutating func add(bytes: Int, seconds: Double) {
+        guard bytes >= 16_384, seconds >= 0.001 else { return }
+        let bps = Double(bytes) * 8 / seconds
+        fast = fast.map { $0 + 0.5 * (bps - $0) } ?? bps
+        slow = slow.map { $0 + 0.15 * (bps - $0) } ?? bps
+        samples += 1
+    }
+
+    /// Bits per second, or nil before the first download.
+    public var estimate: Double? {
+        guard let f = fast, let s = slow else { return nil }
+        return min(f, s)
+    }
+}
+
+/// What happened as a consequence of an event, for the JSON Lines stream and the log.
+public enum SessionFact: Sendable, Equatable {
+    case stallStarted(Double)
+    case stallEnded(Stall)
+    case gap(rung: Int?, msn: Int, pdt: DateTime?, duration: Double, action: String)
+    case ended
+    case failed(message: String, cause: String)
+}
+
+/// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
+public enum SessionEvent: Sendable {
+    case opened(url: String, playlist: Playlist, diagnostics: [Diagnostic])
+    case loader(LoaderEvent)
+    case sample(PlayerSample)
+    case playbackStarted
+    case fileEnded(reason: String, error: String?)
+    case log(level: String, text: String)
+    case switched(VariantSwitch)
+    case failed(message: String, cause: String)
+}
+
+/// One pane's state: playlists, requests, keys, player, caps and selection; changed only by `apply` (no I/O, no clock).
+public struct SessionState: Sendable {
+    public var url: String
+    public var now: Double = 0
+    public var ladder = Ladder()
+    public var openDiagnostics: [Diagnostic] = []
+    /// Latest media playlist of each rung.
+    public var media: [Int: MediaPlaylist] = [:]
+    /// Latest media playlist of each alternate rendition ("TYPE group/name").
+    public var renditionMedia: [String: MediaPlaylist] = [:]
+    public var clock = MediaClock()
+    /// The rung that served each segment the player fetched, by MSN.
+    public var segmentRung: [Int: Int] = [:]
+    public var requests: [RequestEvent] = []
+    public var keys: [KeyEvent] = []
+    public var log: [LogLine] = []
+    public var sample = PlayerSample()
+    public var started = false
+    public var ended = false
+    /// Why playback failed, in one sentence.
+    public var error: String?
+    /// The latest non-fatal problem, in one sentence.
+    public var problem: String?
+    public var stalls: [Stall] = []
+    public var caps = Caps()
+    public var mode: SelectionMode = .automatic
+    /// The rung the player was last given.
+    public var loadedRung: Int?
+    public var switches: [VariantSwitch] = []
+    public var throughput = ThroughputEstimator()
+    public var insecureTLS = false
+    var gapsReported: Set<Int> = []
+
+    public static let requestLimit = 2000
+    public static let logLimit = 500
+
+    public init(url: String) { self.url = url }
+
+    /// Applies an event at session time `t` and returns what followed from it.
+    @discardableResult
+    public mutating func apply(_ event: SessionEvent, at t: Double) -> [SessionFact] {
+        now = max(now, t)
+        switch event {
+        case .opened(let url, let playlist, let diagnostics):
+            self.url = url
+            ladder = Ladder(playlist)
+            openDiagnostics = diagnostics
+            if case .media(let m) = playlist.body { media[0] = m }
+            return []
+        case .loader(let e): return loader(e, at: t)
+        case .sample(let s): return sampled(s, at: t)
+        case .playbackStarted:
+            started = true
+            return []
+        case .fileEnded(let reason, let err):
+            if let err, reason == "error" {
+                let message = "playback failed: \(err)" + (problem.map { " (\($0))" } ?? "")
+                error = message
+                note("error", message, t)
+                return [.failed(message: message, cause: problem ?? err)]
+            }
+            if reason == "eof" {
+                ended = true
+                return [.ended]
+            }
+            return []
+        case .log(let level, let text):
+            note(level, text, t)
+            if level == "error" || level == "fatal" { problem = text }
+            return []
+        case .switched(let s):
+            switches.append(s)
+            loadedRung = s.to
+            note("info", "rung \(s.from.map(String.init) ?? "-") → \(s.to) (\(s.reason), \(s.mechanism))", t)
+            return []
+        case .failed(let message, let cause):
+            error = message
+            note("error", "\(message) [\(cause)]", t)
+            return [.failed(message: message, cause: cause)]
+        }
+    }
+
+    mutating func note(_ level: String, _ text: String, _ t: Double) {
+        log.append(LogLine(t: t, level: level, text: text))
+        if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+    }
+
+    mutating func loader(_ e: LoaderEvent, at t: Double) -> [SessionFact] {
+        switch e {
+        case .request(let r):
+            requests.append(r)
+            if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
+            // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
+            if r.kind == .segment, let msn = r.msn, r.rung != nil {
+                if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
+                if let rung = r.rung { segmentRung[msn] = rung }
+                if r.status == 200 || r.status == 206, !r.local { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
+            }
+            if let err = r.error, err != "GAP" { problem = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(err)" }
+            if r.error == "GAP", let msn = r.msn, gapsReported.insert(msn).inserted {
+                let m = r.rung.flatMap { media[$0] }
+                let seg = m.flatMap { $0.segments[safe: msn - $0.mediaSequence] }
+                return [.gap(rung: r.rung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "answered locally, never requested")]
+            }
+            return []
+        case .key(let k):
+            keys.append(k)
+            if let err = k.error { problem = "key: \(err)" }
+            if let repair = k.repair { note("warn", "key \(k.fingerprint ?? "?") repaired: \(repair)", t) }
+            return []
+        case .diagnostic(let d):
+            problem = d
+            note("warn", d, t)
+            return []
+        case .playlist(let p):
+            if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
+            return []
+        }
+    }
+
+    mutating func sampled(_ s: PlayerSample, at t: Double) -> [SessionFact] {
+        let was = sample
+        sample = s
+        var facts: [SessionFact] = []
+        let waiting = s.pausedForCache
+        if started, waiting, !was.pausedForCache, stalls.last.map({ $0.end != nil }) ?? true {
+            stalls.append(Stall(start: t, end: nil))
+            facts.append(.stallStarted(t))
+        }
+        if !waiting, let last = stalls.last, last.end == nil {
+            stalls[stalls.count - 1].end = t
+            facts.append(.stallEnded(stalls[stalls.count - 1]))
+        }
+        if s.eof && !ended && media[playingRung ?? 0]?.endList == true {
+            ended = true
+            facts.append(.ended)
+        }
+        return facts
+    }
+
+    // MARK: derived facts (pure functions of the state)
+
+    /// The state for the status line.
+    public var state: PlaybackState {
+        if error != nil { return .error }
+        if ended { return .ended }
+        if !started { return .starting }
+        if sample.pausedForCache { return .buffering }
+        if sample.paused { return .paused }
+        return .playing
+    }
+
+    /// The media playlist the playhead is measured against.
+    public var playingMedia: MediaPlaylist? {
+        if let r = playingRung, let m = media[r] { return m }
+        if let r = loadedRung, let m = media[r] { return m }
+        return media.values.first
+    }
+
+    /// Where the playhead is, by segment.
+    public var playhead: StreamPoint? {
+        guard let t = sample.timePos, let m = media[loadedRung ?? 0] ?? media.values.first else { return nil }
+        return clock.locate(t, in: m)
+    }
+
+    /// The rung whose bytes are on screen: the rung that served the segment at the playhead (measured), else the rung loaded.
+    public var playingRung: Int? {
+        guard let t = sample.timePos, let m = loadedRung.flatMap({ media[$0] }) ?? media.values.first, let p = clock.locate(t, in: m) else { return loadedRung }
+        return segmentRung[p.msn] ?? loadedRung
+    }
+
+    /// Seconds from the start of the playlist window to the playhead.
+    public var position: Double? {
+        guard let p = playhead, let m = playingMedia else { return nil }
+        return MediaClock.position(p, in: m, starts: Timeline.startTimes(m))
+    }
+
+    /// The window's length (VOD: the duration).
+    public var windowDuration: Double? { playingMedia?.totalDuration }
+
+    /// Wall-clock time of the frame at the playhead.
+    public var playheadPDT: DateTime? {
+        guard let p = playhead, let m = playingMedia else { return nil }
+        return MediaClock.programDateTime(p, in: m)
+    }
+
+    /// Live: seconds between the playhead and the end of the newest segment.
+    public var liveLatency: Double? {
+        guard let m = playingMedia, m.isLive, let pos = position else { return nil }
+        return m.totalDuration - pos
+    }
+
+    /// mpv's buffered ranges converted to playlist-window seconds.
+    public var bufferedRanges: [TimeRange] {
+        guard let m = playingMedia else { return [] }
+        let starts = Timeline.startTimes(m)
+        return sample.seekableRanges.compactMap { r in
+            guard let a = clock.locate(r.start, in: m).flatMap({ MediaClock.position($0, in: m, starts: starts) }),
+                  let b = clock.locate(r.end, in: m).flatMap({ MediaClock.position($0, in: m, starts: starts) }), b > a else { return nil }
+            return TimeRange(start: a, end: b)
+        }
+    }
+
+    /// The rung the controllers want now.
+    public var targetRung: Int? { VariantPolicy.target(ladder, mode: mode, caps: caps, throughput: throughput.estimate) }
+
+    /// Total seconds stalled so far (an open stall counts up to now).
+    public var stalledSeconds: Double { stalls.reduce(0) { $0 + (($1.end ?? now) - $1.start) } }
+}

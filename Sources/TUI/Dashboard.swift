@@ -1,0 +1,193 @@
+import HLS
+import Session
+
+/// Draws the dashboard: each panel is a pure function from its view-model to cells (DESIGN §5).
+public enum Dashboard {
+    /// The whole screen for `model` at `width`×`height`.
+    public static func render(_ model: DashboardModel, width: Int, height: Int) -> Canvas {
+        var c = Canvas(width: width, height: height)
+        guard width >= 20, height >= 8 else {
+            c.put(0, 0, fit("hlstui needs at least 20x8 (now \(width)x\(height))", width), .warn)
+            return c
+        }
+        var y = 0
+        status(model.status, focused: model.ui.focused, into: &c, y: &y)
+        // Fixed rows: footer 1, buffer 3, key title + rows, request title + at least 3 rows.
+        let keyRows = min(model.keys.count, height >= 30 ? 6 : 2)
+        let fixed = 1 + 3 + (keyRows > 0 ? keyRows + 1 : 0) + 4
+        let ladderSpace = max(2, height - y - fixed - (height >= 30 ? 8 : 0))
+        ladder(model, into: &c, y: &y, rows: ladderSpace)
+        if let t = model.timeline { timeline(t, into: &c, y: &y) } else {
+            title("Buffer", into: &c, y: &y)
+            c.put(1, y, "waiting for the first media playlist", .dim)
+            y += 2
+        }
+        if keyRows > 0 { keys(model.keys.prefix(keyRows), playhead: model.timeline, into: &c, y: &y) }
+        log(model, into: &c, y: &y, rows: height - 1 - y)
+        footer(model.status, into: &c)
+        if model.ui.showHelp { help(into: &c) }
+        return c
+    }
+
+    static func title(_ name: String, into c: inout Canvas, y: inout Int, right: String = "") {
+        c.fill(Rect(x: 0, y: y, width: c.width, height: 1), .border, char: "─")
+        c.put(1, y, " \(name) ", .title)
+        if !right.isEmpty { c.put(max(0, c.width - displayWidth(right) - 3), y, " \(right) ", .dim) }
+        y += 1
+    }
+
+    static func status(_ s: StatusModel, focused: Bool, into c: inout Canvas, y: inout Int) {
+        let role: Role = s.state == .error ? .statusError : (focused ? .status : .border)
+        c.fill(Rect(x: 0, y: y, width: c.width, height: 1), role)
+        let icon = ["starting": "…", "playing": "▶", "paused": "⏸", "buffering": "◌", "ended": "■", "error": "✖"][s.state.rawValue] ?? "?"
+        var line = "\(icon) \(s.state.rawValue.uppercased())  \(s.clock)  \(s.rung)"
+        if let v = s.video { line += "  \(v)" }
+        line += "  ↓\(s.throughput)  drop \(s.dropped)  stalls \(s.stalls)"
+        if s.stalls > 0 { line += " (\(fixed(s.stalled, 1))s)" }
+        var x = 0
+        if s.insecure { x += c.put(0, y, " INSECURE TLS ", .insecure) }
+        c.put(x + 1, y, fit(line, c.width - x - 1), role)
+        y += 1
+        if let e = s.error {
+            c.put(0, y, fit("✖ " + e, c.width), .bad)
+        } else {
+            var info = "PDT \(s.pdt ?? "-")  cap \(s.caps)  \(s.mode)"
+            info += "  " + s.url
+            c.put(0, y, fit(info, c.width), .accent)
+        }
+        y += 1
+    }
+
+    static func ladder(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
+        title("Ladder", into: &c, y: &y, right: "▶ playing  ● pinned  ◆ chosen  ✕ capped")
+        let w = c.width
+        let header = "    #  resolution     bw    avg   fps  codecs"
+        c.put(0, y, fit(header, w), .dim)
+        y += 1
+        let body = max(1, rows - 2 - (m.renditions.isEmpty ? 0 : 1))
+        let first = max(0, min(m.ui.cursor - body + 1, m.ladder.count - body))
+        for r in m.ladder.dropFirst(first).prefix(body) {
+            let marks = (r.cursor ? "›" : " ") + (r.playing ? "▶" : " ") + (r.pinned ? "●" : (r.target ? "◆" : " "))
+            let codecsWidth = max(8, min(28, w - 40))
+            var text = "\(marks) \(pad(String(r.index), 2, right: true))  \(pad(r.resolution, 10)) \(pad(r.bandwidth, 6, right: true)) "
+            text += "\(pad(r.average, 6, right: true)) \(pad(r.frameRate, 5, right: true))  \(pad(r.codecs, codecsWidth)) "
+            text += (r.excluded ? "✕cap " : "") + r.extra
+            let role: Role = r.cursor ? .cursor : (r.excluded ? .excluded : (r.playing ? .playing : .normal))
+            if r.cursor { c.fill(Rect(x: 0, y: y, width: w, height: 1), .cursor) }
+            c.put(0, y, fit(text, w), role)
+            y += 1
+        }
+        if m.ladder.count > body { c.put(w - 12, y - 1, pad("\(first + 1)-\(min(first + body, m.ladder.count))/\(m.ladder.count)", 11, right: true), .dim) }
+        if !m.renditions.isEmpty {
+            c.put(1, y, fit(m.renditions.joined(separator: " · "), w - 2), .dim)
+            y += 1
+        }
+    }
+
+    /// The time covered by each column of a bar `width` wide over `length` seconds.
+    static func column(_ t: Double, length: Double, width: Int) -> Int {
+        guard length > 0, width > 0 else { return 0 }
+        return min(width - 1, max(0, Int(t / length * Double(width))))
+    }
+
+    /// The buffer bar's cells: segments, buffered ranges, GAP segments, discontinuities and the playhead.
+    public static func bar(_ t: TimelineModel, width: Int) -> [(String, Role)] {
+        var cells = Array(repeating: ("░", Role.segment), count: max(0, width))
+        guard width > 0, t.length > 0 else { return cells }
+        for r in t.buffered {
+            let a = column(r.start, length: t.length, width: width)
+            let b = column(max(r.start, r.end - 0.001), length: t.length, width: width)
+            if a <= b { for i in a...b { cells[i] = ("█", .buffered) } }
+        }
+        for s in t.segments {
+            let a = column(s.start, length: t.length, width: width)
+            if s.gap {
+                let b = column(max(s.start, s.start + s.duration - 0.001), length: t.length, width: width)
+                for i in a...max(a, b) { cells[i] = ("╳", .gap) }
+            } else if s.discontinuity, a > 0 {
+                cells[a] = ("¦", .discontinuity)
+            }
+        }
+        if let p = t.playhead { cells[column(p, length: t.length, width: width)] = ("┃", .playhead) }
+        return cells
+    }
+
+    static func timeline(_ t: TimelineModel, into c: inout Canvas, y: inout Int) {
+        let gaps = t.segments.filter(\.gap).count
+        let summary = "\(t.segments.count) segments" + (gaps > 0 ? ", \(gaps) GAP" : "") + (t.live ? ", live window from msn \(t.firstMSN)" : "")
+        title("Buffer", into: &c, y: &y, right: summary)
+        let w = c.width - 2
+        for (i, cell) in bar(t, width: w).enumerated() { c.put(1 + i, y, cell.0, cell.1) }
+        y += 1
+        let buffered = t.buffered.reduce(0) { $0 + $1.duration }
+        let ahead = t.playhead.map { p in t.buffered.first { $0.contains(p) || abs($0.start - p) < 0.05 }.map { $0.end - p } ?? 0 }
+        let left = t.live ? "msn \(t.firstMSN)" : "00:00.0"
+        let right = t.live ? "live edge" : DashboardModel.clockText(t.length)
+        let aheadText = ahead.map { ", \(fixed($0, 1))s ahead" } ?? ""
+        let mid = "buffered \(fixed(buffered, 1))s" + aheadText + (gaps > 0 ? "  ╳ GAP" : "")
+        c.put(1, y, left, .dim)
+        c.put(max(0, (c.width - displayWidth(mid)) / 2), y, mid, .dim)
+        c.put(max(0, c.width - displayWidth(right) - 1), y, right, .dim)
+        y += 1
+    }
+
+    static func keys(_ rows: ArraySlice<KeyRow>, playhead t: TimelineModel?, into c: inout Canvas, y: inout Int) {
+        title("Keys", into: &c, y: &y)
+        let barWidth = max(10, c.width / 3)
+        let textWidth = c.width - barWidth - 3
+        for k in rows {
+            c.put(1, y, fit(k.text, textWidth), k.role)
+            let x0 = c.width - barWidth - 1
+            c.put(x0, y, String(repeating: "·", count: barWidth), .dim)
+            if let t, t.length > 0 {
+                if let a = k.start, let b = k.end {
+                    let i = column(a, length: t.length, width: barWidth)
+                    let j = column(max(a, b - 0.001), length: t.length, width: barWidth)
+                    c.put(x0 + i, y, String(repeating: "▬", count: j - i + 1), k.role)
+                    if i > 0 { c.put(x0 + i, y, "│", .border) }
+                }
+                if let p = t.playhead { c.put(x0 + column(p, length: t.length, width: barWidth), y, "┃", .playhead) }
+            }
+            y += 1
+        }
+    }
+
+    static func log(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
+        guard rows >= 2 else { return }
+        let lines = m.ui.showMessages ? m.messages : m.requests
+        let first = max(0, min(m.ui.scroll, lines.count - 1))
+        let more = lines.isEmpty ? "" : "\(first + 1)-\(min(lines.count, first + rows - 2))/\(lines.count) newest first"
+        title(m.ui.showMessages ? "Messages" : "Requests", into: &c, y: &y, right: more)
+        if !m.ui.showMessages {
+            c.put(0, y, fit("       t kind    rung    msn  st   bytes   ttfb      ms name", c.width), .dim)
+            y += 1
+        }
+        let end = y + rows - (m.ui.showMessages ? 1 : 2)
+        for (text, role) in lines.dropFirst(first) {
+            guard y < end else { break }
+            c.put(0, y, fit(text, c.width), role)
+            y += 1
+        }
+        y = end
+    }
+
+    static func footer(_ s: StatusModel, into c: inout Canvas) {
+        let y = c.height - 1
+        if let p = s.problem, s.error == nil {
+            c.put(0, y, fit("⚠ " + p, c.width), .warn)
+        } else {
+            c.put(0, y, fit("? help  q quit  Space pause  ←→ seek  ↑↓ Enter pin  a auto  -/+ cap  0 no cap  t theme  l log", c.width), .dim)
+        }
+    }
+
+    static func help(into c: inout Canvas) {
+        let lines = Keymap.helpLines
+        let w = min(c.width - 2, (lines.map(displayWidth).max() ?? 0) + 4)
+        let h = min(c.height - 2, lines.count + 2)
+        let x = (c.width - w) / 2
+        let y = max(0, (c.height - h) / 2)
+        c.fill(Rect(x: x, y: y, width: w, height: h), .help)
+        c.put(x + 2, y, " keys (? to close) ", .title)
+        for (i, l) in lines.prefix(h - 2).enumerated() { c.put(x + 2, y + 1 + i, fit(l, w - 4), .help) }
+    }
+}

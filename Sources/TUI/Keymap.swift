@@ -1,0 +1,94 @@
+import Session
+
+/// A key as the terminal adapter reports it.
+public enum Key: Sendable, Hashable {
+    case char(Character)
+    case up, down, left, right, enter, tab, pageUp, pageDown, home, end, escape, backspace, resize
+    /// Ctrl and a letter (Ctrl-C is `.control("c")`).
+    case control(Character)
+
+    /// How the help screen and the README name the key.
+    public var label: String {
+        switch self {
+        case .char(" "): return "Space"
+        case .char(let c): return String(c)
+        case .up: return "↑"
+        case .down: return "↓"
+        case .left: return "←"
+        case .right: return "→"
+        case .enter: return "Enter"
+        case .tab: return "Tab"
+        case .pageUp: return "PgUp"
+        case .pageDown: return "PgDn"
+        case .home: return "Home"
+        case .end: return "End"
+        case .escape: return "Esc"
+        case .backspace: return "Backspace"
+        case .resize: return "(resize)"
+        case .control(let c): return "Ctrl-\(c.uppercased())"
+        }
+    }
+}
+
+/// What a key does: a session action, or something about the screen itself.
+public enum Command: Sendable, Equatable {
+    case session(Action)
+    case selectUp, selectDown, pinSelected
+    case nextTheme, toggleLog, toggleHelp, focusNext
+    case scrollUp, scrollDown
+}
+
+/// One row of the keybinding table.
+public struct Binding: Sendable {
+    public var keys: [Key]
+    public var command: Command
+    public var help: String
+}
+
+/// The one keybinding table: it drives dispatch, the help screen and the README's key list (as lazygit's `GetKeybindings` does).
+public enum Keymap {
+    public static let seekStep = 5.0
+
+    public static let bindings: [Binding] = [
+        Binding(keys: [.char(" ")], command: .session(.togglePause), help: "pause / play"),
+        Binding(keys: [.left], command: .session(.seekRelative(-seekStep)), help: "seek back 5 s"),
+        Binding(keys: [.right], command: .session(.seekRelative(seekStep)), help: "seek forward 5 s"),
+        Binding(keys: [.up, .char("k")], command: .selectUp, help: "move up the ladder"),
+        Binding(keys: [.down, .char("j")], command: .selectDown, help: "move down the ladder"),
+        Binding(keys: [.enter], command: .pinSelected, help: "pin the selected rung"),
+        Binding(keys: [.char("a")], command: .session(.automatic), help: "automatic rung choice"),
+        Binding(keys: [.char("-")], command: .session(.capDown), help: "resolution cap down a step"),
+        Binding(keys: [.char("+"), .char("=")], command: .session(.capUp), help: "resolution cap up a step"),
+        Binding(keys: [.char("0")], command: .session(.capHeight(nil)), help: "no resolution cap"),
+        Binding(keys: [.char("[")], command: .session(.bitrateDown), help: "bitrate cap down a step"),
+        Binding(keys: [.char("]")], command: .session(.bitrateUp), help: "bitrate cap up a step"),
+        Binding(keys: [.char("\\")], command: .session(.capBitrate(nil)), help: "no bitrate cap"),
+        Binding(keys: [.tab], command: .focusNext, help: "focus the next pane"),
+        Binding(keys: [.char("t")], command: .nextTheme, help: "next theme"),
+        Binding(keys: [.char("l")], command: .toggleLog, help: "request log / message log"),
+        Binding(keys: [.pageUp], command: .scrollUp, help: "scroll the log back"),
+        Binding(keys: [.pageDown], command: .scrollDown, help: "scroll the log forward"),
+        Binding(keys: [.char("?"), .char("h")], command: .toggleHelp, help: "this help"),
+        Binding(keys: [.char("q"), .control("c")], command: .session(.quit), help: "quit"),
+    ]
+
+    /// The command bound to `key`.
+    public static func command(for key: Key) -> Command? {
+        bindings.first { $0.keys.contains(key) }?.command
+    }
+
+    /// "Space", "↑ k", "q Ctrl-C".
+    static func keysLabel(_ b: Binding) -> String { b.keys.map(\.label).joined(separator: " ") }
+
+    /// The help screen's lines.
+    public static var helpLines: [String] {
+        let w = bindings.map { displayWidth(keysLabel($0)) }.max() ?? 0
+        return bindings.map { pad(keysLabel($0), w) + "  " + $0.help }
+    }
+
+    /// The README's key list, a Markdown table.
+    public static var markdown: String {
+        let rows = bindings.map { b in "| " + b.keys.map { "`\($0.label == "|" ? "\\|" : $0.label)`" }.joined(separator: " ") + " | \(b.help) |" }
+        return (["| Key | Does |", "| --- | --- |"] + rows).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,212 @@
+import HLS
+import LoaderEvents
+import Session
+
+/// What the screen shows besides the session: cursor, log view, help, scroll.
+public struct UIState: Sendable, Equatable {
+    public var cursor = 0
+    public var showMessages = false
+    public var showHelp = false
+    public var scroll = 0
+    public var themeName = "default"
+    /// False for a pane that does not have the keyboard.
+    public var focused = true
+    public init() {}
+}
+
+/// The status lines.
+public struct StatusModel: Sendable, Equatable {
+    public var state: PlaybackState
+    public var clock: String
+    public var pdt: String?
+    public var rung: String
+    public var video: String?
+    public var throughput: String
+    public var dropped: Int
+    public var stalls: Int
+    public var stalled: Double
+    public var caps: String
+    public var mode: String
+    public var error: String?
+    public var problem: String?
+    public var insecure: Bool
+    public var url: String
+}
+
+/// One ladder row.
+public struct LadderRow: Sendable, Equatable {
+    public var index: Int
+    public var resolution: String
+    public var bandwidth: String
+    public var average: String
+    public var frameRate: String
+    public var codecs: String
+    public var extra: String
+    public var playing = false
+    public var target = false
+    public var pinned = false
+    public var excluded = false
+    public var cursor = false
+}
+
+/// One segment on the timeline.
+public struct SegmentMark: Sendable, Equatable {
+    public var start: Double
+    public var duration: Double
+    public var gap: Bool
+    public var discontinuity: Bool
+}
+
+/// The buffer and GAP bar.
+public struct TimelineModel: Sendable, Equatable {
+    public var length: Double
+    public var segments: [SegmentMark]
+    public var buffered: [TimeRange]
+    public var playhead: Double?
+    public var live: Bool
+    public var firstMSN: Int
+}
+
+/// One key on the key timeline.
+public struct KeyRow: Sendable, Equatable {
+    public var start: Double?
+    public var end: Double?
+    public var role: Role
+    public var text: String
+}
+
+/// Everything the dashboard draws, derived from the session and the UI state (pure).
+public struct DashboardModel: Sendable, Equatable {
+    public var status: StatusModel
+    public var ladder: [LadderRow]
+    public var renditions: [String]
+    public var timeline: TimelineModel?
+    public var keys: [KeyRow]
+    public var requests: [(String, Role)]
+    public var messages: [(String, Role)]
+    public var ui: UIState
+
+    public static func == (a: DashboardModel, b: DashboardModel) -> Bool {
+        a.status == b.status && a.ladder == b.ladder && a.renditions == b.renditions && a.timeline == b.timeline && a.keys == b.keys
+            && a.requests.map(\.0) == b.requests.map(\.0) && a.messages.map(\.0) == b.messages.map(\.0) && a.ui == b.ui
+    }
+
+    /// Builds the model from a session snapshot.
+    public init(_ s: SessionState, ui: UIState) {
+        self.ui = ui
+        status = DashboardModel.status(s)
+        ladder = DashboardModel.ladderRows(s, cursor: ui.cursor)
+        renditions = s.ladder.renditions.map { r in
+            "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
+        } + (s.ladder.iFrames.isEmpty ? [] : ["i-frames: " + s.ladder.iFrames.map { v in v.resolution.map { "\($0.height)p" } ?? Rung.rate(v.bandwidth ?? 0) }.joined(separator: " ")])
+        timeline = DashboardModel.timeline(s)
+        keys = DashboardModel.keyRows(s)
+        requests = s.requests.reversed().map(DashboardModel.requestLine)
+        messages = s.log.reversed().map { l in
+            let role: Role = l.level == "error" || l.level == "fatal" ? .bad : (l.level == "warn" ? .warn : .normal)
+            return (pad(fixed(l.t, 3), 8, right: true) + " " + pad(l.level, 5) + " " + l.text, role)
+        }
+    }
+
+    /// ISO 8601 with milliseconds, UTC.
+    static func milliseconds(_ d: DateTime) -> String { DateTime(microseconds: d.milliseconds * 1000).iso8601 }
+
+    static func clockText(_ seconds: Double) -> String {
+        let tenths = Int((max(0, min(seconds, 3.6e8)) * 10).rounded(.down))
+        let m = tenths / 600
+        let sec = zeros((tenths % 600) / 10, 2) + "." + String(tenths % 10)
+        return m >= 60 ? "\(m / 60):\(zeros(m % 60, 2)):\(sec)" : "\(zeros(m, 2)):\(sec)"
+    }
+
+    static func status(_ s: SessionState) -> StatusModel {
+        var clock = "--:--"
+        if let pos = s.position {
+            if let lat = s.liveLatency { clock = "live -\(fixed(max(0, lat), 1))s" } else {
+                clock = clockText(pos) + "/" + clockText(s.windowDuration ?? 0)
+            }
+        } else if let d = s.windowDuration, s.playingMedia?.isLive == false { clock = "--:--/" + clockText(d) }
+        let rung = s.playingRung.flatMap { s.ladder.rungs.indices.contains($0) ? s.ladder.rungs[$0] : nil }
+        let rungText = rung.map { s.ladder.single ? "single" : "#\($0.index) \($0.name)" } ?? "-"
+        let mode: String
+        switch s.mode {
+        case .automatic: mode = "auto"
+        case .pinned(let i): mode = s.targetRung == i ? "pinned #\(i)" : "pinned #\(i) (held by cap)"
+        }
+        return StatusModel(
+            state: s.state, clock: clock, pdt: s.playheadPDT.map { DashboardModel.milliseconds($0) }, rung: rungText,
+            video: s.sample.width.flatMap { w in s.sample.height.map { "\(w)x\($0)" } },
+            throughput: s.throughput.estimate.map { Rung.rate(Int($0)) + "bps" } ?? "-", dropped: s.sample.droppedFrames, stalls: s.stalls.count,
+            stalled: s.stalledSeconds, caps: s.caps.description, mode: mode, error: s.error, problem: s.problem, insecure: s.insecureTLS, url: s.url)
+    }
+
+    static func ladderRows(_ s: SessionState, cursor: Int) -> [LadderRow] {
+        let allowed = Set(s.caps.allowed(s.ladder))
+        let playing = s.playingRung
+        let target = s.targetRung
+        return s.ladder.rungs.map { r in
+            let v = r.variant
+            var extra: [String] = []
+            if let a = v.audio { extra.append("a:\(a)") }
+            if let sub = v.subtitles { extra.append("s:\(sub)") }
+            if let h = v.hdcpLevel, h != "NONE" { extra.append(h) }
+            if let vr = v.videoRange, vr != "SDR" { extra.append(vr) }
+            extra += r.marks.map { "⚠\($0)" }
+            var row = LadderRow(
+                index: r.index, resolution: v.resolution?.description ?? (s.ladder.single ? "media playlist" : "audio/—"),
+                bandwidth: v.bandwidth.map(Rung.rate) ?? "-", average: v.averageBandwidth.map(Rung.rate) ?? "-",
+                frameRate: v.frameRate.map { $0 == $0.rounded() ? fixed($0, 0) : fixed($0, 2) } ?? "-", codecs: v.codecs ?? "-", extra: extra.joined(separator: " "))
+            row.playing = playing == r.index
+            row.target = target == r.index
+            if case .pinned(let p) = s.mode { row.pinned = p == r.index }
+            row.excluded = !allowed.contains(r.index)
+            row.cursor = cursor == r.index
+            return row
+        }
+    }
+
+    static func timeline(_ s: SessionState) -> TimelineModel? {
+        guard let m = s.playingMedia, !m.segments.isEmpty else { return nil }
+        let starts = Timeline.startTimes(m)
+        let segs = m.segments.enumerated().map { i, seg in SegmentMark(start: starts[i], duration: seg.duration, gap: seg.gap, discontinuity: seg.discontinuity) }
+        return TimelineModel(length: m.totalDuration, segments: segs, buffered: s.bufferedRanges, playhead: s.position, live: m.isLive, firstMSN: m.mediaSequence)
+    }
+
+    static func keyRows(_ s: SessionState) -> [KeyRow] {
+        // The latest event per key URI, in the order keys were first seen.
+        var order: [String] = []
+        var latest: [String: KeyEvent] = [:]
+        for k in s.keys {
+            if latest[k.uri] == nil { order.append(k.uri) }
+            latest[k.uri] = k
+        }
+        let m = s.playingMedia
+        let starts = m.map(Timeline.startTimes) ?? []
+        return order.compactMap { latest[$0] }.map { k in
+            var start: Double?
+            var end: Double?
+            if let m, let a = k.firstMSN, let b = k.lastMSN {
+                let i = max(a, m.mediaSequence) - m.mediaSequence
+                let j = min(b - m.mediaSequence, m.segments.count - 1)
+                if i <= j, starts.indices.contains(i), starts.indices.contains(j) {
+                    start = starts[i]
+                    end = starts[j] + m.segments[j].duration
+                }
+            }
+            let range = k.firstMSN.map { a in "msn \(a)–\(k.lastMSN ?? a)" } ?? "msn ?"
+            let what = k.error.map { "FAILED \($0)" } ?? "fp \(k.fingerprint ?? "?")"
+            let text = "\(what) \(range) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)"
+            return KeyRow(start: start, end: end, role: k.error != nil ? .keyFailed : (k.prefetch ? .keyPrefetch : .keyOnDemand), text: text)
+        }
+    }
+
+    static func requestLine(_ r: RequestEvent) -> (String, Role) {
+        let bytes = r.bytes >= 1_048_576 ? fixed(Double(r.bytes) / 1_048_576, 1) + "M" : (r.bytes >= 1024 ? fixed(Double(r.bytes) / 1024, 1) + "k" : "\(r.bytes)")
+        let ttfb = pad(r.ttfbMs.map { fixed($0, 1) } ?? "-", 6, right: true)
+        let name = r.url.split(separator: "/").last.map(String.init) ?? r.url
+        var text = pad(fixed(r.start, 3), 8, right: true) + " " + pad(r.kind.rawValue, 7) + " " + pad(r.rung.map { "r\($0)" } ?? "-", 3) + " "
+        text += pad(r.msn.map(String.init) ?? "-", 6, right: true) + " " + pad(String(r.status), 3, right: true) + " " + pad(bytes, 7, right: true) + " "
+        text += ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (r.error.map { "  \($0)" } ?? "")
+        let role: Role = r.error == "GAP" ? .gap : (r.error != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
+        return (text, role)
+    }
+}
