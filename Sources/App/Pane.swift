@@ -20,7 +20,7 @@ public struct PlayerOptions: Sendable {
         var o: [(String, String)] = [
             ("demuxer", "lavf"), ("rebase-start-time", "no"), ("cache", "yes"),
             ("demuxer-readahead-secs", String(readahead)), ("cache-secs", String(readahead)), ("demuxer-max-bytes", "150MiB"),
-            ("demuxer-lavf-o", "strict=experimental"), ("keep-open", "yes"), ("idle", "yes"), ("sub-auto", "no"),
+("keep-open", "yes"), ("idle", "yes"), ("sub-auto", "no"),
             ("hr-seek", "yes"), ("input-terminal", "no"),
         ]
         let display = ProcessInfo.processInfo.environment["DISPLAY"] != nil || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil
@@ -158,9 +158,15 @@ public final class Pane: @unchecked Sendable {
                 return
             }
             let target = state.read { $0.targetRung } ?? 0
-            load(rung: target, reason: "start", startMSN: nil)
+            // Read the rung's playlist (and fetch its keys) before the player asks: it says whether the stream is live.
+            let media = await loader.prewarmVariant(f, rung: target)
+            // WebVTT renditions need FFmpeg's strict=experimental; on live streams FFmpeg 5.1 then blocks on the subtitle playlist (measured), so VOD only.
+            if media?.isLive == false { try? mpv.set("demuxer-lavf-o", "strict=experimental") } else if f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
+                apply(.log(level: "info", text: "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions"))
+            }
+            load(rung: target, reason: "start", startMSN: nil, prewarmed: true)
         } catch {
-            fail("cannot open \(config.url): \(error.description)", cause: "origin")
+            fail("cannot open the stream: \(error.description)", cause: "origin")
         }
     }
 
@@ -169,10 +175,10 @@ public final class Pane: @unchecked Sendable {
     }
 
     /// Gives the player `rung`, starting at segment `startMSN` when given (a reload: no demuxer seek, so fMP4 works too).
-    func load(rung: Int, reason: String, startMSN: Int?) {
+    func load(rung: Int, reason: String, startMSN: Int?, prewarmed: Bool = false) {
         guard let f = fetched.read({ $0 }) else { return }
         let single = f.playlist.multivariant == nil
-        let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN)
+        let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed)
         let from = state.read { $0.loadedRung }
         do {
             try mpv.command(["loadfile", presented.playerURL, "replace"])

@@ -32,6 +32,8 @@ struct Resource: Sendable {
     var startMSN: Int?
     /// For alternate renditions: "TYPE group/name".
     var rendition: String?
+    /// For fMP4 segments: the init section that describes their tracks.
+    var initURL: String?
 }
 
 /// What `open` found: the URL to give the player and the playlist as the origin served it.
@@ -168,7 +170,7 @@ public final class LoaderServer: Sendable {
 
     /// Gives the player a fetched stream: a virtual multivariant playlist with only `variants` (or the media playlist itself),
     /// media playlists starting at `startMSN` when given; keys of the chosen rungs are prefetched now.
-    public func present(_ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil) -> OpenedStream {
+    public func present(_ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil, prewarmVariants: Bool = true) -> OpenedStream {
         var out = fetched
         let base = fetched.url
         guard case .multivariant(let m) = fetched.playlist.body else {
@@ -197,7 +199,7 @@ public final class LoaderServer: Sendable {
             let chosen = keep.filter { m.variants.indices.contains($0) }
             let renditions = m.renditions.filter { r in vm.renditions.contains { $0.groupID == r.groupID && $0.name == r.name } }
                 .compactMap { $0.uri.map { VirtualPlaylists.resolve($0, against: base) } }
-            for i in chosen {
+            for i in chosen where prewarmVariants {
                 let u = VirtualPlaylists.resolve(m.variants[i].uri, against: base)
                 Task { await prewarm(u, rung: i, variables: variables) }
             }
@@ -205,6 +207,13 @@ public final class LoaderServer: Sendable {
         }
         out.playerURL = path(id, res)
         return out
+    }
+
+    /// Reads rung `rung`'s media playlist now (and prefetches its keys), before the player is given anything.
+    public func prewarmVariant(_ fetched: OpenedStream, rung: Int) async -> MediaPlaylist? {
+        guard let m = fetched.playlist.multivariant, m.variants.indices.contains(rung) else { return fetched.playlist.media }
+        let variables = table.withLockedValue { $0.variables }
+        return await prewarm(VirtualPlaylists.resolve(m.variants[rung].uri, against: fetched.url), rung: rung, variables: variables)
     }
 
     /// Answers one player request.
@@ -259,6 +268,7 @@ public final class LoaderServer: Sendable {
                 if kind == .segment, let s = bySegmentURL[upstream] {
                     rr.msn = s.mediaSequence
                     rr.gap = s.gap
+                    rr.initURL = s.map.map { VirtualPlaylists.resolve($0.uri, against: r.head.url) }
                     if decrypt, let k = s.keys.first(where: { $0.method == "AES-128" && $0.system == .identity }), let uri = k.uri {
                         var key = k
                         key.uri = VirtualPlaylists.resolve(uri, against: r.head.url)
@@ -281,13 +291,15 @@ public final class LoaderServer: Sendable {
     }
 
     /// Reads a media playlist ahead of the player and prefetches its keys.
-    func prewarm(_ url: String, rung: Int?, variables: [String: String]) async {
-        guard let r = try? await client.get(url), r.head.status == 200 else { return }
+    @discardableResult
+    func prewarm(_ url: String, rung: Int?, variables: [String: String]) async -> MediaPlaylist? {
+        guard let r = try? await client.get(url), r.head.status == 200 else { return nil }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
             emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now)))
             prefetchKeys(m, base: r.head.url)
         }
+        return parsed.playlist.media
     }
 
     /// Fetches every identity key the playlist names, before the player needs it (AVContentKeySession prewarming, seed 000/001).
@@ -345,7 +357,7 @@ public final class LoaderServer: Sendable {
             let r = try await client.get(res.upstream, range: range, keepBody: keep, onHead: { h in writer.head(h.status, h) }, onBody: { b in writer.chunk(b) })
             writer.end()
             let first = firstPTS(res, r.body)
-            if res.kind == .initSection, r.head.status == 200 { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
+            if res.kind == .initSection, r.head.status == 200 || r.head.status == 206 { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
             emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
                                        durationMs: (now - t0) * 1000, bytes: r.bytes, status: r.head.status, local: false, prefetch: false,
                                        retries: r.head.retries, error: r.head.status >= 400 ? "HTTP \(r.head.status)" : nil, firstPTS: first)))
@@ -403,7 +415,7 @@ public final class LoaderServer: Sendable {
         if bytes.first == 0x47 {
             return TransportStream.probe(bytes).firstPTS.map { Double($0) / 90_000 }
         }
-        let tracks = initTracks.withLockedValue { $0.values.first } ?? []
+        let tracks = initTracks.withLockedValue { t in res.initURL.flatMap { t[$0] } ?? t.values.first } ?? []
         return FragmentedMP4.firstTime(segment: bytes, tracks: tracks)
     }
 

@@ -121,6 +121,8 @@ public struct SessionState: Sendable {
     public var error: String?
     /// The latest non-fatal problem, in one sentence.
     public var problem: String?
+    /// The first problem hlstui itself saw (a playlist error, an origin failure, a key failure): the likely cause of what follows.
+    public var cause: String?
     public var stalls: [Stall] = []
     public var caps = Caps()
     public var mode: SelectionMode = .automatic
@@ -129,7 +131,7 @@ public struct SessionState: Sendable {
     public var switches: [VariantSwitch] = []
     public var throughput = ThroughputEstimator()
     public var insecureTLS = false
-    var gapsReported: Set<Int> = []
+    var gapsReported: Set<String> = []
 
     public static let requestLimit = 2000
     public static let logLimit = 500
@@ -146,6 +148,12 @@ public struct SessionState: Sendable {
             ladder = Ladder(playlist)
             openDiagnostics = diagnostics
             if case .media(let m) = playlist.body { media[0] = m }
+            for d in diagnostics where d.severity == .error {
+                let text = "\(SessionState.shortName(url)) line \(d.line.map(String.init) ?? "?"): \(d.message) (\(d.rule))"
+                note("error", text, t)
+                if problem == nil { problem = text }
+                if cause == nil { cause = text }
+            }
             return []
         case .loader(let e): return loader(e, at: t)
         case .sample(let s): return sampled(s, at: t)
@@ -154,10 +162,11 @@ public struct SessionState: Sendable {
             return []
         case .fileEnded(let reason, let err):
             if let err, reason == "error" {
-                let message = "playback failed: \(err)" + (problem.map { " (\($0))" } ?? "")
+                let why = cause ?? problem ?? err
+                let message = "playback failed: \(why)"
                 error = message
-                note("error", message, t)
-                return [.failed(message: message, cause: problem ?? err)]
+                note("error", "\(message) [mpv: \(err)]", t)
+                return [.failed(message: message, cause: why)]
             }
             if reason == "eof" {
                 ended = true
@@ -180,6 +189,12 @@ public struct SessionState: Sendable {
         }
     }
 
+    /// The last two path components of a URL, with its query: enough to recognise it in one line.
+    public static func shortName(_ url: String) -> String {
+        let noScheme = url.split(separator: "/", omittingEmptySubsequences: true).dropFirst(2)
+        return noScheme.suffix(2).joined(separator: "/")
+    }
+
     mutating func note(_ level: String, _ text: String, _ t: Double) {
         log.append(LogLine(t: t, level: level, text: text))
         if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
@@ -196,20 +211,29 @@ public struct SessionState: Sendable {
                 if let rung = r.rung { segmentRung[msn] = rung }
                 if r.status == 200 || r.status == 206, !r.local { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
             }
-            if let err = r.error, err != "GAP" { problem = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(err)" }
-            if r.error == "GAP", let msn = r.msn, gapsReported.insert(msn).inserted {
-                let m = r.rung.flatMap { media[$0] }
+            if let err = r.error, err != "GAP" {
+                let text = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(SessionState.shortName(r.url)): \(err)"
+                problem = text
+                if cause == nil { cause = text }
+                note("warn", text, t)
+            }
+            if r.error == "GAP", let msn = r.msn, gapsReported.insert("\(r.rung ?? -1):\(msn)").inserted {
+                let m = r.rung.flatMap { media[$0] } ?? playingMedia
                 let seg = m.flatMap { $0.segments[safe: msn - $0.mediaSequence] }
                 return [.gap(rung: r.rung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "answered locally, never requested")]
             }
             return []
         case .key(let k):
             keys.append(k)
-            if let err = k.error { problem = "key: \(err)" }
+            if let err = k.error {
+                problem = "key: \(err)"
+                if cause == nil { cause = problem }
+            }
             if let repair = k.repair { note("warn", "key \(k.fingerprint ?? "?") repaired: \(repair)", t) }
             return []
         case .diagnostic(let d):
             problem = d
+            if cause == nil { cause = d }
             note("warn", d, t)
             return []
         case .playlist(let p):

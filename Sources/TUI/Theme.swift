@@ -89,8 +89,9 @@ public struct Theme: Sendable, Equatable {
         var pendingRoles: [(Role, String, Int)] = []
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let n = i + 1
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map { $0.trimmingSpaces } ?? ""
-            if line.isEmpty { continue }
+            // Comments are whole lines starting with "#" (a value may be "#rrggbb").
+            let line = raw[...].trimmingSpaces
+            if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") && line.hasSuffix("]") {
                 section = String(line.dropFirst().dropLast()).lowercased()
                 if !["palette", "roles"].contains(section) { t.issues.append(ThemeIssue(file: file, line: n, message: "unknown section [\(section)]")) }
