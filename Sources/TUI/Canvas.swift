@@ -97,9 +97,9 @@ public struct Canvas: Sendable, Equatable {
 
     /// Fills a row segment with one role (e.g. a reverse-video status bar).
     public mutating func fill(_ r: Rect, _ role: Role, char: String = " ") {
-        for y in r.y..<min(height, r.y + r.height) where y >= 0 {
-            for x in r.x..<min(width, r.x + r.width) where x >= 0 { cells[y][x] = Cell(text: char, role: role) }
-        }
+        let ys = max(0, r.y)..<max(max(0, r.y), min(height, r.y + r.height))
+        let xs = max(0, r.x)..<max(max(0, r.x), min(width, r.x + r.width))
+        for y in ys { for x in xs { cells[y][x] = Cell(text: char, role: role) } }
     }
 
     /// The text only, one string per row, trailing spaces kept (for snapshots).

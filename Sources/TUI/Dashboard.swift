@@ -133,7 +133,7 @@ public enum Dashboard {
 
     static func keys(_ rows: ArraySlice<KeyRow>, playhead t: TimelineModel?, into c: inout Canvas, y: inout Int) {
         title("Keys", into: &c, y: &y)
-        let barWidth = max(10, c.width / 3)
+        let barWidth = max(10, c.width >= 100 ? c.width / 4 : c.width / 3)
         let textWidth = c.width - barWidth - 3
         for k in rows {
             c.put(1, y, fit(k.text, textWidth), k.role)

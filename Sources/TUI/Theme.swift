@@ -123,6 +123,7 @@ public struct Theme: Sendable, Equatable {
             case .failure(let m): t.issues.append(ThemeIssue(file: file, line: n, message: m.text))
             }
         }
+        t.issues.sort { $0.line < $1.line }
         if let fb = fallback {
             for role in Role.allCases where t.roles[role] == nil { t.roles[role] = fb.roles[role] }
         }

@@ -1,0 +1,115 @@
+import HLS
+import LoaderEvents
+import Testing
+@testable import Session
+
+@Suite("Session state: the media clock, stalls, GAP, failures and the command script")
+struct SessionStateTests {
+    @Test("raw time-pos maps to segment, playlist position and PDT through the first PTS of each segment")
+    func mediaClock() throws {
+        var s = Fixture.session()
+        var p = PlayerSample()
+        p.timePos = 13.5
+        s.apply(.sample(p), at: 1)
+        #expect(s.playhead == StreamPoint(msn: 1, offset: 1.5))
+        #expect(s.position == 3.5)
+        #expect(s.playheadPDT?.iso8601 == "2026-01-01T00:00:03.500Z")
+        #expect(s.windowDuration == 20)
+        #expect(s.liveLatency == nil)
+        #expect(s.playingRung == 0)
+        // Past the last segment with a known PTS, the playlist's durations carry the position on.
+        p.timePos = 19.25
+        s.apply(.sample(p), at: 2)
+        #expect(s.playhead == StreamPoint(msn: 4, offset: 1.25))
+        // Buffered ranges are converted from time-pos to playlist seconds.
+        p.seekableRanges = [TimeRange(start: 10, end: 18)]
+        s.apply(.sample(p), at: 3)
+        #expect(s.bufferedRanges == [TimeRange(start: 0, end: 8)])
+    }
+
+    @Test("a live loop that restarts timestamps does not confuse the clock: only segments near the window count")
+    func liveWrap() {
+        var clock = MediaClock()
+        clock.firstPTS = [100: 10.5, 160: 10.0, 161: 12.0]
+        let m = Fixture.playlist(Fixture.media(live: true, sequence: 158)).media!
+        let p = clock.locate(10.7, in: m)
+        #expect(p?.msn == 160 && abs((p?.offset ?? 9) - 0.7) < 1e-9, "msn 100 carries a closer PTS but left the window long ago")
+        #expect(clock.locate(9.9, in: m) == StreamPoint(msn: 160, offset: 0), "just before the earliest segment clamps to it")
+        #expect(clock.locate(2, in: m) == nil)
+    }
+
+    @Test("live: latency behind the live edge")
+    func liveLatency() throws {
+        var s = Fixture.session(live: true)
+        var p = PlayerSample()
+        p.timePos = 15
+        s.apply(.sample(p), at: 1)
+        #expect(abs((s.liveLatency ?? 0) - 15) < 1e-9, "window 20 s, playhead 5 s into it")
+    }
+
+    @Test("a stall is counted only after playback started, and timed from the sample that saw it to the one that ended it")
+    func stalls() {
+        var s = SessionState(url: "u")
+        var p = PlayerSample()
+        p.pausedForCache = true
+        #expect(s.apply(.sample(p), at: 0.5).isEmpty, "initial buffering is not a stall")
+        s.apply(.playbackStarted, at: 1)
+        p.pausedForCache = false
+        s.apply(.sample(p), at: 1.2)
+        p.pausedForCache = true
+        #expect(s.apply(.sample(p), at: 2) == [.stallStarted(2)])
+        #expect(s.state == .buffering)
+        #expect(s.apply(.sample(p), at: 2.25).isEmpty)
+        p.pausedForCache = false
+        #expect(s.apply(.sample(p), at: 3.5) == [.stallEnded(Stall(start: 2, end: 3.5))])
+        #expect(s.stalls.count == 1 && s.stalledSeconds == 1.5)
+        #expect(s.state == .playing)
+    }
+
+    @Test("a GAP segment answered locally is reported once, with its PDT and duration")
+    func gap() {
+        var s = Fixture.session()
+        let f = s.apply(.loader(.request(Fixture.request(4, error: "GAP"))), at: 1)
+        #expect(f == [.gap(rung: 0, msn: 4, pdt: DateTime(iso8601: "2026-01-01T00:00:08Z"), duration: 2, action: "answered locally, never requested")])
+        #expect(s.apply(.loader(.request(Fixture.request(4, error: "GAP"))), at: 1.1).isEmpty)
+        #expect(s.problem == nil, "a GAP is expected, not a problem")
+    }
+
+    @Test("a failure names the first cause hlstui saw, with the playlist's file and line")
+    func failureCause() {
+        var s = SessionState(url: "http://o.test/a/master.m3u8")
+        let d = Diagnostic(.error, line: 4, rule: "RFC 8216bis §4.4.2.3", "no query parameter token")
+        s.apply(.opened(url: s.url, playlist: Fixture.playlist(Fixture.multivariant), diagnostics: [d]), at: 0)
+        s.apply(.log(level: "error", text: "mpv cplayer: No video or audio streams selected."), at: 1)
+        let f = s.apply(.fileEnded(reason: "error", error: "no audio or video data played"), at: 1)
+        #expect(s.state == .error)
+        #expect(s.error == "playback failed: a/master.m3u8 line 4: no query parameter token (RFC 8216bis §4.4.2.3)")
+        #expect(f.count == 1)
+        #expect(s.log.contains { $0.text.contains("mpv: no audio or video data played") })
+    }
+
+    @Test("origin failures become the cause, and throughput is measured from real downloads only")
+    func requests() {
+        var s = Fixture.session()
+        #expect(s.throughput.estimate != nil)
+        let before = s.throughput.samples
+        s.apply(.loader(.request(Fixture.request(9, bytes: 100, error: "HTTP 500"))), at: 1)
+        #expect(s.throughput.samples == before)
+        #expect(s.cause == "segment 9 v360/seg9.ts: HTTP 500")
+        var t = ThroughputEstimator()
+        t.add(bytes: 1_000_000, seconds: 1)
+        #expect(t.estimate == 8_000_000)
+        t.add(bytes: 250_000, seconds: 1)
+        #expect(t.estimate! < 8_000_000 && t.estimate! > 2_000_000, "the fast average falls first and the lower one counts")
+    }
+
+    @Test("command scripts: timed actions in order, errors with their line")
+    func script() throws {
+        let s = try parseCommandScript("# a script\n3.0 cap 360\n\n5 pin 1\n8 auto\n10 seek 20\n1 seek +5\n12 bitrate 2M\n13 cap none\n14 quit\n")
+        #expect(s.map(\.action) == [.seekRelative(5), .capHeight(360), .pin(1), .automatic, .seekTo(20), .capBitrate(2_000_000), .capHeight(nil), .quit])
+        #expect(s[1].line == 2)
+        #expect(throws: ScriptError.self) { try parseCommandScript("1 cap 360\nsoon pin 2\n") }
+        do { _ = try parseCommandScript("1 cap 360\n2 jump\n") } catch { #expect(error.line == 2 && error.description.contains("\"2 jump\"")) }
+        #expect(Action.parseRate("800k") == 800_000 && Action.parseRate("1.5M") == 1_500_000 && Action.parseRate("x") == nil)
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import HLS
+import LoaderEvents
+import Session
+import Testing
+@testable import TUI
+
+/// A session as the dashboard would see it mid-playback: ladder, playlist with GAP and keys, requests, a buffered range.
+func sampleSession() -> SessionState {
+    let mv = """
+    #EXTM3U
+    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES
+    #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,FRAME-RATE=30,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aac"
+    v144/index.m3u8
+    #EXT-X-STREAM-INF:BANDWIDTH=800000,AVERAGE-BANDWIDTH=700000,RESOLUTION=640x360,FRAME-RATE=30,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aac"
+    v360/index.m3u8
+    #EXT-X-STREAM-INF:BANDWIDTH=2500000,RESOLUTION=1280x720,FRAME-RATE=30,CODECS="hev1.1.6.L93.B0,mp4a.40.2",AUDIO="aac"
+    v720/index.m3u8
+
+    """
+    var media = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+    for i in 0..<10 {
+        if i % 4 == 0 { media += "#EXT-X-KEY:METHOD=AES-128,URI=\"k\(i / 4).key\"\n" }
+        if i == 6 { media += "#EXT-X-GAP\n" }
+        media += "#EXTINF:2.0,\nseg\(i).ts\n"
+    }
+    media += "#EXT-X-ENDLIST\n"
+    func parse(_ t: String) -> Playlist { PlaylistParser.parseLenient(t, options: ParseOptions(url: "http://origin.test/v360/index.m3u8")).playlist }
+    var s = SessionState(url: "http://origin.test/master.m3u8")
+    s.apply(.opened(url: s.url, playlist: parse(mv), diagnostics: []), at: 0)
+    s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 1, reason: "start", mechanism: "load")), at: 0.1)
+    s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 1, rendition: nil, playlist: parse(media).media!, received: 0.1))), at: 0.1)
+    s.apply(.loader(.key(KeyEvent(uri: "http://origin.test/k0.key", method: "AES-128", keyFormat: "identity", fingerprint: "5bd4e1f0", firstMSN: 0, lastMSN: 3,
+                                  requested: 0.05, latencyMs: 300, prefetch: true, repair: nil, source: "origin", error: nil))), at: 0.1)
+    s.apply(.loader(.key(KeyEvent(uri: "http://origin.test/k1.key", method: "AES-128", keyFormat: "identity", fingerprint: "77aa0c12", firstMSN: 4, lastMSN: 7,
+                                  requested: 0.06, latencyMs: 12, prefetch: true, repair: "17 bytes: trailing newline dropped", source: "origin", error: nil))), at: 0.1)
+    for i in 0..<5 {
+        s.apply(.loader(.request(RequestEvent(kind: .segment, url: "http://origin.test/v360/seg\(i).ts", rung: 1, msn: i, start: 0.2 + Double(i) / 100, ttfbMs: 1.5,
+                                              durationMs: 20, bytes: 120_000, status: 200, local: false, prefetch: false, retries: 0, error: nil,
+                                              firstPTS: 1.4 + Double(i) * 2))), at: 0.3)
+    }
+    s.apply(.loader(.request(RequestEvent(kind: .segment, url: "http://origin.test/v360/seg6.ts", rung: 1, msn: 6, start: 0.4, ttfbMs: nil, durationMs: 0,
+                                          bytes: 0, status: 404, local: true, prefetch: false, retries: 0, error: "GAP", firstPTS: nil))), at: 0.4)
+    s.apply(.playbackStarted, at: 0.5)
+    var p = PlayerSample()
+    p.timePos = 6.4
+    p.width = 640
+    p.height = 360
+    p.seekableRanges = [TimeRange(start: 1.4, end: 11.4)]
+    s.apply(.sample(p), at: 5)
+    s.caps.maxHeight = 360
+    return s
+}
+
+@Suite("Dashboard panels as text snapshots")
+struct SnapshotTests {
+    static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
+
+    func check(_ name: String, _ canvas: Canvas) throws {
+        let url = Self.dir.appendingPathComponent(name)
+        let text = canvas.lines.joined(separator: "\n") + "\n"
+        if ProcessInfo.processInfo.environment["UPDATE_SNAPSHOTS"] == "1" { try text.write(to: url, atomically: true, encoding: .utf8) }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        #expect(text == expected, "snapshot \(name) differs:\n\(text)")
+    }
+
+    @Test("80x24 dashboard", arguments: [(80, 24), (120, 40)])
+    func dashboard(size: (Int, Int)) throws {
+        let c = Dashboard.render(DashboardModel(sampleSession(), ui: UIState()), width: size.0, height: size.1)
+        #expect(c.lines.count == size.1 && c.lines.allSatisfy { displayWidth($0) == size.0 })
+        try check("dashboard-\(size.0)x\(size.1).txt", c)
+    }
+
+    @Test("what the dashboard says is what the session measured")
+    func content() {
+        let text = Dashboard.render(DashboardModel(sampleSession(), ui: UIState()), width: 120, height: 40).text
+        #expect(text.contains("▶ PLAYING  00:05.0/00:20.0  #1 360p 800k  640x360"))
+        #expect(text.contains("PDT 2026-01-01T00:00:05.000Z  cap ≤360p  auto"))
+        #expect(text.contains("✕cap"), "the 720p rung is excluded by the cap")
+        #expect(text.contains("⚠hev1"))
+        #expect(text.contains("fp 5bd4e1f0 msn 0–3 300ms prefetch"))
+        #expect(text.contains("repaired(17 bytes: trailing newline dropped)"))
+        #expect(text.contains("buffered 10.0s, 5.0s ahead"))
+        #expect(text.contains("GAP"))
+        #expect(!text.contains("nan") && !text.contains("inf"))
+    }
+
+    @Test("the buffer bar marks buffered ranges, GAP segments and the playhead in their own roles")
+    func bar() {
+        let t = TimelineModel(length: 20, segments: (0..<10).map { SegmentMark(start: Double($0) * 2, duration: 2, gap: $0 == 6, discontinuity: $0 == 8) },
+                              buffered: [TimeRange(start: 0, end: 10)], playhead: 5, live: false, firstMSN: 0)
+        let cells = Dashboard.bar(t, width: 20)
+        #expect(cells.map(\.0).joined() == "█████┃████░░╳╳░░¦░░░")
+        #expect(cells[12].1 == .gap && cells[5].1 == .playhead && cells[0].1 == .buffered && cells[16].1 == .discontinuity)
+    }
+
+    @Test("help lists every binding; a tiny terminal gets a one-line explanation, not a crash")
+    func helpAndTiny() {
+        var ui = UIState()
+        ui.showHelp = true
+        let text = Dashboard.render(DashboardModel(sampleSession(), ui: ui), width: 80, height: 30).text
+        #expect(text.contains("keys (? to close)") && text.contains("resolution cap down a step"))
+        let tiny = Dashboard.render(DashboardModel(sampleSession(), ui: UIState()), width: 15, height: 5)
+        #expect(tiny.text.contains("hlstui needs"))
+        _ = Dashboard.render(DashboardModel(SessionState(url: "x"), ui: UIState()), width: 80, height: 24)
+        for w in stride(from: 20, through: 200, by: 7) { for h in stride(from: 8, through: 60, by: 5) { _ = Dashboard.render(DashboardModel(sampleSession(), ui: ui), width: w, height: h) } }
+    }
+
+    @Test("an error replaces the info line with one sentence; the insecure flag is always visible")
+    func errorAndInsecure() {
+        var s = sampleSession()
+        s.insecureTLS = true
+        s.apply(.failed(message: "cannot open the stream: TLS untrusted", cause: "origin"), at: 6)
+        let c = Dashboard.render(DashboardModel(s, ui: UIState()), width: 80, height: 24)
+        #expect(c.lines[0].hasPrefix(" INSECURE TLS "))
+        #expect(c.lines[1].hasPrefix("✖ cannot open the stream: TLS untrusted"))
+        #expect(c.role(0, 0) == .insecure && c.role(20, 0) == .statusError)
+    }
+}
+
+@Suite("Canvas, keys and themes")
+struct TUIUnitTests {
+    @Test("wide characters take two cells; text is clipped and cut with an ellipsis")
+    func canvas() {
+        var c = Canvas(width: 10, height: 2)
+        c.put(0, 0, "日本語abcdef")
+        #expect(c.lines[0] == "日本語abcd" || displayWidth(c.lines[0]) == 10)
+        #expect(fit("abcdefgh", 5) == "abcd…")
+        #expect(pad("ab", 4, right: true) == "  ab")
+        #expect(fixed(2.345, 2) == "2.35" && fixed(-0.04, 1) == "-0.0" || fixed(-0.04, 1) == "0.0")
+        #expect(fixed(.nan, 1) == "nan" && fixed(1e300, 1) == "huge")
+        c.put(-3, 1, "xyzw")
+        #expect(c.lines[1].hasPrefix("w"))
+    }
+
+    @Test("one table: no key bound twice, every screen command reachable, README lists exactly the table")
+    func keymap() throws {
+        let keys = Keymap.bindings.flatMap(\.keys)
+        #expect(Set(keys).count == keys.count)
+        for k: TUI.Key in [.char(" "), .left, .right, .up, .down, .enter, .char("a"), .char("-"), .char("+"), .char("0"), .tab, .char("t"), .char("l"), .char("q"), .char("?")] {
+            #expect(Keymap.command(for: k) != nil, "\(k) must do something")
+        }
+        #expect(Keymap.command(for: .char("-")) == .session(.capDown))
+        #expect(Keymap.command(for: .control("c")) == .session(.quit))
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains(Keymap.markdown), "README's key list must be `hlstui keys --markdown`")
+        #expect(Keymap.helpLines.count == Keymap.bindings.count)
+    }
+
+    @Test("theme files: palette, roles, unknown keys and bad values reported with their line, missing roles from the fallback")
+    func themeParser() {
+        let fallback = Theme.parse("[roles]\nnormal = white\nwarn = yellow bold\n", file: "fb")
+        let t = Theme.parse("""
+        # comment
+        name = test
+        [palette]
+        sea = #2e3440
+        bad = #zzzzzz
+        [roles]
+        normal = sea on 17 bold
+        status = black on sea reverse
+        nonsense = red
+        title = nowhere
+        [extras]
+        """, file: "t.theme", fallback: fallback)
+        #expect(t.name == "test")
+        #expect(t.palette["sea"] == .rgb(0x2e, 0x34, 0x40))
+        #expect(t.style(.normal).fg == .rgb(0x2e, 0x34, 0x40) && t.style(.normal).bg == .indexed(17) && t.style(.normal).bold)
+        #expect(t.style(.status).reverse)
+        #expect(t.style(.warn).bold && t.style(.warn).fg == .indexed(3), "missing role falls back")
+        #expect(t.issues.map(\.line) == [5, 9, 10, 11])
+        #expect(t.issues[0].description.hasPrefix("t.theme:5: "))
+        #expect(t.issues[1].message.contains("unknown role \"nonsense\""))
+    }
+
+    @Test("colours degrade to what the terminal has: 256, 16 or 8")
+    func degrade() {
+        #expect(Color.rgb(255, 0, 0).index(colors: 256) == 196 || Color.rgb(255, 0, 0).index(colors: 256) == 9)
+        #expect(Color.rgb(0x2e, 0x34, 0x40).index(colors: 256)! >= 16)
+        #expect(Color.rgb(250, 10, 10).index(colors: 16) == 9)
+        #expect(Color.rgb(200, 0, 0).index(colors: 8) == 1)
+        #expect(Color.indexed(200).index(colors: 8)! < 8)
+        #expect(Color.indexed(4).index(colors: 8) == 4)
+        #expect(Color.terminalDefault.index(colors: 256) == nil)
+    }
+
+    @Test("the shipped themes parse without a single issue, cover every role, and the built-in default equals themes/default.theme")
+    func shipped() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("themes")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".theme") }.sorted()
+        #expect(files.count >= 5)
+        for name in ["default", "monochrome", "light", "nord", "gruvbox-dark"] { #expect(files.contains("\(name).theme")) }
+        for f in files {
+            let t = Theme.parse(try String(contentsOf: dir.appendingPathComponent(f), encoding: .utf8), file: f)
+            #expect(t.issues.isEmpty, "\(f): \(t.issues)")
+            #expect(Role.allCases.allSatisfy { t.roles[$0] != nil }, "\(f) leaves roles out")
+        }
+        let mono = Theme.parse(try String(contentsOf: dir.appendingPathComponent("monochrome.theme"), encoding: .utf8), file: "m")
+        #expect(mono.roles.values.allSatisfy { $0.fg == .terminalDefault && $0.bg == .terminalDefault }, "monochrome uses attributes only")
+    }
+}
