@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal"], exclude: ["Fixtures"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI"], exclude: ["Fixtures"]),
         .testTarget(name: "LoaderTests", dependencies: ["Loader", "Origin", "HLS", "MediaFormats"]),
         .testTarget(
             name: "OriginTests",

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// `hlstui monitor` against the embedded origin with real libmpv (vo=null, ao=null), run as a user would.
+@Suite("hlstui monitor: the session as JSON Lines, through real libmpv", .serialized)
+struct MonitorCLITests {
+    var base: String { AppOrigin.base }
+
+    @Test("VOD TS: ladder, variant, requests, 4 Hz player samples that advance, end with a summary; every origin request came from hlstui")
+    func vod() throws {
+        let before = AppOrigin.state.log().count
+        let r = try MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--duration", "4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let ladder = try #require(r.named("ladder").first)
+        let variants = try #require(ladder["variants"] as? [[String: Any]])
+        #expect(variants.count == 4 && variants[2]["index"] as? Int == 2 && variants[2]["resolution"] as? String == "640x360")
+        #expect(r.events.first?["event"] as? String == "ladder")
+        let v = try #require(r.named("variant").first)
+        #expect(v["reason"] as? String == "start" && v["to"] as? Int == 0)
+        let segs = r.named("request").filter { $0["kind"] as? String == "segment" && $0["rung"] as? Int == 0 }
+        #expect(segs.count >= 3)
+        #expect(segs.allSatisfy { ($0["bytes"] as? Int ?? 0) > 0 && $0["ttfbMs"] is Double && $0["msn"] is Int })
+        let players = r.named("player")
+        #expect(players.count >= 12 && players.count <= 20, "4 Hz over 4 s: \(players.count)")
+        let playing = players.filter { $0["state"] as? String == "playing" }
+        #expect(playing.count >= 8)
+        let times = playing.compactMap { $0["timePos"] as? Double }
+        #expect(times.count == playing.count && times.last! > times.first! + 2, "time-pos advances")
+        #expect(playing.allSatisfy { $0["width"] as? Int == 256 && $0["height"] as? Int == 144 })
+        #expect(playing.last?["playheadPDT"] as? String != nil)
+        #expect((playing.last?["bufferedRanges"] as? [[Double]])?.isEmpty == false)
+        let t = players.compactMap { $0["t"] as? Double }
+        #expect(zip(t, t.dropFirst()).allSatisfy { $1 > $0 }, "t is monotonic")
+        #expect(players.allSatisfy { ($0["wall"] as? String)?.hasSuffix("Z") == true })
+        let end = try #require(r.named("end").first)
+        let summary = try #require((end["summary"] as? [[String: Any]])?.first)
+        #expect(summary["started"] as? Bool == true && summary["stalls"] as? Int == 0 && summary["error"] is NSNull)
+        // The truth on the origin's side: everything came through the Loader, and only rung 0 of the ladder was fetched.
+        let origin = AppOrigin.state.log(since: before).filter { $0.scenario == "vod-ts" }
+        #expect(!origin.isEmpty && origin.allSatisfy { $0.userAgent?.hasPrefix("hlstui/") == true })
+        #expect(!origin.contains { $0.rendition == "v240" || $0.rendition == "v360" }, "FFmpeg never probed the other rungs")
+    }
+
+    @Test("every scenario plays through hlstui", arguments: ["vod-fmp4", "live-ts", "live-fmp4", "aes-vod", "aes-live", "gap-one", "gap-all", "define", "demo", "cam-b"])
+    func scenario(name: String) throws {
+        let url = name == "define" ? "\(base)/define/master.m3u8?token=abc" : (name.hasPrefix("cam") ? "\(base)/\(name)/\(name)/index.m3u8" : "\(base)/\(name)/master.m3u8")
+        let r = try MonitorRun.run([url, "--duration", "4"])
+        #expect(r.status == 0, "\(name): \(r.stderr) \(r.named("error"))")
+        let playing = r.named("player").filter { $0["state"] as? String == "playing" }
+        #expect(playing.count >= 6, "\(name) played")
+        let pos = playing.compactMap { $0["position"] as? Double }
+        let raw = playing.compactMap { $0["timePos"] as? Double }
+        #expect(pos.count == playing.count && raw.last! > raw.first! + 1, "\(name): the position is measured and time advances: \(raw)")
+        if name.hasPrefix("live") || name == "demo" || name.hasPrefix("cam") || name == "aes-live" {
+            // Live: the position is inside a sliding window; the PDT of the frame on screen is what advances.
+            let latency = playing.compactMap { $0["liveLatency"] as? Double }
+            #expect(latency.count == playing.count && latency.allSatisfy { $0 > 0 && $0 < 30 }, "\(name) latency: \(latency)")
+            let pdt = playing.compactMap { $0["playheadPDT"] as? String }
+            #expect(pdt.count == playing.count && pdt.last! > pdt.first!, "\(name) PDT advances")
+        } else {
+            #expect(pos.last! > pos.first! + 1, "\(name) VOD position advances: \(pos)")
+        }
+        if name.hasPrefix("aes") || name == "demo" {
+            let keys = r.named("key")
+            #expect(!keys.isEmpty && keys.allSatisfy { ($0["fingerprint"] as? String)?.count ?? 0 > 0 && $0["error"] is NSNull }, "\(name) keys")
+            #expect(!r.events.contains { "\($0)".contains("key\":\"") && ($0["event"] as? String) == "player" })
+        }
+        if name == "gap-all" {
+            #expect(!r.named("gap").isEmpty, "the GAP segments were answered locally and reported")
+        }
+    }
+
+    @Test("--commands: a cap and a pin switch the rung the player really decodes; the origin serves the new rung")
+    func commands() throws {
+        let dir = try CLI.directory(["cmds": "1.5 cap 240\n3.5 cap none\n"])
+        let before = AppOrigin.state.log().count
+        let r = try MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--pin", "2", "--duration", "6", "--commands", dir.appendingPathComponent("cmds").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let switches = r.named("variant").map { ($0["from"] as? Int, $0["to"] as? Int, $0["reason"] as? String ?? "") }
+        #expect(switches.map(\.1) == [2, 1, 2], "\(switches)")
+        #expect(switches.dropFirst().allSatisfy { $0.2 == "cap" })
+        #expect(r.named("command").count == 2)
+        let heights = r.named("player").compactMap { $0["height"] as? Int }
+        #expect(heights.contains(360) && heights.contains(240), "decoded heights: \(Set(heights))")
+        let after240 = r.named("player").drop { $0["height"] as? Int != 240 }
+        #expect(after240.contains { $0["height"] as? Int == 360 }, "the cap lifted: the pin plays again")
+        let origin = AppOrigin.state.log(since: before).filter { $0.scenario == "vod-ts" && $0.kind == "segment" }
+        #expect(origin.contains { $0.rendition == "v240" } && origin.contains { $0.rendition == "v360" })
+    }
+
+    @Test("seek outside the buffer works on fMP4 (reloaded at the segment) and on TS (mpv seek)", arguments: ["vod-fmp4", "vod-ts"])
+    func seek(name: String) throws {
+        let dir = try CLI.directory(["cmds": "2 seek 14\n"])
+        let r = try MonitorRun.run(["\(base)/\(name)/master.m3u8", "--readahead", "2", "--duration", "5", "--commands", dir.appendingPathComponent("cmds").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let after = r.named("player").filter { ($0["t"] as? Double ?? 0) > 3.5 }
+        #expect(!after.isEmpty && after.allSatisfy { $0["state"] as? String == "playing" }, "\(name) kept playing: \(after.map { $0["state"] ?? "" })")
+        let pos = after.compactMap { $0["position"] as? Double }
+        #expect(pos.count == after.count && (pos.first ?? 0) >= 13 && (pos.first ?? 99) < 17, "\(name) position after the seek: \(pos)")
+    }
+
+    @Test("failures end with one line naming the cause and exit 1", arguments: [
+        ("http://127.0.0.1:9/none.m3u8", "connection refused"),
+        ("/vod-ts/missing.m3u8", "HTTP 404"),
+        ("/define/master.m3u8", "line 4"),
+    ])
+    func failures(url: String, cause: String) throws {
+        let r = try MonitorRun.run([url.hasPrefix("/") ? base + url : url, "--duration", "8"])
+        #expect(r.status == 1)
+        let err = try #require(r.named("error").first)
+        #expect((err["message"] as? String)?.contains(cause) == true, "\(err)")
+        #expect(!(err["message"] as? String ?? "").contains("\n"))
+        #expect(r.named("end").count == 1)
+        #expect((r.named("end").first?["t"] as? Double ?? 99) < 7, "a failure ends the run at once")
+    }
+
+    @Test("a bad --commands line is refused with its line number before anything plays")
+    func badScript() throws {
+        let dir = try CLI.directory(["cmds": "1 cap 360\n2 jump 3\n"])
+        let r = try CLI.run(["monitor", "\(base)/vod-ts/master.m3u8", "--commands", dir.appendingPathComponent("cmds").path])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("commands line 2") && r.stdout.isEmpty)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Origin
+import Testing
+
+/// One in-process origin for the App tests: real ffmpeg media (cached under .build), real HTTP on 127.0.0.1.
+enum AppOrigin {
+    nonisolated(unsafe) static let server: OriginServer = {
+        let media = try! MediaLibrary.load(cache: CLI.packageRoot.appendingPathComponent(".build/test-media"))
+        return try! OriginServer.start(router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
+    }()
+
+    static var base: String { server.httpBase }
+    static var state: OriginState { server.router.state }
+}
+
+/// `hlstui monitor` output, parsed.
+struct MonitorRun {
+    var status: Int32
+    var events: [[String: Any]]
+    var stderr: String
+
+    /// Events named `name`.
+    func named(_ name: String) -> [[String: Any]] { events.filter { $0["event"] as? String == name } }
+
+    /// Runs `hlstui monitor` with `args` (the binary, real libmpv headless).
+    static func run(_ args: [String], timeout: Double = 90) throws -> MonitorRun {
+        let r = try CLI.run(["monitor", "--video", "none"] + args, timeout: timeout)
+        let events = r.stdout.split(separator: "\n").compactMap { line -> [String: Any]? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        return MonitorRun(status: r.status, events: events, stderr: r.stderr)
+    }
+}
+
+/// A tmux server of its own for end-to-end runs of the dashboard in a real terminal.
+final class Tmux {
+    let socket = "hlstui-test-\(UUID().uuidString.prefix(8))"
+
+    @discardableResult
+    func tmux(_ args: [String]) -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["tmux", "-L", socket, "-f", "/dev/null"] + args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try? p.run()
+        let d = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: d, as: UTF8.self)
+    }
+
+    /// Starts `command` in a fresh session of `width`×`height` with a UTF-8 locale; the shell prints EXIT=<status> when it ends.
+    func start(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) {
+        let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        tmux(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height),
+              "env \(env) \(command); echo EXIT=$?; sleep 600"])
+    }
+
+    func screen() -> String { tmux(["capture-pane", "-p", "-t", "t"]) }
+    func screenWithEscapes() -> String { tmux(["capture-pane", "-p", "-e", "-t", "t"]) }
+    func keys(_ k: String...) { tmux(["send-keys", "-t", "t"] + k) }
+    func resize(_ w: Int, _ h: Int) { tmux(["resize-window", "-t", "t", "-x", String(w), "-y", String(h)]) }
+    /// True while the pane shows the alternate screen (curses active).
+    var alternateScreen: Bool { tmux(["display", "-p", "-t", "t", "#{alternate_on}"]).hasPrefix("1") }
+    var panePID: Int32 { Int32(tmux(["display", "-p", "-t", "t", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 }
+
+    /// Waits until the screen satisfies `ok`, up to `timeout` seconds; returns the last screen.
+    @discardableResult
+    func wait(timeout: Double = 30, _ ok: (String) -> Bool) -> String {
+        let end = Date().addingTimeInterval(timeout)
+        var s = screen()
+        while !ok(s) && Date() < end {
+            usleep(50_000)
+            s = screen()
+        }
+        return s
+    }
+
+    deinit { tmux(["kill-server"]) }
+}
+
+/// The pid of hlstui running under the tmux pane's shell.
+func childPID(of parent: Int32, named name: String) -> Int32? {
+    guard let out = try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8) else { return nil }
+    for pid in out.split(separator: " ").compactMap({ Int32($0) }) {
+        if let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), comm.hasPrefix(name) { return pid }
+        if let deeper = childPID(of: pid, named: name) { return deeper }
+    }
+    return nil
+}
