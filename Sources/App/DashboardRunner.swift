@@ -137,6 +137,8 @@ final class UILoop: @unchecked Sendable {
             for i in st.ui.indices { st.ui[i].themeName = theme.name }
         }
         applyTheme()
+        // A deliberate crash after the first frame, so tests can prove the crash handler gives the terminal back.
+        let crashForTest = ProcessInfo.processInfo.environment["HLSTUI_TEST_CRASH"] == "1"
         var lastSample = ContinuousClock.now - .seconds(1)
         var lastFrame: Canvas?
         var clear = true
@@ -170,6 +172,7 @@ final class UILoop: @unchecked Sendable {
                 screen.draw(frame, clear: clear)
                 lastFrame = frame
                 clear = false
+                if crashForTest && panes.allSatisfy({ $0.snapshot.started }) { fatalError("HLSTUI_TEST_CRASH: a deliberate crash") }
             }
         }
         return panes.contains { $0.snapshot.error != nil } ? 1 : 0

@@ -166,7 +166,10 @@ public final class Pane: @unchecked Sendable {
             }
             load(rung: target, reason: "start", startMSN: nil, prewarmed: true)
         } catch {
-            fail("cannot open the stream: \(error.description)", cause: "origin")
+            // The user typed the URL: lead with the cause so it fits the status line.
+            var why = error.description
+            for prefix in [config.url + ": ", config.url + " "] where why.hasPrefix(prefix) { why = String(why.dropFirst(prefix.count)) }
+            fail("cannot open the stream: \(why)", cause: "origin")
         }
     }
 

@@ -38,16 +38,24 @@ final class Tmux {
 
     @discardableResult
     func tmux(_ args: [String]) -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["tmux", "-L", socket, "-f", "/dev/null"] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try? p.run()
-        let d = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: d, as: UTF8.self)
+        // posix_spawn + waitpid, output through a file: the tmux server daemonizes and would keep Foundation's
+        // process-monitoring descriptor (and any pipe) open forever, so Process.waitUntilExit would never return.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString.prefix(6)).out")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let argv = ["tmux", "-L", socket, "-f", "/dev/null"] + args
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let cargs = argv.map { strdup($0) } + [nil]
+        defer { cargs.forEach { free($0) } }
+        guard posix_spawnp(&pid, "tmux", &actions, nil, cargs, environ) == 0 else { return "" }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return (try? String(contentsOf: file, encoding: .utf8)) ?? ""
     }
 
     /// Starts `command` in a fresh session of `width`×`height` with a UTF-8 locale; the shell prints EXIT=<status> when it ends.
