@@ -26,7 +26,7 @@ struct OriginCLITests {
 
     @Test("hlstui demo serves the demo stream and shows what hlstui reads in it")
     func demo() throws {
-        let (p, lines) = try CLI.start(["demo", "--cache", Self.cache, "--duration", "4"])
+        let (p, lines) = try CLI.start(["demo", "--print", "--cache", Self.cache, "--duration", "4"])
         var all: [String] = []
         while let l = lines.next(timeout: 30) { all.append(l) }
         p.waitUntilExit()
@@ -36,7 +36,7 @@ struct OriginCLITests {
         #expect(text.contains("multivariant playlist"))
         #expect(text.contains("keys (") && text.contains("AES-128"))
         #expect(text.contains("program date-time: 20"))
-        #expect(text.contains("play it: mpv http://127.0.0.1:"))
+        #expect(text.contains("play it: hlstui http://127.0.0.1:"))
     }
 
     @Test("a bad scenario name is refused with the list of names")
