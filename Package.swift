@@ -72,6 +72,11 @@ let package = Package(
             dependencies: ["Loader", "Origin", .product(name: "NIOPosix", package: "swift-nio")],
             path: "Benchmarks/LoaderBench"
         ),
+        .executableTarget(
+            name: "hlstui-session-bench",
+            dependencies: ["App", "Origin", "Player", "JSONValue"],
+            path: "Benchmarks/SessionBench"
+        ),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),

@@ -31,7 +31,14 @@ public struct TLSFailure: Error, Sendable, CustomStringConvertible {
 /// Verifies server certificates with swift-certificates so every refusal names its cause.
 final class TLSVerifier: Sendable {
     let options: TLSOptions
-    let roots: CertificateStore
+    /// `--cacert`'s certificates, read at start so a bad file fails at once; nil means the system's roots.
+    let custom: CertificateStore?
+
+    /// The system's roots, parsed once per process on first use (parsing the whole bundle costs ~100 ms in a debug build).
+    static let system = CertificateStore(TLSVerifier.systemRoots())
+
+    /// The roots a chain must lead to.
+    var roots: CertificateStore { custom ?? TLSVerifier.system }
 
     init(options: TLSOptions) throws {
         self.options = options
@@ -39,9 +46,9 @@ final class TLSVerifier: Sendable {
             let text = try String(contentsOfFile: ca, encoding: .utf8)
             let certs = try TLSVerifier.pemCertificates(text)
             guard !certs.isEmpty else { throw TLSFailure(cause: .other, detail: "\(ca) holds no PEM certificate") }
-            roots = CertificateStore(certs)
+            custom = CertificateStore(certs)
         } else {
-            roots = CertificateStore(TLSVerifier.systemRoots())
+            custom = nil
         }
     }
 

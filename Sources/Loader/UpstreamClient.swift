@@ -66,8 +66,9 @@ public final class UpstreamClient: Sendable {
     public init(group: EventLoopGroup, options: UpstreamOptions = UpstreamOptions()) throws {
         self.group = group
         self.options = options
-        verifier = options.tls.insecure ? nil : try TLSVerifier(options: options.tls)
-        sslContext = try TLSVerifier(options: options.tls).context()
+        let v = try TLSVerifier(options: options.tls)
+        verifier = options.tls.insecure ? nil : v
+        sslContext = try v.context()
     }
 
     struct Target {

@@ -133,8 +133,14 @@ public struct OriginRouter: Sendable {
                 return r
             }
         }
-        if rest == ["master.m3u8"] {
-            guard let p = MultivariantBuilder.playlist(scenario, media: media) else { return .text(500, "media missing for \(scenario.name)") }
+        if rest == ["master.m3u8"] || rest == ["wide.m3u8"] {
+            guard var p = MultivariantBuilder.playlist(scenario, media: media) else { return .text(500, "media missing for \(scenario.name)") }
+            // wide.m3u8: every variant listed `copies` times (distinct query strings), a wide ladder for startup benchmarks.
+            if rest == ["wide.m3u8"], case .multivariant(var m) = p.body {
+                let copies = max(1, min(10, Int(req.query["copies"] ?? "") ?? 2))
+                m.variants = (0..<copies).flatMap { c in m.variants.map { v in var v = v; v.uri += "?copy=\(c)"; return v } }
+                p.body = .multivariant(m)
+            }
             var r = OriginResponse.playlist(p)
             r.kind = "multivariant"
             return r
