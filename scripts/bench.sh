@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Parse benchmark: hlstui's parser vs Python's m3u8 package on the same files in the same run; writes BENCHMARKS.md.
+# Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
+# Usage: bash scripts/bench.sh [parse] [loader] [session]   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+sections="${*:-parse loader session}"
+has() { [[ " $sections " == *" $1 "* ]]; }
 out=.build/bench
+if has parse; then
 mkdir -p "$out"
 python3 Benchmarks/make_playlists.py "$out"
 if [ ! -x "$out/venv/bin/python" ]; then
@@ -43,6 +47,9 @@ md += ["", "This machine is shared and its timings swing by up to 2× between ru
 print("\n".join(md))
 PY
 
+fi
+
+if has loader; then
 # Loader benchmark: added latency, throughput, startup with 300 ms keys (same run, same machine).
 swift build -c release --product hlstui-loader-bench >/dev/null
 lb=$(swift build -c release --show-bin-path)/hlstui-loader-bench
@@ -67,3 +74,40 @@ md = ["## Loader: hlstui in the path vs direct to the origin", "",
       "and client share 2 cores and the Loader adds a full read and write of every byte.", ""]
 print("\n".join(md))
 PY
+fi
+
+if has session; then
+# Session benchmark: time to first frame, CPU and memory over a minute, keypress to screen — hlstui beside plain mpv, same run.
+swift build -c release --product hlstui-session-bench >/dev/null
+swift build -c release --product hlstui >/dev/null
+bin=$(swift build -c release --show-bin-path)
+ttff=$("$bin/hlstui-session-bench" .build/test-media 9)
+usage=$(python3 Benchmarks/session_bench.py "$bin/hlstui" .build/test-media "${BENCH_SECONDS:-60}")
+python3 - "$ttff" "$usage" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Session:"
+import json, sys, datetime
+t, u = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+names = {"vod-ts": "VOD TS, 4 rungs", "vod-fmp4": "VOD fMP4, 4 rungs", "wide-12": "VOD TS, 12 rungs", "live-ts": "live TS, 4 rungs"}
+md = ["## Session: hlstui (Loader + libmpv) vs plain mpv on the same stream", "",
+      f"`bash scripts/bench.sh session` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, embedded origin on 127.0.0.1, "
+      "`vo=null`, `ao=null`. Time to first frame: from creating the player to its first `playback-restart`, median (min) of 9 alternating runs; "
+      "plain = a libmpv handle with the same options loading the origin URL itself (FFmpeg opens every rung).", "",
+      "| stream | plain mpv | hlstui | ratio (medians) | target |", "|---|---|---|---|---|"]
+for k, v in t.items():
+    md.append(f"| {names.get(k, k)} | {1000*v['mpv']:.0f} ({1000*v['mpvMin']:.0f}) ms | {1000*v['hlstui']:.0f} ({1000*v['hlstuiMin']:.0f}) ms | "
+              f"**{v['hlstui']/v['mpv']:.2f}×** | {'< 1.0× (6+ rungs)' if k == 'wide-12' else '≤ 1.1×'} |")
+m, mon, d, kp = u["mpv"], u["monitor"], u["dashboard"], u["keypressMs"]
+md += ["", f"CPU (share of one core) and peak RSS over {u['seconds']:.0f} s of the live TS stream, each process alone:", "",
+       "| process | CPU | peak RSS | vs plain mpv | target |", "|---|---|---|---|---|",
+       f"| plain `mpv` | {m['cpuPct']:.1f} % | {m['peakMiB']:.0f} MiB | | |",
+       f"| `hlstui monitor` | {mon['cpuPct']:.1f} % | {mon['peakMiB']:.0f} MiB | {mon['cpuPct']-m['cpuPct']:+.1f} points, {mon['peakMiB']-m['peakMiB']:+.0f} MiB | ≤ +5 points, ≤ +40 MB |",
+       f"| `hlstui URL` (dashboard, tmux 80x24) | {d['cpuPct']:.1f} % | {d['peakMiB']:.0f} MiB | {d['cpuPct']-m['cpuPct']:+.1f} points, {d['peakMiB']-m['peakMiB']:+.0f} MiB | ≤ +5 points, ≤ +40 MB |",
+       "", "Keypress to screen (`?` until the help box is on the tmux screen, 20 presses), beside a key echoed by `cat` in the same kind of tmux pane "
+       "(what tmux and the polling cost alone):", "",
+       "| | median | p90 |", "|---|---|---|",
+       f"| hlstui | {kp['hlstuiMedian']:.1f} ms | {kp['hlstuiP90']:.1f} ms |",
+       f"| `cat` (baseline) | {kp['catMedian']:.1f} ms | {kp['catP90']:.1f} ms |",
+       f"| hlstui's own share | {kp['hlstuiMedian']-kp['catMedian']:+.1f} ms | | ",
+       "", "Target: ≤ 50 ms keypress to screen.", ""]
+print("\n".join(md))
+PY
+fi

@@ -26,6 +26,14 @@ public enum MonitorJSON {
         return JSONValue.object([("event", .string(event)), ("t", .double((t * 1000).rounded() / 1000)), ("wall", .string(w))] + fields).text
     }
 
+    /// Milliseconds kept to the microsecond: more digits would only be noise.
+    static func rounded(_ fields: [(String, JSONValue)]) -> [(String, JSONValue)] {
+        fields.map { k, v in
+            if case .double(let d) = v, k.hasSuffix("Ms") || k == "requested" { return (k, .double((d * 1000).rounded() / 1000)) }
+            return (k, v)
+        }
+    }
+
     /// A `player` sample of one pane.
     static func player(_ s: SessionState, pane: Int) -> [(String, JSONValue)] {
         let p = s.sample
@@ -72,8 +80,8 @@ public enum MonitorRunner {
                 let pane = try Pane(index: i, config: config, started: started) { pane, out in
                     let i = pane.index
                     switch out {
-                    case .loader(.request(let r)): emit(pane, "request", [("pane", .int(i))] + r.json.objectFields.filter { $0.0 != "start" })
-                    case .loader(.key(let k)): emit(pane, "key", [("pane", .int(i))] + k.json.objectFields)
+                    case .loader(.request(let r)): emit(pane, "request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
+                    case .loader(.key(let k)): emit(pane, "key", [("pane", .int(i))] + MonitorJSON.rounded(k.json.objectFields))
                     case .loader(.diagnostic(let d)): emit(pane, "diagnostic", [("pane", .int(i)), ("message", .string(d))])
                     case .loader(.playlist(let p)): emit(pane, "playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
                     case .ladder: emit(pane, "ladder", MonitorJSON.ladder(pane.snapshot, pane: i))
