@@ -8,92 +8,92 @@ struct DashboardE2ETests {
     var hlstui: String { CLI.binary.path }
 
     @Test("80x24: plays, keys change the cap and the rung, help opens and closes, resize redraws, q quits and restores the terminal")
-    func keys() throws {
+    func keys() async throws {
         let t = Tmux()
         t.start("\(hlstui) \(base)/live-ts/master.m3u8 --pin 2 --video none --ao null")
-        var s = t.wait { $0.contains("PLAYING") && $0.contains("#2 360p") }
+        var s = await t.wait { $0.contains("PLAYING") && $0.contains("#2 360p") }
         #expect(s.contains("PLAYING") && s.contains("#2 360p") && s.contains("live -"), "\(s)")
         #expect(t.alternateScreen)
         #expect(s.contains("─ Ladder") && s.contains("─ Buffer") && s.contains("─ Requests"))
         #expect(s.split(separator: "\n").allSatisfy { $0.count <= 80 })
         t.keys("-")
-        s = t.wait { $0.contains("#1 240p") && $0.contains("cap ≤240p") }
+        s = await t.wait { $0.contains("#1 240p") && $0.contains("cap ≤240p") }
         #expect(s.contains("cap ≤240p") && s.contains("(held by cap)") && s.contains("#1 240p"), "one step down from no cap is the second-highest height: \(s)")
         t.keys("-")
-        s = t.wait { $0.contains("#0 144p") && $0.contains("cap ≤144p") }
+        s = await t.wait { $0.contains("#0 144p") && $0.contains("cap ≤144p") }
         #expect(s.contains("cap ≤144p") && s.contains("#0 144p"), "\(s)")
         t.keys("0")
-        s = t.wait { $0.contains("cap none") && $0.contains("#2 360p") }
+        s = await t.wait { $0.contains("cap none") && $0.contains("#2 360p") }
         #expect(s.contains("cap none") && s.contains("#2 360p"), "\(s)")
         t.keys("?")
-        s = t.wait { $0.contains("keys (? to close)") }
+        s = await t.wait { $0.contains("keys (? to close)") }
         #expect(s.contains("resolution cap down a step"))
         t.keys("?")
-        s = t.wait { !$0.contains("keys (? to close)") }
+        s = await t.wait { !$0.contains("keys (? to close)") }
         #expect(!s.contains("keys (? to close)"))
         t.keys("l")
-        s = t.wait { $0.contains("─ Messages") }
+        s = await t.wait { $0.contains("─ Messages") }
         #expect(s.contains("─ Messages"))
         t.resize(120, 40)
-        s = t.wait { $0.split(separator: "\n").first.map { $0.count > 100 } ?? false }
+        s = await t.wait { $0.split(separator: "\n").first.map { $0.count > 100 } ?? false }
         #expect(s.split(separator: "\n", omittingEmptySubsequences: false).count >= 39, "redrawn at 120x40")
         t.keys("q")
-        s = t.wait { $0.contains("EXIT=") }
+        s = await t.wait { $0.contains("EXIT=") }
         #expect(s.contains("EXIT=0"))
         #expect(!t.alternateScreen, "curses ended: the shell's screen is back")
     }
 
     @Test("SIGTERM ends hlstui and restores the terminal")
-    func sigterm() throws {
+    func sigterm() async throws {
         let t = Tmux()
         t.start("\(hlstui) \(base)/vod-ts/master.m3u8 --video none --ao null")
-        t.wait { $0.contains("PLAYING") }
+        await t.wait { $0.contains("PLAYING") }
         let pid = try #require(childPID(of: t.panePID, named: "hlstui"))
         kill(pid, SIGTERM)
-        let s = t.wait { $0.contains("EXIT=") }
+        let s = await t.wait { $0.contains("EXIT=") }
         #expect(s.contains("EXIT=0"))
         #expect(!t.alternateScreen)
     }
 
     @Test("a crash restores the terminal and says so")
-    func crash() throws {
+    func crash() async throws {
         let t = Tmux()
         t.start("\(hlstui) \(base)/vod-ts/master.m3u8 --video none --ao null", environment: ["HLSTUI_TEST_CRASH": "1"])
-        let s = t.wait { $0.contains("EXIT=") }
+        let s = await t.wait { $0.contains("EXIT=") }
         #expect(s.contains("the terminal was restored"))
         #expect(!s.contains("EXIT=0"))
         #expect(!t.alternateScreen)
     }
 
     @Test("NO_COLOR: no colour escapes, attributes only; an unreachable origin is one line in the status area, then q quits")
-    func noColorAndError() throws {
+    func noColorAndError() async throws {
         let t = Tmux()
         t.start("\(hlstui) http://127.0.0.1:9/none.m3u8 --video none --ao null", environment: ["NO_COLOR": "1"])
-        let s = t.wait { $0.contains("ERROR") }
+        let s = await t.wait { $0.contains("ERROR") }
         #expect(s.contains("✖ cannot open the stream:") && s.contains("connection refused"), "\(s)")
         let raw = t.screenWithEscapes().replacingOccurrences(of: "\u{1B}[39m", with: "").replacingOccurrences(of: "\u{1B}[49m", with: "")
         #expect(!raw.contains("\u{1B}[3") && !raw.contains("\u{1B}[4") && !raw.contains("38;5") && !raw.contains("48;5"), "no colour SGR under NO_COLOR")
         #expect(raw.contains("\u{1B}[7m") || raw.contains(";7m"), "reverse video still marks the status line")
         t.keys("q")
-        let end = t.wait { $0.contains("EXIT=") }
+        let end = await t.wait { $0.contains("EXIT=") }
         #expect(end.contains("EXIT=1") && end.contains("hlstui: pane 0: cannot open the stream"))
         #expect(!t.alternateScreen)
     }
 
     @Test("two panes: both play, Tab moves the focus, keys act on the focused pane")
-    func twoPanes() throws {
+    func twoPanes() async throws {
         let t = Tmux()
         t.start("\(hlstui) \(base)/cam-a/cam-a/index.m3u8 \(base)/vod-ts/master.m3u8 --video none --ao null", width: 100, height: 48)
-        var s = t.wait { $0.components(separatedBy: "PLAYING").count == 3 }
+        var s = await t.wait { $0.components(separatedBy: "PLAYING").count == 3 }
         #expect(s.components(separatedBy: "PLAYING").count == 3, "\(s)")
         t.keys("Tab")
         t.keys("-")
-        s = t.wait { $0.contains("cap ≤240p") }
+        s = await t.wait { $0.contains("cap ≤240p") }
         let lines = s.split(separator: "\n", omittingEmptySubsequences: false)
         let capLine = try #require(lines.firstIndex { $0.contains("cap ≤240p") })
         #expect(capLine > 20, "the cap went to the second (focused) pane, stacked below")
         #expect(lines.filter { $0.contains("cap none") }.count == 1, "the first pane kept no cap")
         t.keys("q")
-        #expect(t.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
+        #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
     }
 }

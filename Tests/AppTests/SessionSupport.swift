@@ -22,9 +22,9 @@ struct MonitorRun {
     /// Events named `name`.
     func named(_ name: String) -> [[String: Any]] { events.filter { $0["event"] as? String == name } }
 
-    /// Runs `hlstui monitor` with `args` (the binary, real libmpv headless).
-    static func run(_ args: [String], timeout: Double = 90) throws -> MonitorRun {
-        let r = try CLI.run(["monitor", "--video", "none"] + args, timeout: timeout)
+    /// Runs `hlstui monitor` with `args` (the binary, real libmpv headless), waiting on a thread of its own.
+    static func run(_ args: [String], timeout: Double = 90) async throws -> MonitorRun {
+        let r = try await offPool { try CLI.run(["monitor", "--video", "none"] + args, timeout: timeout) }
         let events = r.stdout.split(separator: "\n").compactMap { line -> [String: Any]? in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
@@ -63,7 +63,10 @@ final class Tmux {
         let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         tmux(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height),
               "env \(env) \(command); echo EXIT=$?; sleep 600"])
+        serverPID = Int32(tmux(["display", "-p", "-t", "t", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
+
+    var serverPID: Int32 = 0
 
     func screen() -> String { tmux(["capture-pane", "-p", "-t", "t"]) }
     func screenWithEscapes() -> String { tmux(["capture-pane", "-p", "-e", "-t", "t"]) }
@@ -73,19 +76,24 @@ final class Tmux {
     var alternateScreen: Bool { tmux(["display", "-p", "-t", "t", "#{alternate_on}"]).hasPrefix("1") }
     var panePID: Int32 { Int32(tmux(["display", "-p", "-t", "t", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 }
 
-    /// Waits until the screen satisfies `ok`, up to `timeout` seconds; returns the last screen.
+    /// Waits until the screen satisfies `ok`, up to `timeout` seconds, sleeping without holding a thread; returns the last screen.
     @discardableResult
-    func wait(timeout: Double = 30, _ ok: (String) -> Bool) -> String {
+    func wait(timeout: Double = 30, _ ok: (String) -> Bool) async -> String {
         let end = Date().addingTimeInterval(timeout)
         var s = screen()
         while !ok(s) && Date() < end {
-            usleep(50_000)
+            try? await Task.sleep(for: .milliseconds(50))
             s = screen()
         }
         return s
     }
 
-    deinit { tmux(["kill-server"]) }
+    deinit {
+        // Leave nothing behind: the program in the pane, then the server (kill-server alone has been seen to miss).
+        if let pid = childPID(of: panePID, named: "hlstui") { kill(pid, SIGKILL) }
+        tmux(["kill-server"])
+        if serverPID > 0 { kill(serverPID, SIGKILL) }
+    }
 }
 
 /// The pid of hlstui running under the tmux pane's shell.
@@ -96,4 +104,12 @@ func childPID(of parent: Int32, named name: String) -> Int32? {
         if let deeper = childPID(of: pid, named: name) { return deeper }
     }
     return nil
+}
+
+/// Runs blocking work (a child process, pipes) on a thread of its own, so the test process's few cooperative
+/// threads stay free for the in-process servers other suites run at the same time (2 cores: 2 such threads).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { k in
+        Thread { k.resume(with: Result { try body() }) }.start()
+    }
 }
