@@ -231,31 +231,9 @@ public final class Pane: @unchecked Sendable {
         case .seekTo(let pos):
             let cur = state.read { $0.position }
             seek(by: pos - (cur ?? 0))
-        case .pin(let i):
-            state.write { $0.mode = .pinned(i) }
-            reconsider(reason: "manual")
-        case .automatic:
-            state.write { $0.mode = .automatic }
-            reconsider(reason: "manual")
-        case .capHeight(let h):
-            state.write { $0.caps.maxHeight = h }
-            reconsider(reason: "cap")
-        case .capDown:
-            state.write { $0.caps.maxHeight = $0.caps.heightDown($0.ladder) }
-            reconsider(reason: "cap")
-        case .capUp:
-            state.write { $0.caps.maxHeight = $0.caps.heightUp($0.ladder) }
-            reconsider(reason: "cap")
-        case .capBitrate(let b):
-            state.write { $0.caps.maxBitrate = b }
-            reconsider(reason: "cap")
-        case .bitrateDown:
-            state.write { $0.caps.maxBitrate = $0.caps.bitrateDown($0.ladder) }
-            reconsider(reason: "cap")
-        case .bitrateUp:
-            state.write { $0.caps.maxBitrate = $0.caps.bitrateUp($0.ladder) }
-            reconsider(reason: "cap")
         case .quit: break
+        default:
+            if let reason = state.write({ $0.select(action) }) { reconsider(reason: reason) }
         }
     }
 

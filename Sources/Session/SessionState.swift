@@ -262,6 +262,25 @@ public struct SessionState: Sendable {
         return facts
     }
 
+    /// Applies a selection action (pin, automatic, caps) and returns the switch reason it implies, or nil for other actions.
+    public mutating func select(_ action: Action) -> String? {
+        switch action {
+        case .pin(let i): mode = .pinned(i)
+        case .automatic: mode = .automatic
+        case .capHeight(let h): caps.maxHeight = h
+        case .capDown: caps.maxHeight = caps.heightDown(ladder)
+        case .capUp: caps.maxHeight = caps.heightUp(ladder)
+        case .capBitrate(let b): caps.maxBitrate = b
+        case .bitrateDown: caps.maxBitrate = caps.bitrateDown(ladder)
+        case .bitrateUp: caps.maxBitrate = caps.bitrateUp(ladder)
+        case .togglePause, .seekRelative, .seekTo, .quit: return nil
+        }
+        switch action {
+        case .pin, .automatic: return "manual"
+        default: return "cap"
+        }
+    }
+
     // MARK: derived facts (pure functions of the state)
 
     /// The state for the status line.
