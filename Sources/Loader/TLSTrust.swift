@@ -128,7 +128,12 @@ final class TLSVerifier: Sendable {
         // With --insecure nothing is checked; otherwise the custom callback (`verify`) replaces BoringSSL's checks.
         config.certificateVerification = options.insecure ? .none : .noHostnameVerification
         if let p12 = options.clientCertificate {
-            let bundle = try NIOSSLPKCS12Bundle(file: p12, passphrase: Array((options.clientCertificatePassword ?? "").utf8))
+            let bundle: NIOSSLPKCS12Bundle
+            do {
+                bundle = try NIOSSLPKCS12Bundle(file: p12, passphrase: Array((options.clientCertificatePassword ?? "").utf8))
+            } catch {
+                throw TLSFailure(cause: .other, detail: "--client-cert \(p12) cannot be read (missing file, not PKCS#12, or a wrong --client-cert-password)")
+            }
             config.certificateChain = bundle.certificateChain.map { .certificate($0) }
             config.privateKey = .privateKey(bundle.privateKey)
         }

@@ -147,7 +147,9 @@ public final class UpstreamClient: Sendable {
         channel.eventLoop.execute {
             handler.start(exchange, promise: promise)
             guard channel.isActive else {
-                handler.finish(.failure(UpstreamError(cause: .connect, detail: "\(url): the connection closed before the request")))
+                let why = handler.lastError.withLockedValue { $0 }
+                handler.finish(.failure(UpstreamError(cause: why?.hasPrefix("TLS") == true ? .tls : .connect,
+                                                      detail: "\(url): " + (why ?? "the connection closed before the request"))))
                 return
             }
             channel.write(HTTPClientRequestPart.head(head), promise: nil)
@@ -360,10 +362,27 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         context.fireChannelInactive()
     }
 
+    /// What a TLS alert from the server means for the user, when it is about our client certificate (mutual TLS).
+    static func clientCertificateProblem(_ error: Error) -> String? {
+        let text = "\(error)".uppercased()
+        if text.contains("CERTIFICATE_REQUIRED") { return "TLS: the origin requires a client certificate (give one with --client-cert FILE.p12)" }
+        if text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA") || text.contains("CERTIFICATE_UNKNOWN") {
+            return "TLS: the origin refused our client certificate (\(error))"
+        }
+        return nil
+    }
+
+    /// The last error the connection saw, for failures noticed only when the next request starts.
+    let lastError = NIOLockedValueBox<String?>(nil)
+
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         let url = exchange?.url ?? ""
+        let mtls = UpstreamHandler.clientCertificateProblem(error)
+        lastError.withLockedValue { $0 = mtls ?? "\(error)" }
         if let f = verifyFailure.withLockedValue({ $0 }) {
             finish(.failure(UpstreamError(cause: .tls, detail: "\(url): \(f)")))
+        } else if let mtls {
+            finish(.failure(UpstreamError(cause: .tls, detail: "\(url): \(mtls)")))
         } else if error is NIOSSLError || "\(error)".contains("SSL") {
             finish(.failure(UpstreamError(cause: .tls, detail: "\(url): TLS handshake failed (\(error))")))
         } else if "\(error)".contains("HTTPParserError") {

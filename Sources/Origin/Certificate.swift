@@ -42,10 +42,15 @@ public struct SelfSignedIdentity: Sendable {
     }
 
     /// A TLS server context serving this identity.
-    func serverContext() throws -> NIOSSLContext {
-        let config = TLSConfiguration.makeServerConfiguration(
+    /// The server's TLS context; with `clientCAs`, clients must present a certificate those sign (mutual TLS).
+    func serverContext(clientCAs: [String]? = nil) throws -> NIOSSLContext {
+        var config = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: der, format: .der))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)))
+        if let cas = clientCAs {
+            config.certificateVerification = .noHostnameVerification
+            config.trustRoots = .certificates(try cas.map { try NIOSSLCertificate(bytes: Array($0.utf8), format: .pem) })
+        }
         return try NIOSSLContext(configuration: config)
     }
 }

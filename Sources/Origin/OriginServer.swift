@@ -20,7 +20,7 @@ public final class OriginServer: Sendable {
 
     /// Binds and starts serving; port 0 picks a free port.
     public static func start(router: OriginRouter, port: Int = 0, tls: Bool = false, tlsPort: Int = 0, threads: Int = 1,
-                             identity given: SelfSignedIdentity? = nil) throws -> OriginServer {
+                             identity given: SelfSignedIdentity? = nil, clientCAs: [String]? = nil) throws -> OriginServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         do {
             let http = try bind(group: group, router: router, port: port, ssl: nil)
@@ -29,7 +29,7 @@ public final class OriginServer: Sendable {
             if tls {
                 let id = try given ?? SelfSignedIdentity.make()
                 identity = id
-                https = try bind(group: group, router: router, port: tlsPort, ssl: try id.serverContext())
+                https = try bind(group: group, router: router, port: tlsPort, ssl: try id.serverContext(clientCAs: clientCAs))
             }
             return OriginServer(router: router, group: group, channels: [http] + (https.map { [$0] } ?? []),
                                 httpPort: http.localAddress?.port ?? port, httpsPort: https?.localAddress?.port, identity: identity)

@@ -143,3 +143,55 @@ final class StreamCount: @unchecked Sendable {
     func head(_ s: Int) { lock.lock(); status = s; lock.unlock() }
     func add(_ n: Int) { lock.lock(); bytes += n; chunks += 1; lock.unlock() }
 }
+
+@Suite("Mutual TLS: --client-cert with a PKCS#12 file")
+struct MutualTLSTests {
+    /// A PKCS#12 file holding `id`'s certificate and key, made by openssl as a user would.
+    static func p12(_ id: SelfSignedIdentity, password: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-mtls-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try id.certificatePEM.write(to: dir.appendingPathComponent("c.pem"), atomically: true, encoding: .utf8)
+        try id.privateKeyPEM.write(to: dir.appendingPathComponent("k.pem"), atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("client.p12").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["openssl", "pkcs12", "-export", "-in", dir.appendingPathComponent("c.pem").path, "-inkey", dir.appendingPathComponent("k.pem").path,
+                       "-out", out, "-passout", "pass:\(password)"]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        return out
+    }
+
+    @Test("an origin that requires a client certificate: accepted with the right one, refused without it or with another, a bad p12 named")
+    func mutual() async throws {
+        let clientID = try SelfSignedIdentity.make()
+        let strangerID = try SelfSignedIdentity.make()
+        // Not stopped: like the other test origins it lives as long as the test process (no shutdown under in-flight work).
+        let origin = try OriginServer.start(router: OriginRouter(media: RealMedia.router.media, state: OriginState(startedAt: 0)), tls: true,
+                                            clientCAs: [clientID.certificatePEM])
+        let url = "\(origin.httpsBase!)/vod-ts/master.m3u8"
+        let good = try Self.p12(clientID, password: "s3cret")
+        let stranger = try Self.p12(strangerID, password: "s3cret")
+        func fetch(_ p12: String?, password: String = "s3cret") async -> Result<Int, UpstreamError> {
+            do {
+                let c = try ClientOrigins.client { o in
+                    o.tls.pins = [origin.identity!.spkiPin]
+                    o.tls.clientCertificate = p12
+                    o.tls.clientCertificatePassword = password
+                    o.retries = 0
+                }
+                defer { c.shutdown() }
+                return .success(try await c.get(url).head.status)
+            } catch let e as UpstreamError { return .failure(e) } catch { return .failure(UpstreamError(cause: .tls, detail: "\(error)")) }
+        }
+        guard case .success(let status) = await fetch(good) else { Issue.record("the right client certificate was refused"); return }
+        #expect(status == 200)
+        guard case .failure(let none) = await fetch(nil) else { Issue.record("no client certificate was accepted"); return }
+        #expect(none.description.contains("requires a client certificate") && none.description.contains("--client-cert"), "\(none)")
+        guard case .failure(let other) = await fetch(stranger) else { Issue.record("a stranger's certificate was accepted"); return }
+        #expect(other.description.contains("TLS") && other.description.contains("client certificate"), "\(other)")
+        guard case .failure(let bad) = await fetch(good, password: "wrong") else { Issue.record("a wrong p12 password was accepted"); return }
+        #expect(bad.description.contains("--client-cert") && bad.description.contains("client.p12"), "\(bad)")
+    }
+}
