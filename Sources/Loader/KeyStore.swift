@@ -27,13 +27,19 @@ actor KeyStore {
     /// How many times each URI was fetched (tests assert once).
     var fetchCount: [String: Int] = [:]
 
-    /// The key at `uri`, fetched once; `prefetch` says whether this call is ahead of need.
-    func key(_ uri: String, method: String, keyFormat: String, msns: ClosedRange<Int>?, prefetch: Bool) async -> Result<[UInt8], KeyError> {
+    /// The key at `uri`, fetched once; `prefetch` says whether this call is ahead of need, `spreadMs` how long it was held back.
+    func key(_ uri: String, method: String, keyFormat: String, msns: ClosedRange<Int>?, prefetch: Bool, spreadMs: Double? = nil) async -> Result<[UInt8], KeyError> {
         if let e = entries[uri] { return await e.task.value }
         let requested = clock()
         fetchCount[uri, default: 0] += 1
         let task = Task { [client, overrides, command, emit, clock] () -> Result<[UInt8], KeyError> in
             var source = "origin"
+            /// Reports the outcome as a key event (never with the key's bytes).
+            func report(fingerprint: String? = nil, repair: String? = nil, error: String? = nil) {
+                emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: fingerprint, firstMSN: msns?.lowerBound, lastMSN: msns?.upperBound,
+                                   requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: repair, source: source,
+                                   error: error, spreadMs: spreadMs)))
+            }
             var bytes: [UInt8]
             if let o = overrides[uri] {
                 source = "--key"
@@ -42,8 +48,7 @@ actor KeyStore {
                 source = "--key-command"
                 do { bytes = try KeyStore.run(command, uri) } catch {
                     let e = KeyError(description: "key command failed for \(uri): \(String(describing: error))")
-                    emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: nil, firstMSN: msns?.lowerBound, lastMSN: msns?.upperBound,
-                                       requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: nil, source: source, error: e.description)))
+                    report(error: e.description)
                     return .failure(e)
                 }
             } else {
@@ -53,28 +58,26 @@ actor KeyStore {
                     bytes = r.body
                 } catch {
                     let e = KeyError(description: "key \(uri) could not be fetched: \(String(describing: error))")
-                    emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: nil, firstMSN: msns?.lowerBound, lastMSN: msns?.upperBound,
-                                       requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: nil, source: source, error: e.description)))
+                    report(error: e.description)
                     return .failure(e)
                 }
             }
             do {
                 let (key, repair) = try KeyMaterial.decode(bytes)
-                emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: KeyMaterial.fingerprint(key), firstMSN: msns?.lowerBound,
-                                   lastMSN: msns?.upperBound, requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch,
-                                   repair: repair?.rawValue, source: source, error: nil)))
+                report(fingerprint: KeyMaterial.fingerprint(key), repair: repair?.rawValue)
                 if let repair { emit(.diagnostic("key \(uri): \(repair.rawValue) (fingerprint \(KeyMaterial.fingerprint(key)))")) }
                 return .success(key)
             } catch {
-                emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: nil, firstMSN: msns?.lowerBound, lastMSN: msns?.upperBound,
-                                   requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: nil, source: source,
-                                   error: "key \(uri): \(String(describing: error))")))
+                report(error: "key \(uri): \(String(describing: error))")
                 return .failure(KeyError(description: "key \(uri): \(String(describing: error))"))
             }
         }
         entries[uri] = Entry(task: task, prefetch: prefetch)
         return await task.value
     }
+
+    /// True once `uri` is fetched or being fetched.
+    func has(_ uri: String) -> Bool { entries[uri] != nil }
 
     /// Runs `command URI` through /bin/sh and returns what it prints.
     static func run(_ command: String, _ uri: String) throws(KeyError) -> [UInt8] {

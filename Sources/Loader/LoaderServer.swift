@@ -15,6 +15,8 @@ public struct LoaderOptions: Sendable {
     public var keyOverrides: [String: [UInt8]] = [:]
     /// `--key-command CMD`: run with the key URI, prints the key.
     public var keyCommand: String?
+    /// `--key-spread S`: a key first seen in a live refresh is fetched at a random moment within this many seconds, before it is due (0: at once).
+    public var keySpread: Double = 4
     public init() {}
 }
 
@@ -34,6 +36,8 @@ struct Resource: Sendable {
     var rendition: String?
     /// For fMP4 segments: the init section that describes their tracks.
     var initURL: String?
+    /// For segments: the media playlist that lists them.
+    var playlist: String?
 }
 
 /// What `open` found: the URL to give the player and the playlist as the origin served it.
@@ -64,6 +68,10 @@ public final class LoaderServer: Sendable {
         var ids: [String: Int] = [:]
         var multivariantText: [Int: String] = [:]
         var variables: [String: String] = [:]
+        /// The newest segment the player asked for, per media playlist.
+        var lastRequested: [String: Int] = [:]
+        /// Keys whose spread fetch is scheduled.
+        var spreading: Set<String> = []
     }
 
     /// The base every player URL starts with, token included.
@@ -269,6 +277,7 @@ public final class LoaderServer: Sendable {
                     rr.msn = s.mediaSequence
                     rr.gap = s.gap
                     rr.initURL = s.map.map { VirtualPlaylists.resolve($0.uri, against: r.head.url) }
+                    rr.playlist = res.upstream
                     if decrypt, let k = s.keys.first(where: { $0.method == "AES-128" && $0.system == .identity }), let uri = k.uri {
                         var key = k
                         key.uri = VirtualPlaylists.resolve(uri, against: r.head.url)
@@ -282,7 +291,7 @@ public final class LoaderServer: Sendable {
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
                                        durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
                                        retries: r.head.retries, error: nil, firstPTS: nil)))
-            prefetchKeys(m, base: r.head.url)
+            prefetchKeys(m, base: r.head.url, playlist: res.upstream)
         } catch {
             writer.text(502, "hlstui loader: \(error.description)")
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
@@ -303,7 +312,7 @@ public final class LoaderServer: Sendable {
     }
 
     /// Fetches every identity key the playlist names, before the player needs it (AVContentKeySession prewarming, seed 000/001).
-    func prefetchKeys(_ m: MediaPlaylist, base: String) {
+    func prefetchKeys(_ m: MediaPlaylist, base: String, playlist: String? = nil) {
         var ranges: [String: (Key, ClosedRange<Int>)] = [:]
         var order: [String] = []
         for s in m.segments {
@@ -316,9 +325,22 @@ public final class LoaderServer: Sendable {
                 }
             }
         }
+        // Before the player's first segment every key is fetched at once (startup); a key that appears later in a live playlist is spread.
+        let last = playlist.flatMap { p in table.withLockedValue { $0.lastRequested[p] } }
+        let window = m.isLive ? options.keySpread : 0
         for uri in order {
             guard let (k, r) = ranges[uri] else { continue }
-            Task { _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true) }
+            let delay = KeySpread.delay(lead: KeySpread.lead(to: r.lowerBound, lastRequested: last, in: m), window: window, random: Double.random(in: 0..<1))
+            if delay > 0 {
+                guard table.withLockedValue({ $0.spreading.insert(uri).inserted }) else { continue }
+                Task {
+                    guard await !keys.has(uri) else { return }
+                    try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                    _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true, spreadMs: delay * 1000)
+                }
+            } else {
+                Task { _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true) }
+            }
         }
         let blocked = DRMExplainer.explain(rungs: [("this rendition", m)])
         for line in blocked { emit(.diagnostic(line)) }
@@ -339,6 +361,7 @@ public final class LoaderServer: Sendable {
 
     func segment(_ res: Resource, range: String?, writer: ResponseWriter) async {
         let t0 = now
+        if let p = res.playlist, let msn = res.msn { table.withLockedValue { $0.lastRequested[p] = max($0.lastRequested[p] ?? msn, msn) } }
         if res.gap {
             // GAP segments are never requested from the origin (RFC 8216bis §4.4.4.7).
             writer.text(404, "segment \(res.msn ?? -1) is an EXT-X-GAP: hlstui does not request it")

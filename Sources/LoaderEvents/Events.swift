@@ -66,9 +66,11 @@ public struct KeyEvent: Sendable {
     public var repair: String?
     public var source: String
     public var error: String?
+    /// Key-request spreading: how long the fetch was held back after the key was first seen (WWDC17), when it was.
+    public var spreadMs: Double?
 
     public init(uri: String, method: String, keyFormat: String, fingerprint: String?, firstMSN: Int?, lastMSN: Int?, requested: Double, latencyMs: Double,
-                prefetch: Bool, repair: String?, source: String, error: String?) {
+                prefetch: Bool, repair: String?, source: String, error: String?, spreadMs: Double? = nil) {
         self.uri = uri
         self.method = method
         self.keyFormat = keyFormat
@@ -81,12 +83,14 @@ public struct KeyEvent: Sendable {
         self.repair = repair
         self.source = source
         self.error = error
+        self.spreadMs = spreadMs
     }
 
     public var json: JSONValue {
         .object([("uri", .string(uri)), ("method", .string(method)), ("keyFormat", .string(keyFormat)), ("fingerprint", .string(fingerprint)),
                  ("firstMsn", .int(firstMSN)), ("lastMsn", .int(lastMSN)), ("requested", .double(requested)), ("latencyMs", .double(latencyMs)),
-                 ("prefetch", .bool(prefetch)), ("repair", .string(repair)), ("source", .string(source)), ("error", .string(error))])
+                 ("prefetch", .bool(prefetch)), ("repair", .string(repair)), ("source", .string(source)), ("error", .string(error)),
+                 ("spreadMs", .double(spreadMs))])
     }
 }
 

@@ -194,7 +194,7 @@ public struct DashboardModel: Sendable, Equatable {
             }
             let range = k.firstMSN.map { a in "msn \(a)–\(k.lastMSN ?? a)" } ?? "msn ?"
             let what = k.error.map { "FAILED \($0)" } ?? "fp \(k.fingerprint ?? "?")"
-            let text = "\(what) \(range) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)"
+            let text = "\(what) \(range) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.spreadMs.map { " spread \(fixed($0 / 1000, 1))s" } ?? "")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)"
             return KeyRow(start: start, end: end, role: k.error != nil ? .keyFailed : (k.prefetch ? .keyPrefetch : .keyOnDemand), text: text)
         }
     }

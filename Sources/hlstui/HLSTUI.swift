@@ -260,6 +260,9 @@ struct LoaderFlagGroup: ParsableArguments {
     @Flag(name: .customLong("no-decrypt"), help: "Let FFmpeg decrypt AES-128 with keys the Loader serves, instead of the Loader.")
     var noDecrypt = false
 
+    @Option(name: .customLong("key-spread"), help: "Seconds within which a rotated live key is fetched at a random moment before it is due (0: at once).")
+    var keySpread: Double = 4
+
     func options() throws -> LoaderOptions {
         var o = LoaderOptions()
         o.upstream.userAgent = userAgent
@@ -272,6 +275,7 @@ struct LoaderFlagGroup: ParsableArguments {
         o.keyOverrides = try LoaderFlags.keys(keys)
         o.keyCommand = keyCommand
         o.decryptAES = !noDecrypt
+        o.keySpread = max(0, keySpread)
         return o
     }
 }

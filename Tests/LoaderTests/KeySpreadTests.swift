@@ -1,0 +1,59 @@
+import Foundation
+import HLS
+import Testing
+@testable import Loader
+
+@Suite("Key-request spreading (WWDC17)")
+struct KeySpreadTests {
+    static func live() -> MediaPlaylist {
+        var t = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:100\n"
+        for i in 100..<108 { t += "#EXTINF:2.0,\ns\(i).ts\n" }
+        return PlaylistParser.parseLenient(t).playlist.media!
+    }
+
+    @Test("the lead is the media between the player's latest segment and the key's first; the delay stays inside the window and the lead")
+    func pure() {
+        let m = Self.live()
+        #expect(KeySpread.lead(to: 106, lastRequested: 101, in: m) == 8)
+        #expect(KeySpread.lead(to: 102, lastRequested: 101, in: m) == 0)
+        #expect(KeySpread.lead(to: 106, lastRequested: nil, in: m) == nil, "before the first segment: no spreading (startup prefetch)")
+        #expect(KeySpread.delay(lead: 8, window: 4, random: 0.5) == 2)
+        #expect(KeySpread.delay(lead: 2, window: 4, random: 0.999) < 1.5, "never later than the lead minus the margin")
+        #expect(KeySpread.delay(lead: 0.3, window: 4, random: 0.9) == 0)
+        #expect(KeySpread.delay(lead: 8, window: 0, random: 0.9) == 0, "--key-spread 0 fetches at once")
+        #expect(KeySpread.delay(lead: nil, window: 4, random: 0.9) == 0)
+    }
+
+    @Test("a rotated live key is fetched after a random delay within the window, ahead of its first segment, once")
+    func live() async throws {
+        var o = LoaderOptions()
+        o.keySpread = 3
+        let loader = try LoaderServer.start(options: o)
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        // Act as a player that lags: read the playlist, ask for the oldest segment only, then keep reloading.
+        let top = try await loader.open("\(LoaderOrigin.shared.httpBase)/aes-live/master.m3u8", variants: [0])
+        let mv = String(decoding: try await c.get(top).body, as: UTF8.self)
+        let media = try #require(mv.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") }.map(String.init))
+        func segments() async throws -> [String] {
+            String(decoding: try await c.get(media).body, as: UTF8.self).split(separator: "\n").filter { $0.contains("/segment/") }.map(String.init)
+        }
+        let first = try await segments()
+        #expect(try await c.get(first[0]).head.status == 200)
+        let startupKeys = Set(log.keys.map(\.uri))
+        var spread: KeyEvent?
+        let end = Date().addingTimeInterval(20)
+        while spread == nil && Date() < end {
+            try await Task.sleep(for: .milliseconds(500))
+            _ = try await segments()
+            spread = log.keys.first { !startupKeys.contains($0.uri) && $0.spreadMs != nil }
+        }
+        let k = try #require(spread, "no rotated key was spread: \(log.keys.map { ($0.uri, $0.spreadMs as Any) })")
+        #expect(k.prefetch && k.error == nil)
+        #expect((k.spreadMs ?? 0) > 0 && (k.spreadMs ?? 9999) <= 3000)
+        #expect(await loader.keyFetchCounts()[k.uri] == 1)
+        #expect(log.keys.allSatisfy { $0.prefetch }, "no key was fetched on demand")
+    }
+}
