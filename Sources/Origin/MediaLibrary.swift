@@ -113,6 +113,9 @@ public final class MediaLibrary: Sendable {
     public static func load(cache: URL = defaultCache, progress: @Sendable (String) -> Void = { _ in }) throws -> MediaLibrary {
         let dir = cache.appendingPathComponent(version)
         var seconds = 0.0
+        // One generation at a time in this process (several test suites start origins at once); other processes race safely below.
+        generationLock.lock()
+        defer { generationLock.unlock() }
         if !FileManager.default.fileExists(atPath: dir.appendingPathComponent("complete").path) {
             let start = Date()
             try generate(into: dir, progress: progress)
@@ -121,13 +124,15 @@ public final class MediaLibrary: Sendable {
         return try MediaLibrary(directory: dir, renditions: loadRenditions(dir), generationSeconds: seconds)
     }
 
+    static let generationLock = NSLock()
+
     static func generate(into dir: URL, progress: @Sendable (String) -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(at: dir.deletingLastPathComponent(), withIntermediateDirectories: true)
         guard let ffmpeg = findExecutable("ffmpeg") else {
             throw MediaError(description: "ffmpeg is not installed; run scripts/setup.sh (Debian package ffmpeg) to make the demo media")
         }
-        let tmp = dir.deletingLastPathComponent().appendingPathComponent("\(version).tmp-\(ProcessInfo.processInfo.processIdentifier)")
+        let tmp = dir.deletingLastPathComponent().appendingPathComponent("\(version).tmp-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
         try? fm.removeItem(at: tmp)
         try fm.createDirectory(at: tmp.appendingPathComponent("src"), withIntermediateDirectories: true)
         for spec in specs {
