@@ -40,7 +40,8 @@ public enum MonitorJSON {
         return [
             ("pane", .int(pane)), ("state", .string(s.state.rawValue)), ("timePos", .double(p.timePos)), ("audioPts", .double(p.audioPts)),
             ("playheadPDT", .string(s.playheadPDT?.iso8601Milliseconds)), ("rung", .int(s.playingRung)), ("width", .int(p.width)), ("height", .int(p.height)),
-            ("bufferedRanges", .array(p.seekableRanges.map { .array([.double($0.start), .double($0.end)]) })), ("underrun", .bool(p.underrun)),
+            ("bufferedRanges", .array(p.seekableRanges.map { .array([.double($0.start), .double($0.end)]) })), ("cacheEnd", .double(p.cacheEnd)),
+            ("bufferedWindow", .array(s.bufferedRanges.map { .array([.double(($0.start * 1000).rounded() / 1000), .double(($0.end * 1000).rounded() / 1000)]) })), ("underrun", .bool(p.underrun)),
             ("droppedFrames", .int(p.droppedFrames)), ("position", .double(s.position)), ("liveLatency", .double(s.liveLatency)),
             ("paused", .bool(p.paused)), ("speed", .double(p.speed)),
         ]

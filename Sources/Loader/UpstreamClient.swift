@@ -141,8 +141,13 @@ public final class UpstreamClient: Sendable {
         for (k, v) in options.headers { headers.add(name: k, value: v) }
         let sent = Date()
         let exchange = Exchange(url: url, redirects: redirects, retries: retries, sent: sent, keepBody: keepBody, onHead: streaming.0, onBody: streaming.1)
+        // Look the handler up first: on a connection that closed meanwhile this throws, and a promise made before it would leak (a NIO trap).
+        let handler: UpstreamHandler
+        do { handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get() } catch {
+            channel.close(promise: nil)
+            throw UpstreamError(cause: .connect, detail: "\(url): the connection closed before the request")
+        }
         let promise = channel.eventLoop.makePromise(of: UpstreamResponse.self)
-        let handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get()
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: t.pathAndQuery, headers: headers)
         channel.eventLoop.execute {
             handler.start(exchange, promise: promise)

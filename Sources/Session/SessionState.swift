@@ -333,14 +333,22 @@ public struct SessionState: Sendable {
         return m.totalDuration - pos
     }
 
-    /// mpv's buffered ranges converted to playlist-window seconds.
+    /// mpv's buffered ranges converted to playlist-window seconds (live streams report no seekable ranges: then playhead to `cache-end`).
     public var bufferedRanges: [TimeRange] {
         guard let m = playingMedia else { return [] }
         let starts = Timeline.startTimes(m)
-        return sample.seekableRanges.compactMap { r in
-            guard let a = clock.locate(r.start, in: m).flatMap({ MediaClock.position($0, in: m, starts: starts) }),
-                  let b = clock.locate(r.end, in: m).flatMap({ MediaClock.position($0, in: m, starts: starts) }), b > a else { return nil }
-            return TimeRange(start: a, end: b)
+        var raw = sample.seekableRanges
+        if raw.isEmpty, let t = sample.timePos, let end = sample.cacheEnd, end > t { raw = [TimeRange(start: t, end: end)] }
+        // A range that crosses a timestamp reset (a live loop's discontinuity) cannot be mapped at its end: end it where the
+        // newest segment the player fetched ends (measured by the Loader).
+        let fetchedEnd: Double? = segmentRung.keys.filter { $0 >= m.mediaSequence && $0 < m.mediaSequence + m.segments.count }.max()
+            .map { starts[$0 - m.mediaSequence] + m.segments[$0 - m.mediaSequence].duration }
+        return raw.compactMap { r in
+            guard let a = clock.locate(r.start, in: m).flatMap({ MediaClock.position($0, in: m, starts: starts) }) else { return nil }
+            var b = clock.locate(r.end, in: m).flatMap { MediaClock.position($0, in: m, starts: starts) }
+            if b == nil || b! <= a { b = fetchedEnd }
+            guard let end = b, end > a else { return nil }
+            return TimeRange(start: a, end: end)
         }
     }
 

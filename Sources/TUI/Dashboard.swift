@@ -159,7 +159,7 @@ public enum Dashboard {
         let more = lines.isEmpty ? "" : "\(first + 1)-\(min(lines.count, first + rows - 2))/\(lines.count) newest first"
         title(m.ui.showMessages ? "Messages" : "Requests", into: &c, y: &y, right: more)
         if !m.ui.showMessages {
-            c.put(0, y, fit("       t kind    rung    msn  st   bytes   ttfb      ms name", c.width), .dim)
+            c.put(0, y, fit("       t kind    rung       msn  st   bytes   ttfb      ms name", c.width), .dim)
             y += 1
         }
         let end = y + rows - (m.ui.showMessages ? 1 : 2)

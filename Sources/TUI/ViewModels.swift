@@ -204,7 +204,7 @@ public struct DashboardModel: Sendable, Equatable {
         let ttfb = pad(r.ttfbMs.map { fixed($0, 1) } ?? "-", 6, right: true)
         let name = r.url.split(separator: "/").last.map(String.init) ?? r.url
         var text = pad(fixed(r.start, 3), 8, right: true) + " " + pad(r.kind.rawValue, 7) + " " + pad(r.rung.map { "r\($0)" } ?? "-", 3) + " "
-        text += pad(r.msn.map(String.init) ?? "-", 6, right: true) + " " + pad(String(r.status), 3, right: true) + " " + pad(bytes, 7, right: true) + " "
+        text += pad(r.msn.map(String.init) ?? "-", 9, right: true) + " " + pad(String(r.status), 3, right: true) + " " + pad(bytes, 7, right: true) + " "
         text += ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (r.error.map { "  \($0)" } ?? "")
         let role: Role = r.error == "GAP" ? .gap : (r.error != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
         return (text, role)

@@ -113,3 +113,29 @@ struct SessionStateTests {
         #expect(Action.parseRate("800k") == 800_000 && Action.parseRate("1.5M") == 1_500_000 && Action.parseRate("x") == nil)
     }
 }
+
+@Suite("Live buffer")
+struct LiveBufferTests {
+    @Test("a live stream reports no seekable ranges: the buffer runs from the playhead to mpv's cache-end")
+    func cacheEnd() {
+        var s = Fixture.session(live: true)
+        var p = PlayerSample()
+        p.timePos = 11
+        p.cacheEnd = 17
+        s.apply(.sample(p), at: 1)
+        #expect(s.bufferedRanges == [TimeRange(start: 1, end: 7)])
+    }
+}
+
+@Suite("Buffer across a timestamp reset")
+struct ResetBufferTests {
+    @Test("a buffered range whose end lies past a live loop's timestamp reset ends where the newest fetched segment ends")
+    func reset() {
+        var s = Fixture.session(live: true)
+        var p = PlayerSample()
+        p.timePos = 13
+        p.seekableRanges = [TimeRange(start: 12, end: 3)]
+        s.apply(.sample(p), at: 1)
+        #expect(s.bufferedRanges == [TimeRange(start: 2, end: 8)], "segments 0–3 were fetched: the buffer ends at 8 s")
+    }
+}
