@@ -199,6 +199,7 @@ final class LogFile: @unchecked Sendable {
         case .switched(let s): text = "variant \(s.from.map(String.init) ?? "-") → \(s.to) (\(s.reason), \(s.mechanism))"
         case .ladder: text = "ladder read"
         case .log(let level, let m): text = "\(level): \(m)"
+        case .sampled: return
         }
         lock.lock()
         defer { lock.unlock() }

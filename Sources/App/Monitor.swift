@@ -99,6 +99,7 @@ public enum MonitorRunner {
                     case .log(let level, let text) where level == "error" || level == "fatal" || level == "warn":
                         emit(pane, "log", [("pane", .int(i)), ("level", .string(level)), ("text", .string(text))])
                     case .log: break
+                    case .sampled: emit(pane, "player", MonitorJSON.player(pane.snapshot, pane: i) + [("trigger", .string("change"))])
                     }
                 }
                 panes.append(pane)

@@ -48,6 +48,8 @@ public enum PaneOutput: Sendable {
     case switched(VariantSwitch)
     case ladder
     case log(level: String, text: String)
+    /// The player was sampled because a state flag changed (pause, waiting for data, end of file), between ticks.
+    case sampled
 }
 
 /// Thread-safe holder of a value.
@@ -139,7 +141,9 @@ public final class Pane: @unchecked Sendable {
                     self.output(self, .log(level: level, text: "mpv \(prefix): \(text)"))
                 case .property:
                     // A state flag changed: sample now so stalls and pauses are timed to the event, not the next tick.
-                    _ = self.sample()
+                    let before = self.snapshot.state
+                    self.sample()
+                    if self.snapshot.state != before { self.output(self, .sampled) }
                 default: break
                 }
             }
