@@ -84,6 +84,7 @@ public enum MonitorRunner {
                     case .loader(.request(let r)): emit(pane, "request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
                     case .loader(.key(let k)): emit(pane, "key", [("pane", .int(i))] + MonitorJSON.rounded(k.json.objectFields))
                     case .loader(.diagnostic(let d)): emit(pane, "diagnostic", [("pane", .int(i)), ("message", .string(d))])
+                    case .loader(.firstPTS): break
                     case .loader(.playlist(let p)): emit(pane, "playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
                     case .ladder: emit(pane, "ladder", MonitorJSON.ladder(pane.snapshot, pane: i))
                     case .switched(let s):

@@ -48,6 +48,8 @@ public enum ProxyRunner {
                           k.repair.map { ", \($0)" } ?? "", k.source)
         case .diagnostic(let d):
             return "\(flag)error: \(d)"
+        case .firstPTS(let rung, let msn, let seconds):
+            return "\(flag)first PTS rung \(rung.map(String.init) ?? "-") msn \(msn): \(seconds)"
         case .playlist(let p):
             return String(format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence, p.playlist.segments.count,
                           p.playlist.endList ? " endlist" : "")

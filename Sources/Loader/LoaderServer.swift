@@ -377,7 +377,18 @@ public final class LoaderServer: Sendable {
         do {
             // Keep only what the first-PTS probe and init-section parsing need.
             let keep = res.kind == .initSection ? Int.max : 65_536
-            let r = try await client.get(res.upstream, range: range, keepBody: keep, onHead: { h in writer.head(h.status, h) }, onBody: { b in writer.chunk(b) })
+            // The first PTS is reported as soon as the first bytes carry it: the player may show the frame before the transfer ends.
+            let early = NIOLockedValueBox<(bytes: [UInt8], done: Bool)>(([], res.kind != .segment || res.msn == nil))
+            let r = try await client.get(res.upstream, range: range, keepBody: keep, onHead: { h in writer.head(h.status, h) }, onBody: { [self] b in
+                writer.chunk(b)
+                let ready: [UInt8]? = early.withLockedValue { e in
+                    guard !e.done else { return nil }
+                    e.bytes += b.readableBytesView.prefix(65_536 - e.bytes.count)
+                    if e.bytes.count >= 8_192 || e.bytes.count >= 65_536 { e.done = true; return e.bytes }
+                    return nil
+                }
+                if let bytes = ready, let pts = firstPTS(res, bytes), let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
+            })
             writer.end()
             let first = firstPTS(res, r.body)
             if res.kind == .initSection, r.head.status == 200 || r.head.status == 206 { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }

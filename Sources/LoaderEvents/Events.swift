@@ -119,12 +119,16 @@ public enum LoaderEvent: Sendable {
     case diagnostic(String)
     /// A media playlist the Loader read from the origin (for the player or ahead of it), parsed.
     case playlist(PlaylistEvent)
+    /// A segment's first media timestamp (seconds), as soon as its first bytes passed, before the segment's request ends.
+    case firstPTS(rung: Int?, msn: Int, seconds: Double)
 
     public var json: JSONValue {
         switch self {
         case .request(let r): return .object([("event", .string("request"))] + (r.json.objectFields))
         case .key(let k): return .object([("event", .string("key"))] + (k.json.objectFields))
         case .diagnostic(let s): return .object([("event", .string("error")), ("message", .string(s))])
+        case .firstPTS(let rung, let msn, let seconds):
+            return .object([("event", .string("firstPTS")), ("rung", .int(rung)), ("msn", .int(msn)), ("seconds", .double(seconds))])
         case .playlist(let p):
             return .object([("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)), ("mediaSequence", .int(p.playlist.mediaSequence)),
                             ("segments", .int(p.playlist.segments.count)), ("endList", .bool(p.playlist.endList))])

@@ -236,6 +236,12 @@ public struct SessionState: Sendable {
             if cause == nil { cause = d }
             note("warn", d, t)
             return []
+        case .firstPTS(let rung, let msn, let seconds):
+            if rung != nil {
+                clock.firstPTS[msn] = seconds
+                if let rung { segmentRung[msn] = rung }
+            }
+            return []
         case .playlist(let p):
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
             return []
