@@ -61,7 +61,8 @@ let package = Package(
         .target(name: "Player", dependencies: ["CMPV", "JSONValue"]),
         .target(name: "Terminal", dependencies: ["CNCurses", "TUI"]),
         // Composition root and CLI.
-        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI"]),
+        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI",
+                                     .product(name: "NIOPosix", package: "swift-nio")]),
         .executableTarget(
             name: "hlstui",
             dependencies: ["App", "Origin", "Loader", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -1,4 +1,5 @@
 import HLS
+import Loader
 import HLSReport
 
 /// What `hlstui inspect` asks for.
@@ -9,6 +10,8 @@ public struct InspectRequest: Sendable {
     public var imports: [String: String]
     public var width: Int
     public var timeout: Double
+    /// Headers, user agent and TLS trust for URLs (the Loader's options).
+    public var upstream = UpstreamOptions()
 
     public init(source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100, timeout: Double = 10) {
         self.timeout = timeout
@@ -32,7 +35,7 @@ public enum Inspect {
     public static func run(_ req: InspectRequest) async -> InspectOutcome {
         let text: String
         do {
-            text = try await PlaylistSource.load(req.source, timeout: req.timeout)
+            text = try await PlaylistSource.load(req.source, timeout: req.timeout, upstream: req.upstream)
         } catch {
             return InspectOutcome(stdout: "", stderr: "hlstui inspect: \(error.description)\n", status: 2)
         }

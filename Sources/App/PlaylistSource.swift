@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Loader
+import NIOPosix
 
 /// Why a playlist could not be read, in one line naming the cause.
 public struct SourceError: Error, CustomStringConvertible, Sendable {
@@ -15,10 +17,10 @@ public enum PlaylistSource {
     public static func isURL(_ s: String) -> Bool { s.hasPrefix("http://") || s.hasPrefix("https://") }
 
     /// The text at `pathOrURL`, or a one-line error.
-    public static func load(_ pathOrURL: String, timeout: TimeInterval = 10) async throws(SourceError) -> String {
+    public static func load(_ pathOrURL: String, timeout: TimeInterval = 10, upstream: UpstreamOptions = UpstreamOptions()) async throws(SourceError) -> String {
         let data: Data
         if isURL(pathOrURL) {
-            data = try await fetch(pathOrURL, timeout: timeout)
+            data = try await fetch(pathOrURL, timeout: timeout, upstream: upstream)
         } else {
             let path = pathOrURL.hasPrefix("file://") ? String(pathOrURL.dropFirst(7)) : pathOrURL
             var isDir: ObjCBool = false
@@ -35,40 +37,28 @@ public enum PlaylistSource {
         return text
     }
 
-    static func fetch(_ url: String, timeout: TimeInterval) async throws(SourceError) -> Data {
-        guard let u = URL(string: url) else { throw SourceError("\(url): not a valid URL") }
-        var request = URLRequest(url: u, timeoutInterval: timeout)
-        request.setValue("hlstui", forHTTPHeaderField: "User-Agent")
-        let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = timeout
-        config.timeoutIntervalForResource = timeout
-        let session = URLSession(configuration: config)
-        defer { session.finishTasksAndInvalidate() }
+    /// Fetches with the Loader's client, so inspect trusts, pins, sends headers and names failures exactly as playback does.
+    static func fetch(_ url: String, timeout: TimeInterval, upstream: UpstreamOptions) async throws(SourceError) -> Data {
+        var o = upstream
+        o.connectTimeout = timeout
+        o.readTimeout = timeout
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The group is left to the process: shutting it down under a connect still in flight traps NIO.
+        let client: UpstreamClient
+        do { client = try UpstreamClient(group: group, options: o) } catch { throw SourceError("\(url): \(error)") }
+        defer { client.shutdown() }
         do {
-            let (data, response) = try await session.data(for: request)
-            if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-                throw SourceError("\(url): HTTP \(http.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: http.statusCode))")
+            let r = try await client.get(url)
+            guard (200..<300).contains(r.head.status) else {
+                throw SourceError("\(url): HTTP \(r.head.status) \(HTTPURLResponse.localizedString(forStatusCode: r.head.status))")
             }
-            return data
+            return Data(r.body)
         } catch let e as SourceError {
             throw e
-        } catch let e as URLError {
-            throw SourceError("\(url): \(describe(e))")
+        } catch let e as UpstreamError {
+            throw SourceError(e.cause == .timeout ? "\(url): timed out (no data for \(Int(timeout)) s)" : e.description)
         } catch {
-            throw SourceError("\(url): \(error.localizedDescription)")
-        }
-    }
-
-    static func describe(_ e: URLError) -> String {
-        switch e.code {
-        case .timedOut: return "timed out"
-        case .cannotConnectToHost: return "connection refused"
-        case .cannotFindHost: return "host not found"
-        case .notConnectedToInternet, .networkConnectionLost: return "network unreachable or connection lost"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
-             .serverCertificateHasUnknownRoot, .clientCertificateRejected:
-            return "TLS failure (\(e.localizedDescription))"
-        default: return e.localizedDescription
+            throw SourceError("\(url): \(error)")
         }
     }
 }

@@ -44,6 +44,9 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(name: .customLong("import"), help: "NAME=VALUE for EXT-X-DEFINE IMPORT when inspecting a media playlist alone (repeatable).")
     var imports: [String] = []
 
+    @OptionGroup(title: "Origin and TLS (as for playback)")
+    var origin: OriginFlagGroup
+
     func run() async throws {
         var vars: [String: String] = [:]
         for i in imports {
@@ -51,7 +54,10 @@ struct InspectCommand: AsyncParsableCommand {
             vars[String(i[..<eq])] = String(i[i.index(after: eq)...])
         }
         let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
-        let outcome = await Inspect.run(InspectRequest(source: source, json: json, strict: strict, imports: vars, width: width, timeout: timeout))
+        var request = InspectRequest(source: source, json: json, strict: strict, imports: vars, width: width, timeout: timeout)
+        request.upstream = try origin.options()
+        if origin.insecure { FileHandle.standardError.write(Data("WARNING: --insecure: TLS certificates are NOT checked for \(source)\n".utf8)) }
+        let outcome = await Inspect.run(request)
         FileHandle.standardOutput.write(Data(outcome.stdout.utf8))
         FileHandle.standardError.write(Data(outcome.stderr.utf8))
         if outcome.status != 0 { throw ExitCode(outcome.status) }
@@ -228,8 +234,8 @@ struct ProxyCommand: AsyncParsableCommand {
     }
 }
 
-/// The Loader's command-line options, shared by `hlstui URL`, `monitor` and `proxy`.
-struct LoaderFlagGroup: ParsableArguments {
+/// How hlstui talks to the origin (headers, TLS), shared by `hlstui URL`, `monitor`, `proxy` and `inspect`.
+struct OriginFlagGroup: ParsableArguments {
     @Option(name: .customLong("header"), help: "Extra request header \"Name: value\" (repeatable), e.g. a token or cookie.")
     var headers: [String] = []
 
@@ -251,6 +257,23 @@ struct LoaderFlagGroup: ParsableArguments {
     @Flag(help: "Do not check TLS certificates at all (flagged on screen and in every report).")
     var insecure = false
 
+    func options() throws -> UpstreamOptions {
+        var o = UpstreamOptions()
+        o.userAgent = userAgent
+        o.headers = try LoaderFlags.headers(headers)
+        o.tls.caFile = cacert
+        o.tls.pins = pins
+        o.tls.clientCertificate = clientCert
+        o.tls.clientCertificatePassword = clientCertPassword
+        o.tls.insecure = insecure
+        return o
+    }
+}
+
+/// The Loader's command-line options: the origin's plus keys, shared by `hlstui URL`, `monitor` and `proxy`.
+struct LoaderFlagGroup: ParsableArguments {
+    @OptionGroup var origin: OriginFlagGroup
+
     @Option(name: .customLong("key"), help: "URI=HEX: use this key instead of fetching URI (repeatable).")
     var keys: [String] = []
 
@@ -263,15 +286,11 @@ struct LoaderFlagGroup: ParsableArguments {
     @Option(name: .customLong("key-spread"), help: "Seconds within which a rotated live key is fetched at a random moment before it is due (0: at once).")
     var keySpread: Double = 4
 
+    var insecure: Bool { origin.insecure }
+
     func options() throws -> LoaderOptions {
         var o = LoaderOptions()
-        o.upstream.userAgent = userAgent
-        o.upstream.headers = try LoaderFlags.headers(headers)
-        o.upstream.tls.caFile = cacert
-        o.upstream.tls.pins = pins
-        o.upstream.tls.clientCertificate = clientCert
-        o.upstream.tls.clientCertificatePassword = clientCertPassword
-        o.upstream.tls.insecure = insecure
+        o.upstream = try origin.options()
         o.keyOverrides = try LoaderFlags.keys(keys)
         o.keyCommand = keyCommand
         o.decryptAES = !noDecrypt

@@ -1,4 +1,5 @@
 import Foundation
+import Origin
 import Testing
 
 let goodMedia = """
@@ -102,5 +103,25 @@ struct InspectCLITests {
         #expect(r.stdout.hasPrefix("hlstui "))
         #expect(r.stdout.contains("libmpv client API 2."))
         #expect(r.stdout.contains("ncurses 6."))
+    }
+}
+
+@Suite("hlstui inspect over HTTPS uses the Loader's client and TLS options")
+struct InspectTLSTests {
+    nonisolated(unsafe) static let origin: OriginServer = {
+        let media = try! MediaLibrary.load(cache: CLI.packageRoot.appendingPathComponent(".build/test-media"))
+        return try! OriginServer.start(router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: true)
+    }()
+
+    @Test("a self-signed origin is refused as untrusted in one line, trusted by its pin, and --insecure is said")
+    func tls() async throws {
+        let url = try #require(Self.origin.httpsBase) + "/vod-ts/master.m3u8"
+        let refused = try await offPool { try CLI.run(["inspect", url]) }
+        #expect(refused.status == 2 && refused.stderr.contains("TLS untrusted"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+        let pinned = try await offPool { try CLI.run(["inspect", url, "--pin-sha256", Self.origin.identity!.spkiPin]) }
+        #expect(pinned.status == 0 && pinned.stdout.contains("variants (4)"), "\(pinned.stderr)")
+        let wrongPin = try await offPool { try CLI.run(["inspect", url, "--pin-sha256", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]) }
+        #expect(wrongPin.status == 2 && wrongPin.stderr.contains("TLS pin mismatch"), "\(wrongPin.stderr)")
     }
 }
