@@ -62,7 +62,8 @@ final class Tmux {
     func start(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) {
         let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         tmux(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height),
-              "env \(env) \(command); echo EXIT=$?; sleep 600"])
+              // Bounded: if the test process dies, nothing it started here outlives it by more than two minutes.
+              "timeout --foreground -s KILL 120 env \(env) \(command); echo EXIT=$?; sleep 120"])
         serverPID = Int32(tmux(["display", "-p", "-t", "t", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
