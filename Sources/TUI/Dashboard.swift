@@ -154,16 +154,15 @@ public enum Dashboard {
 
     static func log(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
         guard rows >= 2 else { return }
-        let lines = m.ui.showMessages ? m.messages : m.requests
-        let first = max(0, min(m.ui.scroll, lines.count - 1))
-        let more = lines.isEmpty ? "" : "\(first + 1)-\(min(lines.count, first + rows - 2))/\(lines.count) newest first"
+        let first = m.logFirst
+        let more = m.logTotal == 0 ? "" : "\(first + 1)-\(min(m.logTotal, first + rows - 2))/\(m.logTotal) newest first"
         title(m.ui.showMessages ? "Messages" : "Requests", into: &c, y: &y, right: more)
         if !m.ui.showMessages {
             c.put(0, y, fit("       t kind    rung       msn  st   bytes   ttfb      ms name", c.width), .dim)
             y += 1
         }
         let end = y + rows - (m.ui.showMessages ? 1 : 2)
-        for (text, role) in lines.dropFirst(first) {
+        for (text, role) in m.logLines {
             guard y < end else { break }
             c.put(0, y, fit(text, c.width), role)
             y += 1

@@ -82,13 +82,18 @@ public struct DashboardModel: Sendable, Equatable {
     public var renditions: [String]
     public var timeline: TimelineModel?
     public var keys: [KeyRow]
-    public var requests: [(String, Role)]
-    public var messages: [(String, Role)]
+    /// The log lines from the scroll position on (request log or messages, newest first), at most `logWindow` of them.
+    public var logLines: [(String, Role)]
+    /// How many lines the whole log has, and the index of the first line in `logLines`.
+    public var logTotal: Int
+    public var logFirst: Int
+    /// Lines formatted per frame: more than any screen shows, far fewer than the 2,000 requests kept.
+    static let logWindow = 200
     public var ui: UIState
 
     public static func == (a: DashboardModel, b: DashboardModel) -> Bool {
         a.status == b.status && a.ladder == b.ladder && a.renditions == b.renditions && a.timeline == b.timeline && a.keys == b.keys
-            && a.requests.map(\.0) == b.requests.map(\.0) && a.messages.map(\.0) == b.messages.map(\.0) && a.ui == b.ui
+            && a.logLines.map(\.0) == b.logLines.map(\.0) && a.logTotal == b.logTotal && a.logFirst == b.logFirst && a.ui == b.ui
     }
 
     /// Builds the model from a session snapshot.
@@ -101,10 +106,15 @@ public struct DashboardModel: Sendable, Equatable {
         } + (s.ladder.iFrames.isEmpty ? [] : ["i-frames: " + s.ladder.iFrames.map { v in v.resolution.map { "\($0.height)p" } ?? Rung.rate(v.bandwidth ?? 0) }.joined(separator: " ")])
         timeline = DashboardModel.timeline(s)
         keys = DashboardModel.keyRows(s)
-        requests = s.requests.reversed().map(DashboardModel.requestLine)
-        messages = s.log.reversed().map { l in
-            let role: Role = l.level == "error" || l.level == "fatal" ? .bad : (l.level == "warn" ? .warn : .normal)
-            return (pad(fixed(l.t, 3), 8, right: true) + " " + pad(l.level, 5) + " " + l.text, role)
+        logTotal = ui.showMessages ? s.log.count : s.requests.count
+        logFirst = max(0, min(ui.scroll, logTotal - 1))
+        if ui.showMessages {
+            logLines = s.log.reversed().dropFirst(logFirst).prefix(Self.logWindow).map { l in
+                let role: Role = l.level == "error" || l.level == "fatal" ? .bad : (l.level == "warn" ? .warn : .normal)
+                return (pad(fixed(l.t, 3), 8, right: true) + " " + pad(l.level, 5) + " " + l.text, role)
+            }
+        } else {
+            logLines = s.requests.reversed().dropFirst(logFirst).prefix(Self.logWindow).map(DashboardModel.requestLine)
         }
     }
 
