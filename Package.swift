@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "Terminal", dependencies: ["CNCurses", "TUI"]),
         // Composition root and CLI.
         .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI",
-                                     .product(name: "NIOPosix", package: "swift-nio")]),
+                                     .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .executableTarget(
             name: "hlstui",
             dependencies: ["App", "Origin", "Loader", .product(name: "ArgumentParser", package: "swift-argument-parser")]

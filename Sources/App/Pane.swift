@@ -1,6 +1,7 @@
 import Foundation
 import HLS
 import Loader
+import NIOConcurrencyHelpers
 import Player
 import Session
 
@@ -52,32 +53,14 @@ public enum PaneOutput: Sendable {
     case sampled
 }
 
-/// Thread-safe holder of a value.
-final class Locked<T>: @unchecked Sendable {
-    private var value: T
-    private let lock = NSLock()
-    init(_ v: T) { value = v }
-    func read<R>(_ f: (T) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return f(value)
-    }
-    @discardableResult
-    func write<R>(_ f: (inout T) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return f(&value)
-    }
-}
-
 /// One pane: the Loader, a libmpv handle and the Session state between them; the only place the three meet.
 public final class Pane: @unchecked Sendable {
     public let index: Int
     public let config: PaneConfig
     let loader: LoaderServer
     let mpv: MPV
-    let state: Locked<SessionState>
-    let fetched = Locked<OpenedStream?>(nil)
+    let state: NIOLockedValueBox<SessionState>
+    let fetched = NIOLockedValueBox<OpenedStream?>(nil)
     let started: ContinuousClock.Instant
     let output: @Sendable (Pane, PaneOutput) -> Void
     private var tasks: [Task<Void, Never>] = []
@@ -104,18 +87,18 @@ public final class Pane: @unchecked Sendable {
         s.caps = config.caps
         s.mode = config.mode
         s.insecureTLS = config.loader.upstream.tls.insecure
-        state = Locked(s)
+        state = NIOLockedValueBox(s)
         for (i, name) in ["pause", "paused-for-cache", "eof-reached", "core-idle"].enumerated() { try? mpv.observe(name, .flag, id: UInt64(i + 1)) }
         consume()
     }
 
     /// A snapshot of the session state.
-    public var snapshot: SessionState { state.read { $0 } }
+    public var snapshot: SessionState { state.withLockedValue { $0 } }
 
     /// Applies an event now and forwards what followed.
     func apply(_ e: SessionEvent) {
         let now = t
-        let facts = state.write { $0.apply(e, at: now) }
+        let facts = state.withLockedValue { $0.apply(e, at: now) }
         for f in facts { output(self, .fact(f)) }
     }
 
@@ -154,14 +137,14 @@ public final class Pane: @unchecked Sendable {
     public func open() async {
         do {
             let f = try await loader.fetchTop(config.url)
-            fetched.write { $0 = f }
+            fetched.withLockedValue { $0 = f }
             apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics))
             output(self, .ladder)
             if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {
                 fail("the playlist cannot be read: \(blocking)", cause: "playlist")
                 return
             }
-            let target = state.read { $0.targetRung } ?? 0
+            let target = state.withLockedValue { $0.targetRung } ?? 0
             // Read the rung's playlist (and fetch its keys) before the player asks: it says whether the stream is live.
             let media = await loader.prewarmVariant(f, rung: target)
             // WebVTT renditions need FFmpeg's strict=experimental; on live streams FFmpeg 5.1 then blocks on the subtitle playlist (measured), so VOD only.
@@ -183,10 +166,10 @@ public final class Pane: @unchecked Sendable {
 
     /// Gives the player `rung`, starting at segment `startMSN` when given (a reload: no demuxer seek, so fMP4 works too).
     func load(rung: Int, reason: String, startMSN: Int?, prewarmed: Bool = false) {
-        guard let f = fetched.read({ $0 }) else { return }
+        guard let f = fetched.withLockedValue({ $0 }) else { return }
         let single = f.playlist.multivariant == nil
         let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed)
-        let from = state.read { $0.loadedRung }
+        let from = state.withLockedValue { $0.loadedRung }
         do {
             try mpv.command(["loadfile", presented.playerURL, "replace"])
             if from == rung {
@@ -233,18 +216,18 @@ public final class Pane: @unchecked Sendable {
         case .togglePause: try? mpv.command(["cycle", "pause"])
         case .seekRelative(let d): seek(by: d)
         case .seekTo(let pos):
-            let cur = state.read { $0.position }
+            let cur = state.withLockedValue { $0.position }
             seek(by: pos - (cur ?? 0))
         case .quit: break
         default:
-            if let reason = state.write({ $0.select(action) }) { reconsider(reason: reason) }
+            if let reason = state.withLockedValue({ $0.select(action) }) { reconsider(reason: reason) }
         }
     }
 
     /// Loads the rung the controllers want when it is not the one loaded, at the segment under the playhead.
     func reconsider(reason: String) {
-        let (target, loaded, msn, live) = state.read { s in (s.targetRung, s.loadedRung, s.playhead?.msn, s.playingMedia?.isLive ?? false) }
-        guard let target, target != loaded, fetched.read({ $0?.playlist.multivariant != nil }) else { return }
+        let (target, loaded, msn, live) = state.withLockedValue { s in (s.targetRung, s.loadedRung, s.playhead?.msn, s.playingMedia?.isLive ?? false) }
+        guard let target, target != loaded, fetched.withLockedValue({ $0?.playlist.multivariant != nil }) else { return }
         load(rung: target, reason: reason, startMSN: live ? nil : msn)
     }
 
