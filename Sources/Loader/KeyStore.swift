@@ -46,7 +46,7 @@ actor KeyStore {
                 bytes = o
             } else if let command {
                 source = "--key-command"
-                do { bytes = try KeyStore.run(command, uri) } catch {
+                do { bytes = try await KeyCommand.run(command, uri) } catch {
                     let e = KeyError(description: "key command failed for \(uri): \(String(describing: error))")
                     report(error: e.description)
                     return .failure(e)
@@ -78,19 +78,4 @@ actor KeyStore {
 
     /// True once `uri` is fetched or being fetched.
     func has(_ uri: String) -> Bool { entries[uri] != nil }
-
-    /// Runs `command URI` through /bin/sh and returns what it prints.
-    static func run(_ command: String, _ uri: String) throws(KeyError) -> [UInt8] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", command + " \"$1\"", "hlstui-key", uri]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { throw KeyError(description: "cannot run \(command)") }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw KeyError(description: "\(command) exited with \(p.terminationStatus)") }
-        return [UInt8](data)
-    }
 }

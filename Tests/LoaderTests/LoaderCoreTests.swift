@@ -192,3 +192,17 @@ struct PATTests {
         #expect(TransportStream.firstSectionIsIntact(Array(repeating: 0x47, count: 188)) == nil)
     }
 }
+
+@Suite("--key-command: a real shell, bounded")
+struct KeyCommandTests {
+    @Test("the command gets the URI and its output is the key; failure, signal and timeout are named")
+    func outcomes() async throws {
+        let ok = try await KeyCommand.run("printf '%s'", "https://x.test/k0.key")
+        #expect(String(decoding: ok, as: UTF8.self) == "https://x.test/k0.key")
+        await #expect { try await KeyCommand.run("exit 3 #", "u") } throws: { "\($0)".contains("exited with 3") }
+        await #expect { try await KeyCommand.run("kill -9 $$ #", "u") } throws: { "\($0)".contains("killed by signal 9") }
+        let start = Date()
+        await #expect { try await KeyCommand.run("sleep 30 #", "u", timeout: 0.5) } throws: { "\($0)".contains("gave no key within") }
+        #expect(Date().timeIntervalSince(start) < 10)
+    }
+}
