@@ -246,17 +246,23 @@ public final class MediaLibrary: Sendable {
     }
 
     static func run(_ exe: String, _ args: [String]) throws {
+        // stderr goes to a file, not a pipe: a process spawned elsewhere at the same moment could inherit a pipe's
+        // write end and keep it open long after ffmpeg has exited.
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-ffmpeg-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let err = try FileHandle(forWritingTo: log)
+        defer { try? err.close() }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
-        let err = Pipe()
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         if p.terminationStatus != 0 {
+            let e = (try? Data(contentsOf: log)) ?? Data()
             let msg = String(decoding: e, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "exit \(p.terminationStatus)"
             throw MediaError(description: "ffmpeg failed: \(msg)")
         }
