@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 import Session
 import Terminal
 import TUI

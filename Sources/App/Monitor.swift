@@ -84,12 +84,12 @@ public enum MonitorRunner {
                     case .loader(.request(let r)): emit(pane, "request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
                     case .loader(.key(let k)): emit(pane, "key", [("pane", .int(i))] + MonitorJSON.rounded(k.json.objectFields))
                     case .loader(.diagnostic(let d)): emit(pane, "diagnostic", [("pane", .int(i)), ("message", .string(d))])
-                    case .loader(.firstPTS): break
+                    case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): break
                     case .loader(.playlist(let p)): emit(pane, "playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
                     case .ladder: emit(pane, "ladder", MonitorJSON.ladder(pane.snapshot, pane: i))
                     case .switched(let s):
                         emit(pane, "variant", [("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason)),
-                                               ("mechanism", .string(s.mechanism))])
+                                               ("mechanism", .string(s.mechanism)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail))])
                     case .fact(.stallStarted(let t)): emit(pane, "stall", [("pane", .int(i)), ("start", .double(t)), ("end", .null)])
                     case .fact(.stallEnded(let s)): emit(pane, "stall", [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end))])
                     case .fact(.gap(let rung, let msn, let pdt, let duration, let action)):

@@ -39,7 +39,17 @@ public struct PaneConfig: Sendable {
     public var player = PlayerOptions()
     public var caps = Caps()
     public var mode: SelectionMode = .automatic
+    /// How switches a person asks for (keys, commands, cap changes) take effect.
+    public var manualSwitch: SwitchMode = .immediate
+    /// How switches hlstui decides (ABR) take effect.
+    public var autoSwitch: SwitchMode = .smooth
+    public var abr = AbrConfig()
     public init(url: String) { self.url = url }
+}
+
+/// A reload waiting for the playhead to reach the end of its segment.
+struct PendingReload: Sendable {
+    var rung: Int
 }
 
 /// What a pane reports to its owner (the dashboard or the monitor), as it happens.
@@ -61,6 +71,12 @@ public final class Pane: @unchecked Sendable {
     let mpv: MPV
     let state: NIOLockedValueBox<SessionState>
     let fetched = NIOLockedValueBox<OpenedStream?>(nil)
+    let pending = NIOLockedValueBox<PendingReload?>(nil)
+    let logFilter = NIOLockedValueBox(MPVLogFilter())
+    /// True from a `loadfile` until mpv restarts playback: `time-pos` then reads 0 and is not a position.
+    let loading = NIOLockedValueBox(false)
+    /// The GAP runs already crossed (by first MSN), so each is crossed once.
+    let crossed = NIOLockedValueBox<Set<Int>>([])
     let started: ContinuousClock.Instant
     let output: @Sendable (Pane, PaneOutput) -> Void
     private var tasks: [Task<Void, Never>] = []
@@ -109,6 +125,10 @@ public final class Pane: @unchecked Sendable {
                 guard let self else { return }
                 self.apply(.loader(e))
                 self.output(self, .loader(e))
+                if case .gapFilled(let msn, let gapRung, let by) = e {
+                    // The rung on screen changes for this segment: a switch with its own reason (WWDC17 GAP failover).
+                    self.output(self, .switched(VariantSwitch(t: self.t, from: gapRung, to: by, reason: "gap", mechanism: "splice", atMSN: msn)))
+                }
             }
         })
         let mpvEvents = mpv.events
@@ -116,12 +136,17 @@ public final class Pane: @unchecked Sendable {
             for await e in mpvEvents {
                 guard let self else { return }
                 switch e {
-                case .playbackRestart: self.apply(.playbackStarted)
+                case .playbackRestart:
+                    self.loading.withLockedValue { $0 = false }
+                    self.apply(.playbackStarted)
                 case .endFile(let reason, let error):
                     self.apply(.fileEnded(reason: reason, error: error))
                 case .log(let level, let prefix, let text):
-                    self.apply(.log(level: level, text: "mpv \(prefix): \(text)"))
-                    self.output(self, .log(level: level, text: "mpv \(prefix): \(text)"))
+                    let spliced = self.state.withLockedValue { $0.spliced }
+                    for line in self.logFilter.withLockedValue({ $0.take(level: level, prefix: prefix, text: text, spliced: spliced) }) {
+                        self.apply(.log(level: line.level, text: line.text))
+                        self.output(self, .log(level: line.level, text: line.text))
+                    }
                 case .property:
                     // A state flag changed: sample now so stalls and pauses are timed to the event, not the next tick.
                     let before = self.snapshot.state
@@ -151,7 +176,17 @@ public final class Pane: @unchecked Sendable {
             if media?.isLive == false { try? mpv.set("demuxer-lavf-o", "strict=experimental") } else if f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
                 apply(.log(level: "info", text: "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions"))
             }
-            load(rung: target, reason: "start", startMSN: nil, prewarmed: true)
+            // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (DESIGN §3); fMP4 needs a reload per switch.
+            let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
+            state.withLockedValue { $0.spliced = splice }
+            // An immediate splice re-reads the current segment with `seek 0`: only when every seek goes to the demuxer.
+            if splice && media?.isLive == false { try? mpv.set("demuxer-seekable-cache", "no") }
+            if load(rung: target, startMSN: nil, prewarmed: true) {
+                let s = VariantSwitch(t: t, from: nil, to: target, reason: "start", mechanism: splice ? "load (spliced)" : "load")
+                apply(.switched(s))
+                output(self, .switched(s))
+            }
+            startWatcher()
         } catch {
             // The user typed the URL: lead with the cause so it fits the status line.
             var why = error.description
@@ -164,23 +199,146 @@ public final class Pane: @unchecked Sendable {
         apply(.failed(message: message, cause: cause))
     }
 
-    /// Gives the player `rung`, starting at segment `startMSN` when given (a reload: no demuxer seek, so fMP4 works too).
-    func load(rung: Int, reason: String, startMSN: Int?, prewarmed: Bool = false) {
-        guard let f = fetched.withLockedValue({ $0 }) else { return }
+    /// Gives the player `rung` (spliced or alone), starting at segment `startMSN` when given (a reload: no demuxer seek, so fMP4 works too).
+    @discardableResult
+    func load(rung: Int, startMSN: Int?, prewarmed: Bool = false) -> Bool {
+        guard let f = fetched.withLockedValue({ $0 }) else { return false }
         let single = f.playlist.multivariant == nil
-        let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed)
-        let from = state.withLockedValue { $0.loadedRung }
+        let route = spliceRoute(rung)
+        let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed, splice: route)
         do {
+            loading.withLockedValue { $0 = true }
             try mpv.command(["loadfile", presented.playerURL, "replace"])
-            if from == rung {
-                apply(.log(level: "info", text: "reloaded rung \(rung) at msn \(startMSN.map(String.init) ?? "-") (\(reason))"))
-                return
-            }
-            let s = VariantSwitch(t: t, from: from, to: rung, reason: reason, mechanism: from == nil ? "load" : "reload")
-            apply(.switched(s))
-            output(self, .switched(s))
+            return true
         } catch {
             fail("the player refused the stream: \(error.description)", cause: "mpv")
+            return false
+        }
+    }
+
+    /// The splice route that plays `rung`, with the rungs that may fill its GAPs; nil when the stream is not spliced.
+    func spliceRoute(_ rung: Int) -> SpliceRoute? {
+        state.withLockedValue { s in
+            s.spliced ? SpliceRoute(rung: rung, fill: SwitchPlanner.fill(for: rung, ladder: s.ladder, allowed: s.caps.allowed(s.ladder))) : nil
+        }
+    }
+
+    /// Makes `rung` play, by the mechanism its container, the ladder and the mode allow (DESIGN §3), and reports the switch.
+    func switchTo(_ rung: Int, reason: String, detail: String? = nil, manual: Bool) {
+        let s = snapshot
+        guard let from = s.loadedRung, from != rung, let a = s.ladder.rungs[safe: rung], let b = s.ladder.rungs[safe: from] else { return }
+        let live = s.playingMedia?.isLive ?? false
+        let mech = SwitchPlanner.mechanism(spliced: s.spliced, compatible: SwitchPlanner.compatible(b, a), live: live,
+                                           mode: manual ? config.manualSwitch : config.autoSwitch)
+        let here = fresh().map(\.msn) ?? s.playhead?.msn
+        var atMSN: Int?
+        pending.withLockedValue { $0 = nil }
+        switch mech {
+        case .splice:
+            atMSN = spliceRoute(rung).flatMap { loader.route($0) }
+        case .spliceSeek:
+            if let r = spliceRoute(rung) { loader.route(r) }
+            // FFmpeg re-reads the segment under the playhead, now from the new rung (needs demuxer-seekable-cache=no).
+            try? mpv.command(["seek", "0", "relative+exact"])
+            atMSN = here
+        case .spliceReload:
+            if let r = spliceRoute(rung) { loader.route(r) }
+            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            atMSN = here.map { $0 + 1 }
+        case .reloadBoundary:
+            prewarm(rung)
+            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            atMSN = here.map { $0 + 1 }
+        case .reloadSeek:
+            atMSN = here
+            prewarm(rung)
+            reloadInPlace(rung)
+        }
+        let sw = VariantSwitch(t: t, from: from, to: rung, reason: reason, mechanism: mech.rawValue, atMSN: atMSN, detail: detail)
+        apply(.switched(sw))
+        output(self, .switched(sw))
+    }
+
+    /// Reads `rung`'s media playlist now, so the session knows its segments before the player asks.
+    func prewarm(_ rung: Int) {
+        guard let f = fetched.withLockedValue({ $0 }) else { return }
+        let loader = self.loader
+        Task { _ = await loader.prewarmVariant(f, rung: rung) }
+    }
+
+    /// The playhead now (a fresh `time-pos`, not the last sample).
+    func fresh() -> StreamPoint? {
+        guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return snapshot.playhead }
+        return state.withLockedValue { $0.locate(t) }
+    }
+
+    /// Immediate switch without a splice (VOD fMP4): reload at the current segment paused, seek inside the fresh cache to where
+    /// the playhead was (a cache seek, so FFmpeg 5.1 never seeks fMP4), then play.
+    func reloadInPlace(_ rung: Int) {
+        guard let target = mpv.get("time-pos", .double).double, let p = state.withLockedValue({ $0.locate(target) }) else {
+            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            return
+        }
+        let wasPaused = mpv.get("pause", .flag).flag ?? false
+        try? mpv.set("pause", "yes")
+        guard load(rung: rung, startMSN: p.msn) else { return }
+        let mpv = self.mpv
+        Task { [weak self] in
+            let deadline = ContinuousClock.now + .seconds(5)
+            var sought = false
+            while ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+                if !sought {
+                    guard case .node(let cache) = mpv.get("demuxer-cache-state", .node) else { continue }
+                    let inside = (cache["seekable-ranges"].arrayValue ?? []).contains { r in
+                        (r["start"].doubleValue ?? .infinity) <= target && target + 0.05 <= (r["end"].doubleValue ?? -1)
+                    }
+                    guard inside else { continue }
+                    try? mpv.command(["seek", String(target), "absolute+exact"])
+                    sought = true
+                } else if let now = mpv.get("time-pos", .double).double, abs(now - target) < 0.1 {
+                    break
+                }
+            }
+            if !wasPaused { try? mpv.set("pause", "no") }
+            if !sought { self?.apply(.log(level: "warn", text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start")) }
+        }
+    }
+
+    /// Every 20 ms: carries out a reload waiting for its segment boundary, and crosses GAP runs no rung can fill.
+    func startWatcher() {
+        tasks.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(20))
+                guard let self else { return }
+                self.watch()
+            }
+        })
+    }
+
+    func watch() {
+        guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return }
+        let (p, seg, gap) = state.withLockedValue { s -> (StreamPoint?, Double?, GapCrossing?) in
+            guard let p = s.locate(t) else { return (nil, nil, nil) }
+            let m = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
+            return (p, m.flatMap { $0.segments[safe: p.msn - $0.mediaSequence]?.duration }, s.gapToCross(at: p))
+        }
+        guard let p else { return }
+        if let r = pending.withLockedValue({ $0 }), let d = seg, d - p.offset <= 0.035 {
+            pending.withLockedValue { $0 = nil }
+            load(rung: r.rung, startMSN: p.msn + 1)
+            apply(.log(level: "info", text: "reloaded at the boundary of msn \(p.msn + 1)"))
+            return
+        }
+        // A GAP no allowed rung has media for: the player's playlist ends before it (so FFmpeg never sees the hole that would
+        // freeze video and desync audio, DESIGN §3); at that boundary the playlist is reloaded from the first segment after the run.
+        if let g = gap, g.startsIn <= 0.035, crossed.withLockedValue({ $0.insert(g.first).inserted }) {
+            let rung = snapshot.loadedRung ?? 0
+            load(rung: rung, startMSN: g.after)
+            let text = "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"
+            apply(.log(level: "info", text: text))
+            output(self, .fact(.gap(rung: rung, msn: g.first, pdt: snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime,
+                                    duration: g.duration, action: "crossed: reloaded at msn \(g.after)")))
         }
     }
 
@@ -188,8 +346,14 @@ public final class Pane: @unchecked Sendable {
     @discardableResult
     public func sample() -> PlayerSample {
         var s = PlayerSample()
-        s.timePos = mpv.get("time-pos", .double).double
-        s.audioPts = mpv.get("audio-pts", .double).double
+        if loading.withLockedValue({ $0 }) {
+            // Between loadfile and the restart the old position stands (time-pos reads 0 then).
+            s.timePos = snapshot.sample.timePos
+            s.audioPts = snapshot.sample.audioPts
+        } else {
+            s.timePos = mpv.get("time-pos", .double).double
+            s.audioPts = mpv.get("audio-pts", .double).double
+        }
         s.paused = mpv.get("pause", .flag).flag ?? false
         s.pausedForCache = mpv.get("paused-for-cache", .flag).flag ?? false
         s.coreIdle = mpv.get("core-idle", .flag).flag ?? true
@@ -207,6 +371,9 @@ public final class Pane: @unchecked Sendable {
             s.underrun = cache["underrun"].boolValue ?? false
         }
         apply(.sample(s))
+        if let d = state.withLockedValue({ $0.abrDecision(config: config.abr) }) {
+            switchTo(d.rung, reason: "abr", detail: d.reason, manual: false)
+        }
         return s
     }
 
@@ -224,11 +391,15 @@ public final class Pane: @unchecked Sendable {
         }
     }
 
-    /// Loads the rung the controllers want when it is not the one loaded, at the segment under the playhead.
+    /// After a selection action: updates the splice's GAP fill for the new caps and switches to the rung the controllers want.
     func reconsider(reason: String) {
-        let (target, loaded, msn, live) = state.withLockedValue { s in (s.targetRung, s.loadedRung, s.playhead?.msn, s.playingMedia?.isLive ?? false) }
-        guard let target, target != loaded, fetched.withLockedValue({ $0?.playlist.multivariant != nil }) else { return }
-        load(rung: target, reason: reason, startMSN: live ? nil : msn)
+        let (target, loaded) = state.withLockedValue { s in (s.targetRung, s.loadedRung) }
+        guard let target, fetched.withLockedValue({ $0?.playlist.multivariant != nil }) else { return }
+        if target == loaded {
+            if let r = spliceRoute(target) { loader.route(r) }
+            return
+        }
+        switchTo(target, reason: reason, manual: true)
     }
 
     /// Seeks by `delta` seconds within the VOD duration or the live window: inside the buffer with mpv (exact); outside it,
@@ -241,12 +412,19 @@ public final class Pane: @unchecked Sendable {
         let d = target - pos
         let buffered = s.bufferedRanges.contains { $0.start - 0.01 <= target && target <= $0.end }
         let fmp4 = m.segments.contains { $0.map != nil }
-        if buffered || !fmp4 {
+        guard let i = Timeline.segmentIndex(at: target, in: m) else { return }
+        var msn = m.segments[i].mediaSequence
+        // The player's playlist ends before a GAP no rung fills: beyond one, only a reload reaches the target.
+        let here = s.playhead?.msn ?? msn
+        let acrossGap = (min(here, msn)...max(here, msn)).contains { s.isUnfillableGap($0) }
+        if buffered || (!fmp4 && !acrossGap) {
             try? mpv.command(["seek", String(d), "relative+exact"])
             return
         }
-        guard let i = Timeline.segmentIndex(at: target, in: m) else { return }
-        load(rung: s.loadedRung ?? 0, reason: "seek", startMSN: m.segments[i].mediaSequence)
+        while s.isUnfillableGap(msn) { msn += 1 }
+        pending.withLockedValue { $0 = nil }
+        load(rung: s.loadedRung ?? 0, startMSN: msn)
+        apply(.log(level: "info", text: "seek: reloaded at msn \(msn)"))
     }
 
     /// Stops the player and the Loader.

@@ -50,6 +50,10 @@ public enum ProxyRunner {
             return "\(flag)error: \(d)"
         case .firstPTS(let rung, let msn, let seconds):
             return "\(flag)first PTS rung \(rung.map(String.init) ?? "-") msn \(msn): \(seconds)"
+        case .segmentStarted(let rung, let msn, let at):
+            return String(format: "%@%8.3f segment %d of rung %@ started", flag, at, msn, rung.map(String.init) ?? "-")
+        case .gapFilled(let msn, let gapRung, let by):
+            return "\(flag)GAP msn \(msn) of rung \(gapRung) served from rung \(by)"
         case .playlist(let p):
             return String(format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence, p.playlist.segments.count,
                           p.playlist.endList ? " endlist" : "")

@@ -38,6 +38,8 @@ struct Resource: Sendable {
     var initURL: String?
     /// For segments: the media playlist that lists them.
     var playlist: String?
+    /// Served through the splice route: a media playlist of whichever rung the route names, or a segment resolved by MSN when asked for.
+    var slot = false
 }
 
 /// What `open` found: the URL to give the player and the playlist as the origin served it.
@@ -72,6 +74,12 @@ public final class LoaderServer: Sendable {
         var lastRequested: [String: Int] = [:]
         /// Keys whose spread fetch is scheduled.
         var spreading: Set<String> = []
+        /// The splice route, when the player was given a spliced playlist.
+        var route: SpliceRoute?
+        /// Each rung's media playlist URL (for the splice).
+        var rungURLs: [Int: String] = [:]
+        /// Each rung's media playlist as last read.
+        var rungMedia: [Int: RungMedia] = [:]
     }
 
     /// The base every player URL starts with, token included.
@@ -134,7 +142,7 @@ public final class LoaderServer: Sendable {
     /// The Loader id for an upstream resource, the same every time it is named.
     func register(_ r: Resource) -> Int {
         table.withLockedValue { t in
-            let k = "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1)"
+            let k = "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1) \(r.slot)"
             if let id = t.ids[k] { t.byID[id] = r; return id }
             let id = t.byID.count + 1
             t.ids[k] = id
@@ -178,7 +186,9 @@ public final class LoaderServer: Sendable {
 
     /// Gives the player a fetched stream: a virtual multivariant playlist with only `variants` (or the media playlist itself),
     /// media playlists starting at `startMSN` when given; keys of the chosen rungs are prefetched now.
-    public func present(_ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil, prewarmVariants: Bool = true) -> OpenedStream {
+    /// With `splice`, the one variant the player sees is served through the route, so `route(_:)` changes its rung segment by segment.
+    public func present(_ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil, prewarmVariants: Bool = true,
+                        splice: SpliceRoute? = nil) -> OpenedStream {
         var out = fetched
         let base = fetched.url
         guard case .multivariant(let m) = fetched.playlist.body else {
@@ -191,11 +201,16 @@ public final class LoaderServer: Sendable {
             return out
         }
         let variables = table.withLockedValue { $0.variables }
-        let keep = variants ?? Array(m.variants.indices)
+        let keep = splice.map { [$0.rung] } ?? variants ?? Array(m.variants.indices)
+        table.withLockedValue { t in
+            t.route = splice
+            for (i, v) in m.variants.enumerated() { t.rungURLs[i] = VirtualPlaylists.resolve(v.uri, against: base) }
+        }
         let virtual = VirtualPlaylists { [self] upstream, kind in
             let rung = m.variants.firstIndex { VirtualPlaylists.resolve($0.uri, against: base) == upstream }
             let rendition = m.renditions.first { $0.uri.map { VirtualPlaylists.resolve($0, against: base) } == upstream }
             var res = Resource(upstream: upstream, kind: kind, rung: rung, startMSN: kind == .media ? startMSN : nil)
+            res.slot = splice != nil && kind == .media && rung != nil
             res.rendition = rendition.map { "\($0.type) \($0.groupID)/\($0.name)" }
             return path(register(res), res)
         }.multivariant(fetched.playlist, base: base, variants: keep)
@@ -245,8 +260,18 @@ public final class LoaderServer: Sendable {
         }
     }
 
-    func media(_ res: Resource, writer: ResponseWriter) async {
+    func media(_ requested: Resource, writer: ResponseWriter) async {
         let t0 = now
+        var resolved = requested
+        if requested.slot {
+            guard let (rung, url) = table.withLockedValue({ t in t.route.flatMap { r in t.rungURLs[r.rung].map { (r.rung, $0) } } }) else {
+                writer.text(502, "hlstui loader: no splice route")
+                return
+            }
+            resolved.upstream = url
+            resolved.rung = rung
+        }
+        let res = resolved
         do {
             let r = try await client.get(res.upstream)
             guard r.head.status == 200 else {
@@ -266,32 +291,33 @@ public final class LoaderServer: Sendable {
             emit(.playlist(PlaylistEvent(url: r.head.url, rung: res.rung, rendition: res.rendition, playlist: m, received: now)))
             var served = parsed.playlist
             if let start = res.startMSN { served.body = .media(VirtualPlaylists.starting(at: start, m)) }
-            // Every segment gets an id carrying what serving it needs: MSN, GAP, key and IV.
+            // Every segment gets an id carrying what serving it needs: MSN, GAP, key and IV (spliced: only the MSN; the rest when asked for).
             var index: [String: Segment] = [:]
             for s in m.segments { index[VirtualPlaylists.resolve(s.uri, against: r.head.url)] = s }
             let bySegmentURL = index
             let decrypt = options.decryptAES
+            if res.slot, let rung = res.rung {
+                table.withLockedValue { $0.rungMedia[rung] = RungMedia(url: r.head.url, media: m, read: now) }
+                if case .media(let sm) = served.body { served.body = .media(await unmarkFillableGaps(sm)) }
+            }
+            // A GAP that no rung fills ends the player's playlist; the session reloads after the run.
+            if case .media(let sm) = served.body { served.body = .media(VirtualPlaylists.endingBeforeGap(sm)) }
+            let slot = res.slot
             let virtual = VirtualPlaylists { [self] upstream, kind in
-                var rr = Resource(upstream: upstream, kind: kind, rung: res.rung)
-                if kind == .segment, let s = bySegmentURL[upstream] {
-                    rr.msn = s.mediaSequence
-                    rr.gap = s.gap
-                    rr.initURL = s.map.map { VirtualPlaylists.resolve($0.uri, against: r.head.url) }
-                    rr.playlist = res.upstream
-                    if decrypt, let k = s.keys.first(where: { $0.method == "AES-128" && $0.system == .identity }), let uri = k.uri {
-                        var key = k
-                        key.uri = VirtualPlaylists.resolve(uri, against: r.head.url)
-                        rr.key = key
-                        rr.iv = KeyMaterial.iv(attribute: k.iv, mediaSequence: s.mediaSequence)
-                    }
+                guard kind == .segment, let s = bySegmentURL[upstream] else {
+                    let rr = Resource(upstream: upstream, kind: kind, rung: res.rung)
+                    return path(register(rr), rr)
                 }
+                var rr = slot ? Resource(upstream: "slot", kind: .segment, rung: nil, msn: s.mediaSequence, playlist: "slot")
+                    : segmentResource(s, base: r.head.url, rung: res.rung, playlist: res.upstream)
+                rr.slot = slot
                 return path(register(rr), rr)
             }.media(served, base: r.head.url, decryptAES: decrypt)
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
                                        durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
                                        retries: r.head.retries, error: nil, firstPTS: nil)))
-            prefetchKeys(m, base: r.head.url, playlist: res.upstream)
+            prefetchKeys(m, base: r.head.url, playlist: res.slot ? "slot" : res.upstream)
         } catch {
             writer.text(502, "hlstui loader: \(error.description)")
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
@@ -359,8 +385,11 @@ public final class LoaderServer: Sendable {
         }
     }
 
-    func segment(_ res: Resource, range: String?, writer: ResponseWriter) async {
+    func segment(_ requested: Resource, range: String?, writer: ResponseWriter) async {
         let t0 = now
+        var resolved = requested
+        if requested.slot, let msn = requested.msn { resolved = await resolveSlot(msn) }
+        let res = resolved
         if let p = res.playlist, let msn = res.msn { table.withLockedValue { $0.lastRequested[p] = max($0.lastRequested[p] ?? msn, msn) } }
         if res.gap {
             // GAP segments are never requested from the origin (RFC 8216bis §4.4.4.7).
@@ -369,6 +398,7 @@ public final class LoaderServer: Sendable {
                                        status: 404, local: true, prefetch: false, retries: 0, error: "GAP", firstPTS: nil)))
             return
         }
+        if res.kind == .segment, let msn = res.msn { emit(.segmentStarted(rung: res.rung, msn: msn, at: t0)) }
         if let key = res.key, let iv = res.iv, let uri = key.uri {
             await decrypted(res, key: key, uri: uri, iv: iv, writer: writer, t0: t0)
             return

@@ -90,4 +90,15 @@ public struct VirtualPlaylists: Sendable {
         out.dateRanges = []
         return out
     }
+
+    /// The playlist up to the first GAP segment (the player reaches its end there, and the session reloads after the run):
+    /// FFmpeg never sees the hole, so audio and video stay in sync across it (DESIGN §3: a hole desyncs A/V by 3.4 s).
+    public static func endingBeforeGap(_ m: MediaPlaylist) -> MediaPlaylist {
+        guard let i = m.segments.firstIndex(where: \.gap), i > 0 else { return m }
+        var out = m
+        out.segments = Array(m.segments[..<i])
+        out.trailingParts = []
+        out.dateRanges = []
+        return out
+    }
 }

@@ -121,6 +121,10 @@ public enum LoaderEvent: Sendable {
     case playlist(PlaylistEvent)
     /// A segment's first media timestamp (seconds), as soon as its first bytes passed, before the segment's request ends.
     case firstPTS(rung: Int?, msn: Int, seconds: Double)
+    /// The Loader began fetching segment `msn` of `rung` at `at` (seconds since the Loader started); its `request` event follows at the end.
+    case segmentStarted(rung: Int?, msn: Int, at: Double)
+    /// A GAP segment of rung `gapRung` was served from rung `by`, which has media there (WWDC17 GAP failover).
+    case gapFilled(msn: Int, gapRung: Int, by: Int)
 
     public var json: JSONValue {
         switch self {
@@ -129,6 +133,10 @@ public enum LoaderEvent: Sendable {
         case .diagnostic(let s): return .object([("event", .string("error")), ("message", .string(s))])
         case .firstPTS(let rung, let msn, let seconds):
             return .object([("event", .string("firstPTS")), ("rung", .int(rung)), ("msn", .int(msn)), ("seconds", .double(seconds))])
+        case .segmentStarted(let rung, let msn, let at):
+            return .object([("event", .string("segmentStarted")), ("rung", .int(rung)), ("msn", .int(msn)), ("at", .double(at))])
+        case .gapFilled(let msn, let gapRung, let by):
+            return .object([("event", .string("gapFilled")), ("msn", .int(msn)), ("gapRung", .int(gapRung)), ("by", .int(by))])
         case .playlist(let p):
             return .object([("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)), ("mediaSequence", .int(p.playlist.mediaSequence)),
                             ("segments", .int(p.playlist.segments.count)), ("endList", .bool(p.playlist.endList))])

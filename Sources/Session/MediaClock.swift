@@ -71,5 +71,6 @@ public struct MediaClock: Sendable {
 }
 
 extension Array {
-    subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
+    /// The element at `i`, or nil outside the array.
+    public subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
 }

@@ -38,13 +38,25 @@ public struct VariantSwitch: Sendable, Equatable {
     public var to: Int
     public var reason: String
     public var mechanism: String
-    public init(t: Double, from: Int?, to: Int, reason: String, mechanism: String) {
+    /// The first segment the new rung serves, when known (a splice takes effect after what the player already asked for).
+    public var atMSN: Int?
+    /// Why, in words (for ABR: the measurement that decided).
+    public var detail: String?
+    public init(t: Double, from: Int?, to: Int, reason: String, mechanism: String, atMSN: Int? = nil, detail: String? = nil) {
+        self.detail = detail
         self.t = t
         self.from = from
         self.to = to
         self.reason = reason
         self.mechanism = mechanism
+        self.atMSN = atMSN
     }
+}
+
+/// A segment download in progress.
+public struct InFlight: Sendable, Equatable {
+    public var rung: Int
+    public var start: Double
 }
 
 /// One line of hlstui's log (mpv's messages, diagnostics, actions).
@@ -131,6 +143,10 @@ public struct SessionState: Sendable {
     public var switches: [VariantSwitch] = []
     public var throughput = ThroughputEstimator()
     public var insecureTLS = false
+    /// Segment downloads in progress, by MSN: the rung and the session time they started.
+    public var inFlight: [Int: InFlight] = [:]
+    /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
+    public var spliced = false
     var gapsReported: Set<String> = []
 
     public static let requestLimit = 2000
@@ -180,7 +196,9 @@ public struct SessionState: Sendable {
         case .switched(let s):
             switches.append(s)
             loadedRung = s.to
-            note("info", "rung \(s.from.map(String.init) ?? "-") → \(s.to) (\(s.reason), \(s.mechanism))", t)
+            let rungs = ladder.rungs
+            let name = { (i: Int?) in i.flatMap { rungs[safe: $0]?.name } ?? i.map { "rung \($0)" } ?? "-" }
+            note("info", "\(name(s.from)) → \(name(s.to)) (\(s.reason), \(s.mechanism)\(s.atMSN.map { " from msn \($0)" } ?? ""))\(s.detail.map { ": " + $0 } ?? "")", t)
             return []
         case .failed(let message, let cause):
             error = message
@@ -206,6 +224,7 @@ public struct SessionState: Sendable {
             requests.append(r)
             if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
             // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
+            if r.kind == .segment, let msn = r.msn { inFlight[msn] = nil }
             if r.kind == .segment, let msn = r.msn, r.rung != nil {
                 if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
                 if let rung = r.rung { segmentRung[msn] = rung }
@@ -242,6 +261,16 @@ public struct SessionState: Sendable {
                 if let rung { segmentRung[msn] = rung }
             }
             return []
+        case .segmentStarted(let rung, let msn, _):
+            if let rung { inFlight[msn] = InFlight(rung: rung, start: t) }
+            if inFlight.count > 16, let oldest = inFlight.min(by: { $0.value.start < $1.value.start }) { inFlight[oldest.key] = nil }
+            return []
+        case .gapFilled(let msn, let gapRung, let by):
+            guard gapsReported.insert("\(gapRung):\(msn)").inserted else { return [] }
+            let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }
+            let name = ladder.rungs[safe: by]?.name ?? "rung \(by)"
+            note("info", "GAP msn \(msn) of rung \(gapRung): served from \(name)", t)
+            return [.gap(rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "served from rung \(by)")]
         case .playlist(let p):
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
             return []
@@ -261,7 +290,9 @@ public struct SessionState: Sendable {
             stalls[stalls.count - 1].end = t
             facts.append(.stallEnded(stalls[stalls.count - 1]))
         }
-        if s.eof && !ended && media[playingRung ?? 0]?.endList == true {
+        // The end of the stream, not the end of a playlist the Loader stopped before a GAP run.
+        if s.eof && !ended, let m = media[playingRung ?? 0], m.endList,
+           playhead.map({ p in !m.segments.contains { $0.mediaSequence > p.msn && !$0.gap } }) ?? true {
             ended = true
             facts.append(.ended)
         }
@@ -307,8 +338,11 @@ public struct SessionState: Sendable {
     }
 
     /// Where the playhead is, by segment.
-    public var playhead: StreamPoint? {
-        guard let t = sample.timePos, let m = media[loadedRung ?? 0] ?? media.values.first else { return nil }
+    public var playhead: StreamPoint? { sample.timePos.flatMap(locate) }
+
+    /// The segment and offset of raw media time `t`.
+    public func locate(_ t: Double) -> StreamPoint? {
+        guard let m = media[loadedRung ?? 0] ?? media.values.first else { return nil }
         return clock.locate(t, in: m)
     }
 

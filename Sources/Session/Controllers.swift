@@ -1,0 +1,88 @@
+import HLS
+
+/// An EXT-X-GAP run no allowed rung can fill, which the playhead must cross.
+public struct GapCrossing: Sendable, Equatable {
+    /// The first GAP segment and the first segment after the run.
+    public var first: Int
+    public var after: Int
+    public var duration: Double
+    /// Seconds of media before the run starts (0 when the playhead is inside it).
+    public var startsIn: Double
+}
+
+extension SessionState {
+    /// Seconds of media buffered ahead of the playhead (mpv's `cache-end` − `time-pos`).
+    public var bufferAhead: Double? {
+        guard let t = sample.timePos, let end = sample.cacheEnd else { return nil }
+        return max(0, end - t)
+    }
+
+    /// The rungs automatic selection chooses among: those the caps allow that carry the same kinds of media as the rung loaded.
+    public var abrCandidates: [Int] {
+        let allowed = caps.allowed(ladder)
+        guard let cur = loadedRung, let r = ladder.rungs[safe: cur] else { return allowed }
+        let same = allowed.filter { ladder.rungs[safe: $0].map { SwitchPlanner.families($0.variant) == SwitchPlanner.families(r.variant) } ?? false }
+        return same.isEmpty ? allowed : same
+    }
+
+    /// What automatic selection wants now (throughput, buffer, downloads in progress), or nil to stay.
+    public func abrDecision(config: AbrConfig = AbrConfig()) -> (rung: Int, reason: String)? {
+        guard mode == .automatic, !ladder.single, ladder.rungs.count > 1, let cur = loadedRung, started, error == nil, !ended else { return nil }
+        let oldest = inFlight.min { $0.value.start < $1.value.start }
+        let input = AbrInput(ladder: ladder, allowed: abrCandidates, current: cur, estimate: throughput.estimate, bufferAhead: bufferAhead,
+                             segmentDuration: Double(playingMedia?.targetDuration ?? 2),
+                             inFlight: oldest.map { (rung: $0.value.rung, msn: $0.key, elapsed: now - $0.value.start) },
+                             sinceSwitch: switches.last.map { now - $0.t })
+        return Abr.decide(input, config: config)
+    }
+
+    /// True when a rung other than `rung` that may play has media for segment `msn` (and the Loader can splice it in).
+    func fillable(_ msn: Int, rung: Int) -> Bool {
+        guard spliced else { return false }
+        return SwitchPlanner.fill(for: rung, ladder: ladder, allowed: caps.allowed(ladder)).contains { r in
+            guard r != rung, let m = media[r], let s = m.segments[safe: msn - m.mediaSequence] else { return false }
+            return !s.gap
+        }
+    }
+
+    /// True when segment `msn` of the rung loaded is a GAP no other allowed rung can fill (the Loader ends the player's playlist there).
+    public func isUnfillableGap(_ msn: Int) -> Bool {
+        guard let cur = loadedRung ?? (ladder.single ? 0 : nil), let m = media[cur], let s = m.segments[safe: msn - m.mediaSequence] else { return false }
+        return s.gap && !fillable(msn, rung: cur)
+    }
+
+    /// The GAP run at or right after playhead point `p` that no allowed rung can fill (WWDC17: play through it), or nil.
+    public func gapToCross(at p: StreamPoint) -> GapCrossing? {
+        guard let cur = loadedRung ?? (ladder.single ? 0 : nil), let m = media[cur] else { return nil }
+        func unfillableGap(_ msn: Int) -> Segment? {
+            guard isUnfillableGap(msn) else { return nil }
+            return m.segments[safe: msn - m.mediaSequence]
+        }
+        guard let here = m.segments[safe: p.msn - m.mediaSequence] else { return nil }
+        let inside = unfillableGap(p.msn) != nil
+        var msn = inside ? p.msn : p.msn + 1
+        var first: Int?
+        var duration = 0.0
+        while let s = unfillableGap(msn) {
+            first = first ?? msn
+            duration += s.duration
+            msn += 1
+        }
+        guard let f = first, m.segments[safe: msn - m.mediaSequence] != nil else { return nil }
+        return GapCrossing(first: f, after: msn, duration: duration, startsIn: inside ? 0 : max(0, here.duration - p.offset))
+    }
+
+    /// The raw media time (`time-pos` scale) at which segment `msn` starts: its measured first PTS, else counted from a measured one.
+    public func rawStart(of msn: Int) -> Double? {
+        if let pts = clock.firstPTS[msn] { return pts }
+        guard let m = playingMedia else { return nil }
+        let known = clock.firstPTS.filter { $0.key < msn && $0.key >= m.mediaSequence }.max { $0.key < $1.key }
+        guard let (k, pts) = known else { return nil }
+        var t = pts
+        for n in k..<msn {
+            guard let s = m.segments[safe: n - m.mediaSequence] else { return nil }
+            t += s.duration
+        }
+        return t
+    }
+}

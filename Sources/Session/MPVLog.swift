@@ -1,0 +1,36 @@
+/// What hlstui makes of one of mpv's log lines: the level it deserves and the text, or nil to drop it; pure.
+public struct MPVLogFilter: Sendable {
+    var last: String?
+    var repeats = 0
+    public init() {}
+
+    /// Classifies a line (`spliced`: the Loader joins segments of different rungs) and folds immediate repeats.
+    /// Returns the lines to log now: a note on the previous line's repeats, then this line unless it repeats.
+    public mutating func take(level: String, prefix: String, text: String, spliced: Bool) -> [(level: String, text: String)] {
+        let line = "mpv \(prefix): \(text)"
+        if line == last {
+            repeats += 1
+            return []
+        }
+        var out: [(String, String)] = []
+        if repeats > 0, let l = last { out.append(("info", "(\(l.prefix(60))… repeated \(repeats) more times)")) }
+        last = line
+        repeats = 0
+        guard let level = MPVLogFilter.level(level, prefix: prefix, text: text, spliced: spliced) else { return out }
+        var shown = line
+        if spliced && text.contains("Packet corrupt") { shown += " — TS continuity counters jump where two rungs' segments meet (a splice): expected" }
+        if text.contains("Edit lists are not correctly supported") { shown += " — FFmpeg's note on fMP4 edit lists; playback is not affected" }
+        out.append((level, shown))
+        return out
+    }
+
+    /// The level a line deserves: known harmless messages are demoted so they never stand in the status line as the problem.
+    static func level(_ level: String, prefix: String, text: String, spliced: Bool) -> String? {
+        // The null audio output complains about pause toggles it cannot have (reload+seek pauses around the switch).
+        if prefix == "ao/null" && text.contains("illegal state") { return nil }
+        if spliced && text.contains("Packet corrupt") { return "info" }
+        if text.contains("Edit lists are not correctly supported") { return "info" }
+        if text.contains("maybe the m3u8 list sequence have been wraped") { return "debug" }
+        return level
+    }
+}
