@@ -102,6 +102,7 @@ public final class Pane: @unchecked Sendable {
         var s = SessionState(url: config.url)
         s.caps = config.caps
         s.mode = config.mode
+        s.manualSwitch = config.manualSwitch
         s.insecureTLS = config.loader.upstream.tls.insecure
         state = NIOLockedValueBox(s)
         for (i, name) in ["pause", "paused-for-cache", "eof-reached", "core-idle"].enumerated() { try? mpv.observe(name, .flag, id: UInt64(i + 1)) }
@@ -179,8 +180,6 @@ public final class Pane: @unchecked Sendable {
             // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (DESIGN §3); fMP4 needs a reload per switch.
             let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
             state.withLockedValue { $0.spliced = splice }
-            // An immediate splice re-reads the current segment with `seek 0`: only when every seek goes to the demuxer.
-            if splice && media?.isLive == false { try? mpv.set("demuxer-seekable-cache", "no") }
             if load(rung: target, startMSN: nil, prewarmed: true) {
                 let s = VariantSwitch(t: t, from: nil, to: target, reason: "start", mechanism: splice ? "load (spliced)" : "load")
                 apply(.switched(s))
@@ -229,7 +228,7 @@ public final class Pane: @unchecked Sendable {
         guard let from = s.loadedRung, from != rung, let a = s.ladder.rungs[safe: rung], let b = s.ladder.rungs[safe: from] else { return }
         let live = s.playingMedia?.isLive ?? false
         let mech = SwitchPlanner.mechanism(spliced: s.spliced, compatible: SwitchPlanner.compatible(b, a), live: live,
-                                           mode: manual ? config.manualSwitch : config.autoSwitch)
+                                           mode: manual ? s.manualSwitch : config.autoSwitch)
         let here = fresh().map(\.msn) ?? s.playhead?.msn
         var atMSN: Int?
         pending.withLockedValue { $0 = nil }
@@ -238,8 +237,23 @@ public final class Pane: @unchecked Sendable {
             atMSN = spliceRoute(rung).flatMap { loader.route($0) }
         case .spliceSeek:
             if let r = spliceRoute(rung) { loader.route(r) }
-            // FFmpeg re-reads the segment under the playhead, now from the new rung (needs demuxer-seekable-cache=no).
-            try? mpv.command(["seek", "0", "relative+exact"])
+            // FFmpeg re-reads the segment under the playhead, now from the new rung: the seek must bypass mpv's cache, so the
+            // cache is made unseekable for this one seek (left so, mpv would report no buffered ranges and lose the back buffer).
+            // The demuxer thread picks the option up on its next cycle, so the seek waits a little, and is repeated when no segment
+            // of the new rung was asked for (it was served from the cache after all).
+            try? mpv.set("demuxer-seekable-cache", "no")
+            let mpv = self.mpv
+            let since = t
+            Task { [weak self] in
+                for attempt in 0..<4 {
+                    try? await Task.sleep(for: .milliseconds(attempt == 0 ? 10 : 30))
+                    guard let self else { return }
+                    if attempt > 0 && self.state.withLockedValue({ ($0.lastSegmentAt[rung] ?? -1) >= since }) { break }
+                    try? mpv.command(["seek", "0", "relative+exact"])
+                }
+                try? await Task.sleep(for: .milliseconds(300))
+                try? mpv.set("demuxer-seekable-cache", "auto")
+            }
             atMSN = here
         case .spliceReload:
             if let r = spliceRoute(rung) { loader.route(r) }

@@ -288,18 +288,19 @@ public final class LoaderServer: Sendable {
                 return
             }
             for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
-            emit(.playlist(PlaylistEvent(url: r.head.url, rung: res.rung, rendition: res.rendition, playlist: m, received: now)))
             var served = parsed.playlist
             if let start = res.startMSN { served.body = .media(VirtualPlaylists.starting(at: start, m)) }
+            if res.slot, let rung = res.rung {
+                table.withLockedValue { $0.rungMedia[rung] = RungMedia(url: r.head.url, media: m, read: now) }
+                // The other rungs' playlists are read (and reported) first, so the session knows which GAPs are filled.
+                if case .media(let sm) = served.body { served.body = .media(await unmarkFillableGaps(sm)) }
+            }
+            emit(.playlist(PlaylistEvent(url: r.head.url, rung: res.rung, rendition: res.rendition, playlist: m, received: now)))
             // Every segment gets an id carrying what serving it needs: MSN, GAP, key and IV (spliced: only the MSN; the rest when asked for).
             var index: [String: Segment] = [:]
             for s in m.segments { index[VirtualPlaylists.resolve(s.uri, against: r.head.url)] = s }
             let bySegmentURL = index
             let decrypt = options.decryptAES
-            if res.slot, let rung = res.rung {
-                table.withLockedValue { $0.rungMedia[rung] = RungMedia(url: r.head.url, media: m, read: now) }
-                if case .media(let sm) = served.body { served.body = .media(await unmarkFillableGaps(sm)) }
-            }
             // A GAP that no rung fills ends the player's playlist; the session reloads after the run.
             if case .media(let sm) = served.body { served.body = .media(VirtualPlaylists.endingBeforeGap(sm)) }
             let slot = res.slot

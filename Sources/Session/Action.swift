@@ -11,9 +11,12 @@ public enum Action: Sendable, Equatable {
     case capBitrate(Int?)
     case bitrateDown
     case bitrateUp
+    /// How switches a person asks for take effect from now on.
+    case switchMode(SwitchMode)
+    case toggleSwitchMode
     case quit
 
-    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `pause`, `quit`.
+    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `pause`, `quit`.
     public static func parse(_ words: [Substring]) -> Action? {
         guard let verb = words.first?.lowercased() else { return nil }
         let arg = words.dropFirst().first.map(String.init)
@@ -32,6 +35,9 @@ public enum Action: Sendable, Equatable {
             guard let a = arg else { return nil }
             if a == "none" || a == "0" { return .capBitrate(nil) }
             return parseRate(a).map { .capBitrate($0) }
+        case "switch":
+            if arg == nil { return .toggleSwitchMode }
+            return arg.flatMap { SwitchMode(rawValue: $0.lowercased()) }.map { .switchMode($0) }
         case "seek":
             guard let a = arg else { return nil }
             if a.hasPrefix("+") || a.hasPrefix("-") { return Double(a).map { .seekRelative($0) } }

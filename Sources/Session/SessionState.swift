@@ -66,19 +66,43 @@ public struct LogLine: Sendable, Equatable {
     public var text: String
 }
 
-/// Measured throughput from segment downloads: fast and slow moving averages, the lower one counts (as hls.js does).
+/// Measured throughput from segment downloads: fast and slow moving averages weighted by download time, the lower one counts
+/// (hls.js's EWMA bandwidth estimator: half-lives of 3 s and 9 s of downloading).
 public struct ThroughputEstimator: Sendable, Equatable {
-    public var fast: Double?
-    public var slow: Double?
+    /// An exponentially weighted average whose samples weigh as many seconds as they took.
+    public struct Average: Sendable, Equatable {
+        public var halfLife: Double
+        var raw = 0.0
+        var weight = 0.0
+        init(halfLife: Double) { self.halfLife = halfLife }
+
+        mutating func add(_ value: Double, weight w: Double) {
+            let keep = pow2(-w / halfLife)
+            raw = value * (1 - keep) + keep * raw
+            weight += w
+        }
+
+        /// The average, corrected for the weight seen so far (nil before any sample).
+        public var value: Double? {
+            guard weight > 0 else { return nil }
+            return raw / (1 - pow2(-weight / halfLife))
+        }
+    }
+
+    public var fastAverage = Average(halfLife: 3)
+    public var slowAverage = Average(halfLife: 9)
     public var samples = 0
     public init() {}
+
+    public var fast: Double? { fastAverage.value }
+    public var slow: Double? { slowAverage.value }
 
     /// Adds one download; tiny ones (under 16 KB or 1 ms) say more about latency than bandwidth and are skipped.
     public mutating func add(bytes: Int, seconds: Double) {
         guard bytes >= 16_384, seconds >= 0.001 else { return }
         let bps = Double(bytes) * 8 / seconds
-        fast = fast.map { $0 + 0.5 * (bps - $0) } ?? bps
-        slow = slow.map { $0 + 0.15 * (bps - $0) } ?? bps
+        fastAverage.add(bps, weight: seconds)
+        slowAverage.add(bps, weight: seconds)
         samples += 1
     }
 
@@ -87,6 +111,24 @@ public struct ThroughputEstimator: Sendable, Equatable {
         guard let f = fast, let s = slow else { return nil }
         return min(f, s)
     }
+}
+
+/// 2^x for the averages, without Foundation.
+func pow2(_ x: Double) -> Double {
+    // 2^x = e^(x ln 2); a series for e^y after range reduction to |y| < ln 2 / 2.
+    let y0 = x * 0.6931471805599453
+    let k = (y0 / 0.6931471805599453).rounded()
+    let y = y0 - k * 0.6931471805599453
+    var term = 1.0, sum = 1.0
+    for n in 1...20 {
+        term *= y / Double(n)
+        sum += term
+    }
+    guard k.isFinite, abs(k) < 1000 else { return k > 0 ? .infinity : 0 }
+    var scale = 1.0
+    let twoK = k >= 0 ? 2.0 : 0.5
+    for _ in 0..<Int(abs(k)) { scale *= twoK }
+    return sum * scale
 }
 
 /// What happened as a consequence of an event, for the JSON Lines stream and the log.
@@ -138,6 +180,8 @@ public struct SessionState: Sendable {
     public var stalls: [Stall] = []
     public var caps = Caps()
     public var mode: SelectionMode = .automatic
+    /// How switches a person asks for take effect (ABR switches are always smooth unless configured).
+    public var manualSwitch: SwitchMode = .immediate
     /// The rung the player was last given.
     public var loadedRung: Int?
     public var switches: [VariantSwitch] = []
@@ -145,6 +189,8 @@ public struct SessionState: Sendable {
     public var insecureTLS = false
     /// Segment downloads in progress, by MSN: the rung and the session time they started.
     public var inFlight: [Int: InFlight] = [:]
+    /// Session time of the latest segment request (started or finished) of each rung.
+    public var lastSegmentAt: [Int: Double] = [:]
     /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
     public var spliced = false
     var gapsReported: Set<String> = []
@@ -225,6 +271,7 @@ public struct SessionState: Sendable {
             if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
             // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
             if r.kind == .segment, let msn = r.msn { inFlight[msn] = nil }
+            if r.kind == .segment, let rung = r.rung { lastSegmentAt[rung] = t }
             if r.kind == .segment, let msn = r.msn, r.rung != nil {
                 if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
                 if let rung = r.rung { segmentRung[msn] = rung }
@@ -262,7 +309,10 @@ public struct SessionState: Sendable {
             }
             return []
         case .segmentStarted(let rung, let msn, _):
-            if let rung { inFlight[msn] = InFlight(rung: rung, start: t) }
+            if let rung {
+                inFlight[msn] = InFlight(rung: rung, start: t)
+                lastSegmentAt[rung] = t
+            }
             if inFlight.count > 16, let oldest = inFlight.min(by: { $0.value.start < $1.value.start }) { inFlight[oldest.key] = nil }
             return []
         case .gapFilled(let msn, let gapRung, let by):
@@ -273,7 +323,11 @@ public struct SessionState: Sendable {
             return [.gap(rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "served from rung \(by)")]
         case .playlist(let p):
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
-            return []
+            // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
+            guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
+            return p.playlist.segments.filter { $0.gap && isUnfillableGap($0.mediaSequence) && gapsReported.insert("\(rung):\($0.mediaSequence)").inserted }
+                .map { .gap(rung: rung, msn: $0.mediaSequence, pdt: $0.effectiveProgramDateTime, duration: $0.duration,
+                            action: "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it") }
         }
     }
 
@@ -310,6 +364,12 @@ public struct SessionState: Sendable {
         case .capBitrate(let b): caps.maxBitrate = b
         case .bitrateDown: caps.maxBitrate = caps.bitrateDown(ladder)
         case .bitrateUp: caps.maxBitrate = caps.bitrateUp(ladder)
+        case .switchMode(let m):
+            manualSwitch = m
+            return nil
+        case .toggleSwitchMode:
+            manualSwitch = manualSwitch == .immediate ? .smooth : .immediate
+            return nil
         case .togglePause, .seekRelative, .seekTo, .quit: return nil
         }
         switch action {

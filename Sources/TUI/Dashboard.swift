@@ -52,6 +52,7 @@ public enum Dashboard {
             c.put(0, y, fit("✖ " + e, c.width), .bad)
         } else {
             var info = "PDT \(s.pdt ?? "-")  cap \(s.caps)  \(s.mode)"
+            if let l = s.lastSwitch { info += "  " + l }
             info += "  " + s.url
             c.put(0, y, fit(info, c.width), .accent)
         }

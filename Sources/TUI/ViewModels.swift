@@ -31,6 +31,8 @@ public struct StatusModel: Sendable, Equatable {
     public var problem: String?
     public var insecure: Bool
     public var url: String
+    /// The latest switch: "#0→#2 abr splice 3s ago".
+    public var lastSwitch: String? = nil
 }
 
 /// One ladder row.
@@ -142,11 +144,17 @@ public struct DashboardModel: Sendable, Equatable {
         case .automatic: mode = "auto"
         case .pinned(let i): mode = s.targetRung == i ? "pinned #\(i)" : "pinned #\(i) (held by cap)"
         }
-        return StatusModel(
+        let last = s.switches.last.flatMap { w in
+            w.from.map { "#\($0)→#\(w.to) \(w.reason) \(w.mechanism) \(Int(max(0, s.now - w.t)))s ago" }
+        }
+        var status = StatusModel(
             state: s.state, clock: clock, pdt: s.playheadPDT.map { DashboardModel.milliseconds($0) }, rung: rungText,
             video: s.sample.width.flatMap { w in s.sample.height.map { "\(w)x\($0)" } },
             throughput: s.throughput.estimate.map { Rung.rate(Int($0)) + "bps" } ?? "-", dropped: s.sample.droppedFrames, stalls: s.stalls.count,
-            stalled: s.stalledSeconds, caps: s.caps.description, mode: mode, error: s.error, problem: s.problem, insecure: s.insecureTLS, url: s.url)
+            stalled: s.stalledSeconds, caps: s.caps.description, mode: mode + " ⇄" + s.manualSwitch.rawValue, error: s.error, problem: s.problem,
+            insecure: s.insecureTLS, url: s.url)
+        status.lastSwitch = last
+        return status
     }
 
     static func ladderRows(_ s: SessionState, cursor: Int) -> [LadderRow] {

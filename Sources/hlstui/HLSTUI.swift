@@ -322,6 +322,12 @@ struct PlayerFlagGroup: ParsableArguments {
     @Option(help: "Pin this rung (index in the ladder) instead of choosing automatically.")
     var pin: Int?
 
+    @Option(name: .customLong("switch"), help: "How switches you ask for (keys, commands, caps) take effect: immediate (now) or smooth (after what is buffered, no stall).")
+    var switchMode: SwitchMode = .immediate
+
+    @Option(name: .customLong("abr-switch"), help: "How automatic (ABR) switches take effect: smooth or immediate.")
+    var abrSwitch: SwitchMode = .smooth
+
     @Option(help: "Theme name (see `hlstui keys --themes`) or a .theme file.")
     var theme: String?
 
@@ -341,11 +347,14 @@ struct PlayerFlagGroup: ParsableArguments {
             c.caps.maxBitrate = v
         }
         if let p = pin { c.mode = .pinned(p) }
+        c.manualSwitch = switchMode
+        c.autoSwitch = abrSwitch
         return c
     }
 }
 
 extension PlayerOptions.Video: ExpressibleByArgument {}
+extension SwitchMode: ExpressibleByArgument {}
 
 /// `hlstui URL [URL2]`: the dashboard.
 struct PlayCommand: AsyncParsableCommand {
@@ -391,7 +400,7 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (default: when every stream has ended).")
     var duration: Double?
 
-    @Option(help: "File of timed actions, one per line (\"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\"); - reads stdin.")
+    @Option(help: "File of timed actions, one per line (\"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\", \"12 switch smooth\"); - reads stdin.")
     var commands: String?
 
     @Option(help: "player samples per second.")

@@ -99,9 +99,45 @@ struct LoaderServerTests {
         let log = EventLog(loader)
         let mark = origin.router.state.log().count
         let url = try await loader.open("\(origin.httpBase)/gap-one/master.m3u8", variants: [2])
-        _ = try mpv(url, frames: 300)
+        let r = try mpv(url, frames: 300)
+        #expect(r.status == 0, "\(r.output.suffix(400))")
         #expect(!originLog(since: mark).contains { $0.gap })
-        #expect(log.requests.contains { $0.local && $0.error == "GAP" })
+        // Not spliced, so nothing fills v360's GAP: the player's playlist ends before it (FFmpeg never sees the hole).
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
+        let media = try #require(master.split(separator: "\n").first { $0.contains("/media/") })
+        let served = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(String(media)).body, as: UTF8.self)).playlist.media)
+        #expect(served.segments.map(\.mediaSequence) == [0, 1, 2, 3] && !served.segments.contains { $0.gap })
+        #expect(log.requests.filter { $0.kind == .segment && $0.rung == 2 }.allSatisfy { ($0.msn ?? 9) < 4 })
+    }
+
+    @Test("splice: one playlist URL, each segment from the routed rung; a GAP filled by the best allowed rung with media")
+    func splice() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let mark = origin.router.state.log().count
+        let top = try await loader.fetchTop("\(origin.httpBase)/gap-one/master.m3u8")
+        let opened = loader.present(top, splice: SpliceRoute(rung: 2, fill: [2, 1, 0]))
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let master = try #require(String(decoding: try await c.get(opened.playerURL).body, as: UTF8.self).parsedMultivariant)
+        #expect(master.variants.count == 1)
+        let mediaText = String(decoding: try await c.get(master.variants[0].uri).body, as: UTF8.self)
+        let media = try #require(PlaylistParser.parseLenient(mediaText).playlist.media)
+        // v360's GAP at 4-5 is filled from v240, so the player sees every segment and no GAP.
+        #expect(media.segments.count == 10 && !media.segments.contains { $0.gap })
+        func bytes(_ msn: Int) async throws -> [UInt8] { try await c.get(media.segments[msn].uri).body }
+        func originBytes(_ path: String) async throws -> [UInt8] { try await c.get("\(origin.httpBase)/gap-one/\(path)").body }
+        #expect(try await bytes(1) == originBytes("v360/seg1.ts"))
+        #expect(try await bytes(4) == originBytes("v240/seg4.ts"))
+        #expect(log.all.contains { if case .gapFilled(4, 2, 1) = $0 { return true }; return false })
+        // The route moves: the same URL now serves v144.
+        #expect(loader.route(SpliceRoute(rung: 0, fill: [2, 1, 0])) == 5)
+        #expect(try await bytes(6) == originBytes("v144/seg6.ts"))
+        #expect(!originLog(since: mark).contains { $0.gap })
+        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 6 && $0.rung == 0 })
     }
 
     @Test("AES-128: keys prefetched once per URI before their segments, segments decrypted and checked; mpv plays clear TS")
@@ -202,4 +238,9 @@ extension LoaderServerTests {
         let key0 = OriginKeys.key(scenario: "aes-vod", id: 0).map { String(format: "%02x", $0) }.joined()
         #expect(!log.all.map { "\($0.json.text)" }.joined().contains(key0))
     }
+}
+
+extension String {
+    /// The multivariant playlist this text parses to, if it is one.
+    var parsedMultivariant: MultivariantPlaylist? { PlaylistParser.parseLenient(self).playlist.multivariant }
 }

@@ -1,0 +1,151 @@
+import HLS
+import LoaderEvents
+import Testing
+@testable import Session
+
+@Suite("Variant control: mechanisms, ABR, GAP crossing (pure)")
+struct SwitchingTests {
+    let ladder = Fixture.ladder
+
+    @Test("TS rungs with the same codec families and groups splice; a different codec or container reloads")
+    func compatibility() throws {
+        let r = ladder.rungs
+        #expect(SwitchPlanner.families(r[0].variant) == ["avc1", "mp4a"])
+        #expect(SwitchPlanner.compatible(r[0], r[1]) && SwitchPlanner.compatible(r[0], r[3]))
+        #expect(!SwitchPlanner.compatible(r[0], r[2]))  // hev1 vs avc1
+        let ts = try #require(Fixture.playlist(Fixture.media()).media)
+        #expect(SwitchPlanner.isTS(ts))
+        let fmp4 = try #require(Fixture.playlist("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:2,\ns0.m4s\n#EXT-X-ENDLIST\n").media)
+        #expect(!SwitchPlanner.isTS(fmp4))
+        let named = try #require(Fixture.playlist("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ns0.m4s?x=1\n#EXT-X-ENDLIST\n").media)
+        #expect(!SwitchPlanner.isTS(named))
+    }
+
+    @Test("the mechanism follows the container, the ladder, VOD or live, and the mode")
+    func mechanisms() {
+        typealias M = SwitchMechanism
+        let cases: [(Bool, Bool, Bool, SwitchMode, M)] = [
+            (true, true, false, .smooth, .splice), (true, true, false, .immediate, .spliceSeek),
+            (true, true, true, .smooth, .splice), (true, true, true, .immediate, .spliceReload),
+            (true, false, false, .immediate, .reloadSeek), (false, true, false, .immediate, .reloadSeek),
+            (false, true, false, .smooth, .reloadBoundary), (false, true, true, .immediate, .reloadBoundary),
+        ]
+        for (spliced, compatible, live, mode, expected) in cases {
+            #expect(SwitchPlanner.mechanism(spliced: spliced, compatible: compatible, live: live, mode: mode) == expected,
+                    "spliced \(spliced) compatible \(compatible) live \(live) \(mode)")
+        }
+    }
+
+    @Test("GAP fill candidates: allowed, compatible, best first")
+    func fill() {
+        #expect(SwitchPlanner.fill(for: 0, ladder: ladder, allowed: [0, 1, 2, 3]) == [3, 0, 1])
+        #expect(SwitchPlanner.fill(for: 0, ladder: ladder, allowed: Caps(maxHeight: 720).allowed(ladder)) == [0, 1])
+    }
+
+    func input(current: Int, estimate: Double?, buffer: Double? = 8, inFlight: (rung: Int, msn: Int, elapsed: Double)? = nil, since: Double? = 10) -> AbrInput {
+        AbrInput(ladder: ladder, allowed: [0, 1, 3], current: current, estimate: estimate, bufferAhead: buffer, segmentDuration: 2,
+                 inFlight: inFlight, sinceSwitch: since)
+    }
+
+    @Test("ABR: up when a higher rung fits 70 % of the throughput, with enough buffer and time since the last switch")
+    func abrUp() throws {
+        #expect(Abr.decide(input(current: 1, estimate: nil)) == nil)
+        let up = try #require(Abr.decide(input(current: 1, estimate: 10_000_000)))
+        #expect(up.rung == 3 && up.reason.contains("fits 1080p"))
+        #expect(Abr.decide(input(current: 1, estimate: 10_000_000, buffer: 1)) == nil, "too little buffer to go up")
+        #expect(Abr.decide(input(current: 1, estimate: 10_000_000, since: 1)) == nil, "too soon after a switch")
+        #expect(Abr.decide(input(current: 1, estimate: 1_200_000))?.rung == 0)
+    }
+
+    @Test("ABR hysteresis: between the up and the stay thresholds nothing moves; below the stay threshold it goes down at once")
+    func abrHysteresis() throws {
+        // 800k rung: stays while 800k <= 0.95 × estimate, goes up only when 5M <= 0.7 × estimate.
+        for bps in [900_000.0, 2_000_000, 7_000_000] { #expect(Abr.decide(input(current: 0, estimate: bps)) == nil, "\(bps)") }
+        let down = try #require(Abr.decide(input(current: 0, estimate: 600_000, since: 0.1)))
+        #expect(down.rung == 1 && down.reason.contains("needs more than"))
+    }
+
+    @Test("ABR emergency: a segment taking longer than the buffer can wait switches down before it ends")
+    func abrEmergency() throws {
+        let slow = (rung: 3, msn: 7, elapsed: 2.5)
+        let d = try #require(Abr.decide(input(current: 3, estimate: 40_000_000, buffer: 2.0, inFlight: slow)))
+        #expect(d.rung == 0 && d.reason.contains("segment 7") && d.reason.contains("2.5 s"))
+        #expect(Abr.decide(input(current: 3, estimate: 40_000_000, buffer: 9, inFlight: slow)) == nil, "enough buffer to wait")
+        #expect(Abr.decide(input(current: 3, estimate: 40_000_000, buffer: 2, inFlight: (3, 7, 0.3))) == nil, "not late yet")
+    }
+
+    @Test("a GAP no rung fills is crossed: from the segment before it, or from inside it")
+    func gapCrossing() throws {
+        var s = Fixture.session()
+        // Segments 4-5 are GAP in rung 0's playlist; no other rung's playlist is known, and the stream is not spliced.
+        let before = try #require(s.gapToCross(at: StreamPoint(msn: 3, offset: 1.5)))
+        #expect(before == GapCrossing(first: 4, after: 6, duration: 4, startsIn: 0.5))
+        #expect(s.gapToCross(at: StreamPoint(msn: 4, offset: 0.2))?.startsIn == 0)
+        #expect(s.gapToCross(at: StreamPoint(msn: 1, offset: 0)) == nil)
+        #expect(s.isUnfillableGap(4) && !s.isUnfillableGap(3))
+        // Spliced, and rung 1 has media there: the Loader fills it, nothing to cross.
+        s.spliced = true
+        var other = try #require(Fixture.playlist(Fixture.media()).media)
+        for i in other.segments.indices { other.segments[i].gap = false }
+        s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v144/index.m3u8", rung: 1, rendition: nil, playlist: other, received: 1))), at: 1)
+        #expect(s.gapToCross(at: StreamPoint(msn: 3, offset: 1.5)) == nil && !s.isUnfillableGap(4))
+        // A cap that excludes rung 1 leaves only rungs without media there.
+        s.caps.maxBitrate = 200_000
+        #expect(!s.isUnfillableGap(4) || s.caps.allowed(s.ladder) == [1])
+    }
+
+    @Test("the end of a playlist stopped before a GAP run is not the end of the stream")
+    func notEndedAtGap() {
+        var s = Fixture.session()
+        var p = PlayerSample()
+        p.timePos = 17.9
+        p.eof = true
+        #expect(!s.apply(.sample(p), at: 1).contains(.ended))
+        p.timePos = 10 + 19.9
+        for i in 6..<10 { s.apply(.loader(.request(Fixture.request(i, pts: 10 + Double(i) * 2))), at: 2) }
+        #expect(s.apply(.sample(p), at: 3).contains(.ended))
+    }
+
+    @Test("switch mode: `m` toggles, scripts set it; a switch logs its reason, mechanism and first segment")
+    func switchMode() throws {
+        var s = Fixture.session()
+        #expect(s.manualSwitch == .immediate)
+        #expect(s.select(.toggleSwitchMode) == nil && s.manualSwitch == .smooth)
+        #expect(try parseCommandScript("1 switch immediate\n2 switch").map(\.action) == [.switchMode(.immediate), .toggleSwitchMode])
+        s.apply(.switched(VariantSwitch(t: 5, from: 0, to: 3, reason: "abr", mechanism: "splice", atMSN: 9, detail: "measured 9Mbps fits 1080p 5M")), at: 5)
+        #expect(s.loadedRung == 3)
+        #expect(s.log.last?.text == "360p 800k → 1080p 5M (abr, splice from msn 9): measured 9Mbps fits 1080p 5M")
+    }
+
+    @Test("mpv's log: repeats folded, known-harmless lines demoted or dropped, the rest untouched")
+    func mpvLog() {
+        var f = MPVLogFilter()
+        #expect(f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).map(\.level) == ["info"])
+        #expect(f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).isEmpty)
+        let next = f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "mpegts: Packet corrupt (stream = 0, dts = 1).", spliced: false)
+        #expect(next.count == 2 && next[0].text.contains("repeated 1 more times") && next[1].level == "warn")
+        #expect(f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "hls: Packet corrupt (stream = 2, dts = 1).", spliced: true).first?.level == "info")
+        #expect(f.take(level: "error", prefix: "ao/null", text: "illegal state: start() while paused", spliced: false).isEmpty)
+        #expect(f.take(level: "error", prefix: "cplayer", text: "Audio/Video desynchronisation detected!", spliced: true).first?.level == "error")
+    }
+
+    @Test("throughput: averages weighted by download time, so a few slow downloads outweigh many fast ones (hls.js EWMA)")
+    func throughput() throws {
+        for (x, v) in [(0.0, 1.0), (1, 2), (-1, 0.5), (0.5, 1.4142135623730951), (-3.25, 0.10511205190671431), (10, 1024)] {
+            #expect(abs(pow2(x) - v) < 1e-12 * max(1, v), "2^\(x)")
+        }
+        var e = ThroughputEstimator()
+        #expect(e.estimate == nil)
+        e.add(bytes: 1000, seconds: 0.01)
+        #expect(e.estimate == nil, "too small to measure")
+        e.add(bytes: 100_000, seconds: 0.004)
+        #expect(abs(try #require(e.estimate) - 200_000_000) < 1)
+        for _ in 0..<20 { e.add(bytes: 100_000, seconds: 0.004) }
+        for _ in 0..<4 { e.add(bytes: 90_000, seconds: 2) }
+        let est = try #require(e.estimate)
+        #expect(est < 1_200_000 && est > 360_000, "after 4 slow downloads: \(est)")
+        for _ in 0..<2 { e.add(bytes: 90_000, seconds: 2) }
+        #expect(try #require(e.estimate) < 883_000, "after 6 the 360p rung no longer fits")
+        #expect(try #require(e.fast) < e.slow!)
+    }
+}
