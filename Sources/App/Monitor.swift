@@ -12,6 +12,8 @@ public struct MonitorRequest: Sendable {
     public var commands: [ScriptedAction] = []
     /// Samples per second of `player` events.
     public var rate = 4.0
+    /// Also write info-level log lines (reloads, GAP crossings, switches in words).
+    public var verbose = false
     public init(panes: [PaneConfig], duration: Double?) {
         self.panes = panes
         self.duration = duration
@@ -98,6 +100,8 @@ public enum MonitorRunner {
                     case .fact(.failed(let message, let cause)): emit(pane, "error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
                     case .fact(.ended): emit(pane, "ended", [("pane", .int(i))])
                     case .log(let level, let text) where level == "error" || level == "fatal" || level == "warn":
+                        emit(pane, "log", [("pane", .int(i)), ("level", .string(level)), ("text", .string(text))])
+                    case .log(let level, let text) where request.verbose:
                         emit(pane, "log", [("pane", .int(i)), ("level", .string(level)), ("text", .string(text))])
                     case .log: break
                     case .sampled: emit(pane, "player", MonitorJSON.player(pane.snapshot, pane: i) + [("trigger", .string("change"))])

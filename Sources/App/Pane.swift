@@ -72,6 +72,7 @@ public final class Pane: @unchecked Sendable {
     let state: NIOLockedValueBox<SessionState>
     let fetched = NIOLockedValueBox<OpenedStream?>(nil)
     let pending = NIOLockedValueBox<PendingReload?>(nil)
+    let isLive = NIOLockedValueBox(false)
     let logFilter = NIOLockedValueBox(MPVLogFilter())
     /// True from a `loadfile` until mpv restarts playback: `time-pos` then reads 0 and is not a position.
     let loading = NIOLockedValueBox(false)
@@ -174,7 +175,8 @@ public final class Pane: @unchecked Sendable {
             // Read the rung's playlist (and fetch its keys) before the player asks: it says whether the stream is live.
             let media = await loader.prewarmVariant(f, rung: target)
             // WebVTT renditions need FFmpeg's strict=experimental; on live streams FFmpeg 5.1 then blocks on the subtitle playlist (measured), so VOD only.
-            if media?.isLive == false { try? mpv.set("demuxer-lavf-o", "strict=experimental") } else if f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
+            isLive.withLockedValue { $0 = media?.isLive ?? false }
+            if media?.isLive == true, f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
                 apply(.log(level: "info", text: "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions"))
             }
             // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (DESIGN §3); fMP4 needs a reload per switch.
@@ -207,6 +209,10 @@ public final class Pane: @unchecked Sendable {
         let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed, splice: route)
         do {
             loading.withLockedValue { $0 = true }
+            // VOD: WebVTT renditions need strict=experimental (on live it blocks FFmpeg 5.1). Live: a reload starts at the first
+            // segment of the playlist the Loader serves (live_start_index=0), not three from its end, so the playhead keeps its PDT.
+            let live = isLive.withLockedValue { $0 }
+            try? mpv.set("demuxer-lavf-o", live ? "live_start_index=\(startMSN == nil ? -3 : 0)" : "strict=experimental")
             try mpv.command(["loadfile", presented.playerURL, "replace"])
             return true
         } catch {
@@ -344,11 +350,18 @@ public final class Pane: @unchecked Sendable {
             apply(.log(level: "info", text: "reloaded at the boundary of msn \(p.msn + 1)"))
             return
         }
+        // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart (a discontinuity): a fresh load there does not.
+        if let next = state.withLockedValue({ $0.fmp4DiscontinuityAfter(p) }), let d = seg, d - p.offset <= 0.035 || atEnd(),
+           crossed.withLockedValue({ $0.insert(-next).inserted }) {
+            reloadAtBreak(startMSN: next)
+            apply(.log(level: "info", text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
+            return
+        }
         // A GAP no allowed rung has media for: the player's playlist ends before it (so FFmpeg never sees the hole that would
         // freeze video and desync audio, DESIGN §3); at that boundary the playlist is reloaded from the first segment after the run.
-        if let g = gap, g.startsIn <= 0.035, crossed.withLockedValue({ $0.insert(g.first).inserted }) {
+        if let g = gap, g.startsIn <= 0.035 || atEnd(), crossed.withLockedValue({ $0.insert(g.first).inserted }) {
             let rung = snapshot.loadedRung ?? 0
-            load(rung: rung, startMSN: g.after)
+            reloadAtBreak(startMSN: g.after)
             let text = "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"
             apply(.log(level: "info", text: text))
             output(self, .fact(.gap(rung: rung, msn: g.first, pdt: snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime,
@@ -403,6 +416,16 @@ public final class Pane: @unchecked Sendable {
         default:
             if let reason = state.withLockedValue({ $0.select(action) }) { reconsider(reason: reason) }
         }
+    }
+
+    /// True when the player stopped at the end of what it was given (the Loader ended its playlist before a break).
+    func atEnd() -> Bool { mpv.get("eof-reached", .flag).flag ?? false }
+
+    /// Reloads the rung loaded from `startMSN` after a break (GAP run, fMP4 discontinuity); playing on if the end had paused it.
+    func reloadAtBreak(startMSN: Int) {
+        let pausedByEnd = atEnd() && (mpv.get("pause", .flag).flag ?? false)
+        load(rung: snapshot.loadedRung ?? 0, startMSN: startMSN)
+        if pausedByEnd { try? mpv.set("pause", "no") }
     }
 
     /// After a selection action: updates the splice's GAP fill for the new caps and switches to the rung the controllers want.

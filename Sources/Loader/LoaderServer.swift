@@ -301,8 +301,12 @@ public final class LoaderServer: Sendable {
             for s in m.segments { index[VirtualPlaylists.resolve(s.uri, against: r.head.url)] = s }
             let bySegmentURL = index
             let decrypt = options.decryptAES
-            // A GAP that no rung fills ends the player's playlist; the session reloads after the run.
-            if case .media(let sm) = served.body { served.body = .media(VirtualPlaylists.endingBeforeGap(sm)) }
+            // A GAP that no rung fills (or an fMP4 discontinuity) ends the player's playlist; the session reloads after it.
+            if case .media(let sm) = served.body {
+                let last = table.withLockedValue { $0.lastRequested[res.slot ? "slot" : res.upstream] }
+                let after = [last, res.startMSN].compactMap { $0 }.max()
+                served.body = .media(VirtualPlaylists.endingBeforeBreak(sm, after: after))
+            }
             let slot = res.slot
             let virtual = VirtualPlaylists { [self] upstream, kind in
                 guard kind == .segment, let s = bySegmentURL[upstream] else {

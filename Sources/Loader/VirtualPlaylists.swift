@@ -91,14 +91,20 @@ public struct VirtualPlaylists: Sendable {
         return out
     }
 
-    /// The playlist up to the first GAP segment (the player reaches its end there, and the session reloads after the run):
-    /// FFmpeg never sees the hole, so audio and video stay in sync across it (DESIGN §3: a hole desyncs A/V by 3.4 s).
-    public static func endingBeforeGap(_ m: MediaPlaylist) -> MediaPlaylist {
-        guard let i = m.segments.firstIndex(where: \.gap), i > 0 else { return m }
+    /// The playlist up to its first break: a GAP segment, or in fMP4 a discontinuity (FFmpeg 5.1 stalls for good where fMP4
+    /// timestamps restart, measured). The player reaches the end there and the session reloads after it, so FFmpeg never sees
+    /// the hole (a hole desyncs A/V by 3.4 s, DESIGN §3) or the reset.
+    /// `after`: the newest segment the player has (its start or its latest request); the cut comes after it, never before.
+    public static func endingBeforeBreak(_ m: MediaPlaylist, after: Int?) -> MediaPlaylist {
+        let fmp4 = m.segments.contains { $0.map != nil }
+        let floor = after ?? m.mediaSequence
+        guard let i = m.segments.firstIndex(where: { $0.mediaSequence > floor && ($0.gap || (fmp4 && $0.discontinuity)) }), i > 0 else { return m }
         var out = m
         out.segments = Array(m.segments[..<i])
         out.trailingParts = []
         out.dateRanges = []
+        // An end: FFmpeg plays to the last frame (a live playlist would make mpv wait for data ~0.3 s before it).
+        out.endList = true
         return out
     }
 }

@@ -60,6 +60,27 @@ public enum FragmentedMP4 {
         boxes(bytes, in: parent.payloadRange)?.first { $0.type == type }
     }
 
+    /// The first complete top-level box of `type`, walking headers only (what follows it may be cut off).
+    static func firstTopLevel(_ bytes: [UInt8], _ type: String) -> Box? {
+        var o = 0
+        while o + 8 <= bytes.count {
+            var size = Int(u32(bytes, o))
+            var header = 8
+            if size == 1 {
+                guard o + 16 <= bytes.count else { return nil }
+                size = Int(clamping: u64(bytes, o + 8))
+                header = 16
+            } else if size == 0 {
+                size = bytes.count - o
+            }
+            guard size >= header else { return nil }
+            let name = String(decoding: bytes[(o + 4)..<(o + 8)], as: UTF8.self)
+            if name == type { return o + size <= bytes.count ? Box(type: name, offset: o, headerSize: header, size: size) : nil }
+            o += size
+        }
+        return nil
+    }
+
     static func children(_ bytes: [UInt8], _ parent: Box, _ type: String) -> [Box] {
         boxes(bytes, in: parent.payloadRange)?.filter { $0.type == type } ?? []
     }
@@ -82,8 +103,9 @@ public enum FragmentedMP4 {
     }
 
     /// The baseMediaDecodeTime of each track in the first moof of a media segment (moof/traf: tfhd id, tfdt).
+    /// Only the moof must be complete: the segment may be just its first bytes (the Loader reads the time as they pass).
     public static func firstDecodeTimes(segment bytes: [UInt8]) -> [UInt32: UInt64] {
-        guard let moof = boxes(bytes)?.first(where: { $0.type == "moof" }) else { return [:] }
+        guard let moof = firstTopLevel(bytes, "moof") else { return [:] }
         var out: [UInt32: UInt64] = [:]
         for traf in children(bytes, moof, "traf") {
             guard let tfhd = child(bytes, traf, "tfhd"), let tfdt = child(bytes, traf, "tfdt") else { continue }

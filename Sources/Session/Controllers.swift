@@ -72,6 +72,14 @@ extension SessionState {
         return GapCrossing(first: f, after: msn, duration: duration, startsIn: inside ? 0 : max(0, here.duration - p.offset))
     }
 
+    /// The segment after playhead point `p` when it starts a discontinuity in an fMP4 stream (FFmpeg 5.1 stalls on fMP4 timestamp
+    /// resets, measured: the session reloads there instead), else nil.
+    public func fmp4DiscontinuityAfter(_ p: StreamPoint) -> Int? {
+        guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, !SwitchPlanner.isTS(m),
+              let next = m.segments[safe: p.msn + 1 - m.mediaSequence], next.discontinuity else { return nil }
+        return next.mediaSequence
+    }
+
     /// The raw media time (`time-pos` scale) at which segment `msn` starts: its measured first PTS, else counted from a measured one.
     public func rawStart(of msn: Int) -> Double? {
         if let pts = clock.firstPTS[msn] { return pts }

@@ -406,6 +406,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "player samples per second.")
     var rate: Double = 4
 
+    @Flag(help: "Also write info-level log lines (reloads, GAP crossings, why each switch happened).")
+    var verbose = false
+
     @OptionGroup(title: "Player")
     var player: PlayerFlagGroup
 
@@ -421,6 +424,7 @@ struct MonitorCommand: AsyncParsableCommand {
         let panes = try urls.map { try player.paneConfig(url: $0, loader: loader, defaultAudio: "null") }
         var request = MonitorRequest(panes: panes, duration: duration)
         request.rate = rate
+        request.verbose = verbose
         if let c = commands {
             let text: String
             if c == "-" {

@@ -206,3 +206,16 @@ struct KeyCommandTests {
         #expect(Date().timeIntervalSince(start) < 10)
     }
 }
+
+@Suite("fMP4 first decode time")
+struct FirstTimeTests {
+    @Test("read from the first bytes of a segment larger than the probe (the moof is complete, the mdat is not)", arguments: ["v144", "v360"])
+    func prefix(rung: String) throws {
+        let tracks = FragmentedMP4.tracks(initSection: RealMedia.get("/vod-fmp4/\(rung)/init.mp4").body)
+        let seg = RealMedia.get("/vod-fmp4/\(rung)/seg3.m4s").body
+        let whole = try #require(FragmentedMP4.firstTime(segment: seg, tracks: tracks))
+        #expect(abs(whole - 6) < 0.01)
+        #expect(FragmentedMP4.firstTime(segment: Array(seg.prefix(8192)), tracks: tracks) == whole)
+        #expect(FragmentedMP4.firstTime(segment: Array(seg.prefix(100)), tracks: tracks) == nil)
+    }
+}

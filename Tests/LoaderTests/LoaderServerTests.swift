@@ -106,7 +106,7 @@ struct LoaderServerTests {
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         let master = String(decoding: try await c.get(url).body, as: UTF8.self)
-        let media = try #require(master.split(separator: "\n").first { $0.contains("/media/") })
+        let media = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
         let served = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(String(media)).body, as: UTF8.self)).playlist.media)
         #expect(served.segments.map(\.mediaSequence) == [0, 1, 2, 3] && !served.segments.contains { $0.gap })
         #expect(log.requests.filter { $0.kind == .segment && $0.rung == 2 }.allSatisfy { ($0.msn ?? 9) < 4 })
