@@ -65,8 +65,8 @@ def mpv_run(url, actions, duration):
     """Plain mpv on the origin URL, switching vid and aid to the target variant's tracks (DESIGN §3) through JSON IPC."""
     sock = tempfile.mktemp(prefix="hlstui-bench-", suffix=".sock")
     p = subprocess.Popen(["mpv", "--no-config", "--vo=null", "--ao=null", "--demuxer=lavf", "--rebase-start-time=no", "--cache=yes",
-                          "--demuxer-readahead-secs=10", "--cache-secs=10", f"--input-ipc-server={sock}", url],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                          "--demuxer-readahead-secs=10", "--cache-secs=10", "--hls-bitrate=min", "--input-terminal=no", "--keep-open=yes",
+                          f"--input-ipc-server={sock}", url], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(100):
         if os.path.exists(sock):
             break

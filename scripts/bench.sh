@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session]   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch]   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session}"
+sections="${*:-parse loader session switch}"
 has() { [[ " $sections " == *" $1 "* ]]; }
 out=.build/bench
 if has parse; then
@@ -111,3 +111,39 @@ md += ["", f"CPU (share of one core) and peak RSS over {u['seconds']:.0f} s of t
 print("\n".join(md))
 PY
 fi
+
+if has switch; then
+# Rung switches per mechanism beside plain mpv's vid/aid switch on the same stream, one run.
+swift build -c release --product hlstui >/dev/null
+bin=$(swift build -c release --show-bin-path)
+sw=$(python3 Benchmarks/switch_bench.py "$bin/hlstui" .build/test-media)
+python3 - "$sw" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Rung switches"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+def ms(v): return "–" if v is None else f"{v:.0f} ms"
+md = ["## Rung switches: hlstui's mechanisms vs plain mpv's `vid`/`aid` switch", "",
+      f"`bash scripts/bench.sh switch` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, embedded origin on 127.0.0.1, "
+      "2 s segments, 10 s readahead, `vo=null`. hlstui: `hlstui monitor --rate 50`, immediate switches at 2, 7 and 12 s (144p→360p→144p→360p), "
+      "one smooth switch at 2 s; latency = action to the first 50 Hz sample decoding the new height; frozen = time-pos standing still longer "
+      "than two frames, minus one frame, from the action to 0.5 s after the new rung (median, max). Plain mpv: the same three switches by "
+      "setting `vid` and `aid` to the target variant's tracks over JSON IPC, measured from its property changes.", "",
+      "| stream | mode | mechanism | to new rung, median (max) | frozen, median (max) | plain mpv to new rung | plain mpv frozen | target |",
+      "|---|---|---|---|---|---|---|---|"]
+for c in r["cases"]:
+    m = c["mpv"]
+    mpv_lat = f"{ms(m['latencyMs'])} ({ms(m['latencyMaxMs'])})" + (f", {m['missed']} of {m['n']} never" if m["missed"] else "")
+    for mode in ["immediate", "smooth"]:
+        h = c[mode]
+        target = ("≤ 100 ms" if "ts" in c["stream"].split("-")[-1] else "≤ 200 ms") if mode == "immediate" and c["stream"].startswith("vod") else ("0 stall" if mode == "smooth" else "next boundary, PDT kept")
+        miss = f", {h['missed']} of {h['n']} never" if h["missed"] else ""
+        md.append(f"| {c['stream']} | {mode} | {', '.join(h['mechanism'])} | {ms(h['latencyMs'])} ({ms(h['latencyMaxMs'])}){miss} | "
+                  f"{ms(h['frozenMs'])} ({ms(h['frozenMaxMs'])}), {h['stalls']} stalls | {mpv_lat if mode == 'immediate' else ''} | "
+                  f"{(ms(m['frozenMs']) + ' (' + ms(m['frozenMaxMs']) + ')') if mode == 'immediate' else ''} | {target} |")
+md += ["", "GAP, v360 pinned over 15 s (segments 4–5 are GAP):", "", "| stream | what happens | frozen | stalls |", "|---|---|---|---|"]
+for g in ["gap-one", "gap-all"]:
+    md.append(f"| {g} | {'; '.join(sorted(set(r[g]['gaps'])))} | {ms(r[g]['frozenMs'])} | {r[g]['stalls']} |")
+md.append("")
+print("\n".join(md))
+PY
+fi
+

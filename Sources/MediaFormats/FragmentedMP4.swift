@@ -23,30 +23,38 @@ public enum FragmentedMP4 {
 
     static func u64(_ b: [UInt8], _ o: Int) -> UInt64 { UInt64(u32(b, o)) << 32 | UInt64(u32(b, o + 4)) }
 
+    /// The box whose header starts at `o` (ISO/IEC 14496-12 §4.2: 32-bit size, 64-bit when 1, to the end when 0), before `end`;
+    /// its size may run past `end` (the caller decides whether that is an error).
+    static func header(_ bytes: [UInt8], at o: Int, end: Int) -> Box? {
+        guard o + 8 <= end else { return nil }
+        var size = Int(u32(bytes, o))
+        var header = 8
+        if size == 1 {
+            guard o + 16 <= end else { return nil }
+            size = Int(clamping: u64(bytes, o + 8))
+            header = 16
+        } else if size == 0 {
+            size = end - o
+        }
+        guard size >= header else { return nil }
+        let typeBytes = bytes[(o + 4)..<(o + 8)]
+        guard typeBytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        return Box(type: String(decoding: typeBytes, as: UTF8.self), offset: o, headerSize: header, size: size)
+    }
+
     /// The boxes laid end to end in `range` of `bytes`; nil when a size does not fit (so the structure is broken).
     public static func boxes(_ bytes: [UInt8], in range: Range<Int>? = nil) -> [Box]? {
         let r = range ?? 0..<bytes.count
         var out: [Box] = []
         var o = r.lowerBound
         while o < r.upperBound {
-            guard o + 8 <= r.upperBound else { return nil }
-            var size = Int(u32(bytes, o))
-            var header = 8
-            if size == 1 {
-                guard o + 16 <= r.upperBound else { return nil }
-                size = Int(clamping: u64(bytes, o + 8))
-                header = 16
-            } else if size == 0 {
-                size = r.upperBound - o
-            }
-            guard size >= header, o + size <= r.upperBound else { return nil }
-            let typeBytes = bytes[(o + 4)..<(o + 8)]
-            guard typeBytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-            out.append(Box(type: String(decoding: typeBytes, as: UTF8.self), offset: o, headerSize: header, size: size))
-            o += size
+            guard let box = header(bytes, at: o, end: r.upperBound), o + box.size <= r.upperBound else { return nil }
+            out.append(box)
+            o += box.size
         }
         return out
     }
+
 
     /// True when `bytes` is a chain of well-formed top-level boxes of known fMP4 kinds (a check that decryption produced real MP4).
     public static func looksValid(_ bytes: [UInt8]) -> Bool {
@@ -63,20 +71,9 @@ public enum FragmentedMP4 {
     /// The first complete top-level box of `type`, walking headers only (what follows it may be cut off).
     static func firstTopLevel(_ bytes: [UInt8], _ type: String) -> Box? {
         var o = 0
-        while o + 8 <= bytes.count {
-            var size = Int(u32(bytes, o))
-            var header = 8
-            if size == 1 {
-                guard o + 16 <= bytes.count else { return nil }
-                size = Int(clamping: u64(bytes, o + 8))
-                header = 16
-            } else if size == 0 {
-                size = bytes.count - o
-            }
-            guard size >= header else { return nil }
-            let name = String(decoding: bytes[(o + 4)..<(o + 8)], as: UTF8.self)
-            if name == type { return o + size <= bytes.count ? Box(type: name, offset: o, headerSize: header, size: size) : nil }
-            o += size
+        while let box = header(bytes, at: o, end: bytes.count) {
+            if box.type == type { return o + box.size <= bytes.count ? box : nil }
+            o += box.size
         }
         return nil
     }

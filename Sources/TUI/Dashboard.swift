@@ -104,7 +104,7 @@ public enum Dashboard {
             let a = column(s.start, length: t.length, width: width)
             if s.gap {
                 let b = column(max(s.start, s.start + s.duration - 0.001), length: t.length, width: width)
-                for i in a...max(a, b) { cells[i] = ("╳", .gap) }
+                for i in a...max(a, b) { cells[i] = (s.filled ? "▒" : "╳", .gap) }
             } else if s.discontinuity, a > 0 {
                 cells[a] = ("¦", .discontinuity)
             }
@@ -115,7 +115,8 @@ public enum Dashboard {
 
     static func timeline(_ t: TimelineModel, into c: inout Canvas, y: inout Int) {
         let gaps = t.segments.filter(\.gap).count
-        let summary = "\(t.segments.count) segments" + (gaps > 0 ? ", \(gaps) GAP" : "") + (t.live ? ", live window from msn \(t.firstMSN)" : "")
+        let filled = t.segments.filter(\.filled).count
+        let summary = "\(t.segments.count) segments" + (gaps > 0 ? ", \(gaps) GAP" + (filled > 0 ? " (\(filled) filled by another rung)" : "") : "") + (t.live ? ", live window from msn \(t.firstMSN)" : "")
         title("Buffer", into: &c, y: &y, right: summary)
         let w = c.width - 2
         for (i, cell) in bar(t, width: w).enumerated() { c.put(1 + i, y, cell.0, cell.1) }
@@ -125,7 +126,7 @@ public enum Dashboard {
         let left = t.live ? "msn \(t.firstMSN)" : "00:00.0"
         let right = t.live ? "live edge" : DashboardModel.clockText(t.length)
         let aheadText = ahead.map { ", \(fixed($0, 1))s ahead" } ?? ""
-        let mid = "buffered \(fixed(buffered, 1))s" + aheadText + (gaps > 0 ? "  ╳ GAP" : "")
+        let mid = "buffered \(fixed(buffered, 1))s" + aheadText + (gaps > filled ? "  ╳ GAP" : "") + (filled > 0 ? "  ▒ GAP filled" : "")
         c.put(1, y, left, .dim)
         c.put(max(0, (c.width - displayWidth(mid)) / 2), y, mid, .dim)
         c.put(max(0, c.width - displayWidth(right) - 1), y, right, .dim)

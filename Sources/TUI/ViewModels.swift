@@ -57,6 +57,8 @@ public struct SegmentMark: Sendable, Equatable {
     public var duration: Double
     public var gap: Bool
     public var discontinuity: Bool
+    /// A GAP another rung has media for: the Loader serves that rung's segment instead.
+    public var filled = false
 }
 
 /// The buffer and GAP bar.
@@ -185,7 +187,10 @@ public struct DashboardModel: Sendable, Equatable {
     static func timeline(_ s: SessionState) -> TimelineModel? {
         guard let m = s.playingMedia, !m.segments.isEmpty else { return nil }
         let starts = Timeline.startTimes(m)
-        let segs = m.segments.enumerated().map { i, seg in SegmentMark(start: starts[i], duration: seg.duration, gap: seg.gap, discontinuity: seg.discontinuity) }
+        let segs = m.segments.enumerated().map { i, seg in
+            SegmentMark(start: starts[i], duration: seg.duration, gap: seg.gap, discontinuity: seg.discontinuity,
+                        filled: seg.gap && !s.isUnfillableGap(seg.mediaSequence))
+        }
         return TimelineModel(length: m.totalDuration, segments: segs, buffered: s.bufferedRanges, playhead: s.position, live: m.isLive, firstMSN: m.mediaSequence)
     }
 
