@@ -34,6 +34,12 @@ def freezes(samples, start, end):
     return total
 
 
+def skipped(samples, start, end):
+    """Seconds of content jumped over between `start` and `end`: forward steps of time-pos larger than 0.25 s."""
+    pts = [(t, p) for t, p in samples if start <= t <= end and p is not None]
+    return sum(b - a for (_, a), (_, b) in zip(pts, pts[1:]) if b - a > 0.25)
+
+
 def measure(samples, actions, horizon):
     """For each (t, height) action: seconds to the first sample at that height, and frozen seconds around the switch."""
     out = []
@@ -42,7 +48,8 @@ def measure(samples, actions, horizon):
         end = actions[i + 1][0] if i + 1 < len(actions) else horizon
         lat = (first - t0) if first is not None and first < end else None
         window_end = (first + 0.5) if lat is not None else end
-        out.append({"latency": lat, "frozen": freezes([(t, p) for t, p, _ in samples], t0 - 0.05, window_end)})
+        tp = [(t, p) for t, p, _ in samples]
+        out.append({"latency": lat, "frozen": freezes(tp, t0 - 0.05, window_end), "skipped": skipped(tp, t0 - 0.05, window_end)})
     return out
 
 
@@ -79,7 +86,7 @@ def mpv_run(url, actions, duration):
         f.write((json.dumps({"command": cmd}) + "\n").encode())
 
     send(["observe_property", 1, "time-pos"])
-    send(["observe_property", 2, "height"])
+    send(["observe_property", 2, "video-params/h"])
     start = time.monotonic()
     samples, pos, height, pending, tracks = [], None, None, list(actions), None
     s.settimeout(0.01)
@@ -100,7 +107,7 @@ def mpv_run(url, actions, duration):
             if m.get("event") == "property-change":
                 if m["name"] == "time-pos":
                     pos = m.get("data")
-                elif m["name"] == "height":
+                elif m["name"] == "video-params/h":
                     height = m.get("data")
                 samples.append((time.monotonic() - start, pos, height))
             elif isinstance(m.get("data"), list):
@@ -122,9 +129,10 @@ def summary(runs):
     lat = [s["latency"] for r in runs for s in r["switches"] if s["latency"] is not None]
     frozen = [s["frozen"] for r in runs for s in r["switches"]]
     missed = sum(1 for r in runs for s in r["switches"] if s["latency"] is None)
+    skip = [s["skipped"] for r in runs for s in r["switches"]]
     return {"latencyMs": 1000 * statistics.median(lat) if lat else None, "latencyMaxMs": 1000 * max(lat) if lat else None,
             "frozenMs": 1000 * statistics.median(frozen) if frozen else None, "frozenMaxMs": 1000 * max(frozen) if frozen else None,
-            "missed": missed, "n": len(frozen), "stalls": sum(r.get("stalls", 0) for r in runs)}
+            "skippedMaxMs": 1000 * max(skip) if skip else None, "missed": missed, "n": len(frozen), "stalls": sum(r.get("stalls", 0) for r in runs)}
 
 
 origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache", cache], stdout=subprocess.PIPE, text=True)

@@ -127,8 +127,9 @@ md = ["## Rung switches: hlstui's mechanisms vs plain mpv's `vid`/`aid` switch",
       "one smooth switch at 2 s; latency = action to the first 50 Hz sample decoding the new height; frozen = time-pos standing still longer "
       "than two frames, minus one frame, from the action to 0.5 s after the new rung (median, max). Plain mpv: the same three switches by "
       "setting `vid` and `aid` to the target variant's tracks over JSON IPC, measured from its property changes.", "",
-      "| stream | mode | mechanism | to new rung, median (max) | frozen, median (max) | plain mpv to new rung | plain mpv frozen | target |",
-      "|---|---|---|---|---|---|---|---|"]
+      "Skipped = content jumped over (forward steps of time-pos over 0.25 s), the worst switch. Decoded height is mpv's `video-params/h` on both sides.", "",
+      "| stream | mode | mechanism | to new rung, median (max) | frozen, median (max) | skipped | plain mpv to new rung | plain mpv frozen, skipped | target |",
+      "|---|---|---|---|---|---|---|---|---|"]
 for c in r["cases"]:
     m = c["mpv"]
     mpv_lat = f"{ms(m['latencyMs'])} ({ms(m['latencyMaxMs'])})" + (f", {m['missed']} of {m['n']} never" if m["missed"] else "")
@@ -137,8 +138,8 @@ for c in r["cases"]:
         target = ("≤ 100 ms" if "ts" in c["stream"].split("-")[-1] else "≤ 200 ms") if mode == "immediate" and c["stream"].startswith("vod") else ("0 stall" if mode == "smooth" else "next boundary, PDT kept")
         miss = f", {h['missed']} of {h['n']} never" if h["missed"] else ""
         md.append(f"| {c['stream']} | {mode} | {', '.join(h['mechanism'])} | {ms(h['latencyMs'])} ({ms(h['latencyMaxMs'])}){miss} | "
-                  f"{ms(h['frozenMs'])} ({ms(h['frozenMaxMs'])}), {h['stalls']} stalls | {mpv_lat if mode == 'immediate' else ''} | "
-                  f"{(ms(m['frozenMs']) + ' (' + ms(m['frozenMaxMs']) + ')') if mode == 'immediate' else ''} | {target} |")
+                  f"{ms(h['frozenMs'])} ({ms(h['frozenMaxMs'])}), {h['stalls']} stalls | {ms(h['skippedMaxMs'])} | {mpv_lat if mode == 'immediate' else ''} | "
+                  f"{(ms(m['frozenMs']) + ' (' + ms(m['frozenMaxMs']) + '), ' + ms(m['skippedMaxMs'])) if mode == 'immediate' else ''} | {target} |")
 md += ["", "GAP, v360 pinned over 15 s (segments 4–5 are GAP):", "", "| stream | what happens | frozen | stalls |", "|---|---|---|---|"]
 for g in ["gap-one", "gap-all"]:
     md.append(f"| {g} | {'; '.join(sorted(set(r[g]['gaps'])))} | {ms(r[g]['frozenMs'])} | {r[g]['stalls']} |")

@@ -385,8 +385,8 @@ public final class Pane: @unchecked Sendable {
         s.pausedForCache = mpv.get("paused-for-cache", .flag).flag ?? false
         s.coreIdle = mpv.get("core-idle", .flag).flag ?? true
         s.eof = mpv.get("eof-reached", .flag).flag ?? false
-        s.width = mpv.get("width", .int).double.map { Int($0) }
-        s.height = mpv.get("height", .int).double.map { Int($0) }
+        s.width = mpv.get("video-params/w", .int).double.map { Int($0) }
+        s.height = mpv.get("video-params/h", .int).double.map { Int($0) }
         s.droppedFrames = Int((mpv.get("frame-drop-count", .int).double ?? 0) + (mpv.get("decoder-frame-drop-count", .int).double ?? 0))
         s.speed = mpv.get("speed", .double).double ?? 1
         if case .node(let cache) = mpv.get("demuxer-cache-state", .node) {
