@@ -37,10 +37,13 @@ extension SessionState {
     }
 
     /// True when a rung other than `rung` that may play has media for segment `msn` (and the Loader can splice it in).
+    /// While another candidate's playlist is still unknown the answer is yes: the Loader, which reads them first, decides.
     func fillable(_ msn: Int, rung: Int) -> Bool {
         guard spliced else { return false }
         return SwitchPlanner.fill(for: rung, ladder: ladder, allowed: caps.allowed(ladder)).contains { r in
-            guard r != rung, let m = media[r], let s = m.segments[safe: msn - m.mediaSequence] else { return false }
+            guard r != rung else { return false }
+            guard let m = media[r] else { return true }
+            guard let s = m.segments[safe: msn - m.mediaSequence] else { return false }
             return !s.gap
         }
     }
