@@ -10,6 +10,8 @@ public struct DashboardRequest: Sendable {
     public var theme: String?
     /// A file that gets hlstui's log (requests, keys, messages) as it happens.
     public var logFile: String?
+    /// With two panes: align them on PDT (off with `--no-sync`, or `s`).
+    public var sync = true
     public init(panes: [PaneConfig], theme: String?, logFile: String?) {
         self.panes = panes
         self.theme = theme
@@ -60,11 +62,13 @@ public enum PaneLayout {
         return (0..<count).map { Rect(x: 0, y: $0 * h, width: width, height: $0 == count - 1 ? height - $0 * h : h) }
     }
 
-    /// The whole screen: each pane's dashboard in its rectangle.
-    public static func compose(_ models: [DashboardModel], width: Int, height: Int) -> Canvas {
+    /// The whole screen: each pane's dashboard in its rectangle, under the sync strip when two panes are synchronized.
+    public static func compose(_ models: [DashboardModel], width: Int, height: Int, sync: SyncModel? = nil) -> Canvas {
         var screen = Canvas(width: width, height: height)
-        for (m, r) in zip(models, rects(count: models.count, width: width, height: height)) {
-            screen.blit(Dashboard.render(m, width: r.width, height: r.height), at: r)
+        let top = sync == nil ? 0 : 1
+        if let sync { screen.blit(SyncStrip.render(sync, width: width), at: Rect(x: 0, y: 0, width: width, height: 1)) }
+        for (m, r) in zip(models, rects(count: models.count, width: width, height: height - top)) {
+            screen.blit(Dashboard.render(m, width: r.width, height: r.height), at: Rect(x: r.x, y: r.y + top, width: r.width, height: r.height))
         }
         return screen
     }
@@ -87,6 +91,10 @@ public enum DashboardRunner {
             }
         }
         for p in panes { Task { await p.open() } }
+        // Two panes start on a common PDT and stay there (issue 7); `s` switches the lock off and on.
+        let syncRunner = panes.count == 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil
+        syncRunner?.start()
+        defer { syncRunner?.stop() }
         let names = ThemeLibrary.names()
         var themes: [String] = names
         if let t = request.theme {
@@ -97,7 +105,7 @@ public enum DashboardRunner {
             }
             themes = [t] + names.filter { $0 != t }
         }
-        let ui = UILoop(panes: panes, themes: themes)
+        let ui = UILoop(panes: panes, themes: themes, sync: syncRunner)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: ui.run()) }
             thread.name = "curses"
@@ -116,9 +124,11 @@ public enum DashboardRunner {
 final class UILoop: @unchecked Sendable {
     let panes: [Pane]
     let themes: [String]
-    init(panes: [Pane], themes: [String]) {
+    let syncRunner: SyncRunner?
+    init(panes: [Pane], themes: [String], sync: SyncRunner?) {
         self.panes = panes
         self.themes = themes
+        syncRunner = sync
     }
 
     func run() -> Int32 {
@@ -151,7 +161,7 @@ final class UILoop: @unchecked Sendable {
                     let s = panes[st.focus].snapshot
                     let before = st.themeIndex
                     if let action = st.handle(cmd, ladderSize: s.ladder.rungs.count, logSize: max(s.requests.count, s.log.count), themes: themes.count) {
-                        panes[st.focus].perform(action)
+                        if action == .toggleSync { syncRunner?.toggle() } else { panes[st.focus].perform(action) }
                     }
                     if st.themeIndex != before { applyTheme() }
                 }
@@ -168,7 +178,8 @@ final class UILoop: @unchecked Sendable {
                 ui.focused = panes.count == 1 || i == st.focus
                 return DashboardModel(p.snapshot, ui: ui)
             }
-            let frame = PaneLayout.compose(models, width: w, height: h)
+            let strip = syncRunner.map { y in let v = y.snapshot; return SyncModel(state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts) }
+            let frame = PaneLayout.compose(models, width: w, height: h, sync: strip)
             if frame != lastFrame || clear {
                 screen.draw(frame, clear: clear)
                 lastFrame = frame

@@ -12,6 +12,8 @@ public struct MonitorRequest: Sendable {
     public var commands: [ScriptedAction] = []
     /// Samples per second of `player` events.
     public var rate = 4.0
+    /// With two streams: start them on a common PDT and keep them there (`sync` events).
+    public var sync = true
     /// Also write info-level log lines (reloads, GAP crossings, switches in words).
     public var verbose = false
     public init(panes: [PaneConfig], duration: Double?) {
@@ -37,6 +39,19 @@ public enum MonitorJSON {
     }
 
     /// A `player` sample of one pane.
+    /// A `sync` event: the offset between the panes' playheads on the wall clock, the lock and the speed corrections.
+    static func sync(_ y: SyncSnapshot) -> [(String, JSONValue)] {
+        var state = y.state.label
+        if case .off = y.state { state = "off" }
+        var fields: [(String, JSONValue)] = [
+            ("offsetMs", .double(y.offset.map { ($0 * 10_000).rounded() / 10 })), ("locked", .bool(y.state == .locked)), ("state", .string(state)),
+            ("speeds", .array(y.speeds.map { .double(($0 * 100_000).rounded() / 100_000) })),
+            ("pdts", .array(y.pdts.map { .string($0?.iso8601Milliseconds) })),
+        ]
+        if case .off(let why) = y.state { fields.append(("reason", .string(why))) }
+        return fields
+    }
+
     static func player(_ s: SessionState, pane: Int) -> [(String, JSONValue)] {
         let p = s.sample
         return [
@@ -116,6 +131,9 @@ public enum MonitorRunner {
             }
         }
         await withTaskGroup(of: Void.self) { g in for p in panes { g.addTask { await p.open() } } }
+        let sync = panes.count == 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil
+        sync?.start()
+        defer { sync?.stop() }
         var pending = request.commands[...]
         let period = 1 / max(0.5, min(50, request.rate))
         var tick = 0
@@ -128,12 +146,14 @@ public enum MonitorRunner {
                 pending = pending.dropFirst()
                 write(MonitorJSON.line("command", t: t, wall: Date(), [("line", .int(c.line)), ("action", .string("\(c.action)"))]))
                 if c.action == .quit { break loop }
+                if c.action == .toggleSync { sync?.toggle(); continue }
                 for p in panes { p.perform(c.action) }
             }
             // Every pane is sampled in the same tick.
             let states = panes.map { p -> SessionState in p.sample(); return p.snapshot }
             let wall = Date()
             for (i, s) in states.enumerated() { write(MonitorJSON.line("player", t: t, wall: wall, MonitorJSON.player(s, pane: i))) }
+            if let y = sync?.snapshot { write(MonitorJSON.line("sync", t: t, wall: wall, MonitorJSON.sync(y))) }
             if let d = request.duration, t >= d { break }
             if states.allSatisfy({ $0.state == .ended || $0.state == .error }) { break }
         }

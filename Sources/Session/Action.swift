@@ -14,6 +14,8 @@ public enum Action: Sendable, Equatable {
     /// How switches a person asks for take effect from now on.
     case switchMode(SwitchMode)
     case toggleSwitchMode
+    /// Two panes: lock them on PDT, or let them run free.
+    case toggleSync
     case quit
 
     /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `pause`, `quit`.
@@ -24,6 +26,7 @@ public enum Action: Sendable, Equatable {
         case "pause", "play": return .togglePause
         case "auto", "automatic": return .automatic
         case "quit", "stop": return .quit
+        case "sync": return .toggleSync
         case "pin": return arg.flatMap { Int($0) }.map { .pin($0) }
         case "cap":
             guard let a = arg else { return nil }

@@ -370,7 +370,7 @@ public struct SessionState: Sendable {
         case .toggleSwitchMode:
             manualSwitch = manualSwitch == .immediate ? .smooth : .immediate
             return nil
-        case .togglePause, .seekRelative, .seekTo, .quit: return nil
+        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync: return nil
         }
         switch action {
         case .pin, .automatic: return "manual"

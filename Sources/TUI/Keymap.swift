@@ -64,6 +64,7 @@ public enum Keymap {
         Binding(keys: [.char("]")], command: .session(.bitrateUp), help: "bitrate cap up a step"),
         Binding(keys: [.char("\\")], command: .session(.capBitrate(nil)), help: "no bitrate cap"),
         Binding(keys: [.char("m")], command: .session(.toggleSwitchMode), help: "switches you ask for: immediate ⇄ smooth"),
+        Binding(keys: [.char("s")], command: .session(.toggleSync), help: "two panes: PDT lock on / off"),
         Binding(keys: [.tab], command: .focusNext, help: "focus the next pane"),
         Binding(keys: [.char("t")], command: .nextTheme, help: "next theme"),
         Binding(keys: [.char("l")], command: .toggleLog, help: "request log / message log"),

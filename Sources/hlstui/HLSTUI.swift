@@ -162,7 +162,9 @@ struct DemoCommand: AsyncParsableCommand {
                         : ["\(server.httpBase)/demo/master.m3u8"]
         guard printing else {
             let panes = try urls.map { try player.paneConfig(url: $0, loader: LoaderOptions()) }
-            let status = await DashboardRunner.run(DashboardRequest(panes: panes, theme: player.theme, logFile: player.log))
+            var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
+            request.sync = !player.noSync
+            let status = await DashboardRunner.run(request)
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -328,6 +330,9 @@ struct PlayerFlagGroup: ParsableArguments {
     @Option(name: .customLong("abr-switch"), help: "How automatic (ABR) switches take effect: smooth or immediate.")
     var abrSwitch: SwitchMode = .smooth
 
+    @Flag(name: .customLong("no-sync"), help: "With two URLs: do not align them on EXT-X-PROGRAM-DATE-TIME.")
+    var noSync = false
+
     @Option(help: "Theme name (see `hlstui keys --themes`) or a .theme file.")
     var theme: String?
 
@@ -381,7 +386,9 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws {
         let loader = try loaderFlags.options()
         let panes = try urls.map { try player.paneConfig(url: $0, loader: loader) }
-        let status = await DashboardRunner.run(DashboardRequest(panes: panes, theme: player.theme, logFile: player.log))
+        var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
+        request.sync = !player.noSync
+        let status = await DashboardRunner.run(request)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -425,6 +432,7 @@ struct MonitorCommand: AsyncParsableCommand {
         var request = MonitorRequest(panes: panes, duration: duration)
         request.rate = rate
         request.verbose = verbose
+        request.sync = !player.noSync
         if let c = commands {
             let text: String
             if c == "-" {

@@ -1,0 +1,68 @@
+import Foundation
+import HLS
+import NIOConcurrencyHelpers
+import Session
+
+/// What the sync strip and the monitor show: the controller's state, the offset, the speeds and each playhead's PDT.
+public struct SyncSnapshot: Sendable {
+    public var state: SyncState
+    public var offset: Double?
+    public var speeds: [Double]
+    public var pdts: [DateTime?]
+}
+
+/// Starts two panes on a common PDT and keeps them there (issue 7): the pure `SyncController` decides, this applies.
+public final class SyncRunner: Sendable {
+    let panes: [Pane]
+    let controller = NIOLockedValueBox(SyncController())
+    let latest = NIOLockedValueBox(SyncSnapshot(state: .waiting, offset: nil, speeds: [1, 1], pdts: [nil, nil]))
+    let started: ContinuousClock.Instant
+    let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    /// The speeds last given to the players.
+    let applied = NIOLockedValueBox<[Double]>([1, 1])
+
+    public init(panes: [Pane], started: ContinuousClock.Instant) {
+        self.panes = panes
+        self.started = started
+    }
+
+    /// The latest state, for the strip and the `sync` events.
+    public var snapshot: SyncSnapshot { latest.withLockedValue { $0 } }
+
+    /// Starts the control loop (every 50 ms).
+    public func start() {
+        let t = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+                self?.step()
+            }
+        }
+        task.withLockedValue { $0 = t }
+    }
+
+    public func stop() { task.withLockedValue { $0?.cancel() } }
+
+    /// Switches the lock on or off (off: both at normal speed).
+    public func toggle() {
+        controller.withLockedValue { $0.enabled.toggle() }
+        step()
+    }
+
+    func step() {
+        guard panes.count == 2 else { return }
+        // Both playheads are read back to back, so the offset is not skewed by the time between them.
+        let a = panes[0].clockNow(), b = panes[1].clockNow()
+        let t = Pane.seconds(ContinuousClock.now - started)
+        let before = applied.withLockedValue { $0 }
+        let (cmd, state, offset) = controller.withLockedValue { c in
+            (c.step(t: t, pdts: [a.pdt, b.pdt], playing: [a.playing, b.playing], hasPDT: [a.hasPDT ?? true, b.hasPDT ?? true]), c.state, c.offset)
+        }
+        for (i, s) in cmd.speeds.enumerated() where abs(s - before[i]) > 0.0002 || (s == 1 && before[i] != 1) {
+            panes[i].setSpeed(s)
+            applied.withLockedValue { $0[i] = s }
+        }
+        if let h = cmd.hold { panes[h.pane].hold(seconds: h.seconds) }
+        if let r = cmd.realign { panes[r.pane].realign(to: r.to) }
+        latest.withLockedValue { $0 = SyncSnapshot(state: state, offset: offset, speeds: cmd.speeds, pdts: [a.pdt, b.pdt]) }
+    }
+}
