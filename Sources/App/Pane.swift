@@ -445,14 +445,16 @@ public final class Pane: @unchecked Sendable {
         apply(.log(level: "info", text: "sync: holding for \(fixed(seconds, 3)) s"))
     }
 
-    /// Reloads at the segment holding wall-clock moment `date` (the other pane is that far behind).
-    public func realign(to date: DateTime) {
+    /// Reloads at the segment holding wall-clock moment `date` (the other pane is that far behind); false when no segment does.
+    @discardableResult
+    public func realign(to date: DateTime) -> Bool {
         let s = snapshot
         guard let m = s.loadedRung.flatMap({ s.media[$0] }) ?? s.playingMedia, let t = Timeline.playlistTime(at: date, in: m),
-              let i = Timeline.segmentIndex(at: t, in: m) else { return }
+              let i = Timeline.segmentIndex(at: t, in: m) else { return false }
         let msn = m.segments[i].mediaSequence
         load(rung: s.loadedRung ?? 0, startMSN: msn)
         apply(.log(level: "info", text: "sync: reloaded at msn \(msn) to meet the other pane at \(date)"))
+        return true
     }
 
     /// True when the player stopped at the end of what it was given (the Loader ended its playlist before a break).

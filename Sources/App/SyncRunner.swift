@@ -62,7 +62,21 @@ public final class SyncRunner: Sendable {
             applied.withLockedValue { $0[i] = s }
         }
         if let h = cmd.hold { panes[h.pane].hold(seconds: h.seconds) }
-        if let r = cmd.realign { panes[r.pane].realign(to: r.to) }
-        latest.withLockedValue { $0 = SyncSnapshot(state: state, offset: offset, speeds: cmd.speeds, pdts: [a.pdt, b.pdt]) }
+        if let r = cmd.realign, !panes[r.pane].realign(to: r.to) {
+            let apart = offset.map { DurationText.words(abs($0)) } ?? "far"
+            controller.withLockedValue { $0.giveUp("no moment in common: pane \(r.pane + 1)'s window does not reach the other's PDT (\(apart) apart)") }
+        }
+        let now = controller.withLockedValue { $0.state }
+        latest.withLockedValue { $0 = SyncSnapshot(state: now, offset: offset, speeds: cmd.speeds, pdts: [a.pdt, b.pdt]) }
+    }
+}
+
+/// Durations in words for one-line messages: "4.2 s", "12 min", "3 h", "41 days".
+enum DurationText {
+    static func words(_ s: Double) -> String {
+        if s < 120 { return fixed(s, 1) + " s" }
+        if s < 7200 { return "\(Int(s / 60)) min" }
+        if s < 172_800 { return "\(Int(s / 3600)) h" }
+        return "\(Int(s / 86400)) days"
     }
 }

@@ -69,8 +69,19 @@ public struct SyncController: Sendable {
     /// Consecutive readings that jumped away from a steady offset (a playhead read across a timestamp reset, say).
     var jumps = 0
     var missingSince: Double?
-    public var enabled = true
+    public var enabled = true {
+        didSet { gaveUp = nil }
+    }
+    /// Why aligning cannot work (the streams share no moment), once tried.
+    public private(set) var gaveUp: String?
     public init() {}
+
+    /// Stops trying: the pane ahead could not reach the other's moment.
+    public mutating func giveUp(_ why: String) {
+        gaveUp = why
+        state = .off(why)
+        _ = release()
+    }
 
     /// Seconds pane 0's playhead is ahead of pane 1's on the wall clock.
     public static func offset(_ a: DateTime?, _ b: DateTime?) -> Double? {
@@ -83,6 +94,10 @@ public struct SyncController: Sendable {
     public mutating func step(t: Double, pdts: [DateTime?], playing: [Bool], hasPDT: [Bool]) -> SyncCommand {
         guard enabled else {
             state = .off("switched off")
+            return release()
+        }
+        if let why = gaveUp {
+            state = .off(why)
             return release()
         }
         if let i = hasPDT.firstIndex(of: false) {

@@ -28,9 +28,11 @@ public enum SyncStrip {
         }
         let pdt = { (i: Int) in m.pdts[safe: i].flatMap { $0 }.map { String(DashboardModel.milliseconds($0).dropFirst(11).prefix(12)) } ?? "–" }
         let offset = m.offset.map { (($0 >= 0 ? "+" : "") + fixed($0 * 1000, 1)) + " ms" } ?? "–"
-        let speed = m.speeds.map { fixed(($0 - 1) * 100, 2) + "%" }.joined(separator: "/")
-        var text = "⇆ SYNC \(m.state.label)  A \(pdt(0))  B \(pdt(1))  offset \(offset)  speed \(speed)  s: lock on/off"
-        if case .off(let why) = m.state { text = "⇆ SYNC off: \(why)  (s: lock on/off)" }
+        let speed = m.speeds.map { (($0 >= 1 ? "+" : "") + fixed(($0 - 1) * 100, 2)) + "%" }.joined(separator: " ")
+        var text = "⇆ SYNC \(m.state.label) │ A \(pdt(0)) B \(pdt(1)) │ Δ \(offset) │ speed \(speed)"
+        if case .off(let why) = m.state { text = "⇆ SYNC off: \(why)" }
+        let hint = "  s: lock on/off"
+        if displayWidth(text + hint) <= width { text += hint }
         c.fill(Rect(x: 0, y: 0, width: width, height: 1), role)
         c.put(0, 0, fit(text, width), role)
         return c

@@ -200,3 +200,18 @@ struct TUIUnitTests {
         #expect(mono.roles.values.allSatisfy { $0.fg == .terminalDefault && $0.bg == .terminalDefault }, "monochrome uses attributes only")
     }
 }
+
+@Suite("The sync strip")
+struct SyncStripTests {
+    @Test("each state in one line that fits 80 columns; offset in ms with its sign, speed corrections in percent")
+    func strip() {
+        let d = DateTime(iso8601: "2026-11-22T10:00:01.234Z")!
+        let locked = SyncStrip.render(SyncModel(state: .locked, offset: -0.0015, speeds: [1, 0.9993], pdts: [d, d.adding(seconds: 0.001)]), width: 80)
+        let text = locked.lines[0]
+        #expect(text.hasPrefix("⇆ SYNC locked │ A 10:00:01.234 B 10:00:01.235 │ Δ -1.5 ms │ speed +0.00% -0.07%"), "\(text)")
+        #expect(locked.role(0, 0) == .playing)
+        let off = SyncStrip.render(SyncModel(state: .off("pane 2 has no EXT-X-PROGRAM-DATE-TIME"), offset: nil, speeds: [1, 1], pdts: [nil, nil]), width: 80)
+        #expect(off.lines[0].hasPrefix("⇆ SYNC off: pane 2 has no EXT-X-PROGRAM-DATE-TIME"))
+        #expect(locked.lines[0].count == 80 && off.lines[0].count == 80)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@Suite("Two live cameras in sync on PDT, through real libmpv")
+struct SyncE2ETests {
+    let base = AppOrigin.base
+
+    @Test("monitor: locked within 5 s, then within a frame (p95), 4 Hz sync events beside the player samples, no stall")
+    func locked() async throws {
+        let r = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "16"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let sync = r.named("sync")
+        let ticks = Set(r.named("player").filter { $0["trigger"] == nil }.compactMap { $0["t"] as? Double })
+        #expect(sync.count >= 50 && Set(sync.compactMap { $0["t"] as? Double }).isSubset(of: ticks), "one sync event per tick: \(sync.count)")
+        let lock = try #require(sync.first { $0["locked"] as? Bool == true }?["t"] as? Double)
+        #expect(lock <= 5, "locked after \(lock) s")
+        let after = sync.filter { ($0["t"] as? Double ?? 0) >= lock }.compactMap { $0["offsetMs"] as? Double }.map(abs).sorted()
+        let p95 = after[min(after.count - 1, Int(Double(after.count) * 0.95))]
+        #expect(p95 <= 33, "p95 offset \(p95) ms: \(after.suffix(5))")
+        #expect(sync.allSatisfy { ($0["speeds"] as? [Double])?.allSatisfy { abs($0 - 1) <= 0.0501 } == true })
+        #expect(r.named("stall").isEmpty)
+        let pdts = try #require(sync.last?["pdts"] as? [String])
+        #expect(pdts.count == 2 && pdts[0].prefix(19) == pdts[1].prefix(19), "the same second on both: \(pdts)")
+    }
+
+    @Test("--no-sync: no sync events; streams with no moment in common: one line saying so, and both play")
+    func offAndApart() async throws {
+        let free = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--no-sync", "--duration", "3"])
+        #expect(free.status == 0 && free.named("sync").isEmpty)
+        let apart = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "\(base)/vod-ts/master.m3u8", "--duration", "4"])
+        #expect(apart.status == 0, "\(apart.stderr)")
+        let last = try #require(apart.named("sync").last)
+        #expect(last["state"] as? String == "off" && (last["reason"] as? String ?? "").hasPrefix("no moment in common"), "\(last)")
+        #expect(apart.named("player").filter { ($0["t"] as? Double ?? 0) > 3 }.allSatisfy { $0["state"] as? String == "playing" })
+    }
+}
