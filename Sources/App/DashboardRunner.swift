@@ -25,7 +25,24 @@ public struct DashboardScreenState: Sendable {
     public var ui: [UIState]
     public var themeIndex = 0
     public var quit = false
+    /// The URL being typed for a second pane (`o`), nil when not asking.
+    public var prompt: String?
     public init(panes: Int) { ui = Array(repeating: UIState(), count: max(1, panes)) }
+
+    /// A key while the URL prompt is open: text goes into the URL, Enter returns it, Esc cancels.
+    public mutating func edit(_ key: TUI.Key) -> String? {
+        switch key {
+        case .enter:
+            let url = (prompt ?? "").trimmingCharacters(in: .whitespaces)
+            prompt = nil
+            return url.isEmpty ? nil : url
+        case .escape, .control("c"): prompt = nil
+        case .backspace: if prompt?.isEmpty == false { prompt?.removeLast() }
+        case .char(let c): prompt?.append(c)
+        default: break
+        }
+        return nil
+    }
 
     /// Applies a key's command that concerns only the screen; returns the session action to carry out, if any.
     public mutating func handle(_ command: Command, ladderSize: Int, logSize: Int, themes: Int) -> Action? {
@@ -43,6 +60,7 @@ public struct DashboardScreenState: Sendable {
             ui[focus].scroll = 0
         case .toggleHelp: ui[focus].showHelp.toggle()
         case .focusNext: focus = (focus + 1) % ui.count
+        case .openPane: if ui.count < 2 { prompt = "" }
         case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)
         case .scrollDown: ui[focus].scroll = min(max(0, logSize - 1), ui[focus].scroll + 10)
         }
@@ -63,12 +81,18 @@ public enum PaneLayout {
     }
 
     /// The whole screen: each pane's dashboard in its rectangle, under the sync strip when two panes are synchronized.
-    public static func compose(_ models: [DashboardModel], width: Int, height: Int, sync: SyncModel? = nil) -> Canvas {
+    public static func compose(_ models: [DashboardModel], width: Int, height: Int, sync: SyncModel? = nil, prompt: String? = nil) -> Canvas {
         var screen = Canvas(width: width, height: height)
         let top = sync == nil ? 0 : 1
         if let sync { screen.blit(SyncStrip.render(sync, width: width), at: Rect(x: 0, y: 0, width: width, height: 1)) }
         for (m, r) in zip(models, rects(count: models.count, width: width, height: height - top)) {
             screen.blit(Dashboard.render(m, width: r.width, height: r.height), at: Rect(x: r.x, y: r.y + top, width: r.width, height: r.height))
+        }
+        if let prompt {
+            // The URL prompt replaces the bottom line while it is open.
+            let line = "Open a second pane, URL: " + prompt + "█  (Enter opens, Esc cancels)"
+            screen.fill(Rect(x: 0, y: height - 1, width: width, height: 1), .status)
+            screen.put(0, height - 1, fit(line, width), .status)
         }
         return screen
     }
@@ -91,10 +115,13 @@ public enum DashboardRunner {
             }
         }
         for p in panes { Task { await p.open() } }
-        // Two panes start on a common PDT and stay there (issue 7); `s` switches the lock off and on.
-        let syncRunner = panes.count == 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil
-        syncRunner?.start()
-        defer { syncRunner?.stop() }
+        // A second pane opened with `o` gets the first pane's options and shares its log.
+        let first = request.panes[0]
+        let makePane: @Sendable (Int, String) throws -> Pane = { i, url in
+            var c = first
+            c.url = url
+            return try Pane(index: i, config: c, started: started) { pane, out in log?.write(pane: pane.index, t: pane.t, out) }
+        }
         let names = ThemeLibrary.names()
         var themes: [String] = names
         if let t = request.theme {
@@ -105,13 +132,15 @@ public enum DashboardRunner {
             }
             themes = [t] + names.filter { $0 != t }
         }
-        let ui = UILoop(panes: panes, themes: themes, sync: syncRunner)
+        let ui = UILoop(panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: ui.run()) }
             thread.name = "curses"
             thread.stackSize = 4 << 20
             thread.start()
         }
+        ui.syncRunner?.stop()
+        panes = ui.panes
         for p in panes { p.close() }
         for p in panes {
             if let e = p.snapshot.error { FileHandle.standardError.write(Data("hlstui: pane \(p.index): \(e)\n".utf8)) }
@@ -122,13 +151,40 @@ public enum DashboardRunner {
 
 /// The curses thread's loop.
 final class UILoop: @unchecked Sendable {
-    let panes: [Pane]
+    /// Read by the caller after `run` returns (a pane opened with `o` is closed there too).
+    private(set) var panes: [Pane]
     let themes: [String]
-    let syncRunner: SyncRunner?
-    init(panes: [Pane], themes: [String], sync: SyncRunner?) {
+    let sync: Bool
+    let started: ContinuousClock.Instant
+    let makePane: @Sendable (Int, String) throws -> Pane
+    private(set) var syncRunner: SyncRunner?
+
+    init(panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant, makePane: @escaping @Sendable (Int, String) throws -> Pane) {
         self.panes = panes
         self.themes = themes
-        syncRunner = sync
+        self.sync = sync
+        self.started = started
+        self.makePane = makePane
+        startSync()
+    }
+
+    /// Two panes start on a common PDT and stay there (issue 7); `s` switches the lock off and on.
+    func startSync() {
+        guard panes.count == 2, sync, syncRunner == nil else { return }
+        syncRunner = SyncRunner(panes: panes, started: started)
+        syncRunner?.start()
+    }
+
+    /// Opens `url` in a second pane; a failure is one line in the first pane's log.
+    func open(_ url: String) {
+        do {
+            let p = try makePane(panes.count, url)
+            panes.append(p)
+            Task { await p.open() }
+            startSync()
+        } catch {
+            panes[0].apply(.log(level: "error", text: "cannot open a second pane: \(error)"))
+        }
     }
 
     func run() -> Int32 {
@@ -157,7 +213,13 @@ final class UILoop: @unchecked Sendable {
             var dirty = false
             if let key = screen.readKey(timeoutMs: 30) {
                 dirty = true
-                if key == .resize { clear = true } else if let cmd = Keymap.command(for: key) {
+                if key == .resize { clear = true } else if st.prompt != nil {
+                    if let url = st.edit(key) {
+                        open(url)
+                        while st.ui.count < panes.count { st.ui.append(UIState()) }
+                        applyTheme()
+                    }
+                } else if let cmd = Keymap.command(for: key) {
                     let s = panes[st.focus].snapshot
                     let before = st.themeIndex
                     if let action = st.handle(cmd, ladderSize: s.ladder.rungs.count, logSize: max(s.requests.count, s.log.count), themes: themes.count) {
@@ -179,7 +241,7 @@ final class UILoop: @unchecked Sendable {
                 return DashboardModel(p.snapshot, ui: ui)
             }
             let strip = syncRunner.map { y in let v = y.snapshot; return SyncModel(state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts) }
-            let frame = PaneLayout.compose(models, width: w, height: h, sync: strip)
+            let frame = PaneLayout.compose(models, width: w, height: h, sync: strip, prompt: st.prompt)
             if frame != lastFrame || clear {
                 screen.draw(frame, clear: clear)
                 lastFrame = frame

@@ -97,3 +97,24 @@ struct DashboardE2ETests {
         #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
     }
 }
+
+extension DashboardE2ETests {
+    @Test("o asks for a URL and opens it in a second pane; the two cameras lock on PDT; s switches the lock off")
+    func openSecondPane() async throws {
+        let t = Tmux()
+        t.start("\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", width: 100, height: 48)
+        _ = await t.wait { $0.contains("PLAYING") }
+        t.keys("o")
+        var s = await t.wait { $0.contains("Open a second pane, URL:") }
+        #expect(s.contains("Open a second pane, URL: █"), "\(s)")
+        t.tmux(["send-keys", "-t", "t", "-l", "\(base)/cam-b/cam-b/index.m3u8"])
+        t.keys("Enter")
+        s = await t.wait(timeout: 40) { $0.components(separatedBy: "PLAYING").count == 3 && $0.contains("SYNC locked") }
+        #expect(s.contains("SYNC locked") && s.components(separatedBy: "PLAYING").count == 3, "\(s)")
+        t.keys("s")
+        s = await t.wait { $0.contains("SYNC off: switched off") }
+        #expect(s.contains("SYNC off: switched off"))
+        t.keys("q")
+        #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
+    }
+}

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import App
+import TUI
 
 @Suite("Two live cameras in sync on PDT, through real libmpv")
 struct SyncE2ETests {
@@ -32,5 +34,26 @@ struct SyncE2ETests {
         let last = try #require(apart.named("sync").last)
         #expect(last["state"] as? String == "off" && (last["reason"] as? String ?? "").hasPrefix("no moment in common"), "\(last)")
         #expect(apart.named("player").filter { ($0["t"] as? Double ?? 0) > 3 }.allSatisfy { $0["state"] as? String == "playing" })
+    }
+}
+
+@Suite("The URL prompt for a second pane (pure)")
+struct URLPromptTests {
+    @Test("o opens it with one pane only; text, Backspace, Enter returns the URL; Esc cancels; q is text while it is open")
+    func prompt() {
+        var st = DashboardScreenState(panes: 1)
+        #expect(st.handle(.openPane, ladderSize: 4, logSize: 0, themes: 1) == nil && st.prompt == "")
+        for c in "http://x/a.m3u8q" { _ = st.edit(.char(c)) }
+        _ = st.edit(.backspace)
+        #expect(st.prompt == "http://x/a.m3u8" && !st.quit)
+        #expect(st.edit(.enter) == "http://x/a.m3u8" && st.prompt == nil)
+        _ = st.handle(.openPane, ladderSize: 4, logSize: 0, themes: 1)
+        _ = st.edit(.char("h"))
+        #expect(st.edit(.escape) == nil && st.prompt == nil)
+        _ = st.handle(.openPane, ladderSize: 4, logSize: 0, themes: 1)
+        #expect(st.edit(.enter) == nil, "an empty URL opens nothing")
+        var two = DashboardScreenState(panes: 2)
+        _ = two.handle(.openPane, ladderSize: 4, logSize: 0, themes: 1)
+        #expect(two.prompt == nil, "two panes at most")
     }
 }
