@@ -9,6 +9,7 @@ import json
 import signal
 import subprocess
 import sys
+import tempfile
 
 hlstui, cache = sys.argv[1], sys.argv[2]
 seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 600.0
@@ -51,13 +52,16 @@ origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache"
 base = origin.stdout.readline().split()[3]
 urls = [f"{base}/cam-a/cam-a/index.m3u8", f"{base}/cam-b/cam-b/index.m3u8"]
 try:
+    # Output to files: a pipe left unread while the other run is awaited would fill and block that monitor.
+    files = {name: tempfile.TemporaryFile("w+") for name in ["hlstui", "unsynced"]}
     runs = {name: subprocess.Popen([hlstui, "monitor", *urls, "--video", "none", "--duration", str(seconds), *extra],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                                   stdout=files[name], stderr=subprocess.DEVNULL, text=True)
             for name, extra in [("hlstui", []), ("unsynced", ["--no-sync"])]}
     out = {"seconds": seconds}
     for name, p in runs.items():
-        text, _ = p.communicate(timeout=seconds + 120)
-        events = [json.loads(l) for l in text.splitlines() if l.startswith("{")]
+        p.wait(timeout=seconds + 120)
+        files[name].seek(0)
+        events = [json.loads(l) for l in files[name].read().splitlines() if l.startswith("{")]
         out[name] = analyse(events, name == "hlstui")
 finally:
     origin.send_signal(signal.SIGKILL)
