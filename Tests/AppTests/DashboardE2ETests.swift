@@ -26,8 +26,9 @@ struct DashboardE2ETests {
         s = await t.wait { $0.contains("cap none") && $0.contains("#2 360p") }
         #expect(s.contains("cap none") && s.contains("#2 360p"), "\(s)")
         t.keys("?")
-        s = await t.wait { $0.contains("keys (? to close)") }
-        #expect(s.contains("resolution cap down a step"))
+        // Wait for the whole box: a capture can land while curses is still writing the frame.
+        s = await t.wait { $0.contains("keys (? to close)") && $0.contains("resolution cap down a step") }
+        #expect(s.contains("resolution cap down a step"), "\(s)")
         t.keys("?")
         s = await t.wait { !$0.contains("keys (? to close)") }
         #expect(!s.contains("keys (? to close)"))
