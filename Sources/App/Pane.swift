@@ -80,7 +80,7 @@ public final class Pane: @unchecked Sendable {
     let crossed = NIOLockedValueBox<Set<Int>>([])
     let started: ContinuousClock.Instant
     let output: @Sendable (Pane, PaneOutput) -> Void
-    private var tasks: [Task<Void, Never>] = []
+    var tasks: [Task<Void, Never>] = []
 
     /// Seconds since the session started (monotonic).
     public var t: Double { Pane.seconds(ContinuousClock.now - started) }
@@ -221,153 +221,9 @@ public final class Pane: @unchecked Sendable {
         }
     }
 
-    /// The splice route that plays `rung`, with the rungs that may fill its GAPs; nil when the stream is not spliced.
-    func spliceRoute(_ rung: Int) -> SpliceRoute? {
-        state.withLockedValue { s in
-            s.spliced ? SpliceRoute(rung: rung, fill: SwitchPlanner.fill(for: rung, ladder: s.ladder, allowed: s.caps.allowed(s.ladder))) : nil
-        }
-    }
 
-    /// Makes `rung` play, by the mechanism its container, the ladder and the mode allow (DESIGN §3), and reports the switch.
-    func switchTo(_ rung: Int, reason: String, detail: String? = nil, manual: Bool) {
-        let s = snapshot
-        guard let from = s.loadedRung, from != rung, let a = s.ladder.rungs[safe: rung], let b = s.ladder.rungs[safe: from] else { return }
-        let live = s.playingMedia?.isLive ?? false
-        let mech = SwitchPlanner.mechanism(spliced: s.spliced, compatible: SwitchPlanner.compatible(b, a), live: live,
-                                           mode: manual ? s.manualSwitch : config.autoSwitch)
-        let here = fresh().map(\.msn) ?? s.playhead?.msn
-        var atMSN: Int?
-        pending.withLockedValue { $0 = nil }
-        switch mech {
-        case .splice:
-            atMSN = spliceRoute(rung).flatMap { loader.route($0) }
-        case .spliceSeek:
-            if let r = spliceRoute(rung) { loader.route(r) }
-            // FFmpeg re-reads the segment under the playhead, now from the new rung: the seek must bypass mpv's cache, so the
-            // cache is made unseekable for this one seek (left so, mpv would report no buffered ranges and lose the back buffer).
-            // The demuxer thread picks the option up on its next cycle, so the seek waits a little, and is repeated when no segment
-            // of the new rung was asked for (it was served from the cache after all).
-            try? mpv.set("demuxer-seekable-cache", "no")
-            let mpv = self.mpv
-            let since = t
-            Task { [weak self] in
-                for attempt in 0..<4 {
-                    try? await Task.sleep(for: .milliseconds(attempt == 0 ? 10 : 30))
-                    guard let self else { return }
-                    if attempt > 0 && self.state.withLockedValue({ ($0.lastSegmentAt[rung] ?? -1) >= since }) { break }
-                    try? mpv.command(["seek", "0", "relative+exact"])
-                }
-                try? await Task.sleep(for: .milliseconds(300))
-                try? mpv.set("demuxer-seekable-cache", "auto")
-            }
-            atMSN = here
-        case .spliceReload:
-            if let r = spliceRoute(rung) { loader.route(r) }
-            pending.withLockedValue { $0 = PendingReload(rung: rung) }
-            atMSN = here.map { $0 + 1 }
-        case .reloadBoundary:
-            prewarm(rung)
-            pending.withLockedValue { $0 = PendingReload(rung: rung) }
-            atMSN = here.map { $0 + 1 }
-        case .reloadSeek:
-            atMSN = here
-            prewarm(rung)
-            reloadInPlace(rung)
-        }
-        let sw = VariantSwitch(t: t, from: from, to: rung, reason: reason, mechanism: mech.rawValue, atMSN: atMSN, detail: detail)
-        apply(.switched(sw))
-        output(self, .switched(sw))
-    }
 
-    /// Reads `rung`'s media playlist now, so the session knows its segments before the player asks.
-    func prewarm(_ rung: Int) {
-        guard let f = fetched.withLockedValue({ $0 }) else { return }
-        let loader = self.loader
-        Task { _ = await loader.prewarmVariant(f, rung: rung) }
-    }
 
-    /// The playhead now (a fresh `time-pos`, not the last sample).
-    func fresh() -> StreamPoint? {
-        guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return snapshot.playhead }
-        return state.withLockedValue { $0.locate(t) }
-    }
-
-    /// Immediate switch without a splice (VOD fMP4): reload at the current segment paused, seek inside the fresh cache to where
-    /// the playhead was (a cache seek, so FFmpeg 5.1 never seeks fMP4), then play.
-    func reloadInPlace(_ rung: Int) {
-        guard let target = mpv.get("time-pos", .double).double, let p = state.withLockedValue({ $0.locate(target) }) else {
-            pending.withLockedValue { $0 = PendingReload(rung: rung) }
-            return
-        }
-        let wasPaused = mpv.get("pause", .flag).flag ?? false
-        try? mpv.set("pause", "yes")
-        guard load(rung: rung, startMSN: p.msn) else { return }
-        let mpv = self.mpv
-        Task { [weak self] in
-            let deadline = ContinuousClock.now + .seconds(5)
-            var sought = false
-            while ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(5))
-                if !sought {
-                    guard case .node(let cache) = mpv.get("demuxer-cache-state", .node) else { continue }
-                    let inside = (cache["seekable-ranges"].arrayValue ?? []).contains { r in
-                        (r["start"].doubleValue ?? .infinity) <= target && target + 0.05 <= (r["end"].doubleValue ?? -1)
-                    }
-                    guard inside else { continue }
-                    try? mpv.command(["seek", String(target), "absolute+exact"])
-                    sought = true
-                } else if let now = mpv.get("time-pos", .double).double, abs(now - target) < 0.1 {
-                    break
-                }
-            }
-            if !wasPaused { try? mpv.set("pause", "no") }
-            if !sought { self?.apply(.log(level: "warn", text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start")) }
-        }
-    }
-
-    /// Every 20 ms: carries out a reload waiting for its segment boundary, and crosses GAP runs no rung can fill.
-    func startWatcher() {
-        tasks.append(Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(20))
-                guard let self else { return }
-                self.watch()
-            }
-        })
-    }
-
-    func watch() {
-        guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return }
-        let (p, seg, gap) = state.withLockedValue { s -> (StreamPoint?, Double?, GapCrossing?) in
-            guard let p = s.locate(t) else { return (nil, nil, nil) }
-            let m = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
-            return (p, m.flatMap { $0.segments[safe: p.msn - $0.mediaSequence]?.duration }, s.gapToCross(at: p))
-        }
-        guard let p else { return }
-        if let r = pending.withLockedValue({ $0 }), let d = seg, d - p.offset <= 0.035 {
-            pending.withLockedValue { $0 = nil }
-            load(rung: r.rung, startMSN: p.msn + 1)
-            apply(.log(level: "info", text: "reloaded at the boundary of msn \(p.msn + 1)"))
-            return
-        }
-        // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart (a discontinuity): a fresh load there does not.
-        if let next = state.withLockedValue({ $0.fmp4DiscontinuityAfter(p) }), let d = seg, d - p.offset <= 0.035 || atEnd(),
-           crossed.withLockedValue({ $0.insert(-next).inserted }) {
-            reloadAtBreak(startMSN: next)
-            apply(.log(level: "info", text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
-            return
-        }
-        // A GAP no allowed rung has media for: the player's playlist ends before it (so FFmpeg never sees the hole that would
-        // freeze video and desync audio, DESIGN §3); at that boundary the playlist is reloaded from the first segment after the run.
-        if let g = gap, g.startsIn <= 0.035 || atEnd(), crossed.withLockedValue({ $0.insert(g.first).inserted }) {
-            let rung = snapshot.loadedRung ?? 0
-            reloadAtBreak(startMSN: g.after)
-            let text = "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"
-            apply(.log(level: "info", text: text))
-            output(self, .fact(.gap(rung: rung, msn: g.first, pdt: snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime,
-                                    duration: g.duration, action: "crossed: reloaded at msn \(g.after)")))
-        }
-    }
 
     /// Reads the player's properties now and applies them (the monitor samples every pane in the same tick).
     @discardableResult
@@ -418,65 +274,9 @@ public final class Pane: @unchecked Sendable {
         }
     }
 
-    /// The wall-clock moment at the playhead now (fresh `audio-pts`, else `time-pos`, through the media clock), whether the
-    /// playhead advances, and whether the stream carries PDT at all (nil until its playlist is known).
-    public func clockNow() -> (pdt: DateTime?, playing: Bool, hasPDT: Bool?) {
-        let s = snapshot
-        let media = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
-        let hasPDT = media.map { $0.segments.contains { $0.effectiveProgramDateTime != nil } }
-        guard !loading.withLockedValue({ $0 }), s.started, s.error == nil else { return (nil, false, hasPDT) }
-        let paused = (mpv.get("pause", .flag).flag ?? false) || (mpv.get("paused-for-cache", .flag).flag ?? false)
-        guard let raw = mpv.get("audio-pts", .double).double ?? mpv.get("time-pos", .double).double,
-              let p = s.locate(raw), let m = media else { return (nil, !paused, hasPDT) }
-        return (MediaClock.programDateTime(p, in: m), !paused, hasPDT)
-    }
 
-    /// Plays at `speed` (the sync controller's correction); audio keeps its pitch (mpv's scaletempo).
-    public func setSpeed(_ speed: Double) { try? mpv.set("speed", String(speed)) }
 
-    /// Holds the picture for `seconds` (paused), so the other pane reaches the same moment.
-    public func hold(seconds: Double) {
-        try? mpv.set("pause", "yes")
-        let mpv = self.mpv
-        Task {
-            try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            try? mpv.set("pause", "no")
-        }
-        apply(.log(level: "info", text: "sync: holding for \(fixed(seconds, 3)) s"))
-    }
 
-    /// Reloads at the segment holding wall-clock moment `date` (the other pane is that far behind); false when no segment does.
-    @discardableResult
-    public func realign(to date: DateTime) -> Bool {
-        let s = snapshot
-        guard let m = s.loadedRung.flatMap({ s.media[$0] }) ?? s.playingMedia, let t = Timeline.playlistTime(at: date, in: m),
-              let i = Timeline.segmentIndex(at: t, in: m) else { return false }
-        let msn = m.segments[i].mediaSequence
-        load(rung: s.loadedRung ?? 0, startMSN: msn)
-        apply(.log(level: "info", text: "sync: reloaded at msn \(msn) to meet the other pane at \(date)"))
-        return true
-    }
-
-    /// True when the player stopped at the end of what it was given (the Loader ended its playlist before a break).
-    func atEnd() -> Bool { mpv.get("eof-reached", .flag).flag ?? false }
-
-    /// Reloads the rung loaded from `startMSN` after a break (GAP run, fMP4 discontinuity); playing on if the end had paused it.
-    func reloadAtBreak(startMSN: Int) {
-        let pausedByEnd = atEnd() && (mpv.get("pause", .flag).flag ?? false)
-        load(rung: snapshot.loadedRung ?? 0, startMSN: startMSN)
-        if pausedByEnd { try? mpv.set("pause", "no") }
-    }
-
-    /// After a selection action: updates the splice's GAP fill for the new caps and switches to the rung the controllers want.
-    func reconsider(reason: String) {
-        let (target, loaded) = state.withLockedValue { s in (s.targetRung, s.loadedRung) }
-        guard let target, fetched.withLockedValue({ $0?.playlist.multivariant != nil }) else { return }
-        if target == loaded {
-            if let r = spliceRoute(target) { loader.route(r) }
-            return
-        }
-        switchTo(target, reason: reason, manual: true)
-    }
 
     /// Seeks by `delta` seconds within the VOD duration or the live window: inside the buffer with mpv (exact); outside it,
     /// TS with mpv, fMP4 by reloading a playlist that starts at the target segment (FFmpeg 5.1 ends fMP4 playback on a demuxer seek).
@@ -487,7 +287,7 @@ public final class Pane: @unchecked Sendable {
         let target = min(max(0, pos + delta), max(0, window - 0.5))
         let d = target - pos
         let buffered = s.bufferedRanges.contains { $0.start - 0.01 <= target && target <= $0.end }
-        let fmp4 = m.segments.contains { $0.map != nil }
+        let fmp4 = m.isFragmentedMP4
         guard let i = Timeline.segmentIndex(at: target, in: m) else { return }
         var msn = m.segments[i].mediaSequence
         // The player's playlist ends before a GAP no rung fills: beyond one, only a reload reaches the target.

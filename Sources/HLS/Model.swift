@@ -318,6 +318,15 @@ public struct MediaPlaylist: Sendable, Hashable {
     /// True when the server may still add segments (no ENDLIST, not VOD), RFC 8216bis §6.2.1.
     public var isLive: Bool { !endList && playlistType != "VOD" }
 
+    /// True when the segments are fragmented MP4 (an EXT-X-MAP, RFC 8216bis §4.4.4.5, or fMP4 segment names), not MPEG-TS.
+    public var isFragmentedMP4: Bool {
+        trailingMap != nil || segments.contains { $0.map != nil }
+            || segments.prefix(3).contains { s in
+                let path = s.uri.lowercased().split(separator: "?").first ?? ""
+                return ["m4s", "mp4", "cmfv", "cmfa", "m4a"].contains { path.hasSuffix("." + $0) }
+            }
+    }
+
     /// Sum of segment durations in seconds.
     public var totalDuration: Double { segments.reduce(0) { $0 + $1.duration } }
 }

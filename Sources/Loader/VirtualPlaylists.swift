@@ -96,7 +96,7 @@ public struct VirtualPlaylists: Sendable {
     /// the hole (a hole desyncs A/V by 3.4 s, DESIGN §3) or the reset.
     /// `after`: the newest segment the player has (its start or its latest request); the cut comes after it, never before.
     public static func endingBeforeBreak(_ m: MediaPlaylist, after: Int?) -> MediaPlaylist {
-        let fmp4 = m.segments.contains { $0.map != nil }
+        let fmp4 = m.isFragmentedMP4
         let floor = after ?? m.mediaSequence
         guard let i = m.segments.firstIndex(where: { $0.mediaSequence > floor && ($0.gap || (fmp4 && $0.discontinuity)) }), i > 0 else { return m }
         var out = m

@@ -28,10 +28,7 @@ public enum SwitchPlanner {
     }
 
     /// True when a media playlist is MPEG-TS (no EXT-X-MAP and no fMP4 segment names).
-    public static func isTS(_ m: MediaPlaylist) -> Bool {
-        !m.segments.contains { $0.map != nil } && m.trailingMap == nil
-            && !m.segments.prefix(3).contains { s in ["m4s", "mp4", "cmfv", "cmfa", "m4a"].contains(where: { s.uri.lowercased().split(separator: "?").first?.hasSuffix("." + $0) ?? false }) }
-    }
+    public static func isTS(_ m: MediaPlaylist) -> Bool { !m.isFragmentedMP4 }
 
     /// True when segments of `a` and `b` can follow each other in one TS stream: the same codec families and audio group.
     public static func compatible(_ a: Rung, _ b: Rung) -> Bool {

@@ -1,0 +1,177 @@
+import Foundation
+import HLS
+import Loader
+import Session
+
+/// Rung switches, boundary reloads and GAP/discontinuity crossings (issue 6).
+extension Pane {
+    /// After a selection action: updates the splice's GAP fill for the new caps and switches to the rung the controllers want.
+    func reconsider(reason: String) {
+        let (target, loaded) = state.withLockedValue { s in (s.targetRung, s.loadedRung) }
+        guard let target, fetched.withLockedValue({ $0?.playlist.multivariant != nil }) else { return }
+        if target == loaded {
+            if let r = spliceRoute(target) { loader.route(r) }
+            return
+        }
+        switchTo(target, reason: reason, manual: true)
+    }
+
+    /// The splice route that plays `rung`, with the rungs that may fill its GAPs; nil when the stream is not spliced.
+    func spliceRoute(_ rung: Int) -> SpliceRoute? {
+        state.withLockedValue { s in
+            s.spliced ? SpliceRoute(rung: rung, fill: SwitchPlanner.fill(for: rung, ladder: s.ladder, allowed: s.caps.allowed(s.ladder))) : nil
+        }
+    }
+
+    /// Makes `rung` play, by the mechanism its container, the ladder and the mode allow (DESIGN §3), and reports the switch.
+    func switchTo(_ rung: Int, reason: String, detail: String? = nil, manual: Bool) {
+        let s = snapshot
+        guard let from = s.loadedRung, from != rung, let a = s.ladder.rungs[safe: rung], let b = s.ladder.rungs[safe: from] else { return }
+        let live = s.playingMedia?.isLive ?? false
+        let mech = SwitchPlanner.mechanism(spliced: s.spliced, compatible: SwitchPlanner.compatible(b, a), live: live,
+                                           mode: manual ? s.manualSwitch : config.autoSwitch)
+        let here = fresh().map(\.msn) ?? s.playhead?.msn
+        var atMSN: Int?
+        pending.withLockedValue { $0 = nil }
+        switch mech {
+        case .splice:
+            atMSN = spliceRoute(rung).flatMap { loader.route($0) }
+        case .spliceSeek:
+            if let r = spliceRoute(rung) { loader.route(r) }
+            // FFmpeg re-reads the segment under the playhead, now from the new rung: the seek must bypass mpv's cache, so the
+            // cache is made unseekable for this one seek (left so, mpv would report no buffered ranges and lose the back buffer).
+            // The demuxer thread picks the option up on its next cycle, so the seek waits a little, and is repeated when no segment
+            // of the new rung was asked for (it was served from the cache after all).
+            try? mpv.set("demuxer-seekable-cache", "no")
+            let mpv = self.mpv
+            let since = t
+            Task { [weak self] in
+                for attempt in 0..<4 {
+                    try? await Task.sleep(for: .milliseconds(attempt == 0 ? 10 : 30))
+                    guard let self else { return }
+                    if attempt > 0 && self.state.withLockedValue({ ($0.lastSegmentAt[rung] ?? -1) >= since }) { break }
+                    try? mpv.command(["seek", "0", "relative+exact"])
+                }
+                try? await Task.sleep(for: .milliseconds(300))
+                try? mpv.set("demuxer-seekable-cache", "auto")
+            }
+            atMSN = here
+        case .spliceReload:
+            if let r = spliceRoute(rung) { loader.route(r) }
+            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            atMSN = here.map { $0 + 1 }
+        case .reloadBoundary:
+            prewarm(rung)
+            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            atMSN = here.map { $0 + 1 }
+        case .reloadSeek:
+            atMSN = here
+            prewarm(rung)
+            reloadInPlace(rung)
+        }
+        let sw = VariantSwitch(t: t, from: from, to: rung, reason: reason, mechanism: mech.rawValue, atMSN: atMSN, detail: detail)
+        apply(.switched(sw))
+        output(self, .switched(sw))
+    }
+
+    /// Reads `rung`'s media playlist now, so the session knows its segments before the player asks.
+    func prewarm(_ rung: Int) {
+        guard let f = fetched.withLockedValue({ $0 }) else { return }
+        let loader = self.loader
+        Task { _ = await loader.prewarmVariant(f, rung: rung) }
+    }
+
+    /// The playhead now (a fresh `time-pos`, not the last sample).
+    func fresh() -> StreamPoint? {
+        guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return snapshot.playhead }
+        return state.withLockedValue { $0.locate(t) }
+    }
+
+    /// Immediate switch without a splice (VOD fMP4): reload at the current segment paused, seek inside the fresh cache to where
+    /// the playhead was (a cache seek, so FFmpeg 5.1 never seeks fMP4), then play.
+    func reloadInPlace(_ rung: Int) {
+        guard let target = mpv.get("time-pos", .double).double, let p = state.withLockedValue({ $0.locate(target) }) else {
+            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            return
+        }
+        let wasPaused = mpv.get("pause", .flag).flag ?? false
+        try? mpv.set("pause", "yes")
+        guard load(rung: rung, startMSN: p.msn) else { return }
+        let mpv = self.mpv
+        Task { [weak self] in
+            let deadline = ContinuousClock.now + .seconds(5)
+            var sought = false
+            while ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+                if !sought {
+                    guard case .node(let cache) = mpv.get("demuxer-cache-state", .node) else { continue }
+                    let inside = (cache["seekable-ranges"].arrayValue ?? []).contains { r in
+                        (r["start"].doubleValue ?? .infinity) <= target && target + 0.05 <= (r["end"].doubleValue ?? -1)
+                    }
+                    guard inside else { continue }
+                    try? mpv.command(["seek", String(target), "absolute+exact"])
+                    sought = true
+                } else if let now = mpv.get("time-pos", .double).double, abs(now - target) < 0.1 {
+                    break
+                }
+            }
+            if !wasPaused { try? mpv.set("pause", "no") }
+            if !sought { self?.apply(.log(level: "warn", text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start")) }
+        }
+    }
+
+    /// Every 20 ms: carries out a reload waiting for its segment boundary, and crosses GAP runs no rung can fill.
+    func startWatcher() {
+        tasks.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(20))
+                guard let self else { return }
+                self.watch()
+            }
+        })
+    }
+
+    /// One watcher step: a pending boundary reload, an fMP4 discontinuity or an unfillable GAP run at the playhead.
+    func watch() {
+        guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return }
+        let (p, seg, gap) = state.withLockedValue { s -> (StreamPoint?, Double?, GapCrossing?) in
+            guard let p = s.locate(t) else { return (nil, nil, nil) }
+            let m = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
+            return (p, m.flatMap { $0.segments[safe: p.msn - $0.mediaSequence]?.duration }, s.gapToCross(at: p))
+        }
+        guard let p else { return }
+        if let r = pending.withLockedValue({ $0 }), let d = seg, d - p.offset <= 0.035 {
+            pending.withLockedValue { $0 = nil }
+            load(rung: r.rung, startMSN: p.msn + 1)
+            apply(.log(level: "info", text: "reloaded at the boundary of msn \(p.msn + 1)"))
+            return
+        }
+        // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart (a discontinuity): a fresh load there does not.
+        if let next = state.withLockedValue({ $0.fmp4DiscontinuityAfter(p) }), let d = seg, d - p.offset <= 0.035 || atEnd(),
+           crossed.withLockedValue({ $0.insert(-next).inserted }) {
+            reloadAtBreak(startMSN: next)
+            apply(.log(level: "info", text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
+            return
+        }
+        // A GAP no allowed rung has media for: the player's playlist ends before it (so FFmpeg never sees the hole that would
+        // freeze video and desync audio, DESIGN §3); at that boundary the playlist is reloaded from the first segment after the run.
+        if let g = gap, g.startsIn <= 0.035 || atEnd(), crossed.withLockedValue({ $0.insert(g.first).inserted }) {
+            let rung = snapshot.loadedRung ?? 0
+            reloadAtBreak(startMSN: g.after)
+            let text = "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"
+            apply(.log(level: "info", text: text))
+            output(self, .fact(.gap(rung: rung, msn: g.first, pdt: snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime,
+                                    duration: g.duration, action: "crossed: reloaded at msn \(g.after)")))
+        }
+    }
+
+    /// True when the player stopped at the end of what it was given (the Loader ended its playlist before a break).
+    func atEnd() -> Bool { mpv.get("eof-reached", .flag).flag ?? false }
+
+    /// Reloads the rung loaded from `startMSN` after a break (GAP run, fMP4 discontinuity); playing on if the end had paused it.
+    func reloadAtBreak(startMSN: Int) {
+        let pausedByEnd = atEnd() && (mpv.get("pause", .flag).flag ?? false)
+        load(rung: snapshot.loadedRung ?? 0, startMSN: startMSN)
+        if pausedByEnd { try? mpv.set("pause", "no") }
+    }
+}

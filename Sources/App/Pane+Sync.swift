@@ -1,0 +1,46 @@
+import Foundation
+import HLS
+import Loader
+import Session
+
+/// What the sync controller reads from and does to a pane (issue 7).
+extension Pane {
+    /// The wall-clock moment at the playhead now (fresh `audio-pts`, else `time-pos`, through the media clock), whether the
+    /// playhead advances, and whether the stream carries PDT at all (nil until its playlist is known).
+    public func clockNow() -> (pdt: DateTime?, playing: Bool, hasPDT: Bool?) {
+        let s = snapshot
+        let media = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
+        let hasPDT = media.map { $0.segments.contains { $0.effectiveProgramDateTime != nil } }
+        guard !loading.withLockedValue({ $0 }), s.started, s.error == nil else { return (nil, false, hasPDT) }
+        let paused = (mpv.get("pause", .flag).flag ?? false) || (mpv.get("paused-for-cache", .flag).flag ?? false)
+        guard let raw = mpv.get("audio-pts", .double).double ?? mpv.get("time-pos", .double).double,
+              let p = s.locate(raw), let m = media else { return (nil, !paused, hasPDT) }
+        return (MediaClock.programDateTime(p, in: m), !paused, hasPDT)
+    }
+
+    /// Plays at `speed` (the sync controller's correction); audio keeps its pitch (mpv's scaletempo).
+    public func setSpeed(_ speed: Double) { try? mpv.set("speed", String(speed)) }
+
+    /// Holds the picture for `seconds` (paused), so the other pane reaches the same moment.
+    public func hold(seconds: Double) {
+        try? mpv.set("pause", "yes")
+        let mpv = self.mpv
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            try? mpv.set("pause", "no")
+        }
+        apply(.log(level: "info", text: "sync: holding for \(fixed(seconds, 3)) s"))
+    }
+
+    /// Reloads at the segment holding wall-clock moment `date` (the other pane is that far behind); false when no segment does.
+    @discardableResult
+    public func realign(to date: DateTime) -> Bool {
+        let s = snapshot
+        guard let m = s.loadedRung.flatMap({ s.media[$0] }) ?? s.playingMedia, let t = Timeline.playlistTime(at: date, in: m),
+              let i = Timeline.segmentIndex(at: t, in: m) else { return false }
+        let msn = m.segments[i].mediaSequence
+        load(rung: s.loadedRung ?? 0, startMSN: msn)
+        apply(.log(level: "info", text: "sync: reloaded at msn \(msn) to meet the other pane at \(date)"))
+        return true
+    }
+}
