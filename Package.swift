@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI"], exclude: ["Fixtures"]),
-        .testTarget(name: "LoaderTests", dependencies: ["Loader", "Origin", "HLS", "MediaFormats"]),
+        .testTarget(name: "LoaderTests", dependencies: ["Loader", "Origin", "HLS", "MediaFormats", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(
             name: "OriginTests",
             dependencies: ["Origin", "HLS", "MediaFormats",

@@ -45,7 +45,26 @@ for _ in 0..<40 {
     let b = try await client.get(blobLoader, keepBody: 0)
     tl.append(Double(b.bytes) / b.seconds / 1e6)
 }
+// 2b. The same over a paced origin link: what a player sees when the origin, not the CPU, sets the pace.
+var paced: [String: Double] = [:]
+for mbit in [1000, 4000] {
+    let pd = "\(origin.httpBase)/control/blob.ts?bytes=2000000&mbit=\(mbit)"
+    let pl = try await segmentURL(loader, "\(origin.httpBase)/control/bench.m3u8?bytes=2000000&mbit=\(mbit)")
+    var a: [Double] = [], b: [Double] = []
+    for _ in 0..<20 {
+        let x = try await client.get(pd, keepBody: 0)
+        a.append(Double(x.bytes) / x.seconds / 1e6)
+        let y = try await client.get(pl, keepBody: 0)
+        b.append(Double(y.bytes) / y.seconds / 1e6)
+    }
+    paced["pacedDirect\(mbit)"] = percentile(a, 0.5)
+    paced["pacedLoader\(mbit)"] = percentile(b, 0.5)
+}
 loader.stop()
+if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "throughput" {
+    print("direct \(percentile(td, 0.5)) loader \(percentile(tl, 0.5)) ratio \(percentile(tl, 0.5) / percentile(td, 0.5)) \(paced)")
+    exit(0)
+}
 
 // 3. Startup: open + mpv to its first decoded frame and exit, through the Loader; AES with 300 ms keys vs clear.
 func mpvSeconds(_ url: String) throws -> Double {

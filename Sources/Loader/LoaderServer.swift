@@ -423,7 +423,7 @@ public final class LoaderServer: Sendable {
                     return nil
                 }
                 if let bytes = ready, let pts = firstPTS(res, bytes), let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
-            })
+            }, onReadEnd: { writer.flush() })
             writer.end()
             let first = firstPTS(res, r.body)
             if res.kind == .initSection, r.head.status == 200 || r.head.status == 206 { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
@@ -437,44 +437,84 @@ public final class LoaderServer: Sendable {
         }
     }
 
+    /// One part of an upstream answer, in arrival order.
+    enum Arrival: Sendable {
+        case head(UpstreamHead)
+        case body(ByteBuffer)
+        case end(Result<UpstreamResponse, UpstreamError>)
+    }
+
+    /// Serves an AES-128 segment clear: fetched while its key arrives, decrypted and sent as it streams in (chunked: the
+    /// clear length is known only after the padding), its start checked before the first byte goes out.
     func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double) async {
-        // Fetch the segment while the key arrives (it is usually prefetched already).
-        let client = self.client
-        let upstream = res.upstream
-        async let segmentFetch: Result<UpstreamResponse, UpstreamError> = {
-            do throws(UpstreamError) { return .success(try await client.get(upstream)) } catch { return .failure(error) }
-        }()
+        let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
+        let fetch = Task { [client] in
+            do throws(UpstreamError) {
+                let r = try await client.get(res.upstream, keepBody: 0, onHead: { sink.yield(.head($0)) }, onBody: { sink.yield(.body($0)) })
+                sink.yield(.end(.success(r)))
+            } catch {
+                sink.yield(.end(.failure(error)))
+            }
+            sink.finish()
+        }
+        defer { fetch.cancel() }
         let keyResult = await keys.key(uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
-        let fetched = await segmentFetch
         guard case .success(let k) = keyResult else {
             if case .failure(let e) = keyResult { writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)")) }
             return
         }
-        switch fetched {
-        case .failure(let error):
-            writer.text(502, "hlstui loader: \(error.description)")
+        var decryption = StreamingDecryption(key: k, iv: iv, msn: res.msn ?? -1)
+        var head: UpstreamHead?
+        var probe: [UInt8] = []
+        var sent = false
+        func report(_ status: Int, _ r: UpstreamResponse?, error: String?) {
+            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: (r?.head ?? head).map { $0.ttfb * 1000 },
+                                       durationMs: (now - t0) * 1000, bytes: r?.bytes ?? 0, status: status, local: false, prefetch: false,
+                                       retries: (r?.head ?? head)?.retries ?? 0, error: error, firstPTS: error == nil ? firstPTS(res, probe) : nil)))
+        }
+        /// Sends clear bytes, starting the answer first; reports the first PTS as soon as the first bytes carry it.
+        func send(_ clear: [UInt8]) {
+            guard !clear.isEmpty else { return }
+            if !sent {
+                sent = true
+                writer.streamHead(200, contentType: head?.header("Content-Type") ?? "application/octet-stream")
+            }
+            writer.chunk(ByteBuffer(bytes: clear))
+            writer.flush()
+            if probe.count < 8_192 {
+                probe += clear.prefix(65_536 - probe.count)
+                if probe.count >= 8_192, let pts = firstPTS(res, probe), let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
+            }
+        }
+        do throws(DecryptionError) {
+            for await part in arrivals {
+                switch part {
+                case .head(let h):
+                    head = h
+                    guard h.status == 200 else {
+                        writer.text(502, "origin answered HTTP \(h.status)")
+                        report(h.status, nil, error: "HTTP \(h.status)")
+                        return
+                    }
+                case .body(let b):
+                    send(try decryption.feed(b.readableBytesView))
+                case .end(.success(let r)):
+                    send(try decryption.finish())
+                    writer.end()
+                    report(200, r, error: nil)
+                    return
+                case .end(.failure(let error)):
+                    writer.abort(502, "hlstui loader: \(error.description)")
+                    emit(.diagnostic(error.description))
+                    report(502, nil, error: error.description)
+                    return
+                }
+            }
+        } catch {
+            // Nothing sent yet: one clean error; else the player sees the segment cut off, as the Loader does.
+            writer.abort(502, error.description)
             emit(.diagnostic(error.description))
-        case .success(let r):
-            guard r.head.status == 200 else {
-                writer.text(502, "origin answered HTTP \(r.head.status)")
-                emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                           durationMs: (now - t0) * 1000, bytes: r.bytes, status: r.head.status, local: false, prefetch: false,
-                                           retries: r.head.retries, error: "HTTP \(r.head.status)", firstPTS: nil)))
-                return
-            }
-            do {
-                let clear = try SegmentDecryption.decrypt(r.body, key: k, iv: iv, msn: res.msn ?? -1)
-                writer.bytes(200, contentType: "video/mp2t", clear)
-                emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                           durationMs: (now - t0) * 1000, bytes: r.bytes, status: 200, local: false, prefetch: false,
-                                           retries: r.head.retries, error: nil, firstPTS: firstPTS(res, clear))))
-            } catch {
-                writer.text(502, error.description)
-                emit(.diagnostic(error.description))
-                emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                           durationMs: (now - t0) * 1000, bytes: r.bytes, status: 502, local: false, prefetch: false,
-                                           retries: r.head.retries, error: error.description, firstPTS: nil)))
-            }
+            report(502, nil, error: error.description)
         }
     }
 
@@ -536,9 +576,20 @@ final class ResponseWriter: Sendable {
         channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
+    /// Queues a body chunk; `flush` sends what is queued (once per batch of upstream reads, not per chunk).
     func chunk(_ b: ByteBuffer) {
         guard !headOnly else { return }
-        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(b)), promise: nil)
+        channel.write(HTTPServerResponsePart.body(.byteBuffer(b)), promise: nil)
+    }
+
+    func flush() { channel.flush() }
+
+    /// Starts an answer whose length is not known yet (chunked transfer encoding).
+    func streamHead(_ status: Int, contentType: String) {
+        started.withLockedValue { $0 = true }
+        var h = HTTPHeaders([("Content-Type", contentType), ("Transfer-Encoding", "chunked")])
+        h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
     func end() { finish() }

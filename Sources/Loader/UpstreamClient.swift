@@ -89,17 +89,21 @@ public final class UpstreamClient: Sendable {
         return Target(tls: tls, host: host, port: u.port ?? (tls ? 443 : 80), pathAndQuery: path)
     }
 
-    /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see the answer as it arrives (for streaming).
+    /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see the answer as it arrives, `onReadEnd` after each batch of reads.
     public func get(_ url: String, range: String? = nil, keepBody: Int = Int.max,
                     onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
-                    onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in }) async throws(UpstreamError) -> UpstreamResponse {
+                    onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
+                    onReadEnd: @escaping @Sendable () -> Void = {}) async throws(UpstreamError) -> UpstreamResponse {
+        // Once a head went to the caller the answer cannot start again: a truncated stream is not retried.
+        let streamed = NIOLockedValueBox(false)
+        let streaming = Streaming(onHead: { h in streamed.withLockedValue { $0 = true }; onHead(h) }, onBody: onBody, onReadEnd: onReadEnd)
         var current = url
         var redirects = 0
         var attempt = 0
         let start = Date()
         while true {
             do {
-                let r = try await once(current, range: range, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, streaming: (onHead, onBody))
+                let r = try await once(current, range: range, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, streaming: streaming)
                 if [301, 302, 303, 307, 308].contains(r.head.status), let loc = r.head.header("location") {
                     redirects += 1
                     guard redirects <= options.maxRedirects else {
@@ -116,7 +120,7 @@ public final class UpstreamClient: Sendable {
                 return r
             } catch let e as UpstreamError {
                 // Retry what may pass on a second try; never TLS refusals or bad URLs.
-                if (e.cause == .connect || e.cause == .truncated) && attempt < options.retries {
+                if (e.cause == .connect || (e.cause == .truncated && !streamed.withLockedValue { $0 })) && attempt < options.retries {
                     attempt += 1
                     try? await Task.sleep(for: .seconds(options.retryBackoff * Double(1 << (attempt - 1))))
                     continue
@@ -129,7 +133,7 @@ public final class UpstreamClient: Sendable {
     }
 
     func once(_ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
-              streaming: ((UpstreamHead) -> Void, (ByteBuffer) -> Void)) async throws -> UpstreamResponse {
+              streaming: Streaming) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
         do {
             return try await exchange(url, t, range: range, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
@@ -142,7 +146,7 @@ public final class UpstreamClient: Sendable {
     }
 
     func exchange(_ url: String, _ t: Target, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
-                  streaming: ((UpstreamHead) -> Void, (ByteBuffer) -> Void)) async throws -> UpstreamResponse {
+                  streaming: Streaming) async throws -> UpstreamResponse {
         let channel = try await connection(t, url: url)
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: t.port == (t.tls ? 443 : 80) ? t.host : "\(t.host):\(t.port)")
@@ -152,7 +156,7 @@ public final class UpstreamClient: Sendable {
         if let range { headers.add(name: "Range", value: range) }
         for (k, v) in options.headers { headers.add(name: k, value: v) }
         let sent = Date()
-        let exchange = Exchange(url: url, redirects: redirects, retries: retries, sent: sent, keepBody: keepBody, onHead: streaming.0, onBody: streaming.1)
+        let exchange = Exchange(url: url, redirects: redirects, retries: retries, sent: sent, keepBody: keepBody, streaming: streaming)
         // Look the handler up first: on a connection that closed meanwhile this throws, and a promise made before it would leak (a NIO trap).
         let handler: UpstreamHandler
         do { handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get() } catch {
@@ -201,6 +205,7 @@ public final class UpstreamClient: Sendable {
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.milliseconds(Int64(options.connectTimeout * 1000)))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 16_384, maximum: 262_144))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let ssl {
@@ -273,14 +278,20 @@ public final class UpstreamClient: Sendable {
     }
 }
 
+/// What a caller sees of an answer while it arrives.
+struct Streaming: Sendable {
+    let onHead: @Sendable (UpstreamHead) -> Void
+    let onBody: @Sendable (ByteBuffer) -> Void
+    let onReadEnd: @Sendable () -> Void
+}
+
 /// One request/response on a connection.
 final class Exchange: @unchecked Sendable {
     let url: String
     let redirects: Int
     let retries: Int
     let sent: Date
-    let onHead: (UpstreamHead) -> Void
-    let onBody: (ByteBuffer) -> Void
+    let streaming: Streaming
     var head: UpstreamHead?
     var body: [UInt8] = []
     /// Bytes received, kept or not.
@@ -288,15 +299,13 @@ final class Exchange: @unchecked Sendable {
     let keepBody: Int
     var expected: Int?
 
-    init(url: String, redirects: Int, retries: Int, sent: Date, keepBody: Int, onHead: @escaping (UpstreamHead) -> Void,
-         onBody: @escaping (ByteBuffer) -> Void) {
+    init(url: String, redirects: Int, retries: Int, sent: Date, keepBody: Int, streaming: Streaming) {
         self.url = url
         self.keepBody = keepBody
         self.redirects = redirects
         self.retries = retries
         self.sent = sent
-        self.onHead = onHead
-        self.onBody = onBody
+        self.streaming = streaming
     }
 }
 
@@ -326,14 +335,19 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
             e.head = head
             e.expected = h.headers.first(name: "content-length").flatMap { Int($0) }
             reusable = h.isKeepAlive
-            if ![301, 302, 303, 307, 308].contains(head.status) { e.onHead(head) }
+            if ![301, 302, 303, 307, 308].contains(head.status) { e.streaming.onHead(head) }
         case .body(let b):
             e.received += b.readableBytes
             if e.body.count < e.keepBody { e.body.append(contentsOf: b.readableBytesView.prefix(e.keepBody - e.body.count)) }
-            if let h = e.head, ![301, 302, 303, 307, 308].contains(h.status) { e.onBody(b) }
+            if let h = e.head, ![301, 302, 303, 307, 308].contains(h.status) { e.streaming.onBody(b) }
         case .end:
             finish(.success(()))
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        exchange?.streaming.onReadEnd()
+        context.fireChannelReadComplete()
     }
 
     func finish(_ r: Result<Void, UpstreamError>) {
@@ -402,6 +416,8 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
             finish(.failure(UpstreamError(cause: .tls, detail: "\(url): \(mtls)")))
         } else if error is NIOSSLError || "\(error)".contains("SSL") {
             finish(.failure(UpstreamError(cause: .tls, detail: "\(url): TLS handshake failed (\(error))")))
+        } else if "\(error)".contains("invalidEOFState") {
+            finish(.failure(UpstreamError(cause: .truncated, detail: "\(url): body truncated, the connection closed mid-answer")))
         } else if "\(error)".contains("HTTPParserError") {
             finish(.failure(UpstreamError(cause: .protocolError, detail: "\(url): the origin's answer is not valid HTTP (\(error))")))
         } else {

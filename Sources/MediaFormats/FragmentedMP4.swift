@@ -59,8 +59,21 @@ public enum FragmentedMP4 {
     /// True when `bytes` is a chain of well-formed top-level boxes of known fMP4 kinds (a check that decryption produced real MP4).
     public static func looksValid(_ bytes: [UInt8]) -> Bool {
         guard let top = boxes(bytes), !top.isEmpty else { return false }
-        let known: Set<String> = ["ftyp", "styp", "moov", "moof", "mdat", "sidx", "free", "skip", "emsg", "prft", "uuid", "mfra", "meta"]
-        return top.allSatisfy { known.contains($0.type) }
+        return top.allSatisfy { topLevelTypes.contains($0.type) }
+    }
+
+    static let topLevelTypes: Set<String> = ["ftyp", "styp", "moov", "moof", "mdat", "sidx", "free", "skip", "emsg", "prft", "uuid", "mfra", "meta"]
+
+    /// Whether the first bytes of a file begin like MP4: every top-level box header they hold is of a known type (what follows may be cut off).
+    public static func startsLikeMP4(_ prefix: [UInt8]) -> Bool {
+        var o = 0
+        var seen = 0
+        while o + 8 <= prefix.count {
+            guard let box = header(prefix, at: o, end: prefix.count), topLevelTypes.contains(box.type) else { return false }
+            seen += 1
+            o += box.size
+        }
+        return seen > 0
     }
 
     /// The first child box of `type` inside `parent`.

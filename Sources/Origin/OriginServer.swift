@@ -142,7 +142,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         headers.add(name: "Content-Length", value: String(body.count))
-        let keepAlive = h.isKeepAlive && r.delivery == .normal
+        let keepAlive = h.isKeepAlive && (r.delivery == .normal || r.delivery.isPaced)
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let headOnly = h.method == .HEAD
         let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -161,6 +161,21 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 if !headOnly && !body.isEmpty { context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
                 let done = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
                 if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
+            case .paced(let rate):
+                // 64 KB at a time, each when the link would have carried everything before it.
+                let start = NIODeadline.now()
+                var offset = 0
+                while offset < body.count && !headOnly {
+                    let chunk = ByteBuffer(bytes: body[offset..<min(body.count, offset + 65_536)])
+                    let due = start + .nanoseconds(Int64(Double(offset) / Double(rate) * 1e9))
+                    context.eventLoop.scheduleTask(deadline: due) { loopContext.value.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunk))), promise: nil) }
+                    offset += chunk.readableBytes
+                }
+                let due = start + .nanoseconds(Int64(Double(body.count) / Double(rate) * 1e9))
+                context.eventLoop.scheduleTask(deadline: due) {
+                    let done = loopContext.value.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+                    if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
+                }
             case .truncate:
                 sent = body.count / 2
                 context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))))

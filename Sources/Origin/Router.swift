@@ -29,6 +29,10 @@ public enum Delivery: Sendable, Equatable {
     case stall
     /// Full Content-Length promised, half sent, connection closed.
     case truncate
+    /// The whole body, sent no faster than this many bytes per second (a link of known speed, for benchmarks).
+    case paced(bytesPerSecond: Int)
+
+    var isPaced: Bool { if case .paced = self { true } else { false } }
 }
 
 /// A response with what the request log needs to say about it.
@@ -260,7 +264,7 @@ public struct OriginRouter: Sendable {
         case "bench.m3u8":
             // One segment of `bytes` bytes, for throughput benchmarks.
             let n = Int(q["bytes"] ?? "") ?? 2_000_000
-            var r = OriginResponse.text(200, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:10.0,\nblob.ts?bytes=\(n)\n#EXT-X-ENDLIST")
+            var r = OriginResponse.text(200, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:10.0,\nblob.ts?bytes=\(n)\(q["mbit"].map { "&mbit=\($0)" } ?? "")\n#EXT-X-ENDLIST")
             r.contentType = "application/vnd.apple.mpegurl"
             return r
         case "blob.ts":
@@ -269,7 +273,9 @@ public struct OriginRouter: Sendable {
             var body: [UInt8] = []
             body.reserveCapacity(n)
             while body.count < n { body += seg.prefix(n - body.count) }
-            return OriginResponse(status: 200, contentType: "video/mp2t", body: body, kind: "segment")
+            var r = OriginResponse(status: 200, contentType: "video/mp2t", body: body, kind: "segment")
+            if let mbps = q["mbit"].flatMap(Double.init), mbps > 0 { r.delivery = .paced(bytesPerSecond: Int(mbps * 125_000)) }
+            return r
         case "redirect":
             // A chain of n 302s ending at `to`, for testing clients' redirect limits.
             let n = Int(q["n"] ?? "") ?? 1

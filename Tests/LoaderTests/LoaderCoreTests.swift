@@ -105,6 +105,45 @@ struct DecryptionTests {
     }
 }
 
+@Suite("Loader core: AES-128 decrypted as the bytes arrive")
+struct StreamingDecryptionTests {
+    let enc = RealMedia.get("/aes-vod/v144/seg4.ts").body
+    let key = OriginKeys.key(scenario: "aes-vod", id: 1)
+    let iv = KeyMaterial.iv(attribute: "0x1", mediaSequence: 4)!
+
+    @Test("fed in chunks of any size, the clear bytes equal the whole segment's; nothing goes out before the start is checked", arguments: [1, 7, 16, 100, 1_000, 65_536])
+    func chunks(_ size: Int) throws {
+        var d = StreamingDecryption(key: key, iv: iv, msn: 4)
+        var out: [UInt8] = []
+        var offset = 0
+        while offset < enc.count {
+            let released = try d.feed(enc[offset..<min(enc.count, offset + size)])
+            // Before 1 KB is clear and checked nothing is released; the last block is always held for the padding.
+            if offset + size < 1_024 + 16 { #expect(released.isEmpty) }
+            out += released
+            offset += size
+            #expect(out.count <= max(0, min(offset, enc.count) - 16))
+        }
+        out += try d.finish()
+        #expect(out == RealMedia.get("/vod-ts/v144/seg4.ts").body)
+    }
+
+    @Test("a wrong key fails on the first kilobyte, before a byte is released; a cut or mispadded end fails at the end")
+    func failures() throws {
+        var wrong = StreamingDecryption(key: OriginKeys.key(scenario: "aes-vod", id: 2), iv: iv, msn: 4)
+        #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(OriginKeys.key(scenario: "aes-vod", id: 2)), cause: .notMedia)) {
+            for chunk in stride(from: 0, to: 4_096, by: 512) { if try !wrong.feed(enc[chunk..<chunk + 512]).isEmpty { Issue.record("bytes released") } }
+        }
+        var cut = StreamingDecryption(key: key, iv: iv, msn: 4)
+        _ = try cut.feed(enc.dropLast(5))
+        #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(key), cause: .notBlockAligned)) { _ = try cut.finish() }
+        // The last block replaced by another: the padding no longer reads.
+        var padded = StreamingDecryption(key: key, iv: iv, msn: 4)
+        _ = try padded.feed(enc.dropLast(16) + enc[0..<16])
+        #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(key), cause: .badPadding)) { _ = try padded.finish() }
+    }
+}
+
 @Suite("Loader core: DRM named and explained")
 struct DRMTests {
     func media(_ keyLines: String) -> MediaPlaylist {

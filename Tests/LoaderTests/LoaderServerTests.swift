@@ -1,5 +1,6 @@
 import Foundation
 import HLS
+import NIOConcurrencyHelpers
 import Testing
 @testable import Loader
 @testable import Origin
@@ -159,6 +160,45 @@ struct LoaderServerTests {
         let key1 = originLog(since: mark).firstIndex { $0.path.hasSuffix("/k1.key") }
         #expect(key1 != nil && firstSeg3 != nil && key1! < firstSeg3!)
         #expect(log.requests.contains { $0.kind == .segment && $0.status == 200 && $0.firstPTS != nil })
+    }
+
+    @Test("AES-128 segments stream: clear TS reaches the player while the origin is still sending; a wrong key sends nothing")
+    func aesStreams() async throws {
+        let state = origin.router.state
+        var o = LoaderOptions()
+        o.upstream.readTimeout = 2
+        let loader = try LoaderServer.start(options: o)
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [1])
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
+        let mediaURL = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
+        let segments = String(decoding: try await c.get(String(mediaURL)).body, as: UTF8.self).split(separator: "\n").filter { $0.contains("/segment/") }
+        // The origin sends a quarter of segment 2, then nothing: the player must already have clear bytes.
+        state.add(Fault(id: 0, kind: .stall, target: .segment, status: 0, ms: 0, scenario: "aes-vod", rendition: "v240", msn: 2, remaining: 1, since: 0))
+        defer { state.clearFaults() }
+        let received = NIOLockedValueBox<(status: Int, chunked: Bool, bytes: [UInt8])>((0, false, []))
+        let started = Date()
+        let fetch = Task {
+            try await c.get(String(segments[2]), onHead: { h in received.withLockedValue { $0.status = h.status; $0.chunked = h.header("Transfer-Encoding") == "chunked" } },
+                             onBody: { b in received.withLockedValue { $0.bytes += Array(b.readableBytesView) } })
+        }
+        while received.withLockedValue({ $0.bytes.count }) < 4_096, Date().timeIntervalSince(started) < 5 { try await Task.sleep(for: .milliseconds(20)) }
+        let early = received.withLockedValue { $0 }
+        #expect(early.status == 200 && early.chunked)
+        #expect(early.bytes.count >= 4_096, "nothing streamed while the origin stalled")
+        let clear = RealMedia.get("/vod-ts/v240/seg2.ts").body
+        #expect(Array(clear.prefix(early.bytes.count)) == early.bytes)
+        // The player sees the answer cut off, as the origin's was.
+        let outcome = await fetch.result
+        if case .failure(let e as UpstreamError) = outcome { #expect(e.cause == .truncated, "\(e)") } else { Issue.record("the cut answer read as whole") }
+        // The stall ends in the read timeout: the answer is cut off and the event says why.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.error ?? "").contains("read timeout") })
+        // Whole segments are byte for byte the clear ones.
+        #expect(try await c.get(String(segments[3])).body == RealMedia.get("/vod-ts/v240/seg3.ts").body)
     }
 
     @Test("a wrong --key override becomes a one-line diagnosis, not garbage")

@@ -1,5 +1,6 @@
 import Foundation
 import NIOPosix
+import NIOConcurrencyHelpers
 import Testing
 @testable import Loader
 @testable import Origin
@@ -86,6 +87,15 @@ struct UpstreamClientTests {
             Issue.record("a truncated body was accepted")
         } catch {
             #expect(error.cause == .truncated && error.description.contains("truncated"))
+        }
+        // Streamed: once the head went to the caller a truncation is not retried (a second head would corrupt the stream).
+        state.add(Fault(id: 0, kind: .truncate, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v360", msn: 2, remaining: 3, since: 0))
+        let heads = NIOLockedValueBox(0)
+        do {
+            _ = try await c.get("\(base)/vod-ts/v360/seg2.ts", onHead: { _ in heads.withLockedValue { $0 += 1 } })
+            Issue.record("a truncated streamed body was accepted")
+        } catch {
+            #expect(error.cause == .truncated && heads.withLockedValue { $0 } == 1)
         }
     }
 
