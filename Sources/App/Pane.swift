@@ -144,8 +144,8 @@ public final class Pane: @unchecked Sendable {
                 case .endFile(let reason, let error):
                     self.apply(.fileEnded(reason: reason, error: error))
                 case .log(let level, let prefix, let text):
-                    let spliced = self.state.withLockedValue { $0.spliced }
-                    for line in self.logFilter.withLockedValue({ $0.take(level: level, prefix: prefix, text: text, spliced: spliced) }) {
+                    let (spliced, probing) = self.state.withLockedValue { ($0.spliced, !$0.started && $0.usesSampleAES) }
+                    for line in self.logFilter.withLockedValue({ $0.take(level: level, prefix: prefix, text: text, spliced: spliced, probingSampleAES: probing) }) {
                         self.apply(.log(level: line.level, text: line.text))
                         self.output(self, .log(level: line.level, text: line.text))
                     }

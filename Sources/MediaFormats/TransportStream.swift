@@ -94,8 +94,9 @@ public enum TransportStream {
                     let esInfo = Int(p[e + 3] & 0x0F) << 8 | Int(p[e + 4])
                     info.streamTypes[epid] = type
                     switch type {
-                    case 0x01, 0x02, 0x10, 0x1B, 0x24: if info.videoPID == nil { info.videoPID = epid }
-                    case 0x03, 0x04, 0x0F, 0x11, 0x81, 0x87: info.audioPIDs.append(epid)
+                    // 0xDB, 0xCF, 0xC1, 0xC2: H.264, AAC, AC-3 and E-AC-3 with SAMPLE-AES (RFC 8216bis §5.3).
+                    case 0x01, 0x02, 0x10, 0x1B, 0x24, 0xDB: if info.videoPID == nil { info.videoPID = epid }
+                    case 0x03, 0x04, 0x0F, 0x11, 0x81, 0x87, 0xCF, 0xC1, 0xC2: info.audioPIDs.append(epid)
                     default: break
                     }
                     e += 5 + esInfo

@@ -29,7 +29,7 @@ public enum MultivariantBuilder {
                 Rendition(type: "SUBTITLES", uri: "subs-en/index.m3u8\(q)", groupID: "subs", language: "en", name: "English",
                           isDefault: false, autoselect: true, forced: false),
             ]
-            let padding = aes ? 16 * 8 : 0
+            let padding = aes == .aes128 ? 16 * 8 : 0
             for id in OriginTiming.videoRungs {
                 guard let r = media.rendition(id, container) else { return nil }
                 let uri = define ? "\(prefix)\(id.dropFirst())/index.m3u8\(q)" : "\(id)/index.m3u8"
@@ -41,7 +41,7 @@ public enum MultivariantBuilder {
                 v.audio = "aac"
                 v.subtitles = "subs"
                 m.variants.append(v)
-                if container == .ts && !aes {
+                if container == .ts && aes == .none {
                     let iframeBytes = r.segments.compactMap { $0.iFrameRange?.length }
                     var iv = Variant(uri: define ? "\(prefix)\(id.dropFirst())/iframes.m3u8\(q)" : "\(id)/iframes.m3u8",
                                      bandwidth: Int((Double((iframeBytes.max() ?? 0) * 8) / 2).rounded(.up)))

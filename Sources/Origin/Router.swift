@@ -193,10 +193,13 @@ public struct OriginRouter: Sendable {
         }
         var body = model.rendition.segments[t.position].bytes
         if let id = t.keyID {
-            guard let enc = try? OriginKeys.encrypt(body, key: OriginKeys.key(scenario: model.scenario.name, id: id), iv: OriginKeys.iv(id)) else {
-                return .text(500, "encryption failed")
+            let key = OriginKeys.key(scenario: model.scenario.name, id: id)
+            if model.encryption == .sampleAES {
+                body = SampleAES.encrypt(segment: body, key: key, iv: OriginKeys.iv(id))
+            } else {
+                guard let enc = try? OriginKeys.encrypt(body, key: key, iv: OriginKeys.iv(id)) else { return .text(500, "encryption failed") }
+                body = enc
             }
-            body = enc
         }
         var r = OriginResponse(status: 200, contentType: model.rendition.container == .ts ? "video/mp2t" : "video/iso.segment", body: body, kind: "segment")
         r.truth = t

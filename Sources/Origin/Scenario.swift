@@ -9,10 +9,19 @@ public enum GapMode: Sendable, Equatable {
     case allRungs
 }
 
+/// How a ladder's media segments are encrypted (RFC 8216bis §4.4.4.4).
+public enum Encryption: Sendable, Equatable {
+    case none
+    /// Whole segments, AES-128-CBC with PKCS#7 padding.
+    case aes128
+    /// Samples inside the TS: H.264 slices and ADTS frames.
+    case sampleAES
+}
+
 /// A named stream the origin serves under `/<name>/`.
 public struct Scenario: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
-        case ladder(container: Container, live: Bool, aes: Bool, gap: GapMode, define: Bool)
+        case ladder(container: Container, live: Bool, encryption: Encryption, gap: GapMode, define: Bool)
         case camera(id: String, offset: Double, latency: Double)
     }
 
@@ -37,29 +46,31 @@ public struct Scenario: Sendable, Equatable {
     /// Every scenario, in the order `hlstui origin` lists them.
     public static let all: [Scenario] = [
         Scenario(name: "vod-ts", summary: "VOD ladder, MPEG-TS: 3 video rungs + audio-only, alternate audio, WebVTT, I-frames",
-                 kind: .ladder(container: .ts, live: false, aes: false, gap: .none, define: false)),
+                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false)),
         Scenario(name: "vod-fmp4", summary: "VOD ladder, fMP4 (CMAF-style init + .m4s)",
-                 kind: .ladder(container: .fmp4, live: false, aes: false, gap: .none, define: false)),
+                 kind: .ladder(container: .fmp4, live: false, encryption: .none, gap: .none, define: false)),
         Scenario(name: "live-ts", summary: "live sliding window, MPEG-TS, PDT from the wall clock, looping with discontinuities",
-                 kind: .ladder(container: .ts, live: true, aes: false, gap: .none, define: false)),
+                 kind: .ladder(container: .ts, live: true, encryption: .none, gap: .none, define: false)),
         Scenario(name: "live-fmp4", summary: "live sliding window, fMP4",
-                 kind: .ladder(container: .fmp4, live: true, aes: false, gap: .none, define: false)),
+                 kind: .ladder(container: .fmp4, live: true, encryption: .none, gap: .none, define: false)),
         Scenario(name: "aes-vod", summary: "AES-128, key rotation every 3 segments, key latency configurable",
-                 kind: .ladder(container: .ts, live: false, aes: true, gap: .none, define: false)),
+                 kind: .ladder(container: .ts, live: false, encryption: .aes128, gap: .none, define: false)),
+        Scenario(name: "sample-aes-vod", summary: "SAMPLE-AES: H.264 slices and AAC frames encrypted inside the TS, key rotation every 3 segments",
+                 kind: .ladder(container: .ts, live: false, encryption: .sampleAES, gap: .none, define: false)),
         Scenario(name: "aes-live", summary: "live AES-128 with key rotation",
-                 kind: .ladder(container: .ts, live: true, aes: true, gap: .none, define: false)),
+                 kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .none, define: false)),
         Scenario(name: "gap-one", summary: "EXT-X-GAP outage in v360 only (segments 4-5); other rungs intact",
-                 kind: .ladder(container: .ts, live: false, aes: false, gap: .oneRung("v360"), define: false)),
+                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .oneRung("v360"), define: false)),
         Scenario(name: "gap-all", summary: "EXT-X-GAP outage in every rung (segments 4-5)",
-                 kind: .ladder(container: .ts, live: false, aes: false, gap: .allRungs, define: false)),
+                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .allRungs, define: false)),
         Scenario(name: "define", summary: "EXT-X-DEFINE: NAME/VALUE, QUERYPARAM (open with ?token=…) and IMPORT",
-                 kind: .ladder(container: .ts, live: false, aes: false, gap: .none, define: true)),
+                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: true)),
         Scenario(name: "cam-a", summary: "camera A: live, 2 s segments, 30 fps, no extra latency",
                  kind: .camera(id: "cam-a", offset: 0, latency: 0)),
         Scenario(name: "cam-b", summary: "camera B: live, 3 s segments, 25 fps, segment grid 1 s after A, 4 s more latency",
                  kind: .camera(id: "cam-b", offset: 1, latency: 4)),
         Scenario(name: "demo", summary: "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360",
-                 kind: .ladder(container: .ts, live: true, aes: true, gap: .oneRung("v360"), define: false)),
+                 kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false)),
     ]
 
     public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }

@@ -82,10 +82,12 @@ public struct StreamModel: Sendable {
         }
     }
 
-    var aes: Bool {
-        if case .ladder(_, _, let aes, _, _) = scenario.kind { return aes }
-        return false
+    var encryption: Encryption {
+        if case .ladder(_, _, let e, _, _) = scenario.kind { return e }
+        return .none
     }
+
+    var aes: Bool { encryption != .none }
 
     var define: Bool {
         if case .ladder(_, _, _, _, let define) = scenario.kind { return define }
@@ -175,7 +177,7 @@ public struct StreamModel: Sendable {
             if scenario.isLive || i == 0 { s.programDateTime = t.pdt }
             s.gap = t.gap
             if let id = t.keyID {
-                s.keys = [Key(method: "AES-128", uri: keyURI(id), iv: StreamModel.iv(id))]
+                s.keys = [Key(method: encryption == .sampleAES ? "SAMPLE-AES" : "AES-128", uri: keyURI(id), iv: StreamModel.iv(id))]
             }
             if let initSection = rendition.initSection, !initSection.isEmpty {
                 s.map = MapSection(uri: define ? "init.mp4?token={$token}" : "init.mp4")

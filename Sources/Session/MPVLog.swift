@@ -2,11 +2,22 @@
 public struct MPVLogFilter: Sendable {
     var last: String?
     var repeats = 0
+    /// Decoder lines demoted while FFmpeg probed SAMPLE-AES samples it had not decrypted yet.
+    public private(set) var probeComplaints = 0
     public init() {}
 
-    /// Classifies a line (`spliced`: the Loader joins segments of different rungs) and folds immediate repeats.
-    /// Returns the lines to log now: a note on the previous line's repeats, then this line unless it repeats.
-    public mutating func take(level: String, prefix: String, text: String, spliced: Bool) -> [(level: String, text: String)] {
+    /// Classifies a line (`spliced`: the Loader joins segments of different rungs; `probingSampleAES`: playback has not started on a
+    /// SAMPLE-AES stream) and folds immediate repeats. Returns the lines to log now: a note on the previous line's repeats, then this line unless it repeats.
+    public mutating func take(level: String, prefix: String, text: String, spliced: Bool, probingSampleAES: Bool = false) -> [(level: String, text: String)] {
+        // FFmpeg 5.1's HLS demuxer probes codec parameters on the samples as they are and decrypts SAMPLE-AES only per packet
+        // afterwards: the decoders' complaints about the still-encrypted probe are expected, and said once.
+        let probeLine = prefix == "ffmpeg/audio" || prefix == "ffmpeg/video"
+            || (prefix == "ffmpeg/demuxer" && (text.contains("Could not find codec parameters") || text.contains("Consider increasing the value for the 'analyzeduration'")))
+        if probingSampleAES && probeLine {
+            probeComplaints += 1
+            guard probeComplaints == 1 else { return [] }
+            return [("info", "mpv \(prefix): \(text) — FFmpeg probes SAMPLE-AES samples before it decrypts them: decoder complaints until playback starts are expected (folded)")]
+        }
         let line = "mpv \(prefix): \(text)"
         if line == last {
             repeats += 1

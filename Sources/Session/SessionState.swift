@@ -195,6 +195,12 @@ public struct SessionState: Sendable {
     public var spliced = false
     var gapsReported: Set<String> = []
 
+    /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
+    public var usesSampleAES: Bool {
+        keys.contains { $0.method == "SAMPLE-AES" }
+            || (Array(media.values) + Array(renditionMedia.values)).contains { m in m.segments.contains { s in s.keys.contains { $0.method == "SAMPLE-AES" } } }
+    }
+
     public static let requestLimit = 2000
     public static let logLimit = 500
 

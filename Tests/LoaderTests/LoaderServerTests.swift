@@ -7,9 +7,14 @@ import Testing
 
 /// Runs plain mpv (headless) on `url`, decoding `frames` video frames; returns its exit status and output.
 func mpv(_ url: String, frames: Int = 45) throws -> (status: Int32, output: String) {
+    try run(["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=\(frames)", "--msg-level=all=warn,cplayer=info", url])
+}
+
+/// Runs a command found on PATH; its status and what it wrote (stdout and stderr), killed after 90 s.
+func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=\(frames)", "--msg-level=all=warn,cplayer=info", url]
+    p.arguments = arguments
     let out = Pipe()
     p.standardOutput = out
     p.standardError = out
@@ -199,6 +204,49 @@ struct LoaderServerTests {
         #expect(log.requests.contains { $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.error ?? "").contains("read timeout") })
         // Whole segments are byte for byte the clear ones.
         #expect(try await c.get(String(segments[3])).body == RealMedia.get("/vod-ts/v240/seg3.ts").body)
+    }
+
+    @Test("SAMPLE-AES passes through: keys served by the Loader (prefetched, once each), samples untouched; FFmpeg decodes the clear stream's pictures and sound")
+    func sampleAES() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let mark = origin.router.state.log().count
+        let url = try await loader.open("\(origin.httpBase)/sample-aes-vod/master.m3u8", variants: [0])
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
+        let mediaURL = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
+        let media = String(decoding: try await c.get(String(mediaURL)).body, as: UTF8.self)
+        // The key tag stays SAMPLE-AES, its URI now the Loader's; the segments are the origin's bytes.
+        let keyLine = try #require(media.split(separator: "\n").first { $0.hasPrefix("#EXT-X-KEY") })
+        #expect(keyLine.contains("METHOD=SAMPLE-AES") && keyLine.contains(loader.base) && keyLine.contains("IV=0x"))
+        let seg = try #require(media.split(separator: "\n").first { $0.contains("/segment/") })
+        #expect(try await c.get(String(seg)).body == RealMedia.get("/sample-aes-vod/v144/seg0.ts").body)
+        // mpv plays it through the Loader.
+        let r = try mpv(url, frames: 120)
+        #expect(r.status == 0 && r.output.contains("VO: [null]") && !r.output.contains("Error decoding"), "\(r.output.suffix(500))")
+        let counts = await loader.keyFetchCounts()
+        #expect(counts.count == 4 && counts.values.allSatisfy { $0 == 1 })
+        #expect(Set(originLog(since: mark).filter { $0.kind == "key" }.map(\.path)).count == originLog(since: mark).filter { $0.kind == "key" }.count)
+        #expect(log.keys.allSatisfy { $0.method == "SAMPLE-AES" && $0.prefetch && $0.error == nil })
+        // Stream types 0xDB/0xCF are read as H.264/AAC, so each segment's first PTS still maps player time to PDT.
+        #expect(log.requests.contains { $0.kind == .segment && $0.firstPTS != nil })
+        // Decoded through the Loader, the first 4 s equal the clear stream's frame for frame (video and audio).
+        func frames(_ u: String) throws -> [String] {
+            let out = try run(["ffmpeg", "-v", "error", "-i", u, "-t", "4", "-f", "framemd5", "-"]).output
+            var kept: [String] = []
+            for line in out.split(separator: "\n") where !line.hasPrefix("#") {
+                let f: [String] = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard f.count == 6, let pts = Double(f[2]) else { continue }
+                let limit: Double = f[0] == "0" ? 3.5 * 30 : 3.5 * 48_000   // timebases 1/30 and 1/48000
+                if pts < limit { kept.append("\(f[0]) \(f[2]) \(f[5])") }
+            }
+            return kept
+        }
+        let loaderFrames = try frames(String(mediaURL))
+        let clearFrames = try frames("\(origin.httpBase)/vod-ts/v144/index.m3u8")
+        #expect(loaderFrames.count > 150 && loaderFrames == clearFrames, "\(loaderFrames.count) vs \(clearFrames.count)")
     }
 
     @Test("a wrong --key override becomes a one-line diagnosis, not garbage")

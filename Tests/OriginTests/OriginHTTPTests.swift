@@ -159,6 +159,39 @@ struct OriginHTTPTests {
         #expect(perRequest.seconds >= 0.25)
     }
 
+    @Test("SAMPLE-AES: stream types 0xDB/0xCF; slices and ADTS frames encrypted by the pattern; FFmpeg's way of decrypting gives back every PES payload")
+    func sampleAES() async throws {
+        let url = "\(TestOrigin.base)/sample-aes-vod/v360/index.m3u8"
+        let mp = try #require(try await playlist(url).playlist.media)
+        let s = mp.segments[4]
+        let key = try #require(s.keys.first)
+        #expect(key.method == "SAMPLE-AES" && Set(mp.segments.compactMap { $0.keys.first?.uri }).count == 4)
+        let keyBytes = try await get(resolve(key.uri!, against: url)).body
+        let iv = try #require(hexBytes(key.iv!))
+        let enc = try await get(resolve(s.uri, against: url)).body
+        let clear = try await get("\(TestOrigin.base)/vod-ts/v360/seg4.ts").body
+        #expect(enc != clear && TransportStream.looksValid(enc))
+        #expect(Set(TransportStream.probe(enc).streamTypes.values) == [0xDB, 0xCF])
+        // The remuxer alone changes nothing.
+        #expect(TransportStream.rewritingPES(clear, streamType: { $0 }, transform: { _, p in p }) == clear)
+        let encrypted = pesPayloads(enc)
+        let original = pesPayloads(clear)
+        #expect(encrypted.count == original.count && encrypted.count > 50)
+        var changed = 0
+        for ((type, e), (_, c)) in zip(encrypted, original) {
+            #expect(SampleAESReference.decrypt(type: type, e, key: keyBytes, iv: iv) == c)
+            if e != c { changed += 1 }
+        }
+        #expect(changed > encrypted.count / 2, "most PES payloads carry encrypted samples")
+    }
+
+    /// Every PES payload of a segment with its stream type, in order.
+    func pesPayloads(_ ts: [UInt8]) -> [(UInt8, [UInt8])] {
+        var out: [(UInt8, [UInt8])] = []
+        _ = TransportStream.rewritingPES(ts, streamType: { $0 }, transform: { t, p in out.append((t, p)); return nil })
+        return out
+    }
+
     func hexBytes(_ s: String) -> [UInt8]? {
         let h = Array(s.dropFirst(2).utf8)
         guard h.count == 32 else { return nil }
@@ -301,5 +334,66 @@ struct OriginHTTPTests {
         }
         let define = try runProcess("mpv", ["--no-config", "--vo=null", "--ao=null", "--frames=30", "\(TestOrigin.base)/define/master.m3u8?token=x"])
         #expect(define.status != 0 && define.output.contains("403"))
+    }
+}
+
+/// SAMPLE-AES decryption as FFmpeg 5.1's HLS demuxer does it (hls_sample_encryption.c), written from the format, for checking the origin.
+enum SampleAESReference {
+    static func decrypt(type: UInt8, _ es: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8] {
+        type == 0xDB ? video(es, key, iv) : type == 0xCF ? audio(es, key, iv) : es
+    }
+
+    static func cbc(_ b: [UInt8], _ key: [UInt8], _ iv: [UInt8]) -> [UInt8] {
+        Array(try! AES._CBC.decrypt(b, using: SymmetricKey(data: key), iv: AES._CBC.IV(ivBytes: iv), noPadding: true))
+    }
+
+    /// Each slice NAL unit over 48 bytes: emulation prevention removed, then one block in ten decrypted after 32 clear bytes.
+    static func video(_ es: [UInt8], _ key: [UInt8], _ iv: [UInt8]) -> [UInt8] {
+        var starts: [Int] = []
+        var i = 0
+        while i + 3 <= es.count { if es[i] == 0, es[i + 1] == 0, es[i + 2] == 1 { starts.append(i + 3); i += 3 } else { i += 1 } }
+        var out = Array(es[..<(starts.first.map { $0 } ?? es.count)])
+        for (n, start) in starts.enumerated() {
+            var end = n + 1 < starts.count ? starts[n + 1] - 3 : es.count
+            var trailing: [UInt8] = []
+            if n + 1 < starts.count, end > start, es[end - 1] == 0 { end -= 1; trailing = [0] }   // a 4-byte start code's first zero
+            var nal = Array(es[start..<end])
+            if let h = nal.first, [1, 5].contains(h & 0x1F), nal.count > 48 {
+                var raw: [UInt8] = []
+                var j = 0
+                while j < nal.count {
+                    if nal.count - j > 3, nal[j] == 0, nal[j + 1] == 0, nal[j + 2] == 3 { raw += [0, 0]; j += 3 } else { raw.append(nal[j]); j += 1 }
+                }
+                var o = 32
+                var chain = iv
+                while raw.count - o > 16 {
+                    let block = Array(raw[o..<(o + 16)])
+                    raw.replaceSubrange(o..<(o + 16), with: cbc(block, key, chain))
+                    chain = block
+                    o += 160
+                }
+                nal = raw
+            }
+            out += nal + trailing
+            if n + 1 < starts.count { out += [0, 0, 1] }
+        }
+        return out
+    }
+
+    /// Each ADTS frame with more than 31 bytes after its header: its whole blocks after 16 clear bytes, CBC from the IV.
+    static func audio(_ es: [UInt8], _ key: [UInt8], _ iv: [UInt8]) -> [UInt8] {
+        var out = es
+        var o = 0
+        while o + 7 <= out.count, out[o] == 0xFF, out[o + 1] & 0xF0 == 0xF0 {
+            let length = Int(out[o + 3] & 0x03) << 11 | Int(out[o + 4]) << 3 | Int(out[o + 5]) >> 5
+            let header = out[o + 1] & 0x01 != 0 ? 7 : 9
+            let blocks = (length - header - 16) / 16
+            if length - header > 31, blocks > 0, o + length <= out.count {
+                let from = o + header + 16
+                out.replaceSubrange(from..<(from + blocks * 16), with: cbc(Array(out[from..<(from + blocks * 16)]), key, iv))
+            }
+            o += max(length, 1)
+        }
+        return out
     }
 }

@@ -127,6 +127,13 @@ struct SwitchingTests {
         #expect(f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "hls: Packet corrupt (stream = 2, dts = 1).", spliced: true).first?.level == "info")
         #expect(f.take(level: "error", prefix: "ao/null", text: "illegal state: start() while paused", spliced: false).isEmpty)
         #expect(f.take(level: "error", prefix: "cplayer", text: "Audio/Video desynchronisation detected!", spliced: true).first?.level == "error")
+        // SAMPLE-AES: FFmpeg probes the samples before decrypting them; its decoders' complaints are said once, as info, until playback starts.
+        let first = f.take(level: "error", prefix: "ffmpeg/audio", text: "aac: invalid band type", spliced: false, probingSampleAES: true)
+        #expect(first.last?.level == "info" && first.last?.text.contains("before it decrypts them") == true)
+        #expect(f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "mpegts: Could not find codec parameters for stream 0", spliced: false, probingSampleAES: true).isEmpty)
+        #expect(f.take(level: "error", prefix: "ffmpeg/video", text: "h264: error while decoding MB 1 0", spliced: false, probingSampleAES: true).isEmpty)
+        #expect(f.probeComplaints == 3)
+        #expect(f.take(level: "error", prefix: "ffmpeg/audio", text: "aac: invalid band type", spliced: false, probingSampleAES: false).last?.level == "error")
     }
 
     @Test("throughput: averages weighted by download time, so a few slow downloads outweigh many fast ones (hls.js EWMA)")
