@@ -80,8 +80,10 @@ func mpvSeconds(_ url: String) throws -> Double {
 /// Seconds (from open) at which the first key was ready and the first segment was asked for, in the last keyed run.
 nonisolated(unsafe) var keyTimeline: (key: Double, segment: Double) = (0, 0)
 
-func startup(_ path: String) async throws -> Double {
-    let l = try LoaderServer.start()
+func startup(_ path: String, prefetch: Bool = true) async throws -> Double {
+    var o = LoaderOptions()
+    o.prefetchKeys = prefetch
+    let l = try LoaderServer.start(options: o)
     defer { l.stop() }
     let events = Task { () -> [LoaderEvent] in var all: [LoaderEvent] = []; for await e in l.events { all.append(e) }; return all }
     let t = Date()
@@ -93,15 +95,16 @@ func startup(_ path: String) async throws -> Double {
     let all = await events.value
     let key = all.compactMap { e -> Double? in if case .key(let k) = e { return k.requested + k.latencyMs / 1000 }; return nil }.min()
     let seg = all.compactMap { e -> Double? in if case .request(let r) = e, r.kind == .segment { return r.start }; return nil }.min()
-    if let key, let seg { keyTimeline = (key - opened, seg - opened) }
+    if prefetch, let key, let seg { keyTimeline = (key - opened, seg - opened) }
     return total
 }
 
 state.keyLatencyMs = 300
-var clear: [Double] = [], keyed: [Double] = [], directKeyed: [Double] = []
+var clear: [Double] = [], keyed: [Double] = [], onDemand: [Double] = [], directKeyed: [Double] = []
 for _ in 0..<7 {
     clear.append(try await startup("/vod-ts/master.m3u8"))
     keyed.append(try await startup("/aes-vod/master.m3u8"))
+    onDemand.append(try await startup("/aes-vod/master.m3u8", prefetch: false))
     directKeyed.append(try mpvSeconds("\(origin.httpBase)/aes-vod/master.m3u8"))
 }
 
@@ -111,7 +114,8 @@ let out: [String: Double] = [
     "directMBps": percentile(td, 0.5), "loaderMBps": percentile(tl, 0.5),
     "keyReadyAfterOpen": keyTimeline.key, "firstSegmentAfterOpen": keyTimeline.segment,
     "startupClear": percentile(clear, 0.5), "startupKeyed": percentile(keyed, 0.5), "startupDirectKeyed": percentile(directKeyed, 0.5),
-]
+    "startupOnDemand": percentile(onDemand, 0.5),
+].merging(paced) { a, _ in a }
 let json = try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])
 print(String(decoding: json, as: UTF8.self))
 client.shutdown()

@@ -17,6 +17,11 @@ public struct LoaderOptions: Sendable {
     public var keyCommand: String?
     /// `--key-spread S`: a key first seen in a live refresh is fetched at a random moment within this many seconds, before it is due (0: at once).
     public var keySpread: Double = 4
+    /// Fetch keys as soon as a playlist names them (false: only when a segment needs one — the baseline prefetch is measured against).
+    public var prefetchKeys = true
+    /// A VOD's rotated keys whose first segment lies more than this many seconds of media past the player's newest request wait,
+    /// and are fetched (spread) as the player gets near, instead of every key of a long VOD at once.
+    public var keyHorizon: Double = 30
     public init() {}
 }
 
@@ -40,6 +45,17 @@ struct Resource: Sendable {
     var playlist: String?
     /// Served through the splice route: a media playlist of whichever rung the route names, or a segment resolved by MSN when asked for.
     var slot = false
+}
+
+/// A VOD playlist's keys that wait until the player gets near their segments.
+struct PendingKeys: Sendable {
+    struct Entry: Sendable {
+        var uri: String
+        var key: Key
+        var msns: ClosedRange<Int>
+    }
+    var media: MediaPlaylist
+    var entries: [Entry]
 }
 
 /// What `open` found: the URL to give the player and the playlist as the origin served it.
@@ -74,6 +90,8 @@ public final class LoaderServer: Sendable {
         var lastRequested: [String: Int] = [:]
         /// Keys whose spread fetch is scheduled.
         var spreading: Set<String> = []
+        /// A VOD playlist's keys beyond the horizon, by playlist, waiting for the player to get near.
+        var pendingKeys: [String: PendingKeys] = [:]
         /// The splice route, when the player was given a spliced playlist.
         var route: SpliceRoute?
         /// Each rung's media playlist URL (for the splice).
@@ -322,7 +340,7 @@ public final class LoaderServer: Sendable {
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
                                        durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
                                        retries: r.head.retries, error: nil, firstPTS: nil)))
-            prefetchKeys(m, base: r.head.url, playlist: res.slot ? "slot" : res.upstream)
+            prefetchKeys(m, base: r.head.url, playlist: res.slot ? "slot" : res.upstream, startMSN: res.startMSN)
         } catch {
             writer.text(502, "hlstui loader: \(error.description)")
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
@@ -342,8 +360,11 @@ public final class LoaderServer: Sendable {
         return parsed.playlist.media
     }
 
-    /// Fetches every identity key the playlist names, before the player needs it (AVContentKeySession prewarming, seed 000/001).
-    func prefetchKeys(_ m: MediaPlaylist, base: String, playlist: String? = nil) {
+    /// Fetches the identity keys the playlist names before the player needs them (AVContentKeySession prewarming, seed 000/001):
+    /// at once before the player's first segment, spread in a window when a live refresh names a new one, and for a VOD only those
+    /// within the horizon — the rest when the player gets near (`releaseKeys`).
+    func prefetchKeys(_ m: MediaPlaylist, base: String, playlist: String? = nil, startMSN: Int? = nil) {
+        guard options.prefetchKeys else { return }
         var ranges: [String: (Key, ClosedRange<Int>)] = [:]
         var order: [String] = []
         for s in m.segments {
@@ -356,25 +377,56 @@ public final class LoaderServer: Sendable {
                 }
             }
         }
-        // Before the player's first segment every key is fetched at once (startup); a key that appears later in a live playlist is spread.
         let last = playlist.flatMap { p in table.withLockedValue { $0.lastRequested[p] } }
         let window = m.isLive ? options.keySpread : 0
+        var later: [PendingKeys.Entry] = []
         for uri in order {
             guard let (k, r) = ranges[uri] else { continue }
-            let delay = KeySpread.delay(lead: KeySpread.lead(to: r.lowerBound, lastRequested: last, in: m), window: window, random: Double.random(in: 0..<1))
-            if delay > 0 {
-                guard table.withLockedValue({ $0.spreading.insert(uri).inserted }) else { continue }
-                Task {
-                    guard await !keys.has(uri) else { return }
-                    try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-                    _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true, spreadMs: delay * 1000)
-                }
-            } else {
-                Task { _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true) }
+            if !m.isLive, let ahead = KeySpread.lead(to: r.lowerBound, lastRequested: last ?? ((startMSN ?? m.mediaSequence) - 1), in: m),
+               ahead > options.keyHorizon {
+                later.append(PendingKeys.Entry(uri: uri, key: k, msns: r))
+                continue
             }
+            let delay = KeySpread.delay(lead: KeySpread.lead(to: r.lowerBound, lastRequested: last, in: m), window: window, random: Double.random(in: 0..<1))
+            fetchKeyAhead(uri, k, r, delay: delay)
         }
+        if let playlist { table.withLockedValue { $0.pendingKeys[playlist] = later.isEmpty ? nil : PendingKeys(media: m, entries: later) } }
         let blocked = DRMExplainer.explain(rungs: [("this rendition", m)])
         for line in blocked { emit(.diagnostic(line)) }
+    }
+
+    /// Fetches a key now, or after `delay` seconds unless something fetched it meanwhile (spreading).
+    func fetchKeyAhead(_ uri: String, _ k: Key, _ r: ClosedRange<Int>, delay: Double) {
+        if delay > 0 {
+            guard table.withLockedValue({ $0.spreading.insert(uri).inserted }) else { return }
+            Task {
+                guard await !keys.has(uri) else { return }
+                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true, spreadMs: delay * 1000)
+            }
+        } else {
+            Task { _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true) }
+        }
+    }
+
+    /// Schedules the waiting keys of `playlist` that the player's newest request brought within the horizon, each at a random
+    /// moment in the spread window before its first segment is due (WWDC17).
+    func releaseKeys(near playlist: String) {
+        let horizon = options.keyHorizon
+        let due: [(PendingKeys.Entry, Double)] = table.withLockedValue { t in
+            guard var pending = t.pendingKeys[playlist], let last = t.lastRequested[playlist] else { return [] }
+            var out: [(PendingKeys.Entry, Double)] = []
+            pending.entries.removeAll { e in
+                guard let lead = KeySpread.lead(to: e.msns.lowerBound, lastRequested: last, in: pending.media), lead <= horizon else { return false }
+                out.append((e, lead))
+                return true
+            }
+            t.pendingKeys[playlist] = pending.entries.isEmpty ? nil : pending
+            return out
+        }
+        for (e, lead) in due {
+            fetchKeyAhead(e.uri, e.key, e.msns, delay: KeySpread.delay(lead: lead, window: options.keySpread, random: Double.random(in: 0..<1)))
+        }
     }
 
     func keyResource(_ res: Resource, writer: ResponseWriter) async {
@@ -395,7 +447,10 @@ public final class LoaderServer: Sendable {
         var resolved = requested
         if requested.slot, let msn = requested.msn { resolved = await resolveSlot(msn) }
         let res = resolved
-        if let p = res.playlist, let msn = res.msn { table.withLockedValue { $0.lastRequested[p] = max($0.lastRequested[p] ?? msn, msn) } }
+        if let p = res.playlist, let msn = res.msn {
+            table.withLockedValue { $0.lastRequested[p] = max($0.lastRequested[p] ?? msn, msn) }
+            releaseKeys(near: p)
+        }
         if res.gap {
             // GAP segments are never requested from the origin (RFC 8216bis §4.4.4.7).
             writer.text(404, "segment \(res.msn ?? -1) is an EXT-X-GAP: hlstui does not request it")

@@ -59,4 +59,39 @@ struct KeySpreadTests {
         #expect(await loader.keyFetchCounts()[k.uri] == 1)
         #expect(log.keys.allSatisfy { $0.prefetch }, "no key was fetched on demand")
     }
+
+    @Test("a VOD's rotated keys beyond the horizon wait, and are fetched spread as the player's requests get near them, once each")
+    func vodHorizon() async throws {
+        var o = LoaderOptions()
+        o.keyHorizon = 5
+        o.keySpread = 2
+        let loader = try LoaderServer.start(options: o)
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let top = try await loader.open("\(Self.origin.httpBase)/aes-vod/master.m3u8", variants: [0])
+        let mv = String(decoding: try await c.get(top).body, as: UTF8.self)
+        let media = try #require(mv.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") }.map(String.init))
+        let segments = String(decoding: try await c.get(media).body, as: UTF8.self).split(separator: "\n").filter { $0.contains("/segment/") }.map(String.init)
+        #expect(segments.count == 10)
+        func fetched() async -> Set<String> { Set(await loader.keyFetchCounts().keys.map { String($0.split(separator: "/").last ?? "") }) }
+        try await Task.sleep(for: .milliseconds(300))
+        // Keys rotate every 3 segments of 2 s: k1 starts 6 s in, beyond the 5 s horizon.
+        #expect(await fetched() == ["k0.key"])
+        // The player asks for segment 0: k1 (4 s of media ahead) is due soon and is fetched within the 2 s window; k2 still waits.
+        #expect(try await c.get(segments[0]).head.status == 200)
+        let end = Date().addingTimeInterval(5)
+        while await !fetched().contains("k1.key"), Date() < end { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(await fetched() == ["k0.key", "k1.key"])
+        let k1 = try #require(log.keys.first { $0.uri.hasSuffix("/k1.key") })
+        #expect(k1.prefetch && k1.error == nil && (k1.spreadMs ?? 0) > 0 && (k1.spreadMs ?? 9999) <= 2000)
+        // Segment 3 (k1's first) brings k2 within reach; every key is fetched once, none on demand.
+        #expect(try await c.get(segments[3]).head.status == 200)
+        let end2 = Date().addingTimeInterval(5)
+        while await !fetched().contains("k2.key"), Date() < end2 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(await fetched() == ["k0.key", "k1.key", "k2.key"])
+        #expect(await loader.keyFetchCounts().values.allSatisfy { $0 == 1 })
+        #expect(log.keys.allSatisfy { $0.prefetch })
+    }
 }
