@@ -43,6 +43,8 @@ struct Resource: Sendable {
     var initURL: String?
     /// For segments: the media playlist that lists them.
     var playlist: String?
+    /// For segments and init sections: the sub-range of the upstream resource (EXT-X-BYTERANGE), which the Loader serves whole.
+    var byteRange: ByteRange?
     /// Served through the splice route: a media playlist of whichever rung the route names, or a segment resolved by MSN when asked for.
     var slot = false
 }
@@ -160,7 +162,7 @@ public final class LoaderServer: Sendable {
     /// The Loader id for an upstream resource, the same every time it is named.
     func register(_ r: Resource) -> Int {
         table.withLockedValue { t in
-            let k = "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1) \(r.slot)"
+            let k = "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1) \(r.slot) \(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")"
             if let id = t.ids[k] { t.byID[id] = r; return id }
             let id = t.byID.count + 1
             t.ids[k] = id
@@ -314,10 +316,7 @@ public final class LoaderServer: Sendable {
                 if case .media(let sm) = served.body { served.body = .media(await unmarkFillableGaps(sm)) }
             }
             emit(.playlist(PlaylistEvent(url: r.head.url, rung: res.rung, rendition: res.rendition, playlist: m, received: now)))
-            // Every segment gets an id carrying what serving it needs: MSN, GAP, key and IV (spliced: only the MSN; the rest when asked for).
-            var index: [String: Segment] = [:]
-            for s in m.segments { index[VirtualPlaylists.resolve(s.uri, against: r.head.url)] = s }
-            let bySegmentURL = index
+            // Every segment gets an id carrying what serving it needs: MSN, GAP, key, IV, byte range (spliced: only the MSN; the rest when asked for).
             let decrypt = options.decryptAES
             // A GAP that no rung fills (or an fMP4 discontinuity) ends the player's playlist; the session reloads after it.
             if case .media(let sm) = served.body {
@@ -326,16 +325,17 @@ public final class LoaderServer: Sendable {
                 served.body = .media(VirtualPlaylists.endingBeforeBreak(sm, after: after))
             }
             let slot = res.slot
-            let virtual = VirtualPlaylists { [self] upstream, kind in
-                guard kind == .segment, let s = bySegmentURL[upstream] else {
-                    let rr = Resource(upstream: upstream, kind: kind, rung: res.rung)
+            let virtual = VirtualPlaylists(reference: { [self] ref in
+                guard ref.kind == .segment, let s = ref.segment else {
+                    var rr = Resource(upstream: ref.upstream, kind: ref.kind, rung: res.rung)
+                    rr.byteRange = ref.byteRange
                     return path(register(rr), rr)
                 }
                 var rr = slot ? Resource(upstream: "slot", kind: .segment, rung: nil, msn: s.mediaSequence, playlist: "slot")
                     : segmentResource(s, base: r.head.url, rung: res.rung, playlist: res.upstream)
                 rr.slot = slot
                 return path(register(rr), rr)
-            }.media(served, base: r.head.url, decryptAES: decrypt)
+            }).media(served, base: r.head.url, decryptAES: decrypt)
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
                                        durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
@@ -463,13 +463,30 @@ public final class LoaderServer: Sendable {
             await decrypted(res, key: key, uri: uri, iv: iv, writer: writer, t0: t0)
             return
         }
+        // A sub-range (EXT-X-BYTERANGE) is asked for by Range and answered to the player as a resource of its own.
+        var upstreamRange = range
+        var relative: ClosedRange<Int>?
+        if let br = res.byteRange {
+            guard let sub = SubRange.request(br, player: range) else {
+                writer.text(416, "hlstui loader: range \(range ?? "") does not fit the \(br.length)-byte sub-range")
+                return
+            }
+            (upstreamRange, relative) = (sub.upstream, sub.relative)
+        }
+        let subrange = res.byteRange.map { br in (length: br.length, relative: relative) }
         // Clear media streams through as it arrives.
         do {
             // Keep only what the first-PTS probe and init-section parsing need.
             let keep = res.kind == .initSection ? Int.max : 65_536
             // The first PTS is reported as soon as the first bytes carry it: the player may show the frame before the transfer ends.
             let early = NIOLockedValueBox<(bytes: [UInt8], done: Bool)>(([], res.kind != .segment || res.msn == nil))
-            let r = try await client.get(res.upstream, range: range, keepBody: keep, onHead: { h in writer.head(h.status, h) }, onBody: { [self] b in
+            // An origin that answers a sub-range request with the whole resource is named, not passed on as the segment.
+            let ignoredRange = NIOLockedValueBox(false)
+            let r = try await client.get(res.upstream, range: upstreamRange, keepBody: keep, onHead: { h in
+                if let subrange, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
+                writer.head(h.status, h, subrange: h.status == 206 ? subrange : nil)
+            }, onBody: { [self] b in
+                guard !ignoredRange.withLockedValue({ $0 }) else { return }
                 writer.chunk(b)
                 let ready: [UInt8]? = early.withLockedValue { e in
                     guard !e.done else { return nil }
@@ -479,6 +496,14 @@ public final class LoaderServer: Sendable {
                 }
                 if let bytes = ready, let pts = firstPTS(res, bytes), let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
             }, onReadEnd: { writer.flush() })
+            if ignoredRange.withLockedValue({ $0 }) {
+                let why = "origin answered 200 with the whole resource to a Range request for an EXT-X-BYTERANGE sub-range (it must honour Range)"
+                writer.text(502, "hlstui loader: \(why)")
+                emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
+                                           durationMs: (now - t0) * 1000, bytes: r.bytes, status: 502, local: false, prefetch: false,
+                                           retries: r.head.retries, error: why, firstPTS: nil)))
+                return
+            }
             writer.end()
             let first = firstPTS(res, r.body)
             if res.kind == .initSection, r.head.status == 200 || r.head.status == 206 { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
@@ -505,7 +530,8 @@ public final class LoaderServer: Sendable {
         let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
         let fetch = Task { [client] in
             do throws(UpstreamError) {
-                let r = try await client.get(res.upstream, keepBody: 0, onHead: { sink.yield(.head($0)) }, onBody: { sink.yield(.body($0)) })
+                let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
+                let r = try await client.get(res.upstream, range: range, keepBody: 0, onHead: { sink.yield(.head($0)) }, onBody: { sink.yield(.body($0)) })
                 sink.yield(.end(.success(r)))
             } catch {
                 sink.yield(.end(.failure(error)))
@@ -546,7 +572,7 @@ public final class LoaderServer: Sendable {
                 switch part {
                 case .head(let h):
                     head = h
-                    guard h.status == 200 else {
+                    guard h.status == (res.byteRange == nil ? 200 : 206) else {
                         writer.text(502, "origin answered HTTP \(h.status)")
                         report(h.status, nil, error: "HTTP \(h.status)")
                         return
@@ -620,12 +646,21 @@ final class ResponseWriter: Sendable {
     func playlist(_ s: String) { send(200, [("Content-Type", "application/vnd.apple.mpegurl")], Array(s.utf8)) }
     func bytes(_ status: Int, contentType: String, _ b: [UInt8]) { send(status, [("Content-Type", contentType)], b) }
 
-    /// Starts a streamed answer with the origin's status and length.
-    func head(_ status: Int, _ upstream: UpstreamHead) {
+    /// Starts a streamed answer with the origin's status and length; a sub-range the origin sent (206) is presented as a whole
+    /// resource of `length` bytes (200), or as the player's own range of it (206).
+    func head(_ status: Int, _ upstream: UpstreamHead, subrange: (length: Int, relative: ClosedRange<Int>?)? = nil) {
         started.withLockedValue { $0 = true }
         var h = HTTPHeaders()
         for name in ["Content-Type", "Content-Length", "Content-Range", "Accept-Ranges"] {
             if let v = upstream.header(name) { h.add(name: name, value: v) }
+        }
+        var status = status
+        if let subrange {
+            let part = subrange.relative ?? 0...(subrange.length - 1)
+            h.replaceOrAdd(name: "Content-Length", value: String(part.count))
+            h.remove(name: "Content-Range")
+            if subrange.relative != nil { h.add(name: "Content-Range", value: "bytes \(part.lowerBound)-\(part.upperBound)/\(subrange.length)") }
+            status = subrange.relative == nil ? 200 : 206
         }
         h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)

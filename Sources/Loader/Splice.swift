@@ -46,6 +46,7 @@ extension LoaderServer {
         rr.gap = s.gap
         rr.initURL = s.map.map { VirtualPlaylists.resolve($0.uri, against: base) }
         rr.playlist = playlist
+        rr.byteRange = s.byteRange
         if options.decryptAES, let k = s.keys.first(where: { $0.method == "AES-128" && $0.system == .identity }), let uri = k.uri {
             var key = k
             key.uri = VirtualPlaylists.resolve(uri, against: base)
@@ -107,5 +108,28 @@ extension LoaderServer {
         }
         // No allowed rung has media here: answer as a GAP (never fetched from the origin).
         return fallback ?? Resource(upstream: "slot", kind: .segment, rung: route.rung, msn: msn, gap: true, playlist: "slot")
+    }
+}
+
+/// EXT-X-BYTERANGE sub-ranges served to the player as whole resources (RFC 8216bis §4.4.4.2): the upstream Range to ask for.
+enum SubRange {
+    /// The upstream `Range` header for sub-range `r` and the player's own range within it (nil: all of it); nil when the player's range does not fit.
+    static func request(_ r: ByteRange, player: String?) -> (upstream: String, relative: ClosedRange<Int>?)? {
+        guard r.length > 0 else { return nil }
+        guard let player else { return ("bytes=\(r.offset)-\(r.offset + r.length - 1)", nil) }
+        guard player.hasPrefix("bytes="), !player.contains(",") else { return nil }
+        let spec = player.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard spec.count == 2 else { return nil }
+        let a: Int, b: Int
+        if spec[0].isEmpty {
+            guard let n = Int(spec[1]), n > 0 else { return nil }
+            (a, b) = (max(0, r.length - n), r.length - 1)
+        } else {
+            guard let x = Int(spec[0]) else { return nil }
+            guard spec[1].isEmpty || Int(spec[1]) != nil else { return nil }
+            (a, b) = (x, spec[1].isEmpty ? r.length - 1 : min(Int(spec[1])!, r.length - 1))
+        }
+        guard a >= 0, a <= b else { return nil }
+        return ("bytes=\(r.offset + a)-\(r.offset + b)", a...b)
     }
 }

@@ -2,14 +2,30 @@ import Foundation
 import HLS
 @_exported import LoaderEvents
 
+/// What a URI in a playlist points at: the absolute upstream URL, its kind, and for segments and init sections the segment and
+/// the byte range (RFC 8216bis §4.4.4.2, §4.4.4.5) the Loader fetches — the player's playlist carries no EXT-X-BYTERANGE for them.
+public struct Reference: Sendable {
+    public var upstream: String
+    public var kind: ResourceKind
+    public var segment: Segment?
+    public var byteRange: ByteRange?
+}
+
 /// Builds the playlists the player is given: only what the session chose, every URI through the Loader (DESIGN §4).
 public struct VirtualPlaylists: Sendable {
-    /// Maps an absolute upstream URL and its kind to the URL the player should request (a proxy URL).
-    public let name: @Sendable (_ upstream: String, _ kind: ResourceKind) -> String
+    /// Maps what a URI points at to the URL the player should request (a proxy URL).
+    public let name: @Sendable (Reference) -> String
 
-    public init(name: @escaping @Sendable (_ upstream: String, _ kind: ResourceKind) -> String) {
+    public init(reference name: @escaping @Sendable (Reference) -> String) {
         self.name = name
     }
+
+    /// Naming by URL and kind alone.
+    public init(name: @escaping @Sendable (_ upstream: String, _ kind: ResourceKind) -> String) {
+        self.name = { name($0.upstream, $0.kind) }
+    }
+
+    func name(_ upstream: String, _ kind: ResourceKind) -> String { name(Reference(upstream: upstream, kind: kind)) }
 
     /// `ref` resolved against `base` (RFC 3986 §5), as the playlist's own URL.
     public static func resolve(_ ref: String, against base: String) -> String {
@@ -55,9 +71,16 @@ public struct VirtualPlaylists: Sendable {
             }
         }
         for i in m.segments.indices {
-            m.segments[i].uri = name(Self.resolve(m.segments[i].uri, against: base), .segment)
+            // The Loader serves each sub-range as a whole resource of its own, so a splice or a decryption never sees another's bytes.
+            let s = m.segments[i]
+            m.segments[i].uri = name(Reference(upstream: Self.resolve(s.uri, against: base), kind: .segment, segment: s, byteRange: s.byteRange))
+            m.segments[i].byteRange = nil
+            m.segments[i].byteRangeOffsetImplied = false
             m.segments[i].keys = keys(m.segments[i].keys)
-            if let map = m.segments[i].map { m.segments[i].map?.uri = name(Self.resolve(map.uri, against: base), .initSection) }
+            if let map = s.map {
+                m.segments[i].map?.uri = name(Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, byteRange: map.byteRange))
+                m.segments[i].map?.byteRange = nil
+            }
             for j in m.segments[i].parts.indices {
                 m.segments[i].parts[j].uri = name(Self.resolve(m.segments[i].parts[j].uri, against: base), .part)
             }
@@ -65,7 +88,10 @@ public struct VirtualPlaylists: Sendable {
         }
         for j in m.trailingParts.indices { m.trailingParts[j].uri = name(Self.resolve(m.trailingParts[j].uri, against: base), .part) }
         m.trailingKeys = m.trailingKeys.map(keys)
-        if let map = m.trailingMap { m.trailingMap?.uri = name(Self.resolve(map.uri, against: base), .initSection) }
+        if let map = m.trailingMap {
+            m.trailingMap?.uri = name(Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, byteRange: map.byteRange))
+            m.trailingMap?.byteRange = nil
+        }
         m.preloadHints = []
         m.renditionReports = []
         m.trailingLines = []

@@ -158,6 +158,8 @@ public struct OriginRouter: Sendable {
             r = .playlist(rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o))
         case "iframes.m3u8" where scenario.container == .ts && !model.aes && model.rendition.hasVideo:
             r = .playlist(model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true))
+        case "all.ts" where scenario.singleFile:
+            r = OriginResponse(status: 200, contentType: "video/mp2t", body: model.rendition.segments.flatMap(\.bytes), kind: "segment")
         case "init.mp4":
             guard let bytes = model.rendition.initSection else { return .text(404, "no init section in \(scenario.container.rawValue)") }
             r = OriginResponse(status: 200, contentType: "video/mp4", body: bytes, kind: "init")

@@ -28,6 +28,8 @@ public struct Scenario: Sendable, Equatable {
     public var name: String
     public var summary: String
     public var kind: Kind
+    /// Each rendition is one file and its playlist lists segments as EXT-X-BYTERANGE sub-ranges of it (VOD only).
+    public var singleFile = false
 
     public var isLive: Bool {
         switch kind {
@@ -53,6 +55,8 @@ public struct Scenario: Sendable, Equatable {
                  kind: .ladder(container: .ts, live: true, encryption: .none, gap: .none, define: false)),
         Scenario(name: "live-fmp4", summary: "live sliding window, fMP4",
                  kind: .ladder(container: .fmp4, live: true, encryption: .none, gap: .none, define: false)),
+        Scenario(name: "byterange-ts", summary: "the VOD ladder as one file per rung, segments as EXT-X-BYTERANGE sub-ranges",
+                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false), singleFile: true),
         Scenario(name: "aes-vod", summary: "AES-128, key rotation every 3 segments, key latency configurable",
                  kind: .ladder(container: .ts, live: false, encryption: .aes128, gap: .none, define: false)),
         Scenario(name: "sample-aes-vod", summary: "SAMPLE-AES: H.264 slices and AAC frames encrypted inside the TS, key rotation every 3 segments",

@@ -183,6 +183,11 @@ public struct StreamModel: Sendable {
                 s.map = MapSection(uri: define ? "init.mp4?token={$token}" : "init.mp4")
             }
             if iFramesOnly, let r = rendition.segments[t.position].iFrameRange { s.byteRange = r }
+            if scenario.singleFile && !iFramesOnly {
+                s.uri = "all.\(rendition.container.segmentExtension)"
+                s.byteRange = ByteRange(length: rendition.segments[t.position].bytes.count,
+                                        offset: rendition.segments[..<t.position].reduce(0) { $0 + $1.bytes.count })
+            }
             m.segments.append(s)
         }
         var p = Playlist(body: .media(m))
@@ -201,6 +206,7 @@ public struct StreamModel: Sendable {
         for i in m.segments.indices {
             m.segments[i].keys = []
             m.segments[i].map = nil
+            m.segments[i].byteRange = nil
             let n = Int(m.segments[i].uri.filter(\.isNumber)) ?? i
             m.segments[i].uri = scenario.isLive ? "c\(n).vtt" : "cue\(n).vtt"
             if define { m.segments[i].uri += "?token={$token}" }

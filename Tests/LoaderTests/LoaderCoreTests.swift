@@ -144,6 +144,24 @@ struct StreamingDecryptionTests {
     }
 }
 
+@Suite("Loader core: EXT-X-BYTERANGE sub-ranges served whole")
+struct SubRangeTests {
+    @Test("the upstream Range covers the sub-range, or the player's range inside it; a range that does not fit is refused")
+    func ranges() {
+        let r = ByteRange(length: 1000, offset: 5000)
+        #expect(SubRange.request(r, player: nil)! == ("bytes=5000-5999", nil))
+        #expect(SubRange.request(r, player: "bytes=0-99")! == ("bytes=5000-5099", 0...99))
+        #expect(SubRange.request(r, player: "bytes=900-")! == ("bytes=5900-5999", 900...999))
+        #expect(SubRange.request(r, player: "bytes=900-5000")! == ("bytes=5900-5999", 900...999))
+        #expect(SubRange.request(r, player: "bytes=-100")! == ("bytes=5900-5999", 900...999))
+        #expect(SubRange.request(r, player: "bytes=1000-") == nil)
+        #expect(SubRange.request(r, player: "bytes=5-2") == nil)
+        #expect(SubRange.request(r, player: "bytes=0-1,5-9") == nil)
+        #expect(SubRange.request(r, player: "items=0-1") == nil)
+        #expect(SubRange.request(ByteRange(length: 0, offset: 0), player: nil) == nil)
+    }
+}
+
 @Suite("Loader core: DRM named and explained")
 struct DRMTests {
     func media(_ keyLines: String) -> MediaPlaylist {

@@ -1,5 +1,6 @@
 import Foundation
 import HLS
+import MediaFormats
 import NIOConcurrencyHelpers
 import Testing
 @testable import Loader
@@ -143,6 +144,41 @@ struct LoaderServerTests {
         #expect(loader.route(SpliceRoute(rung: 0, fill: [2, 1, 0])) == 5)
         #expect(try await bytes(6) == originBytes("v144/seg6.ts"))
         #expect(!originLog(since: mark).contains { $0.gap })
+        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 6 && $0.rung == 0 })
+    }
+
+    @Test("EXT-X-BYTERANGE: the Loader fetches each sub-range and serves it as a resource of its own — right MSN and first PTS per segment, splices across rungs' files, player ranges within it")
+    func byteRanges() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let top = try await loader.fetchTop("\(origin.httpBase)/byterange-ts/master.m3u8")
+        let opened = loader.present(top, splice: SpliceRoute(rung: 2, fill: [2, 1, 0]))
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let master = try #require(String(decoding: try await c.get(opened.playerURL).body, as: UTF8.self).parsedMultivariant)
+        let mediaText = String(decoding: try await c.get(master.variants[0].uri).body, as: UTF8.self)
+        #expect(!mediaText.contains("BYTERANGE"), "the player's playlist names no sub-ranges")
+        let media = try #require(PlaylistParser.parseLenient(mediaText).playlist.media)
+        #expect(media.segments.count == 10 && Set(media.segments.map(\.uri)).count == 10)
+        func clear(_ path: String) -> [UInt8] { RealMedia.get("/vod-ts/\(path)").body }
+        for msn in [0, 3, 9] {
+            let r = try await c.get(media.segments[msn].uri)
+            #expect(r.head.status == 200 && r.head.header("Content-Range") == nil && r.body == clear("v360/seg\(msn).ts"), "msn \(msn)")
+        }
+        // The player's own Range is within the sub-range.
+        let part = try await c.get(media.segments[3].uri, range: "bytes=188-375")
+        #expect(part.head.status == 206 && part.body == Array(clear("v360/seg3.ts")[188..<376]))
+        #expect(part.head.header("Content-Range") == "bytes 188-375/\(clear("v360/seg3.ts").count)")
+        #expect(try await c.get(media.segments[3].uri, range: "bytes=999999-").head.status == 416)
+        // A splice to v144 takes v144's sub-ranges of v144's file.
+        #expect(loader.route(SpliceRoute(rung: 0, fill: [2, 1, 0])) != nil)
+        #expect(try await c.get(media.segments[6].uri).body == clear("v144/seg6.ts"))
+        try await Task.sleep(for: .milliseconds(100))
+        let truth = (0..<10).map { TransportStream.probe(clear("v360/seg\($0).ts")).firstPTS.map { Double($0) / 90_000 } }
+        for msn in [0, 3, 9] {
+            #expect(log.requests.contains { $0.kind == .segment && $0.msn == msn && $0.rung == 2 && $0.firstPTS == truth[msn] }, "msn \(msn)")
+        }
         #expect(log.requests.contains { $0.kind == .segment && $0.msn == 6 && $0.rung == 0 })
     }
 
