@@ -106,11 +106,14 @@ public struct MapSection: Sendable, Hashable {
     public var uri: String
     public var byteRange: ByteRange?
     public var extra: [Attribute] = []
+    /// The keys in effect where the tag appears: an AES-128 one encrypts the section itself (§4.4.4.4).
+    public var keys: [Key] = []
 
-    public init(uri: String, byteRange: ByteRange? = nil, extra: [Attribute] = []) {
+    public init(uri: String, byteRange: ByteRange? = nil, extra: [Attribute] = [], keys: [Key] = []) {
         self.uri = uri
         self.byteRange = byteRange
         self.extra = extra
+        self.keys = keys
     }
 }
 

@@ -500,7 +500,7 @@ struct ParserState {
                 report(.error, l.number, "4.4.4.5", "EXT-X-MAP BYTERANGE=\"\(br)\" is not <n>[@<o>]")
             }
         }
-        map = MapSection(uri: uri, byteRange: range, extra: r.extras())
+        map = MapSection(uri: uri, byteRange: range, extra: r.extras(), keys: keys)
         mapLine = l.number
         mapTagSinceSegment = true
         if let aes = keys.first(where: { $0.method == "AES-128" }), aes.iv == nil {

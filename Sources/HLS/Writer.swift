@@ -188,6 +188,14 @@ public enum PlaylistWriter {
                 ranges = ranges.dropFirst()
             }
             if s.discontinuity { w.line("#EXT-X-DISCONTINUITY") }
+            // The keys in effect where EXT-X-MAP appears are the ones that apply to the section (§4.4.4.4): when they are not the
+            // segment's, they are written first, then the section, then the segment's keys.
+            if s.map != map, let sm = s.map, sm.keys != s.keys {
+                writeKeys(sm.keys, after: keys, &w)
+                keys = sm.keys
+                writeMap(sm, after: map, &w)
+                map = sm
+            }
             writeKeys(s.keys, after: keys, &w)
             keys = s.keys
             writeMap(s.map, after: map, &w)

@@ -14,7 +14,7 @@ public struct DecryptionError: Error, Sendable, Equatable, CustomStringConvertib
     public var fingerprint: String
     public var cause: Cause
 
-    public var description: String { "segment \(msn): key \(fingerprint)… does not decrypt it (\(cause.rawValue)); wrong key or IV?" }
+    public var description: String { "\(msn >= 0 ? "segment \(msn)" : "the init section"): key \(fingerprint)… does not decrypt it (\(cause.rawValue)); wrong key or IV?" }
 }
 
 /// AES-128-CBC segment decryption (RFC 8216bis §5.2) with checks that turn a wrong key or IV into a diagnosis.

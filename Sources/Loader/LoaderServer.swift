@@ -329,6 +329,13 @@ public final class LoaderServer: Sendable {
                 guard ref.kind == .segment, let s = ref.segment else {
                     var rr = Resource(upstream: ref.upstream, kind: ref.kind, rung: res.rung)
                     rr.byteRange = ref.byteRange
+                    // An init section under an AES-128 key is encrypted too (§4.4.4.4): the Loader decrypts it like a segment.
+                    if ref.kind == .initSection, decrypt, let k = ref.map?.keys.first(where: { $0.method == "AES-128" && $0.system == .identity }), let u = k.uri {
+                        var key = k
+                        key.uri = VirtualPlaylists.resolve(u, against: r.head.url)
+                        rr.key = key
+                        rr.iv = KeyMaterial.iv(attribute: k.iv, mediaSequence: ref.segment?.mediaSequence ?? m.mediaSequence)
+                    }
                     return path(register(rr), rr)
                 }
                 var rr = slot ? Resource(upstream: "slot", kind: .segment, rung: nil, msn: s.mediaSequence, playlist: "slot")
@@ -368,7 +375,7 @@ public final class LoaderServer: Sendable {
         var ranges: [String: (Key, ClosedRange<Int>)] = [:]
         var order: [String] = []
         for s in m.segments {
-            for k in s.keys where k.system == .identity && k.method != "NONE" {
+            for k in s.keys + (s.map?.keys ?? []) where k.system == .identity && k.method != "NONE" {
                 guard let u = k.uri else { continue }
                 let uri = VirtualPlaylists.resolve(u, against: base)
                 if let (key, r) = ranges[uri] { ranges[uri] = (key, r.lowerBound...s.mediaSequence) } else {
@@ -547,6 +554,7 @@ public final class LoaderServer: Sendable {
         var decryption = StreamingDecryption(key: k, iv: iv, msn: res.msn ?? -1)
         var head: UpstreamHead?
         var probe: [UInt8] = []
+        var initSection: [UInt8] = []
         var sent = false
         func report(_ status: Int, _ r: UpstreamResponse?, error: String?) {
             emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: (r?.head ?? head).map { $0.ttfb * 1000 },
@@ -562,6 +570,7 @@ public final class LoaderServer: Sendable {
             }
             writer.chunk(ByteBuffer(bytes: clear))
             writer.flush()
+            if res.kind == .initSection { initSection += clear }
             if probe.count < 8_192 {
                 probe += clear.prefix(65_536 - probe.count)
                 if probe.count >= 8_192, let pts = firstPTS(res, probe), let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
@@ -582,6 +591,7 @@ public final class LoaderServer: Sendable {
                 case .end(.success(let r)):
                     send(try decryption.finish())
                     writer.end()
+                    if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: initSection) } }
                     report(200, r, error: nil)
                     return
                 case .end(.failure(let error)):

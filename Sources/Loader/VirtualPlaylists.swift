@@ -7,8 +7,11 @@ import HLS
 public struct Reference: Sendable {
     public var upstream: String
     public var kind: ResourceKind
+    /// For segments, the segment; for init sections, the first segment that uses it.
     public var segment: Segment?
     public var byteRange: ByteRange?
+    /// For init sections: the EXT-X-MAP, with the keys that apply to it.
+    public var map: MapSection?
 }
 
 /// Builds the playlists the player is given: only what the session chose, every URI through the Loader (DESIGN §4).
@@ -78,8 +81,10 @@ public struct VirtualPlaylists: Sendable {
             m.segments[i].byteRangeOffsetImplied = false
             m.segments[i].keys = keys(m.segments[i].keys)
             if let map = s.map {
-                m.segments[i].map?.uri = name(Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, byteRange: map.byteRange))
+                m.segments[i].map?.uri = name(Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, segment: s,
+                                                        byteRange: map.byteRange, map: map))
                 m.segments[i].map?.byteRange = nil
+                m.segments[i].map?.keys = keys(map.keys)
             }
             for j in m.segments[i].parts.indices {
                 m.segments[i].parts[j].uri = name(Self.resolve(m.segments[i].parts[j].uri, against: base), .part)
@@ -89,8 +94,9 @@ public struct VirtualPlaylists: Sendable {
         for j in m.trailingParts.indices { m.trailingParts[j].uri = name(Self.resolve(m.trailingParts[j].uri, against: base), .part) }
         m.trailingKeys = m.trailingKeys.map(keys)
         if let map = m.trailingMap {
-            m.trailingMap?.uri = name(Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, byteRange: map.byteRange))
+            m.trailingMap?.uri = name(Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, byteRange: map.byteRange, map: map))
             m.trailingMap?.byteRange = nil
+            m.trailingMap?.keys = keys(map.keys)
         }
         m.preloadHints = []
         m.renditionReports = []

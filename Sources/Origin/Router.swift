@@ -161,7 +161,13 @@ public struct OriginRouter: Sendable {
         case "all.ts" where scenario.singleFile:
             r = OriginResponse(status: 200, contentType: "video/mp2t", body: model.rendition.segments.flatMap(\.bytes), kind: "segment")
         case "init.mp4":
-            guard let bytes = model.rendition.initSection else { return .text(404, "no init section in \(scenario.container.rawValue)") }
+            guard var bytes = model.rendition.initSection else { return .text(404, "no init section in \(scenario.container.rawValue)") }
+            if model.encryption == .aes128 {
+                guard let enc = try? OriginKeys.encrypt(bytes, key: OriginKeys.key(scenario: scenario.name, id: 0), iv: OriginKeys.iv(0)) else {
+                    return .text(500, "encryption failed")
+                }
+                bytes = enc
+            }
             r = OriginResponse(status: 200, contentType: "video/mp4", body: bytes, kind: "init")
         default:
             if rest[0] == "subs-en" { r = subtitle(model, file, now: now, o) } else { r = segment(model, file, now: now, o) }

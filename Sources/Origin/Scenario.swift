@@ -59,6 +59,8 @@ public struct Scenario: Sendable, Equatable {
                  kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false), singleFile: true),
         Scenario(name: "aes-vod", summary: "AES-128, key rotation every 3 segments, key latency configurable",
                  kind: .ladder(container: .ts, live: false, encryption: .aes128, gap: .none, define: false)),
+        Scenario(name: "aes-fmp4", summary: "fMP4 with AES-128: key rotation every 3 segments, the init section encrypted too (under the first key)",
+                 kind: .ladder(container: .fmp4, live: false, encryption: .aes128, gap: .none, define: false)),
         Scenario(name: "sample-aes-vod", summary: "SAMPLE-AES: H.264 slices and AAC frames encrypted inside the TS, key rotation every 3 segments",
                  kind: .ladder(container: .ts, live: false, encryption: .sampleAES, gap: .none, define: false)),
         Scenario(name: "aes-live", summary: "live AES-128 with key rotation",

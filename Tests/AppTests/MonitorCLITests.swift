@@ -41,7 +41,7 @@ struct MonitorCLITests {
         #expect(!origin.contains { $0.rendition == "v240" || $0.rendition == "v360" }, "FFmpeg never probed the other rungs")
     }
 
-    @Test("every scenario plays through hlstui", arguments: ["vod-fmp4", "byterange-ts", "live-ts", "live-fmp4", "aes-vod", "sample-aes-vod", "aes-live", "gap-one", "gap-all", "define", "demo", "cam-b"])
+    @Test("every scenario plays through hlstui", arguments: ["vod-fmp4", "byterange-ts", "live-ts", "live-fmp4", "aes-vod", "aes-fmp4", "sample-aes-vod", "aes-live", "gap-one", "gap-all", "define", "demo", "cam-b"])
     func scenario(name: String) async throws {
         let url = name == "define" ? "\(base)/define/master.m3u8?token=abc" : (name.hasPrefix("cam") ? "\(base)/\(name)/\(name)/index.m3u8" : "\(base)/\(name)/master.m3u8")
         let r = try await MonitorRun.run([url, "--duration", "4"])

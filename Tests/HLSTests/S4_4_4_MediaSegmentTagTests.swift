@@ -77,6 +77,19 @@ struct MediaSegmentTagTests {
         #expect(parse(mediaText("#EXT-X-MAP:URI=\"i.mp4\"\n#EXTINF:4,\na.m4s", version: 5)).has(.error, "EXT-X-MAP needs EXT-X-VERSION 6"))
     }
 
+    @Test("EXT-X-MAP takes the keys in effect where it appears (§4.4.4.4), and the writer keeps that order", arguments: [
+        ("#EXT-X-KEY:METHOD=AES-128,URI=\"i.key\",IV=0x1\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXT-X-KEY:METHOD=AES-128,URI=\"s.key\",IV=0x2", ["i.key"], ["s.key"]),
+        ("#EXT-X-MAP:URI=\"init.mp4\"\n#EXT-X-KEY:METHOD=AES-128,URI=\"s.key\",IV=0x2", [], ["s.key"]),
+        ("#EXT-X-KEY:METHOD=AES-128,URI=\"s.key\",IV=0x2\n#EXT-X-MAP:URI=\"init.mp4\"", ["s.key"], ["s.key"]),
+    ])
+    func mapKeys(_ tags: String, _ mapKeys: [String], _ segmentKeys: [String]) {
+        let r = parse(mediaText(tags + "\n#EXTINF:4,\na.m4s\n#EXTINF:4,\nb.m4s"))
+        let s = r.mediaPlaylist.segments
+        #expect(s[0].map?.keys.compactMap(\.uri) == mapKeys && s[0].keys.compactMap(\.uri) == segmentKeys && s[1].map == s[0].map)
+        let again = parse(PlaylistWriter.write(r.playlist)).mediaPlaylist.segments
+        #expect(again[0].map?.keys.compactMap(\.uri) == mapKeys && again[0].keys.compactMap(\.uri) == segmentKeys)
+    }
+
     @Test("EXT-X-PROGRAM-DATE-TIME accepts Z, +00:00, +0000, other offsets and fractions (§4.4.4.6)", arguments: [
         ("2026-11-22T01:02:03Z", Int64(1_795_309_323_000)),
         ("2026-11-22T01:02:03.5Z", Int64(1_795_309_323_500)),

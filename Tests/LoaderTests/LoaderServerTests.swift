@@ -182,6 +182,41 @@ struct LoaderServerTests {
         #expect(log.requests.contains { $0.kind == .segment && $0.msn == 6 && $0.rung == 0 })
     }
 
+    @Test("AES-128 fMP4: the init section declared under a key is decrypted too, so segments decode and carry their first PTS; a wrong key names the init section")
+    func aesInit() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let url = try await loader.open("\(origin.httpBase)/aes-fmp4/master.m3u8", variants: [0])
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
+        let mediaURL = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
+        let media = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(String(mediaURL)).body, as: UTF8.self)).playlist.media)
+        #expect(media.segments.allSatisfy { $0.keys.isEmpty && $0.map?.keys.isEmpty == true }, "the player sees clear media and no keys")
+        let initURL = try #require(media.segments[0].map?.uri)
+        #expect(try await c.get(initURL).body == RealMedia.get("/vod-fmp4/v144/init.mp4").body)
+        #expect(try await c.get(media.segments[4].uri).body == RealMedia.get("/vod-fmp4/v144/seg4.m4s").body)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 4 && $0.firstPTS != nil }, "the decrypted init section's tracks time the segments")
+        let r = try mpv(url, frames: 60)
+        #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(300))")
+        // The init section's key overridden with a wrong one: one line naming the init section.
+        var o = LoaderOptions()
+        let bad = [UInt8](repeating: 9, count: 16)
+        o.keyOverrides = ["\(origin.httpBase)/keys/aes-fmp4/k0.key": bad]
+        let wrong = try LoaderServer.start(options: o)
+        defer { wrong.stop() }
+        let wrongLog = EventLog(wrong)
+        let u2 = try await wrong.open("\(origin.httpBase)/aes-fmp4/master.m3u8", variants: [0])
+        let m2 = String(decoding: try await c.get(u2).body, as: UTF8.self)
+        let media2URL = try #require(m2.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
+        let media2 = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(String(media2URL)).body, as: UTF8.self)).playlist.media)
+        #expect(try await c.get(media2.segments[0].map!.uri).head.status == 502)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(wrongLog.diagnostics.contains { $0.hasPrefix("the init section: key \(KeyMaterial.fingerprint(bad))… does not decrypt it") }, "\(wrongLog.diagnostics)")
+    }
+
     @Test("AES-128: keys prefetched once per URI before their segments, segments decrypted and checked; mpv plays clear TS")
     func aes() async throws {
         let loader = try LoaderServer.start()
