@@ -145,19 +145,22 @@ public enum SelectionMode: Sendable, Equatable {
 /// Which rung should play, given the mode, the caps and the measured throughput.
 public enum VariantPolicy {
     /// The rung to play. Pinned: the pin when the caps allow it, else the highest allowed rung (the cap wins; the pin resumes when the cap lifts).
-    /// Automatic: the highest allowed rung whose BANDWIDTH fits 80 % of the measured throughput; before any measurement, the first listed
-    /// allowed variant (RFC 8216bis §4.3.4.2: the first variant is the client's start).
-    public static func target(_ ladder: Ladder, mode: SelectionMode, caps: Caps, throughput: Double?) -> Int? {
+    /// Automatic: among `candidates` (default: the allowed rungs; the session passes ABR's, same codecs as the rung loaded), the highest
+    /// whose BANDWIDTH fits ABR's up share of the measured throughput; before any measurement, the first listed allowed variant
+    /// (RFC 8216bis §4.3.4.2: the first variant is the client's start).
+    public static func target(_ ladder: Ladder, mode: SelectionMode, caps: Caps, throughput: Double?, candidates: [Int]? = nil,
+                              config: AbrConfig = AbrConfig()) -> Int? {
         let allowed = caps.allowed(ladder)
         guard !allowed.isEmpty else { return nil }
-        let byRate = allowed.sorted { ladder.rungs[$0].bandwidth < ladder.rungs[$1].bandwidth }
         switch mode {
         case .pinned(let i):
             if allowed.contains(i) { return i }
-            return byRate.last
+            return allowed.max { ladder.rungs[$0].bandwidth < ladder.rungs[$1].bandwidth }
         case .automatic:
             guard let bps = throughput else { return allowed.first }
-            return byRate.last { Double(ladder.rungs[$0].bandwidth) <= 0.8 * bps } ?? byRate.first
+            let pool = (candidates ?? allowed).filter { allowed.contains($0) }
+            let byRate = (pool.isEmpty ? allowed : pool).sorted { ladder.rungs[$0].bandwidth < ladder.rungs[$1].bandwidth }
+            return byRate.last { Double(ladder.rungs[$0].bandwidth) <= config.upFactor * bps } ?? byRate.first
         }
     }
 }

@@ -459,7 +459,7 @@ public struct SessionState: Sendable {
     }
 
     /// The rung the controllers want now.
-    public var targetRung: Int? { VariantPolicy.target(ladder, mode: mode, caps: caps, throughput: throughput.estimate) }
+    public var targetRung: Int? { VariantPolicy.target(ladder, mode: mode, caps: caps, throughput: throughput.estimate, candidates: abrCandidates) }
 
     /// Total seconds stalled so far (an open stall counts up to now).
     public var stalledSeconds: Double { stalls.reduce(0) { $0 + (($1.end ?? now) - $1.start) } }

@@ -53,14 +53,16 @@ struct MonitorCLITests {
         let raw = playing.compactMap { $0["timePos"] as? Double }
         // Live loops restart timestamps at each wrap: count only forward steps.
         let advanced = zip(raw, raw.dropFirst()).map { max(0, $1 - $0) }.reduce(0, +)
-        // At a live loop's timestamp reset mpv reports time-pos 0 for a moment: that sample honestly has no position.
-        #expect(pos.count >= playing.count - 1 && advanced > 1, "\(name): the position is measured and time advances: \(raw) \(playing.map { $0["position"] ?? "nil" })")
+        // At a live loop's timestamp reset mpv reports time-pos 0 for a moment (one sample, or two on a loaded machine):
+        // those samples honestly have no position.
+        let atReset = playing.filter { ($0["timePos"] as? Double) == 0 }.count
+        #expect(pos.count >= playing.count - 1 - atReset && advanced > 1, "\(name): the position is measured and time advances: \(raw) \(playing.map { $0["position"] ?? "nil" })")
         if name.hasPrefix("live") || name == "demo" || name.hasPrefix("cam") || name == "aes-live" {
             // Live: the position is inside a sliding window; the PDT of the frame on screen is what advances.
             let latency = playing.compactMap { $0["liveLatency"] as? Double }
-            #expect(latency.count >= playing.count - 1 && latency.allSatisfy { $0 > 0 && $0 < 30 }, "\(name) latency: \(latency)")
+            #expect(latency.count >= playing.count - 1 - atReset && latency.allSatisfy { $0 > 0 && $0 < 30 }, "\(name) latency: \(latency)")
             let pdt = playing.compactMap { $0["playheadPDT"] as? String }
-            #expect(pdt.count >= playing.count - 1 && pdt.last! > pdt.first!, "\(name) PDT advances")
+            #expect(pdt.count >= playing.count - 1 - atReset && pdt.last! > pdt.first!, "\(name) PDT advances")
         } else {
             #expect(pos.last! > pos.first! + 1, "\(name) VOD position advances: \(pos)")
         }
