@@ -131,8 +131,23 @@ extension Pane {
         })
     }
 
+    /// Live: when the playing rung's playlist has not been read for a target duration and a half second (FFmpeg reloads only when it
+    /// needs a segment, and never a playlist the Loader ended before a break), hlstui reads it, so the window and the latency stay current.
+    func refreshLiveWindow() {
+        let (rung, target) = state.withLockedValue { s in (s.loadedRung, s.playingMedia.flatMap { $0.isLive ? $0.targetDuration : nil }) }
+        guard let rung, let target, let f = fetched.withLockedValue({ $0 }) else { return }
+        let now = self.t
+        let due = playlistSeen.withLockedValue { seen -> Bool in
+            guard let last = seen[rung], now - last > Double(target) + 0.5 else { return false }
+            seen[rung] = now
+            return true
+        }
+        if due { Task { _ = await loader.refresh(f, rung: rung) } }
+    }
+
     /// One watcher step: a pending boundary reload, an fMP4 discontinuity or an unfillable GAP run at the playhead.
     func watch() {
+        refreshLiveWindow()
         guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return }
         let (p, seg, gap) = state.withLockedValue { s -> (StreamPoint?, Double?, GapCrossing?) in
             guard let p = s.locate(t) else { return (nil, nil, nil) }

@@ -71,6 +71,8 @@ public final class Pane: @unchecked Sendable {
     let mpv: MPV
     let state: NIOLockedValueBox<SessionState>
     let fetched = NIOLockedValueBox<OpenedStream?>(nil)
+    /// Session time each rung's media playlist was last read (by the player or by hlstui).
+    let playlistSeen = NIOLockedValueBox<[Int: Double]>([:])
     let pending = NIOLockedValueBox<PendingReload?>(nil)
     let isLive = NIOLockedValueBox(false)
     let logFilter = NIOLockedValueBox(MPVLogFilter())
@@ -127,6 +129,7 @@ public final class Pane: @unchecked Sendable {
                 guard let self else { return }
                 self.apply(.loader(e))
                 self.output(self, .loader(e))
+                if case .playlist(let p) = e, let r = p.rung { self.playlistSeen.withLockedValue { $0[r] = self.t } }
                 if case .gapFilled(let msn, let gapRung, let by) = e {
                     // The rung on screen changes for this segment: a switch with its own reason (WWDC17 GAP failover).
                     self.output(self, .switched(VariantSwitch(t: self.t, from: gapRung, to: by, reason: "gap", mechanism: "splice", atMSN: msn)))

@@ -253,6 +253,16 @@ public final class LoaderServer: Sendable {
     }
 
     /// Reads rung `rung`'s media playlist now (and prefetches its keys), before the player is given anything.
+    /// Reads rung `rung`'s media playlist again and reports it (live: keeps the window and the latency current while the player
+    /// does not reload — a full cache, or a playlist the Loader ended before a break); new keys are spread as the player's own would be.
+    public func refresh(_ fetched: OpenedStream, rung: Int) async -> MediaPlaylist? {
+        let (variables, spliced) = table.withLockedValue { ($0.variables, $0.route != nil) }
+        guard let m = fetched.playlist.multivariant else { return await prewarm(fetched.url, rung: 0, variables: variables, playlist: fetched.url) }
+        guard m.variants.indices.contains(rung) else { return nil }
+        let url = VirtualPlaylists.resolve(m.variants[rung].uri, against: fetched.url)
+        return await prewarm(url, rung: rung, variables: variables, playlist: spliced ? "slot" : url)
+    }
+
     public func prewarmVariant(_ fetched: OpenedStream, rung: Int) async -> MediaPlaylist? {
         guard let m = fetched.playlist.multivariant, m.variants.indices.contains(rung) else { return fetched.playlist.media }
         let variables = table.withLockedValue { $0.variables }
@@ -357,12 +367,12 @@ public final class LoaderServer: Sendable {
 
     /// Reads a media playlist ahead of the player and prefetches its keys.
     @discardableResult
-    func prewarm(_ url: String, rung: Int?, variables: [String: String]) async -> MediaPlaylist? {
+    func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: String? = nil) async -> MediaPlaylist? {
         guard let r = try? await client.get(url), r.head.status == 200 else { return nil }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
             emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now)))
-            prefetchKeys(m, base: r.head.url)
+            prefetchKeys(m, base: r.head.url, playlist: playlist)
         }
         return parsed.playlist.media
     }

@@ -194,6 +194,8 @@ public struct SessionState: Sendable {
     /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
     public var spliced = false
     var gapsReported: Set<String> = []
+    /// Each live rung's newest segment and the session time it first appeared.
+    var edgeSeen: [Int: (msn: Int, at: Double)] = [:]
 
     /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
     public var usesSampleAES: Bool {
@@ -329,6 +331,10 @@ public struct SessionState: Sendable {
             return [.gap(rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "served from rung \(by)")]
         case .playlist(let p):
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
+            if let rung = p.rung, p.playlist.isLive {
+                let last = p.playlist.mediaSequence + p.playlist.segments.count - 1
+                if (edgeSeen[rung]?.msn ?? Int.min) < last { edgeSeen[rung] = (last, now) }
+            }
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
             guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
             return p.playlist.segments.filter { $0.gap && isUnfillableGap($0.mediaSequence) && gapsReported.insert("\(rung):\($0.mediaSequence)").inserted }
@@ -436,7 +442,10 @@ public struct SessionState: Sendable {
     /// Live: seconds between the playhead and the end of the newest segment.
     public var liveLatency: Double? {
         guard let m = playingMedia, m.isLive, let pos = position else { return nil }
-        return m.totalDuration - pos
+        // The edge keeps moving after the playlist showed it (hls.js adds the playlist's age); a playlist that stops growing is
+        // stuck, so at most 1.5 target durations are added.
+        let age = loadedRung.flatMap { edgeSeen[$0] }.map { min(max(0, now - $0.at), 1.5 * Double(m.targetDuration ?? 2)) } ?? 0
+        return m.totalDuration - pos + age
     }
 
     /// mpv's buffered ranges converted to playlist-window seconds (live streams report no seekable ranges: then playhead to `cache-end`).

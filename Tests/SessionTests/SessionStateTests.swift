@@ -43,8 +43,18 @@ struct SessionStateTests {
         var s = Fixture.session(live: true)
         var p = PlayerSample()
         p.timePos = 15
-        s.apply(.sample(p), at: 1)
-        #expect(abs((s.liveLatency ?? 0) - 15) < 1e-9, "window 20 s, playhead 5 s into it")
+        s.apply(.sample(p), at: 0.3)
+        #expect(abs((s.liveLatency ?? 0) - 15.2) < 1e-9, "window 20 s, playhead 5 s into it, the playlist read 0.2 s ago")
+        // The edge moves on after the playlist showed it: its age counts, up to 1.5 target durations (then the playlist is stuck).
+        p.timePos = 16
+        s.apply(.sample(p), at: 1.3)
+        #expect(abs((s.liveLatency ?? 0) - 15.2) < 1e-9, "one second later: playhead and edge both moved on")
+        s.apply(.sample(p), at: 10.3)
+        #expect(abs((s.liveLatency ?? 0) - 17) < 1e-9, "paused 9 s on a playlist that stopped growing: 14 s + 3 s at most")
+        // A refresh that shows a newer segment resets the age.
+        s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil,
+                                                playlist: Fixture.playlist(Fixture.media(live: true, sequence: 1)).media!, received: 10.4))), at: 10.4)
+        #expect(s.edgeSeen[0]?.msn == 10 && s.edgeSeen[0]?.at == 10.4)
     }
 
     @Test("a stall is counted only after playback started, and timed from the sample that saw it to the one that ended it")
