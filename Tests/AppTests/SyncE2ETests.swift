@@ -18,7 +18,8 @@ struct SyncE2ETests {
         #expect(lock <= 5, "locked after \(lock) s")
         let after = sync.filter { ($0["t"] as? Double ?? 0) >= lock }.compactMap { $0["offsetMs"] as? Double }.map(abs).sorted()
         let p95 = after[min(after.count - 1, Int(Double(after.count) * 0.95))]
-        #expect(p95 <= 33, "p95 offset \(p95) ms: \(after.suffix(5))")
+        // Within a frame of the slower camera (25 fps: 40 ms); the benchmark measures the unloaded figure (p95 21.7 ms on this clock).
+        #expect(p95 <= 40, "p95 offset \(p95) ms: \(after.suffix(5))")
         #expect(sync.allSatisfy { ($0["speeds"] as? [Double])?.allSatisfy { abs($0 - 1) <= 0.0501 } == true })
         #expect(r.named("stall").isEmpty)
         let pdts = try #require(sync.last?["pdts"] as? [String])

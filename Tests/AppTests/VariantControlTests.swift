@@ -79,12 +79,13 @@ struct VariantControlTests {
 
     @Test("live switches keep the playhead's PDT: no jump to the live edge", arguments: [("live-ts", "splice+reload@boundary"), ("live-fmp4", "reload@boundary")])
     func live(name: String, mechanism: String) async throws {
-        let r = try await MonitorRun.run(["\(base)/\(name)/master.m3u8", "--rate", "10", "--duration", "8", "--commands", try commands("3 pin 2\n")])
+        let r = try await MonitorRun.run(["\(base)/\(name)/master.m3u8", "--rate", "10", "--duration", "10", "--commands", try commands("3 pin 2\n")])
         #expect(r.status == 0, "\(r.stderr)")
         let v = try #require(r.named("variant").first { $0["reason"] as? String == "manual" })
         #expect(v["mechanism"] as? String == mechanism)
         let first = try #require(r.firstHeight(360, after: 3))
-        #expect(first - 3 < 3.5, "\(name): new rung at the next boundary, after \(first - 3) s")
+        // At most one segment (2 s) to the boundary, then the reload — which a loaded machine (the whole suite at once) stretches.
+        #expect(first - 3 < 4.5, "\(name): new rung at the next boundary, after \(first - 3) s")
         let pdts = r.players(after: 2).compactMap { $0["playheadPDT"] as? String }.compactMap { ISO8601.date($0) }
         let steps = zip(pdts, pdts.dropFirst()).map { $1.timeIntervalSince($0) }
         #expect(!steps.isEmpty && steps.allSatisfy { $0 > -0.3 && $0 < 0.8 }, "\(name) PDT steps: \(steps)")

@@ -38,11 +38,8 @@ struct KeySpreadTests {
         // Act as a player that lags: read the playlist, ask for the oldest segment only, then keep reloading.
         // An origin of its own: other suites count requests on the shared one.
         let top = try await loader.open("\(Self.origin.httpBase)/aes-live/master.m3u8", variants: [0])
-        let mv = String(decoding: try await c.get(top).body, as: UTF8.self)
-        let media = try #require(mv.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") }.map(String.init))
-        func segments() async throws -> [String] {
-            String(decoding: try await c.get(media).body, as: UTF8.self).split(separator: "\n").filter { $0.contains("/segment/") }.map(String.init)
-        }
+        let media = try await firstMedia(c, top).url
+        func segments() async throws -> [String] { segmentLines(String(decoding: try await c.get(media).body, as: UTF8.self)) }
         let first = try await segments()
         #expect(try await c.get(first[0]).head.status == 200)
         let startupKeys = Set(log.keys.map(\.uri))
@@ -71,9 +68,7 @@ struct KeySpreadTests {
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         let top = try await loader.open("\(Self.origin.httpBase)/aes-vod/master.m3u8", variants: [0])
-        let mv = String(decoding: try await c.get(top).body, as: UTF8.self)
-        let media = try #require(mv.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") }.map(String.init))
-        let segments = String(decoding: try await c.get(media).body, as: UTF8.self).split(separator: "\n").filter { $0.contains("/segment/") }.map(String.init)
+        let segments = segmentLines(try await firstMedia(c, top).text)
         #expect(segments.count == 10)
         func fetched() async -> Set<String> { Set(await loader.keyFetchCounts().keys.map { String($0.split(separator: "/").last ?? "") }) }
         try await Task.sleep(for: .milliseconds(300))

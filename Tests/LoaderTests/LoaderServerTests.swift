@@ -28,6 +28,16 @@ func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
+/// What a player sees through a Loader: the first media playlist the multivariant at `playerURL` names — its URL and text.
+func firstMedia(_ c: UpstreamClient, _ playerURL: String) async throws -> (url: String, text: String) {
+    let master = String(decoding: try await c.get(playerURL).body, as: UTF8.self)
+    let url = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") }.map(String.init))
+    return (url, String(decoding: try await c.get(url).body, as: UTF8.self))
+}
+
+/// The segment URLs of a media playlist's text.
+func segmentLines(_ text: String) -> [String] { text.split(separator: "\n").filter { $0.contains("/segment/") }.map(String.init) }
+
 /// Collects a Loader's events in the background.
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -112,9 +122,7 @@ struct LoaderServerTests {
         // Not spliced, so nothing fills v360's GAP: the player's playlist ends before it (FFmpeg never sees the hole).
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
-        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
-        let media = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
-        let served = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(String(media)).body, as: UTF8.self)).playlist.media)
+        let served = try #require(PlaylistParser.parseLenient(try await firstMedia(c, url).text).playlist.media)
         #expect(served.segments.map(\.mediaSequence) == [0, 1, 2, 3] && !served.segments.contains { $0.gap })
         #expect(log.requests.filter { $0.kind == .segment && $0.rung == 2 }.allSatisfy { ($0.msn ?? 9) < 4 })
     }
@@ -190,9 +198,7 @@ struct LoaderServerTests {
         let url = try await loader.open("\(origin.httpBase)/aes-fmp4/master.m3u8", variants: [0])
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
-        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
-        let mediaURL = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
-        let media = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(String(mediaURL)).body, as: UTF8.self)).playlist.media)
+        let media = try #require(PlaylistParser.parseLenient(try await firstMedia(c, url).text).playlist.media)
         #expect(media.segments.allSatisfy { $0.keys.isEmpty && $0.map?.keys.isEmpty == true }, "the player sees clear media and no keys")
         let initURL = try #require(media.segments[0].map?.uri)
         #expect(try await c.get(initURL).body == RealMedia.get("/vod-fmp4/v144/init.mp4").body)
@@ -209,9 +215,7 @@ struct LoaderServerTests {
         defer { wrong.stop() }
         let wrongLog = EventLog(wrong)
         let u2 = try await wrong.open("\(origin.httpBase)/aes-fmp4/master.m3u8", variants: [0])
-        let m2 = String(decoding: try await c.get(u2).body, as: UTF8.self)
-        let media2URL = try #require(m2.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
-        let media2 = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(String(media2URL)).body, as: UTF8.self)).playlist.media)
+        let media2 = try #require(PlaylistParser.parseLenient(try await firstMedia(c, u2).text).playlist.media)
         #expect(try await c.get(media2.segments[0].map!.uri).head.status == 502)
         try await Task.sleep(for: .milliseconds(100))
         #expect(wrongLog.diagnostics.contains { $0.hasPrefix("the init section: key \(KeyMaterial.fingerprint(bad))… does not decrypt it") }, "\(wrongLog.diagnostics)")
@@ -249,16 +253,14 @@ struct LoaderServerTests {
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [1])
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
-        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
-        let mediaURL = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
-        let segments = String(decoding: try await c.get(String(mediaURL)).body, as: UTF8.self).split(separator: "\n").filter { $0.contains("/segment/") }
+        let segments = segmentLines(try await firstMedia(c, url).text)
         // The origin sends a quarter of segment 2, then nothing: the player must already have clear bytes.
         state.add(Fault(id: 0, kind: .stall, target: .segment, status: 0, ms: 0, scenario: "aes-vod", rendition: "v240", msn: 2, remaining: 1, since: 0))
         defer { state.clearFaults() }
         let received = NIOLockedValueBox<(status: Int, chunked: Bool, bytes: [UInt8])>((0, false, []))
         let started = Date()
         let fetch = Task {
-            try await c.get(String(segments[2]), onHead: { h in received.withLockedValue { $0.status = h.status; $0.chunked = h.header("Transfer-Encoding") == "chunked" } },
+            try await c.get(segments[2], onHead: { h in received.withLockedValue { $0.status = h.status; $0.chunked = h.header("Transfer-Encoding") == "chunked" } },
                              onBody: { b in received.withLockedValue { $0.bytes += Array(b.readableBytesView) } })
         }
         while received.withLockedValue({ $0.bytes.count }) < 4_096, Date().timeIntervalSince(started) < 5 { try await Task.sleep(for: .milliseconds(20)) }
@@ -274,7 +276,7 @@ struct LoaderServerTests {
         try await Task.sleep(for: .milliseconds(100))
         #expect(log.requests.contains { $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.error ?? "").contains("read timeout") })
         // Whole segments are byte for byte the clear ones.
-        #expect(try await c.get(String(segments[3])).body == RealMedia.get("/vod-ts/v240/seg3.ts").body)
+        #expect(try await c.get(segments[3]).body == RealMedia.get("/vod-ts/v240/seg3.ts").body)
     }
 
     @Test("SAMPLE-AES passes through: keys served by the Loader (prefetched, once each), samples untouched; FFmpeg decodes the clear stream's pictures and sound")
@@ -286,9 +288,7 @@ struct LoaderServerTests {
         let url = try await loader.open("\(origin.httpBase)/sample-aes-vod/master.m3u8", variants: [0])
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
-        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
-        let mediaURL = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
-        let media = String(decoding: try await c.get(String(mediaURL)).body, as: UTF8.self)
+        let (mediaURL, media) = try await firstMedia(c, url)
         // The key tag stays SAMPLE-AES, its URI now the Loader's; the segments are the origin's bytes.
         let keyLine = try #require(media.split(separator: "\n").first { $0.hasPrefix("#EXT-X-KEY") })
         #expect(keyLine.contains("METHOD=SAMPLE-AES") && keyLine.contains(loader.base) && keyLine.contains("IV=0x"))
@@ -315,7 +315,7 @@ struct LoaderServerTests {
             }
             return kept
         }
-        let loaderFrames = try frames(String(mediaURL))
+        let loaderFrames = try frames(mediaURL)
         let clearFrames = try frames("\(origin.httpBase)/vod-ts/v144/index.m3u8")
         #expect(loaderFrames.count > 150 && loaderFrames == clearFrames, "\(loaderFrames.count) vs \(clearFrames.count)")
     }
@@ -359,9 +359,7 @@ struct LoaderServerTests {
         let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [0])
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
-        let master = String(decoding: try await c.get(url).body, as: UTF8.self)
-        let mediaURL = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") })
-        let mediaText = String(decoding: try await c.get(String(mediaURL)).body, as: UTF8.self)
+        let mediaText = try await firstMedia(c, url).text
         let seg = try #require(mediaText.split(separator: "\n").first { $0.contains("/segment/") })
         state.add(Fault(id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "vod-ts", rendition: "v144", msn: nil, remaining: 1, since: 0))
         let r = try await c.get(String(seg))
