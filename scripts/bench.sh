@@ -75,7 +75,7 @@ md = ["## Loader: hlstui in the path vs direct to the origin", "",
       f"for its first segment {1000*r['firstSegmentAfterOpen']:.0f} ms after `open`: on loopback the player needs its first segment sooner than a 300 ms key "
       "server can answer, so keyed startup is bounded by about clear startup + key latency − that time; prefetch removes the rest (compare keys on demand), "
       "and every later key is ready before its segment. Unpaced loopback throughput is CPU-bound: origin, Loader "
-      "and client share 2 cores and the Loader adds a full read and write of every byte; against an origin paced like a real link the Loader keeps up.", ""]
+      "and client share 2 cores and the Loader adds a full read and write of every byte; against an origin paced like a real link the Loader keeps up. (Before upstream reads of up to 256 KB and one flush per batch of reads, the unpaced ratio measured 41–53 %.)", ""]
 print("\n".join(md))
 PY
 fi
