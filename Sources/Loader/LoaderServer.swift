@@ -252,7 +252,6 @@ public final class LoaderServer: Sendable {
         return out
     }
 
-    /// Reads rung `rung`'s media playlist now (and prefetches its keys), before the player is given anything.
     /// Reads rung `rung`'s media playlist again and reports it (live: keeps the window and the latency current while the player
     /// does not reload — a full cache, or a playlist the Loader ended before a break); new keys are spread as the player's own would be.
     public func refresh(_ fetched: OpenedStream, rung: Int) async -> MediaPlaylist? {
@@ -263,6 +262,7 @@ public final class LoaderServer: Sendable {
         return await prewarm(url, rung: rung, variables: variables, playlist: spliced ? "slot" : url)
     }
 
+    /// Reads rung `rung`'s media playlist now (and prefetches its keys), before the player is given anything.
     public func prewarmVariant(_ fetched: OpenedStream, rung: Int) async -> MediaPlaylist? {
         guard let m = fetched.playlist.multivariant, m.variants.indices.contains(rung) else { return fetched.playlist.media }
         let variables = table.withLockedValue { $0.variables }
