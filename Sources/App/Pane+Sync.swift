@@ -7,15 +7,18 @@ import Session
 extension Pane {
     /// The wall-clock moment at the playhead now (fresh `audio-pts`, else `time-pos`, through the media clock), whether the
     /// playhead advances, and whether the stream carries PDT at all (nil until its playlist is known).
-    public func clockNow() -> (pdt: DateTime?, playing: Bool, hasPDT: Bool?) {
+    public func clockNow() -> (pdt: DateTime?, playing: Bool, hasPDT: Bool?, at: ContinuousClock.Instant) {
         let s = snapshot
         let media = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
         let hasPDT = media.map { $0.segments.contains { $0.effectiveProgramDateTime != nil } }
-        guard !loading.withLockedValue({ $0 }), s.started, s.error == nil else { return (nil, false, hasPDT) }
+        guard !loading.withLockedValue({ $0 }), s.started, s.error == nil else { return (nil, false, hasPDT, .now) }
         let paused = (mpv.get("pause", .flag).flag ?? false) || (mpv.get("paused-for-cache", .flag).flag ?? false)
-        guard let raw = mpv.get("audio-pts", .double).double ?? mpv.get("time-pos", .double).double,
-              let p = s.locate(raw), let m = media else { return (nil, !paused, hasPDT) }
-        return (MediaClock.programDateTime(p, in: m), !paused, hasPDT)
+        let raw = mpv.get("audio-pts", .double).double ?? mpv.get("time-pos", .double).double
+        // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
+        // put tens of milliseconds between two property reads).
+        let at = ContinuousClock.now
+        guard let raw, let p = s.locate(raw), let m = media else { return (nil, !paused, hasPDT, at) }
+        return (MediaClock.programDateTime(p, in: m), !paused, hasPDT, at)
     }
 
     /// Plays at `speed` (the sync controller's correction); audio keeps its pitch (mpv's scaletempo).

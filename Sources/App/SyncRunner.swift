@@ -50,12 +50,14 @@ public final class SyncRunner: Sendable {
 
     func step() {
         guard panes.count == 2 else { return }
-        // Both playheads are read back to back, so the offset is not skewed by the time between them.
+        // Both playheads are read back to back; pane 1's reading is carried forward to the moment of pane 2's (at its speed),
+        // so the time between the two reads does not count as offset.
         let a = panes[0].clockNow(), b = panes[1].clockNow()
         let t = Pane.seconds(ContinuousClock.now - started)
         let before = applied.withLockedValue { $0 }
+        let aPDT = a.playing ? a.pdt.map { $0.adding(seconds: Pane.seconds(b.at - a.at) * before[0]) } : a.pdt
         let (cmd, state, offset) = controller.withLockedValue { c in
-            (c.step(t: t, pdts: [a.pdt, b.pdt], playing: [a.playing, b.playing], hasPDT: [a.hasPDT ?? true, b.hasPDT ?? true]), c.state, c.offset)
+            (c.step(t: t, pdts: [aPDT, b.pdt], playing: [a.playing, b.playing], hasPDT: [a.hasPDT ?? true, b.hasPDT ?? true]), c.state, c.offset)
         }
         for (i, s) in cmd.speeds.enumerated() where abs(s - before[i]) > 0.0002 || (s == 1 && before[i] != 1) {
             panes[i].setSpeed(s)
@@ -67,7 +69,7 @@ public final class SyncRunner: Sendable {
             controller.withLockedValue { $0.giveUp("no moment in common: pane \(r.pane + 1)'s window does not reach the other's PDT (\(apart) apart)") }
         }
         let now = controller.withLockedValue { $0.state }
-        latest.withLockedValue { $0 = SyncSnapshot(state: now, offset: offset, speeds: cmd.speeds, pdts: [a.pdt, b.pdt]) }
+        latest.withLockedValue { $0 = SyncSnapshot(state: now, offset: offset, speeds: cmd.speeds, pdts: [aPDT, b.pdt]) }
     }
 }
 

@@ -47,8 +47,8 @@ public struct SyncCommand: Sendable, Equatable {
 /// Keeps pane 1 on pane 0's wall clock: a proportional controller on speed within a few percent (as Media3 and Shaka steer
 /// live latency), a hold of the pane ahead for large errors; pure.
 public struct SyncController: Sendable {
-    /// Speed change per second of offset (0.5: half the error is corrected per second at most ±`maxCorrection`).
-    public var gain = 0.5
+    /// Speed change per second of offset (1: the error decays with a time constant of a second, at most ±`maxCorrection`).
+    public var gain = 1.0
     public var maxCorrection = 0.05
     /// Beyond this offset (seconds) steering would take too long: the pane ahead is held instead.
     public var holdThreshold = 1.0

@@ -25,14 +25,15 @@ struct SyncTests {
         let h = try #require(c.step(t: 2, pdts: [at(1), at(1.4)], playing: [true, true], hasPDT: [true, true]).hold)
         #expect(h.pane == 1 && abs(h.seconds - 0.4) < 1e-9)
         #expect(c.step(t: 2.1, pdts: [at(1.1), at(1.4)], playing: [true, false], hasPDT: [true, true]).hold == nil, "no new command while holding")
-        // 20 ms behind: pane 1 plays 1 % faster (gain 0.5 per second of offset).
+        // 20 ms behind: pane 1 plays 2 % faster (gain 1 per second of offset).
         let s = c.step(t: 2.8, pdts: [at(2.02), at(2.0)], playing: [true, true], hasPDT: [true, true])
-        #expect(s.speeds[0] == 1 && abs(s.speeds[1] - 1.01) < 1e-9 && c.state == .steering)
+        #expect(s.speeds[0] == 1 && abs(s.speeds[1] - 1.02) < 1e-9 && c.state == .steering)
         _ = c.step(t: 3.0, pdts: [at(3.001), at(3.0)], playing: [true, true], hasPDT: [true, true])
         _ = c.step(t: 3.6, pdts: [at(3.6), at(3.6)], playing: [true, true], hasPDT: [true, true])
         #expect(c.state == .locked)
         // Pane 1 ahead: it slows, never beyond 5 %.
-        #expect(c.step(t: 4, pdts: [at(4), at(4.05)], playing: [true, true], hasPDT: [true, true]).speeds[1] == 0.975)
+        #expect(c.step(t: 4, pdts: [at(4), at(4.03)], playing: [true, true], hasPDT: [true, true]).speeds[1] == 0.97)
+        #expect(c.step(t: 4.05, pdts: [at(4.05), at(4.15)], playing: [true, true], hasPDT: [true, true]).speeds[1] == 0.95)
     }
 
     @Test("once locked: a short-lived jump in the readings is ignored, a lasting one is acted on, a large one holds")
