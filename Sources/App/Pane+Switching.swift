@@ -40,16 +40,22 @@ extension Pane {
             if let r = spliceRoute(rung) { loader.route(r) }
             // FFmpeg re-reads the segment under the playhead, now from the new rung: the seek must bypass mpv's cache, so the
             // cache is made unseekable for this one seek (left so, mpv would report no buffered ranges and lose the back buffer).
-            // The demuxer thread picks the option up on its next cycle, so the seek waits a little, and is repeated when no segment
-            // of the new rung was asked for (it was served from the cache after all).
+            // The demuxer thread picks the option up on its next cycle, so the seek waits a little, and is repeated until the
+            // segment under the playhead was asked for from the new rung (not any segment of it: readahead may ask for a later one
+            // at that very moment, and the seek would have been served from the cache after all).
             try? mpv.set("demuxer-seekable-cache", "no")
             let mpv = self.mpv
             let since = t
+            let playheadMSN = here
             Task { [weak self] in
                 for attempt in 0..<4 {
                     try? await Task.sleep(for: .milliseconds(attempt == 0 ? 10 : 30))
                     guard let self else { return }
-                    if attempt > 0 && self.state.withLockedValue({ ($0.lastSegmentAt[rung] ?? -1) >= since }) { break }
+                    let reread = self.state.withLockedValue { s -> Bool in
+                        guard let h = playheadMSN else { return (s.lastSegmentAt[rung] ?? -1) >= since }
+                        return s.inFlight[h]?.rung == rung || s.segmentRung[h] == rung
+                    }
+                    if attempt > 0 && reread { break }
                     try? mpv.command(["seek", "0", "relative+exact"])
                 }
                 try? await Task.sleep(for: .milliseconds(300))
@@ -132,7 +138,7 @@ extension Pane {
     }
 
     /// Live: when the playing rung's playlist has not been read for a target duration and a half second (FFmpeg reloads only when it
-    /// needs a segment, and never a playlist the Loader ended before a break), hlstui reads it, so the window and the latency stay current.
+    /// needs a segment, and never a playlist the Loader ended before a break), hlstui reads it, so the live edge and latency stay current.
     func refreshLiveWindow() {
         let (rung, target) = state.withLockedValue { s in (s.loadedRung, s.playingMedia.flatMap { $0.isLive ? $0.targetDuration : nil }) }
         guard let rung, let target, let f = fetched.withLockedValue({ $0 }) else { return }
@@ -142,15 +148,20 @@ extension Pane {
             seen[rung] = now
             return true
         }
-        if due { Task { _ = await loader.refresh(f, rung: rung) } }
+        guard due else { return }
+        Task { [weak self] in
+            guard let self, let m = await self.loader.refresh(f, rung: rung) else { return }
+            self.apply(.liveEdge(rung: rung, playlist: m))
+        }
     }
 
     /// One watcher step: a pending boundary reload, an fMP4 discontinuity or an unfillable GAP run at the playhead.
     func watch() {
         refreshLiveWindow()
         guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return }
+        let end = atEnd()
         let (p, seg, gap) = state.withLockedValue { s -> (StreamPoint?, Double?, GapCrossing?) in
-            guard let p = s.locate(t) else { return (nil, nil, nil) }
+            guard let p = s.locate(t).map({ end ? s.withinFetched($0) : $0 }) else { return (nil, nil, nil) }
             let m = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
             return (p, m.flatMap { $0.segments[safe: p.msn - $0.mediaSequence]?.duration }, s.gapToCross(at: p))
         }
@@ -162,7 +173,7 @@ extension Pane {
             return
         }
         // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart (a discontinuity): a fresh load there does not.
-        if let next = state.withLockedValue({ $0.fmp4DiscontinuityAfter(p) }), let d = seg, d - p.offset <= 0.035 || atEnd(),
+        if let next = state.withLockedValue({ $0.fmp4DiscontinuityAfter(p) }), let d = seg, d - p.offset <= 0.035 || end,
            crossed.withLockedValue({ $0.insert(-next).inserted }) {
             reloadAtBreak(startMSN: next)
             apply(.log(level: "info", text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
@@ -170,7 +181,7 @@ extension Pane {
         }
         // A GAP no allowed rung has media for: the player's playlist ends before it (so FFmpeg never sees the hole that would
         // freeze video and desync audio, DESIGN §3); at that boundary the playlist is reloaded from the first segment after the run.
-        if let g = gap, g.startsIn <= 0.035 || atEnd(), crossed.withLockedValue({ $0.insert(g.first).inserted }) {
+        if let g = gap, g.startsIn <= 0.035 || end, crossed.withLockedValue({ $0.insert(g.first).inserted }) {
             let rung = snapshot.loadedRung ?? 0
             reloadAtBreak(startMSN: g.after)
             let text = "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"

@@ -252,14 +252,16 @@ public final class LoaderServer: Sendable {
         return out
     }
 
-    /// Reads rung `rung`'s media playlist again and reports it (live: keeps the window and the latency current while the player
-    /// does not reload — a full cache, or a playlist the Loader ended before a break); new keys are spread as the player's own would be.
+    /// Reads rung `rung`'s media playlist again for hlstui alone (live: where the edge is while the player does not reload — a full
+    /// cache, or a playlist the Loader ended before a break); not reported as the player's playlist; new keys are spread as usual.
     public func refresh(_ fetched: OpenedStream, rung: Int) async -> MediaPlaylist? {
         let (variables, spliced) = table.withLockedValue { ($0.variables, $0.route != nil) }
-        guard let m = fetched.playlist.multivariant else { return await prewarm(fetched.url, rung: 0, variables: variables, playlist: fetched.url) }
+        guard let m = fetched.playlist.multivariant else {
+            return await prewarm(fetched.url, rung: 0, variables: variables, playlist: fetched.url, report: false)
+        }
         guard m.variants.indices.contains(rung) else { return nil }
         let url = VirtualPlaylists.resolve(m.variants[rung].uri, against: fetched.url)
-        return await prewarm(url, rung: rung, variables: variables, playlist: spliced ? "slot" : url)
+        return await prewarm(url, rung: rung, variables: variables, playlist: spliced ? "slot" : url, report: false)
     }
 
     /// Reads rung `rung`'s media playlist now (and prefetches its keys), before the player is given anything.
@@ -367,11 +369,11 @@ public final class LoaderServer: Sendable {
 
     /// Reads a media playlist ahead of the player and prefetches its keys.
     @discardableResult
-    func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: String? = nil) async -> MediaPlaylist? {
+    func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: String? = nil, report: Bool = true) async -> MediaPlaylist? {
         guard let r = try? await client.get(url), r.head.status == 200 else { return nil }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
-            emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now)))
+            if report { emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now))) }
             prefetchKeys(m, base: r.head.url, playlist: playlist)
         }
         return parsed.playlist.media

@@ -75,6 +75,14 @@ extension SessionState {
         return GapCrossing(first: f, after: msn, duration: duration, startsIn: inside ? 0 : max(0, here.duration - p.offset))
     }
 
+    /// At the end of what the player was given, `p` as a point in the last segment it fetched: the clock counts the last frame
+    /// into the next segment when the window (read by hlstui, not the player) already lists it, but the player never had it.
+    public func withinFetched(_ p: StreamPoint) -> StreamPoint {
+        guard clock.firstPTS[p.msn] == nil, clock.firstPTS[p.msn - 1] != nil,
+              let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let prev = m.segments[safe: p.msn - 1 - m.mediaSequence] else { return p }
+        return StreamPoint(msn: p.msn - 1, offset: prev.duration + p.offset)
+    }
+
     /// The segment after playhead point `p` when it starts a discontinuity in an fMP4 stream (FFmpeg 5.1 stalls on fMP4 timestamp
     /// resets, measured: the session reloads there instead), else nil.
     public func fmp4DiscontinuityAfter(_ p: StreamPoint) -> Int? {

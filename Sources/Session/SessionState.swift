@@ -141,6 +141,15 @@ public enum SessionFact: Sendable, Equatable {
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
+/// A live rung's newest segment as hlstui last saw it.
+public struct LiveEdge: Sendable, Equatable {
+    public var msn: Int
+    /// Session time it first appeared.
+    public var at: Double
+    /// Where it ends on the wall clock (nil without PDT).
+    public var end: DateTime?
+}
+
 public enum SessionEvent: Sendable {
     case opened(url: String, playlist: Playlist, diagnostics: [Diagnostic])
     case loader(LoaderEvent)
@@ -150,6 +159,8 @@ public enum SessionEvent: Sendable {
     case log(level: String, text: String)
     case switched(VariantSwitch)
     case failed(message: String, cause: String)
+    /// A live playlist hlstui read itself: it moves the live edge, not the window the player plays.
+    case liveEdge(rung: Int, playlist: MediaPlaylist)
 }
 
 /// One pane's state: playlists, requests, keys, player, caps and selection; changed only by `apply` (no I/O, no clock).
@@ -194,8 +205,14 @@ public struct SessionState: Sendable {
     /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
     public var spliced = false
     var gapsReported: Set<String> = []
-    /// Each live rung's newest segment and the session time it first appeared.
-    var edgeSeen: [Int: (msn: Int, at: Double)] = [:]
+    /// Each live rung's newest segment: its MSN, the session time it first appeared and the PDT where it ends.
+    var edgeSeen: [Int: LiveEdge] = [:]
+
+    /// Records a live playlist's newest segment (and where it ends on the wall clock) the first time it is seen.
+    mutating func noteEdge(_ rung: Int, _ m: MediaPlaylist) {
+        guard m.isLive, let last = m.segments.last, (edgeSeen[rung]?.msn ?? Int.min) < last.mediaSequence else { return }
+        edgeSeen[rung] = LiveEdge(msn: last.mediaSequence, at: now, end: last.effectiveProgramDateTime?.adding(seconds: last.duration))
+    }
 
     /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
     public var usesSampleAES: Bool {
@@ -227,6 +244,9 @@ public struct SessionState: Sendable {
             return []
         case .loader(let e): return loader(e, at: t)
         case .sample(let s): return sampled(s, at: t)
+        case .liveEdge(let rung, let playlist):
+            noteEdge(rung, playlist)
+            return []
         case .playbackStarted:
             started = true
             return []
@@ -331,10 +351,7 @@ public struct SessionState: Sendable {
             return [.gap(rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "served from rung \(by)")]
         case .playlist(let p):
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
-            if let rung = p.rung, p.playlist.isLive {
-                let last = p.playlist.mediaSequence + p.playlist.segments.count - 1
-                if (edgeSeen[rung]?.msn ?? Int.min) < last { edgeSeen[rung] = (last, now) }
-            }
+            if let rung = p.rung { noteEdge(rung, p.playlist) }
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
             guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
             return p.playlist.segments.filter { $0.gap && isUnfillableGap($0.mediaSequence) && gapsReported.insert("\(rung):\($0.mediaSequence)").inserted }
@@ -442,9 +459,12 @@ public struct SessionState: Sendable {
     /// Live: seconds between the playhead and the end of the newest segment.
     public var liveLatency: Double? {
         guard let m = playingMedia, m.isLive, let pos = position else { return nil }
-        // The edge keeps moving after the playlist showed it (hls.js adds the playlist's age); a playlist that stops growing is
-        // stuck, so at most 1.5 target durations are added.
-        let age = loadedRung.flatMap { edgeSeen[$0] }.map { min(max(0, now - $0.at), 1.5 * Double(m.targetDuration ?? 2)) } ?? 0
+        // The edge keeps moving after a playlist showed it (hls.js adds the playlist's age); a playlist that stops growing is
+        // stuck, so at most 1.5 target durations are added. With PDT the edge hlstui read itself counts even when the player's
+        // window is older (a full cache, or a playlist the Loader ended before a break).
+        let edge = loadedRung.flatMap { edgeSeen[$0] }
+        let age = edge.map { min(max(0, now - $0.at), 1.5 * Double(m.targetDuration ?? 2)) } ?? 0
+        if let end = edge?.end, let here = playheadPDT { return end.seconds(since: here) + age }
         return m.totalDuration - pos + age
     }
 

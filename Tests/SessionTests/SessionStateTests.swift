@@ -57,6 +57,19 @@ struct SessionStateTests {
         #expect(s.edgeSeen[0]?.msn == 10 && s.edgeSeen[0]?.at == 10.4)
     }
 
+    @Test("live: a playlist hlstui read itself moves the edge (by PDT), not the window the player plays")
+    func liveEdge() throws {
+        var s = Fixture.session(live: true)
+        var p = PlayerSample()
+        p.timePos = 15
+        s.apply(.sample(p), at: 0.3)
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:5\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:10.000Z\n"
+        for i in 5..<15 { text += "#EXTINF:2.0,\nseg\(i).ts\n" }
+        s.apply(.liveEdge(rung: 0, playlist: Fixture.playlist(text).media!), at: 0.3)
+        #expect(s.media[0]?.mediaSequence == 0 && s.edgeSeen[0]?.msn == 14)
+        #expect(abs((s.liveLatency ?? 0) - 25) < 1e-9, "the edge ends at 00:00:30, the playhead is at 00:00:05")
+    }
+
     @Test("a stall is counted only after playback started, and timed from the sample that saw it to the one that ended it")
     func stalls() {
         var s = SessionState(url: "u")

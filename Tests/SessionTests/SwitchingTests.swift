@@ -106,6 +106,14 @@ struct SwitchingTests {
         #expect(s.apply(.sample(p), at: 3).contains(.ended))
     }
 
+    @Test("at the end of what the player was given, the playhead stays in the last segment it fetched, not the next one the window lists")
+    func withinFetched() {
+        let s = Fixture.session()   // segments 0–3 fetched (first PTS 10, 12, 14, 16); the window lists 0–9
+        #expect(s.withinFetched(StreamPoint(msn: 4, offset: 0.033)) == StreamPoint(msn: 3, offset: 2.033))
+        #expect(s.withinFetched(StreamPoint(msn: 2, offset: 1)) == StreamPoint(msn: 2, offset: 1), "a fetched segment stays")
+        #expect(s.withinFetched(StreamPoint(msn: 6, offset: 0.1)) == StreamPoint(msn: 6, offset: 0.1), "not right after a fetched one: left alone")
+    }
+
     @Test("switch mode: `m` toggles, scripts set it; a switch logs its reason, mechanism and first segment")
     func switchMode() throws {
         var s = Fixture.session()
