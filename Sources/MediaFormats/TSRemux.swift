@@ -5,7 +5,7 @@ extension TransportStream {
     public static func rewritingPES(_ bytes: [UInt8], streamType map: (UInt8) -> UInt8,
                                     transform: (_ streamType: UInt8, _ payload: [UInt8]) -> [UInt8]?) -> [UInt8] {
         let info = probe(bytes)
-        let pmtPID = programMapPID(bytes)
+        let pmtPID = info.programMapPID
         /// One PES as read: its PID, the adaptation field of its first packet (without stuffing), its bytes and first continuity counter.
         struct PES { var pid: Int; var firstAF: [UInt8]?; var bytes: [UInt8]; var cc: UInt8 }
         enum Unit { case packet(Int), programMap(Int), pes(Int) }
@@ -56,23 +56,6 @@ extension TransportStream {
             }
         }
         return out
-    }
-
-    /// The PMT's PID from the first PAT in `bytes`.
-    static func programMapPID(_ bytes: [UInt8]) -> Int? {
-        var offset = 0
-        while offset + packetSize <= bytes.count {
-            defer { offset += packetSize }
-            guard bytes[offset] == 0x47, bytes[offset + 1] & 0x1F == 0, bytes[offset + 2] == 0, bytes[offset + 1] & 0x40 != 0 else { continue }
-            let t = offset + 5 + Int(bytes[offset + 4])
-            guard t + 12 <= offset + packetSize else { return nil }
-            var e = t + 8
-            while e + 4 <= offset + packetSize - 4 {
-                if bytes[e] != 0 || bytes[e + 1] != 0 { return Int(bytes[e + 2] & 0x1F) << 8 | Int(bytes[e + 3]) }
-                e += 4
-            }
-        }
-        return nil
     }
 
     /// A PMT packet with its stream types mapped and its CRC computed again.

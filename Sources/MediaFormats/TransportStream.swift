@@ -6,6 +6,8 @@ public struct TSInfo: Sendable, Equatable {
     public var audioPIDs: [Int] = []
     /// stream_type of every elementary stream by PID.
     public var streamTypes: [Int: UInt8] = [:]
+    /// PID of the first program's PMT, from the PAT.
+    public var programMapPID: Int?
     /// First PTS (90 kHz) of the video stream.
     public var firstVideoPTS: UInt64?
     /// First PTS (90 kHz) of any audio stream.
@@ -78,7 +80,7 @@ public enum TransportStream {
                 let stop = min(end, t + 3 + sectionLength - 4)
                 while e + 4 <= stop {
                     let program = Int(p[e]) << 8 | Int(p[e + 1])
-                    if program != 0 { pmtPID = Int(p[e + 2] & 0x1F) << 8 | Int(p[e + 3]); break }
+                    if program != 0 { pmtPID = Int(p[e + 2] & 0x1F) << 8 | Int(p[e + 3]); info.programMapPID = pmtPID; break }
                     e += 4
                 }
             } else if pid == pmtPID && pusi {
