@@ -35,9 +35,11 @@ def freezes(samples, start, end):
 
 
 def skipped(samples, start, end):
-    """Seconds of content jumped over between `start` and `end`: forward steps of time-pos larger than 0.25 s."""
+    """Seconds of content jumped over between `start` and `end`: forward steps of time-pos larger than 0.25 s, except the step out of
+    a live loop's timestamp reset (time-pos restarts, reads 0 for a moment, then the new loop's first timestamp: nothing is skipped)."""
     pts = [(t, p) for t, p in samples if start <= t <= end and p is not None]
-    return sum(b - a for (_, a), (_, b) in zip(pts, pts[1:]) if b - a > 0.25)
+    steps = list(zip(pts, pts[1:]))
+    return sum(b - a for i, ((_, a), (_, b)) in enumerate(steps) if b - a > 0.25 and not (i > 0 and steps[i - 1][1][1] < steps[i - 1][0][1]))
 
 
 def measure(samples, actions, horizon):
