@@ -27,7 +27,7 @@ func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.
 func plainMPV(_ url: String) async throws -> Double {
     // Both sides pay for creating the player: a user's `mpv URL` does too.
     let t0 = ContinuousClock.now
-    let mpv = try MPV(options: player.mpvOptions)
+    let mpv = try MPV(options: player.mpvOptions(audio: player.chooseAudio()))
     defer { mpv.close() }
     try mpv.command(["loadfile", url])
     for await e in mpv.events {

@@ -12,6 +12,8 @@ public struct DashboardRequest: Sendable {
     public var logFile: String?
     /// With two panes: align them on PDT (off with `--no-sync`, or `s`).
     public var sync = true
+    /// Draw with ASCII only (`--ascii`); also chosen by itself for a locale or terminal without the glyphs.
+    public var ascii = false
     public init(panes: [PaneConfig], theme: String?, logFile: String?) {
         self.panes = panes
         self.theme = theme
@@ -63,6 +65,7 @@ public struct DashboardScreenState: Sendable {
         case .openPane: if ui.count < 2 { prompt = "" }
         case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)
         case .scrollDown: ui[focus].scroll = min(max(0, logSize - 1), ui[focus].scroll + 10)
+        case .repaint, .suspend: break
         }
         return nil
     }
@@ -102,6 +105,28 @@ public enum PaneLayout {
 public enum DashboardRunner {
     /// Runs until the user quits or a signal arrives; returns the exit status. The terminal is restored on every path.
     public static func run(_ request: DashboardRequest) async -> Int32 {
+        // Without a terminal the dashboard cannot work: say so at once instead of waiting on a screen nobody sees.
+        if let why = Screen.unusableTerminal(term: ProcessInfo.processInfo.environment["TERM"]) {
+            FileHandle.standardError.write(Data("hlstui: \(why)\n".utf8))
+            return 2
+        }
+        let names = ThemeLibrary.names()
+        var themes: [String] = names
+        if let t = request.theme {
+            guard ThemeLibrary.load(t) != nil else {
+                FileHandle.standardError.write(Data("hlstui: no theme \(t); available: \(names.joined(separator: ", "))\n".utf8))
+                return 2
+            }
+            themes = [t] + names.filter { $0 != t }
+        }
+        // The screen is taken before the players exist: from here on whatever their libraries write is captured, not drawn.
+        Screen.installHandlers()
+        let screen = Screen()
+        do { try screen.start() } catch {
+            FileHandle.standardError.write(Data("hlstui: \(error.description)\n".utf8))
+            return 2
+        }
+        if request.ascii { screen.asciiOnly = true }
         let started = ContinuousClock.now
         let log = request.logFile.flatMap { LogFile(path: $0) }
         var panes: [Pane] = []
@@ -110,6 +135,7 @@ public enum DashboardRunner {
                 panes.append(try Pane(index: i, config: c, started: started) { pane, out in log?.write(pane: pane.index, t: pane.t, out) })
             } catch {
                 for p in panes { p.close() }
+                screen.stop()
                 FileHandle.standardError.write(Data("hlstui: cannot start the player: \(error)\n".utf8))
                 return 2
             }
@@ -122,17 +148,7 @@ public enum DashboardRunner {
             c.url = url
             return try Pane(index: i, config: c, started: started) { pane, out in log?.write(pane: pane.index, t: pane.t, out) }
         }
-        let names = ThemeLibrary.names()
-        var themes: [String] = names
-        if let t = request.theme {
-            guard ThemeLibrary.load(t) != nil else {
-                for p in panes { p.close() }
-                FileHandle.standardError.write(Data("hlstui: no theme \(t); available: \(names.joined(separator: ", "))\n".utf8))
-                return 2
-            }
-            themes = [t] + names.filter { $0 != t }
-        }
-        let ui = UILoop(panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane)
+        let ui = UILoop(screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: ui.run()) }
             thread.name = "curses"
@@ -140,8 +156,11 @@ public enum DashboardRunner {
             thread.start()
         }
         ui.syncRunner?.stop()
+        // The shell gets its screen back at once; the players' libraries stay captured until the players are gone.
+        screen.endDrawing()
         panes = ui.panes
         for p in panes { p.close() }
+        screen.stop()
         for p in panes {
             if let e = p.snapshot.error { FileHandle.standardError.write(Data("hlstui: pane \(p.index): \(e)\n".utf8)) }
         }
@@ -158,8 +177,12 @@ final class UILoop: @unchecked Sendable {
     let started: ContinuousClock.Instant
     let makePane: @Sendable (Int, String) throws -> Pane
     private(set) var syncRunner: SyncRunner?
+    let screen: Screen
+    /// Folds what the players' libraries write on stdout and stderr into the first pane's message log.
+    private var captured = CapturedOutputFilter()
 
-    init(panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant, makePane: @escaping @Sendable (Int, String) throws -> Pane) {
+    init(screen: Screen, panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant, makePane: @escaping @Sendable (Int, String) throws -> Pane) {
+        self.screen = screen
         self.panes = panes
         self.themes = themes
         self.sync = sync
@@ -187,14 +210,16 @@ final class UILoop: @unchecked Sendable {
         }
     }
 
+    /// Moves what the libraries wrote since the last call into the message log.
+    func drainCaptured() -> Bool {
+        let (text, lost) = screen.takeCaptured()
+        guard !text.isEmpty || lost > 0 else { return false }
+        for (level, line) in captured.take(text) { panes[0].say(level, line) }
+        if lost > 0 { panes[0].say("warn", "output of a library: \(lost) bytes lost (written faster than the dashboard reads)") }
+        return true
+    }
+
     func run() -> Int32 {
-        Screen.installHandlers()
-        let screen = Screen()
-        do { try screen.start() } catch {
-            FileHandle.standardError.write(Data("hlstui: \(error.description)\n".utf8))
-            return 2
-        }
-        defer { screen.stop() }
         var st = DashboardScreenState(panes: panes.count)
         let noColor = ProcessInfo.processInfo.environment["NO_COLOR"] != nil || screen.colorCount == 0
         func applyTheme() {
@@ -210,7 +235,8 @@ final class UILoop: @unchecked Sendable {
         var lastFrame: Canvas?
         var clear = true
         while !st.quit && !Screen.quitRequested {
-            var dirty = false
+            var dirty = drainCaptured()
+            if Screen.takeContinued() { clear = true; dirty = true }
             if let key = screen.readKey(timeoutMs: 30) {
                 dirty = true
                 if key == .resize { clear = true } else if st.prompt != nil {
@@ -219,6 +245,9 @@ final class UILoop: @unchecked Sendable {
                         while st.ui.count < panes.count { st.ui.append(UIState()) }
                         applyTheme()
                     }
+                } else if let cmd = Keymap.command(for: key), cmd == .repaint || cmd == .suspend {
+                    if cmd == .suspend { screen.suspend() }
+                    clear = true
                 } else if let cmd = Keymap.command(for: key) {
                     let s = panes[st.focus].snapshot
                     let before = st.themeIndex

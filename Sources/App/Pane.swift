@@ -9,15 +9,16 @@ import Session
 public struct PlayerOptions: Sendable {
     public enum Video: String, Sendable { case auto, window, none }
     public var video: Video = .auto
-    /// mpv's `ao`; nil lets mpv choose.
+    /// mpv's `ao` as the user asked; nil lets hlstui choose from what the machine has (`AudioOutputChoice`).
     public var audioOutput: String?
+    /// Muted: no audio device is opened at all.
     public var mute = false
     /// Seconds mpv reads ahead (a player-like buffer, so the bar tells the truth; DESIGN §3).
     public var readahead = 10.0
     public init() {}
 
     /// The libmpv options that make FFmpeg 5.1 behave (DESIGN §3), in order.
-    public var mpvOptions: [(String, String)] {
+    public func mpvOptions(audio: AudioOutputChoice) -> [(String, String)] {
         var o: [(String, String)] = [
             ("demuxer", "lavf"), ("rebase-start-time", "no"), ("cache", "yes"),
             ("demuxer-readahead-secs", String(readahead)), ("cache-secs", String(readahead)), ("demuxer-max-bytes", "150MiB"),
@@ -26,10 +27,13 @@ public struct PlayerOptions: Sendable {
         ]
         let display = ProcessInfo.processInfo.environment["DISPLAY"] != nil || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil
         if video == .none || (video == .auto && !display) { o.append(("vo", "null")) }
-        if let ao = audioOutput { o.append(("ao", ao)) }
+        o.append(("ao", audio.ao))
         if mute { o.append(("mute", "yes")) }
         return o
     }
+
+    /// The audio output for this machine.
+    public func chooseAudio() -> AudioOutputChoice { AudioOutputChoice.choose(requested: audioOutput, mute: mute, facts: .read()) }
 }
 
 /// One pane's configuration.
@@ -82,6 +86,7 @@ public final class Pane: @unchecked Sendable {
     let crossed = NIOLockedValueBox<Set<Int>>([])
     let started: ContinuousClock.Instant
     let output: @Sendable (Pane, PaneOutput) -> Void
+    let audio: AudioOutputChoice
     var tasks: [Task<Void, Never>] = []
 
     /// Seconds since the session started (monotonic).
@@ -96,8 +101,9 @@ public final class Pane: @unchecked Sendable {
         self.started = started
         self.output = output
         loader = try LoaderServer.start(options: config.loader)
+        audio = config.player.chooseAudio()
         do {
-            mpv = try MPV(options: config.player.mpvOptions, logLevel: "warn")
+            mpv = try MPV(options: config.player.mpvOptions(audio: audio), logLevel: "warn")
         } catch {
             loader.stop()
             throw error
@@ -109,6 +115,7 @@ public final class Pane: @unchecked Sendable {
         s.insecureTLS = config.loader.upstream.tls.insecure
         state = NIOLockedValueBox(s)
         for (i, name) in ["pause", "paused-for-cache", "eof-reached", "core-idle"].enumerated() { try? mpv.observe(name, .flag, id: UInt64(i + 1)) }
+        if let note = audio.note { say("info", note) }
         consume()
     }
 
@@ -143,7 +150,9 @@ public final class Pane: @unchecked Sendable {
                 switch e {
                 case .playbackRestart:
                     self.loading.withLockedValue { $0 = false }
+                    let first = !self.snapshot.started
                     self.apply(.playbackStarted)
+                    if first, let note = self.audio.fallbackNote(current: self.mpv.get("current-ao", .string).string) { self.say("info", note) }
                 case .endFile(let reason, let error):
                     self.apply(.fileEnded(reason: reason, error: error))
                 case .log(let level, let prefix, let text):
@@ -197,6 +206,12 @@ public final class Pane: @unchecked Sendable {
             for prefix in [config.url + ": ", config.url + " "] where why.hasPrefix(prefix) { why = String(why.dropFirst(prefix.count)) }
             fail("cannot open the stream: \(why)", cause: "origin")
         }
+    }
+
+    /// A line in the message log (and the monitor's `log` events at their level).
+    func say(_ level: String, _ text: String) {
+        apply(.log(level: level, text: text))
+        output(self, .log(level: level, text: text))
     }
 
     func fail(_ message: String, cause: String) {

@@ -3,20 +3,51 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <signal.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 #include <langinfo.h>
+#include <ncursesw/term.h>
 
 static int started = 0;
+static int user_utf8 = 1;
+static SCREEN *screen = NULL;
+static FILE *term_out = NULL;
+
+int hl_user_utf8(void) { return user_utf8; }
+
+/* 0 when stdin and stdout are a terminal that terminfo knows and that can address the cursor; else why not (1 stdin,
+   2 stdout not a terminal, 3 TERM unset, 4 no terminfo entry for TERM, 5 the entry cannot move the cursor). */
+int hl_terminal_check(void) {
+    if (!isatty(0)) return 1;
+    if (!isatty(hl_terminal_fd())) return 2;
+    const char *t = getenv("TERM");
+    if (t == NULL || *t == 0) return 3;
+    int err = 0;
+    if (setupterm(NULL, hl_terminal_fd(), &err) != OK) return 4;
+    const char *cup = tigetstr("cup");
+    int movable = cup != NULL && cup != (char *)-1;
+    del_curterm(cur_term);
+    return movable ? 0 : 5;
+}
 
 int hl_start(void) {
     if (started) return 0;
     /* Wide characters need a UTF-8 locale: the user's, else C.UTF-8 (present on every Debian); mpv needs LC_NUMERIC=C. */
     setlocale(LC_ALL, "");
     const char *cs = nl_langinfo(CODESET);
-    if (cs == NULL || strcmp(cs, "UTF-8") != 0) setlocale(LC_CTYPE, "C.UTF-8");
+    user_utf8 = cs != NULL && strcmp(cs, "UTF-8") == 0;
+    if (!user_utf8) setlocale(LC_CTYPE, "C.UTF-8");
     setlocale(LC_NUMERIC, "C");
-    if (newterm(NULL, stdout, stdin) == NULL) return -1;
+    /* While the output is captured, curses writes to the terminal as fd 1 was before (hl_capture_start). */
+    if (term_out == NULL) {
+        int fd = hl_capture_active() ? dup(hl_terminal_fd()) : 1;
+        term_out = fd == 1 ? stdout : fdopen(fd, "w");
+        if (term_out == NULL) return -1;
+    }
+    if (screen == NULL) screen = newterm(NULL, term_out, stdin);
+    else { set_term(screen); refresh(); }
+    if (screen == NULL) return -1;
     started = 1;
     raw();
     noecho();
@@ -102,6 +133,8 @@ static void on_quit(int sig) { (void)sig; quit_requested = 1; }
 static void on_crash(int sig) {
     /* Restore the terminal first: the user must get a usable shell back even when hlstui crashes. */
     hl_stop();
+    hl_capture_stop();
+    hl_capture_dump_tail();
     const char msg[] = "\nhlstui crashed (signal); the terminal was restored\n";
     ssize_t w = write(2, msg, sizeof msg - 1);
     (void)w;
@@ -109,7 +142,36 @@ static void on_crash(int sig) {
     raise(sig);
 }
 
-static void at_exit_restore(void) { hl_stop(); }
+static void at_exit_restore(void) { hl_stop(); hl_capture_stop(); }
+
+static volatile sig_atomic_t continued = 0;
+static void on_continue(int sig) { (void)sig; continued = 1; }
+int hl_take_continued(void) { int c = continued; continued = 0; return c; }
+
+/* Ctrl-Z in raw mode arrives as a key: give the terminal back, stop the job as the terminal driver would, and take the
+   terminal again when the shell continues it (fg). */
+void hl_suspend(void) {
+    if (!started) return;
+    def_prog_mode();
+    endwin();
+    struct sigaction dfl, old;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGTSTP, &dfl, &old);
+    /* Sent to this thread, unblocked here: it takes the stop itself as raise returns. Sent to the process, another thread
+       could take it after curses' own handler is back, and that handler ignores a stop while curses is ended. */
+    sigset_t tstp, before;
+    sigemptyset(&tstp);
+    sigaddset(&tstp, SIGTSTP);
+    pthread_sigmask(SIG_UNBLOCK, &tstp, &before);
+    raise(SIGTSTP);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    sigaction(SIGTSTP, &old, NULL);
+    reset_prog_mode();
+    clearok(stdscr, TRUE);
+    refresh();
+}
 
 void hl_install_handlers(void) {
     struct sigaction sa;
@@ -119,6 +181,8 @@ void hl_install_handlers(void) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_continue;
+    sigaction(SIGCONT, &sa, NULL);
     sa.sa_handler = on_crash;
     sa.sa_flags = SA_RESETHAND;
     sigaction(SIGSEGV, &sa, NULL);

@@ -21,6 +21,15 @@ public enum MPVValue: Sendable, Equatable {
         }
     }
 
+    /// The value as a string when it is one.
+    public var string: String? {
+        switch self {
+        case .string(let s): return s
+        case .node(.string(let s)): return s
+        default: return nil
+        }
+    }
+
     /// The value as a flag when it is one.
     public var flag: Bool? {
         switch self {

@@ -38,6 +38,10 @@ public enum Command: Sendable, Equatable {
     /// Ask for a URL and open it in a second pane.
     case openPane
     case scrollUp, scrollDown
+    /// Draw every cell again (after something else wrote on the terminal).
+    case repaint
+    /// Stop hlstui as a shell job (`fg` continues it).
+    case suspend
 }
 
 /// One row of the keybinding table.
@@ -74,6 +78,8 @@ public enum Keymap {
         Binding(keys: [.pageUp], command: .scrollUp, help: "scroll the log back"),
         Binding(keys: [.pageDown], command: .scrollDown, help: "scroll the log forward"),
         Binding(keys: [.char("?"), .char("h")], command: .toggleHelp, help: "this help"),
+        Binding(keys: [.control("l")], command: .repaint, help: "redraw the whole screen"),
+        Binding(keys: [.control("z")], command: .suspend, help: "suspend to the shell (fg resumes)"),
         Binding(keys: [.char("q"), .control("c")], command: .session(.quit), help: "quit"),
     ]
 

@@ -1,4 +1,5 @@
 import CNCurses
+import Foundation
 import TUI
 
 /// The only caller of curses: starts and restores the terminal, draws canvases with a theme, reads keys.
@@ -19,18 +20,69 @@ public final class Screen {
     /// Restores the terminal; safe at any time, any number of times.
     public static func restore() { hl_stop() }
 
-    /// Takes over the terminal.
-    public func start() throws(ScreenError) {
-        guard hl_start() == 0 else { throw ScreenError(description: "cannot start curses: is TERM set to a terminal curses knows?") }
-        active = true
-        colors = Int(hl_colors())
+    /// Why this process cannot run the dashboard on its terminal, in one line; nil when it can.
+    public static func unusableTerminal(term: String?) -> String? {
+        let scripts = "for scripts and pipes use `hlstui monitor URL` (JSON Lines)"
+        switch hl_terminal_check() {
+        case 0: return nil
+        case 1: return "standard input is not a terminal: the dashboard needs one; \(scripts)"
+        case 2: return "standard output is not a terminal: the dashboard needs one; \(scripts)"
+        case 3: return "TERM is not set: the dashboard needs to know the terminal; \(scripts)"
+        case 4: return "TERM=\(term ?? "") has no terminfo entry on this machine (try TERM=xterm-256color); \(scripts)"
+        default: return "TERM=\(term ?? "") cannot move the cursor, the dashboard cannot draw on it; \(scripts)"
+        }
     }
 
-    /// Gives the terminal back.
-    public func stop() {
+    /// Takes over the terminal: from here on the process's stdout and stderr (where C libraries write directly) are captured,
+    /// read with `takeCaptured()`, and only curses writes to the terminal; `stop()` gives everything back.
+    public func start() throws(ScreenError) {
+        if hl_capture_start() != 0 { throw ScreenError(description: "cannot capture the output of the player's libraries (no pipe)") }
+        guard hl_start() == 0 else {
+            hl_capture_stop()
+            throw ScreenError(description: "cannot start curses: is TERM set to a terminal curses knows?")
+        }
+        active = true
+        colors = Int(hl_colors())
+        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        asciiOnly = hl_user_utf8() == 0 || Glyphs.lacksLineDrawing(term: term)
+    }
+
+    /// Ends curses only: the shell's screen is back while stdout and stderr stay captured (players still closing).
+    public func endDrawing() {
         hl_stop()
         active = false
     }
+
+    /// Gives the terminal back (curses, then stdout and stderr).
+    public func stop() {
+        hl_stop()
+        hl_capture_stop()
+        active = false
+    }
+
+    /// Whether the locale or the terminal cannot show the dashboard's glyphs: then every draw uses ASCII (`--ascii` forces it).
+    public var asciiOnly = false
+
+    /// What the process's libraries wrote to stdout and stderr since the last call, and how many bytes were lost to a flood.
+    public func takeCaptured() -> (text: String, lost: Int) {
+        var out = [UInt8]()
+        var lost = 0
+        var buf = [CChar](repeating: 0, count: 16384)
+        while true {
+            var l = 0
+            let n = hl_capture_take(&buf, buf.count, &l)
+            lost += l
+            if n == 0 { break }
+            out.append(contentsOf: buf[0..<n].map { UInt8(bitPattern: $0) })
+        }
+        return (String(decoding: out, as: UTF8.self), lost)
+    }
+
+    /// Ctrl-Z: stops the job like the terminal driver would; returns after `fg`.
+    public func suspend() { hl_suspend() }
+
+    /// True once after the process was continued (SIGCONT): the screen needs a full repaint.
+    public static func takeContinued() -> Bool { hl_take_continued() != 0 }
 
     /// The terminal size in cells.
     public var size: (width: Int, height: Int) { (Int(hl_cols()), Int(hl_rows())) }
@@ -66,7 +118,8 @@ public final class Screen {
                 if s.underline { attrs |= 4 }
                 if s.dim { attrs |= 8 }
                 // The bottom-right cell cannot be written without scrolling on some terminals: leave it.
-                let text = (y == c.height - 1 && run.x + displayWidth(run.text) >= c.width) ? String(run.text.dropLast()) : run.text
+                let shown = asciiOnly ? Glyphs.ascii(run.text) : run.text
+                let text = (y == c.height - 1 && run.x + displayWidth(shown) >= c.width) ? String(shown.dropLast()) : shown
                 hl_put_attrs(Int32(y), Int32(run.x), text, attrs, pairs[run.role] ?? 0)
             }
         }

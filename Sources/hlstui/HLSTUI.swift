@@ -164,6 +164,7 @@ struct DemoCommand: AsyncParsableCommand {
             let panes = try urls.map { try player.paneConfig(url: $0, loader: LoaderOptions()) }
             var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
             request.sync = !player.noSync
+            request.ascii = player.ascii
             let status = await DashboardRunner.run(request)
             if status != 0 { throw ExitCode(status) }
             return
@@ -306,10 +307,10 @@ struct PlayerFlagGroup: ParsableArguments {
     @Option(help: "Video output: auto (a window when a display exists), window, none.")
     var video: PlayerOptions.Video = .auto
 
-    @Option(name: .customLong("ao"), help: "mpv audio output (default: mpv's choice; monitor: null).")
+    @Option(name: .customLong("ao"), help: "mpv audio output (default: the machine's sound server or card, else null, said once; monitor: null).")
     var audioOutput: String?
 
-    @Flag(help: "Start muted.")
+    @Flag(help: "No sound: no audio device is opened.")
     var mute = false
 
     @Option(help: "Seconds the player buffers ahead.")
@@ -332,6 +333,9 @@ struct PlayerFlagGroup: ParsableArguments {
 
     @Flag(name: .customLong("no-sync"), help: "With two URLs: do not align them on EXT-X-PROGRAM-DATE-TIME.")
     var noSync = false
+
+    @Flag(help: "Draw with ASCII only (chosen by itself when the locale is not UTF-8 or TERM is linux, vt100, …).")
+    var ascii = false
 
     @Option(help: "Theme name (see `hlstui keys --themes`) or a .theme file.")
     var theme: String?
@@ -388,6 +392,7 @@ struct PlayCommand: AsyncParsableCommand {
         let panes = try urls.map { try player.paneConfig(url: $0, loader: loader) }
         var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
         request.sync = !player.noSync
+        request.ascii = player.ascii
         let status = await DashboardRunner.run(request)
         if status != 0 { throw ExitCode(status) }
     }

@@ -2,6 +2,7 @@
 #define HLSTUI_CNCURSES_H
 /* Wraps the ncursesw macros and globals Swift cannot import (getmaxyx, ACS_*, A_*, stdscr, LINES, COLS). */
 #include <wchar.h>
+#include <stddef.h>
 #include <locale.h>
 
 /* Starts curses on the terminal: locale, raw keys, no echo, keypad, hidden cursor; returns 0 on success. */
@@ -49,4 +50,22 @@ int hl_key_f(int n);
 const char *hl_curses_version(void);
 /* Makes stdout line-buffered, so logs reach a pipe line by line. */
 void hl_stdout_line_buffered(void);
+/* Output capture (capture.c): fds 1 and 2 into a pipe drained by a reader thread; curses keeps the terminal. */
+int hl_capture_start(void);
+void hl_capture_stop(void);
+int hl_capture_active(void);
+/* The terminal's fd while capturing (else 1). */
+int hl_terminal_fd(void);
+/* Copies up to cap captured bytes not yet taken into buf; *lost gets the bytes dropped because nobody took them in time. */
+size_t hl_capture_take(char *buf, size_t cap, size_t *lost);
+/* Writes the last captured bytes to the restored stderr (the crash handler's). */
+void hl_capture_dump_tail(void);
+/* Whether the terminal can run the dashboard: 0, or a reason code (see shim.c). */
+int hl_terminal_check(void);
+/* 1 when the user's locale (before hlstui's own choice) is UTF-8; valid after hl_start. */
+int hl_user_utf8(void);
+/* Ctrl-Z: stop the job and take the terminal back on fg. */
+void hl_suspend(void);
+/* 1 once after SIGCONT arrived (the screen needs a full repaint). */
+int hl_take_continued(void);
 #endif
