@@ -41,7 +41,7 @@ public struct AudioOutputChoice: Sendable, Equatable {
         if let r = requested { return AudioOutputChoice(ao: r, note: nil, probes: false) }
         if mute { return AudioOutputChoice(ao: "null", note: "audio: muted (--mute): no audio device opened", probes: false) }
         guard facts.soundCards || facts.soundServer else {
-            return AudioOutputChoice(ao: "null", note: "audio: no output device (no sound card in /dev/snd, no PulseAudio or PipeWire server) — playing without sound", probes: false)
+            return AudioOutputChoice(ao: "null", note: "audio: no output device (no sound card, no PulseAudio or PipeWire): silent", probes: false)
         }
         return AudioOutputChoice(ao: probeOrder + ",null", note: nil, probes: true)
     }
@@ -49,6 +49,6 @@ public struct AudioOutputChoice: Sendable, Equatable {
     /// What to say once playback started on `current` (mpv's `current-ao`), when the devices were tried and none answered.
     public func fallbackNote(current: String?) -> String? {
         guard probes, current == "null" else { return nil }
-        return "audio: no output device answered (\(AudioOutputChoice.probeOrder.replacingOccurrences(of: ",", with: ", "))) — playing without sound"
+        return "audio: no output device answered (\(AudioOutputChoice.probeOrder.replacingOccurrences(of: ",", with: ", "))): silent"
     }
 }

@@ -31,7 +31,8 @@ public enum PlaylistSource {
             guard let d = FileManager.default.contents(atPath: path) else { throw SourceError("\(path): cannot be read (permission denied?)") }
             data = d
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        // Decoded as it is: Foundation's UTF-8 decoding drops a leading BOM, which the parser must see (RFC 8216bis §4.1).
+        guard let text = String(validating: data, as: UTF8.self) else {
             throw SourceError("\(pathOrURL): not UTF-8 text; RFC 8216bis §4.1 requires playlists to be UTF-8")
         }
         return text

@@ -118,7 +118,7 @@ size_t hl_capture_take(char *buf, size_t cap, size_t *lost) {
 
 /* From the crash handler, after the terminal is back: what was captured last (the runtime's own message among it). */
 void hl_capture_dump_tail(void) {
-    if (saved_err < 0 || tail_len == 0) return;
+    if (saved_err < 0) return;
     /* Whatever the reader has not taken yet comes first in the pipe: read it without blocking. */
     if (pipe_read >= 0) {
         int fl = fcntl(pipe_read, F_GETFL);
@@ -127,6 +127,7 @@ void hl_capture_dump_tail(void) {
         ssize_t n;
         while ((n = read(pipe_read, b, sizeof b)) > 0) remember_tail(b, (size_t)n);
     }
+    if (tail_len == 0) return;
     const char head[] = "hlstui: the last output captured while the dashboard ran:\n";
     ssize_t w = write(2, head, sizeof head - 1);
     w = write(2, tail, tail_len);

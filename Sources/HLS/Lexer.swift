@@ -62,21 +62,22 @@ public struct Line: Sendable, Equatable {
 /// Splits playlist text into numbered lines, RFC 8216bis §4.1: LF or CRLF terminated, UTF-8, no BOM.
 public enum Lexer {
     /// The lines of `text` and the diagnostics about encoding (BOM, control characters).
-    public static func lines(_ text: String) -> (lines: [Line], diagnostics: [Diagnostic]) {
+    public static func lines(_ text: String, strict: Bool = true) -> (lines: [Line], diagnostics: [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
         var lines: [Line] = []
-        scan(LineStorage(Array(text.utf8)), diagnostics: &diagnostics) { lines.append($0); return true }
+        scan(LineStorage(Array(text.utf8)), strict: strict, diagnostics: &diagnostics) { lines.append($0); return true }
         return (lines, diagnostics)
     }
 
-    /// Calls `body` with each line in order until it returns false; encoding problems go to `diagnostics`.
-    static func scan(_ storage: LineStorage, diagnostics: inout [Diagnostic], _ body: (Line) -> Bool) {
+    /// Calls `body` with each line in order until it returns false; encoding problems go to `diagnostics`. A BOM is an error
+    /// when `strict` (§4.1: clients SHOULD fail to parse such a playlist), a warning otherwise (the rest is read as usual).
+    static func scan(_ storage: LineStorage, strict: Bool = true, diagnostics: inout [Diagnostic], _ body: (Line) -> Bool) {
         storage.bytes.withUnsafeBufferPointer { buf in
             let n = buf.count
             var i = 0
             if n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF {
-                diagnostics.append(Diagnostic(.error, line: 1, column: 1, rule: bis("4.1"),
-                                              "playlist starts with a byte order mark; Playlist files MUST NOT contain a BOM"))
+                diagnostics.append(Diagnostic(strict ? .error : .warning, line: 1, column: 1, rule: bis("4.1"),
+                                              "playlist starts with a byte order mark (EF BB BF); Playlist files MUST NOT contain a BOM and clients SHOULD fail to parse them" + (strict ? "" : " (read anyway; --strict rejects it)")))
                 i = 3
             }
             var number = 0

@@ -120,7 +120,7 @@ struct ParserState {
         }
         // Second pass: everything.
         var lexDiagnostics: [Diagnostic] = []
-        Lexer.scan(storage, diagnostics: &lexDiagnostics) { l in
+        Lexer.scan(storage, strict: options.strict, diagnostics: &lexDiagnostics) { l in
             if l.hadLeadingSpace {
                 report(.warning, l.number, "4.1", "line starts with white space; it was ignored")
             }

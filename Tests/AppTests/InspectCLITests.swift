@@ -108,7 +108,7 @@ struct InspectCLITests {
 
 @Suite("hlstui inspect over HTTPS uses the Loader's client and TLS options")
 struct InspectTLSTests {
-    nonisolated(unsafe) static let origin: OriginServer = {
+    static let origin: OriginServer = {
         let media = try! MediaLibrary.load(cache: CLI.packageRoot.appendingPathComponent(".build/test-media"))
         return try! OriginServer.start(router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: true)
     }()
@@ -123,5 +123,24 @@ struct InspectTLSTests {
         #expect(pinned.status == 0 && pinned.stdout.contains("variants (4)"), "\(pinned.stderr)")
         let wrongPin = try await offPool { try CLI.run(["inspect", url, "--pin-sha256", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]) }
         #expect(wrongPin.status == 2 && wrongPin.stderr.contains("TLS pin mismatch"), "\(wrongPin.stderr)")
+    }
+
+    @Test("a playlist with a UTF-8 BOM: a warning naming RFC 8216bis §4.1 when lenient (exit 0), an error with --strict (exit 1), file and URL alike")
+    func byteOrderMark() async throws {
+        let dir = try CLI.directory([:])
+        let path = dir.appendingPathComponent("bom.m3u8").path
+        try Data([0xEF, 0xBB, 0xBF] + Array(goodMedia.utf8)).write(to: URL(fileURLWithPath: path))
+        let lenient = try CLI.run(["inspect", path])
+        #expect(lenient.status == 0, "\(lenient.stdout)")
+        #expect(lenient.stdout.contains("line 1:1: warning: playlist starts with a byte order mark") && lenient.stdout.contains("RFC 8216bis §4.1"), "\(lenient.stdout)")
+        #expect(lenient.stdout.contains("segments: 2"), "the rest is read: \(lenient.stdout)")
+        let strict = try CLI.run(["inspect", "--strict", path])
+        #expect(strict.status == 1, "\(strict.stdout)")
+        #expect((strict.stdout + strict.stderr).contains("error: playlist starts with a byte order mark"), "\(strict.stdout)\(strict.stderr)")
+        let server = try FixtureServer(serving: dir)
+        defer { server.stop() }
+        let url = "\(server.base)/bom.m3u8"
+        let overHTTP = try await offPool { try CLI.run(["inspect", url]) }
+        #expect(overHTTP.stdout.contains("warning: playlist starts with a byte order mark"), "\(overHTTP.stdout)\(overHTTP.stderr)")
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// One in-process origin for the App tests: real ffmpeg media (cached under .build), real HTTP on 127.0.0.1.
 enum AppOrigin {
-    nonisolated(unsafe) static let server: OriginServer = {
+    static let server: OriginServer = {
         let media = try! MediaLibrary.load(cache: CLI.packageRoot.appendingPathComponent(".build/test-media"))
         return try! OriginServer.start(router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
     }()
@@ -70,6 +70,18 @@ final class Tmux {
               "timeout --foreground -s KILL 120 env \(env) \(command); echo EXIT=$?; sleep 120"])
         serverPID = Int32(tmux(["display", "-p", "-t", "t", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
+
+    /// Starts an interactive bash (job control, as a user's shell) and types `command` into it.
+    func startInShell(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) {
+        let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        tmux(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height), "env \(env) bash --norc --noprofile -i"])
+        serverPID = Int32(tmux(["display", "-p", "-t", "t", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        tmux(["send-keys", "-t", "t", "-l", command])
+        tmux(["send-keys", "-t", "t", "Enter"])
+    }
+
+    /// The pane's terminal device, where another program could write behind hlstui's back.
+    var paneTTY: String { tmux(["display", "-p", "-t", "t", "#{pane_tty}"]).trimmingCharacters(in: .whitespacesAndNewlines) }
 
     var serverPID: Int32 = 0
 

@@ -15,10 +15,15 @@ struct LexerTests {
         }
     }
 
-    @Test("a BOM is an error on line 1, and the rest still parses")
-    func byteOrderMark() {
-        let r = parse("\u{FEFF}" + mediaText("#EXTINF:4,\na.ts"))
-        #expect(r.has(.error, "byte order mark", line: 1))
+    @Test("a BOM is a warning on line 1 when lenient, the rest still parses; strict parsing fails on it")
+    func byteOrderMark() throws {
+        let text = "\u{FEFF}" + mediaText("#EXTINF:4,\na.ts")
+        let r = PlaylistParser.parseLenient(text)
+        #expect(r.has(.warning, "byte order mark", line: 1))
+        #expect(!r.has(.error, "byte order mark", line: 1))
+        #expect(throws: PlaylistError.self) { try PlaylistParser.parse(text, options: ParseOptions(strict: true)) }
+        let e = try? PlaylistParser.parse(text, options: ParseOptions(strict: true))
+        #expect(e == nil)
         #expect(r.mediaPlaylist.segments.count == 1)
         #expect(!r.has(.error, "first line is not #EXTM3U"))
     }
