@@ -32,7 +32,12 @@ public enum Dashboard {
     static func title(_ name: String, into c: inout Canvas, y: inout Int, right: String = "") {
         c.fill(Rect(x: 0, y: y, width: c.width, height: 1), .border, char: "─")
         c.put(1, y, " \(name) ", .title)
-        if !right.isEmpty { c.put(max(0, c.width - displayWidth(right) - 3), y, " \(right) ", .dim) }
+        // The title always stands; the note on the right is cut to the room left beside it.
+        let room = c.width - displayWidth(name) - 7
+        if !right.isEmpty && room > 3 {
+            let note = fit(right, room)
+            c.put(c.width - displayWidth(note) - 3, y, " \(note) ", .dim)
+        }
         y += 1
     }
 
