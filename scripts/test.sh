@@ -1,11 +1,36 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the whole test suite (unit, corpus, round trip, CLI over real HTTP, short fuzz run).
+# Sets up, builds and runs the whole test suite (unit, corpus, round trip, CLI over real HTTP, real libmpv and tmux, short
+# fuzz run), then the player end-to-end suites once more with two busy processes beside them, where timing races show.
+# HLSTUI_TEST_LOAD=N runs the whole suite itself with N busy processes beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build --build-tests
-swift test --skip-build 2>&1 | tee .build/test-output.txt
+
+# Runs "$@" with $1 busy processes (a CPU-bound shell loop each) beside it; they end with it.
+with_load() {
+  local n=$1 pids=() rc=0
+  shift
+  for ((i = 0; i < n; i++)); do (while :; do :; done) & pids+=($!); done
+  "$@" || rc=$?
+  if [ ${#pids[@]} -gt 0 ]; then kill "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true; fi
+  return $rc
+}
+
+status=0
+with_load "${HLSTUI_TEST_LOAD:-0}" swift test --skip-build > .build/test-output.txt 2>&1 || status=$?
+cat .build/test-output.txt
+[ $status -eq 0 ] || { echo "hlstui tests: the suite failed (exit $status)" >&2; exit $status; }
+
+# The player end-to-end suites again, under load (races the idle machine hides).
+if [ "${HLSTUI_TEST_LOAD:-0}" = "0" ]; then
+  echo "hlstui tests: player end-to-end suites with 2 busy processes beside them"
+  with_load 2 swift test --skip-build --filter 'VariantControlTests|MonitorCLITests|SyncE2ETests' > .build/test-load-output.txt 2>&1 || status=$?
+  grep -E '^(✔|✘) (Suite|Test run)|recorded an issue' .build/test-load-output.txt || true
+  [ $status -eq 0 ] || { cat .build/test-load-output.txt; echo "hlstui tests: the player suites failed under load (exit $status)" >&2; exit $status; }
+fi
+
 bash scripts/fuzz.sh 30
-# One plain closing line for CI: the Swift Testing totals (XCTest reports its own 0 separately).
+# One plain closing line for CI: the Swift Testing totals of the whole suite (XCTest reports its own 0 separately).
 total=$(grep -Eo 'Test run with [0-9]+ tests' .build/test-output.txt | tail -1 | grep -Eo '[0-9]+' || echo 0)
 echo "${total} passed, 0 failed"

@@ -160,12 +160,9 @@ extension Pane {
         refreshLiveWindow()
         guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return }
         let end = atEnd()
-        let (p, seg, gap) = state.withLockedValue { s -> (StreamPoint?, Double?, GapCrossing?) in
-            guard let p = s.locate(t).map({ end ? s.withinFetched($0) : $0 }) else { return (nil, nil, nil) }
-            let m = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
-            return (p, m.flatMap { $0.segments[safe: p.msn - $0.mediaSequence]?.duration }, s.gapToCross(at: p))
-        }
-        guard let p else { return }
+        // A poll can come late (a loaded machine): the playhead may then be past the boundary already, and every decision below
+        // holds for any point at or after it, not only within a poll's reach of it.
+        guard let (p, seg, gap) = state.withLockedValue({ $0.watchPoint(at: t) }) else { return }
         if let r = pending.withLockedValue({ $0 }), let d = seg, d - p.offset <= 0.035 {
             pending.withLockedValue { $0 = nil }
             load(rung: r.rung, startMSN: p.msn + 1)

@@ -61,7 +61,7 @@ extension SessionState {
             guard isUnfillableGap(msn) else { return nil }
             return m.segments[safe: msn - m.mediaSequence]
         }
-        guard let here = m.segments[safe: p.msn - m.mediaSequence] else { return nil }
+        guard let here = segment(p.msn) else { return nil }
         let inside = unfillableGap(p.msn) != nil
         var msn = inside ? p.msn : p.msn + 1
         var first: Int?
@@ -75,11 +75,25 @@ extension SessionState {
         return GapCrossing(first: f, after: msn, duration: duration, startsIn: inside ? 0 : max(0, here.duration - p.offset))
     }
 
-    /// At the end of what the player was given, `p` as a point in the last segment it fetched: the clock counts the last frame
-    /// into the next segment when the window (read by hlstui, not the player) already lists it, but the player never had it.
+    /// Segment `msn` as a playlist that holds it lists it: the playlist of the rung that served it, then the rung loaded, then
+    /// any rung's. After a switch decided at a boundary the rung loaded is already the new one while the player still plays the
+    /// old rung's segments, and the new rung's window, read later, may have moved past the segment under the playhead.
+    public func segment(_ msn: Int) -> Segment? {
+        var order: [Int] = []
+        if let r = segmentRung[msn] { order.append(r) }
+        if let r = loadedRung { order.append(r) }
+        for m in [order.compactMap { media[$0] }, Array(media.values)].joined() {
+            if let s = m.segments[safe: msn - m.mediaSequence] { return s }
+        }
+        return nil
+    }
+
+    /// Where the player is, relative to the segments it was given: the clock counts the last frame into the next segment when
+    /// the window (read by hlstui, not the player) already lists it, but the player never had it — it cannot be inside a segment
+    /// it never fetched, so the point is taken in the last segment it fetched.
     public func withinFetched(_ p: StreamPoint) -> StreamPoint {
-        guard clock.firstPTS[p.msn] == nil, clock.firstPTS[p.msn - 1] != nil,
-              let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let prev = m.segments[safe: p.msn - 1 - m.mediaSequence] else { return p }
+        // Past its end by a frame or two at most: the player stops where its media ends.
+        guard clock.firstPTS[p.msn] == nil, clock.firstPTS[p.msn - 1] != nil, p.offset < 0.5, let prev = segment(p.msn - 1) else { return p }
         return StreamPoint(msn: p.msn - 1, offset: prev.duration + p.offset)
     }
 
@@ -87,8 +101,15 @@ extension SessionState {
     /// resets, measured: the session reloads there instead), else nil.
     public func fmp4DiscontinuityAfter(_ p: StreamPoint) -> Int? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, !SwitchPlanner.isTS(m),
-              let next = m.segments[safe: p.msn + 1 - m.mediaSequence], next.discontinuity else { return nil }
-        return next.mediaSequence
+              let next = segment(p.msn + 1), next.discontinuity else { return nil }
+        return p.msn + 1
+    }
+
+    /// What the switch watcher needs at raw media time `t`: the playhead among the segments the player was given, the duration of
+    /// the segment it is in, and the GAP run to cross, if any; pure.
+    public func watchPoint(at t: Double) -> (point: StreamPoint, segmentDuration: Double?, gap: GapCrossing?)? {
+        guard let p = locate(t).map(withinFetched) else { return nil }
+        return (p, segment(p.msn)?.duration, gapToCross(at: p))
     }
 
     /// The raw media time (`time-pos` scale) at which segment `msn` starts: its measured first PTS, else counted from a measured one.

@@ -106,6 +106,25 @@ struct SwitchingTests {
         #expect(s.apply(.sample(p), at: 3).contains(.ended))
     }
 
+    @Test("a boundary reload decided on live finds its boundary even when the new rung's window has moved past the playhead's segment")
+    func boundaryAfterWindowMoved() throws {
+        // Rung 0 plays segments 0–3 (first PTS 10…16); a switch to rung 2 is decided for the next boundary, and rung 2's
+        // playlist, read a moment later on a loaded machine, already starts at msn 4.
+        var s = Fixture.session(live: true)
+        s.apply(.switched(VariantSwitch(t: 1, from: 0, to: 2, reason: "manual", mechanism: "reload@boundary", atMSN: 4)), at: 1)
+        let moved = try #require(Fixture.playlist(Fixture.media(live: true, sequence: 4)).media)
+        s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v720/index.m3u8", rung: 2, rendition: nil, playlist: moved, received: 1.1))), at: 1.1)
+        #expect(s.loadedRung == 2 && s.media[2]?.mediaSequence == 4)
+        // The player stopped a frame past the end of segment 3, the last it was given; the poll came late.
+        let w = try #require(s.watchPoint(at: 18.033))
+        #expect(w.point.msn == 3 && abs(w.point.offset - 2.033) < 1e-9, "the point stays in the last fetched segment: \(w.point)")
+        #expect(w.segmentDuration == 2.0, "its duration comes from the playlist that lists it (rung 0's), so the boundary is seen")
+        #expect(try #require(w.segmentDuration) - w.point.offset <= 0.035, "at or past the boundary: the reload fires")
+        // Mid-segment, nothing is due yet.
+        let mid = try #require(s.watchPoint(at: 15.0))
+        #expect(mid.point == StreamPoint(msn: 2, offset: 1.0) && mid.segmentDuration == 2.0)
+    }
+
     @Test("at the end of what the player was given, the playhead stays in the last segment it fetched, not the next one the window lists")
     func withinFetched() {
         let s = Fixture.session()   // segments 0–3 fetched (first PTS 10, 12, 14, 16); the window lists 0–9
