@@ -107,8 +107,14 @@ public enum MonitorRunner {
                     case .switched(let s):
                         emit(pane, "variant", [("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason)),
                                                ("mechanism", .string(s.mechanism)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail))])
-                    case .fact(.stallStarted(let t)): emit(pane, "stall", [("pane", .int(i)), ("start", .double(t)), ("end", .null)])
-                    case .fact(.stallEnded(let s)): emit(pane, "stall", [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end))])
+                    case .fact(.stallStarted(let t)):
+                        emit(pane, "stall", [("pane", .int(i)), ("start", .double(t)), ("end", .null), ("cause", .string(pane.snapshot.currentStall?.cause))])
+                    case .fact(.stallEnded(let s)):
+                        emit(pane, "stall", [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end)), ("cause", .string(s.cause))])
+                    case .loader(.failover(let msn, let failed, let by, let cause)):
+                        emit(pane, "failover", [("pane", .int(i)), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)), ("cause", .string(cause))])
+                    case .loader(.recovered(let rung, let down, let cause)):
+                        emit(pane, "recovered", [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))])
                     case .fact(.gap(let rung, let msn, let pdt, let duration, let action)):
                         emit(pane, "gap", [("pane", .int(i)), ("rung", .int(rung)), ("msn", .int(msn)), ("pdt", .string(pdt?.iso8601Milliseconds)),
                                            ("duration", .double(duration)), ("action", .string(action))])

@@ -155,9 +155,35 @@ extension Pane {
         }
     }
 
+    /// Live: a player that stopped at the end of what it had because its origin failed (FFmpeg gives up reloading the playlist
+    /// and never tries again) is reloaded as soon as the origin answers — at the playhead's moment, or the live edge if that
+    /// moment left the window. Tried once a second while the stall lasts.
+    func recoverIfStopped() {
+        let s = snapshot
+        guard s.started, !s.ended, s.error == nil, let stall = s.currentStall, s.eofSince != nil, s.playingMedia?.isLive == true,
+              let rung = s.loadedRung, let f = fetched.withLockedValue({ $0 }) else { return }
+        let now = self.t
+        let due = recovery.withLockedValue { last -> Bool in
+            guard now - (last ?? -10) >= 1 else { return false }
+            last = now
+            return true
+        }
+        guard due, now - stall.start >= 1 else { return }
+        Task { [weak self] in
+            guard let self, let m = await self.loader.refresh(f, rung: rung) else { return }
+            let (msn, how) = self.state.withLockedValue { $0.resumePoint(in: m) }
+            guard self.snapshot.currentStall != nil, !self.loading.withLockedValue({ $0 }) else { return }
+            self.apply(.liveEdge(rung: rung, playlist: m))
+            self.load(rung: rung, startMSN: msn)
+            try? self.mpv.set("pause", "no")
+            self.say("info", "the origin answers again after \(fixed(self.t - stall.start, 1)) s stalled (\(stall.cause ?? "no cause seen")): reloaded \(how)")
+        }
+    }
+
     /// One watcher step: a pending boundary reload, an fMP4 discontinuity or an unfillable GAP run at the playhead.
     func watch() {
         refreshLiveWindow()
+        recoverIfStopped()
         guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return }
         let end = atEnd()
         // A poll can come late (a loaded machine): the playhead may then be past the boundary already, and every decision below

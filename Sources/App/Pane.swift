@@ -82,6 +82,8 @@ public final class Pane: @unchecked Sendable {
     let logFilter = NIOLockedValueBox(MPVLogFilter())
     /// True from a `loadfile` until mpv restarts playback: `time-pos` then reads 0 and is not a position.
     let loading = NIOLockedValueBox(false)
+    /// Session time of the last attempt to reload a player its origin stopped.
+    let recovery = NIOLockedValueBox<Double?>(nil)
     /// The GAP runs already crossed (by first MSN), so each is crossed once.
     let crossed = NIOLockedValueBox<Set<Int>>([])
     let started: ContinuousClock.Instant
@@ -137,6 +139,10 @@ public final class Pane: @unchecked Sendable {
                 self.apply(.loader(e))
                 self.output(self, .loader(e))
                 if case .playlist(let p) = e, let r = p.rung { self.playlistSeen.withLockedValue { $0[r] = self.t } }
+                if case .failover(let msn, let failed, let by?, let cause) = e {
+                    // The rung on screen changes for this segment: a switch with its own reason.
+                    self.output(self, .switched(VariantSwitch(t: self.t, from: failed, to: by, reason: "failover", mechanism: "splice", atMSN: msn, detail: cause)))
+                }
                 if case .gapFilled(let msn, let gapRung, let by) = e {
                     // The rung on screen changes for this segment: a switch with its own reason (WWDC17 GAP failover).
                     self.output(self, .switched(VariantSwitch(t: self.t, from: gapRung, to: by, reason: "gap", mechanism: "splice", atMSN: msn)))

@@ -54,6 +54,10 @@ public enum ProxyRunner {
             return String(format: "%@%8.3f segment %d of rung %@ started", flag, at, msn, rung.map(String.init) ?? "-")
         case .gapFilled(let msn, let gapRung, let by):
             return "\(flag)GAP msn \(msn) of rung \(gapRung) served from rung \(by)"
+        case .failover(let msn, let failed, let by, let cause):
+            return "\(flag)msn \(msn) of rung \(failed) failed (\(cause)): " + (by.map { "served from rung \($0)" } ?? "no other rung has it")
+        case .recovered(let rung, let down, let cause):
+            return "\(flag)rung \(rung) answers again after \(String(format: "%.1f", down)) s (it failed with \(cause))"
         case .playlist(let p):
             return String(format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence, p.playlist.segments.count,
                           p.playlist.endList ? " endlist" : "")

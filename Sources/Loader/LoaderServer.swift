@@ -100,6 +100,8 @@ public final class LoaderServer: Sendable {
         var rungURLs: [Int: String] = [:]
         /// Each rung's media playlist as last read.
         var rungMedia: [Int: RungMedia] = [:]
+        /// Rungs that failed and when each may be tried again.
+        var health = SourceHealth()
     }
 
     /// The base every player URL starts with, token included.
@@ -461,6 +463,13 @@ public final class LoaderServer: Sendable {
         }
     }
 
+    /// How fetching one source of a segment ended: answered to the player (well or not), or failed before a byte went out —
+    /// then the caller may try another source, or answers the failure itself.
+    enum Outcome: Sendable {
+        case answered
+        case failed(cause: String, status: Int)
+    }
+
     func segment(_ requested: Resource, range: String?, writer: ResponseWriter) async {
         let t0 = now
         var resolved = requested
@@ -477,10 +486,61 @@ public final class LoaderServer: Sendable {
                                        status: 404, local: true, prefetch: false, retries: 0, error: "GAP", firstPTS: nil)))
             return
         }
+        // A spliced segment whose rung fails is served from another allowed rung with media at that MSN (the GAP failover's
+        // candidates); a rung that failed waits out a backoff before it is asked first again (SourceHealth).
+        var sources = [res]
+        var alternatesRead = false
+        if requested.slot, let r = res.rung, table.withLockedValue({ $0.health.isDown(r, at: now) }), let msn = res.msn {
+            sources += await slotAlternates(msn, besides: r)
+            alternatesRead = true
+            let order = table.withLockedValue { t in t.health.order(sources.compactMap(\.rung), at: now) }
+            sources.sort { (order.firstIndex(of: $0.rung ?? -1) ?? 0) < (order.firstIndex(of: $1.rung ?? -1) ?? 0) }
+        }
+        var i = 0
+        while i < sources.count {
+            let src = sources[i]
+            // With another source to go to, a failure moves on at once instead of being retried here.
+            let more = requested.slot && (!alternatesRead || i + 1 < sources.count)
+            let outcome = await fetchSegment(src, range: range, writer: writer, t0: t0, retries: more ? 0 : nil)
+            switch outcome {
+            case .answered:
+                if let r = src.rung, let back = table.withLockedValue({ $0.health.answered(r, at: now) }) {
+                    emit(.recovered(rung: r, downSeconds: back.down, cause: back.cause))
+                }
+                return
+            case .failed(let cause, let status):
+                if let r = src.rung { table.withLockedValue { t in _ = t.health.failed(r, cause: cause, at: now) } }
+                if requested.slot && !alternatesRead, let msn = src.msn {
+                    sources += await slotAlternates(msn, besides: src.rung)
+                    alternatesRead = true
+                }
+                let next = i + 1 < sources.count ? sources[i + 1] : nil
+                if let msn = src.msn, let r = src.rung, sources.count > 1 { emit(.failover(msn: msn, failedRung: r, by: next?.rung, cause: cause)) }
+                guard next != nil else {
+                    writer.text(status, "hlstui loader: \(cause)")
+                    return
+                }
+            }
+            i += 1
+        }
+    }
+
+    /// The other allowed rungs that have media (no GAP) at spliced segment `msn`, best first.
+    func slotAlternates(_ msn: Int, besides rung: Int?) async -> [Resource] {
+        guard let route = table.withLockedValue({ $0.route }) else { return [] }
+        var out: [Resource] = []
+        for r in [route.rung] + fillRungs where r != rung {
+            guard let rm = await rungMedia(r, containing: msn), let s = rm.segment(msn), !s.gap else { continue }
+            out.append(segmentResource(s, base: rm.url, rung: r, playlist: "slot"))
+        }
+        return out
+    }
+
+    /// Fetches one source of a segment and streams it to the player; a failure before the first byte is returned, not answered.
+    func fetchSegment(_ res: Resource, range: String?, writer: ResponseWriter, t0: Double, retries: Int?) async -> Outcome {
         if res.kind == .segment, let msn = res.msn { emit(.segmentStarted(rung: res.rung, msn: msn, at: t0)) }
         if let key = res.key, let iv = res.iv, let uri = key.uri {
-            await decrypted(res, key: key, uri: uri, iv: iv, writer: writer, t0: t0)
-            return
+            return await decrypted(res, key: key, uri: uri, iv: iv, writer: writer, t0: t0, retries: retries)
         }
         // A sub-range (EXT-X-BYTERANGE) is asked for by Range and answered to the player as a resource of its own.
         var upstreamRange = range
@@ -488,11 +548,16 @@ public final class LoaderServer: Sendable {
         if let br = res.byteRange {
             guard let sub = SubRange.request(br, player: range) else {
                 writer.text(416, "hlstui loader: range \(range ?? "") does not fit the \(br.length)-byte sub-range")
-                return
+                return .answered
             }
             (upstreamRange, relative) = (sub.upstream, sub.relative)
         }
         let subrange = res.byteRange.map { br in (length: br.length, relative: relative) }
+        func report(_ status: Int, _ r: UpstreamResponse?, error: String?, first: Double? = nil) {
+            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.map { $0.head.ttfb * 1000 },
+                                       durationMs: (now - t0) * 1000, bytes: r?.bytes ?? 0, status: status, local: false, prefetch: false,
+                                       retries: r?.head.retries ?? 0, error: error, firstPTS: first)))
+        }
         // Clear media streams through as it arrives.
         do {
             // Keep only what the first-PTS probe and init-section parsing need.
@@ -501,7 +566,7 @@ public final class LoaderServer: Sendable {
             let early = NIOLockedValueBox<(bytes: [UInt8], done: Bool)>(([], res.kind != .segment || res.msn == nil))
             // An origin that answers a sub-range request with the whole resource is named, not passed on as the segment.
             let ignoredRange = NIOLockedValueBox(false)
-            let r = try await client.get(res.upstream, range: upstreamRange, keepBody: keep, onHead: { h in
+            let r = try await client.get(res.upstream, range: upstreamRange, keepBody: keep, retries: retries, onHead: { h in
                 if let subrange, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
                 writer.head(h.status, h, subrange: h.status == 206 ? subrange : nil)
             }, onBody: { [self] b in
@@ -518,21 +583,27 @@ public final class LoaderServer: Sendable {
             if ignoredRange.withLockedValue({ $0 }) {
                 let why = "origin answered 200 with the whole resource to a Range request for an EXT-X-BYTERANGE sub-range (it must honour Range)"
                 writer.text(502, "hlstui loader: \(why)")
-                emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                           durationMs: (now - t0) * 1000, bytes: r.bytes, status: 502, local: false, prefetch: false,
-                                           retries: r.head.retries, error: why, firstPTS: nil)))
-                return
+                report(502, r, error: why)
+                return .answered
+            }
+            guard (200..<300).contains(r.head.status) else {
+                // Not streamed (UpstreamClient streams successes only): nothing went to the player yet.
+                let cause = "HTTP \(r.head.status)" + (r.head.retries > 0 ? " (after \(r.head.retries) retries)" : "")
+                report(r.head.status, r, error: cause)
+                return .failed(cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
             }
             writer.end()
-            let first = firstPTS(res, r.body)
-            if res.kind == .initSection, r.head.status == 200 || r.head.status == 206 { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
-            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                       durationMs: (now - t0) * 1000, bytes: r.bytes, status: r.head.status, local: false, prefetch: false,
-                                       retries: r.head.retries, error: r.head.status >= 400 ? "HTTP \(r.head.status)" : nil, firstPTS: first)))
+            if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
+            report(r.head.status, r, error: nil, first: firstPTS(res, r.body))
+            return .answered
         } catch {
-            writer.abort(502, "hlstui loader: \(error.description)")
-            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
-                                       bytes: 0, status: 502, local: false, prefetch: false, retries: 0, error: error.description, firstPTS: nil)))
+            report(502, nil, error: error.description)
+            if writer.started.withLockedValue({ $0 }) {
+                // Cut mid-body: the player sees the segment truncated, as the origin sent it.
+                writer.abort(502, "hlstui loader: \(error.description)")
+                return .answered
+            }
+            return .failed(cause: error.description, status: 502)
         }
     }
 
@@ -545,12 +616,13 @@ public final class LoaderServer: Sendable {
 
     /// Serves an AES-128 segment clear: fetched while its key arrives, decrypted and sent as it streams in (chunked: the
     /// clear length is known only after the padding), its start checked before the first byte goes out.
-    func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double) async {
+    func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double, retries: Int?) async -> Outcome {
         let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
         let fetch = Task { [client] in
             do throws(UpstreamError) {
                 let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
-                let r = try await client.get(res.upstream, range: range, keepBody: 0, onHead: { sink.yield(.head($0)) }, onBody: { sink.yield(.body($0)) })
+                let r = try await client.get(res.upstream, range: range, keepBody: 0, retries: retries, onHead: { sink.yield(.head($0)) },
+                                             onBody: { sink.yield(.body($0)) })
                 sink.yield(.end(.success(r)))
             } catch {
                 sink.yield(.end(.failure(error)))
@@ -561,7 +633,7 @@ public final class LoaderServer: Sendable {
         let keyResult = await keys.key(uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
         guard case .success(let k) = keyResult else {
             if case .failure(let e) = keyResult { writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)")) }
-            return
+            return .answered
         }
         var decryption = StreamingDecryption(key: k, iv: iv, msn: res.msn ?? -1)
         var head: UpstreamHead?
@@ -596,28 +668,37 @@ public final class LoaderServer: Sendable {
                     guard h.status == (res.byteRange == nil ? 200 : 206) else {
                         writer.text(502, "origin answered HTTP \(h.status)")
                         report(h.status, nil, error: "HTTP \(h.status)")
-                        return
+                        return .answered
                     }
                 case .body(let b):
                     send(try decryption.feed(b.readableBytesView))
+                case .end(.success(let r)) where !(200..<300).contains(r.head.status):
+                    // An error answer is not streamed (UpstreamClient): nothing went to the player yet.
+                    let cause = "HTTP \(r.head.status)" + (r.head.retries > 0 ? " (after \(r.head.retries) retries)" : "")
+                    head = r.head
+                    report(r.head.status, r, error: cause)
+                    return .failed(cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
                 case .end(.success(let r)):
                     send(try decryption.finish())
                     writer.end()
                     if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: initSection) } }
                     report(200, r, error: nil)
-                    return
+                    return .answered
                 case .end(.failure(let error)):
+                    report(502, nil, error: error.description)
+                    if !sent { return .failed(cause: error.description, status: 502) }
                     writer.abort(502, "hlstui loader: \(error.description)")
                     emit(.diagnostic(error.description))
-                    report(502, nil, error: error.description)
-                    return
+                    return .answered
                 }
             }
+            return .answered
         } catch {
             // Nothing sent yet: one clean error; else the player sees the segment cut off, as the Loader does.
             writer.abort(502, error.description)
             emit(.diagnostic(error.description))
             report(502, nil, error: error.description)
+            return .answered
         }
     }
 

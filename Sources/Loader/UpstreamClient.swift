@@ -89,8 +89,9 @@ public final class UpstreamClient: Sendable {
         return Target(tls: tls, host: host, port: u.port ?? (tls ? 443 : 80), pathAndQuery: path)
     }
 
-    /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see the answer as it arrives, `onReadEnd` after each batch of reads.
-    public func get(_ url: String, range: String? = nil, keepBody: Int = Int.max,
+    /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see a successful (2xx) answer as it arrives, `onReadEnd`
+    /// after each batch of reads. An error status is retried (5xx) and returned, never streamed: the caller answers for it once.
+    public func get(_ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil,
                     onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
                     onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
                     onReadEnd: @escaping @Sendable () -> Void = {}) async throws(UpstreamError) -> UpstreamResponse {
@@ -112,7 +113,8 @@ public final class UpstreamClient: Sendable {
                     current = URL(string: loc, relativeTo: URL(string: current))?.absoluteString ?? loc
                     continue
                 }
-                if r.head.status >= 500 && attempt < options.retries {
+                let allowed = retries ?? options.retries
+                if r.head.status >= 500 && attempt < allowed {
                     attempt += 1
                     try? await Task.sleep(for: .seconds(options.retryBackoff * Double(1 << (attempt - 1))))
                     continue
@@ -120,7 +122,7 @@ public final class UpstreamClient: Sendable {
                 return r
             } catch let e as UpstreamError {
                 // Retry what may pass on a second try; never TLS refusals or bad URLs.
-                if (e.cause == .connect || (e.cause == .truncated && !streamed.withLockedValue { $0 })) && attempt < options.retries {
+                if (e.cause == .connect || (e.cause == .truncated && !streamed.withLockedValue { $0 })) && attempt < (retries ?? options.retries) {
                     attempt += 1
                     try? await Task.sleep(for: .seconds(options.retryBackoff * Double(1 << (attempt - 1))))
                     continue
@@ -335,11 +337,12 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
             e.head = head
             e.expected = h.headers.first(name: "content-length").flatMap { Int($0) }
             reusable = h.isKeepAlive
-            if ![301, 302, 303, 307, 308].contains(head.status) { e.streaming.onHead(head) }
+            // Only a success is streamed: an error answer may be retried, and is reported whole (never a second head downstream).
+            if (200..<300).contains(head.status) { e.streaming.onHead(head) }
         case .body(let b):
             e.received += b.readableBytes
             if e.body.count < e.keepBody { e.body.append(contentsOf: b.readableBytesView.prefix(e.keepBody - e.body.count)) }
-            if let h = e.head, ![301, 302, 303, 307, 308].contains(h.status) { e.streaming.onBody(b) }
+            if let h = e.head, (200..<300).contains(h.status) { e.streaming.onBody(b) }
         case .end:
             finish(.success(()))
         }

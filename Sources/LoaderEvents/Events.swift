@@ -125,6 +125,10 @@ public enum LoaderEvent: Sendable {
     case segmentStarted(rung: Int?, msn: Int, at: Double)
     /// A GAP segment of rung `gapRung` was served from rung `by`, which has media there (WWDC17 GAP failover).
     case gapFilled(msn: Int, gapRung: Int, by: Int)
+    /// Segment `msn` of rung `failedRung` could not be had (`cause`): it was served from rung `by`, or from nowhere (nil).
+    case failover(msn: Int, failedRung: Int, by: Int?, cause: String)
+    /// Rung `rung` answers again after failing for `downSeconds` (`cause` was its last failure).
+    case recovered(rung: Int, downSeconds: Double, cause: String)
 
     public var json: JSONValue {
         switch self {
@@ -137,6 +141,10 @@ public enum LoaderEvent: Sendable {
             return .object([("event", .string("segmentStarted")), ("rung", .int(rung)), ("msn", .int(msn)), ("at", .double(at))])
         case .gapFilled(let msn, let gapRung, let by):
             return .object([("event", .string("gapFilled")), ("msn", .int(msn)), ("gapRung", .int(gapRung)), ("by", .int(by))])
+        case .failover(let msn, let failed, let by, let cause):
+            return .object([("event", .string("failover")), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)), ("cause", .string(cause))])
+        case .recovered(let rung, let down, let cause):
+            return .object([("event", .string("recovered")), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))])
         case .playlist(let p):
             return .object([("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)), ("mediaSequence", .int(p.playlist.mediaSequence)),
                             ("segments", .int(p.playlist.segments.count)), ("endList", .bool(p.playlist.endList))])

@@ -35,11 +35,19 @@ public struct Fault: Sendable, Equatable {
     public var remaining: Int?
     /// When freeze/reset was switched on (seconds since 1970).
     public var since: Double
+    /// A timed outage: the fault applies until this moment (seconds since 1970), then ends by itself; nil for no end.
+    public var until: Double?
+
+    public init(id: Int, kind: Kind, target: Target, status: Int, ms: Int, scenario: String?, rendition: String?, msn: Int?,
+                remaining: Int?, since: Double, until: Double? = nil) {
+        (self.id, self.kind, self.target, self.status, self.ms) = (id, kind, target, status, ms)
+        (self.scenario, self.rendition, self.msn, self.remaining, self.since, self.until) = (scenario, rendition, msn, remaining, since, until)
+    }
 
     public var json: JSONValue {
         .object([("id", .int(id)), ("kind", .string(kind.rawValue)), ("target", .string(target.rawValue)), ("status", .int(status)),
                  ("ms", .int(ms)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("msn", .int(msn)),
-                 ("remaining", .int(remaining))])
+                 ("remaining", .int(remaining)), ("until", until.map { .double($0) } ?? .null)])
     }
 }
 
@@ -139,7 +147,7 @@ public final class OriginState: Sendable {
     public func clearFaults() { box.withLockedValue { $0.faults.removeAll() } }
 
     /// The first request fault matching, consuming one use of it.
-    func takeFault(target: Fault.Target, scenario: String?, rendition: String?, msn: Int?) -> Fault? {
+    func takeFault(target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, now: Double = Date().timeIntervalSince1970) -> Fault? {
         box.withLockedValue { s in
             guard let i = s.faults.firstIndex(where: { f in
                 f.kind != .freeze && f.kind != .reset
@@ -148,6 +156,7 @@ public final class OriginState: Sendable {
                     && (f.rendition == nil || f.rendition == rendition)
                     && (f.msn == nil || f.msn == msn)
                     && (f.remaining ?? 1) > 0
+                    && (f.until.map { now < $0 } ?? true)
             }) else { return nil }
             let f = s.faults[i]
             if let r = f.remaining { s.faults[i].remaining = r - 1 }

@@ -269,7 +269,8 @@ public struct OriginRouter: Sendable {
             let target = Fault.Target(rawValue: q["target"] ?? "any") ?? .any
             let f = state.add(Fault(id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
                                     scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
-                                    remaining: q["count"].flatMap { Int($0) }, since: now))
+                                    remaining: q["count"].flatMap { Int($0) }, since: now,
+                                    until: q["for"].flatMap { Double($0) }.map { now + $0 }))
             return .json(f.json)
         case "faults": return .json(.array(state.faults.map(\.json)))
         case "bench.m3u8":
@@ -333,7 +334,7 @@ public struct OriginRouter: Sendable {
         var s = "hlstui origin\n\nscenarios:\n"
         for sc in Scenario.all { s += "  /\(sc.name)/master.m3u8  \(sc.summary)\n" }
         s += "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset&target=segment|key|playlist|init|any"
-        s += "&status=404&ms=2000&scenario=&rendition=&msn=&count=  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
+        s += "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144\n"
         return s
     }

@@ -125,4 +125,22 @@ extension SessionState {
         }
         return t
     }
+
+    /// Where a live player that stopped (its origin failed) resumes in `fresh`, the rung's playlist once the origin answers
+    /// again: the segment holding the playhead's moment (PDT), else the one after the playhead's segment, else the live edge
+    /// (nil) when that moment has left the window; pure.
+    public func resumePoint(in fresh: MediaPlaylist) -> (msn: Int?, how: String) {
+        if let here = playheadPDT {
+            if let s = fresh.segments.first(where: { s in
+                guard let a = s.effectiveProgramDateTime else { return false }
+                let d = here.seconds(since: a)
+                return d >= 0 && d < s.duration
+            }) { return (s.mediaSequence, "at the playhead's moment (msn \(s.mediaSequence))") }
+            return (nil, "at the live edge: the playhead's moment left the window")
+        }
+        if let p = playhead, fresh.segments.contains(where: { $0.mediaSequence == p.msn + 1 }) {
+            return (p.msn + 1, "after the playhead's segment (msn \(p.msn + 1))")
+        }
+        return (nil, "at the live edge: the playhead's segment left the window")
+    }
 }

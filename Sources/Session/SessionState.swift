@@ -29,6 +29,13 @@ public enum PlaybackState: String, Sendable {
 public struct Stall: Sendable, Equatable {
     public var start: Double
     public var end: Double?
+    /// What failed last before or during it (an origin answer, a transport error), when something did.
+    public var cause: String?
+    public init(start: Double, end: Double? = nil, cause: String? = nil) {
+        self.start = start
+        self.end = end
+        self.cause = cause
+    }
 }
 
 /// A change of the rung the player is given.
@@ -195,6 +202,10 @@ public struct SessionState: Sendable {
     public var manualSwitch: SwitchMode = .immediate
     /// The rung the player was last given.
     public var loadedRung: Int?
+    /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
+    public var lastFailure: (t: Double, text: String)?
+    /// Since when the player sits at the end of what it was given while the stream is not over.
+    public var eofSince: Double?
     public var switches: [VariantSwitch] = []
     public var throughput = ThroughputEstimator()
     public var insecureTLS = false
@@ -307,6 +318,7 @@ public struct SessionState: Sendable {
             }
             if let err = r.error, err != "GAP" {
                 let text = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(SessionState.shortName(r.url)): \(err)"
+                lastFailure = (t, text)
                 problem = text
                 if cause == nil { cause = text }
                 note("warn", text, t)
@@ -343,6 +355,20 @@ public struct SessionState: Sendable {
             }
             if inFlight.count > 16, let oldest = inFlight.min(by: { $0.value.start < $1.value.start }) { inFlight[oldest.key] = nil }
             return []
+        case .failover(let msn, let failed, let by, let cause):
+            let rungs = ladder.rungs
+            let name = { (r: Int) in rungs[safe: r]?.name ?? "rung \(r)" }
+            if let by {
+                note("warn", "msn \(msn) of \(name(failed)) failed (\(cause)): served from \(name(by))", t)
+            } else {
+                note("error", "msn \(msn) failed on every allowed rung (last: \(cause))", t)
+            }
+            lastFailure = (t, cause)
+            return []
+        case .recovered(let rung, let down, let cause):
+            let name = ladder.rungs[safe: rung]?.name ?? "rung \(rung)"
+            note("info", "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
+            return []
         case .gapFilled(let msn, let gapRung, let by):
             guard gapsReported.insert("\(gapRung):\(msn)").inserted else { return [] }
             let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }
@@ -364,13 +390,22 @@ public struct SessionState: Sendable {
         let was = sample
         sample = s
         var facts: [SessionFact] = []
-        let waiting = s.pausedForCache
-        if started, waiting, !was.pausedForCache, stalls.last.map({ $0.end != nil }) ?? true {
-            stalls.append(Stall(start: t, end: nil))
-            facts.append(.stallStarted(t))
+        // Stopped at the end of what it was given while the stream goes on (the player gave up on a failing origin, or waits on
+        // a playlist that no longer grows) is a stall too, never a pause: after a second, so a reload at a break is not one.
+        if s.eof && !ended && started { eofSince = eofSince ?? t } else { eofSince = nil }
+        let stuck = eofSince.map { t - $0 >= 1.0 } ?? false
+        let waiting = s.pausedForCache || stuck
+        if started, waiting, stalls.last.map({ $0.end != nil }) ?? true {
+            let start = s.pausedForCache ? t : (eofSince ?? t)
+            stalls.append(Stall(start: start, end: nil, cause: recentFailure(at: t)))
+            facts.append(.stallStarted(start))
+        }
+        if started, waiting, let last = stalls.last, last.end == nil, last.cause == nil, let c = recentFailure(at: t) {
+            stalls[stalls.count - 1].cause = c
         }
         if !waiting, let last = stalls.last, last.end == nil {
             stalls[stalls.count - 1].end = t
+            if let c = last.cause { note("info", "playing again after \(fixed(t - last.start, 1)) s stalled (\(c))", t) }
             facts.append(.stallEnded(stalls[stalls.count - 1]))
         }
         // The end of the stream, not the end of a playlist the Loader stopped before a GAP run.
@@ -409,12 +444,21 @@ public struct SessionState: Sendable {
 
     // MARK: derived facts (pure functions of the state)
 
+    /// The failure behind a stall starting at `t`: the last one the Loader saw within 30 s.
+    public func recentFailure(at t: Double) -> String? {
+        guard let f = lastFailure, t - f.t < 30 else { return nil }
+        return "origin: " + f.text
+    }
+
+    /// The stall in progress, if any.
+    public var currentStall: Stall? { stalls.last.flatMap { $0.end == nil ? $0 : nil } }
+
     /// The state for the status line.
     public var state: PlaybackState {
         if error != nil { return .error }
         if ended { return .ended }
         if !started { return .starting }
-        if sample.pausedForCache { return .buffering }
+        if sample.pausedForCache || currentStall != nil { return .buffering }
         if sample.paused { return .paused }
         return .playing
     }
