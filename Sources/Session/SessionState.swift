@@ -458,7 +458,8 @@ public struct SessionState: Sendable {
         if error != nil { return .error }
         if ended { return .ended }
         if !started { return .starting }
-        if sample.pausedForCache || currentStall != nil { return .buffering }
+        // At the end of what it was given while the stream goes on, mpv pauses itself (keep-open): waiting, not a pause.
+        if sample.pausedForCache || currentStall != nil || eofSince != nil { return .buffering }
         if sample.paused { return .paused }
         return .playing
     }

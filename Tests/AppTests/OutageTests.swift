@@ -1,0 +1,104 @@
+import Foundation
+import Origin
+import Testing
+
+/// An origin of its own (its faults touch no other suite), serving the same media as the shared one.
+enum OutageOrigin {
+    static let server: OriginServer = {
+        try! OriginServer.start(router: OriginRouter(media: AppOrigin.server.router.media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
+    }()
+    static var base: String { server.httpBase }
+    static var state: OriginState { server.router.state }
+}
+
+/// Origins that fail the way CDNs do: hlstui never crashes, names every failure in an event, fails over, recovers by itself.
+@Suite("Origin outages: no crash, one event per failure, failover to another rung, recovery without a person", .serialized)
+struct OutageTests {
+    var base: String { OutageOrigin.base }
+    var state: OriginState { OutageOrigin.state }
+
+    struct Case: CustomStringConvertible, Sendable {
+        var target: Fault.Target
+        var kind: Fault.Kind
+        var status: Int
+        var scenario: String
+        var description: String { "\(target.rawValue) \(kind == .status ? String(status) : kind.rawValue) on \(scenario)" }
+    }
+
+    /// Each resource kind × each way it can fail; the fault hits the first three requests of that kind (a 5xx outlasts the
+    /// Loader's two retries).
+    static let matrix: [Case] = [Fault.Target.playlist, .segment, .initSection, .key].flatMap { target -> [Case] in
+        let scenario = target == .initSection ? "vod-fmp4" : target == .key ? "aes-vod" : "vod-ts"
+        return [Case(target: target, kind: .status, status: 404, scenario: scenario), Case(target: target, kind: .status, status: 503, scenario: scenario),
+                Case(target: target, kind: .truncate, status: 200, scenario: scenario)]
+    }
+
+    @Test("fault matrix: every resource kind × 404, 503, truncated body — hlstui exits normally and names the failure", arguments: matrix)
+    func faultMatrix(_ c: Case) async throws {
+        state.clearFaults()
+        defer { state.clearFaults() }
+        // Keys are fetched four at a time at open: enough failures that one key fails for good, not only retried.
+        let remaining = c.target == .key ? 12 : 3
+        _ = state.add(Fault(id: 0, kind: c.kind, target: c.target, status: c.status, ms: 0, scenario: c.scenario, rendition: nil, msn: nil,
+                            remaining: remaining, since: 0))
+        let r = try await MonitorRun.run(["\(base)/\(c.scenario)/master.m3u8", "--duration", "5"])
+        #expect([0, 1, 2].contains(r.status), "\(c): a documented exit status, not a crash (\(r.status)): \(r.stderr.suffix(400))")
+        #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Backtrace"), "\(c): \(r.stderr.suffix(400))")
+        #expect(r.named("end").count == 1, "\(c): the session ended with its summary")
+        // The failure is named: a request event with its error, an error event, a diagnostic or a failover.
+        let named = r.named("request").contains { ($0["error"] as? String).map { !$0.isEmpty && $0 != "GAP" } ?? false }
+            || !r.named("error").isEmpty || !r.named("diagnostic").isEmpty || !r.named("failover").isEmpty
+        #expect(named, "\(c): no event names the failure")
+        if r.status == 2 { #expect(r.named("error").contains { ($0["message"] as? String)?.isEmpty == false }, "\(c): why it could not start") }
+    }
+
+    @Test("the top rung answers 503 for 3 s while pinned: no crash, its segments come from another rung, it is used again once it answers")
+    func rungOutage() async throws {
+        state.clearFaults()
+        defer { state.clearFaults() }
+        _ = state.add(Fault(id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-ts", rendition: "v360", msn: nil, remaining: nil,
+                            since: 0, until: Date().timeIntervalSince1970 + 3))
+        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--pin", "2", "--rate", "10", "--duration", "14"])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let failovers = r.named("failover")
+        #expect(!failovers.isEmpty && failovers.allSatisfy { $0["failedRung"] as? Int == 2 && $0["by"] as? Int == 1 }, "\(failovers)")
+        #expect(failovers.allSatisfy { ($0["cause"] as? String)?.contains("HTTP 503") == true })
+        #expect(r.named("variant").contains { $0["reason"] as? String == "failover" })
+        let recovered = try #require(r.named("recovered").first { $0["rung"] as? Int == 2 }, "the rung is used again once it answers")
+        let back = recovered["t"] as? Double ?? .infinity
+        let served = r.named("request").filter { $0["kind"] as? String == "segment" && $0["rung"] as? Int == 2 && ($0["t"] as? Double ?? 0) >= back - 0.1 }
+        #expect(!served.isEmpty && served.allSatisfy { [200, 206].contains($0["status"] as? Int ?? 0) }, "segments of rung 2 after it answers: \(served.count)")
+        #expect(r.named("stall").isEmpty, "another rung had the media: no freeze")
+        let heights = r.named("player").compactMap { $0["height"] as? Int }
+        #expect(heights.contains(240), "the failover rung was decoded: \(heights.suffix(20))")
+        // The failed rung was not asked every time: a doubling backoff (at most ~4 tries in 6 s, not one per segment).
+        let asked = state.log().filter { $0.scenario == "vod-ts" && $0.rendition == "v360" && $0.status == 503 }
+        #expect(asked.count <= 5, "requests to the failed rung during its outage: \(asked.count)")
+    }
+
+    @Test("a live camera whose playlists and segments answer 503 for 8 s: a stall with its cause, then playing again by itself")
+    func liveOutage() async throws {
+        state.clearFaults()
+        defer { state.clearFaults() }
+        let start = Date().timeIntervalSince1970 + 4
+        let fault = Task {
+            try? await Task.sleep(for: .seconds(4))
+            _ = state.add(Fault(id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
+                                since: start, until: start + 8))
+        }
+        let r = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "--rate", "4", "--duration", "30"])
+        _ = await fault.value
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let stalls = r.named("stall")
+        let ended = try #require(stalls.last { $0["end"] is Double }, "the stall ended: \(stalls)")
+        #expect((ended["cause"] as? String)?.contains("HTTP 503") == true, "\(ended)")
+        let players = r.named("player")
+        #expect(!players.contains { $0["state"] as? String == "paused" }, "a freeze is never shown as a pause")
+        let after = players.filter { ($0["t"] as? Double ?? 0) > 24 }
+        #expect(!after.isEmpty && after.allSatisfy { $0["state"] as? String == "playing" }, "playing again: \(after.map { $0["state"] ?? "" })")
+        let times = after.compactMap { $0["timePos"] as? Double }
+        #expect(times.count >= 4 && times.last! > times.first! + 2, "time advances after the recovery: \(times)")
+        let summary = try #require((r.named("end").first?["summary"] as? [[String: Any]])?.first)
+        #expect((summary["stalls"] as? Int ?? 0) >= 1)
+    }
+}
