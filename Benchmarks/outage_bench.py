@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Origin outages, hlstui beside plain mpv on the same faults in one run:
-- a rung outage (v360 segments answer 503 for 6 s, pinned to that rung): seconds the picture stood still and content skipped;
+- a rung outage (live-ts v360 segments answer 503 for 6 s, pinned to that rung): seconds the picture stood still and content skipped;
 - a live outage (every cam-a request answers 503 for 8 s): seconds from the origin's recovery to time-pos advancing again.
 
 Usage: outage_bench.py HLSTUI_BINARY MEDIA_CACHE; prints one JSON object.
@@ -105,10 +105,11 @@ origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache"
 base = origin.stdout.readline().split()[3]
 try:
     out = {}
-    # Rung outage: 503 on v360's segments for 6 s from 3 s.
-    rq = "kind=status&status=503&target=segment&scenario=vod-ts&rendition=v360&for=6"
-    hs, he = hlstui_run(f"{base}/vod-ts/master.m3u8", 16, 3, rq, ["--pin", "2"])
-    ms = mpv_run(f"{base}/vod-ts/v360/index.m3u8", 16, 3, rq)
+    # Rung outage on a live ladder (segments are fetched as they appear, so the outage is met): 503 on v360's segments for
+    # 6 s from 3 s.
+    rq = "kind=status&status=503&target=segment&scenario=live-ts&rendition=v360&for=6"
+    hs, he = hlstui_run(f"{base}/live-ts/master.m3u8", 16, 3, rq, ["--pin", "2"])
+    ms = mpv_run(f"{base}/live-ts/v360/index.m3u8", 16, 3, rq)
     out["rung"] = {"hlstui": {"still": still(hs, 3, 16), "skipped": skipped(hs, 3, 16),
                               "failovers": sum(1 for e in he if e["event"] == "failover"),
                               "recovered": [e["t"] for e in he if e["event"] == "recovered"]},

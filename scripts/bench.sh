@@ -192,7 +192,7 @@ md = ["## Origin outages: hlstui vs plain mpv on the same faults", "",
       f"`bash scripts/bench.sh outage` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, embedded origin on 127.0.0.1, "
       "faults by the origin's timed `for=` switch. Plain mpv plays the origin directly (FFmpeg's own HLS client), time-pos polled at 20 Hz.", "",
       "| case | hlstui | plain mpv | ratio |", "|---|---|---|---|",
-      f"| 360p segments answer 503 for 6 s (hlstui pinned to 360p; mpv on the 360p playlist): longest still picture | {h['still']:.2f} s | {m['still']:.2f} s | "
+      f"| live-ts: 360p segments answer 503 for 6 s (hlstui pinned to 360p; mpv on the 360p playlist): longest still picture | {h['still']:.2f} s | {m['still']:.2f} s | "
       f"{(h['still'] / m['still']) if m['still'] > 0 else float('nan'):.2f}× |",
       f"| same: content skipped | {h['skipped']:.2f} s | {m['skipped']:.2f} s | — |",
       f"| every cam-a request answers 503 for 8 s: origin recovery → playing again | {f(lh['resumedAfter'])} | {f(lm['resumedAfter'])} | — |", "",
