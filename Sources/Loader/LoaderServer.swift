@@ -102,6 +102,10 @@ public final class LoaderServer: Sendable {
         var rungMedia: [Int: RungMedia] = [:]
         /// Rungs that failed and when each may be tried again.
         var health = SourceHealth()
+        /// Rungs whose media playlist another rung's stands in for (said once per outage).
+        var substituted: Set<Int> = []
+        /// Each rung's BANDWIDTH, to fail over to the nearest rung.
+        var rungBandwidth: [Int: Int] = [:]
     }
 
     /// The base every player URL starts with, token included.
@@ -226,7 +230,10 @@ public final class LoaderServer: Sendable {
         let keep = splice.map { [$0.rung] } ?? variants ?? Array(m.variants.indices)
         table.withLockedValue { t in
             t.route = splice
-            for (i, v) in m.variants.enumerated() { t.rungURLs[i] = VirtualPlaylists.resolve(v.uri, against: base) }
+            for (i, v) in m.variants.enumerated() {
+                t.rungURLs[i] = VirtualPlaylists.resolve(v.uri, against: base)
+                t.rungBandwidth[i] = v.bandwidth
+            }
         }
         let virtual = VirtualPlaylists { [self] upstream, kind in
             let rung = m.variants.firstIndex { VirtualPlaylists.resolve($0.uri, against: base) == upstream }
@@ -305,9 +312,10 @@ public final class LoaderServer: Sendable {
             resolved.upstream = url
             resolved.rung = rung
         }
-        let res = resolved
+        var picked = resolved
         do {
-            let r = try await client.get(res.upstream)
+            let r = try await slotPlaylist(&picked, t0: t0)
+            let res = picked
             guard r.head.status == 200 else {
                 writer.text(502, "origin answered HTTP \(r.head.status) for \(res.upstream)")
                 emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000,
@@ -364,7 +372,7 @@ public final class LoaderServer: Sendable {
             prefetchKeys(m, base: r.head.url, playlist: res.slot ? "slot" : res.upstream, startMSN: res.startMSN)
         } catch {
             writer.text(502, "hlstui loader: \(error.description)")
-            emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
+            emit(.request(RequestEvent(kind: .media, url: picked.upstream, rung: picked.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
                                        bytes: 0, status: 502, local: false, prefetch: false, retries: 0, error: error.description, firstPTS: nil)))
         }
     }
@@ -463,6 +471,51 @@ public final class LoaderServer: Sendable {
         }
     }
 
+    /// Reads the media playlist for `res`; for the spliced playlist, when the routed rung's playlist fails (its host is down),
+    /// another allowed rung's is read instead — the splice lines rungs up by MSN, and each segment is still asked of the
+    /// routed rung first. `res` names the rung actually read.
+    func slotPlaylist(_ res: inout Resource, t0: Double) async throws(UpstreamError) -> UpstreamResponse {
+        guard res.slot, let first = res.rung else { return try await client.get(res.upstream) }
+        let urls = table.withLockedValue { $0.rungURLs }
+        let candidates = [first] + failoverOrder(from: first)
+        let order = table.withLockedValue { t in t.health.order(candidates, at: now) }
+        var last: Result<UpstreamResponse, UpstreamError>?
+        for (i, rung) in order.enumerated() {
+            guard let url = urls[rung] else { continue }
+            let more = i + 1 < order.count
+            do throws(UpstreamError) {
+                let r = try await client.get(url, retries: more ? 0 : nil)
+                if r.head.status == 200 {
+                    if let back = table.withLockedValue({ $0.health.answered(rung, at: now) }) { emit(.recovered(rung: rung, downSeconds: back.down, cause: back.cause)) }
+                    let (said, why) = table.withLockedValue { t in (rung != first && !t.substituted.insert(first).inserted, t.health.cause(first)) }
+                    if rung != first && !said {
+                        emit(.diagnostic("the media playlist of rung \(first) failed (\(last.map(Self.cause) ?? why ?? "no answer")): the splice reads rung \(rung)'s"))
+                    }
+                    if rung == first { table.withLockedValue { _ = $0.substituted.remove(first) } }
+                    res.upstream = url
+                    res.rung = rung
+                    return r
+                }
+                last = .success(r)
+            } catch {
+                last = .failure(error)
+            }
+            if let l = last { table.withLockedValue { t in _ = t.health.failed(rung, cause: Self.cause(l), at: now) } }
+        }
+        switch last {
+        case .success(let r)?: return r
+        case .failure(let e)?: throw e
+        case nil: return try await client.get(res.upstream)
+        }
+    }
+
+    static func cause(_ r: Result<UpstreamResponse, UpstreamError>) -> String {
+        switch r {
+        case .success(let r): return "HTTP \(r.head.status)"
+        case .failure(let e): return e.description
+        }
+    }
+
     /// How fetching one source of a segment ended: answered to the player (well or not), or failed before a byte went out —
     /// then the caller may try another source, or answers the failure itself.
     enum Outcome: Sendable {
@@ -525,11 +578,25 @@ public final class LoaderServer: Sendable {
         }
     }
 
-    /// The other allowed rungs that have media (no GAP) at spliced segment `msn`, best first.
+    /// The allowed rungs other than `rung` in the order a failure of `rung` tries them: the same bandwidth first (a redundant
+    /// copy on another host), then the nearest below, then the nearest above.
+    func failoverOrder(from rung: Int?) -> [Int] {
+        let (route, bw) = table.withLockedValue { ($0.route, $0.rungBandwidth) }
+        guard let route else { return [] }
+        let others = ([route.rung] + fillRungs).filter { $0 != rung }
+        guard let rung, let mine = bw[rung] else { return others }
+        return others.sorted { a, b in
+            let (x, y) = (bw[a] ?? 0, bw[b] ?? 0)
+            let (kx, ky) = (x == mine ? 0 : x < mine ? 1 : 2, y == mine ? 0 : y < mine ? 1 : 2)
+            if kx != ky { return kx < ky }
+            return kx == 2 ? x < y : x > y
+        }
+    }
+
+    /// The other allowed rungs that have media (no GAP) at spliced segment `msn`, in failover order.
     func slotAlternates(_ msn: Int, besides rung: Int?) async -> [Resource] {
-        guard let route = table.withLockedValue({ $0.route }) else { return [] }
         var out: [Resource] = []
-        for r in [route.rung] + fillRungs where r != rung {
+        for r in failoverOrder(from: rung) {
             guard let rm = await rungMedia(r, containing: msn), let s = rm.segment(msn), !s.gap else { continue }
             out.append(segmentResource(s, base: rm.url, rung: r, playlist: "slot"))
         }

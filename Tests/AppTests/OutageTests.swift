@@ -11,6 +11,13 @@ enum OutageOrigin {
     static var state: OriginState { server.router.state }
 }
 
+/// A second host for the redundant-streams case: another origin on its own port with the same clock (live windows line up).
+enum OutageOriginB {
+    static let server: OriginServer = {
+        try! OriginServer.start(router: OriginRouter(media: AppOrigin.server.router.media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
+    }()
+}
+
 /// Origins that fail the way CDNs do: hlstui never crashes, names every failure in an event, fails over, recovers by itself.
 @Suite("Origin outages: no crash, one event per failure, failover to another rung, recovery without a person", .serialized)
 struct OutageTests {
@@ -100,5 +107,32 @@ struct OutageTests {
         #expect(times.count >= 4 && times.last! > times.first! + 2, "time advances after the recovery: \(times)")
         let summary = try #require((r.named("end").first?["summary"] as? [[String: Any]])?.first)
         #expect((summary["stalls"] as? Int ?? 0) >= 1)
+    }
+
+    @Test("redundant streams: host A answers 503 to everything for 8 s; the same rung from host B keeps playing, A is used again after")
+    func redundantHosts() async throws {
+        state.clearFaults()
+        defer { state.clearFaults() }
+        let a = base, b = OutageOriginB.server.httpBase
+        let inf = "#EXT-X-STREAM-INF:BANDWIDTH=494064,CODECS=\"avc1.4d401e,mp4a.40.2\",RESOLUTION=426x240,FRAME-RATE=30\n"
+        let master = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n" + inf + "\(a)/live-ts/v240/index.m3u8\n" + inf + "\(b)/live-ts/v240/index.m3u8\n"
+        let dir = try CLI.directory(["master.m3u8": master])
+        let fixture = try FixtureServer(serving: dir)
+        defer { fixture.stop() }
+        let start = Date().timeIntervalSince1970 + 4
+        let fault = Task {
+            try? await Task.sleep(for: .seconds(4))
+            _ = state.add(Fault(id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "live-ts", rendition: nil, msn: nil, remaining: nil,
+                                since: start, until: start + 8))
+        }
+        let r = try await MonitorRun.run(["\(fixture.base)/master.m3u8", "--pin", "0", "--rate", "4", "--duration", "22"])
+        _ = await fault.value
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        #expect(r.named("stall").isEmpty, "host B had the media: no freeze: \(r.named("stall"))")
+        #expect(r.named("diagnostic").contains { ($0["message"] as? String)?.contains("reads rung 1's") == true }, "the switch of host is said")
+        #expect(r.named("diagnostic").filter { ($0["message"] as? String)?.contains("reads rung 1's") == true }.count == 1, "once per outage")
+        #expect(r.named("recovered").contains { $0["rung"] as? Int == 0 }, "host A is used again once it answers")
+        let playing = r.named("player").filter { ($0["t"] as? Double ?? 0) > 6 && ($0["t"] as? Double ?? 0) < 14 }
+        #expect(!playing.isEmpty && playing.allSatisfy { $0["state"] as? String == "playing" }, "\(playing.map { $0["state"] ?? "" })")
     }
 }
