@@ -397,7 +397,9 @@ public struct SessionState: Sendable {
         let waiting = s.pausedForCache || stuck
         if started, waiting, stalls.last.map({ $0.end != nil }) ?? true {
             let start = s.pausedForCache ? t : (eofSince ?? t)
-            stalls.append(Stall(start: start, end: nil, cause: recentFailure(at: t)))
+            let cause = recentFailure(at: t)
+            stalls.append(Stall(start: start, end: nil, cause: cause))
+            if let cause { note("warn", "stalled: \(cause)", t) }
             facts.append(.stallStarted(start))
         }
         if started, waiting, let last = stalls.last, last.end == nil, last.cause == nil, let c = recentFailure(at: t) {
