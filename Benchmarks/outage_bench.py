@@ -6,15 +6,14 @@
 Usage: outage_bench.py HLSTUI_BINARY MEDIA_CACHE; prints one JSON object.
 """
 import json
-import os
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
+
+import mpv_ipc
 
 hlstui, cache = sys.argv[1], sys.argv[2]
 
@@ -69,32 +68,16 @@ def hlstui_run(url, duration, at, query, extra=()):
 
 def mpv_run(url, duration, at, query):
     """Plain mpv straight on the origin (its own HLS client, FFmpeg's), time-pos observed through JSON IPC."""
-    sock = tempfile.mktemp(prefix="hlstui-bench-", suffix=".sock")
-    p = subprocess.Popen(["mpv", "--no-config", "--vo=null", "--ao=null", "--demuxer=lavf", "--cache=yes", "--demuxer-readahead-secs=10",
-                          "--cache-secs=10", "--input-terminal=no", "--keep-open=yes", "--hls-bitrate=max", f"--input-ipc-server={sock}", url],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        if os.path.exists(sock):
-            break
-        time.sleep(0.05)
-    s = socket.socket(socket.AF_UNIX)
-    s.connect(sock)
+    p, s = mpv_ipc.start(url, ["--vo=null", "--ao=null", "--demuxer=lavf", "--cache=yes", "--demuxer-readahead-secs=10", "--cache-secs=10",
+                               "--input-terminal=no", "--keep-open=yes", "--hls-bitrate=max"])
     start = time.monotonic()
     threading.Timer(at, fault, [query]).start()
     samples, buf = [], b""
-    s.settimeout(0.05)
     while time.monotonic() - start < duration:
         s.sendall(b'{"command": ["get_property", "time-pos"]}\n')
         time.sleep(0.05)
-        try:
-            buf += s.recv(65536)
-        except socket.timeout:
-            pass
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            m = json.loads(line)
-            if "data" in m and m.get("error") == "success":
-                samples.append((time.monotonic() - start, m["data"]))
+        msgs, buf = mpv_ipc.messages(s, buf)
+        samples += [(time.monotonic() - start, m["data"]) for m in msgs if "data" in m and m.get("error") == "success"]
     p.send_signal(signal.SIGKILL)
     p.wait()
     clear()

@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 
+import mpv_ipc
+
 hlstui, cache = sys.argv[1], sys.argv[2]
 HEIGHTS = {0: 144, 1: 240, 2: 360}
 
@@ -72,16 +74,8 @@ def hlstui_run(url, mode, actions, duration, extra=()):
 
 def mpv_run(url, actions, duration):
     """Plain mpv on the origin URL, switching vid and aid to the target variant's tracks (DESIGN §3) through JSON IPC."""
-    sock = tempfile.mktemp(prefix="hlstui-bench-", suffix=".sock")
-    p = subprocess.Popen(["mpv", "--no-config", "--vo=null", "--ao=null", "--demuxer=lavf", "--rebase-start-time=no", "--cache=yes",
-                          "--demuxer-readahead-secs=10", "--cache-secs=10", "--hls-bitrate=min", "--input-terminal=no", "--keep-open=yes",
-                          f"--input-ipc-server={sock}", url], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        if os.path.exists(sock):
-            break
-        time.sleep(0.05)
-    s = socket.socket(socket.AF_UNIX)
-    s.connect(sock)
+    p, s = mpv_ipc.start(url, ["--vo=null", "--ao=null", "--demuxer=lavf", "--rebase-start-time=no", "--cache=yes",
+                               "--demuxer-readahead-secs=10", "--cache-secs=10", "--hls-bitrate=min", "--input-terminal=no", "--keep-open=yes"])
     f = s.makefile("rwb", buffering=0)
 
     def send(cmd):
