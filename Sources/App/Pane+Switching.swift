@@ -102,7 +102,11 @@ extension Pane {
         }
         let wasPaused = mpv.get("pause", .flag).flag ?? false
         try? mpv.set("pause", "yes")
-        guard load(rung: rung, startMSN: p.msn) else { return }
+        apply(.repositioning(!wasPaused))
+        guard load(rung: rung, startMSN: p.msn) else {
+            apply(.repositioning(false))
+            return
+        }
         let mpv = self.mpv
         Task { [weak self] in
             let deadline = ContinuousClock.now + .seconds(5)
@@ -122,6 +126,7 @@ extension Pane {
                 }
             }
             if !wasPaused { try? mpv.set("pause", "no") }
+            self?.apply(.repositioning(false))
             if !sought { self?.apply(.log(level: "warn", text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start")) }
         }
     }
@@ -155,12 +160,13 @@ extension Pane {
         }
     }
 
-    /// Live: a player that stopped at the end of what it had because its origin failed (FFmpeg gives up reloading the playlist
-    /// and never tries again) is reloaded as soon as the origin answers — at the playhead's moment, or the live edge if that
-    /// moment left the window. Tried once a second while the stall lasts.
+    /// A player that stopped at the end of what it had because its origin failed (live: FFmpeg gives up reloading the playlist
+    /// and never tries again; VOD: it skipped the segments that failed up to the end) is reloaded as soon as the origin answers —
+    /// live at the playhead's moment, or the live edge if that moment left the window; VOD where it stopped. Tried once a second
+    /// while the stall lasts.
     func recoverIfStopped() {
         let s = snapshot
-        guard s.started, !s.ended, s.error == nil, let stall = s.currentStall, s.eofSince != nil, s.playingMedia?.isLive == true,
+        guard s.started, !s.ended, s.error == nil, let stall = s.currentStall, s.eofSince != nil,
               let rung = s.loadedRung, let f = fetched.withLockedValue({ $0 }) else { return }
         let now = self.t
         let due = recovery.withLockedValue { last -> Bool in

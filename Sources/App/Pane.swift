@@ -255,6 +255,7 @@ public final class Pane: @unchecked Sendable {
         var s = PlayerSample()
         if loading.withLockedValue({ $0 }) {
             // Between loadfile and the restart the old position stands (time-pos reads 0 then).
+            s.loading = true
             s.timePos = snapshot.sample.timePos
             s.audioPts = snapshot.sample.audioPts
         } else {

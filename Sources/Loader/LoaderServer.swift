@@ -22,6 +22,9 @@ public struct LoaderOptions: Sendable {
     /// A VOD's rotated keys whose first segment lies more than this many seconds of media past the player's newest request wait,
     /// and are fetched (spread) as the player gets near, instead of every key of a long VOD at once.
     public var keyHorizon: Double = 30
+    /// How long a VOD segment that every source fails with a passing error (5xx, 408, 429, a transport failure) is held and
+    /// retried before the failure reaches the player: FFmpeg skips a segment it cannot open, losing its media for good.
+    public var vodHold: Double = 30
     public init() {}
 }
 
@@ -106,6 +109,8 @@ public final class LoaderServer: Sendable {
         var substituted: Set<Int> = []
         /// Each rung's BANDWIDTH, to fail over to the nearest rung.
         var rungBandwidth: [Int: Int] = [:]
+        /// Media playlists served to the player that are complete (EXT-X-ENDLIST): their segments never leave the window.
+        var complete: Set<String> = []
     }
 
     /// The base every player URL starts with, token included.
@@ -330,6 +335,7 @@ public final class LoaderServer: Sendable {
                 return
             }
             for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
+            if m.endList { table.withLockedValue { _ = $0.complete.insert(res.slot ? "slot" : res.upstream) } }
             var served = parsed.playlist
             if let start = res.startMSN { served.body = .media(VirtualPlaylists.starting(at: start, m)) }
             if res.slot, let rung = res.rung {
@@ -550,6 +556,7 @@ public final class LoaderServer: Sendable {
             sources.sort { (order.firstIndex(of: $0.rung ?? -1) ?? 0) < (order.firstIndex(of: $1.rung ?? -1) ?? 0) }
         }
         var i = 0
+        var held: SegmentHold?
         while i < sources.count {
             let src = sources[i]
             // With another source to go to, a failure moves on at once instead of being retried here.
@@ -569,6 +576,19 @@ public final class LoaderServer: Sendable {
                 }
                 let next = i + 1 < sources.count ? sources[i + 1] : nil
                 if let msn = src.msn, let r = src.rung, sources.count > 1 { emit(.failover(msn: msn, failedRung: r, by: next?.rung, cause: cause)) }
+                if next == nil, SegmentHold.passing(status), let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
+                   writer.channel.isActive {
+                    // Every source failed a VOD segment for now: held and retried, so the player waits (a stall with this
+                    // cause) instead of skipping the segment's media.
+                    var h = held ?? SegmentHold(since: t0, budget: options.vodHold)
+                    if let wait = h.next(at: now) {
+                        if held == nil { emit(.diagnostic("\(cause); held and retried for up to \(Int(h.budget)) s (a VOD segment is never skipped while its origin may answer)")) }
+                        held = h
+                        try? await Task.sleep(for: .seconds(wait))
+                        i = 0
+                        continue
+                    }
+                }
                 guard next != nil else {
                     writer.text(status, "hlstui loader: \(cause)")
                     return

@@ -17,6 +17,8 @@ public struct PlayerSample: Sendable, Equatable {
     public var underrun = false
     public var droppedFrames = 0
     public var speed = 1.0
+    /// Between a `loadfile` hlstui gave and the player's restart: the picture stands still.
+    public var loading = false
     public init() {}
 }
 
@@ -168,6 +170,8 @@ public enum SessionEvent: Sendable {
     case failed(message: String, cause: String)
     /// A live playlist hlstui read itself: it moves the live edge, not the window the player plays.
     case liveEdge(rung: Int, playlist: MediaPlaylist)
+    /// hlstui holds the player while it moves it to where it was in a freshly loaded rung (true), or has let it go (false).
+    case repositioning(Bool)
 }
 
 /// One pane's state: playlists, requests, keys, player, caps and selection; changed only by `apply` (no I/O, no clock).
@@ -206,6 +210,10 @@ public struct SessionState: Sendable {
     public var lastFailure: (t: Double, text: String)?
     /// Since when the player sits at the end of what it was given while the stream is not over.
     public var eofSince: Double?
+    /// Since when the player has been opening a stream it was given (a reload) after playback had started.
+    public var loadingSince: Double?
+    /// True while hlstui holds the player paused to move it inside a freshly loaded rung: waiting for data, not a pause.
+    public var repositioning = false
     public var switches: [VariantSwitch] = []
     public var throughput = ThroughputEstimator()
     public var insecureTLS = false
@@ -257,6 +265,9 @@ public struct SessionState: Sendable {
         case .sample(let s): return sampled(s, at: t)
         case .liveEdge(let rung, let playlist):
             noteEdge(rung, playlist)
+            return []
+        case .repositioning(let on):
+            repositioning = on
             return []
         case .playbackStarted:
             started = true
@@ -393,10 +404,13 @@ public struct SessionState: Sendable {
         // Stopped at the end of what it was given while the stream goes on (the player gave up on a failing origin, or waits on
         // a playlist that no longer grows) is a stall too, never a pause: after a second, so a reload at a break is not one.
         if s.eof && !ended && started { eofSince = eofSince ?? t } else { eofSince = nil }
+        // A reload that takes more than a second (its first segment is slow or held) freezes the picture just the same.
+        if s.loading && started && !ended { loadingSince = loadingSince ?? t } else { loadingSince = nil }
         let stuck = eofSince.map { t - $0 >= 1.0 } ?? false
-        let waiting = s.pausedForCache || stuck
+        let reloading = loadingSince.map { t - $0 >= 1.0 } ?? false
+        let waiting = s.pausedForCache || stuck || reloading
         if started, waiting, stalls.last.map({ $0.end != nil }) ?? true {
-            let start = s.pausedForCache ? t : (eofSince ?? t)
+            let start = s.pausedForCache ? t : (eofSince ?? loadingSince ?? t)
             let cause = recentFailure(at: t)
             stalls.append(Stall(start: start, end: nil, cause: cause))
             if let cause { note("warn", "stalled: \(cause)", t) }
@@ -461,7 +475,8 @@ public struct SessionState: Sendable {
         if ended { return .ended }
         if !started { return .starting }
         // At the end of what it was given while the stream goes on, mpv pauses itself (keep-open): waiting, not a pause.
-        if sample.pausedForCache || currentStall != nil || eofSince != nil { return .buffering }
+        // Held by hlstui while a switch moves it inside the new rung: waiting for data too.
+        if sample.pausedForCache || currentStall != nil || eofSince != nil || repositioning || loadingSince != nil { return .buffering }
         if sample.paused { return .paused }
         return .playing
     }

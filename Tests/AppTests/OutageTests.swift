@@ -135,4 +135,34 @@ struct OutageTests {
         let playing = r.named("player").filter { ($0["t"] as? Double ?? 0) > 6 && ($0["t"] as? Double ?? 0) < 14 }
         #expect(!playing.isEmpty && playing.allSatisfy { $0["state"] as? String == "playing" }, "\(playing.map { $0["state"] ?? "" })")
     }
+
+    @Test("a VOD whose segments all answer 503 for 6 s: the Loader holds and retries them, the player stalls with the cause and then plays every segment")
+    func vodOutage() async throws {
+        state.clearFaults()
+        defer { state.clearFaults() }
+        let start = Date().timeIntervalSince1970 + 2.5
+        let fault = Task {
+            try? await Task.sleep(for: .seconds(2.5))
+            _ = state.add(Fault(id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-fmp4", rendition: nil, msn: nil, remaining: nil,
+                                since: start, until: start + 6))
+        }
+        let r = try await MonitorRun.run(["\(base)/vod-fmp4/master.m3u8", "--readahead", "4", "--duration", "45"])
+        _ = await fault.value
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let players = r.named("player")
+        #expect(!players.contains { $0["state"] as? String == "paused" }, "a freeze is never shown as a pause")
+        // 4 s read ahead cannot cover 6 s without segments: one stall, named after the origin's answer.
+        let stalls = r.named("stall").filter { $0["end"] is Double }
+        #expect(!stalls.isEmpty && stalls.allSatisfy { ($0["cause"] as? String)?.contains("HTTP 503") == true }, "\(stalls)")
+        let segments = r.named("request").filter { $0["kind"] as? String == "segment" }
+        #expect(segments.contains { $0["status"] as? Int == 503 }, "the outage reached the Loader")
+        #expect(r.named("diagnostic").contains { ($0["message"] as? String ?? "").contains("held and retried") })
+        // No segment was skipped: every video and audio segment of the VOD reached the player in the end, and the stream ended.
+        func served(_ pick: ([String: Any]) -> Bool) -> Set<Int> {
+            Set(segments.filter { pick($0) && (200..<300).contains($0["status"] as? Int ?? 0) }.compactMap { $0["msn"] as? Int })
+        }
+        #expect(served { $0["rung"] is Int } == Set(0..<10), "video segments served: \(served { $0["rung"] is Int }.sorted())")
+        #expect(served { ($0["url"] as? String ?? "").contains("/audio-") } == Set(0..<10), "audio segments served")
+        #expect(r.named("ended").count == 1, "the VOD played to its end: \(players.suffix(3).map { $0["state"] ?? "" })")
+    }
 }

@@ -89,6 +89,28 @@ struct SessionStateTests {
         #expect(s.state == .playing)
     }
 
+    @Test("a reload that takes over a second is a stall from the moment it began; a switch's hold is buffering, never a pause")
+    func reloadStall() {
+        var s = SessionState(url: "u")
+        var p = PlayerSample()
+        s.apply(.playbackStarted, at: 1)
+        s.apply(.sample(p), at: 1.5)
+        p.loading = true
+        #expect(s.apply(.sample(p), at: 2).isEmpty && s.state == .buffering, "a reload freezes the picture: waiting")
+        #expect(s.apply(.sample(p), at: 2.6).isEmpty, "a short reload is not a stall")
+        #expect(s.apply(.sample(p), at: 3.1) == [.stallStarted(2)])
+        p.loading = false
+        #expect(s.apply(.sample(p), at: 4) == [.stallEnded(Stall(start: 2, end: 4))])
+        #expect(s.state == .playing)
+        // hlstui pauses the player while it moves it inside a new rung: the user did not pause.
+        p.paused = true
+        s.apply(.repositioning(true), at: 5)
+        s.apply(.sample(p), at: 5)
+        #expect(s.state == .buffering)
+        s.apply(.repositioning(false), at: 5.4)
+        #expect(s.state == .paused, "once let go, a pause is the user's")
+    }
+
     @Test("a GAP of the rung playing that no rung fills is reported once, with its PDT and duration, when its playlist arrives")
     func gap() {
         var s = SessionState(url: "http://origin.test/master.m3u8")
