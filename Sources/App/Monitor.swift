@@ -60,6 +60,7 @@ public enum MonitorJSON {
             ("bufferedRanges", .array(p.seekableRanges.map { .array([.double($0.start), .double($0.end)]) })), ("cacheEnd", .double(p.cacheEnd)),
             ("bufferedWindow", .array(s.bufferedRanges.map { .array([.double(($0.start * 1000).rounded() / 1000), .double(($0.end * 1000).rounded() / 1000)]) })), ("underrun", .bool(p.underrun)),
             ("droppedFrames", .int(p.droppedFrames)), ("position", .double(s.position)), ("liveLatency", .double(s.liveLatency)),
+            ("pdtLatency", .double(s.pdtLatency.map { ($0 * 1000).rounded() / 1000 })), ("bufferedAhead", .double(s.bufferedAhead.map { ($0 * 1000).rounded() / 1000 })),
             ("paused", .bool(p.paused)), ("speed", .double(p.speed)),
         ]
     }

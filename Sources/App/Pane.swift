@@ -233,6 +233,7 @@ public final class Pane: @unchecked Sendable {
         let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed, splice: route)
         do {
             loading.withLockedValue { $0 = true }
+            apply(.streamGiven)
             // VOD: WebVTT renditions need strict=experimental (on live it blocks FFmpeg 5.1). Live: a reload starts at the first
             // segment of the playlist the Loader serves (live_start_index=0), not three from its end, so the playhead keeps its PDT.
             let live = isLive.withLockedValue { $0 }
@@ -262,6 +263,7 @@ public final class Pane: @unchecked Sendable {
             s.timePos = mpv.get("time-pos", .double).double
             s.audioPts = mpv.get("audio-pts", .double).double
         }
+        s.wall = DateTime(seconds: Date().timeIntervalSince1970)
         s.paused = mpv.get("pause", .flag).flag ?? false
         s.pausedForCache = mpv.get("paused-for-cache", .flag).flag ?? false
         s.coreIdle = mpv.get("core-idle", .flag).flag ?? true

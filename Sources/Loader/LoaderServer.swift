@@ -208,7 +208,7 @@ public final class LoaderServer: Sendable {
 
     /// Reads the playlist a session starts from (multivariant or media), without giving the player anything yet.
     public func fetchTop(_ url: String) async throws(UpstreamError) -> OpenedStream {
-        let r = try await client.get(url)
+        let r = try await read(url, kind: .multivariant, rung: nil)
         guard r.head.status == 200 else { throw UpstreamError(cause: .protocolError, detail: "\(url): HTTP \(r.head.status)") }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(url: r.head.url))
         if parsed.playlist.multivariant != nil { table.withLockedValue { $0.variables = parsed.variables } }
@@ -386,7 +386,7 @@ public final class LoaderServer: Sendable {
     /// Reads a media playlist ahead of the player and prefetches its keys.
     @discardableResult
     func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: String? = nil, report: Bool = true) async -> MediaPlaylist? {
-        guard let r = try? await client.get(url), r.head.status == 200 else { return nil }
+        guard let r = try? await read(url, kind: .media, rung: rung), r.head.status == 200 else { return nil }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
             if report { emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now))) }
@@ -477,6 +477,28 @@ public final class LoaderServer: Sendable {
         }
     }
 
+    /// A GET the Loader makes on its own account (the playlist a session opens, a playlist read ahead of the player or to follow
+    /// the live edge), in the request log like every request the player makes: every request the origin sees is there.
+    func read(_ url: String, kind: ResourceKind, rung: Int?, retries: Int? = nil) async throws(UpstreamError) -> UpstreamResponse {
+        let t0 = now
+        do throws(UpstreamError) {
+            let r = try await client.get(url, retries: retries)
+            report(r, kind: kind, url: url, rung: rung, t0: t0)
+            return r
+        } catch {
+            emit(.request(RequestEvent(kind: kind, url: url, rung: rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000, bytes: 0,
+                                       status: 502, local: false, prefetch: true, retries: 0, error: error.description, firstPTS: nil)))
+            throw error
+        }
+    }
+
+    /// Reports an answer the Loader read whole for itself.
+    func report(_ r: UpstreamResponse, kind: ResourceKind, url: String, rung: Int?, t0: Double) {
+        emit(.request(RequestEvent(kind: kind, url: url, rung: rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000, durationMs: (now - t0) * 1000,
+                                   bytes: r.body.count, status: r.head.status, local: false, prefetch: true, retries: r.head.retries,
+                                   error: (200..<300).contains(r.head.status) ? nil : "HTTP \(r.head.status)", firstPTS: nil)))
+    }
+
     /// Reads the media playlist for `res`; for the spliced playlist, when the routed rung's playlist fails (its host is down),
     /// another allowed rung's is read instead — the splice lines rungs up by MSN, and each segment is still asked of the
     /// routed rung first. `res` names the rung actually read.
@@ -489,8 +511,11 @@ public final class LoaderServer: Sendable {
         for (i, rung) in order.enumerated() {
             guard let url = urls[rung] else { continue }
             let more = i + 1 < order.count
+            let t1 = now
             do throws(UpstreamError) {
                 let r = try await client.get(url, retries: more ? 0 : nil)
+                // The answer used is reported by the caller; a failed attempt before it, here.
+                if r.head.status != 200 && more { report(r, kind: .media, url: url, rung: rung, t0: t1) }
                 if r.head.status == 200 {
                     if let back = table.withLockedValue({ $0.health.answered(rung, at: now) }) { emit(.recovered(rung: rung, downSeconds: back.down, cause: back.cause)) }
                     let (said, why) = table.withLockedValue { t in (rung != first && !t.substituted.insert(first).inserted, t.health.cause(first)) }
@@ -505,6 +530,10 @@ public final class LoaderServer: Sendable {
                 last = .success(r)
             } catch {
                 last = .failure(error)
+                if more {
+                    emit(.request(RequestEvent(kind: .media, url: url, rung: rung, msn: nil, start: t1, ttfbMs: nil, durationMs: (now - t1) * 1000, bytes: 0,
+                                               status: 502, local: false, prefetch: false, retries: 0, error: error.description, firstPTS: nil)))
+                }
             }
             if let l = last { table.withLockedValue { t in _ = t.health.failed(rung, cause: Self.cause(l), at: now) } }
         }

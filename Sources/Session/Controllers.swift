@@ -11,11 +11,6 @@ public struct GapCrossing: Sendable, Equatable {
 }
 
 extension SessionState {
-    /// Seconds of media buffered ahead of the playhead (mpv's `cache-end` − `time-pos`).
-    public var bufferAhead: Double? {
-        guard let t = sample.timePos, let end = sample.cacheEnd else { return nil }
-        return max(0, end - t)
-    }
 
     /// The rungs automatic selection chooses among: those the caps allow that carry the same kinds of media as the rung loaded.
     public var abrCandidates: [Int] {
@@ -29,7 +24,7 @@ extension SessionState {
     public func abrDecision(config: AbrConfig = AbrConfig()) -> (rung: Int, reason: String)? {
         guard mode == .automatic, !ladder.single, ladder.rungs.count > 1, let cur = loadedRung, started, error == nil, !ended else { return nil }
         let oldest = inFlight.min { $0.value.start < $1.value.start }
-        let input = AbrInput(ladder: ladder, allowed: abrCandidates, current: cur, estimate: throughput.estimate, bufferAhead: bufferAhead,
+        let input = AbrInput(ladder: ladder, allowed: abrCandidates, current: cur, estimate: throughput.estimate, bufferAhead: bufferedAhead,
                              segmentDuration: Double(playingMedia?.targetDuration ?? 2),
                              inFlight: oldest.map { (rung: $0.value.rung, msn: $0.key, elapsed: now - $0.value.start) },
                              sinceSwitch: switches.last.map { now - $0.t })

@@ -19,10 +19,18 @@ public struct PlayerSample: Sendable, Equatable {
     public var speed = 1.0
     /// Between a `loadfile` hlstui gave and the player's restart: the picture stands still.
     public var loading = false
+    /// The wall clock when the sample was read (the pane reads it with the properties), for the glass-to-glass latency.
+    public var wall: DateTime?
     public init() {}
 }
 
 /// What the player is doing, as the status line says it.
+/// What a playlist said about one segment.
+public struct SegmentFacts: Sendable, Equatable {
+    public var duration: Double
+    public var pdt: DateTime?
+}
+
 public enum PlaybackState: String, Sendable {
     case starting, playing, paused, buffering, ended, error
 }
@@ -172,6 +180,8 @@ public enum SessionEvent: Sendable {
     case liveEdge(rung: Int, playlist: MediaPlaylist)
     /// hlstui holds the player while it moves it to where it was in a freshly loaded rung (true), or has let it go (false).
     case repositioning(Bool)
+    /// hlstui gave the player a stream to open (a start, a reload, a seek by reload): what it held before is gone.
+    case streamGiven
 }
 
 /// One pane's state: playlists, requests, keys, player, caps and selection; changed only by `apply` (no I/O, no clock).
@@ -210,6 +220,12 @@ public struct SessionState: Sendable {
     public var lastFailure: (t: Double, text: String)?
     /// Since when the player sits at the end of what it was given while the stream is not over.
     public var eofSince: Double?
+    /// Segments of the variant the player received whole since it was last given a stream, by MSN: the session time each
+    /// arrived. What it holds ahead of the playhead is measured from these, not from mpv's cache ranges alone.
+    public var delivered: [Int: Double] = [:]
+    /// Each variant segment seen in a playlist, by MSN: its duration and PDT. A player far behind the live edge plays segments
+    /// that have left every playlist's window; these keep measuring them.
+    public var seen: [Int: SegmentFacts] = [:]
     /// Since when the player has been opening a stream it was given (a reload) after playback had started.
     public var loadingSince: Double?
     /// True while hlstui holds the player paused to move it inside a freshly loaded rung: waiting for data, not a pause.
@@ -269,6 +285,9 @@ public struct SessionState: Sendable {
         case .repositioning(let on):
             repositioning = on
             return []
+        case .streamGiven:
+            delivered = [:]
+            return []
         case .playbackStarted:
             started = true
             return []
@@ -326,6 +345,10 @@ public struct SessionState: Sendable {
                 if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
                 if let rung = r.rung { segmentRung[msn] = rung }
                 if r.status == 200 || r.status == 206, !r.local { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
+                if (200..<300).contains(r.status), r.error == nil {
+                    delivered[msn] = t
+                    if delivered.count > 64, let oldest = delivered.keys.min() { delivered[oldest] = nil }
+                }
             }
             if let err = r.error, err != "GAP" {
                 let text = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(SessionState.shortName(r.url)): \(err)"
@@ -388,6 +411,7 @@ public struct SessionState: Sendable {
             return [.gap(rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "served from rung \(by)")]
         case .playlist(let p):
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
+            if p.rung != nil { remember(p.playlist) }
             if let rung = p.rung { noteEdge(rung, p.playlist) }
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
             guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
@@ -483,9 +507,12 @@ public struct SessionState: Sendable {
 
     /// The media playlist the playhead is measured against.
     public var playingMedia: MediaPlaylist? {
-        if let r = playingRung, let m = media[r] { return m }
-        if let r = loadedRung, let m = media[r] { return m }
-        return media.values.first
+        let ordered = [playingRung, loadedRung].compactMap { $0 }.compactMap { media[$0] }
+        // The rungs' segments line up by MSN and PDT: when the rung that served the playhead's segment was last read before the
+        // window moved past it, another rung's newer playlist that lists the segment measures it.
+        if let p = playhead, let m = ordered.first(where: { $0.lists(p.msn) })
+            ?? media.keys.sorted().compactMap({ media[$0] }).first(where: { $0.lists(p.msn) }) { return m }
+        return ordered.first ?? media.values.first
     }
 
     /// Where the playhead is, by segment.
@@ -503,10 +530,21 @@ public struct SessionState: Sendable {
         return segmentRung[p.msn] ?? loadedRung
     }
 
-    /// Seconds from the start of the playlist window to the playhead.
+    /// Seconds from the start of the playlist window to the playhead (negative when its segment has left the window).
     public var position: Double? {
         guard let p = playhead, let m = playingMedia else { return nil }
+        if p.msn < m.mediaSequence {
+            let before = (p.msn..<m.mediaSequence).map { seen[$0]?.duration }
+            guard before.allSatisfy({ $0 != nil }) else { return nil }
+            return p.offset - before.reduce(0) { $0 + ($1 ?? 0) }
+        }
         return MediaClock.position(p, in: m, starts: Timeline.startTimes(m))
+    }
+
+    /// Records the duration and PDT of a playlist's segments (the newest 256 kept).
+    mutating func remember(_ m: MediaPlaylist) {
+        for seg in m.segments { seen[seg.mediaSequence] = SegmentFacts(duration: seg.duration, pdt: seg.effectiveProgramDateTime) }
+        if seen.count > 256 { for k in seen.keys.sorted().prefix(seen.count - 256) { seen[k] = nil } }
     }
 
     /// The window's length (VOD: the duration).
@@ -514,8 +552,9 @@ public struct SessionState: Sendable {
 
     /// Wall-clock time of the frame at the playhead.
     public var playheadPDT: DateTime? {
-        guard let p = playhead, let m = playingMedia else { return nil }
-        return MediaClock.programDateTime(p, in: m)
+        guard let p = playhead else { return nil }
+        if let m = playingMedia, m.lists(p.msn) { return MediaClock.programDateTime(p, in: m) }
+        return seen[p.msn]?.pdt.map { $0.adding(seconds: p.offset) }
     }
 
     /// Live: seconds between the playhead and the end of the newest segment.
@@ -530,23 +569,66 @@ public struct SessionState: Sendable {
         return m.totalDuration - pos + age
     }
 
-    /// mpv's buffered ranges converted to playlist-window seconds (live streams report no seekable ranges: then playhead to `cache-end`).
+    /// Glass-to-glass latency: the wall clock minus the EXT-X-PROGRAM-DATE-TIME of the frame at the playhead (RFC 8216bis
+    /// §4.4.4.6), on a live stream with PDT; it includes the encoder's and the origin's delay, unlike `liveLatency`. A VOD's
+    /// PDT is when it was recorded, not a latency: nil.
+    public var pdtLatency: Double? {
+        guard playingMedia?.isLive == true, let wall = sample.wall, let here = playheadPDT else { return nil }
+        return wall.seconds(since: here)
+    }
+
+    /// Where the media the player holds ahead of the playhead ends, in playlist-window seconds: the end of the run of
+    /// segments delivered to it whole from the playhead's segment on (the Loader saw them go out), or — before any is known —
+    /// the playhead plus mpv's `cache-end` − `time-pos` when both lie in the same timestamp run. Nil when neither is known.
+    /// mpv's seekable ranges are not used for it: on live streams they stop moving, and a timestamp reset splits them
+    /// (DECISIONS.md, the buffer bar).
+    public var bufferedEnd: Double? {
+        guard let m = playingMedia, let t = sample.timePos, let p = clock.locate(t, in: m) else { return nil }
+        let starts = Timeline.startTimes(m)
+        guard let here = position else { return nil }
+        var last: Int?
+        var msn = p.msn
+        while delivered[msn] != nil {
+            last = msn
+            msn += 1
+        }
+        if let last {
+            let dur = m.segments[safe: last - m.mediaSequence]?.duration ?? Double(m.targetDuration ?? 2)
+            if let end = MediaClock.position(StreamPoint(msn: last, offset: dur), in: m, starts: starts), end >= here { return end }
+        }
+        if let ce = sample.cacheEnd, ce >= t, ce - t < 3600 { return here + (ce - t) }
+        return nil
+    }
+
+    /// Seconds of media the player holds ahead of the playhead (see `bufferedEnd`); nil when that is not known.
+    public var bufferedAhead: Double? {
+        guard let end = bufferedEnd, let here = position else { return nil }
+        return max(0, end - here)
+    }
+
+    /// What the player holds, in playlist-window seconds: the range around the playhead (from the start of mpv's seekable
+    /// range holding it, where that maps into the window, to `bufferedEnd`), and mpv's other seekable ranges that map whole.
     public var bufferedRanges: [TimeRange] {
         guard let m = playingMedia else { return [] }
         let starts = Timeline.startTimes(m)
-        var raw = sample.seekableRanges
-        if raw.isEmpty, let t = sample.timePos, let end = sample.cacheEnd, end > t { raw = [TimeRange(start: t, end: end)] }
-        // A range that crosses a timestamp reset (a live loop's discontinuity) cannot be mapped at its end: end it where the
-        // newest segment the player fetched ends (measured by the Loader).
-        let fetchedEnd: Double? = segmentRung.keys.filter { $0 >= m.mediaSequence && $0 < m.mediaSequence + m.segments.count }.max()
-            .map { starts[$0 - m.mediaSequence] + m.segments[$0 - m.mediaSequence].duration }
-        return raw.compactMap { r in
-            guard let a = clock.locate(r.start, in: m).flatMap({ MediaClock.position($0, in: m, starts: starts) }) else { return nil }
-            var b = clock.locate(r.end, in: m).flatMap { MediaClock.position($0, in: m, starts: starts) }
-            if b == nil || b! <= a { b = fetchedEnd }
-            guard let end = b, end > a else { return nil }
-            return TimeRange(start: a, end: end)
+        let map = { (x: Double) in self.clock.locate(x, in: m).flatMap { MediaClock.position($0, in: m, starts: starts) } }
+        var out: [TimeRange] = []
+        var main: TimeRange?
+        // A range whose end lies before its start crosses a timestamp reset: it holds everything from its start on.
+        let holds = { (r: TimeRange, t: Double) in r.start - 0.05 <= t && (t <= r.end + 0.05 || r.end < r.start) }
+        if let t = sample.timePos, let here = position, let end = bufferedEnd {
+            let holding = sample.seekableRanges.first { holds($0, t) }
+            let back = holding.flatMap { map($0.start) }.flatMap { $0 <= here ? $0 : nil } ?? here
+            if end > back { main = TimeRange(start: back, end: end) }
         }
+        for r in sample.seekableRanges {
+            guard let t = sample.timePos, !holds(r, t) else { continue }
+            guard let a = map(r.start), let b = map(r.end), b > a else { continue }
+            if let mr = main, a < mr.end && b > mr.start { continue }
+            out.append(TimeRange(start: a, end: b))
+        }
+        if let main { out.append(main) }
+        return out.sorted { $0.start < $1.start }
     }
 
     /// The rung the controllers want now.
@@ -554,4 +636,9 @@ public struct SessionState: Sendable {
 
     /// Total seconds stalled so far (an open stall counts up to now).
     public var stalledSeconds: Double { stalls.reduce(0) { $0 + (($1.end ?? now) - $1.start) } }
+}
+
+extension MediaPlaylist {
+    /// True when segment `msn` is in this window.
+    func lists(_ msn: Int) -> Bool { msn >= mediaSequence && msn < mediaSequence + segments.count }
 }

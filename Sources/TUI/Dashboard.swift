@@ -127,10 +127,10 @@ public enum Dashboard {
         for (i, cell) in bar(t, width: w).enumerated() { c.put(1 + i, y, cell.0, cell.1) }
         y += 1
         let buffered = t.buffered.reduce(0) { $0 + $1.duration }
-        let ahead = t.playhead.map { p in t.buffered.first { $0.contains(p) || abs($0.start - p) < 0.05 }.map { $0.end - p } ?? 0 }
+        let ahead = t.ahead
         let left = t.live ? "msn \(t.firstMSN)" : "00:00.0"
         let right = t.live ? "live edge" : DashboardModel.clockText(t.length)
-        let aheadText = ahead.map { ", \(fixed($0, 1))s ahead" } ?? ""
+        let aheadText = ahead.map { ", \(fixed($0, 1))s ahead" } ?? ", - ahead"
         let mid = "buffered \(fixed(buffered, 1))s" + aheadText + (gaps > filled ? "  ╳ GAP" : "") + (filled > 0 ? "  ▒ GAP filled" : "")
         c.put(1, y, left, .dim)
         c.put(max(0, (c.width - displayWidth(mid)) / 2), y, mid, .dim)
@@ -186,8 +186,16 @@ public enum Dashboard {
         }
     }
 
+    /// What the measured figures mean, below the keys in the help.
+    static let legend = [
+        "",
+        "live -6.2s  behind the live edge: the newest segment's end, as the playlist says",
+        "g2g 8.1s    glass to glass: the wall clock minus the PDT of the frame on screen",
+        "ahead       media delivered to the player past the playhead (- when not known)",
+    ]
+
     static func help(into c: inout Canvas) {
-        let lines = Keymap.helpLines
+        let lines = Keymap.helpLines + legend
         let w = min(c.width - 2, (lines.map(displayWidth).max() ?? 0) + 4)
         let h = min(c.height - 2, lines.count + 2)
         let x = (c.width - w) / 2

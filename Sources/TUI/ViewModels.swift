@@ -69,6 +69,8 @@ public struct TimelineModel: Sendable, Equatable {
     public var playhead: Double?
     public var live: Bool
     public var firstMSN: Int
+    /// Seconds delivered past the playhead; nil when not known (drawn as a dash).
+    public var ahead: Double?
 }
 
 /// One key on the key timeline.
@@ -135,7 +137,10 @@ public struct DashboardModel: Sendable, Equatable {
     static func status(_ s: SessionState) -> StatusModel {
         var clock = "--:--"
         if let pos = s.position {
-            if let lat = s.liveLatency { clock = "live -\(fixed(max(0, lat), 1))s" } else {
+            if let lat = s.liveLatency {
+                // Behind the live edge, and glass to glass when the stream has PDT (a dash when it has none).
+                clock = "live -\(fixed(max(0, lat), 1))s g2g " + (s.pdtLatency.map { fixed($0, 1) + "s" } ?? "-")
+            } else {
                 clock = clockText(pos) + "/" + clockText(s.windowDuration ?? 0)
             }
         } else if let d = s.windowDuration, s.playingMedia?.isLive == false { clock = "--:--/" + clockText(d) }
@@ -193,7 +198,8 @@ public struct DashboardModel: Sendable, Equatable {
             SegmentMark(start: starts[i], duration: seg.duration, gap: seg.gap, discontinuity: seg.discontinuity,
                         filled: seg.gap && !s.isUnfillableGap(seg.mediaSequence))
         }
-        return TimelineModel(length: m.totalDuration, segments: segs, buffered: s.bufferedRanges, playhead: s.position, live: m.isLive, firstMSN: m.mediaSequence)
+        return TimelineModel(length: m.totalDuration, segments: segs, buffered: s.bufferedRanges, playhead: s.position, live: m.isLive,
+                             firstMSN: m.mediaSequence, ahead: s.bufferedAhead)
     }
 
     static func keyRows(_ s: SessionState) -> [KeyRow] {

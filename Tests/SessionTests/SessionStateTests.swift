@@ -169,14 +169,25 @@ struct SessionStateTests {
 
 @Suite("Live buffer")
 struct LiveBufferTests {
-    @Test("a live stream reports no seekable ranges: the buffer runs from the playhead to mpv's cache-end")
+    @Test("ahead of the playhead the buffer ends where the segments delivered to the player end; before any is known, at mpv's cache-end; else unknown")
     func cacheEnd() {
-        var s = Fixture.session(live: true)
+        var s = Fixture.session(live: true)   // segments 0–3 (first PTS 10, 12, 14, 16) delivered
         var p = PlayerSample()
         p.timePos = 11
         p.cacheEnd = 17
+        // mpv's seekable ranges stay frozen on live streams: a stale one says nothing about what lies ahead.
+        p.seekableRanges = [TimeRange(start: 10, end: 11.5)]
         s.apply(.sample(p), at: 1)
-        #expect(s.bufferedRanges == [TimeRange(start: 1, end: 7)])
+        #expect(s.bufferedRanges == [TimeRange(start: 0, end: 8)] && s.bufferedAhead == 7, "delivered through segment 3: \(s.bufferedRanges)")
+        // A reload: what the player held is gone; until a segment arrives, mpv's cache-end (same timestamp run) measures it.
+        s.apply(.streamGiven, at: 2)
+        p.seekableRanges = []
+        s.apply(.sample(p), at: 2)
+        #expect(s.bufferedRanges == [TimeRange(start: 1, end: 7)] && s.bufferedAhead == 6)
+        // cache-end behind the playhead (a timestamp reset between them) and nothing delivered: not known, not 0.
+        p.cacheEnd = 2
+        s.apply(.sample(p), at: 3)
+        #expect(s.bufferedAhead == nil && s.bufferedRanges.isEmpty)
     }
 }
 
