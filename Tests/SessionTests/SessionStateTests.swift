@@ -111,6 +111,29 @@ struct SessionStateTests {
         #expect(s.state == .paused, "once let go, a pause is the user's")
     }
 
+    @Test("glass to glass is the sample's wall clock minus the PDT at the playhead, live only; a segment that left the window keeps its PDT")
+    func glassToGlass() throws {
+        var s = Fixture.session(live: true)   // msn 0 at PDT 00:00:00, first PTS 10
+        var p = PlayerSample()
+        p.timePos = 11.5
+        p.wall = DateTime(iso8601: "2026-01-01T00:00:09.000Z")
+        s.apply(.sample(p), at: 1)
+        #expect(s.pdtLatency == 7.5, "09.000 − 01.500")
+        // The window moves on past the playhead's segment: its PDT and position still measure it.
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:2\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:04.000Z\n"
+        for i in 2..<8 { text += "#EXTINF:2.0,\nseg\(i).ts\n" }
+        s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: Fixture.playlist(text).media!, received: 1.1))), at: 1.1)
+        #expect(s.playheadPDT == DateTime(iso8601: "2026-01-01T00:00:01.500Z") && s.pdtLatency == 7.5)
+        #expect(s.position == -2.5, "1.5 s into msn 0, two 2 s segments before the window's start")
+        let vod = Fixture.session()
+        var q = vod.sample
+        q.timePos = 11.5
+        q.wall = p.wall
+        var v = vod
+        v.apply(.sample(q), at: 1)
+        #expect(v.playheadPDT != nil && v.pdtLatency == nil, "a VOD's PDT is when it was recorded")
+    }
+
     @Test("a GAP of the rung playing that no rung fills is reported once, with its PDT and duration, when its playlist arrives")
     func gap() {
         var s = SessionState(url: "http://origin.test/master.m3u8")
