@@ -101,10 +101,11 @@ extension Pane {
             return
         }
         let wasPaused = mpv.get("pause", .flag).flag ?? false
+        // Marked before the pause, so no sample in between reads a pause the user never asked for.
+        holding.withLockedValue { $0 = !wasPaused }
         try? mpv.set("pause", "yes")
-        apply(.repositioning(!wasPaused))
         guard load(rung: rung, startMSN: p.msn) else {
-            apply(.repositioning(false))
+            holding.withLockedValue { $0 = false }
             return
         }
         let mpv = self.mpv
@@ -126,7 +127,7 @@ extension Pane {
                 }
             }
             if !wasPaused { try? mpv.set("pause", "no") }
-            self?.apply(.repositioning(false))
+            self?.holding.withLockedValue { $0 = false }
             if !sought { self?.apply(.log(level: "warn", text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start")) }
         }
     }

@@ -82,6 +82,8 @@ public final class Pane: @unchecked Sendable {
     let logFilter = NIOLockedValueBox(MPVLogFilter())
     /// True from a `loadfile` until mpv restarts playback: `time-pos` then reads 0 and is not a position.
     let loading = NIOLockedValueBox(false)
+    /// True while hlstui holds the player paused to move it inside a freshly loaded rung (not a pause of the user's).
+    let holding = NIOLockedValueBox(false)
     /// Session time of the last attempt to reload a player its origin stopped.
     let recovery = NIOLockedValueBox<Double?>(nil)
     /// The GAP runs already crossed (by first MSN), so each is crossed once.
@@ -264,7 +266,11 @@ public final class Pane: @unchecked Sendable {
             s.audioPts = mpv.get("audio-pts", .double).double
         }
         s.wall = DateTime(seconds: Date().timeIntervalSince1970)
+        // Read on both sides of `pause`: the hold is set before the pause and cleared after the unpause, so a pause read while
+        // hlstui held the player always sees the hold.
+        let heldBefore = holding.withLockedValue { $0 }
         s.paused = mpv.get("pause", .flag).flag ?? false
+        s.held = heldBefore || holding.withLockedValue { $0 }
         s.pausedForCache = mpv.get("paused-for-cache", .flag).flag ?? false
         s.coreIdle = mpv.get("core-idle", .flag).flag ?? true
         s.eof = mpv.get("eof-reached", .flag).flag ?? false

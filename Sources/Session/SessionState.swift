@@ -19,6 +19,8 @@ public struct PlayerSample: Sendable, Equatable {
     public var speed = 1.0
     /// Between a `loadfile` hlstui gave and the player's restart: the picture stands still.
     public var loading = false
+    /// hlstui held the player paused (moving it inside a freshly loaded rung): waiting for data, not the user's pause.
+    public var held = false
     /// The wall clock when the sample was read (the pane reads it with the properties), for the glass-to-glass latency.
     public var wall: DateTime?
     public init() {}
@@ -178,8 +180,6 @@ public enum SessionEvent: Sendable {
     case failed(message: String, cause: String)
     /// A live playlist hlstui read itself: it moves the live edge, not the window the player plays.
     case liveEdge(rung: Int, playlist: MediaPlaylist)
-    /// hlstui holds the player while it moves it to where it was in a freshly loaded rung (true), or has let it go (false).
-    case repositioning(Bool)
     /// hlstui gave the player a stream to open (a start, a reload, a seek by reload): what it held before is gone.
     case streamGiven
 }
@@ -228,8 +228,6 @@ public struct SessionState: Sendable {
     public var seen: [Int: SegmentFacts] = [:]
     /// Since when the player has been opening a stream it was given (a reload) after playback had started.
     public var loadingSince: Double?
-    /// True while hlstui holds the player paused to move it inside a freshly loaded rung: waiting for data, not a pause.
-    public var repositioning = false
     public var switches: [VariantSwitch] = []
     public var throughput = ThroughputEstimator()
     public var insecureTLS = false
@@ -281,9 +279,6 @@ public struct SessionState: Sendable {
         case .sample(let s): return sampled(s, at: t)
         case .liveEdge(let rung, let playlist):
             noteEdge(rung, playlist)
-            return []
-        case .repositioning(let on):
-            repositioning = on
             return []
         case .streamGiven:
             delivered = [:]
@@ -500,7 +495,7 @@ public struct SessionState: Sendable {
         if !started { return .starting }
         // At the end of what it was given while the stream goes on, mpv pauses itself (keep-open): waiting, not a pause.
         // Held by hlstui while a switch moves it inside the new rung: waiting for data too.
-        if sample.pausedForCache || currentStall != nil || eofSince != nil || repositioning || loadingSince != nil { return .buffering }
+        if sample.pausedForCache || currentStall != nil || eofSince != nil || sample.held || loadingSince != nil { return .buffering }
         if sample.paused { return .paused }
         return .playing
     }

@@ -104,10 +104,11 @@ struct SessionStateTests {
         #expect(s.state == .playing)
         // hlstui pauses the player while it moves it inside a new rung: the user did not pause.
         p.paused = true
-        s.apply(.repositioning(true), at: 5)
+        p.held = true
         s.apply(.sample(p), at: 5)
         #expect(s.state == .buffering)
-        s.apply(.repositioning(false), at: 5.4)
+        p.held = false
+        s.apply(.sample(p), at: 5.4)
         #expect(s.state == .paused, "once let go, a pause is the user's")
     }
 
