@@ -62,6 +62,8 @@ public enum MonitorJSON {
             ("droppedFrames", .int(p.droppedFrames)), ("position", .double(s.position)), ("liveLatency", .double(s.liveLatency)),
             ("pdtLatency", .double(s.pdtLatency.map { ($0 * 1000).rounded() / 1000 })), ("bufferedAhead", .double(s.bufferedAhead.map { ($0 * 1000).rounded() / 1000 })),
             ("paused", .bool(p.paused)), ("speed", .double(p.speed)),
+            // When the player's properties were read (the event's own time is when it was written).
+            ("readAt", .string(p.wall?.iso8601Milliseconds)), ("skips", .int(s.skipCount)),
         ]
     }
 
@@ -77,6 +79,7 @@ public enum MonitorJSON {
         let segs = s.requests.filter { $0.kind == .segment }
         return .object([
             ("pane", .int(pane)), ("state", .string(s.state.rawValue)), ("started", .bool(s.started)), ("stalls", .int(s.stalls.count)),
+            ("skips", .int(s.skipCount)), ("skippedSeconds", .double((s.skips.reduce(0) { $0 + $1.seconds } * 1000).rounded() / 1000)),
             ("stalledSeconds", .double((s.stalledSeconds * 1000).rounded() / 1000)), ("requests", .int(s.requests.count)),
             ("segments", .int(segs.count)), ("bytes", .int(s.requests.reduce(0) { $0 + $1.bytes })), ("keys", .int(Set(s.keys.map(\.uri)).count)),
             ("switches", .int(s.switches.count)), ("droppedFrames", .int(s.sample.droppedFrames)), ("throughputBps", .double(s.throughput.estimate)),
@@ -108,6 +111,9 @@ public enum MonitorRunner {
                     case .switched(let s):
                         emit(pane, "variant", [("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason)),
                                                ("mechanism", .string(s.mechanism)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail))])
+                    case .fact(.skipped(let k)):
+                        emit(pane, "skip", [("pane", .int(i)), ("from", .double(k.fromTime)), ("to", .double(k.toTime)), ("fromMsn", .int(k.from.msn)),
+                                            ("toMsn", .int(k.to.msn)), ("seconds", .double((k.seconds * 1000).rounded() / 1000)), ("cause", .string(k.cause))])
                     case .fact(.stallStarted(let t)):
                         emit(pane, "stall", [("pane", .int(i)), ("start", .double(t)), ("end", .null), ("cause", .string(pane.snapshot.currentStall?.cause))])
                     case .fact(.stallEnded(let s)):

@@ -28,7 +28,8 @@ extension Pane {
         let s = snapshot
         guard let from = s.loadedRung, from != rung, let a = s.ladder.rungs[safe: rung], let b = s.ladder.rungs[safe: from] else { return }
         let live = s.playingMedia?.isLive ?? false
-        let mech = SwitchPlanner.mechanism(spliced: s.spliced, compatible: SwitchPlanner.compatible(b, a), live: live,
+        var detail = detail
+        var mech = SwitchPlanner.mechanism(spliced: s.spliced, compatible: SwitchPlanner.compatible(b, a), live: live,
                                            mode: manual ? s.manualSwitch : config.autoSwitch)
         let here = fresh().map(\.msn) ?? s.playhead?.msn
         var atMSN: Int?
@@ -38,30 +39,15 @@ extension Pane {
             atMSN = spliceRoute(rung).flatMap { loader.route($0) }
         case .spliceSeek:
             if let r = spliceRoute(rung) { loader.route(r) }
-            // FFmpeg re-reads the segment under the playhead, now from the new rung: the seek must bypass mpv's cache, so the
-            // cache is made unseekable for this one seek (left so, mpv would report no buffered ranges and lose the back buffer).
-            // The demuxer thread picks the option up on its next cycle, so the seek waits a little, and is repeated until the
-            // segment under the playhead was asked for from the new rung (not any segment of it: readahead may ask for a later one
-            // at that very moment, and the seek would have been served from the cache after all).
-            try? mpv.set("demuxer-seekable-cache", "no")
-            let mpv = self.mpv
-            let since = t
-            let playheadMSN = here
-            Task { [weak self] in
-                for attempt in 0..<4 {
-                    try? await Task.sleep(for: .milliseconds(attempt == 0 ? 10 : 30))
-                    guard let self else { return }
-                    let reread = self.state.withLockedValue { s -> Bool in
-                        guard let h = playheadMSN else { return (s.lastSegmentAt[rung] ?? -1) >= since }
-                        return s.inFlight[h]?.rung == rung || s.segmentRung[h] == rung
-                    }
-                    if attempt > 0 && reread { break }
-                    try? mpv.command(["seek", "0", "relative+exact"])
-                }
-                try? await Task.sleep(for: .milliseconds(300))
-                try? mpv.set("demuxer-seekable-cache", "auto")
+            if let h = here, rereadCurrent(rung: rung, at: h) {
+                atMSN = h
+            } else {
+                // FFmpeg cannot re-read the player's first segment exactly: the new rung starts at the next one, as a splice.
+                mech = .splice
+                detail = [detail, "the segment under the playhead is the player's first, which FFmpeg 5.1 cannot re-read exactly: switched at the next boundary"]
+                    .compactMap { $0 }.joined(separator: "; ")
+                atMSN = here.map { $0 + 1 }
             }
-            atMSN = here
         case .spliceReload:
             if let r = spliceRoute(rung) { loader.route(r) }
             pending.withLockedValue { $0 = PendingReload(rung: rung) }
@@ -78,6 +64,60 @@ extension Pane {
         let sw = VariantSwitch(t: t, from: from, to: rung, reason: reason, mechanism: mech.rawValue, atMSN: atMSN, detail: detail)
         apply(.switched(sw))
         output(self, .switched(sw))
+    }
+
+    /// Makes the player re-read the segment under the playhead (`at`) from the newly routed `rung` (splice+seek): the cache is
+    /// made unseekable for one seek, so it goes to the demuxer. One seek, never repeated forward: it is repeated only while the
+    /// demuxer has not acted on it (the option reaches the demuxer thread on its next cycle; until then the seek is a harmless
+    /// cache seek to the same spot). False when the segment is the player's first (see `demuxerSeek`).
+    func rereadCurrent(rung: Int, at here: Int) -> Bool {
+        guard let p = fresh(), p.msn == here, demuxerSeekOffset(into: p) != nil else { return false }
+        try? mpv.set("demuxer-seekable-cache", "no")
+        let mpv = self.mpv
+        Task { [weak self] in
+            for attempt in 0..<4 {
+                try? await Task.sleep(for: .milliseconds(attempt == 0 ? 10 : 30))
+                guard let self else { return }
+                // The demuxer went back: the segment before the playhead's is asked for again, now from the new rung.
+                let demuxed = self.state.withLockedValue { s in s.inFlight[here - 1]?.rung == rung || s.segmentRung[here - 1] == rung }
+                if demuxed { break }
+                guard let now = self.fresh(), self.demuxerSeek(relative: 0, into: now) else { break }
+            }
+            try? await Task.sleep(for: .milliseconds(300))
+            try? mpv.set("demuxer-seekable-cache", "auto")
+        }
+        return true
+    }
+
+    /// How far before the target a demuxer seek must aim so FFmpeg 5.1 lands at or before it: the middle of the segment before
+    /// the target's. FFmpeg's HLS demuxer seeks to where the playlist says a segment starts, counted from the first timestamp it
+    /// read, and drops packets until a video key frame whose *decoding* time is at or after that; when that first timestamp is
+    /// later than a key frame's decoding time (B-frames delay presentation, and packagers that write audio first put a later
+    /// audio timestamp first), the key frame is dropped and playback lands on the next segment. Aimed one segment back it
+    /// lands on that segment's key frame or the target's, both at or before the target (DECISIONS.md, switches never skip).
+    /// Nil when the target's segment is the first of the player's playlist.
+    func demuxerSeekOffset(into p: StreamPoint) -> Double? {
+        let s = snapshot
+        let first = s.givenStart ?? s.playingMedia?.segments.first?.mediaSequence ?? p.msn
+        guard p.msn > first, let previous = s.seen[p.msn - 1]?.duration
+                ?? s.playingMedia?.segments.first(where: { $0.mediaSequence == p.msn - 1 })?.duration else { return nil }
+        return max(0, p.offset) + previous / 2
+    }
+
+    /// A seek by `d` seconds to point `into` that the demuxer carries out (TS), aimed with `demuxerSeekOffset`; false (nothing
+    /// done) when it cannot be aimed so.
+    @discardableResult
+    func demuxerSeek(relative d: Double, into p: StreamPoint) -> Bool {
+        guard let back = demuxerSeekOffset(into: p) else { return false }
+        try? mpv.set("hr-seek-demuxer-offset", String(back))
+        try? mpv.command(["seek", String(d), "relative+exact"])
+        // mpv reads the offset when it carries the seek out on its own thread: it is reset once that has happened.
+        let mpv = self.mpv
+        Task {
+            try? await Task.sleep(for: .milliseconds(300))
+            try? mpv.set("hr-seek-demuxer-offset", "0")
+        }
+        return true
     }
 
     /// Reads `rung`'s media playlist now, so the session knows its segments before the player asks.

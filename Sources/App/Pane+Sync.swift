@@ -26,6 +26,7 @@ extension Pane {
 
     /// Holds the picture for `seconds` (paused), so the other pane reaches the same moment.
     public func hold(seconds: Double) {
+        apply(.seekAsked)
         try? mpv.set("pause", "yes")
         let mpv = self.mpv
         Task {
@@ -42,6 +43,7 @@ extension Pane {
         guard let m = s.loadedRung.flatMap({ s.media[$0] }) ?? s.playingMedia, let t = Timeline.playlistTime(at: date, in: m),
               let i = Timeline.segmentIndex(at: t, in: m) else { return false }
         let msn = m.segments[i].mediaSequence
+        apply(.seekAsked)
         load(rung: s.loadedRung ?? 0, startMSN: msn)
         apply(.log(level: "info", text: "sync: reloaded at msn \(msn) to meet the other pane at \(date)"))
         return true

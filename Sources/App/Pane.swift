@@ -234,8 +234,10 @@ public final class Pane: @unchecked Sendable {
         let route = spliceRoute(rung)
         let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed, splice: route)
         do {
+            let wasLoading = loading.withLockedValue { $0 }
+            let from = wasLoading ? nil : mpv.get("time-pos", .double).double.map { ($0, DateTime(seconds: Date().timeIntervalSince1970)) }
             loading.withLockedValue { $0 = true }
-            apply(.streamGiven)
+            apply(.streamGiven(startMSN: startMSN, from: from))
             // VOD: WebVTT renditions need strict=experimental (on live it blocks FFmpeg 5.1). Live: a reload starts at the first
             // segment of the playlist the Loader serves (live_start_index=0), not three from its end, so the playhead keeps its PDT.
             let live = isLive.withLockedValue { $0 }
@@ -326,10 +328,14 @@ public final class Pane: @unchecked Sendable {
         // The player's playlist ends before a GAP no rung fills: beyond one, only a reload reaches the target.
         let here = s.playhead?.msn ?? msn
         let acrossGap = (min(here, msn)...max(here, msn)).contains { s.isUnfillableGap($0) }
-        if buffered || (!fmp4 && !acrossGap) {
+        apply(.seekAsked)
+        if buffered {
             try? mpv.command(["seek", String(d), "relative+exact"])
             return
         }
+        // TS: a demuxer seek aimed where FFmpeg 5.1 lands exactly (see `demuxerSeek`), or a reload at the target's segment
+        // when it is the first the player has.
+        if !fmp4 && !acrossGap, demuxerSeek(relative: d, into: StreamPoint(msn: msn, offset: target - Timeline.startTimes(m)[i])) { return }
         while s.isUnfillableGap(msn) { msn += 1 }
         pending.withLockedValue { $0 = nil }
         load(rung: s.loadedRung ?? 0, startMSN: msn)

@@ -586,6 +586,7 @@ public final class LoaderServer: Sendable {
         }
         var i = 0
         var held: SegmentHold?
+        var firstFailure: (rung: Int, cause: String)?
         while i < sources.count {
             let src = sources[i]
             // With another source to go to, a failure moves on at once instead of being retried here.
@@ -596,6 +597,10 @@ public final class LoaderServer: Sendable {
                 if let r = src.rung, let back = table.withLockedValue({ $0.health.answered(r, at: now) }) {
                     emit(.recovered(rung: r, downSeconds: back.down, cause: back.cause))
                 }
+                // One failover per segment, once it is known who served it (the rung on screen changes for it).
+                if let f = firstFailure, let msn = src.msn, let r = src.rung, r != f.rung {
+                    emit(.failover(msn: msn, failedRung: f.rung, by: r, cause: f.cause))
+                }
                 return
             case .failed(let cause, let status):
                 if let r = src.rung { table.withLockedValue { t in _ = t.health.failed(r, cause: cause, at: now) } }
@@ -604,7 +609,7 @@ public final class LoaderServer: Sendable {
                     alternatesRead = true
                 }
                 let next = i + 1 < sources.count ? sources[i + 1] : nil
-                if let msn = src.msn, let r = src.rung, sources.count > 1 { emit(.failover(msn: msn, failedRung: r, by: next?.rung, cause: cause)) }
+                if firstFailure == nil, let r = src.rung, sources.count > 1 { firstFailure = (r, cause) }
                 if next == nil, SegmentHold.passing(status), let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
                    writer.channel.isActive {
                     // Every source failed a VOD segment for now: held and retried, so the player waits (a stall with this
@@ -619,6 +624,7 @@ public final class LoaderServer: Sendable {
                     }
                 }
                 guard next != nil else {
+                    if let msn = src.msn, let r = firstFailure?.rung ?? src.rung, sources.count > 1 { emit(.failover(msn: msn, failedRung: r, by: nil, cause: cause)) }
                     writer.text(status, "hlstui loader: \(cause)")
                     return
                 }

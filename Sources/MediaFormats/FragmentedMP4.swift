@@ -13,6 +13,16 @@ public struct MP4Track: Sendable, Equatable {
     public var timescale: UInt32
     /// `vide`, `soun`, `text`, …
     public var handler: String
+    /// Seconds the track's presentation is moved later by the empty edits that open its edit list (ISO/IEC 14496-12 §8.6.6):
+    /// how packagers give fMP4 a start time other than its decode times (FFmpeg's `-output_ts_offset` writes one).
+    public var emptyEdit: Double = 0
+
+    public init(id: UInt32, timescale: UInt32, handler: String, emptyEdit: Double = 0) {
+        self.id = id
+        self.timescale = timescale
+        self.handler = handler
+        self.emptyEdit = emptyEdit
+    }
 }
 
 /// Reading fragmented MP4 (ISO/IEC 14496-12) init sections and media segments without decoding them.
@@ -98,6 +108,11 @@ public enum FragmentedMP4 {
     /// The tracks of an initialization section (moov/trak: tkhd id, mdhd timescale, hdlr type).
     public static func tracks(initSection bytes: [UInt8]) -> [MP4Track] {
         guard let moov = boxes(bytes)?.first(where: { $0.type == "moov" }) else { return [] }
+        var movieTimescale: UInt32 = 0
+        if let mvhd = child(bytes, moov, "mvhd"), mvhd.payloadRange.count >= 24 {
+            let v = bytes[mvhd.payloadRange.lowerBound]
+            movieTimescale = u32(bytes, mvhd.payloadRange.lowerBound + (v == 1 ? 20 : 12))
+        }
         var out: [MP4Track] = []
         for trak in children(bytes, moov, "trak") {
             guard let tkhd = child(bytes, trak, "tkhd"), let mdia = child(bytes, trak, "mdia"),
@@ -107,9 +122,29 @@ public enum FragmentedMP4 {
             let mv = bytes[mdhd.payloadRange.lowerBound]
             let timescale = u32(bytes, mdhd.payloadRange.lowerBound + (mv == 1 ? 20 : 12))
             let handler = String(decoding: bytes[(hdlr.payloadRange.lowerBound + 8)..<(hdlr.payloadRange.lowerBound + 12)], as: UTF8.self)
-            out.append(MP4Track(id: id, timescale: timescale, handler: handler))
+            out.append(MP4Track(id: id, timescale: timescale, handler: handler, emptyEdit: emptyEdits(bytes, trak, movieTimescale: movieTimescale)))
         }
         return out
+    }
+
+    /// Seconds of the empty edits (media_time −1) at the start of a track's edit list (trak/edts/elst), in the movie timescale.
+    static func emptyEdits(_ bytes: [UInt8], _ trak: Box, movieTimescale: UInt32) -> Double {
+        guard movieTimescale > 0, let edts = child(bytes, trak, "edts"), let elst = child(bytes, edts, "elst") else { return 0 }
+        let p = elst.payloadRange
+        guard p.count >= 8 else { return 0 }
+        let v = bytes[p.lowerBound]
+        let count = Int(u32(bytes, p.lowerBound + 4))
+        let size = v == 1 ? 20 : 12
+        var total: UInt64 = 0
+        for i in 0..<count {
+            let o = p.lowerBound + 8 + i * size
+            guard o + size <= p.upperBound else { break }
+            let duration = v == 1 ? u64(bytes, o) : UInt64(u32(bytes, o))
+            let mediaTime = v == 1 ? Int64(bitPattern: u64(bytes, o + 8)) : Int64(Int32(bitPattern: u32(bytes, o + 4)))
+            guard mediaTime == -1 else { break }
+            total += duration
+        }
+        return Double(total) / Double(movieTimescale)
     }
 
     /// The baseMediaDecodeTime of each track in the first moof of a media segment (moof/traf: tfhd id, tfdt).
@@ -132,7 +167,9 @@ public enum FragmentedMP4 {
         let times = firstDecodeTimes(segment: segment)
         let ordered = tracks.sorted { a, _ in a.handler == "vide" }
         for t in ordered {
-            if let d = times[t.id], t.timescale > 0 { return Double(d) / Double(t.timescale) }
+            // The decode time moved by the edit list's opening empty edit: where the player presents it. (The edit's media
+            // time, which takes out the first frame's composition delay, and that delay cancel out.)
+            if let d = times[t.id], t.timescale > 0 { return Double(d) / Double(t.timescale) + t.emptyEdit }
         }
         return nil
     }

@@ -123,6 +123,31 @@ public enum TransportStream {
 }
 
 extension TransportStream {
+    /// The segment with its first audio PES moved in front of its first video packet, as packagers that write each segment's
+    /// audio first do: packets keep their order within every PID (continuity counters stay intact), and no timestamp changes.
+    public static func audioFirst(_ bytes: [UInt8]) -> [UInt8] {
+        let info = probe(bytes)
+        guard let video = info.videoPID, let audio = info.audioPIDs.first, bytes.count % packetSize == 0 else { return bytes }
+        let count = bytes.count / packetSize
+        func pid(_ i: Int) -> Int { Int(bytes[i * packetSize + 1] & 0x1F) << 8 | Int(bytes[i * packetSize + 2]) }
+        func starts(_ i: Int) -> Bool { bytes[i * packetSize + 1] & 0x40 != 0 }
+        guard let firstVideo = (0..<count).first(where: { pid($0) == video }),
+              let pesStart = (firstVideo..<count).first(where: { pid($0) == audio && starts($0) }) else { return bytes }
+        var moved = [pesStart]
+        for i in (pesStart + 1)..<count where pid(i) == audio {
+            if starts(i) { break }
+            moved.append(i)
+        }
+        let movedSet = Set(moved)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        func append(_ i: Int) { out.append(contentsOf: bytes[(i * packetSize)..<((i + 1) * packetSize)]) }
+        for i in 0..<firstVideo { append(i) }
+        for i in moved { append(i) }
+        for i in firstVideo..<count where !movedSet.contains(i) { append(i) }
+        return out
+    }
+
     /// CRC-32/MPEG-2 (polynomial 0x04C11DB7, not reflected), as PSI sections carry it.
     static func crc32MPEG2(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF

@@ -52,18 +52,56 @@ public struct MediaRendition: Sendable {
     public var loopDuration: Double { segments.reduce(0) { $0 + $1.duration } }
 }
 
+/// How the origin's media are packaged: its own plain encodes, or as broadcast packagers in the field make them.
+public enum Packaging: String, Sendable, CaseIterable {
+    /// 30/25 fps, closed GOPs, every segment starts with its video key frame, timestamps from FFmpeg's 1.4 s.
+    case plain
+    /// 29.97 fps, x264's default B-frame pyramid (preset medium, High profile), audio 40 ms ahead of video, each TS segment's first
+    /// packet audio (its earliest timestamp), timestamps from 3600 s: what switching must survive from other packagers.
+    case broadcast
+
+    /// The library key prefix of this packaging's renditions.
+    var keyPrefix: String { self == .plain ? "" : "\(rawValue)/" }
+}
+
 /// What to encode for one rendition.
 public struct EncodeSpec: Sendable {
     public var id: String
     public var width: Int?
     public var height: Int?
-    public var fps: Int
+    /// Frame rate as a fraction (30000/1001 for 29.97).
+    public var fpsNum: Int
+    public var fpsDen: Int = 1
     public var videoKbps: Int
-    public var gopSeconds: Int
-    public var seconds: Int
+    /// Frames per GOP, and so per segment.
+    public var gopFrames: Int
+    public var segments: Int
     public var pattern: String
     public var toneHz: Int
     public var containers: [Container]
+    public var packaging: Packaging = .plain
+
+    public init(id: String, width: Int?, height: Int?, fps: Int, fpsDen: Int = 1, videoKbps: Int, gopFrames: Int, segments: Int,
+                pattern: String, toneHz: Int, containers: [Container], packaging: Packaging = .plain) {
+        self.id = id
+        self.width = width
+        self.height = height
+        self.fpsNum = fps
+        self.fpsDen = fpsDen
+        self.videoKbps = videoKbps
+        self.gopFrames = gopFrames
+        self.segments = segments
+        self.pattern = pattern
+        self.toneHz = toneHz
+        self.containers = containers
+        self.packaging = packaging
+    }
+
+    /// Seconds per segment: the GOP's length (audio-only renditions follow the video rungs of their packaging).
+    public var segmentSeconds: Double { Double(gopFrames) * Double(fpsDen) / Double(fpsNum) }
+    public var seconds: Double { segmentSeconds * Double(segments) }
+    public var frameRate: Double { Double(fpsNum) / Double(fpsDen) }
+    var key: String { packaging.keyPrefix + id }
 }
 
 /// Why media could not be made, in one line.
@@ -74,18 +112,27 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v2"
+    public static let version = "media-v3"
 
-    /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, two cameras.
-    public static let specs: [EncodeSpec] = [
-        EncodeSpec(id: "v144", width: 256, height: 144, fps: 30, videoKbps: 150, gopSeconds: 2, seconds: 20, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4]),
-        EncodeSpec(id: "v240", width: 426, height: 240, fps: 30, videoKbps: 350, gopSeconds: 2, seconds: 20, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4]),
-        EncodeSpec(id: "v360", width: 640, height: 360, fps: 30, videoKbps: 700, gopSeconds: 2, seconds: 20, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4]),
-        EncodeSpec(id: "audio-en", width: nil, height: nil, fps: 0, videoKbps: 0, gopSeconds: 2, seconds: 20, pattern: "", toneHz: 440, containers: [.ts, .fmp4]),
-        EncodeSpec(id: "audio-de", width: nil, height: nil, fps: 0, videoKbps: 0, gopSeconds: 2, seconds: 20, pattern: "", toneHz: 660, containers: [.ts, .fmp4]),
-        EncodeSpec(id: "cam-a", width: 426, height: 240, fps: 30, videoKbps: 300, gopSeconds: 2, seconds: 24, pattern: "testsrc2", toneHz: 520, containers: [.ts]),
-        EncodeSpec(id: "cam-b", width: 426, height: 240, fps: 25, videoKbps: 300, gopSeconds: 3, seconds: 24, pattern: "testsrc", toneHz: 780, containers: [.ts]),
-    ]
+    /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, two cameras;
+    /// the same ladder packaged as broadcasters do.
+    public static let specs: [EncodeSpec] = {
+        var out = [
+            EncodeSpec(id: "cam-a", width: 426, height: 240, fps: 30, videoKbps: 300, gopFrames: 60, segments: 12, pattern: "testsrc2", toneHz: 520, containers: [.ts]),
+            EncodeSpec(id: "cam-b", width: 426, height: 240, fps: 25, videoKbps: 300, gopFrames: 75, segments: 8, pattern: "testsrc", toneHz: 780, containers: [.ts]),
+        ]
+        for p in Packaging.allCases {
+            let (num, den, gop) = p == .plain ? (30, 1, 60) : (30000, 1001, 60)
+            out.insert(contentsOf: [
+                EncodeSpec(id: "v144", width: 256, height: 144, fps: num, fpsDen: den, videoKbps: 150, gopFrames: gop, segments: 10, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                EncodeSpec(id: "v240", width: 426, height: 240, fps: num, fpsDen: den, videoKbps: 350, gopFrames: gop, segments: 10, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                EncodeSpec(id: "v360", width: 640, height: 360, fps: num, fpsDen: den, videoKbps: 700, gopFrames: gop, segments: 10, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                EncodeSpec(id: "audio-en", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10, pattern: "", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                EncodeSpec(id: "audio-de", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10, pattern: "", toneHz: 660, containers: [.ts, .fmp4], packaging: p),
+            ], at: out.count - 2)
+        }
+        return out
+    }()
 
     public let directory: URL
     /// Keyed `container/id`, e.g. `ts/v360`.
@@ -93,7 +140,9 @@ public final class MediaLibrary: Sendable {
     /// Seconds the last generation took (0 when the cache was reused).
     public let generationSeconds: Double
 
-    public func rendition(_ id: String, _ container: Container) -> MediaRendition? { renditions["\(container.rawValue)/\(id)"] }
+    public func rendition(_ id: String, _ container: Container, _ packaging: Packaging = .plain) -> MediaRendition? {
+        renditions["\(packaging.keyPrefix)\(container.rawValue)/\(id)"]
+    }
 
     init(directory: URL, renditions: [String: MediaRendition], generationSeconds: Double) {
         self.directory = directory
@@ -125,6 +174,8 @@ public final class MediaLibrary: Sendable {
     }
 
     static let generationLock = NSLock()
+    /// The ladder's video rungs, lowest first.
+    static let videoRungs = ["v144", "v240", "v360"]
 
     static func generate(into dir: URL, progress: @Sendable (String) -> Void) throws {
         let fm = FileManager.default
@@ -136,17 +187,40 @@ public final class MediaLibrary: Sendable {
         try? fm.removeItem(at: tmp)
         try fm.createDirectory(at: tmp.appendingPathComponent("src"), withIntermediateDirectories: true)
         for spec in specs {
-            progress("encoding \(spec.id) (\(spec.width.map { "\($0)x\(spec.height!)@\(spec.fps)" } ?? "audio"), \(spec.seconds) s)")
-            let src = tmp.appendingPathComponent("src/\(spec.id).\(spec.width == nil ? "m4a" : "mp4")")
+            progress("encoding \(spec.key) (\(spec.width.map { "\($0)x\(spec.height!)@\(fixed(spec.frameRate, 2))" } ?? "audio"), \(fixed(spec.seconds, 2)) s)")
+            let src = tmp.appendingPathComponent("src/\(spec.key.replacingOccurrences(of: "/", with: "-")).\(spec.width == nil ? "m4a" : "mp4")")
             try run(ffmpeg, encodeArguments(spec, output: src.path))
-            for c in spec.containers {
-                let out = tmp.appendingPathComponent("\(c.rawValue)/\(spec.id)")
+            func segment(_ c: Container, offset: Double) throws -> URL {
+                let out = tmp.appendingPathComponent("\(spec.packaging.keyPrefix)\(c.rawValue)/\(spec.id)")
+                try? fm.removeItem(at: out)
                 try fm.createDirectory(at: out, withIntermediateDirectories: true)
-                var args = ["-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-c", "copy", "-f", "hls",
-                            "-hls_time", String(spec.gopSeconds), "-hls_list_size", "0", "-hls_playlist_type", "vod",
-                            "-hls_segment_filename", out.appendingPathComponent("seg%d.\(c.segmentExtension)").path]
+                var args = ["-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-c", "copy"]
+                if offset != 0 { args += ["-output_ts_offset", String(offset)] }
+                args += ["-f", "hls", "-hls_time", String(spec.segmentSeconds), "-hls_list_size", "0", "-hls_playlist_type", "vod",
+                         "-hls_segment_filename", out.appendingPathComponent("seg%d.\(c.segmentExtension)").path]
                 if c == .fmp4 { args += ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4"] }
                 try run(ffmpeg, args + [out.appendingPathComponent("index.m3u8").path])
+                return out
+            }
+            // Broadcast timestamps start at an hour, and audio-only renditions share the muxed audio's timeline exactly.
+            var offset = spec.packaging == .broadcast ? 3600.0 : 0
+            if spec.packaging == .broadcast && spec.width == nil {
+                let muxed = tmp.appendingPathComponent("\(spec.packaging.keyPrefix)ts/\(videoRungs[0])/seg0.ts")
+                let own = try segment(.ts, offset: offset).appendingPathComponent("seg0.ts")
+                if let a = TransportStream.probe([UInt8](try Data(contentsOf: muxed))).firstAudioPTS,
+                   let b = TransportStream.probe([UInt8](try Data(contentsOf: own))).firstAudioPTS {
+                    offset += (Double(a) - Double(b)) / 90_000
+                }
+            }
+            for c in spec.containers {
+                let out = try segment(c, offset: offset)
+                if spec.packaging == .broadcast && c == .ts && spec.width != nil {
+                    // Broadcast packagers write each segment's audio before its video: the first packet is audio.
+                    for f in try fm.contentsOfDirectory(atPath: out.path) where f.hasSuffix(".ts") {
+                        let url = out.appendingPathComponent(f)
+                        try Data(TransportStream.audioFirst([UInt8](try Data(contentsOf: url)))).write(to: url)
+                    }
+                }
             }
         }
         try fm.removeItem(at: tmp.appendingPathComponent("src"))
@@ -162,28 +236,33 @@ public final class MediaLibrary: Sendable {
 
     static func encodeArguments(_ s: EncodeSpec, output: String) -> [String] {
         var args = ["-hide_banner", "-loglevel", "error", "-y"]
-        // Audio-only encodes stop a little short so the segmenter makes exactly seconds/gop segments, like the video rungs.
-        let audioSeconds = s.width == nil ? Double(s.seconds) - 0.03 : Double(s.seconds)
+        let broadcast = s.packaging == .broadcast
+        // Audio-only encodes stop a little short so the segmenter makes exactly `segments` segments, like the video rungs.
+        let audioSeconds = s.width == nil ? s.seconds - 0.03 : s.seconds
         let audio = "sine=frequency=\(s.toneHz):beep_factor=4:sample_rate=48000:duration=\(audioSeconds)"
         if let w = s.width, let h = s.height {
-            args += ["-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fps):duration=\(s.seconds)",
+            // Broadcast: the video's timestamps start 40 ms after the audio's (an A/V offset packagers keep).
+            if broadcast { args += ["-itsoffset", "0.04"] }
+            args += ["-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(s.seconds)",
                      "-f", "lavfi", "-i", audio, "-map", "0:v", "-map", "1:a",
-                     "-c:v", "libx264", "-preset", "veryfast", "-profile:v", "main", "-level", "3.0", "-pix_fmt", "yuv420p",
+                     "-c:v", "libx264", "-preset", broadcast ? "medium" : "veryfast", "-profile:v", broadcast ? "high" : "main",
+                     "-level", broadcast ? "3.1" : "3.0", "-pix_fmt", "yuv420p",
                      "-b:v", "\(s.videoKbps)k", "-maxrate", "\(s.videoKbps * 6 / 5)k", "-bufsize", "\(s.videoKbps * 2)k",
-                     "-g", String(s.fps * s.gopSeconds), "-keyint_min", String(s.fps * s.gopSeconds), "-sc_threshold", "0",
-                     "-force_key_frames", "expr:gte(t,n_forced*\(s.gopSeconds))", "-x264-params", "scenecut=0:open_gop=0"]
+                     "-g", String(s.gopFrames), "-keyint_min", String(s.gopFrames), "-sc_threshold", "0",
+                     "-force_key_frames", "expr:gte(n,n_forced*\(s.gopFrames))",
+                     "-x264-params", "scenecut=0:open_gop=0", "-frames:v", String(s.gopFrames * s.segments)]
         } else {
             args += ["-f", "lavfi", "-i", audio]
         }
-        args += ["-c:a", "aac", "-b:a", "64k", "-ac", "2", "-ar", "48000", output]
-        return args
+        args += ["-c:a", "aac", "-b:a", "64k", "-ac", "2", "-ar", "48000"]
+        return args + [output]
     }
 
     static func loadRenditions(_ dir: URL) throws -> [String: MediaRendition] {
         var out: [String: MediaRendition] = [:]
         for spec in specs {
             for c in spec.containers {
-                let rdir = dir.appendingPathComponent("\(c.rawValue)/\(spec.id)")
+                let rdir = dir.appendingPathComponent("\(spec.packaging.keyPrefix)\(c.rawValue)/\(spec.id)")
                 let indexText = try String(contentsOf: rdir.appendingPathComponent("index.m3u8"), encoding: .utf8)
                 guard let media = PlaylistParser.parseLenient(indexText, options: ParseOptions(lint: false)).playlist.media else {
                     throw MediaError(description: "\(rdir.path)/index.m3u8 is not a media playlist")
@@ -220,12 +299,12 @@ public final class MediaLibrary: Sendable {
                 }
                 let r = MediaRendition(id: spec.id, container: c, segments: segments, initSection: initSection, codecs: codecs.joined(separator: ","),
                                        resolution: spec.width.map { Resolution(width: $0, height: spec.height!) },
-                                       frameRate: spec.width == nil ? nil : Double(spec.fps), nominalDuration: Double(spec.gopSeconds))
-                let expected = spec.seconds / spec.gopSeconds
+                                       frameRate: spec.width == nil ? nil : spec.frameRate, nominalDuration: spec.segmentSeconds)
+                let expected = spec.segments
                 guard segments.count == expected else {
                     throw MediaError(description: "\(rdir.path): \(segments.count) segments where \(expected) were expected; delete the cache to remake it")
                 }
-                out["\(c.rawValue)/\(spec.id)"] = r
+                out["\(spec.packaging.keyPrefix)\(c.rawValue)/\(spec.id)"] = r
             }
         }
         return out

@@ -20,7 +20,8 @@ public enum MultivariantBuilder {
         case .ladder(let container, _, let aes, _, let define):
             let q = define ? "?token={$token}" : ""
             let prefix = define ? "{$rung}" : ""
-            guard let en = media.rendition("audio-en", container), media.rendition("audio-de", container) != nil else { return nil }
+            guard let en = media.rendition("audio-en", container, scenario.packaging),
+                  media.rendition("audio-de", container, scenario.packaging) != nil else { return nil }
             m.renditions = [
                 Rendition(type: "AUDIO", uri: nil, groupID: "aac", language: "en", name: "English", isDefault: true, autoselect: true,
                           forced: false, channels: "2"),
@@ -31,7 +32,7 @@ public enum MultivariantBuilder {
             ]
             let padding = aes == .aes128 ? 16 * 8 : 0
             for id in OriginTiming.videoRungs {
-                guard let r = media.rendition(id, container) else { return nil }
+                guard let r = media.rendition(id, container, scenario.packaging) else { return nil }
                 let uri = define ? "\(prefix)\(id.dropFirst())/index.m3u8\(q)" : "\(id)/index.m3u8"
                 var v = Variant(uri: uri, bandwidth: r.peakBitrate + padding)
                 v.averageBandwidth = r.averageBitrate + padding

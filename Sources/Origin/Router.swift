@@ -103,7 +103,7 @@ public struct OriginRouter: Sendable {
             guard ["v144", "v240", "v360", "audio-en", "audio-de", "subs-en"].contains(rendition) else { return nil }
             id = rendition == "subs-en" ? "v144" : rendition
         }
-        return media.rendition(id, scenario.container).map { StreamModel(scenario: scenario, rendition: $0) }
+        return media.rendition(id, scenario.container, scenario.packaging).map { StreamModel(scenario: scenario, rendition: $0) }
     }
 
     /// Freeze and reset in force for `model` at this moment.

@@ -30,6 +30,8 @@ public struct Scenario: Sendable, Equatable {
     public var kind: Kind
     /// Each rendition is one file and its playlist lists segments as EXT-X-BYTERANGE sub-ranges of it (VOD only).
     public var singleFile = false
+    /// Whose packaging the media follow (ladders only; cameras are plain).
+    public var packaging: Packaging = .plain
 
     public var isLive: Bool {
         switch kind {
@@ -71,6 +73,14 @@ public struct Scenario: Sendable, Equatable {
                  kind: .ladder(container: .ts, live: false, encryption: .none, gap: .allRungs, define: false)),
         Scenario(name: "define", summary: "EXT-X-DEFINE: NAME/VALUE, QUERYPARAM (open with ?token=…) and IMPORT",
                  kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: true)),
+        Scenario(name: "broadcast-vod-ts", summary: "the VOD ladder as broadcast packagers make it: 29.97 fps, B-frame pyramid, audio first in each segment and 40 ms ahead, timestamps from 3600 s",
+                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false), packaging: .broadcast),
+        Scenario(name: "broadcast-vod-fmp4", summary: "broadcast packaging, fMP4",
+                 kind: .ladder(container: .fmp4, live: false, encryption: .none, gap: .none, define: false), packaging: .broadcast),
+        Scenario(name: "broadcast-live-ts", summary: "broadcast packaging, live MPEG-TS",
+                 kind: .ladder(container: .ts, live: true, encryption: .none, gap: .none, define: false), packaging: .broadcast),
+        Scenario(name: "broadcast-live-fmp4", summary: "broadcast packaging, live fMP4",
+                 kind: .ladder(container: .fmp4, live: true, encryption: .none, gap: .none, define: false), packaging: .broadcast),
         Scenario(name: "cam-a", summary: "camera A: live, 2 s segments, 30 fps, no extra latency",
                  kind: .camera(id: "cam-a", offset: 0, latency: 0)),
         Scenario(name: "cam-b", summary: "camera B: live, 3 s segments, 25 fps, segment grid 1 s after A, 4 s more latency",

@@ -150,8 +150,32 @@ func pow2(_ x: Double) -> Double {
     return sum * scale
 }
 
+/// A forward jump of the playhead past content that was never shown, outside a seek the user asked for.
+public struct Skip: Sendable, Equatable {
+    /// Session time it was seen.
+    public var t: Double
+    /// Where the playhead left (raw media time and segment) and where it landed.
+    public var fromTime: Double
+    public var from: StreamPoint
+    public var toTime: Double
+    public var to: StreamPoint
+    /// Seconds of content skipped: the distance moved beyond what playing for the elapsed time covers.
+    public var seconds: Double
+    public var cause: String
+}
+
+/// The last point the skip check measured from.
+struct Progress: Sendable, Equatable {
+    var wall: DateTime
+    var point: StreamPoint
+    var time: Double
+    var advancing: Bool
+    var speed: Double
+}
+
 /// What happened as a consequence of an event, for the JSON Lines stream and the log.
 public enum SessionFact: Sendable, Equatable {
+    case skipped(Skip)
     case stallStarted(Double)
     case stallEnded(Stall)
     case gap(rung: Int?, msn: Int, pdt: DateTime?, duration: Double, action: String)
@@ -180,8 +204,12 @@ public enum SessionEvent: Sendable {
     case failed(message: String, cause: String)
     /// A live playlist hlstui read itself: it moves the live edge, not the window the player plays.
     case liveEdge(rung: Int, playlist: MediaPlaylist)
-    /// hlstui gave the player a stream to open (a start, a reload, a seek by reload): what it held before is gone.
-    case streamGiven
+    /// hlstui gave the player a stream to open (a start, a reload, a seek by reload) starting at `startMSN` (nil: where the
+    /// player chooses), when its playhead was at raw media time `from` (read with the wall clock at that moment): what it held
+    /// before is gone.
+    case streamGiven(startMSN: Int?, from: (time: Double, wall: DateTime)? = nil)
+    /// The playhead is about to move because somebody asked (a user seek, a sync realignment): not a skip.
+    case seekAsked
 }
 
 /// One pane's state: playlists, requests, keys, player, caps and selection; changed only by `apply` (no I/O, no clock).
@@ -229,6 +257,13 @@ public struct SessionState: Sendable {
     /// Since when the player has been opening a stream it was given (a reload) after playback had started.
     public var loadingSince: Double?
     public var switches: [VariantSwitch] = []
+    /// Forward jumps past content never shown (the newest 100).
+    public var skips: [Skip] = []
+    public var skipCount = 0
+    var progress: Progress?
+    /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
+    public var lastGiven: Double?
+    public var givenStart: Int?
     public var throughput = ThroughputEstimator()
     public var insecureTLS = false
     /// Segment downloads in progress, by MSN: the rung and the session time they started.
@@ -280,8 +315,17 @@ public struct SessionState: Sendable {
         case .liveEdge(let rung, let playlist):
             noteEdge(rung, playlist)
             return []
-        case .streamGiven:
+        case .streamGiven(let start, let from):
             delivered = [:]
+            lastGiven = t
+            givenStart = start
+            // Where the playhead really was when the player stopped reading: the skip check measures the reload from there.
+            if let f = from, let point = locate(f.time) {
+                progress = Progress(wall: f.wall, point: point, time: f.time, advancing: false, speed: sample.speed)
+            }
+            return []
+        case .seekAsked:
+            progress = nil
             return []
         case .playbackStarted:
             started = true
@@ -420,6 +464,7 @@ public struct SessionState: Sendable {
         let was = sample
         sample = s
         var facts: [SessionFact] = []
+        if let skip = checkSkip(s, at: t) { facts.append(.skipped(skip)) }
         // Stopped at the end of what it was given while the stream goes on (the player gave up on a failing origin, or waits on
         // a playlist that no longer grows) is a stall too, never a pause: after a second, so a reload at a break is not one.
         if s.eof && !ended && started { eofSince = eofSince ?? t } else { eofSince = nil }
@@ -450,6 +495,86 @@ public struct SessionState: Sendable {
             facts.append(.ended)
         }
         return facts
+    }
+
+    /// Seconds of content between two playhead points (negative when `b` is behind `a`); a GAP no rung fills counts as
+    /// nothing (crossing it is reported as a GAP, not a skip). Nil when a segment's duration between them is unknown.
+    public func distance(from a: StreamPoint, to b: StreamPoint) -> Double? {
+        if b.msn == a.msn { return b.offset - a.offset }
+        if b.msn < a.msn { return distance(from: b, to: a).map { -$0 } }
+        func duration(_ msn: Int) -> Double? {
+            if isUnfillableGap(msn) { return 0 }
+            if let d = seen[msn]?.duration { return d }
+            return media.values.lazy.compactMap { m in m.segments[safe: msn - m.mediaSequence].flatMap { $0.mediaSequence == msn ? $0.duration : nil } }.first
+        }
+        guard let first = duration(a.msn) else { return nil }
+        var total = max(0, first - a.offset) + b.offset
+        for msn in (a.msn + 1)..<b.msn {
+            guard let d = duration(msn) else { return nil }
+            total += d
+        }
+        return total
+    }
+
+    /// The playhead moved forward by more than playing covers since the last sample (it is measured by segment and offset, so
+    /// timestamp resets do not count): a skip, with the likeliest cause. Samples that cannot advance (paused, waiting, loading)
+    /// move the reference time with them, so time spent waiting never excuses a jump.
+    mutating func checkSkip(_ s: PlayerSample, at t: Double) -> Skip? {
+        guard started, let wall = s.wall else { return nil }
+        let advancing = !s.paused && !s.pausedForCache && !s.eof && !s.held && !s.loading
+        // Between loadfile and the restart the position is the old one, and while hlstui holds the player to move it inside a
+        // freshly loaded rung it stands where that rung starts: the position before stands, only the clock moves on.
+        if s.loading || s.held, var p = progress {
+            p.wall = wall
+            p.advancing = false
+            progress = p
+            return nil
+        }
+        guard let time = s.timePos, let point = locate(time) else {
+            progress = nil
+            return nil
+        }
+        defer { progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed) }
+        guard let last = progress, let moved = distance(from: last.point, to: point) else { return nil }
+        let elapsed = max(0, wall.seconds(since: last.wall))
+        let played = (last.advancing || advancing ? elapsed * max(last.speed, s.speed, 1) : 0)
+        // A frame or two of slack: samples read several properties one after another.
+        guard moved - played > 0.15 else { return nil }
+        // The player catching up right after a jump (it shows the rest faster) belongs to the same skip.
+        if let k = skips.last, k.toTime == last.time, k.to == last.point {
+            skips[skips.count - 1].to = point
+            skips[skips.count - 1].toTime = time
+            skips[skips.count - 1].seconds += moved - played
+            return nil
+        }
+        let skip = Skip(t: t, fromTime: last.time, from: last.point, toTime: time, to: point, seconds: moved - played,
+                        cause: skipCause(at: t, over: last.point.msn...point.msn))
+        skipCount += 1
+        skips.append(skip)
+        if skips.count > 100 { skips.removeFirst(skips.count - 100) }
+        note("warn", "skipped \(fixed(skip.seconds, 2)) s of content: msn \(last.point.msn) +\(fixed(last.point.offset, 2)) s → msn \(point.msn) +\(fixed(point.offset, 2)) s (\(skip.cause))", t)
+        return skip
+    }
+
+    /// What most likely made the playhead jump: a switch or a reload just before, a failed request, or the player alone.
+    func skipCause(at t: Double, over msns: ClosedRange<Int>) -> String {
+        // A segment in the jump that failed: the player gave up on it and went on.
+        if let r = requests.last(where: { r in r.kind == .segment && r.msn.map(msns.contains) == true && (r.status >= 400 || r.error != nil) && r.error != "GAP" }) {
+            return "msn \(r.msn ?? 0) failed (\(r.error ?? "HTTP \(r.status)")) and the player went past it"
+        }
+        // A timestamp reset the player met: mpv restarts its playback there and drops what it held before it.
+        if msns.count > 1, let d = ((msns.lowerBound + 1)...msns.upperBound).first(where: { msn in
+            media.values.contains { m in m.segments[safe: msn - m.mediaSequence].map { $0.mediaSequence == msn && $0.discontinuity } ?? false }
+        }) {
+            return "a discontinuity at msn \(d): the player reset its playback at the timestamp jump and dropped what it held before it"
+        }
+        if let w = switches.last, t - w.t <= 3 {
+            let name = ladder.rungs[safe: w.to]?.name ?? "rung \(w.to)"
+            return "switch to \(name) by \(w.mechanism)"
+        }
+        if let g = lastGiven, t - g <= 3 { return "reload" + (givenStart.map { " at msn \($0)" } ?? "") }
+        if let f = lastFailure, t - f.t < 5 { return "origin: " + f.text }
+        return "the player jumped ahead (no switch, reload or failure explains it)"
     }
 
     /// Applies a selection action (pin, automatic, caps) and returns the switch reason it implies, or nil for other actions.

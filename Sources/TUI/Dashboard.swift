@@ -49,6 +49,7 @@ public enum Dashboard {
         if let v = s.video { line += "  \(v)" }
         line += "  ↓\(s.throughput)  drop \(s.dropped)  stalls \(s.stalls)"
         if s.stalls > 0 { line += " (\(fixed(s.stalled, 1))s)" }
+        if s.skips > 0 { line += "  skips \(s.skips)" }
         var x = 0
         if s.insecure { x += c.put(0, y, " INSECURE TLS ", .insecure) }
         c.put(x + 1, y, fit(line, c.width - x - 1), role)

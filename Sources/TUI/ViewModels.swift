@@ -25,6 +25,8 @@ public struct StatusModel: Sendable, Equatable {
     public var dropped: Int
     public var stalls: Int
     public var stalled: Double
+    /// Forward jumps past content never shown.
+    public var skips: Int = 0
     public var caps: String
     public var mode: String
     public var error: String?
@@ -163,6 +165,7 @@ public struct DashboardModel: Sendable, Equatable {
             problem: s.currentStall.map { st in "stalled \(fixed(max(0, s.now - st.start), 1)) s" + (st.cause.map { ": " + $0 } ?? "") } ?? s.problem,
             insecure: s.insecureTLS, url: s.url)
         status.lastSwitch = last
+        status.skips = s.skipCount
         return status
     }
 

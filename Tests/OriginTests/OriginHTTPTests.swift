@@ -90,6 +90,47 @@ struct OriginHTTPTests {
         #expect(zip(firstTimes[0], firstTimes[0].dropFirst()).allSatisfy { abs($1 - $0 - 2) < 0.001 })
     }
 
+    @Test("broadcast packaging: 29.97 fps in 2.002 s segments, each opening with audio before its IDR, timestamps from an hour, aligned across rungs and audio")
+    func broadcastPackaging() async throws {
+        var firstTimes: [[Double]] = []
+        var firstAudio: [Double] = []
+        for rung in ["v144", "v240", "v360"] {
+            let url = "\(TestOrigin.base)/broadcast-vod-ts/\(rung)/index.m3u8"
+            let mp = try #require(try await playlist(url).playlist.media)
+            #expect(mp.segments.count == 10 && mp.segments.allSatisfy { abs($0.duration - 2.002) < 0.001 })
+            var times: [Double] = []
+            for (i, s) in mp.segments.enumerated() {
+                let b = try await get(resolve(s.uri, against: url)).body
+                let info = TransportStream.probe(b)
+                times.append(Double(info.firstVideoPTS ?? 0) / 90_000)
+                if i == 0 { firstAudio.append(Double(info.firstAudioPTS ?? 0) / 90_000) }
+                #expect(firstPESPID(b, info) == info.audioPIDs.first, "\(rung) \(s.uri): the first PES is audio")
+                let au = Array(b[(info.firstVideoPESOffset ?? 0)..<(info.firstVideoAccessUnitEnd ?? b.count)])
+                #expect(containsIDR(au), "\(rung) \(s.uri) still starts its video with an IDR")
+                #expect(TransportStream.looksValid(b))
+            }
+            firstTimes.append(times)
+        }
+        #expect(firstTimes[0] == firstTimes[1] && firstTimes[1] == firstTimes[2])
+        #expect(firstTimes[0].allSatisfy { $0 > 3600 } && zip(firstTimes[0], firstTimes[0].dropFirst()).allSatisfy { abs($1 - $0 - 2.002) < 0.001 })
+        // The alternate audio starts where the muxed audio does (one timeline), ahead of the first frame.
+        let de = try #require(try await playlist("\(TestOrigin.base)/broadcast-vod-ts/audio-de/index.m3u8").playlist.media)
+        let deFirst = TransportStream.probe(try await get(resolve(de.segments[0].uri, against: "\(TestOrigin.base)/broadcast-vod-ts/audio-de/index.m3u8")).body).firstAudioPTS
+        #expect(deFirst.map { abs(Double($0) / 90_000 - firstAudio[0]) < 0.001 } == true)
+        #expect(firstAudio[0] < firstTimes[0][0], "audio leads video")
+    }
+
+    /// The PID of the first PES a segment carries.
+    func firstPESPID(_ b: [UInt8], _ info: TSInfo) -> Int? {
+        var o = 0
+        while o + 188 <= b.count {
+            let pid = Int(b[o + 1] & 0x1F) << 8 | Int(b[o + 2])
+            if b[o + 1] & 0x40 != 0, info.streamTypes[pid] != nil { return pid }
+            o += 188
+        }
+        return nil
+    }
+
     /// True when TS payload bytes hold an H.264 NAL of type 5 (IDR slice).
     func containsIDR(_ b: [UInt8]) -> Bool {
         var i = 0

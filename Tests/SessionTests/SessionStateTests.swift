@@ -112,6 +112,69 @@ struct SessionStateTests {
         #expect(s.state == .paused, "once let go, a pause is the user's")
     }
 
+    @Test("a forward jump past content never shown is a skip with its cause; playing, a pause, a reload's wait, an asked seek and a GAP crossing are not")
+    func skips() throws {
+        var s = Fixture.session()   // msn 0–3 at first PTS 10, 12, 14, 16; msn 4–5 GAP
+        var p = PlayerSample()
+        func at(_ pos: Double, wall: Double, _ t: Double) -> [SessionFact] {
+            p.timePos = pos
+            p.wall = DateTime(seconds: 1_000 + wall)
+            return s.apply(.sample(p), at: t)
+        }
+        #expect(at(10.0, wall: 0, 1).isEmpty)
+        #expect(at(10.25, wall: 0.25, 1.25).isEmpty, "playing moves the playhead by the time elapsed")
+        p.paused = true
+        #expect(at(10.25, wall: 2, 3).isEmpty)
+        p.paused = false
+        #expect(at(10.5, wall: 2.25, 3.25).isEmpty, "resumed between two samples: playing covers it")
+        s.apply(.switched(VariantSwitch(t: 3.3, from: 0, to: 0, reason: "manual", mechanism: "splice+seek")), at: 3.3)
+        let f = at(12.05, wall: 2.5, 3.5)
+        guard case .skipped(let k)? = f.first else { Issue.record("no skip: \(f)"); return }
+        #expect(abs(k.seconds - 1.3) < 1e-6 && k.from.msn == 0 && k.to.msn == 1 && abs(k.to.offset - 0.05) < 1e-6, "\(k)")
+        #expect(k.cause.hasPrefix("switch to 360p") && k.cause.hasSuffix("by splice+seek"), "\(k.cause)")
+        #expect(s.log.last?.text.hasPrefix("skipped 1.30 s of content: msn 0") == true)
+        // The player racing through what follows the jump is the same skip.
+        #expect(at(12.5, wall: 2.75, 3.75).isEmpty)
+        #expect(s.skipCount == 1 && abs(s.skips[0].seconds - 1.5) < 1e-6)
+        // A seek somebody asked for is not a skip.
+        s.apply(.seekAsked, at: 3.8)
+        #expect(at(15.0, wall: 3.0, 4).isEmpty)
+        // A reload's wait moves the clock, not the playhead: a jump when it ends is still measured against one sample's time.
+        p.loading = true
+        #expect(at(15.0, wall: 6.0, 7).isEmpty)
+        p.loading = false
+        let g = at(17.5, wall: 6.25, 7.25)
+        guard case .skipped(let j)? = g.first else { Issue.record("no skip after the reload: \(g)"); return }
+        #expect(abs(j.seconds - 2.25) < 1e-6 && s.skipCount == 2)
+        // Held by hlstui at a fresh rung's segment start, then moved back to where it was: no skip.
+        p.held = true
+        p.paused = true
+        #expect(at(16.0, wall: 6.5, 7.5).isEmpty)
+        p.held = false
+        p.paused = false
+        #expect(at(17.8, wall: 6.75, 7.75).isEmpty && s.skipCount == 2, "back where it was, plus the time played")
+        // Crossing a GAP no rung fills moves past no content.
+        var c = Fixture.session()
+        c.apply(.loader(.request(Fixture.request(6, pts: 22, start: 0.3))), at: 0.3)
+        p = PlayerSample()
+        p.timePos = 17.8
+        p.wall = DateTime(seconds: 2_000)
+        c.apply(.sample(p), at: 5)
+        p.timePos = 22.1
+        p.wall = DateTime(seconds: 2_000.25)
+        #expect(c.apply(.sample(p), at: 5.25).isEmpty && c.skipCount == 0, "GAP msn 4–5 crossed")
+        // A failed segment in the jump names the cause.
+        var d = Fixture.session()
+        d.apply(.loader(.request(Fixture.request(2, start: 0.4, error: "HTTP 404"))), at: 0.4)
+        p.timePos = 13.0
+        p.wall = DateTime(seconds: 3_000)
+        d.apply(.sample(p), at: 6)
+        p.timePos = 16.0
+        p.wall = DateTime(seconds: 3_000.25)
+        guard case .skipped(let e)? = d.apply(.sample(p), at: 6.25).first else { Issue.record("no skip past the failed segment"); return }
+        #expect(e.cause == "msn 2 failed (HTTP 404) and the player went past it", "\(e.cause)")
+    }
+
     @Test("glass to glass is the sample's wall clock minus the PDT at the playhead, live only; a segment that left the window keeps its PDT")
     func glassToGlass() throws {
         var s = Fixture.session(live: true)   // msn 0 at PDT 00:00:00, first PTS 10
@@ -204,7 +267,7 @@ struct LiveBufferTests {
         s.apply(.sample(p), at: 1)
         #expect(s.bufferedRanges == [TimeRange(start: 0, end: 8)] && s.bufferedAhead == 7, "delivered through segment 3: \(s.bufferedRanges)")
         // A reload: what the player held is gone; until a segment arrives, mpv's cache-end (same timestamp run) measures it.
-        s.apply(.streamGiven, at: 2)
+        s.apply(.streamGiven(startMSN: nil), at: 2)
         p.seekableRanges = []
         s.apply(.sample(p), at: 2)
         #expect(s.bufferedRanges == [TimeRange(start: 1, end: 7)] && s.bufferedAhead == 6)
