@@ -37,11 +37,13 @@ def freezes(samples, start, end):
 
 
 def skipped(samples, start, end):
-    """Seconds of content jumped over between `start` and `end`: forward steps of time-pos larger than 0.25 s, except the step out of
-    a live loop's timestamp reset (time-pos restarts, reads 0 for a moment, then the new loop's first timestamp: nothing is skipped)."""
+    """Seconds of content jumped over between `start` and `end`: how much further time-pos moved than the clock between two samples,
+    where that is over 0.1 s, except the step out of a live loop's timestamp reset (time-pos restarts, reads 0 for a moment, then the new
+    loop's first timestamp: nothing is skipped)."""
     pts = [(t, p) for t, p in samples if start <= t <= end and p is not None]
     steps = list(zip(pts, pts[1:]))
-    return sum(b - a for i, ((_, a), (_, b)) in enumerate(steps) if b - a > 0.25 and not (i > 0 and steps[i - 1][1][1] < steps[i - 1][0][1]))
+    return sum((b - a) - (tb - ta) for i, ((ta, a), (tb, b)) in enumerate(steps)
+               if (b - a) - (tb - ta) > 0.1 and not (i > 0 and steps[i - 1][1][1] < steps[i - 1][0][1]))
 
 
 def measure(samples, actions, horizon):
@@ -69,7 +71,8 @@ def hlstui_run(url, mode, actions, duration, extra=()):
     mech = [e["mechanism"] for e in events if e["event"] == "variant" and e["reason"] == "manual"]
     stalls = [e for e in events if e["event"] == "stall"]
     acts = [(float(t), HEIGHTS[r]) for t, r in actions]
-    return {"switches": measure(samples, acts, duration), "mechanism": sorted(set(mech)), "stalls": len(stalls), "events": events}
+    return {"switches": measure(samples, acts, duration), "mechanism": sorted(set(mech)), "stalls": len(stalls),
+            "reported": sum(1 for e in events if e["event"] == "skip"), "events": events}
 
 
 def mpv_run(url, actions, duration):
@@ -128,22 +131,24 @@ def summary(runs):
     skip = [s["skipped"] for r in runs for s in r["switches"]]
     return {"latencyMs": 1000 * statistics.median(lat) if lat else None, "latencyMaxMs": 1000 * max(lat) if lat else None,
             "frozenMs": 1000 * statistics.median(frozen) if frozen else None, "frozenMaxMs": 1000 * max(frozen) if frozen else None,
-            "skippedMaxMs": 1000 * max(skip) if skip else None, "missed": missed, "n": len(frozen), "stalls": sum(r.get("stalls", 0) for r in runs)}
+            "skippedMaxMs": 1000 * max(skip) if skip else None, "missed": missed, "n": len(frozen), "stalls": sum(r.get("stalls", 0) for r in runs),
+            "reported": sum(r.get("reported", 0) for r in runs)}
 
 
 origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache", cache], stdout=subprocess.PIPE, text=True)
 base = origin.stdout.readline().split()[3]
 out = {"cases": []}
 try:
-    immediate = [(2, 2), (7, 0), (12, 2)]
-    for name in ["vod-ts", "vod-fmp4", "live-ts", "live-fmp4"]:
+    # The first switch at 3 s: the playhead is past the player's first segment (a re-read there waits for the next boundary).
+    immediate = [(3, 2), (8, 0), (13, 2)]
+    for name in ["vod-ts", "broadcast-vod-ts", "vod-fmp4", "broadcast-vod-fmp4", "live-ts", "broadcast-live-ts", "live-fmp4", "broadcast-live-fmp4"]:
         url = f"{base}/{name}/master.m3u8"
         case = {"stream": name}
-        r = hlstui_run(url, "immediate", immediate, 16)
+        r = hlstui_run(url, "immediate", immediate, 17)
         case["immediate"] = dict(summary([r]), mechanism=r["mechanism"])
-        r = hlstui_run(url, "smooth", [(2, 2)], 16)
+        r = hlstui_run(url, "smooth", [(3, 2)], 17)
         case["smooth"] = dict(summary([r]), mechanism=r["mechanism"])
-        case["mpv"] = summary([mpv_run(url, immediate, 16)])
+        case["mpv"] = summary([mpv_run(url, immediate, 17)])
         out["cases"].append(case)
     # GAP: v360 pinned; gap-one fills msn 4-5 from v240, gap-all crosses them. Frozen time over the whole run.
     for name in ["gap-one", "gap-all"]:

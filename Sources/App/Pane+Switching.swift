@@ -42,11 +42,13 @@ extension Pane {
             if let h = here, rereadCurrent(rung: rung, at: h) {
                 atMSN = h
             } else {
-                // FFmpeg cannot re-read the player's first segment exactly: the new rung starts at the next one, as a splice.
-                mech = .splice
-                detail = [detail, "the segment under the playhead is the player's first, which FFmpeg 5.1 cannot re-read exactly: switched at the next boundary"]
+                // FFmpeg cannot re-read the player's first segment exactly: the new rung is loaded at that segment instead and the
+                // player moved inside its fresh cache (a cache seek, exact whoever packaged the stream), as on fMP4.
+                mech = .reloadSeek
+                detail = [detail, "the segment under the playhead is the player's first, which FFmpeg 5.1 cannot re-read exactly: reloaded there and sought in the cache"]
                     .compactMap { $0 }.joined(separator: "; ")
-                atMSN = here.map { $0 + 1 }
+                atMSN = here
+                reloadInPlace(rung)
             }
         case .spliceReload:
             if let r = spliceRoute(rung) { loader.route(r) }

@@ -58,15 +58,15 @@ struct ContinuityTests {
 
     @Test("up and down the ladder: the new rung is decoded, the media time never moves past what was shown, no skip reported", arguments: cases)
     func continuity(c: ContinuityCase) async throws {
-        let cmds = try CLI.directory(["cmds": "2.5 pin 2\n6.5 pin 0\n"]).appendingPathComponent("cmds").path
-        if c.scenario.contains("live") { try await Self.clearOfLoop() }
+        let cmds = try CLI.directory(["cmds": "3.5 pin 2\n7.5 pin 0\n"]).appendingPathComponent("cmds").path
+        if c.scenario.contains("live") { try await Self.clearOfLoop(segment: c.scenario.hasPrefix("broadcast") ? 2.002 : 2) }
         // Smooth switches take effect after what is buffered: a short readahead brings them inside the run.
-        let r = try await MonitorRun.run(["\(base)/\(c.scenario)/master.m3u8", "--switch", c.mode, "--rate", "10", "--duration", "10.5",
+        let r = try await MonitorRun.run(["\(base)/\(c.scenario)/master.m3u8", "--switch", c.mode, "--rate", "10", "--duration", "11.5",
                                           "--readahead", c.mode == "smooth" ? "2" : "10", "--commands", cmds])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let manual = r.named("variant").filter { $0["reason"] as? String == "manual" }
         #expect(manual.count == 2 && manual.allSatisfy { $0["mechanism"] as? String == c.mechanism }, "\(manual.map { $0["mechanism"] ?? "" })")
-        #expect(r.firstHeight(360, after: 2.5) != nil && r.firstHeight(144, after: 6.5) != nil, "both switches reached the screen")
+        #expect(r.firstHeight(360, after: 3.5) != nil && r.firstHeight(144, after: 7.5) != nil, "both switches reached the screen")
         let excess = r.largestForwardExcess(after: 1)
         #expect(excess.seconds < 0.15, "the media time moved \(excess.seconds) s further than the clock between two samples: \(excess.between); \(r.named("log").suffix(8))")
         #expect(r.named("skip").isEmpty, "\(r.named("skip"))")
@@ -77,9 +77,9 @@ struct ContinuityTests {
 
     /// Waits until the origin's live loop point (a timestamp reset, every 10 segments of the wall-clock grid) is far from the
     /// stretch the next run plays: a timestamp reset is not a switch, and one the player meets is tested on its own.
-    static func clearOfLoop() async throws {
-        let loop = 10 * 2.002
-        // The playhead runs 6–10 s behind the wall clock; the run plays 12 s of it.
+    static func clearOfLoop(segment: Double) async throws {
+        let loop = 10 * segment
+        // The playhead runs 6–10 s behind the wall clock; the run plays 12 s of it (a loop is 20 s).
         let phase = (Date().timeIntervalSince1970 - 10).truncatingRemainder(dividingBy: loop)
         let wait = phase < 0.5 ? 0.5 - phase : loop - phase + 0.5
         if wait > 0.05 && wait < loop { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }

@@ -38,13 +38,14 @@ struct VariantControlTests {
     @Test("immediate switch on TS (splice + seek 0): the new rung is decoded within half a second, at the same position")
     func immediateTS() async throws {
         let mark = state.log().count
-        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--rate", "20", "--duration", "4.5", "--commands", try commands("2 pin 2\n")])
+        // At 3 s the playhead is in segment 1: segment 0 is there to aim FFmpeg's seek at.
+        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--rate", "20", "--duration", "5.5", "--commands", try commands("3 pin 2\n")])
         #expect(r.status == 0, "\(r.stderr)")
         let v = try #require(r.named("variant").first { $0["reason"] as? String == "manual" })
-        #expect(v["mechanism"] as? String == "splice+seek" && v["to"] as? Int == 2)
-        let first = try #require(r.firstHeight(360, after: 2))
-        #expect(first - 2 < 0.5, "new rung after \(first - 2) s")
-        #expect(r.timeSteps(after: 1.5).allSatisfy { $0 > -0.1 && $0 < 0.5 }, "no jump: \(r.timeSteps(after: 1.5))")
+        #expect(v["mechanism"] as? String == "splice+seek" && v["to"] as? Int == 2, "\(v)")
+        let first = try #require(r.firstHeight(360, after: 3))
+        #expect(first - 3 < 0.5, "new rung after \(first - 3) s")
+        #expect(r.timeSteps(after: 2.5).allSatisfy { $0 > -0.1 && $0 < 0.5 }, "no jump: \(r.timeSteps(after: 2.5))")
         #expect(r.named("stall").isEmpty)
         #expect(state.log(since: mark).contains { $0.scenario == "vod-ts" && $0.rendition == "v360" && $0.kind == "segment" })
     }

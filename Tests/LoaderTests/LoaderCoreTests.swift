@@ -275,8 +275,19 @@ struct FirstTimeTests {
         let tracks = FragmentedMP4.tracks(initSection: RealMedia.get("/vod-fmp4/\(rung)/init.mp4").body)
         let seg = RealMedia.get("/vod-fmp4/\(rung)/seg3.m4s").body
         let whole = try #require(FragmentedMP4.firstTime(segment: seg, tracks: tracks))
-        #expect(abs(whole - 6) < 0.01)
+        // Segment 3 decodes from 6 s; the video track's edit list opens with a 66 ms empty edit (FFmpeg's B-frame delay).
+        let video = try #require(tracks.first { $0.handler == "vide" })
+        #expect(abs(video.emptyEdit - 0.066) < 0.001)
+        #expect(abs(whole - 6.066) < 0.001)
         #expect(FragmentedMP4.firstTime(segment: Array(seg.prefix(8192)), tracks: tracks) == whole)
         #expect(FragmentedMP4.firstTime(segment: Array(seg.prefix(100)), tracks: tracks) == nil)
+    }
+
+    @Test("an edit list's opening empty edit moves the start: broadcast fMP4 presents from 3600 s")
+    func emptyEdit() throws {
+        let tracks = FragmentedMP4.tracks(initSection: RealMedia.get("/broadcast-vod-fmp4/v144/init.mp4").body)
+        let seg = RealMedia.get("/broadcast-vod-fmp4/v144/seg1.m4s").body
+        let t = try #require(FragmentedMP4.firstTime(segment: seg, tracks: tracks))
+        #expect(abs(t - 3602.002) < 0.001, "\(t)")
     }
 }
