@@ -5,9 +5,7 @@ import Testing
 
 /// An origin of its own, so its request log holds this suite's runs only (one scenario per run).
 enum FidelityOrigin {
-    static let server: OriginServer = {
-        try! OriginServer.start(router: OriginRouter(media: AppOrigin.server.router.media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
-    }()
+    static let server = AppOrigin.own()
     static var base: String { server.httpBase }
     static var state: OriginState { server.router.state }
 }

@@ -4,18 +4,14 @@ import Testing
 
 /// An origin of its own (its faults touch no other suite), serving the same media as the shared one.
 enum OutageOrigin {
-    static let server: OriginServer = {
-        try! OriginServer.start(router: OriginRouter(media: AppOrigin.server.router.media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
-    }()
+    static let server = AppOrigin.own()
     static var base: String { server.httpBase }
     static var state: OriginState { server.router.state }
 }
 
 /// A second host for the redundant-streams case: another origin on its own port with the same clock (live windows line up).
 enum OutageOriginB {
-    static let server: OriginServer = {
-        try! OriginServer.start(router: OriginRouter(media: AppOrigin.server.router.media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
-    }()
+    static let server = AppOrigin.own()
 }
 
 /// Origins that fail the way CDNs do: hlstui never crashes, names every failure in an event, fails over, recovers by itself.

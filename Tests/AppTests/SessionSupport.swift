@@ -11,6 +11,11 @@ enum AppOrigin {
 
     static var base: String { server.httpBase }
     static var state: OriginState { server.router.state }
+
+    /// An origin of its own, serving the same media: a suite that switches faults on touches no other suite.
+    static func own() -> OriginServer {
+        try! OriginServer.start(router: OriginRouter(media: server.router.media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
+    }
 }
 
 /// `hlstui monitor` output, parsed.

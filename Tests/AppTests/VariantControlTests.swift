@@ -4,10 +4,7 @@ import Testing
 
 /// An origin of its own: these tests switch faults on and count requests.
 enum SwitchOrigin {
-    static let server: OriginServer = {
-        let media = try! MediaLibrary.load(cache: CLI.packageRoot.appendingPathComponent(".build/test-media"))
-        return try! OriginServer.start(router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
-    }()
+    static let server = AppOrigin.own()
 }
 
 extension MonitorRun {
