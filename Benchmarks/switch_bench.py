@@ -40,7 +40,8 @@ def skipped(samples, start, end):
     """Seconds of content jumped over between `start` and `end`: how much further time-pos moved than the clock between two samples,
     where that is over 0.1 s, except the step out of a live loop's timestamp reset (time-pos restarts, reads 0 for a moment, then the new
     loop's first timestamp: nothing is skipped)."""
-    pts = [(t, p) for t, p in samples if start <= t <= end and p is not None]
+    # A time-pos of 0 is no position (mpv reads it while it opens a stream, or after FFmpeg ended an fMP4 stream it seeked in).
+    pts = [(t, p) for t, p in samples if start <= t <= end and p is not None and p > 0.05]
     steps = list(zip(pts, pts[1:]))
     return sum((b - a) - (tb - ta) for i, ((ta, a), (tb, b)) in enumerate(steps)
                if (b - a) - (tb - ta) > 0.1 and not (i > 0 and steps[i - 1][1][1] < steps[i - 1][0][1]))

@@ -112,7 +112,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v3"
+    public static let version = "media-v5"
 
     /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, two cameras;
     /// the same ladder packaged as broadcasters do.
@@ -243,14 +243,19 @@ public final class MediaLibrary: Sendable {
         if let w = s.width, let h = s.height {
             // Broadcast: the video's timestamps start 40 ms after the audio's (an A/V offset packagers keep).
             if broadcast { args += ["-itsoffset", "0.04"] }
-            args += ["-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(s.seconds)",
+            // A fractional frame rate's exact length rounds up to one frame more: half a frame short gives exactly the frames.
+            // (Never `-frames:v`: it ends the output before the audio interleaved behind the last frames is written.)
+            let videoSeconds = s.fpsDen == 1 ? s.seconds : s.seconds - 0.5 * Double(s.fpsDen) / Double(s.fpsNum)
+            args += ["-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(videoSeconds)",
                      "-f", "lavfi", "-i", audio, "-map", "0:v", "-map", "1:a",
                      "-c:v", "libx264", "-preset", broadcast ? "medium" : "veryfast", "-profile:v", broadcast ? "high" : "main",
                      "-level", broadcast ? "3.1" : "3.0", "-pix_fmt", "yuv420p",
                      "-b:v", "\(s.videoKbps)k", "-maxrate", "\(s.videoKbps * 6 / 5)k", "-bufsize", "\(s.videoKbps * 2)k",
                      "-g", String(s.gopFrames), "-keyint_min", String(s.gopFrames), "-sc_threshold", "0",
                      "-force_key_frames", "expr:gte(n,n_forced*\(s.gopFrames))",
-                     "-x264-params", "scenecut=0:open_gop=0", "-frames:v", String(s.gopFrames * s.segments)]
+                     "-x264-params", "scenecut=0:open_gop=0"]
+            // The video starting 40 ms in must not make FFmpeg's constant-rate output duplicate a frame to fill the gap.
+            if broadcast { args += ["-fps_mode", "passthrough"] }
         } else {
             args += ["-f", "lavfi", "-i", audio]
         }
