@@ -77,7 +77,7 @@ def hlstui_run(url, mode, actions, duration, extra=()):
 
 
 def mpv_run(url, actions, duration):
-    """Plain mpv on the origin URL, switching vid and aid to the target variant's tracks (DESIGN §3) through JSON IPC."""
+    """Plain mpv on the origin URL, switching vid and aid to the target variant's tracks (docs/PLATFORM.md) through JSON IPC."""
     p, s = mpv_ipc.start(url, ["--vo=null", "--ao=null", "--demuxer=lavf", "--rebase-start-time=no", "--cache=yes",
                                "--demuxer-readahead-secs=10", "--cache-secs=10", "--hls-bitrate=min", "--input-terminal=no", "--keep-open=yes"])
     f = s.makefile("rwb", buffering=0)

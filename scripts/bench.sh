@@ -42,7 +42,7 @@ for name, size, s, p in rows:
               f"**{p['medianMs']/s['medianMs']:.1f}×** | **{p['minMs']/s['minMs']:.1f}×** | "
               f"{s['peakRssKB']/1024:.1f} MiB (+{s['growthKB']/1024:.1f}) | {p['peakRssKB']/1024:.1f} MiB (+{p['growthKB']/1024:.1f}) |")
 md += ["", "This machine is shared and its timings swing by up to 2× between runs (page faults under memory reclaim); "
-       "the minimum of each side is the least disturbed run, so both ratios are given. Target (issue 2): at least 20× faster than `m3u8`. The media playlist has a PDT on every segment, a key every 500 segments, "
+       "the minimum of each side is the least disturbed run, so both ratios are given. Target: at least 20× faster than `m3u8`. The media playlist has a PDT on every segment, a key every 500 segments, "
        "a GAP every 1000 and a discontinuity every 10,000; the multivariant playlist has 40 variants, 12 renditions and 10 I-frame variants.", ""]
 print("\n".join(md))
 PY

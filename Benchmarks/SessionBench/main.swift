@@ -29,10 +29,10 @@ func plainMPV(_ url: String) async throws -> Double {
     let t0 = ContinuousClock.now
     let mpv = try MPV(options: player.mpvOptions(audio: player.chooseAudio()))
     defer { mpv.close() }
-    try mpv.command(["loadfile", url])
+    try mpv.command(.loadfile(url))
     for await e in mpv.events {
         if case .playbackRestart = e { return seconds(ContinuousClock.now - t0) }
-        if case .endFile(let r, _) = e, r == "error" { return .nan }
+        if case .endFile(.error, _) = e { return .nan }
     }
     return .nan
 }

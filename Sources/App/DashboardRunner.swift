@@ -191,7 +191,7 @@ final class UILoop: @unchecked Sendable {
         startSync()
     }
 
-    /// Two panes start on a common PDT and stay there (issue 7); `s` switches the lock off and on.
+    /// Two panes start on a common PDT and stay there; `s` switches the lock off and on.
     func startSync() {
         guard panes.count == 2, sync, syncRunner == nil else { return }
         syncRunner = SyncRunner(panes: panes, started: started)
@@ -206,7 +206,7 @@ final class UILoop: @unchecked Sendable {
             Task { await p.open() }
             startSync()
         } catch {
-            panes[0].apply(.log(level: "error", text: "cannot open a second pane: \(error)"))
+            panes[0].apply(.log(level: .error, text: "cannot open a second pane: \(error)"))
         }
     }
 
@@ -215,7 +215,7 @@ final class UILoop: @unchecked Sendable {
         let (text, lost) = screen.takeCaptured()
         guard !text.isEmpty || lost > 0 else { return false }
         for (level, line) in captured.take(text) { panes[0].say(level, line) }
-        if lost > 0 { panes[0].say("warn", "output of a library: \(lost) bytes lost (written faster than the dashboard reads)") }
+        if lost > 0 { panes[0].say(.warn, "output of a library: \(lost) bytes lost (written faster than the dashboard reads)") }
         return true
     }
 
@@ -299,9 +299,9 @@ final class LogFile: @unchecked Sendable {
         switch out {
         case .loader(let e): text = ProxyRunner.line(e, insecure: false)
         case .fact(let f): text = "\(f)"
-        case .switched(let s): text = "variant \(s.from.map(String.init) ?? "-") → \(s.to) (\(s.reason), \(s.mechanism))"
+        case .switched(let s): text = "variant \(s.from.map(String.init) ?? "-") → \(s.to) (\(s.reason.rawValue), \(s.mechanism.rawValue))"
         case .ladder: text = "ladder read"
-        case .log(let level, let m): text = "\(level): \(m)"
+        case .log(let level, let m): text = "\(level.rawValue): \(m)"
         case .sampled: return
         }
         lock.lock()

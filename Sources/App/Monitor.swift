@@ -109,8 +109,8 @@ public enum MonitorRunner {
                     case .loader(.playlist(let p)): emit(pane, "playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
                     case .ladder: emit(pane, "ladder", MonitorJSON.ladder(pane.snapshot, pane: i))
                     case .switched(let s):
-                        emit(pane, "variant", [("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason)),
-                                               ("mechanism", .string(s.mechanism)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail))])
+                        emit(pane, "variant", [("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason.rawValue)),
+                                               ("mechanism", .string(s.mechanism.rawValue)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail))])
                     case .fact(.skipped(let k)):
                         emit(pane, "skip", [("pane", .int(i)), ("from", .double(k.fromTime)), ("to", .double(k.toTime)), ("fromMsn", .int(k.from.msn)),
                                             ("toMsn", .int(k.to.msn)), ("seconds", .double((k.seconds * 1000).rounded() / 1000)), ("cause", .string(k.cause))])
@@ -127,10 +127,10 @@ public enum MonitorRunner {
                                            ("duration", .double(duration)), ("action", .string(action))])
                     case .fact(.failed(let message, let cause)): emit(pane, "error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
                     case .fact(.ended): emit(pane, "ended", [("pane", .int(i))])
-                    case .log(let level, let text) where level == "error" || level == "fatal" || level == "warn":
-                        emit(pane, "log", [("pane", .int(i)), ("level", .string(level)), ("text", .string(text))])
+                    case .log(let level, let text) where level.isWarning:
+                        emit(pane, "log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
                     case .log(let level, let text) where request.verbose:
-                        emit(pane, "log", [("pane", .int(i)), ("level", .string(level)), ("text", .string(text))])
+                        emit(pane, "log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
                     case .log: break
                     case .sampled: emit(pane, "player", MonitorJSON.player(pane.snapshot, pane: i) + [("trigger", .string("change"))])
                     }

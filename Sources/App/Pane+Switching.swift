@@ -3,10 +3,10 @@ import HLS
 import Loader
 import Session
 
-/// Rung switches, boundary reloads and GAP/discontinuity crossings (issue 6).
+/// Rung switches, boundary reloads and GAP/discontinuity crossings (DECISIONS.md, rung switching).
 extension Pane {
     /// After a selection action: updates the splice's GAP fill for the new caps and switches to the rung the controllers want.
-    func reconsider(reason: String) {
+    func reconsider(reason: SwitchReason) {
         let (target, loaded) = state.withLockedValue { s in (s.targetRung, s.loadedRung) }
         guard let target, fetched.withLockedValue({ $0?.playlist.multivariant != nil }) else { return }
         if target == loaded {
@@ -23,8 +23,8 @@ extension Pane {
         }
     }
 
-    /// Makes `rung` play, by the mechanism its container, the ladder and the mode allow (DESIGN §3), and reports the switch.
-    func switchTo(_ rung: Int, reason: String, detail: String? = nil, manual: Bool) {
+    /// Makes `rung` play, by the mechanism its container, the ladder and the mode allow (docs/PLATFORM.md), and reports the switch.
+    func switchTo(_ rung: Int, reason: SwitchReason, detail: String? = nil, manual: Bool) {
         let s = snapshot
         guard let from = s.loadedRung, from != rung, let a = s.ladder.rungs[safe: rung], let b = s.ladder.rungs[safe: from] else { return }
         let live = s.playingMedia?.isLive ?? false
@@ -62,8 +62,11 @@ extension Pane {
             atMSN = here
             prewarm(rung)
             reloadInPlace(rung)
+        case .load, .loadSpliced:
+            // Not a switch: the planner only plans switches between rungs (the first load is `Pane.open`'s).
+            return
         }
-        let sw = VariantSwitch(t: t, from: from, to: rung, reason: reason, mechanism: mech.rawValue, atMSN: atMSN, detail: detail)
+        let sw = VariantSwitch(t: t, from: from, to: rung, reason: reason, mechanism: mech, atMSN: atMSN, detail: detail)
         apply(.switched(sw))
         output(self, .switched(sw))
     }
@@ -74,9 +77,9 @@ extension Pane {
     /// cache seek to the same spot). False when the segment is the player's first (see `demuxerSeek`).
     func rereadCurrent(rung: Int, at here: Int) -> Bool {
         guard let p = fresh(), p.msn == here, demuxerSeekOffset(into: p) != nil else { return false }
-        try? mpv.set("demuxer-seekable-cache", "no")
+        try? mpv.set(.demuxerSeekableCache(false))
         let mpv = self.mpv
-        Task { [weak self] in
+        tasks.spawn { [weak self] in
             for attempt in 0..<4 {
                 try? await Task.sleep(for: .milliseconds(attempt == 0 ? 10 : 30))
                 guard let self else { return }
@@ -86,7 +89,7 @@ extension Pane {
                 guard let now = self.fresh(), self.demuxerSeek(relative: 0, into: now) else { break }
             }
             try? await Task.sleep(for: .milliseconds(300))
-            try? mpv.set("demuxer-seekable-cache", "auto")
+            try? mpv.set(.demuxerSeekableCache(nil))
         }
         return true
     }
@@ -111,13 +114,13 @@ extension Pane {
     @discardableResult
     func demuxerSeek(relative d: Double, into p: StreamPoint) -> Bool {
         guard let back = demuxerSeekOffset(into: p) else { return false }
-        try? mpv.set("hr-seek-demuxer-offset", String(back))
-        try? mpv.command(["seek", String(d), "relative+exact"])
+        try? mpv.set(.hrSeekDemuxerOffset(back))
+        try? mpv.command(.seekRelative(d))
         // mpv reads the offset when it carries the seek out on its own thread: it is reset once that has happened.
         let mpv = self.mpv
-        Task {
+        tasks.spawn {
             try? await Task.sleep(for: .milliseconds(300))
-            try? mpv.set("hr-seek-demuxer-offset", "0")
+            try? mpv.set(.hrSeekDemuxerOffset(0))
         }
         return true
     }
@@ -126,63 +129,59 @@ extension Pane {
     func prewarm(_ rung: Int) {
         guard let f = fetched.withLockedValue({ $0 }) else { return }
         let loader = self.loader
-        Task { _ = await loader.prewarmVariant(f, rung: rung) }
+        tasks.spawn { _ = await loader.prewarmVariant(f, rung: rung) }
     }
 
     /// The playhead now (a fresh `time-pos`, not the last sample).
     func fresh() -> StreamPoint? {
-        guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return snapshot.playhead }
+        guard !loading.withLockedValue({ $0 }), let t = mpv.get(.timePos) else { return snapshot.playhead }
         return state.withLockedValue { $0.locate(t) }
     }
 
     /// Immediate switch without a splice (VOD fMP4): reload at the current segment paused, seek inside the fresh cache to where
     /// the playhead was (a cache seek, so FFmpeg 5.1 never seeks fMP4), then play.
     func reloadInPlace(_ rung: Int) {
-        guard let target = mpv.get("time-pos", .double).double, let p = state.withLockedValue({ $0.locate(target) }) else {
+        guard let target = mpv.get(.timePos), let p = state.withLockedValue({ $0.locate(target) }) else {
             pending.withLockedValue { $0 = PendingReload(rung: rung) }
             return
         }
-        let wasPaused = mpv.get("pause", .flag).flag ?? false
+        let wasPaused = mpv.get(.pause) ?? false
         // Marked before the pause, so no sample in between reads a pause the user never asked for.
         holding.withLockedValue { $0 = !wasPaused }
-        try? mpv.set("pause", "yes")
+        try? mpv.set(.pause(true))
         guard load(rung: rung, startMSN: p.msn) else {
             holding.withLockedValue { $0 = false }
             return
         }
         let mpv = self.mpv
-        Task { [weak self] in
+        tasks.spawn { [weak self] in
             let deadline = ContinuousClock.now + .seconds(5)
             var sought = false
             while ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(5))
                 if !sought {
-                    guard case .node(let cache) = mpv.get("demuxer-cache-state", .node) else { continue }
-                    let inside = (cache["seekable-ranges"].arrayValue ?? []).contains { r in
-                        (r["start"].doubleValue ?? .infinity) <= target && target + 0.05 <= (r["end"].doubleValue ?? -1)
-                    }
-                    guard inside else { continue }
-                    try? mpv.command(["seek", String(target), "absolute+exact"])
+                    guard mpv.get(.demuxerCacheState)?.holds(target, margin: 0.05) == true else { continue }
+                    try? mpv.command(.seekAbsolute(target))
                     sought = true
-                } else if let now = mpv.get("time-pos", .double).double, abs(now - target) < 0.1 {
+                } else if let now = mpv.get(.timePos), abs(now - target) < 0.1 {
                     break
                 }
             }
-            if !wasPaused { try? mpv.set("pause", "no") }
+            if !wasPaused { try? mpv.set(.pause(false)) }
             self?.holding.withLockedValue { $0 = false }
-            if !sought { self?.apply(.log(level: "warn", text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start")) }
+            if !sought { self?.apply(.log(level: .warn, text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start")) }
         }
     }
 
     /// Every 20 ms: carries out a reload waiting for its segment boundary, and crosses GAP runs no rung can fill.
     func startWatcher() {
-        tasks.append(Task { [weak self] in
+        tasks.spawn { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(20))
                 guard let self else { return }
                 self.watch()
             }
-        })
+        }
     }
 
     /// Live: when the playing rung's playlist has not been read for a target duration and a half second (FFmpeg reloads only when it
@@ -197,7 +196,7 @@ extension Pane {
             return true
         }
         guard due else { return }
-        Task { [weak self] in
+        tasks.spawn { [weak self] in
             guard let self, let m = await self.loader.refresh(f, rung: rung) else { return }
             self.apply(.liveEdge(rung: rung, playlist: m))
         }
@@ -218,14 +217,14 @@ extension Pane {
             return true
         }
         guard due, now - stall.start >= 1 else { return }
-        Task { [weak self] in
+        tasks.spawn { [weak self] in
             guard let self, let m = await self.loader.refresh(f, rung: rung) else { return }
             let (msn, how) = self.state.withLockedValue { $0.resumePoint(in: m) }
             guard self.snapshot.currentStall != nil, !self.loading.withLockedValue({ $0 }) else { return }
             self.apply(.liveEdge(rung: rung, playlist: m))
             self.load(rung: rung, startMSN: msn)
-            try? self.mpv.set("pause", "no")
-            self.say("info", "the origin answers again after \(fixed(self.t - stall.start, 1)) s stalled (\(stall.cause ?? "no cause seen")): reloaded \(how)")
+            try? self.mpv.set(.pause(false))
+            self.say(.info, "the origin answers again after \(fixed(self.t - stall.start, 1)) s stalled (\(stall.cause ?? "no cause seen")): reloaded \(how)")
         }
     }
 
@@ -233,7 +232,7 @@ extension Pane {
     func watch() {
         refreshLiveWindow()
         recoverIfStopped()
-        guard !loading.withLockedValue({ $0 }), let t = mpv.get("time-pos", .double).double else { return }
+        guard !loading.withLockedValue({ $0 }), let t = mpv.get(.timePos) else { return }
         let end = atEnd()
         // A poll can come late (a loaded machine): the playhead may then be past the boundary already, and every decision below
         // holds for any point at or after it, not only within a poll's reach of it.
@@ -241,35 +240,35 @@ extension Pane {
         if let r = pending.withLockedValue({ $0 }), let d = seg, d - p.offset <= 0.035 {
             pending.withLockedValue { $0 = nil }
             load(rung: r.rung, startMSN: p.msn + 1)
-            apply(.log(level: "info", text: "reloaded at the boundary of msn \(p.msn + 1)"))
+            apply(.log(level: .info, text: "reloaded at the boundary of msn \(p.msn + 1)"))
             return
         }
         // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart (a discontinuity): a fresh load there does not.
         if let next = state.withLockedValue({ $0.fmp4DiscontinuityAfter(p) }), let d = seg, d - p.offset <= 0.035 || end,
            crossed.withLockedValue({ $0.insert(-next).inserted }) {
             reloadAtBreak(startMSN: next)
-            apply(.log(level: "info", text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
+            apply(.log(level: .info, text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
             return
         }
         // A GAP no allowed rung has media for: the player's playlist ends before it (so FFmpeg never sees the hole that would
-        // freeze video and desync audio, DESIGN §3); at that boundary the playlist is reloaded from the first segment after the run.
+        // freeze video and desync audio, docs/PLATFORM.md); at that boundary the playlist is reloaded from the first segment after the run.
         if let g = gap, g.startsIn <= 0.035 || end, crossed.withLockedValue({ $0.insert(g.first).inserted }) {
             let rung = snapshot.loadedRung ?? 0
             reloadAtBreak(startMSN: g.after)
             let text = "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"
-            apply(.log(level: "info", text: text))
+            apply(.log(level: .info, text: text))
             output(self, .fact(.gap(rung: rung, msn: g.first, pdt: snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime,
                                     duration: g.duration, action: "crossed: reloaded at msn \(g.after)")))
         }
     }
 
     /// True when the player stopped at the end of what it was given (the Loader ended its playlist before a break).
-    func atEnd() -> Bool { mpv.get("eof-reached", .flag).flag ?? false }
+    func atEnd() -> Bool { mpv.get(.eofReached) ?? false }
 
     /// Reloads the rung loaded from `startMSN` after a break (GAP run, fMP4 discontinuity); playing on if the end had paused it.
     func reloadAtBreak(startMSN: Int) {
-        let pausedByEnd = atEnd() && (mpv.get("pause", .flag).flag ?? false)
+        let pausedByEnd = atEnd() && (mpv.get(.pause) ?? false)
         load(rung: snapshot.loadedRung ?? 0, startMSN: startMSN)
-        if pausedByEnd { try? mpv.set("pause", "no") }
+        if pausedByEnd { try? mpv.set(.pause(false)) }
     }
 }

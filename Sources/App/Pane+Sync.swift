@@ -3,7 +3,7 @@ import HLS
 import Loader
 import Session
 
-/// What the sync controller reads from and does to a pane (issue 7).
+/// What the sync controller reads from and does to a pane.
 extension Pane {
     /// The wall-clock moment at the playhead now (fresh `audio-pts`, else `time-pos`, through the media clock), whether the
     /// playhead advances, and whether the stream carries PDT at all (nil until its playlist is known).
@@ -12,8 +12,8 @@ extension Pane {
         let media = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
         let hasPDT = media.map { $0.segments.contains { $0.effectiveProgramDateTime != nil } }
         guard !loading.withLockedValue({ $0 }), s.started, s.error == nil else { return (nil, false, hasPDT, .now) }
-        let paused = (mpv.get("pause", .flag).flag ?? false) || (mpv.get("paused-for-cache", .flag).flag ?? false)
-        let raw = mpv.get("audio-pts", .double).double ?? mpv.get("time-pos", .double).double
+        let paused = (mpv.get(.pause) ?? false) || (mpv.get(.pausedForCache) ?? false)
+        let raw = mpv.get(.audioPts) ?? mpv.get(.timePos)
         // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
         // put tens of milliseconds between two property reads).
         let at = ContinuousClock.now
@@ -22,18 +22,18 @@ extension Pane {
     }
 
     /// Plays at `speed` (the sync controller's correction); audio keeps its pitch (mpv's scaletempo).
-    public func setSpeed(_ speed: Double) { try? mpv.set("speed", String(speed)) }
+    public func setSpeed(_ speed: Double) { try? mpv.set(.speed(speed)) }
 
     /// Holds the picture for `seconds` (paused), so the other pane reaches the same moment.
     public func hold(seconds: Double) {
         apply(.seekAsked)
-        try? mpv.set("pause", "yes")
+        try? mpv.set(.pause(true))
         let mpv = self.mpv
-        Task {
+        tasks.spawn {
             try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            try? mpv.set("pause", "no")
+            try? mpv.set(.pause(false))
         }
-        apply(.log(level: "info", text: "sync: holding for \(fixed(seconds, 3)) s"))
+        apply(.log(level: .info, text: "sync: holding for \(fixed(seconds, 3)) s"))
     }
 
     /// Reloads at the segment holding wall-clock moment `date` (the other pane is that far behind); false when no segment does.
@@ -45,7 +45,7 @@ extension Pane {
         let msn = m.segments[i].mediaSequence
         apply(.seekAsked)
         load(rung: s.loadedRung ?? 0, startMSN: msn)
-        apply(.log(level: "info", text: "sync: reloaded at msn \(msn) to meet the other pane at \(date)"))
+        apply(.log(level: .info, text: "sync: reloaded at msn \(msn) to meet the other pane at \(date)"))
         return true
     }
 }

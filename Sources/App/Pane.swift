@@ -13,11 +13,11 @@ public struct PlayerOptions: Sendable {
     public var audioOutput: String?
     /// Muted: no audio device is opened at all.
     public var mute = false
-    /// Seconds mpv reads ahead (a player-like buffer, so the bar tells the truth; DESIGN §3).
+    /// Seconds mpv reads ahead (a player-like buffer, so the bar tells the truth; docs/PLATFORM.md).
     public var readahead = 10.0
     public init() {}
 
-    /// The libmpv options that make FFmpeg 5.1 behave (DESIGN §3), in order.
+    /// The libmpv options that make FFmpeg 5.1 behave (docs/PLATFORM.md), in order.
     public func mpvOptions(audio: AudioOutputChoice) -> [(String, String)] {
         var o: [(String, String)] = [
             ("demuxer", "lavf"), ("rebase-start-time", "no"), ("cache", "yes"),
@@ -62,7 +62,7 @@ public enum PaneOutput: Sendable {
     case fact(SessionFact)
     case switched(VariantSwitch)
     case ladder
-    case log(level: String, text: String)
+    case log(level: LogLevel, text: String)
     /// The player was sampled because a state flag changed (pause, waiting for data, end of file), between ticks.
     case sampled
 }
@@ -91,7 +91,8 @@ public final class Pane: @unchecked Sendable {
     let started: ContinuousClock.Instant
     let output: @Sendable (Pane, PaneOutput) -> Void
     let audio: AudioOutputChoice
-    var tasks: [Task<Void, Never>] = []
+    /// Every task the pane starts; cancelled before the player closes.
+    let tasks = OwnedTasks()
 
     /// Seconds since the session started (monotonic).
     public var t: Double { Pane.seconds(ContinuousClock.now - started) }
@@ -118,8 +119,8 @@ public final class Pane: @unchecked Sendable {
         s.manualSwitch = config.manualSwitch
         s.insecureTLS = config.loader.upstream.tls.insecure
         state = NIOLockedValueBox(s)
-        for (i, name) in ["pause", "paused-for-cache", "eof-reached", "core-idle"].enumerated() { try? mpv.observe(name, .flag, id: UInt64(i + 1)) }
-        if let note = audio.note { say("info", note) }
+        for (i, p) in [MPVProperty<Bool>.pause, .pausedForCache, .eofReached, .coreIdle].enumerated() { try? mpv.observe(p, id: UInt64(i + 1)) }
+        if let note = audio.note { say(.info, note) }
         consume()
     }
 
@@ -135,7 +136,7 @@ public final class Pane: @unchecked Sendable {
 
     private func consume() {
         let loaderEvents = loader.events
-        tasks.append(Task { [weak self] in
+        tasks.spawn { [weak self] in
             for await e in loaderEvents {
                 guard let self else { return }
                 self.apply(.loader(e))
@@ -143,16 +144,16 @@ public final class Pane: @unchecked Sendable {
                 if case .playlist(let p) = e, let r = p.rung { self.playlistSeen.withLockedValue { $0[r] = self.t } }
                 if case .failover(let msn, let failed, let by?, let cause) = e {
                     // The rung on screen changes for this segment: a switch with its own reason.
-                    self.output(self, .switched(VariantSwitch(t: self.t, from: failed, to: by, reason: "failover", mechanism: "splice", atMSN: msn, detail: cause)))
+                    self.output(self, .switched(VariantSwitch(t: self.t, from: failed, to: by, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause)))
                 }
                 if case .gapFilled(let msn, let gapRung, let by) = e {
-                    // The rung on screen changes for this segment: a switch with its own reason (WWDC17 GAP failover).
-                    self.output(self, .switched(VariantSwitch(t: self.t, from: gapRung, to: by, reason: "gap", mechanism: "splice", atMSN: msn)))
+                    // The rung on screen changes for this segment: a switch with its own reason (RFC 8216bis §4.4.4.7).
+                    self.output(self, .switched(VariantSwitch(t: self.t, from: gapRung, to: by, reason: .gap, mechanism: .splice, atMSN: msn)))
                 }
             }
-        })
+        }
         let mpvEvents = mpv.events
-        tasks.append(Task { [weak self] in
+        tasks.spawn { [weak self] in
             for await e in mpvEvents {
                 guard let self else { return }
                 switch e {
@@ -160,9 +161,9 @@ public final class Pane: @unchecked Sendable {
                     self.loading.withLockedValue { $0 = false }
                     let first = !self.snapshot.started
                     self.apply(.playbackStarted)
-                    if first, let note = self.audio.fallbackNote(current: self.mpv.get("current-ao", .string).string) { self.say("info", note) }
+                    if first, let note = self.audio.fallbackNote(current: self.mpv.get(.currentAO)) { self.say(.info, note) }
                 case .endFile(let reason, let error):
-                    self.apply(.fileEnded(reason: reason, error: error))
+                    self.apply(.fileEnded(reason: reason == .eof ? .eof : reason == .error ? .error : .other, error: error))
                 case .log(let level, let prefix, let text):
                     let (spliced, probing) = self.state.withLockedValue { ($0.spliced, !$0.started && $0.usesSampleAES) }
                     for line in self.logFilter.withLockedValue({ $0.take(level: level, prefix: prefix, text: text, spliced: spliced, probingSampleAES: probing) }) {
@@ -177,7 +178,7 @@ public final class Pane: @unchecked Sendable {
                 default: break
                 }
             }
-        })
+        }
     }
 
     /// Reads the stream's top playlist, chooses the rung and gives the player its virtual playlist.
@@ -197,13 +198,13 @@ public final class Pane: @unchecked Sendable {
             // WebVTT renditions need FFmpeg's strict=experimental; on live streams FFmpeg 5.1 then blocks on the subtitle playlist (measured), so VOD only.
             isLive.withLockedValue { $0 = media?.isLive ?? false }
             if media?.isLive == true, f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
-                apply(.log(level: "info", text: "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions"))
+                apply(.log(level: .info, text: "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions"))
             }
-            // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (DESIGN §3); fMP4 needs a reload per switch.
+            // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
             let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
             state.withLockedValue { $0.spliced = splice }
             if load(rung: target, startMSN: nil, prewarmed: true) {
-                let s = VariantSwitch(t: t, from: nil, to: target, reason: "start", mechanism: splice ? "load (spliced)" : "load")
+                let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
                 apply(.switched(s))
                 output(self, .switched(s))
             }
@@ -217,7 +218,7 @@ public final class Pane: @unchecked Sendable {
     }
 
     /// A line in the message log (and the monitor's `log` events at their level).
-    func say(_ level: String, _ text: String) {
+    func say(_ level: LogLevel, _ text: String) {
         apply(.log(level: level, text: text))
         output(self, .log(level: level, text: text))
     }
@@ -235,14 +236,14 @@ public final class Pane: @unchecked Sendable {
         let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed, splice: route)
         do {
             let wasLoading = loading.withLockedValue { $0 }
-            let from = wasLoading ? nil : mpv.get("time-pos", .double).double.map { ($0, DateTime(seconds: Date().timeIntervalSince1970)) }
+            let from = wasLoading ? nil : mpv.get(.timePos).map { ($0, DateTime(seconds: Date().timeIntervalSince1970)) }
             loading.withLockedValue { $0 = true }
             apply(.streamGiven(startMSN: startMSN, from: from))
             // VOD: WebVTT renditions need strict=experimental (on live it blocks FFmpeg 5.1). Live: a reload starts at the first
             // segment of the playlist the Loader serves (live_start_index=0), not three from its end, so the playhead keeps its PDT.
             let live = isLive.withLockedValue { $0 }
-            try? mpv.set("demuxer-lavf-o", live ? "live_start_index=\(startMSN == nil ? -3 : 0)" : "strict=experimental")
-            try mpv.command(["loadfile", presented.playerURL, "replace"])
+            try? mpv.set(.demuxerLavfOptions(live ? "live_start_index=\(startMSN == nil ? -3 : 0)" : "strict=experimental"))
+            try mpv.command(.loadfile(presented.playerURL))
             return true
         } catch {
             fail("the player refused the stream: \(error.description)", cause: "mpv")
@@ -264,33 +265,30 @@ public final class Pane: @unchecked Sendable {
             s.timePos = snapshot.sample.timePos
             s.audioPts = snapshot.sample.audioPts
         } else {
-            s.timePos = mpv.get("time-pos", .double).double
-            s.audioPts = mpv.get("audio-pts", .double).double
+            s.timePos = mpv.get(.timePos)
+            s.audioPts = mpv.get(.audioPts)
         }
         s.wall = DateTime(seconds: Date().timeIntervalSince1970)
         // Read on both sides of `pause`: the hold is set before the pause and cleared after the unpause, so a pause read while
         // hlstui held the player always sees the hold.
         let heldBefore = holding.withLockedValue { $0 }
-        s.paused = mpv.get("pause", .flag).flag ?? false
+        s.paused = mpv.get(.pause) ?? false
         s.held = heldBefore || holding.withLockedValue { $0 }
-        s.pausedForCache = mpv.get("paused-for-cache", .flag).flag ?? false
-        s.coreIdle = mpv.get("core-idle", .flag).flag ?? true
-        s.eof = mpv.get("eof-reached", .flag).flag ?? false
-        s.width = mpv.get("video-params/w", .int).double.map { Int($0) }
-        s.height = mpv.get("video-params/h", .int).double.map { Int($0) }
-        s.droppedFrames = Int((mpv.get("frame-drop-count", .int).double ?? 0) + (mpv.get("decoder-frame-drop-count", .int).double ?? 0))
-        s.speed = mpv.get("speed", .double).double ?? 1
-        if case .node(let cache) = mpv.get("demuxer-cache-state", .node) {
-            s.seekableRanges = (cache["seekable-ranges"].arrayValue ?? []).compactMap { r in
-                guard let a = r["start"].doubleValue, let b = r["end"].doubleValue else { return nil }
-                return TimeRange(start: a, end: b)
-            }
-            s.cacheEnd = cache["cache-end"].doubleValue
-            s.underrun = cache["underrun"].boolValue ?? false
+        s.pausedForCache = mpv.get(.pausedForCache) ?? false
+        s.coreIdle = mpv.get(.coreIdle) ?? true
+        s.eof = mpv.get(.eofReached) ?? false
+        s.width = mpv.get(.videoWidth)
+        s.height = mpv.get(.videoHeight)
+        s.droppedFrames = (mpv.get(.frameDropCount) ?? 0) + (mpv.get(.decoderFrameDropCount) ?? 0)
+        s.speed = mpv.get(.speed) ?? 1
+        if let cache = mpv.get(.demuxerCacheState) {
+            s.seekableRanges = cache.seekableRanges.map { TimeRange(start: $0.start, end: $0.end) }
+            s.cacheEnd = cache.cacheEnd
+            s.underrun = cache.underrun
         }
         apply(.sample(s))
         if let d = state.withLockedValue({ $0.abrDecision(config: config.abr) }) {
-            switchTo(d.rung, reason: "abr", detail: d.reason, manual: false)
+            switchTo(d.rung, reason: .abr, detail: d.reason, manual: false)
         }
         return s
     }
@@ -298,7 +296,7 @@ public final class Pane: @unchecked Sendable {
     /// Carries out an action on this pane.
     public func perform(_ action: Action) {
         switch action {
-        case .togglePause: try? mpv.command(["cycle", "pause"])
+        case .togglePause: try? mpv.command(.cyclePause)
         case .seekRelative(let d): seek(by: d)
         case .seekTo(let pos):
             let cur = state.withLockedValue { $0.position }
@@ -330,7 +328,7 @@ public final class Pane: @unchecked Sendable {
         let acrossGap = (min(here, msn)...max(here, msn)).contains { s.isUnfillableGap($0) }
         apply(.seekAsked)
         if buffered {
-            try? mpv.command(["seek", String(d), "relative+exact"])
+            try? mpv.command(.seekRelative(d))
             return
         }
         // TS: a demuxer seek aimed where FFmpeg 5.1 lands exactly (see `demuxerSeek`), or a reload at the target's segment
@@ -339,13 +337,13 @@ public final class Pane: @unchecked Sendable {
         while s.isUnfillableGap(msn) { msn += 1 }
         pending.withLockedValue { $0 = nil }
         load(rung: s.loadedRung ?? 0, startMSN: msn)
-        apply(.log(level: "info", text: "seek: reloaded at msn \(msn)"))
+        apply(.log(level: .info, text: "seek: reloaded at msn \(msn)"))
     }
 
-    /// Stops the player and the Loader.
+    /// Stops the pane's tasks, then the player and the Loader (a task still running finds the player closed: its calls do nothing).
     public func close() {
+        tasks.cancelAll()
         mpv.close()
         loader.stop()
-        for t in tasks { t.cancel() }
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Loader
 import NIOPosix
 
@@ -51,7 +48,7 @@ public enum PlaylistSource {
         do {
             let r = try await client.get(url)
             guard (200..<300).contains(r.head.status) else {
-                throw SourceError("\(url): HTTP \(r.head.status) \(HTTPURLResponse.localizedString(forStatusCode: r.head.status))")
+                throw SourceError("\(url): \(r.head.statusLine)")
             }
             return Data(r.body)
         } catch let e as SourceError {

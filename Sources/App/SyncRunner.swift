@@ -11,7 +11,7 @@ public struct SyncSnapshot: Sendable {
     public var pdts: [DateTime?]
 }
 
-/// Starts two panes on a common PDT and keeps them there (issue 7): the pure `SyncController` decides, this applies.
+/// Starts two panes on a common PDT and keeps them there: the pure `SyncController` decides, this applies.
 public final class SyncRunner: Sendable {
     let panes: [Pane]
     let controller = NIOLockedValueBox(SyncController())

@@ -99,7 +99,7 @@ public enum Lint {
     }
 
     static func keyFormatLint(_ k: Key, _ d: inout [Diagnostic]) {
-        if k.method != "NONE" && !k.system.isKnown {
+        if k.method != .none && !k.system.isKnown {
             d.append(Diagnostic(.warning, line: k.line.number, rule: "lint",
                                 "KEYFORMAT \"\(k.effectiveKeyFormat)\" is not one hlstui knows (identity, FairPlay, Widevine, PlayReady, ClearKey)"))
         }

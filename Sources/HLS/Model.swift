@@ -50,9 +50,21 @@ public struct Define: Sendable, Hashable {
     }
 }
 
+/// METHOD of EXT-X-KEY, RFC 8216bis §4.4.4.4: the only values a playlist may hold.
+public enum KeyMethod: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case none = "NONE"
+    case aes128 = "AES-128"
+    case sampleAES = "SAMPLE-AES"
+    case sampleAESCTR = "SAMPLE-AES-CTR"
+    case sampleAESCENC = "SAMPLE-AES-CENC"
+
+    /// As the playlist spells it.
+    public var description: String { rawValue }
+}
+
 /// EXT-X-KEY or EXT-X-SESSION-KEY, RFC 8216bis §4.4.4.4 and §4.4.6.5.
 public struct Key: Sendable, Hashable {
-    public var method: String
+    public var method: KeyMethod
     public var uri: String?
     public var iv: String?
     public var keyFormat: String?
@@ -60,7 +72,7 @@ public struct Key: Sendable, Hashable {
     public var extra: [Attribute] = []
     public var line: SourceLine = SourceLine(0)
 
-    public init(method: String, uri: String? = nil, iv: String? = nil, keyFormat: String? = nil, keyFormatVersions: String? = nil) {
+    public init(method: KeyMethod, uri: String? = nil, iv: String? = nil, keyFormat: String? = nil, keyFormatVersions: String? = nil) {
         self.method = method
         self.uri = uri
         self.iv = iv
@@ -85,8 +97,8 @@ public enum KeySystem: String, Sendable, Hashable {
     case clearKey = "ClearKey"
     case unknown
 
-    public init(keyFormat: String, method: String, uri: String?) {
-        if method == "NONE" { self = .clear; return }
+    public init(keyFormat: String, method: KeyMethod, uri: String?) {
+        if method == .none { self = .clear; return }
         switch keyFormat.lowercased() {
         case "identity": self = (uri?.hasPrefix("skd://") ?? false) ? .fairPlay : .identity
         case "com.apple.streamingkeydelivery": self = .fairPlay

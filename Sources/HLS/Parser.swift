@@ -342,7 +342,7 @@ struct ParserState {
         case .sessionData: sessionData(l)
         case .sessionKey:
             if let k = keyAttributes(l, session: true) {
-                if k.method == "NONE" { report(.error, l.number, "4.4.6.5", "EXT-X-SESSION-KEY METHOD MUST NOT be NONE") }
+                if k.method == .none { report(.error, l.number, "4.4.6.5", "EXT-X-SESSION-KEY METHOD MUST NOT be NONE") }
                 multi.sessionKeys.append(k)
             }
         case .contentSteering:
@@ -456,17 +456,17 @@ struct ParserState {
         let tagName = session ? "EXT-X-SESSION-KEY" : "EXT-X-KEY"
         let r = AttributeReader(attributes(l, section), line: l.number, tag: tagName, section: section)
         guard r.require("METHOD", &d) else { return nil }
-        let method = r.enumerated("METHOD", allowed: ["NONE", "AES-128", "SAMPLE-AES", "SAMPLE-AES-CTR", "SAMPLE-AES-CENC"], &d) ?? "NONE"
+        let method = r.enumerated("METHOD", allowed: KeyMethod.allCases.map(\.rawValue), &d).flatMap(KeyMethod.init(rawValue:)) ?? .none
         var k = Key(method: method, uri: r.string("URI", &d), iv: r.hex("IV", &d), keyFormat: r.string("KEYFORMAT", &d),
                     keyFormatVersions: r.string("KEYFORMATVERSIONS", &d))
         k.extra = r.extras()
         k.line = SourceLine(l.number)
-        if method == "NONE" {
+        if method == .none {
             if k.uri != nil || k.iv != nil || k.keyFormat != nil || k.keyFormatVersions != nil {
                 report(.error, l.number, section, "\(tagName) METHOD=NONE MUST NOT have other attributes")
             }
         } else if k.uri == nil {
-            report(.error, l.number, section, "\(tagName) METHOD=\(method) is missing its REQUIRED URI attribute")
+            report(.error, l.number, section, "\(tagName) METHOD=\(method.rawValue) is missing its REQUIRED URI attribute")
         }
         if let iv = k.iv, iv.utf8.count > 34 {
             report(.error, l.number, section, "\(tagName) IV \(iv) is longer than 128 bits")
@@ -479,7 +479,7 @@ struct ParserState {
         guard let k = keyAttributes(l, session: false) else { return }
         keyTagSinceSegment = true
         // §4.4.4.4: a key applies until the next EXT-X-KEY with the same KEYFORMAT; METHOD=NONE clears them all.
-        if k.method == "NONE" {
+        if k.method == .none {
             keys.removeAll()
         } else {
             keys.removeAll { $0.effectiveKeyFormat == k.effectiveKeyFormat }
@@ -503,7 +503,7 @@ struct ParserState {
         map = MapSection(uri: uri, byteRange: range, extra: r.extras(), keys: keys)
         mapLine = l.number
         mapTagSinceSegment = true
-        if let aes = keys.first(where: { $0.method == "AES-128" }), aes.iv == nil {
+        if let aes = keys.first(where: { $0.method == .aes128 }), aes.iv == nil {
             report(.error, l.number, "4.4.4.5", "EXT-X-MAP applies to segments encrypted with AES-128, so the EXT-X-KEY (line \(aes.line.number)) MUST have an IV")
         }
     }

@@ -107,7 +107,7 @@ public enum PlaylistWriter {
     }
 
     static func keyAttributes(_ k: Key) -> [Attribute] {
-        var a = [e("METHOD", k.method)]
+        var a = [e("METHOD", k.method.rawValue)]
         if let x = k.uri { a.append(q("URI", x)) }
         if let x = k.iv { a.append(e("IV", x)) }
         if let x = k.keyFormat { a.append(q("KEYFORMAT", x)) }

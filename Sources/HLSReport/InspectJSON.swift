@@ -64,7 +64,7 @@ public enum InspectJSON {
     }
 
     static func key(_ k: Key) -> JSONValue {
-        .object([("method", .string(k.method)), ("uri", .string(k.uri)), ("iv", .string(k.iv)), ("keyFormat", .string(k.keyFormat)),
+        .object([("method", .string(k.method.rawValue)), ("uri", .string(k.uri)), ("iv", .string(k.iv)), ("keyFormat", .string(k.keyFormat)),
                  ("keyFormatVersions", .string(k.keyFormatVersions)), ("system", .string(k.system.rawValue))])
     }
 

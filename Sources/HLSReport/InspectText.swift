@@ -76,7 +76,7 @@ public enum InspectText {
         }
         if !m.sessionKeys.isEmpty {
             out.append("")
-            out.append("session keys: " + m.sessionKeys.map { "\($0.method) \($0.system.rawValue)" }.joined(separator: ", "))
+            out.append("session keys: " + m.sessionKeys.map { "\($0.method.rawValue) \($0.system.rawValue)" }.joined(separator: ", "))
         }
         if let c = m.contentSteering { out.append("content steering: \(c.serverURI)" + (c.pathwayID.map { " (pathway \($0))" } ?? "")) }
     }
@@ -115,7 +115,7 @@ public enum InspectText {
         } else {
             out.append("keys (\(keyRuns.count)):")
             for (k, a, b) in keyRuns {
-                out.append("  \(k.method) \(k.system.rawValue) \(k.uri ?? "-")\(k.iv.map { " IV=\($0)" } ?? "")  MSN \(a)…\(b)")
+                out.append("  \(k.method.rawValue) \(k.system.rawValue) \(k.uri ?? "-")\(k.iv.map { " IV=\($0)" } ?? "")  MSN \(a)…\(b)")
             }
         }
         let gaps = Timeline.gapRanges(m)

@@ -3,13 +3,13 @@ import HLS
 /// Whether hlstui can play segments under a key, and why.
 public struct KeyCapability: Sendable, Equatable {
     public var system: KeySystem
-    public var method: String
+    public var method: KeyMethod
     public var playable: Bool
     /// One sentence: what happens to this key here.
     public var reason: String
 }
 
-/// Names the key systems a stream uses and says which rungs Linux and FFmpeg can play (seed 000: FairPlay needs Apple's CDM).
+/// Names the key systems a stream uses and says which rungs Linux and FFmpeg can play (FairPlay needs Apple's CDM, which Linux has not).
 public enum DRMExplainer {
     /// What hlstui can do with `key` on this platform.
     public static func capability(_ key: Key) -> KeyCapability {
@@ -17,9 +17,9 @@ public enum DRMExplainer {
         switch (system, key.method) {
         case (.clear, _):
             return KeyCapability(system: system, method: key.method, playable: true, reason: "clear")
-        case (.identity, "AES-128"):
+        case (.identity, .aes128):
             return KeyCapability(system: system, method: key.method, playable: true, reason: "AES-128: hlstui fetches the key and decrypts each segment itself")
-        case (.identity, "SAMPLE-AES"):
+        case (.identity, .sampleAES):
             return KeyCapability(system: system, method: key.method, playable: true, reason: "SAMPLE-AES: FFmpeg decrypts the samples with the key hlstui serves it")
         case (.fairPlay, _):
             return KeyCapability(system: system, method: key.method, playable: false,
@@ -32,10 +32,10 @@ public enum DRMExplainer {
                                  reason: "PlayReady needs Microsoft's CDM and a license server; FFmpeg and mpv on Linux have neither")
         case (.clearKey, _):
             return KeyCapability(system: system, method: key.method, playable: false,
-                                 reason: "ClearKey (\(key.method)) needs a JSON license exchange hlstui does not implement")
+                                 reason: "ClearKey (\(key.method.rawValue)) needs a JSON license exchange hlstui does not implement")
         default:
             return KeyCapability(system: system, method: key.method, playable: false,
-                                 reason: "\(key.method) with KEYFORMAT \"\(key.effectiveKeyFormat)\" is not a scheme FFmpeg can decrypt")
+                                 reason: "\(key.method.rawValue) with KEYFORMAT \"\(key.effectiveKeyFormat)\" is not a scheme FFmpeg can decrypt")
         }
     }
 
@@ -63,7 +63,7 @@ public enum DRMExplainer {
         var order: [String] = []
         for (name, media) in rungs where !playable(media) {
             for c in systems(media) where !c.playable {
-                let k = "\(c.system.rawValue)/\(c.method)"
+                let k = "\(c.system.rawValue)/\(c.method.rawValue)"
                 if blocked[k] == nil { order.append(k); blocked[k] = (c, []) }
                 blocked[k]?.1.append(name)
             }
@@ -73,7 +73,7 @@ public enum DRMExplainer {
             guard let (c, names) = blocked[k] else { continue }
             let alt = alternatives.isEmpty ? "no clear or AES-128 rung exists, so this stream cannot play here"
                                            : "playable instead: \(alternatives.joined(separator: ", "))"
-            lines.append("\(names.joined(separator: ", ")) need\(names.count == 1 ? "s" : "") \(c.system.rawValue) (\(c.method)): \(c.reason); \(alt)")
+            lines.append("\(names.joined(separator: ", ")) need\(names.count == 1 ? "s" : "") \(c.system.rawValue) (\(c.method.rawValue)): \(c.reason); \(alt)")
         }
         return lines
     }

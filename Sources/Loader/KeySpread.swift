@@ -1,6 +1,6 @@
 import HLS
 
-/// Key-request spreading (WWDC17): a key first seen in a live playlist refresh is fetched at a random moment
+/// Key-request spreading (DECISIONS.md, "Keys are prefetched when the multivariant is opened"): a key first seen in a live playlist refresh is fetched at a random moment
 /// within a window, but before the player will need it, so clients do not all hit the key server at rotation.
 public enum KeySpread {
     /// Seconds of media from the end of segment `lastRequested` (the player's latest) to the start of segment `msn`; nil when unknown.

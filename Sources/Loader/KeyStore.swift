@@ -1,7 +1,7 @@
 import Foundation
 import HLS
 
-/// Fetches each key once (deduplicated), ahead of need, with overrides, a key command and repairs (seeds 000, 001, 003).
+/// Fetches each key once (deduplicated), ahead of need, with overrides, a key command and repairs (DECISIONS.md, keys are prefetched).
 actor KeyStore {
     struct Entry {
         var task: Task<Result<[UInt8], KeyError>, Never>
@@ -28,7 +28,7 @@ actor KeyStore {
     var fetchCount: [String: Int] = [:]
 
     /// The key at `uri`, fetched once; `prefetch` says whether this call is ahead of need, `spreadMs` how long it was held back.
-    func key(_ uri: String, method: String, keyFormat: String, msns: ClosedRange<Int>?, prefetch: Bool, spreadMs: Double? = nil) async -> Result<[UInt8], KeyError> {
+    func key(_ uri: String, method: KeyMethod, keyFormat: String, msns: ClosedRange<Int>?, prefetch: Bool, spreadMs: Double? = nil) async -> Result<[UInt8], KeyError> {
         if let e = entries[uri] { return await e.task.value }
         let requested = clock()
         fetchCount[uri, default: 0] += 1

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// A fix applied to key bytes the server sent in a shape AES-128 cannot use as is (seed 003).
+/// A fix applied to key bytes the server sent in a shape AES-128 cannot use as is (a key saved in text mode, or written as hex digits; docs/PLATFORM.md).
 public enum KeyRepair: String, Sendable, Equatable {
     /// 16 key bytes followed by a newline or spaces (a text-mode write of a binary key).
     case trailingWhitespace = "trailing whitespace removed"

@@ -71,7 +71,7 @@ public struct OpenedStream: Sendable {
     public var diagnostics: [Diagnostic]
 }
 
-/// The player's only network (DESIGN §4): a loopback HTTP server that fetches, times, rewrites, decrypts and serves.
+/// The player's only network (docs/ARCHITECTURE.md): a loopback HTTP server that fetches, times, rewrites, decrypts and serves.
 public final class LoaderServer: Sendable {
     public let token: String
     public let port: Int
@@ -251,7 +251,7 @@ public final class LoaderServer: Sendable {
         let res = Resource(upstream: base, kind: .multivariant, msn: keep.first, startMSN: startMSN)
         let id = register(res)
         table.withLockedValue { $0.multivariantText[id] = PlaylistWriter.write(virtual, resolveVariables: true) }
-        // Prewarm: read the chosen media playlists now and fetch their keys before the player asks (seed 000/001).
+        // Prewarm: read the chosen media playlists now and fetch their keys before the player asks (DECISIONS.md, keys are prefetched).
         if let vm = virtual.multivariant {
             let chosen = keep.filter { m.variants.indices.contains($0) }
             let renditions = m.renditions.filter { r in vm.renditions.contains { $0.groupID == r.groupID && $0.name == r.name } }
@@ -325,7 +325,7 @@ public final class LoaderServer: Sendable {
                 writer.text(502, "origin answered HTTP \(r.head.status) for \(res.upstream)")
                 emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000,
                                            durationMs: (now - t0) * 1000, bytes: r.body.count, status: r.head.status, local: false, prefetch: false,
-                                           retries: r.head.retries, error: "HTTP \(r.head.status)", firstPTS: nil)))
+                                           retries: r.head.retries, outcome: .failed("HTTP \(r.head.status)"), firstPTS: nil)))
                 return
             }
             let vars = table.withLockedValue { $0.variables }
@@ -358,7 +358,7 @@ public final class LoaderServer: Sendable {
                     var rr = Resource(upstream: ref.upstream, kind: ref.kind, rung: res.rung)
                     rr.byteRange = ref.byteRange
                     // An init section under an AES-128 key is encrypted too (§4.4.4.4): the Loader decrypts it like a segment.
-                    if ref.kind == .initSection, decrypt, let k = ref.map?.keys.first(where: { $0.method == "AES-128" && $0.system == .identity }), let u = k.uri {
+                    if ref.kind == .initSection, decrypt, let k = ref.map?.keys.first(where: { $0.method == .aes128 && $0.system == .identity }), let u = k.uri {
                         var key = k
                         key.uri = VirtualPlaylists.resolve(u, against: r.head.url)
                         rr.key = key
@@ -374,12 +374,12 @@ public final class LoaderServer: Sendable {
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
             emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
                                        durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
-                                       retries: r.head.retries, error: nil, firstPTS: nil)))
+                                       retries: r.head.retries, outcome: .ok, firstPTS: nil)))
             prefetchKeys(m, base: r.head.url, playlist: res.slot ? "slot" : res.upstream, startMSN: res.startMSN)
         } catch {
             writer.text(502, "hlstui loader: \(error.description)")
             emit(.request(RequestEvent(kind: .media, url: picked.upstream, rung: picked.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
-                                       bytes: 0, status: 502, local: false, prefetch: false, retries: 0, error: error.description, firstPTS: nil)))
+                                       bytes: 0, status: 502, local: false, prefetch: false, retries: 0, outcome: .failed(error.description), firstPTS: nil)))
         }
     }
 
@@ -395,7 +395,7 @@ public final class LoaderServer: Sendable {
         return parsed.playlist.media
     }
 
-    /// Fetches the identity keys the playlist names before the player needs them (AVContentKeySession prewarming, seed 000/001):
+    /// Fetches the identity keys the playlist names before the player needs them (key prewarming, DECISIONS.md):
     /// at once before the player's first segment, spread in a window when a live refresh names a new one, and for a VOD only those
     /// within the horizon — the rest when the player gets near (`releaseKeys`).
     func prefetchKeys(_ m: MediaPlaylist, base: String, playlist: String? = nil, startMSN: Int? = nil) {
@@ -403,7 +403,7 @@ public final class LoaderServer: Sendable {
         var ranges: [String: (Key, ClosedRange<Int>)] = [:]
         var order: [String] = []
         for s in m.segments {
-            for k in s.keys + (s.map?.keys ?? []) where k.system == .identity && k.method != "NONE" {
+            for k in s.keys + (s.map?.keys ?? []) where k.system == .identity && k.method != .none {
                 guard let u = k.uri else { continue }
                 let uri = VirtualPlaylists.resolve(u, against: base)
                 if let (key, r) = ranges[uri] { ranges[uri] = (key, r.lowerBound...s.mediaSequence) } else {
@@ -445,7 +445,7 @@ public final class LoaderServer: Sendable {
     }
 
     /// Schedules the waiting keys of `playlist` that the player's newest request brought within the horizon, each at a random
-    /// moment in the spread window before its first segment is due (WWDC17).
+    /// moment in the spread window before its first segment is due (DECISIONS.md, keys are prefetched).
     func releaseKeys(near playlist: String) {
         let horizon = options.keyHorizon
         let due: [(PendingKeys.Entry, Double)] = table.withLockedValue { t in
@@ -466,11 +466,11 @@ public final class LoaderServer: Sendable {
 
     func keyResource(_ res: Resource, writer: ResponseWriter) async {
         let t0 = now
-        switch await keys.key(res.upstream, method: "SAMPLE-AES", keyFormat: "identity", msns: nil, prefetch: false) {
+        switch await keys.key(res.upstream, method: .sampleAES, keyFormat: "identity", msns: nil, prefetch: false) {
         case .success(let k):
             writer.bytes(200, contentType: "application/octet-stream", k)
             emit(.request(RequestEvent(kind: .key, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
-                                       bytes: 16, status: 200, local: true, prefetch: false, retries: 0, error: nil, firstPTS: nil)))
+                                       bytes: 16, status: 200, local: true, prefetch: false, retries: 0, outcome: .ok, firstPTS: nil)))
         case .failure(let e):
             writer.text(502, e.description)
             emit(.diagnostic(e.description))
@@ -487,7 +487,7 @@ public final class LoaderServer: Sendable {
             return r
         } catch {
             emit(.request(RequestEvent(kind: kind, url: url, rung: rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000, bytes: 0,
-                                       status: 502, local: false, prefetch: true, retries: 0, error: error.description, firstPTS: nil)))
+                                       status: 502, local: false, prefetch: true, retries: 0, outcome: .failed(error.description), firstPTS: nil)))
             throw error
         }
     }
@@ -496,7 +496,7 @@ public final class LoaderServer: Sendable {
     func report(_ r: UpstreamResponse, kind: ResourceKind, url: String, rung: Int?, t0: Double) {
         emit(.request(RequestEvent(kind: kind, url: url, rung: rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000, durationMs: (now - t0) * 1000,
                                    bytes: r.body.count, status: r.head.status, local: false, prefetch: true, retries: r.head.retries,
-                                   error: (200..<300).contains(r.head.status) ? nil : "HTTP \(r.head.status)", firstPTS: nil)))
+                                   outcome: (200..<300).contains(r.head.status) ? .ok : .failed("HTTP \(r.head.status)"), firstPTS: nil)))
     }
 
     /// Reads the media playlist for `res`; for the spliced playlist, when the routed rung's playlist fails (its host is down),
@@ -532,7 +532,7 @@ public final class LoaderServer: Sendable {
                 last = .failure(error)
                 if more {
                     emit(.request(RequestEvent(kind: .media, url: url, rung: rung, msn: nil, start: t1, ttfbMs: nil, durationMs: (now - t1) * 1000, bytes: 0,
-                                               status: 502, local: false, prefetch: false, retries: 0, error: error.description, firstPTS: nil)))
+                                               status: 502, local: false, prefetch: false, retries: 0, outcome: .failed(error.description), firstPTS: nil)))
                 }
             }
             if let l = last { table.withLockedValue { t in _ = t.health.failed(rung, cause: Self.cause(l), at: now) } }
@@ -571,7 +571,7 @@ public final class LoaderServer: Sendable {
             // GAP segments are never requested from the origin (RFC 8216bis §4.4.4.7).
             writer.text(404, "segment \(res.msn ?? -1) is an EXT-X-GAP: hlstui does not request it")
             emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: nil, durationMs: 0, bytes: 0,
-                                       status: 404, local: true, prefetch: false, retries: 0, error: "GAP", firstPTS: nil)))
+                                       status: 404, local: true, prefetch: false, retries: 0, outcome: .gap, firstPTS: nil)))
             return
         }
         // A spliced segment whose rung fails is served from another allowed rung with media at that MSN (the GAP failover's
@@ -678,7 +678,7 @@ public final class LoaderServer: Sendable {
         func report(_ status: Int, _ r: UpstreamResponse?, error: String?, first: Double? = nil) {
             emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.map { $0.head.ttfb * 1000 },
                                        durationMs: (now - t0) * 1000, bytes: r?.bytes ?? 0, status: status, local: false, prefetch: false,
-                                       retries: r?.head.retries ?? 0, error: error, firstPTS: first)))
+                                       retries: r?.head.retries ?? 0, outcome: RequestOutcome(failure: error), firstPTS: first)))
         }
         // Clear media streams through as it arrives.
         do {
@@ -765,7 +765,7 @@ public final class LoaderServer: Sendable {
         func report(_ status: Int, _ r: UpstreamResponse?, error: String?) {
             emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: (r?.head ?? head).map { $0.ttfb * 1000 },
                                        durationMs: (now - t0) * 1000, bytes: r?.bytes ?? 0, status: status, local: false, prefetch: false,
-                                       retries: (r?.head ?? head)?.retries ?? 0, error: error, firstPTS: error == nil ? firstPTS(res, probe) : nil)))
+                                       retries: (r?.head ?? head)?.retries ?? 0, outcome: RequestOutcome(failure: error), firstPTS: error == nil ? firstPTS(res, probe) : nil)))
         }
         /// Sends clear bytes, starting the answer first; reports the first PTS as soon as the first bytes carry it.
         func send(_ clear: [UInt8]) {

@@ -1,7 +1,7 @@
 import Foundation
 import HLS
 
-/// Which rung serves the segments the player has not asked for yet, and which rungs may stand in for a GAP (DESIGN §3, splice).
+/// Which rung serves the segments the player has not asked for yet, and which rungs may stand in for a GAP (DECISIONS.md, rung switching).
 public struct SpliceRoute: Sendable, Equatable {
     public var rung: Int
     /// Rungs that may serve a GAP segment of `rung`, best first (the rungs the caps allow).
@@ -47,7 +47,7 @@ extension LoaderServer {
         rr.initURL = s.map.map { VirtualPlaylists.resolve($0.uri, against: base) }
         rr.playlist = playlist
         rr.byteRange = s.byteRange
-        if options.decryptAES, let k = s.keys.first(where: { $0.method == "AES-128" && $0.system == .identity }), let uri = k.uri {
+        if options.decryptAES, let k = s.keys.first(where: { $0.method == .aes128 && $0.system == .identity }), let uri = k.uri {
             var key = k
             key.uri = VirtualPlaylists.resolve(uri, against: base)
             rr.key = key
@@ -73,7 +73,7 @@ extension LoaderServer {
         table.withLockedValue { t in t.route.map { r in r.fill.filter { $0 != r.rung } } ?? [] }
     }
 
-    /// The spliced playlist with GAP cleared on every segment another allowed rung has media for (WWDC17: switch to a variant without the gap).
+    /// The spliced playlist with GAP cleared on every segment another allowed rung has media for (RFC 8216bis §4.4.4.7: play another variant that has no gap there).
     func unmarkFillableGaps(_ m: MediaPlaylist) async -> MediaPlaylist {
         guard m.segments.contains(where: \.gap) else { return m }
         var out = m

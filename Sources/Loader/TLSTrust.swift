@@ -5,7 +5,7 @@ import NIOSSL
 import SwiftASN1
 import X509
 
-/// How the Loader trusts origins (seed 004): system roots, a private CA or certificate, a public-key pin, or nothing (`--insecure`).
+/// How the Loader trusts origins (DECISIONS.md, the Loader's own HTTP client): system roots, a private CA or certificate, a public-key pin, or nothing (`--insecure`).
 public struct TLSOptions: Sendable {
     /// PEM file whose certificates replace the system roots (`--cacert`).
     public var caFile: String?

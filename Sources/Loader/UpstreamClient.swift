@@ -42,6 +42,9 @@ public struct UpstreamHead: Sendable {
     public var ttfb: Double
 
     public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+
+    /// The status with its reason phrase, as a one-line cause ("HTTP 404 Not Found").
+    public var statusLine: String { "HTTP \(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)" }
 }
 
 /// A finished upstream request: head, body and totals.

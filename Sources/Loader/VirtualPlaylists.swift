@@ -14,7 +14,7 @@ public struct Reference: Sendable {
     public var map: MapSection?
 }
 
-/// Builds the playlists the player is given: only what the session chose, every URI through the Loader (DESIGN §4).
+/// Builds the playlists the player is given: only what the session chose, every URI through the Loader (docs/ARCHITECTURE.md).
 public struct VirtualPlaylists: Sendable {
     /// Maps what a URI points at to the URL the player should request (a proxy URL).
     public let name: @Sendable (Reference) -> String
@@ -67,7 +67,7 @@ public struct VirtualPlaylists: Sendable {
         guard case .media(var m) = p.body else { return p }
         func keys(_ ks: [Key]) -> [Key] {
             ks.compactMap { k in
-                if decryptAES && k.method == "AES-128" && k.system == .identity { return nil }
+                if decryptAES && k.method == .aes128 && k.system == .identity { return nil }
                 var k = k
                 if let u = k.uri, !u.hasPrefix("skd://"), !u.hasPrefix("data:") { k.uri = name(Self.resolve(u, against: base), .key) }
                 return k
@@ -107,7 +107,7 @@ public struct VirtualPlaylists: Sendable {
         return out
     }
 
-    /// The playlist from segment `msn` on (the Loader's way to start FFmpeg at a segment without a demuxer seek, DESIGN §3).
+    /// The playlist from segment `msn` on (the Loader's way to start FFmpeg at a segment without a demuxer seek, docs/PLATFORM.md).
     public static func starting(at msn: Int, _ m: MediaPlaylist) -> MediaPlaylist {
         guard let first = m.segments.firstIndex(where: { $0.mediaSequence >= msn }), first > 0 else { return m }
         var out = m
@@ -125,7 +125,7 @@ public struct VirtualPlaylists: Sendable {
 
     /// The playlist up to its first break: a GAP segment, or in fMP4 a discontinuity (FFmpeg 5.1 stalls for good where fMP4
     /// timestamps restart, measured). The player reaches the end there and the session reloads after it, so FFmpeg never sees
-    /// the hole (a hole desyncs A/V by 3.4 s, DESIGN §3) or the reset.
+    /// the hole (a hole desyncs A/V by 3.4 s, docs/PLATFORM.md) or the reset.
     /// `after`: the newest segment the player has (its start or its latest request); the cut comes after it, never before.
     public static func endingBeforeBreak(_ m: MediaPlaylist, after: Int?) -> MediaPlaylist {
         let fmp4 = m.isFragmentedMP4

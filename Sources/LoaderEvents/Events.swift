@@ -6,6 +6,18 @@ public enum ResourceKind: String, Sendable {
     case multivariant, media, segment, initSection = "init", key, part
 }
 
+/// How a request ended.
+public enum RequestOutcome: Sendable, Equatable {
+    case ok
+    /// A GAP segment, answered locally and never requested (RFC 8216bis §4.4.4.7).
+    case gap
+    /// The cause, in one line (an HTTP status, a transport error, a decryption check).
+    case failed(String)
+
+    /// `.failed(cause)` when there is a cause, `.ok` otherwise.
+    public init(failure: String?) { self = failure.map(RequestOutcome.failed) ?? .ok }
+}
+
 /// One request the Loader served, with what it cost upstream (the truth behind the request log).
 public struct RequestEvent: Sendable {
     public var kind: ResourceKind
@@ -22,12 +34,12 @@ public struct RequestEvent: Sendable {
     public var local: Bool
     public var prefetch: Bool
     public var retries: Int
-    public var error: String?
+    public var outcome: RequestOutcome
     /// First media timestamp in the segment's bytes (TS PES PTS / 90 kHz, or fMP4 tfdt / timescale), seconds.
     public var firstPTS: Double?
 
     public init(kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
-                local: Bool, prefetch: Bool, retries: Int, error: String?, firstPTS: Double?) {
+                local: Bool, prefetch: Bool, retries: Int, outcome: RequestOutcome, firstPTS: Double?) {
         self.kind = kind
         self.url = url
         self.rung = rung
@@ -40,14 +52,20 @@ public struct RequestEvent: Sendable {
         self.local = local
         self.prefetch = prefetch
         self.retries = retries
-        self.error = error
+        self.outcome = outcome
         self.firstPTS = firstPTS
+    }
+
+    /// The cause when the request failed.
+    public var failure: String? {
+        if case .failed(let cause) = outcome { return cause }
+        return nil
     }
 
     public var json: JSONValue {
         .object([("kind", .string(kind.rawValue)), ("url", .string(url)), ("rung", .int(rung)), ("msn", .int(msn)), ("start", .double(start)),
                  ("ttfbMs", .double(ttfbMs)), ("durationMs", .double(durationMs)), ("bytes", .int(bytes)), ("status", .int(status)),
-                 ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)), ("error", .string(error)),
+                 ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)), ("error", .string(outcome == .gap ? "GAP" : failure)),
                  ("firstPTS", .double(firstPTS))])
     }
 }
@@ -55,7 +73,7 @@ public struct RequestEvent: Sendable {
 /// One key the Loader fetched (or failed to), never with its bytes: a fingerprint names it.
 public struct KeyEvent: Sendable {
     public var uri: String
-    public var method: String
+    public var method: KeyMethod
     public var keyFormat: String
     public var fingerprint: String?
     public var firstMSN: Int?
@@ -66,10 +84,10 @@ public struct KeyEvent: Sendable {
     public var repair: String?
     public var source: String
     public var error: String?
-    /// Key-request spreading: how long the fetch was held back after the key was first seen (WWDC17), when it was.
+    /// Key-request spreading: how long the fetch was held back after the key was first seen (DECISIONS.md, keys are prefetched), when it was.
     public var spreadMs: Double?
 
-    public init(uri: String, method: String, keyFormat: String, fingerprint: String?, firstMSN: Int?, lastMSN: Int?, requested: Double, latencyMs: Double,
+    public init(uri: String, method: KeyMethod, keyFormat: String, fingerprint: String?, firstMSN: Int?, lastMSN: Int?, requested: Double, latencyMs: Double,
                 prefetch: Bool, repair: String?, source: String, error: String?, spreadMs: Double? = nil) {
         self.uri = uri
         self.method = method
@@ -87,7 +105,7 @@ public struct KeyEvent: Sendable {
     }
 
     public var json: JSONValue {
-        .object([("uri", .string(uri)), ("method", .string(method)), ("keyFormat", .string(keyFormat)), ("fingerprint", .string(fingerprint)),
+        .object([("uri", .string(uri)), ("method", .string(method.rawValue)), ("keyFormat", .string(keyFormat)), ("fingerprint", .string(fingerprint)),
                  ("firstMsn", .int(firstMSN)), ("lastMsn", .int(lastMSN)), ("requested", .double(requested)), ("latencyMs", .double(latencyMs)),
                  ("prefetch", .bool(prefetch)), ("repair", .string(repair)), ("source", .string(source)), ("error", .string(error)),
                  ("spreadMs", .double(spreadMs))])
@@ -123,7 +141,7 @@ public enum LoaderEvent: Sendable {
     case firstPTS(rung: Int?, msn: Int, seconds: Double)
     /// The Loader began fetching segment `msn` of `rung` at `at` (seconds since the Loader started); its `request` event follows at the end.
     case segmentStarted(rung: Int?, msn: Int, at: Double)
-    /// A GAP segment of rung `gapRung` was served from rung `by`, which has media there (WWDC17 GAP failover).
+    /// A GAP segment of rung `gapRung` was served from rung `by`, which has media there (RFC 8216bis §4.4.4.7).
     case gapFilled(msn: Int, gapRung: Int, by: Int)
     /// Segment `msn` of rung `failedRung` could not be had (`cause`): it was served from rung `by`, or from nowhere (nil).
     case failover(msn: Int, failedRung: Int, by: Int?, cause: String)

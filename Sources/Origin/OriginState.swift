@@ -124,7 +124,7 @@ public final class OriginState: Sendable {
         set { box.withLockedValue { $0.keyLatencyMs = newValue } }
     }
 
-    /// How keys are written: `binary` (16 bytes), `newline` (17 bytes, seed 003's text-mode mistake) or `hex` (32 hex digits).
+    /// How keys are written: `binary` (16 bytes), `newline` (17 bytes, a key saved in text mode) or `hex` (32 hex digits).
     public var keyFormat: String {
         get { box.withLockedValue { $0.keyFormat } }
         set { box.withLockedValue { $0.keyFormat = newValue } }

@@ -177,12 +177,12 @@ public struct StreamModel: Sendable {
             if scenario.isLive || i == 0 { s.programDateTime = t.pdt }
             s.gap = t.gap
             if let id = t.keyID {
-                s.keys = [Key(method: encryption == .sampleAES ? "SAMPLE-AES" : "AES-128", uri: keyURI(id), iv: StreamModel.iv(id))]
+                s.keys = [Key(method: encryption == .sampleAES ? .sampleAES : .aes128, uri: keyURI(id), iv: StreamModel.iv(id))]
             }
             if let initSection = rendition.initSection, !initSection.isEmpty {
                 s.map = MapSection(uri: define ? "init.mp4?token={$token}" : "init.mp4")
                 // AES-128 fMP4: the section is declared under the first key, so it is encrypted with it (§4.4.4.4).
-                if encryption == .aes128 { s.map?.keys = [Key(method: "AES-128", uri: keyURI(0), iv: StreamModel.iv(0))] }
+                if encryption == .aes128 { s.map?.keys = [Key(method: .aes128, uri: keyURI(0), iv: StreamModel.iv(0))] }
             }
             if iFramesOnly, let r = rendition.segments[t.position].iFrameRange { s.byteRange = r }
             if scenario.singleFile && !iFramesOnly {

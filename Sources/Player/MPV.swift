@@ -52,7 +52,7 @@ public enum MPVValue: Sendable, Equatable {
     }
 }
 
-/// Something that happened inside libmpv, copied out of the event before the next wait (DESIGN §4).
+/// Something that happened inside libmpv, copied out of the event before the next wait (DECISIONS.md, one pump thread per handle).
 public enum MPVEvent: Sendable {
     case property(id: UInt64, name: String, value: MPVValue)
     case log(level: String, prefix: String, text: String)
@@ -61,7 +61,7 @@ public enum MPVEvent: Sendable {
     case playbackRestart
     case seek
     /// The file ended; `error` is libmpv's description when it ended in an error.
-    case endFile(reason: String, error: String?)
+    case endFile(reason: MPVEndReason, error: String?)
     case commandReply(id: UInt64, error: String?)
     case shutdown
 }
@@ -150,9 +150,9 @@ public final class MPV: @unchecked Sendable {
             case MPV_EVENT_SEEK: out.yield(.seek)
             case MPV_EVENT_END_FILE:
                 let f = e.data.assumingMemoryBound(to: mpv_event_end_file.self).pointee
-                let reasons = [0: "eof", 2: "stop", 3: "quit", 4: "error", 5: "redirect"]
+                let reasons: [UInt32: MPVEndReason] = [0: .eof, 2: .stop, 3: .quit, 4: .error, 5: .redirect]
                 let err = f.reason == MPV_END_FILE_REASON_ERROR ? String(cString: mpv_error_string(f.error)) : nil
-                out.yield(.endFile(reason: reasons[Int(f.reason.rawValue)] ?? "unknown", error: err))
+                out.yield(.endFile(reason: reasons[f.reason.rawValue] ?? .unknown, error: err))
             case MPV_EVENT_COMMAND_REPLY:
                 out.yield(.commandReply(id: e.reply_userdata, error: e.error < 0 ? String(cString: mpv_error_string(e.error)) : nil))
             default: continue
@@ -192,36 +192,35 @@ public final class MPV: @unchecked Sendable {
         }
     }
 
-    private func checkOpen(_ what: String) throws(MPVError) {
+    /// Runs `body` with the handle while it is open. The lock is held for the call, so `close` cannot destroy the handle
+    /// between the check and the use; calls from several threads are serialised (each is short: libmpv queues the work).
+    private func withHandle<R>(_ what: String, _ body: (OpaquePointer) -> R) throws(MPVError) -> R {
         lock.lock()
         defer { lock.unlock() }
         if closed { throw MPVError(code: MPV_ERROR_UNINITIALIZED.rawValue, context: what) }
+        return body(handle)
     }
 
-    /// Runs a command synchronously (`loadfile`, `seek`, …).
-    public func command(_ args: [String]) throws(MPVError) {
-        try checkOpen(args.first ?? "command")
-        let rc = withCStrings(args) { mpv_command(handle, $0) }
+    /// Runs a command synchronously.
+    public func command(_ c: MPVCommand) throws(MPVError) {
+        let args = c.arguments
+        let rc = try withHandle(args[0]) { h in withCStrings(args) { mpv_command(h, $0) } }
         if rc < 0 { throw MPVError(code: rc, context: args.joined(separator: " ")) }
     }
 
-    /// Runs a command without waiting; its result arrives as `.commandReply(id:)`.
-    public func commandAsync(_ args: [String], id: UInt64) throws(MPVError) {
-        try checkOpen(args.first ?? "command")
-        let rc = withCStrings(args) { mpv_command_async(handle, id, $0) }
-        if rc < 0 { throw MPVError(code: rc, context: args.joined(separator: " ")) }
-    }
-
-    /// Sets a property from its string form.
-    public func set(_ name: String, _ value: String) throws(MPVError) {
-        try checkOpen(name)
-        let rc = mpv_set_property_string(handle, name, value)
+    /// Sets a property.
+    public func set(_ setting: MPVSetting) throws(MPVError) {
+        let (name, value) = (setting.name, setting.value)
+        let rc = try withHandle(name) { h in mpv_set_property_string(h, name, value) }
         if rc < 0 { throw MPVError(code: rc, context: "\(name)=\(value)") }
     }
 
-    /// Reads a property now; `.none` when it is unavailable.
-    public func get(_ name: String, _ format: MPVFormat) -> MPVValue {
-        guard (try? checkOpen(name)) != nil else { return .none }
+    /// Reads a property now; nil when it is unavailable (or the player is closed).
+    public func get<V>(_ p: MPVProperty<V>) -> V? {
+        (try? withHandle(p.name) { h in MPV.read(h, p.name, p.format) }).flatMap(p.decode)
+    }
+
+    private static func read(_ handle: OpaquePointer, _ name: String, _ format: MPVFormat) -> MPVValue {
         switch format {
         case .flag:
             var v: Int32 = 0
@@ -244,10 +243,10 @@ public final class MPV: @unchecked Sendable {
         }
     }
 
-    /// Asks for `.property(id:)` events whenever `name` changes.
-    public func observe(_ name: String, _ format: MPVFormat, id: UInt64) throws(MPVError) {
-        try checkOpen(name)
-        let rc = mpv_observe_property(handle, id, name, format.c)
+    /// Asks for `.property(id:)` events whenever `p` changes.
+    public func observe<V>(_ p: MPVProperty<V>, id: UInt64) throws(MPVError) {
+        let (name, format) = (p.name, p.format.c)
+        let rc = try withHandle(name) { h in mpv_observe_property(h, id, name, format) }
         if rc < 0 { throw MPVError(code: rc, context: "observe \(name)") }
     }
 

@@ -11,9 +11,9 @@ public struct CapturedOutputFilter: Sendable {
     public init() {}
 
     /// Takes a chunk of captured bytes (lines may be cut anywhere) and returns the message-log lines to add.
-    public mutating func take(_ chunk: String) -> [(level: String, text: String)] {
+    public mutating func take(_ chunk: String) -> [(level: LogLevel, text: String)] {
         partial += chunk
-        var out: [(String, String)] = []
+        var out: [(LogLevel, String)] = []
         while let nl = partial.firstIndex(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
             let line = String(partial[..<nl])
             partial = String(partial[partial.index(after: nl)...])
@@ -27,7 +27,7 @@ public struct CapturedOutputFilter: Sendable {
         return out
     }
 
-    private mutating func classify(_ raw: String) -> (String, String)? {
+    private mutating func classify(_ raw: String) -> (LogLevel, String)? {
         let line = String(raw.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         guard !line.isEmpty else { return nil }
         if line.hasPrefix("ALSA lib ") {
@@ -44,16 +44,16 @@ public struct CapturedOutputFilter: Sendable {
             return nil
         }
         if seen.count < 1000 { seen.insert(line) }
-        let level = line.lowercased().contains("error") || line.hasPrefix("Fatal") ? "error" : "warn"
+        let level = line.lowercased().contains("error") || line.hasPrefix("Fatal") ? LogLevel.error : .warn
         return (level, "output of a library: \(line)")
     }
 
-    private mutating func once(_ source: String, _ text: String) -> (String, String)? {
+    private mutating func once(_ source: String, _ text: String) -> (LogLevel, String)? {
         guard reported.insert(source).inserted else {
             folded += 1
             return nil
         }
-        return ("info", text)
+        return (.info, text)
     }
 
     /// `ALSA lib confmisc.c:855:(parse_card) cannot find card '0'` → `cannot find card '0'`.

@@ -49,7 +49,7 @@ extension SessionState {
         return s.gap && !fillable(msn, rung: cur)
     }
 
-    /// The GAP run at or right after playhead point `p` that no allowed rung can fill (WWDC17: play through it), or nil.
+    /// The GAP run at or right after playhead point `p` that no allowed rung can fill (RFC 8216bis §4.4.4.7: the client plays through it), or nil.
     public func gapToCross(at p: StreamPoint) -> GapCrossing? {
         guard let cur = loadedRung ?? (ladder.single ? 0 : nil), let m = media[cur] else { return nil }
         func unfillableGap(_ msn: Int) -> Segment? {

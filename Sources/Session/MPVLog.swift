@@ -8,7 +8,7 @@ public struct MPVLogFilter: Sendable {
 
     /// Classifies a line (`spliced`: the Loader joins segments of different rungs; `probingSampleAES`: playback has not started on a
     /// SAMPLE-AES stream) and folds immediate repeats. Returns the lines to log now: a note on the previous line's repeats, then this line unless it repeats.
-    public mutating func take(level: String, prefix: String, text: String, spliced: Bool, probingSampleAES: Bool = false) -> [(level: String, text: String)] {
+    public mutating func take(level: String, prefix: String, text: String, spliced: Bool, probingSampleAES: Bool = false) -> [(level: LogLevel, text: String)] {
         // FFmpeg 5.1's HLS demuxer probes codec parameters on the samples as they are and decrypts SAMPLE-AES only per packet
         // afterwards: the decoders' complaints about the still-encrypted probe are expected, and said once.
         let probeLine = prefix == "ffmpeg/audio" || prefix == "ffmpeg/video"
@@ -16,15 +16,15 @@ public struct MPVLogFilter: Sendable {
         if probingSampleAES && probeLine {
             probeComplaints += 1
             guard probeComplaints == 1 else { return [] }
-            return [("info", "mpv \(prefix): \(text) — FFmpeg probes SAMPLE-AES samples before it decrypts them: decoder complaints until playback starts are expected (folded)")]
+            return [(.info, "mpv \(prefix): \(text) — FFmpeg probes SAMPLE-AES samples before it decrypts them: decoder complaints until playback starts are expected (folded)")]
         }
         let line = "mpv \(prefix): \(text)"
         if line == last {
             repeats += 1
             return []
         }
-        var out: [(String, String)] = []
-        if repeats > 0, let l = last { out.append(("info", "(\(l.prefix(60))… repeated \(repeats) more times)")) }
+        var out: [(LogLevel, String)] = []
+        if repeats > 0, let l = last { out.append((.info, "(\(l.prefix(60))… repeated \(repeats) more times)")) }
         last = line
         repeats = 0
         guard let level = MPVLogFilter.level(level, prefix: prefix, text: text, spliced: spliced) else { return out }
@@ -36,12 +36,12 @@ public struct MPVLogFilter: Sendable {
     }
 
     /// The level a line deserves: known harmless messages are demoted so they never stand in the status line as the problem.
-    static func level(_ level: String, prefix: String, text: String, spliced: Bool) -> String? {
+    static func level(_ level: String, prefix: String, text: String, spliced: Bool) -> LogLevel? {
         // The null audio output complains about pause toggles it cannot have (reload+seek pauses around the switch).
         if prefix == "ao/null" && text.contains("illegal state") { return nil }
-        if spliced && text.contains("Packet corrupt") { return "info" }
-        if text.contains("Edit lists are not correctly supported") { return "info" }
-        if text.contains("maybe the m3u8 list sequence have been wraped") { return "debug" }
-        return level
+        if spliced && text.contains("Packet corrupt") { return .info }
+        if text.contains("Edit lists are not correctly supported") { return .info }
+        if text.contains("maybe the m3u8 list sequence have been wraped") { return .debug }
+        return LogLevel(mpv: level)
     }
 }

@@ -11,7 +11,7 @@ public struct StreamPoint: Sendable, Equatable {
 }
 
 /// Maps mpv's raw media time (`time-pos` with `rebase-start-time=no`) to segments, playlist time and PDT,
-/// through the first PTS the Loader read from each segment (DESIGN §3).
+/// through the first PTS the Loader read from each segment (docs/PLATFORM.md).
 public struct MediaClock: Sendable {
     /// First PTS (seconds) of each segment seen, by MSN.
     public var firstPTS: [Int: Double] = [:]

@@ -55,13 +55,13 @@ public struct VariantSwitch: Sendable, Equatable {
     public var t: Double
     public var from: Int?
     public var to: Int
-    public var reason: String
-    public var mechanism: String
+    public var reason: SwitchReason
+    public var mechanism: SwitchMechanism
     /// The first segment the new rung serves, when known (a splice takes effect after what the player already asked for).
     public var atMSN: Int?
     /// Why, in words (for ABR: the measurement that decided).
     public var detail: String?
-    public init(t: Double, from: Int?, to: Int, reason: String, mechanism: String, atMSN: Int? = nil, detail: String? = nil) {
+    public init(t: Double, from: Int?, to: Int, reason: SwitchReason, mechanism: SwitchMechanism, atMSN: Int? = nil, detail: String? = nil) {
         self.detail = detail
         self.t = t
         self.from = from
@@ -81,7 +81,7 @@ public struct InFlight: Sendable, Equatable {
 /// One line of hlstui's log (mpv's messages, diagnostics, actions).
 public struct LogLine: Sendable, Equatable {
     public var t: Double
-    public var level: String
+    public var level: LogLevel
     public var text: String
 }
 
@@ -198,8 +198,8 @@ public enum SessionEvent: Sendable {
     case loader(LoaderEvent)
     case sample(PlayerSample)
     case playbackStarted
-    case fileEnded(reason: String, error: String?)
-    case log(level: String, text: String)
+    case fileEnded(reason: FileEndReason, error: String?)
+    case log(level: LogLevel, text: String)
     case switched(VariantSwitch)
     case failed(message: String, cause: String)
     /// A live playlist hlstui read itself: it moves the live edge, not the window the player plays.
@@ -284,8 +284,8 @@ public struct SessionState: Sendable {
 
     /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
     public var usesSampleAES: Bool {
-        keys.contains { $0.method == "SAMPLE-AES" }
-            || (Array(media.values) + Array(renditionMedia.values)).contains { m in m.segments.contains { s in s.keys.contains { $0.method == "SAMPLE-AES" } } }
+        keys.contains { $0.method == .sampleAES }
+            || (Array(media.values) + Array(renditionMedia.values)).contains { m in m.segments.contains { s in s.keys.contains { $0.method == .sampleAES } } }
     }
 
     public static let requestLimit = 2000
@@ -305,7 +305,7 @@ public struct SessionState: Sendable {
             if case .media(let m) = playlist.body { media[0] = m }
             for d in diagnostics where d.severity == .error {
                 let text = "\(SessionState.shortName(url)) line \(d.line.map(String.init) ?? "?"): \(d.message) (\(d.rule))"
-                note("error", text, t)
+                note(.error, text, t)
                 if problem == nil { problem = text }
                 if cause == nil { cause = text }
             }
@@ -331,32 +331,32 @@ public struct SessionState: Sendable {
             started = true
             return []
         case .fileEnded(let reason, let err):
-            if let err, reason == "error" {
+            if let err, reason == .error {
                 let why = cause ?? problem ?? err
                 let message = "playback failed: \(why)"
                 error = message
-                note("error", "\(message) [mpv: \(err)]", t)
+                note(.error, "\(message) [mpv: \(err)]", t)
                 return [.failed(message: message, cause: why)]
             }
-            if reason == "eof" {
+            if reason == .eof {
                 ended = true
                 return [.ended]
             }
             return []
         case .log(let level, let text):
             note(level, text, t)
-            if level == "error" || level == "fatal" { problem = text }
+            if level.isProblem { problem = text }
             return []
         case .switched(let s):
             switches.append(s)
             loadedRung = s.to
             let rungs = ladder.rungs
             let name = { (i: Int?) in i.flatMap { rungs[safe: $0]?.name } ?? i.map { "rung \($0)" } ?? "-" }
-            note("info", "\(name(s.from)) → \(name(s.to)) (\(s.reason), \(s.mechanism)\(s.atMSN.map { " from msn \($0)" } ?? ""))\(s.detail.map { ": " + $0 } ?? "")", t)
+            note(.info, "\(name(s.from)) → \(name(s.to)) (\(s.reason.rawValue), \(s.mechanism.rawValue)\(s.atMSN.map { " from msn \($0)" } ?? ""))\(s.detail.map { ": " + $0 } ?? "")", t)
             return []
         case .failed(let message, let cause):
             error = message
-            note("error", "\(message) [\(cause)]", t)
+            note(.error, "\(message) [\(cause)]", t)
             return [.failed(message: message, cause: cause)]
         }
     }
@@ -367,7 +367,7 @@ public struct SessionState: Sendable {
         return noScheme.suffix(2).joined(separator: "/")
     }
 
-    mutating func note(_ level: String, _ text: String, _ t: Double) {
+    mutating func note(_ level: LogLevel, _ text: String, _ t: Double) {
         log.append(LogLine(t: t, level: level, text: text))
         if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
     }
@@ -384,19 +384,19 @@ public struct SessionState: Sendable {
                 if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
                 if let rung = r.rung { segmentRung[msn] = rung }
                 if r.status == 200 || r.status == 206, !r.local { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
-                if (200..<300).contains(r.status), r.error == nil {
+                if (200..<300).contains(r.status), r.outcome == .ok {
                     delivered[msn] = t
                     if delivered.count > 64, let oldest = delivered.keys.min() { delivered[oldest] = nil }
                 }
             }
-            if let err = r.error, err != "GAP" {
+            if let err = r.failure {
                 let text = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(SessionState.shortName(r.url)): \(err)"
                 lastFailure = (t, text)
                 problem = text
                 if cause == nil { cause = text }
-                note("warn", text, t)
+                note(.warn, text, t)
             }
-            if r.error == "GAP", let msn = r.msn, gapsReported.insert("\(r.rung ?? -1):\(msn)").inserted {
+            if r.outcome == .gap, let msn = r.msn, gapsReported.insert("\(r.rung ?? -1):\(msn)").inserted {
                 let m = r.rung.flatMap { media[$0] } ?? playingMedia
                 let seg = m.flatMap { $0.segments[safe: msn - $0.mediaSequence] }
                 return [.gap(rung: r.rung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "answered locally, never requested")]
@@ -408,12 +408,12 @@ public struct SessionState: Sendable {
                 problem = "key: \(err)"
                 if cause == nil { cause = problem }
             }
-            if let repair = k.repair { note("warn", "key \(k.fingerprint ?? "?") repaired: \(repair)", t) }
+            if let repair = k.repair { note(.warn, "key \(k.fingerprint ?? "?") repaired: \(repair)", t) }
             return []
         case .diagnostic(let d):
             problem = d
             if cause == nil { cause = d }
-            note("warn", d, t)
+            note(.warn, d, t)
             return []
         case .firstPTS(let rung, let msn, let seconds):
             if rung != nil {
@@ -432,21 +432,21 @@ public struct SessionState: Sendable {
             let rungs = ladder.rungs
             let name = { (r: Int) in rungs[safe: r]?.name ?? "rung \(r)" }
             if let by {
-                note("warn", "msn \(msn) of \(name(failed)) failed (\(cause)): served from \(name(by))", t)
+                note(.warn, "msn \(msn) of \(name(failed)) failed (\(cause)): served from \(name(by))", t)
             } else {
-                note("error", "msn \(msn) failed on every allowed rung (last: \(cause))", t)
+                note(.error, "msn \(msn) failed on every allowed rung (last: \(cause))", t)
             }
             lastFailure = (t, cause)
             return []
         case .recovered(let rung, let down, let cause):
             let name = ladder.rungs[safe: rung]?.name ?? "rung \(rung)"
-            note("info", "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
+            note(.info, "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
             return []
         case .gapFilled(let msn, let gapRung, let by):
             guard gapsReported.insert("\(gapRung):\(msn)").inserted else { return [] }
             let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }
             let name = ladder.rungs[safe: by]?.name ?? "rung \(by)"
-            note("info", "GAP msn \(msn) of rung \(gapRung): served from \(name)", t)
+            note(.info, "GAP msn \(msn) of rung \(gapRung): served from \(name)", t)
             return [.gap(rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "served from rung \(by)")]
         case .playlist(let p):
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
@@ -477,7 +477,7 @@ public struct SessionState: Sendable {
             let start = s.pausedForCache ? t : (eofSince ?? loadingSince ?? t)
             let cause = recentFailure(at: t)
             stalls.append(Stall(start: start, end: nil, cause: cause))
-            if let cause { note("warn", "stalled: \(cause)", t) }
+            if let cause { note(.warn, "stalled: \(cause)", t) }
             facts.append(.stallStarted(start))
         }
         if started, waiting, let last = stalls.last, last.end == nil, last.cause == nil, let c = recentFailure(at: t) {
@@ -485,7 +485,7 @@ public struct SessionState: Sendable {
         }
         if !waiting, let last = stalls.last, last.end == nil {
             stalls[stalls.count - 1].end = t
-            if let c = last.cause { note("info", "playing again after \(fixed(t - last.start, 1)) s stalled (\(c))", t) }
+            if let c = last.cause { note(.info, "playing again after \(fixed(t - last.start, 1)) s stalled (\(c))", t) }
             facts.append(.stallEnded(stalls[stalls.count - 1]))
         }
         // The end of the stream, not the end of a playlist the Loader stopped before a GAP run.
@@ -552,15 +552,15 @@ public struct SessionState: Sendable {
         skipCount += 1
         skips.append(skip)
         if skips.count > 100 { skips.removeFirst(skips.count - 100) }
-        note("warn", "skipped \(fixed(skip.seconds, 2)) s of content: msn \(last.point.msn) +\(fixed(last.point.offset, 2)) s → msn \(point.msn) +\(fixed(point.offset, 2)) s (\(skip.cause))", t)
+        note(.warn, "skipped \(fixed(skip.seconds, 2)) s of content: msn \(last.point.msn) +\(fixed(last.point.offset, 2)) s → msn \(point.msn) +\(fixed(point.offset, 2)) s (\(skip.cause))", t)
         return skip
     }
 
     /// What most likely made the playhead jump: a switch or a reload just before, a failed request, or the player alone.
     func skipCause(at t: Double, over msns: ClosedRange<Int>) -> String {
         // A segment in the jump that failed: the player gave up on it and went on.
-        if let r = requests.last(where: { r in r.kind == .segment && r.msn.map(msns.contains) == true && (r.status >= 400 || r.error != nil) && r.error != "GAP" }) {
-            return "msn \(r.msn ?? 0) failed (\(r.error ?? "HTTP \(r.status)")) and the player went past it"
+        if let r = requests.last(where: { r in r.kind == .segment && r.msn.map(msns.contains) == true && (r.status >= 400 || r.failure != nil) && r.outcome != .gap }) {
+            return "msn \(r.msn ?? 0) failed (\(r.failure ?? "HTTP \(r.status)")) and the player went past it"
         }
         // A timestamp reset the player met: mpv restarts its playback there and drops what it held before it.
         if msns.count > 1, let d = ((msns.lowerBound + 1)...msns.upperBound).first(where: { msn in
@@ -570,7 +570,7 @@ public struct SessionState: Sendable {
         }
         if let w = switches.last, t - w.t <= 3 {
             let name = ladder.rungs[safe: w.to]?.name ?? "rung \(w.to)"
-            return "switch to \(name) by \(w.mechanism)"
+            return "switch to \(name) by \(w.mechanism.rawValue)"
         }
         if let g = lastGiven, t - g <= 3 { return "reload" + (givenStart.map { " at msn \($0)" } ?? "") }
         if let f = lastFailure, t - f.t < 5 { return "origin: " + f.text }
@@ -578,7 +578,7 @@ public struct SessionState: Sendable {
     }
 
     /// Applies a selection action (pin, automatic, caps) and returns the switch reason it implies, or nil for other actions.
-    public mutating func select(_ action: Action) -> String? {
+    public mutating func select(_ action: Action) -> SwitchReason? {
         switch action {
         case .pin(let i): mode = .pinned(i)
         case .automatic: mode = .automatic
@@ -597,8 +597,8 @@ public struct SessionState: Sendable {
         case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync: return nil
         }
         switch action {
-        case .pin, .automatic: return "manual"
-        default: return "cap"
+        case .pin, .automatic: return .manual
+        default: return .cap
         }
     }
 

@@ -5,8 +5,12 @@ public enum SwitchMode: String, Sendable, CaseIterable {
     case smooth, immediate
 }
 
-/// How a switch is carried out on this platform (DESIGN §3, measured).
-public enum SwitchMechanism: String, Sendable {
+/// How a switch is carried out on this platform (docs/PLATFORM.md, measured).
+public enum SwitchMechanism: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// The first stream given to the player.
+    case load
+    /// The first stream given to the player, a splice the Loader routes segment by segment.
+    case loadSpliced = "load (spliced)"
     /// The next segment the player has not asked for comes from the new rung (TS rungs that share layout).
     case splice
     /// Splice, then `seek 0 relative+exact` so the player re-reads the current segment from the new rung (VOD).
@@ -17,6 +21,9 @@ public enum SwitchMechanism: String, Sendable {
     case reloadBoundary = "reload@boundary"
     /// Reload at the current segment, then seek inside the fresh cache to the playhead (VOD fMP4, immediate).
     case reloadSeek = "reload+seek"
+
+    /// As logs and `monitor` events spell it.
+    public var description: String { rawValue }
 }
 
 /// Which mechanism a switch uses; pure.

@@ -1,7 +1,7 @@
 import HLS
 import Session
 
-/// Draws the dashboard: each panel is a pure function from its view-model to cells (DESIGN §5).
+/// Draws the dashboard: each panel is a pure function from its view-model to cells (docs/ARCHITECTURE.md).
 public enum Dashboard {
     /// The whole screen for `model` at `width`×`height`.
     public static func render(_ model: DashboardModel, width: Int, height: Int) -> Canvas {

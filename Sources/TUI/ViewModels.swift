@@ -118,8 +118,8 @@ public struct DashboardModel: Sendable, Equatable {
         logFirst = max(0, min(ui.scroll, logTotal - 1))
         if ui.showMessages {
             logLines = s.log.reversed().dropFirst(logFirst).prefix(Self.logWindow).map { l in
-                let role: Role = l.level == "error" || l.level == "fatal" ? .bad : (l.level == "warn" ? .warn : .normal)
-                return (pad(fixed(l.t, 3), 8, right: true) + " " + pad(l.level, 5) + " " + l.text, role)
+                let role: Role = l.level.isProblem ? .bad : (l.level == .warn ? .warn : .normal)
+                return (pad(fixed(l.t, 3), 8, right: true) + " " + pad(l.level.rawValue, 5) + " " + l.text, role)
             }
         } else {
             logLines = s.requests.reversed().dropFirst(logFirst).prefix(Self.logWindow).map(DashboardModel.requestLine)
@@ -154,7 +154,7 @@ public struct DashboardModel: Sendable, Equatable {
         case .pinned(let i): mode = s.targetRung == i ? "pinned #\(i)" : "pinned #\(i) (held by cap)"
         }
         let last = s.switches.last.flatMap { w in
-            w.from.map { "#\($0)→#\(w.to) \(w.reason) \(w.mechanism) \(Int(max(0, s.now - w.t)))s ago" }
+            w.from.map { "#\($0)→#\(w.to) \(w.reason.rawValue) \(w.mechanism.rawValue) \(Int(max(0, s.now - w.t)))s ago" }
         }
         var status = StatusModel(
             state: s.state, clock: clock, pdt: s.playheadPDT.map { DashboardModel.milliseconds($0) }, rung: rungText,
@@ -239,8 +239,8 @@ public struct DashboardModel: Sendable, Equatable {
         let name = r.url.split(separator: "/").last.map(String.init) ?? r.url
         var text = pad(fixed(r.start, 3), 8, right: true) + " " + pad(r.kind.rawValue, 7) + " " + pad(r.rung.map { "r\($0)" } ?? "-", 3) + " "
         text += pad(r.msn.map(String.init) ?? "-", 9, right: true) + " " + pad(String(r.status), 3, right: true) + " " + pad(bytes, 7, right: true) + " "
-        text += ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (r.error.map { "  \($0)" } ?? "")
-        let role: Role = r.error == "GAP" ? .gap : (r.error != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
+        text += ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "")
+        let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
         return (text, role)
     }
 }

@@ -165,7 +165,7 @@ struct CorpusTests {
         let sk = f["session_keys"] as? [[String: Any]] ?? []
         c.eq("session_keys.count", m.sessionKeys.count, sk.count)
         for (i, (k, e)) in zip(m.sessionKeys, sk).enumerated() {
-            c.eq("session_keys[\(i)].method", k.method, e["method"])
+            c.eq("session_keys[\(i)].method", k.method.rawValue, e["method"])
             c.eq("session_keys[\(i)].uri", k.uri, e["uri"])
             c.eq("session_keys[\(i)].iv", k.iv?.lowercased(), (e["iv"] as? String)?.lowercased())
             c.eq("session_keys[\(i)].keyformat", k.keyFormat, e["keyformat"])
@@ -232,13 +232,13 @@ struct CorpusTests {
             }
             let key = s.keys.last
             if let ek = e["key"] as? [String: Any] {
-                c.eq("\(k).key", key?.method, ek["method"])
+                c.eq("\(k).key", key?.method.rawValue, ek["method"])
                 c.eq("\(k).key", key?.uri, ek["uri"])
                 c.eq("\(k).key", key?.iv?.lowercased(), (ek["iv"] as? String)?.lowercased())
                 c.eq("\(k).key", key?.keyFormat, ek["keyformat"])
                 c.eq("\(k).key", key?.keyFormatVersions, ek["keyformatversions"])
             } else {
-                c.eq("\(k).key", key?.method, nil as String?)
+                c.eq("\(k).key", key?.method.rawValue, nil as String?)
             }
             if let im = e["init_section"] as? [String: Any] {
                 c.eq("\(k).init_section", s.map?.uri, im["uri"])

@@ -3,7 +3,7 @@ import HLS
 import Testing
 @testable import Loader
 
-@Suite("Key-request spreading (WWDC17)")
+@Suite("Key-request spreading")
 struct KeySpreadTests {
     nonisolated(unsafe) static let origin = ClientOrigins.make()
 

@@ -23,7 +23,7 @@ enum RealMedia {
     }
 }
 
-@Suite("Loader core: keys as servers send them (seed 003)")
+@Suite("Loader core: keys as servers send them")
 struct KeyMaterialTests {
     let key: [UInt8] = Array(0..<16)
 

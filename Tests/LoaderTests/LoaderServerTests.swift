@@ -86,7 +86,7 @@ struct LoaderServerTests {
         let mark = origin.router.state.log().count
         let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [1])
         let r = try mpv(url)
-        #expect(r.status == 0 && r.output.contains("VO: [null] 426x240"), "\(r.output.suffix(500)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.error ?? "")" })")
+        #expect(r.status == 0 && r.output.contains("VO: [null] 426x240"), "\(r.output.suffix(500)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.failure ?? "")" })")
         let served = originLog(since: mark)
         #expect(!served.isEmpty && served.allSatisfy { $0.userAgent == "hlstui/0.1" }, "\(served.map { $0.userAgent ?? "-" })")
         #expect(!served.contains { $0.rendition == "v144" || $0.rendition == "v360" })
@@ -274,7 +274,7 @@ struct LoaderServerTests {
         if case .failure(let e as UpstreamError) = outcome { #expect(e.cause == .truncated, "\(e)") } else { Issue.record("the cut answer read as whole") }
         // The stall ends in the read timeout: the answer is cut off and the event says why.
         try await Task.sleep(for: .milliseconds(100))
-        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.error ?? "").contains("read timeout") })
+        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.failure ?? "").contains("read timeout") })
         // Whole segments are byte for byte the clear ones.
         #expect(try await c.get(segments[3]).body == RealMedia.get("/vod-ts/v240/seg3.ts").body)
     }
@@ -300,7 +300,7 @@ struct LoaderServerTests {
         let counts = await loader.keyFetchCounts()
         #expect(counts.count == 4 && counts.values.allSatisfy { $0 == 1 })
         #expect(Set(originLog(since: mark).filter { $0.kind == "key" }.map(\.path)).count == originLog(since: mark).filter { $0.kind == "key" }.count)
-        #expect(log.keys.allSatisfy { $0.method == "SAMPLE-AES" && $0.prefetch && $0.error == nil })
+        #expect(log.keys.allSatisfy { $0.method == .sampleAES && $0.prefetch && $0.error == nil })
         // Stream types 0xDB/0xCF are read as H.264/AAC, so each segment's first PTS still maps player time to PDT.
         #expect(log.requests.contains { $0.kind == .segment && $0.firstPTS != nil })
         // Decoded through the Loader, the first 4 s equal the clear stream's frame for frame (video and audio).
@@ -365,7 +365,7 @@ struct LoaderServerTests {
         let r = try await c.get(String(seg))
         #expect(r.head.status == 404)
         try await Task.sleep(for: .milliseconds(100))
-        #expect(log.requests.contains { $0.kind == .segment && $0.status == 404 && $0.error == "HTTP 404" })
+        #expect(log.requests.contains { $0.kind == .segment && $0.status == 404 && $0.failure == "HTTP 404" })
     }
 }
 
@@ -388,7 +388,7 @@ extension LoaderServerTests {
         let log = EventLog(loader)
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
         let r = try mpv(url, frames: 30)
-        #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(300)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.error ?? "")" })")
+        #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(300)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.failure ?? "")" })")
         #expect(!log.keys.isEmpty && log.keys.allSatisfy { $0.repair == repair.rawValue && $0.error == nil })
         #expect(log.diagnostics.contains { $0.contains(repair.rawValue) && $0.contains("fingerprint") })
         // The bytes of the key never reach an event.

@@ -32,7 +32,7 @@ struct OriginHTTPTests {
                 let media = try #require(mp.playlist.media, "\(url)")
                 #expect(!media.segments.isEmpty, "\(url)")
                 if s.isLive { #expect(media.segments.allSatisfy { $0.programDateTime != nil }, "\(url) lacks PDT") }
-                guard let seg = media.segments.first(where: { !$0.gap }), !seg.keys.contains(where: { $0.method != "NONE" }) else { continue }
+                guard let seg = media.segments.first(where: { !$0.gap }), !seg.keys.contains(where: { $0.method != .none }) else { continue }
                 var headers: [String: String] = [:]
                 if let r = seg.byteRange { headers["Range"] = "bytes=\(r.offset)-\(r.offset + r.length - 1)" }
                 let body = try await get(resolve(seg.uri, against: url), headers: headers)
@@ -206,7 +206,7 @@ struct OriginHTTPTests {
         let mp = try #require(try await playlist(url).playlist.media)
         let s = mp.segments[4]
         let key = try #require(s.keys.first)
-        #expect(key.method == "SAMPLE-AES" && Set(mp.segments.compactMap { $0.keys.first?.uri }).count == 4)
+        #expect(key.method == .sampleAES && Set(mp.segments.compactMap { $0.keys.first?.uri }).count == 4)
         let keyBytes = try await get(resolve(key.uri!, against: url)).body
         let iv = try #require(hexBytes(key.iv!))
         let enc = try await get(resolve(s.uri, against: url)).body

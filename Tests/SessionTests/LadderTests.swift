@@ -80,12 +80,12 @@ struct SelectionTests {
     func select() {
         var s = Fixture.session()
         #expect(s.targetRung == 3, "automatic: 200 KB in 20 ms measures 80 Mbps, the top rung fits")
-        #expect(s.select(.pin(1)) == "manual" && s.targetRung == 1)
-        #expect(s.select(.pin(3)) == "manual" && s.targetRung == 3)
-        #expect(s.select(.capDown) == "cap" && s.caps.maxHeight == 720 && s.targetRung == 2, "the cap holds the pin back")
-        #expect(s.select(.bitrateDown) == "cap" && s.caps.maxBitrate == 2_500_000)
-        #expect(s.select(.capHeight(nil)) == "cap" && s.select(.capBitrate(nil)) == "cap" && s.targetRung == 3, "the pin plays again")
-        #expect(s.select(.automatic) == "manual" && s.mode == .automatic)
+        #expect(s.select(.pin(1)) == .manual && s.targetRung == 1)
+        #expect(s.select(.pin(3)) == .manual && s.targetRung == 3)
+        #expect(s.select(.capDown) == .cap && s.caps.maxHeight == 720 && s.targetRung == 2, "the cap holds the pin back")
+        #expect(s.select(.bitrateDown) == .cap && s.caps.maxBitrate == 2_500_000)
+        #expect(s.select(.capHeight(nil)) == .cap && s.select(.capBitrate(nil)) == .cap && s.targetRung == 3, "the pin plays again")
+        #expect(s.select(.automatic) == .manual && s.mode == .automatic)
         #expect(s.select(.togglePause) == nil && s.select(.seekRelative(5)) == nil)
     }
 }

@@ -38,14 +38,14 @@ enum Fixture {
 
     static func request(_ msn: Int, rung: Int = 0, pts: Double? = nil, start: Double = 0, bytes: Int = 200_000, ms: Double = 20, error: String? = nil) -> RequestEvent {
         RequestEvent(kind: .segment, url: "http://origin.test/v360/seg\(msn).ts", rung: rung, msn: msn, start: start, ttfbMs: 1, durationMs: ms,
-                     bytes: bytes, status: error == nil ? 200 : 404, local: error == "GAP", prefetch: false, retries: 0, error: error, firstPTS: pts)
+                     bytes: bytes, status: error == nil ? 200 : 404, local: error == "GAP", prefetch: false, retries: 0, outcome: error == "GAP" ? .gap : RequestOutcome(failure: error), firstPTS: pts)
     }
 
     /// A session that opened the ladder, loaded rung 0, read its playlist and fetched segments 0–3 with first PTS 10, 12, 14, 16.
     static func session(live: Bool = false) -> SessionState {
         var s = SessionState(url: "http://origin.test/master.m3u8")
         s.apply(.opened(url: s.url, playlist: playlist(multivariant), diagnostics: []), at: 0)
-        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: "start", mechanism: "load")), at: 0.1)
+        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
         s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: playlist(media(live: live)).media!, received: 0.1))), at: 0.1)
         for i in 0..<4 { s.apply(.loader(.request(request(i, pts: 10 + Double(i) * 2, start: 0.1 + Double(i) * 0.01))), at: 0.2) }
         s.apply(.playbackStarted, at: 0.3)

@@ -127,7 +127,7 @@ struct SessionStateTests {
         #expect(at(10.25, wall: 2, 3).isEmpty)
         p.paused = false
         #expect(at(10.5, wall: 2.25, 3.25).isEmpty, "resumed between two samples: playing covers it")
-        s.apply(.switched(VariantSwitch(t: 3.3, from: 0, to: 0, reason: "manual", mechanism: "splice+seek")), at: 3.3)
+        s.apply(.switched(VariantSwitch(t: 3.3, from: 0, to: 0, reason: .manual, mechanism: .spliceSeek)), at: 3.3)
         let f = at(12.05, wall: 2.5, 3.5)
         guard case .skipped(let k)? = f.first else { Issue.record("no skip: \(f)"); return }
         #expect(abs(k.seconds - 1.3) < 1e-6 && k.from.msn == 0 && k.to.msn == 1 && abs(k.to.offset - 0.05) < 1e-6, "\(k)")
@@ -202,7 +202,7 @@ struct SessionStateTests {
     func gap() {
         var s = SessionState(url: "http://origin.test/master.m3u8")
         s.apply(.opened(url: s.url, playlist: Fixture.playlist(Fixture.multivariant), diagnostics: []), at: 0)
-        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: "start", mechanism: "load")), at: 0.1)
+        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
         let media = Fixture.playlist(Fixture.media()).media!
         let f = s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: media, received: 0.2))), at: 0.2)
         let action = "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it"
@@ -220,8 +220,8 @@ struct SessionStateTests {
         var s = SessionState(url: "http://o.test/a/master.m3u8")
         let d = Diagnostic(.error, line: 4, rule: "RFC 8216bis §4.4.2.3", "no query parameter token")
         s.apply(.opened(url: s.url, playlist: Fixture.playlist(Fixture.multivariant), diagnostics: [d]), at: 0)
-        s.apply(.log(level: "error", text: "mpv cplayer: No video or audio streams selected."), at: 1)
-        let f = s.apply(.fileEnded(reason: "error", error: "no audio or video data played"), at: 1)
+        s.apply(.log(level: .error, text: "mpv cplayer: No video or audio streams selected."), at: 1)
+        let f = s.apply(.fileEnded(reason: .error, error: "no audio or video data played"), at: 1)
         #expect(s.state == .error)
         #expect(s.error == "playback failed: a/master.m3u8 line 4: no query parameter token (RFC 8216bis §4.4.2.3)")
         #expect(f.count == 1)

@@ -111,7 +111,7 @@ struct SwitchingTests {
         // Rung 0 plays segments 0–3 (first PTS 10…16); a switch to rung 2 is decided for the next boundary, and rung 2's
         // playlist, read a moment later on a loaded machine, already starts at msn 4.
         var s = Fixture.session(live: true)
-        s.apply(.switched(VariantSwitch(t: 1, from: 0, to: 2, reason: "manual", mechanism: "reload@boundary", atMSN: 4)), at: 1)
+        s.apply(.switched(VariantSwitch(t: 1, from: 0, to: 2, reason: .manual, mechanism: .reloadBoundary, atMSN: 4)), at: 1)
         let moved = try #require(Fixture.playlist(Fixture.media(live: true, sequence: 4)).media)
         s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v720/index.m3u8", rung: 2, rendition: nil, playlist: moved, received: 1.1))), at: 1.1)
         #expect(s.loadedRung == 2 && s.media[2]?.mediaSequence == 4)
@@ -139,7 +139,7 @@ struct SwitchingTests {
         #expect(s.manualSwitch == .immediate)
         #expect(s.select(.toggleSwitchMode) == nil && s.manualSwitch == .smooth)
         #expect(try parseCommandScript("1 switch immediate\n2 switch").map(\.action) == [.switchMode(.immediate), .toggleSwitchMode])
-        s.apply(.switched(VariantSwitch(t: 5, from: 0, to: 3, reason: "abr", mechanism: "splice", atMSN: 9, detail: "measured 9Mbps fits 1080p 5M")), at: 5)
+        s.apply(.switched(VariantSwitch(t: 5, from: 0, to: 3, reason: .abr, mechanism: .splice, atMSN: 9, detail: "measured 9Mbps fits 1080p 5M")), at: 5)
         #expect(s.loadedRung == 3)
         #expect(s.log.last?.text == "360p 800k → 1080p 5M (abr, splice from msn 9): measured 9Mbps fits 1080p 5M")
     }
@@ -147,20 +147,20 @@ struct SwitchingTests {
     @Test("mpv's log: repeats folded, known-harmless lines demoted or dropped, the rest untouched")
     func mpvLog() {
         var f = MPVLogFilter()
-        #expect(f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).map(\.level) == ["info"])
+        #expect(f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).map(\.level) == [LogLevel.info])
         #expect(f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).isEmpty)
         let next = f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "mpegts: Packet corrupt (stream = 0, dts = 1).", spliced: false)
-        #expect(next.count == 2 && next[0].text.contains("repeated 1 more times") && next[1].level == "warn")
-        #expect(f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "hls: Packet corrupt (stream = 2, dts = 1).", spliced: true).first?.level == "info")
+        #expect(next.count == 2 && next[0].text.contains("repeated 1 more times") && next[1].level == .warn)
+        #expect(f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "hls: Packet corrupt (stream = 2, dts = 1).", spliced: true).first?.level == .info)
         #expect(f.take(level: "error", prefix: "ao/null", text: "illegal state: start() while paused", spliced: false).isEmpty)
-        #expect(f.take(level: "error", prefix: "cplayer", text: "Audio/Video desynchronisation detected!", spliced: true).first?.level == "error")
+        #expect(f.take(level: "error", prefix: "cplayer", text: "Audio/Video desynchronisation detected!", spliced: true).first?.level == .error)
         // SAMPLE-AES: FFmpeg probes the samples before decrypting them; its decoders' complaints are said once, as info, until playback starts.
         let first = f.take(level: "error", prefix: "ffmpeg/audio", text: "aac: invalid band type", spliced: false, probingSampleAES: true)
-        #expect(first.last?.level == "info" && first.last?.text.contains("before it decrypts them") == true)
+        #expect(first.last?.level == .info && first.last?.text.contains("before it decrypts them") == true)
         #expect(f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "mpegts: Could not find codec parameters for stream 0", spliced: false, probingSampleAES: true).isEmpty)
         #expect(f.take(level: "error", prefix: "ffmpeg/video", text: "h264: error while decoding MB 1 0", spliced: false, probingSampleAES: true).isEmpty)
         #expect(f.probeComplaints == 3)
-        #expect(f.take(level: "error", prefix: "ffmpeg/audio", text: "aac: invalid band type", spliced: false, probingSampleAES: false).last?.level == "error")
+        #expect(f.take(level: "error", prefix: "ffmpeg/audio", text: "aac: invalid band type", spliced: false, probingSampleAES: false).last?.level == .error)
     }
 
     @Test("throughput: averages weighted by download time, so a few slow downloads outweigh many fast ones (hls.js EWMA)")

@@ -46,8 +46,14 @@ struct SyncTests {
         var last = glitch
         for i in 1...12 { last = c.step(t: 1 + Double(i) * 0.05, pdts: [at(1.3), at(1.0)], playing: [true, true], hasPDT: [true, true]) }
         #expect(abs(c.offset! - 0.3) < 1e-6 && last.speeds[1] == 1.05, "lasting: steered, not held (under the 1 s hold threshold)")
-        let big = c.step(t: 3, pdts: [at(4.5), at(3)], playing: [true, true], hasPDT: [true, true])
-        #expect(big.hold == nil || big.speeds == [1, 1])
+        // A lasting 1.5 s offset (over the 1 s hold threshold): a transient for 0.6 s, then pane 0, ahead, is held 1.5 s.
+        var big = c.step(t: 3, pdts: [at(4.5), at(3)], playing: [true, true], hasPDT: [true, true])
+        #expect(big.hold == nil, "a new reading is a transient first")
+        for i in 1...12 where big.hold == nil {
+            let t = 3 + Double(i) * 0.05
+            big = c.step(t: t, pdts: [at(t + 1.5), at(t)], playing: [true, true], hasPDT: [true, true])
+        }
+        #expect(big.hold?.pane == 0 && abs((big.hold?.seconds ?? 0) - 1.5) < 1e-6 && big.speeds == [1, 1], "\(String(describing: big.hold))")
     }
 
     @Test("switched off: normal speed, state says so")
