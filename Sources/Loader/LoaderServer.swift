@@ -111,6 +111,8 @@ public final class LoaderServer: Sendable {
         var rungBandwidth: [Int: Int] = [:]
         /// Media playlists served to the player that are complete (EXT-X-ENDLIST): their segments never leave the window.
         var complete: Set<String> = []
+        /// Segments each live media playlist (by URL) listed, while the server must still keep them.
+        var recent: [String: RecentSegments] = [:]
     }
 
     /// The base every player URL starts with, token included.
@@ -337,7 +339,11 @@ public final class LoaderServer: Sendable {
             for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
             if m.endList { table.withLockedValue { _ = $0.complete.insert(res.slot ? "slot" : res.upstream) } }
             var served = parsed.playlist
-            if let start = res.startMSN { served.body = .media(VirtualPlaylists.starting(at: start, m)) }
+            let earlier = table.withLockedValue { t -> [Segment] in
+                t.recent[r.head.url, default: RecentSegments()].note(m, at: now)
+                return res.startMSN.map { t.recent[r.head.url]?.before(m, from: $0, at: now) ?? [] } ?? []
+            }
+            if let start = res.startMSN { served.body = .media(VirtualPlaylists.starting(at: start, m, earlier: earlier)) }
             if res.slot, let rung = res.rung {
                 table.withLockedValue { $0.rungMedia[rung] = RungMedia(url: r.head.url, media: m, read: now) }
                 // The other rungs' playlists are read (and reported) first, so the session knows which GAPs are filled.
@@ -389,6 +395,7 @@ public final class LoaderServer: Sendable {
         guard let r = try? await read(url, kind: .media, rung: rung), r.head.status == 200 else { return nil }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
+            table.withLockedValue { $0.recent[r.head.url, default: RecentSegments()].note(m, at: now) }
             if report { emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now))) }
             prefetchKeys(m, base: r.head.url, playlist: playlist)
         }

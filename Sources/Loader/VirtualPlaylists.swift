@@ -108,8 +108,16 @@ public struct VirtualPlaylists: Sendable {
     }
 
     /// The playlist from segment `msn` on (the Loader's way to start FFmpeg at a segment without a demuxer seek, docs/PLATFORM.md).
-    public static func starting(at msn: Int, _ m: MediaPlaylist) -> MediaPlaylist {
-        guard let first = m.segments.firstIndex(where: { $0.mediaSequence >= msn }), first > 0 else { return m }
+    /// `earlier`: segments that left a live window before `m` was read, from `msn` up to its first (`RecentSegments`), so a
+    /// player reloaded at a segment that just left the window starts there instead of skipping to the window's first.
+    public static func starting(at msn: Int, _ m: MediaPlaylist, earlier: [Segment] = []) -> MediaPlaylist {
+        var m = m
+        let prepend = earlier.first?.mediaSequence == msn && earlier.count == m.mediaSequence - msn
+        if prepend {
+            m.segments = earlier + m.segments
+            m.mediaSequence = msn
+        }
+        guard let first = m.segments.firstIndex(where: { $0.mediaSequence >= msn }), first > 0 || prepend else { return m }
         var out = m
         out.segments = Array(m.segments[first...])
         out.mediaSequence = out.segments[0].mediaSequence
@@ -139,4 +147,38 @@ public struct VirtualPlaylists: Sendable {
         out.endList = true
         return out
     }
+}
+
+/// The segments a live media playlist listed, remembered after they leave its window for as long as the server must keep them
+/// available (RFC 8216bis §6.2.2: the segment's duration plus the duration of the longest playlist that listed it); pure.
+public struct RecentSegments: Sendable {
+    struct Entry: Sendable {
+        var segment: Segment
+        /// Until when (Loader seconds) the server must keep it.
+        var until: Double
+    }
+
+    var entries: [Int: Entry] = [:]
+    public init() {}
+
+    /// Records the segments of a playlist read at `now`.
+    public mutating func note(_ m: MediaPlaylist, at now: Double) {
+        guard m.isLive else { return }
+        let listed = m.segments.reduce(0) { $0 + $1.duration }
+        for s in m.segments { entries[s.mediaSequence] = Entry(segment: s, until: now + s.duration + listed) }
+        entries = entries.filter { $0.value.until >= now }
+    }
+
+    /// The remembered segments from `msn` up to the first of `m`, when every one of them is known and still available; else none.
+    public func before(_ m: MediaPlaylist, from msn: Int, at now: Double) -> [Segment] {
+        guard msn < m.mediaSequence, m.mediaSequence - msn <= entries.count else { return [] }
+        var out: [Segment] = []
+        for n in msn..<m.mediaSequence {
+            guard let e = entries[n], e.until >= now else { return [] }
+            out.append(e.segment)
+        }
+        return out
+    }
+
+    public var count: Int { entries.count }
 }

@@ -62,7 +62,13 @@ struct ContinuityTests {
                                           "--readahead", c.mode == "smooth" ? "2" : "10", "--commands", cmds])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let manual = r.named("variant").filter { $0["reason"] as? String == "manual" }
-        #expect(manual.count == 2 && manual.allSatisfy { $0["mechanism"] as? String == c.mechanism }, "\(manual.map { $0["mechanism"] ?? "" })")
+        // On a loaded machine the first command can come while the player is still in its first segment, which FFmpeg cannot
+        // re-read exactly: there splice+seek is replaced by reload+seek, by rule (DECISIONS.md, switches never skip content).
+        let expected = { (v: [String: Any]) -> Bool in
+            let m = v["mechanism"] as? String
+            return m == c.mechanism || (c.mechanism == "splice+seek" && m == "reload+seek" && v["atMsn"] as? Int == 0)
+        }
+        #expect(manual.count == 2 && manual.allSatisfy(expected), "\(manual.map { [$0["mechanism"] ?? "", $0["atMsn"] ?? ""] })")
         #expect(r.firstHeight(360, after: 3.5) != nil && r.firstHeight(144, after: 7.5) != nil, "both switches reached the screen")
         let excess = r.largestForwardExcess(after: 1)
         #expect(excess.seconds < 0.15, "the media time moved \(excess.seconds) s further than the clock between two samples: \(excess.between); \(r.named("log").suffix(8))")

@@ -240,6 +240,41 @@ struct VirtualPlaylistTests {
         #expect(f.segments[0].map?.uri.hasPrefix("http://127.0.0.1:1/t0k3n/init/") == true)
         #expect(!PlaylistParser.parseLenient(PlaylistWriter.write(decrypted)).hasErrors)
     }
+
+    static func window(from first: Int, count: Int = 8, discontinuityAt: Int? = nil) -> MediaPlaylist {
+        var t = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        for n in first..<first + count {
+            if n == discontinuityAt { t += "#EXT-X-DISCONTINUITY\n" }
+            t += "#EXTINF:2.0,\ns\(n).m4s\n"
+        }
+        return PlaylistParser.parseLenient(t).playlist.media!
+    }
+
+    @Test("a reload at a segment that just left the live window starts there, while RFC 8216bis §6.2.2 keeps it available")
+    func leftTheWindow() throws {
+        var recent = RecentSegments()
+        recent.note(Self.window(from: 958, discontinuityAt: 960), at: 0)
+        // Read again 4 s later: 958 and 959 left the window.
+        let now = Self.window(from: 960, discontinuityAt: 960)
+        recent.note(now, at: 4)
+        let earlier = recent.before(now, from: 959, at: 4)
+        #expect(earlier.map(\.mediaSequence) == [959])
+        let served = VirtualPlaylists.starting(at: 959, now, earlier: earlier)
+        #expect(served.mediaSequence == 959 && served.segments.map(\.mediaSequence) == Array(959..<968))
+        #expect(served.segments[0].programDateTime != nil && !served.segments[0].discontinuity, "the first segment carries its date")
+        #expect(served.segments[1].discontinuity, "the discontinuity the earlier read listed is kept")
+        #expect(!PlaylistParser.parseLenient(PlaylistWriter.write(Playlist(body: .media(served)))).hasErrors)
+        // Inside the window: as before. Longer ago than the server keeps segments (2 s + 16 s listed): the window's first.
+        #expect(VirtualPlaylists.starting(at: 962, now).segments.first?.mediaSequence == 962)
+        #expect(recent.before(now, from: 959, at: 4 + 18.5).isEmpty)
+        #expect(recent.before(now, from: 950, at: 4).isEmpty, "a segment never seen is not invented")
+        // VOD segments never leave: nothing is remembered.
+        var vod = RecentSegments()
+        var v = Self.window(from: 0)
+        v.endList = true
+        vod.note(v, at: 0)
+        #expect(vod.count == 0)
+    }
 }
 
 @Suite("MPEG-TS first-section check")
