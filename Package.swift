@@ -52,7 +52,9 @@ let package = Package(
             ]
         ),
         // C adapters.
-        .systemLibrary(name: "CMPV", pkgConfig: "mpv", providers: [.apt(["libmpv-dev"])]),
+        // libmpv-dev puts mpv/client.h on the default include path; the module map links libmpv (pkg-config would add
+        // flags SwiftPM refuses, with a warning on every build).
+        .systemLibrary(name: "CMPV"),
         .target(
             name: "CNCurses",
             cSettings: [.define("NCURSES_WIDECHAR", to: "1"), .define("_XOPEN_SOURCE_EXTENDED", to: "1")],
@@ -78,14 +80,17 @@ let package = Package(
             dependencies: ["App", "Origin", "Player", "JSONValue"],
             path: "Benchmarks/SessionBench"
         ),
+        // What the test targets share: the package root, the test origin, `eventually`.
+        .target(name: "TestSupport", dependencies: ["Origin"], path: "Tests/Support"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI"], exclude: ["Fixtures"]),
-        .testTarget(name: "LoaderTests", dependencies: ["Loader", "Origin", "HLS", "MediaFormats", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+        .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LoaderTests", dependencies: ["Loader", "Origin", "HLS", "MediaFormats", "TestSupport",
+                                                     .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(
             name: "OriginTests",
-            dependencies: ["Origin", "HLS", "MediaFormats",
+            dependencies: ["Origin", "HLS", "MediaFormats", "TestSupport",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
     ]

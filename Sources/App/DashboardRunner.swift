@@ -288,7 +288,7 @@ final class LogFile: @unchecked Sendable {
     let lock = NSLock()
 
     init?(path: String) {
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         guard let h = FileHandle(forWritingAtPath: path) else { return nil }
         h.seekToEndOfFile()
         handle = h

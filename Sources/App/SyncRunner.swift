@@ -56,8 +56,8 @@ public final class SyncRunner: Sendable {
         let t = Pane.seconds(ContinuousClock.now - started)
         let before = applied.withLockedValue { $0 }
         let aPDT = a.playing ? a.pdt.map { $0.adding(seconds: Pane.seconds(b.at - a.at) * before[0]) } : a.pdt
-        let (cmd, state, offset) = controller.withLockedValue { c in
-            (c.step(t: t, pdts: [aPDT, b.pdt], playing: [a.playing, b.playing], hasPDT: [a.hasPDT ?? true, b.hasPDT ?? true]), c.state, c.offset)
+        let (cmd, offset) = controller.withLockedValue { c in
+            (c.step(t: t, pdts: [aPDT, b.pdt], playing: [a.playing, b.playing], hasPDT: [a.hasPDT ?? true, b.hasPDT ?? true]), c.offset)
         }
         for (i, s) in cmd.speeds.enumerated() where abs(s - before[i]) > 0.0002 || (s == 1 && before[i] != 1) {
             panes[i].setSpeed(s)

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `hlstui` binary and a loopback HTTP fixture for end-to-end CLI tests.
 enum CLI {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = TestPackage.root
 
     /// The `hlstui` executable built beside the test bundle.
     static var binary: URL {

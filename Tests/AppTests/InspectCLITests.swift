@@ -1,5 +1,6 @@
 import Foundation
 import Origin
+import TestSupport
 import Testing
 
 let goodMedia = """
@@ -108,10 +109,7 @@ struct InspectCLITests {
 
 @Suite("hlstui inspect over HTTPS uses the Loader's client and TLS options")
 struct InspectTLSTests {
-    static let origin: OriginServer = {
-        let media = try! MediaLibrary.load(cache: CLI.packageRoot.appendingPathComponent(".build/test-media"))
-        return try! OriginServer.start(router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: true)
-    }()
+    static let origin = TestOrigins.start(tls: true)
 
     @Test("a self-signed origin is refused as untrusted in one line, trusted by its pin, and --insecure is said")
     func tls() async throws {

@@ -1,21 +1,17 @@
 import Foundation
 import Origin
+import TestSupport
 import Testing
 
 /// One in-process origin for the App tests: real ffmpeg media (cached under .build), real HTTP on 127.0.0.1.
 enum AppOrigin {
-    static let server: OriginServer = {
-        let media = try! MediaLibrary.load(cache: CLI.packageRoot.appendingPathComponent(".build/test-media"))
-        return try! OriginServer.start(router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
-    }()
+    static let server = TestOrigins.start()
 
     static var base: String { server.httpBase }
     static var state: OriginState { server.router.state }
 
     /// An origin of its own, serving the same media: a suite that switches faults on touches no other suite.
-    static func own() -> OriginServer {
-        try! OriginServer.start(router: OriginRouter(media: server.router.media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
-    }
+    static func own() -> OriginServer { TestOrigins.start() }
 }
 
 /// `hlstui monitor` output, parsed.

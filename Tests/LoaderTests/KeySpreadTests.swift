@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Key-request spreading")
 struct KeySpreadTests {
-    nonisolated(unsafe) static let origin = ClientOrigins.make()
+    static let origin = ClientOrigins.make()
 
     static func live() -> MediaPlaylist {
         var t = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:100\n"

@@ -1,17 +1,15 @@
 import Foundation
 import HLS
 import MediaFormats
+import TestSupport
 import Testing
 @testable import Loader
 @testable import Origin
 
 /// The origin's router over real ffmpeg media, without sockets: real encrypted bytes and real playlists for the Loader's core.
 enum RealMedia {
-    static let cache = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(".build/test-media")
-    nonisolated(unsafe) static let router: OriginRouter = {
-        OriginRouter(media: try! MediaLibrary.load(cache: cache), state: OriginState(startedAt: 0))
-    }()
+    static let cache = TestPackage.mediaCache
+    static let router = TestOrigins.router(startedAt: 0)
 
     static func get(_ path: String, now: Double = Date().timeIntervalSince1970) -> OriginResponse {
         router.respond(OriginRequest(target: path), now: now)

@@ -2,6 +2,7 @@ import Foundation
 import HLS
 import MediaFormats
 import NIOConcurrencyHelpers
+import TestSupport
 import Testing
 @testable import Loader
 @testable import Origin
@@ -54,7 +55,7 @@ final class EventLog: @unchecked Sendable {
 
 /// An origin of its own, so other suites' requests never show in its log.
 enum LoaderOrigin {
-    nonisolated(unsafe) static let shared = ClientOrigins.make()
+    static let shared = ClientOrigins.make()
 }
 
 @Suite("The Loader between mpv and the origin, over real sockets", .serialized)
@@ -182,7 +183,7 @@ struct LoaderServerTests {
         // A splice to v144 takes v144's sub-ranges of v144's file.
         #expect(loader.route(SpliceRoute(rung: 0, fill: [2, 1, 0])) != nil)
         #expect(try await c.get(media.segments[6].uri).body == clear("v144/seg6.ts"))
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { log.requests.contains { $0.kind == .segment && $0.msn == 6 && $0.rung == 0 } })
         let truth = (0..<10).map { TransportStream.probe(clear("v360/seg\($0).ts")).firstPTS.map { Double($0) / 90_000 } }
         for msn in [0, 3, 9] {
             #expect(log.requests.contains { $0.kind == .segment && $0.msn == msn && $0.rung == 2 && $0.firstPTS == truth[msn] }, "msn \(msn)")
@@ -203,8 +204,7 @@ struct LoaderServerTests {
         let initURL = try #require(media.segments[0].map?.uri)
         #expect(try await c.get(initURL).body == RealMedia.get("/vod-fmp4/v144/init.mp4").body)
         #expect(try await c.get(media.segments[4].uri).body == RealMedia.get("/vod-fmp4/v144/seg4.m4s").body)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 4 && $0.firstPTS != nil }, "the decrypted init section's tracks time the segments")
+        #expect(await eventually { log.requests.contains { $0.kind == .segment && $0.msn == 4 && $0.firstPTS != nil } }, "the decrypted init section's tracks time the segments")
         let r = try mpv(url, frames: 60)
         #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(300))")
         // The init section's key overridden with a wrong one: one line naming the init section.
@@ -217,8 +217,7 @@ struct LoaderServerTests {
         let u2 = try await wrong.open("\(origin.httpBase)/aes-fmp4/master.m3u8", variants: [0])
         let media2 = try #require(PlaylistParser.parseLenient(try await firstMedia(c, u2).text).playlist.media)
         #expect(try await c.get(media2.segments[0].map!.uri).head.status == 502)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(wrongLog.diagnostics.contains { $0.hasPrefix("the init section: key \(KeyMaterial.fingerprint(bad))… does not decrypt it") }, "\(wrongLog.diagnostics)")
+        #expect(await eventually { wrongLog.diagnostics.contains { $0.hasPrefix("the init section: key \(KeyMaterial.fingerprint(bad))… does not decrypt it") } }, "\(wrongLog.diagnostics)")
     }
 
     @Test("AES-128: keys prefetched once per URI before their segments, segments decrypted and checked; mpv plays clear TS")
@@ -273,8 +272,7 @@ struct LoaderServerTests {
         let outcome = await fetch.result
         if case .failure(let e as UpstreamError) = outcome { #expect(e.cause == .truncated, "\(e)") } else { Issue.record("the cut answer read as whole") }
         // The stall ends in the read timeout: the answer is cut off and the event says why.
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(log.requests.contains { $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.failure ?? "").contains("read timeout") })
+        #expect(await eventually { log.requests.contains { $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.failure ?? "").contains("read timeout") } })
         // Whole segments are byte for byte the clear ones.
         #expect(try await c.get(segments[3]).body == RealMedia.get("/vod-ts/v240/seg3.ts").body)
     }
@@ -364,14 +362,13 @@ struct LoaderServerTests {
         state.add(Fault(id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "vod-ts", rendition: "v144", msn: nil, remaining: 1, since: 0))
         let r = try await c.get(String(seg))
         #expect(r.head.status == 404)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(log.requests.contains { $0.kind == .segment && $0.status == 404 && $0.failure == "HTTP 404" })
+        #expect(await eventually { log.requests.contains { $0.kind == .segment && $0.status == 404 && $0.failure == "HTTP 404" } })
     }
 }
 
 /// An origin for the repair tests alone: they change how it writes keys.
 enum RepairOrigin {
-    nonisolated(unsafe) static let shared = ClientOrigins.make()
+    static let shared = ClientOrigins.make()
 }
 
 extension LoaderServerTests {

@@ -1,6 +1,7 @@
 import Foundation
 import NIOPosix
 import NIOConcurrencyHelpers
+import TestSupport
 import Testing
 @testable import Loader
 @testable import Origin
@@ -9,11 +10,11 @@ import Testing
 enum ClientOrigins {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     static func make(_ identity: SelfSignedIdentity? = nil) -> OriginServer {
-        try! OriginServer.start(router: OriginRouter(media: RealMedia.router.media, state: OriginState(startedAt: 0)), tls: true, identity: identity)
+        identity.map { try! OriginServer.start(router: TestOrigins.router(startedAt: 0), tls: true, identity: $0) } ?? TestOrigins.start(tls: true, startedAt: 0)
     }
-    nonisolated(unsafe) static let main = make()
-    nonisolated(unsafe) static let expired = make(try! SelfSignedIdentity.make(validFrom: -10 * 86400, validFor: 86400))
-    nonisolated(unsafe) static let otherHost = make(try! SelfSignedIdentity.make(dnsNames: ["media.example.invalid"], ipv4: []))
+    static let main = make()
+    static let expired = make(try! SelfSignedIdentity.make(validFrom: -10 * 86400, validFor: 86400))
+    static let otherHost = make(try! SelfSignedIdentity.make(dnsNames: ["media.example.invalid"], ipv4: []))
 
     static func pemFile(_ id: SelfSignedIdentity) -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-ca-\(UUID().uuidString).pem")
@@ -178,8 +179,7 @@ struct MutualTLSTests {
         let clientID = try SelfSignedIdentity.make()
         let strangerID = try SelfSignedIdentity.make()
         // Not stopped: like the other test origins it lives as long as the test process (no shutdown under in-flight work).
-        let origin = try OriginServer.start(router: OriginRouter(media: RealMedia.router.media, state: OriginState(startedAt: 0)), tls: true,
-                                            clientCAs: [clientID.certificatePEM])
+        let origin = TestOrigins.start(tls: true, startedAt: 0, clientCAs: [clientID.certificatePEM])
         let url = "\(origin.httpsBase!)/vod-ts/master.m3u8"
         let good = try Self.p12(clientID, password: "s3cret")
         let stranger = try Self.p12(strangerID, password: "s3cret")

@@ -4,17 +4,14 @@ import FoundationNetworking
 #endif
 import HLS
 @testable import Origin
+import TestSupport
 
 /// One origin for the whole test process: real ffmpeg media (cached under .build), real HTTP and HTTPS on 127.0.0.1.
 enum TestOrigin {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let cache = packageRoot.appendingPathComponent(".build/test-media")
+    static let packageRoot = TestPackage.root
+    static let cache = TestPackage.mediaCache
 
-    nonisolated(unsafe) static let server: OriginServer = {
-        let media = try! MediaLibrary.load(cache: cache)
-        let state = OriginState(startedAt: Date().timeIntervalSince1970)
-        return try! OriginServer.start(router: OriginRouter(media: media, state: state), tls: true)
-    }()
+    static let server = TestOrigins.start(tls: true)
 
     static var base: String { server.httpBase }
     static var state: OriginState { server.router.state }
