@@ -29,12 +29,14 @@ let package = Package(
         // The Loader's pure core: key repair, decryption with checks, DRM explanations, virtual playlists.
         .target(
             name: "Loader",
-            dependencies: ["HLS", "LoaderEvents", "MediaFormats", "JSONValue", .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "_CryptoExtras", package: "swift-crypto"),
-                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                           .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOTLS", package: "swift-nio"),
-                           .product(name: "X509", package: "swift-certificates")]
+            dependencies: [
+                "HLS", "LoaderEvents", "MediaFormats", "JSONValue", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
         ),
         // The embedded origin: generated media, scenarios, faults, HTTP and HTTPS on loopback.
         .target(
@@ -63,8 +65,12 @@ let package = Package(
         .target(name: "Player", dependencies: ["CMPV", "JSONValue"]),
         .target(name: "Terminal", dependencies: ["CNCurses", "TUI"]),
         // Composition root and CLI.
-        .target(name: "App", dependencies: ["HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI",
-                                     .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+        .target(
+            name: "App",
+            dependencies: [
+                "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI",
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .executableTarget(
             name: "hlstui",
             dependencies: ["App", "Origin", "Loader", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -85,13 +91,20 @@ let package = Package(
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "LoaderTests", dependencies: ["Loader", "Origin", "HLS", "MediaFormats", "TestSupport",
-                                                     .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+        .testTarget(
+            name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "LoaderTests",
+            dependencies: [
+                "Loader", "Origin", "HLS", "MediaFormats", "TestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "OriginTests",
-            dependencies: ["Origin", "HLS", "MediaFormats", "TestSupport",
-                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: [
+                "Origin", "HLS", "MediaFormats", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
     ]
 )

@@ -5,7 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-swift build --build-tests
+# The code's format is checked first (.swift-format; `swift format format -i -r Sources Tests Benchmarks Package.swift` fixes it).
+if ! swift format lint --strict -r --configuration .swift-format Sources Tests Benchmarks Package.swift; then
+  echo "hlstui tests: the code is not formatted as .swift-format says (fix: swift format format -i -r Sources Tests Benchmarks Package.swift)" >&2
+  exit 1
+fi
+# A clean build has no warnings of its own (the dependencies' are theirs).
+mkdir -p .build
+swift build --build-tests 2>&1 | tee .build/build-output.txt
+if grep -E "^$PWD/(Sources|Tests|Benchmarks)/.*warning:" .build/build-output.txt; then
+  echo "hlstui tests: the build has warnings" >&2
+  exit 1
+fi
 
 # Runs "$@" with $1 busy processes (a CPU-bound shell loop each) beside it; they end with it.
 with_load() {

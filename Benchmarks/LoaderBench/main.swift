@@ -81,7 +81,9 @@ func startup(_ path: String, prefetch: Bool = true) async throws -> Double {
     o.prefetchKeys = prefetch
     let l = try LoaderServer.start(options: o)
     defer { l.stop() }
-    let events = Task { () -> [LoaderEvent] in var all: [LoaderEvent] = []; for await e in l.events { all.append(e) }; return all }
+    let events = Task { () -> [LoaderEvent] in
+        var all: [LoaderEvent] = []; for await e in l.events { all.append(e) }; return all
+    }
     let t = Date()
     let opened = Date().timeIntervalSince(l.started)
     let url = try await l.open("\(origin.httpBase)\(path)", variants: [0])
@@ -89,8 +91,12 @@ func startup(_ path: String, prefetch: Bool = true) async throws -> Double {
     let total = Date().timeIntervalSince(t)
     l.stop()
     let all = await events.value
-    let key = all.compactMap { e -> Double? in if case .key(let k) = e { return k.requested + k.latencyMs / 1000 }; return nil }.min()
-    let seg = all.compactMap { e -> Double? in if case .request(let r) = e, r.kind == .segment { return r.start }; return nil }.min()
+    let key = all.compactMap { e -> Double? in
+        if case .key(let k) = e { return k.requested + k.latencyMs / 1000 }; return nil
+    }.min()
+    let seg = all.compactMap { e -> Double? in
+        if case .request(let r) = e, r.kind == .segment { return r.start }; return nil
+    }.min()
     if prefetch, let key, let seg { keyTimeline = (key - opened, seg - opened) }
     return total
 }

@@ -11,7 +11,8 @@ let args = CommandLine.arguments
 let cache = URL(fileURLWithPath: args.count > 1 ? args[1] : ".build/test-media")
 let runs = args.count > 2 ? Int(args[2]) ?? 9 : 9
 let media = try MediaLibrary.load(cache: cache)
-let origin = try OriginServer.start(router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
+let origin = try OriginServer.start(
+    router: OriginRouter(media: media, state: OriginState(startedAt: Date().timeIntervalSince1970)), tls: false)
 defer { origin.stop() }
 
 let player: PlayerOptions = {
@@ -40,7 +41,12 @@ func plainMPV(_ url: String) async throws -> Double {
 /// hlstui: a Pane (Loader + libmpv) from open to the session seeing playback start.
 func hlstui(_ url: String) async throws -> Double {
     let t0 = ContinuousClock.now
-    let pane = try Pane(index: 0, config: { var c = PaneConfig(url: url); c.player = player; return c }(), started: t0) { _, _ in }
+    let pane = try Pane(
+        index: 0,
+        config: {
+            var c = PaneConfig(url: url); c.player = player; return c
+        }(), started: t0
+    ) { _, _ in }
     defer { pane.close() }
     Task { await pane.open() }
     while !pane.snapshot.started {
@@ -57,8 +63,10 @@ func median(_ xs: [Double]) -> Double {
 }
 
 var out: [(String, JSONValue)] = []
-let streams = [("vod-ts", "\(origin.httpBase)/vod-ts/master.m3u8"), ("vod-fmp4", "\(origin.httpBase)/vod-fmp4/master.m3u8"),
-               ("wide-12", "\(origin.httpBase)/vod-ts/wide.m3u8?copies=3"), ("live-ts", "\(origin.httpBase)/live-ts/master.m3u8")]
+let streams = [
+    ("vod-ts", "\(origin.httpBase)/vod-ts/master.m3u8"), ("vod-fmp4", "\(origin.httpBase)/vod-fmp4/master.m3u8"),
+    ("wide-12", "\(origin.httpBase)/vod-ts/wide.m3u8?copies=3"), ("live-ts", "\(origin.httpBase)/live-ts/master.m3u8"),
+]
 for (name, url) in streams {
     _ = try await plainMPV(url)
     _ = try await hlstui(url)
@@ -67,7 +75,13 @@ for (name, url) in streams {
         a.append(try await plainMPV(url))
         b.append(try await hlstui(url))
     }
-    out.append((name, .object([("mpv", .double(median(a))), ("hlstui", .double(median(b))), ("mpvMin", .double(a.min())), ("hlstuiMin", .double(b.min()))])))
+    out.append(
+        (
+            name,
+            .object([
+                ("mpv", .double(median(a))), ("hlstui", .double(median(b))), ("mpvMin", .double(a.min())), ("hlstuiMin", .double(b.min())),
+            ])
+        ))
 }
 print(JSONValue.object(out).text)
 exit(0)

@@ -41,7 +41,8 @@ public struct AudioOutputChoice: Sendable, Equatable {
         if let r = requested { return AudioOutputChoice(ao: r, note: nil, probes: false) }
         if mute { return AudioOutputChoice(ao: "null", note: "audio: muted (--mute): no audio device opened", probes: false) }
         guard facts.soundCards || facts.soundServer else {
-            return AudioOutputChoice(ao: "null", note: "audio: no output device (no sound card, no PulseAudio or PipeWire): silent", probes: false)
+            return AudioOutputChoice(
+                ao: "null", note: "audio: no output device (no sound card, no PulseAudio or PipeWire): silent", probes: false)
         }
         return AudioOutputChoice(ao: probeOrder + ",null", note: nil, probes: true)
     }

@@ -84,12 +84,14 @@ public enum PaneLayout {
     }
 
     /// The whole screen: each pane's dashboard in its rectangle, under the sync strip when two panes are synchronized.
-    public static func compose(_ models: [DashboardModel], width: Int, height: Int, sync: SyncModel? = nil, prompt: String? = nil) -> Canvas {
+    public static func compose(_ models: [DashboardModel], width: Int, height: Int, sync: SyncModel? = nil, prompt: String? = nil) -> Canvas
+    {
         var screen = Canvas(width: width, height: height)
         let top = sync == nil ? 0 : 1
         if let sync { screen.blit(SyncStrip.render(sync, width: width), at: Rect(x: 0, y: 0, width: width, height: 1)) }
         for (m, r) in zip(models, rects(count: models.count, width: width, height: height - top)) {
-            screen.blit(Dashboard.render(m, width: r.width, height: r.height), at: Rect(x: r.x, y: r.y + top, width: r.width, height: r.height))
+            screen.blit(
+                Dashboard.render(m, width: r.width, height: r.height), at: Rect(x: r.x, y: r.y + top, width: r.width, height: r.height))
         }
         if let prompt {
             // The URL prompt replaces the bottom line while it is open.
@@ -181,7 +183,10 @@ final class UILoop: @unchecked Sendable {
     /// Folds what the players' libraries write on stdout and stderr into the first pane's message log.
     private var captured = CapturedOutputFilter()
 
-    init(screen: Screen, panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant, makePane: @escaping @Sendable (Int, String) throws -> Pane) {
+    init(
+        screen: Screen, panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant,
+        makePane: @escaping @Sendable (Int, String) throws -> Pane
+    ) {
         self.screen = screen
         self.panes = panes
         self.themes = themes
@@ -239,7 +244,9 @@ final class UILoop: @unchecked Sendable {
             if Screen.takeContinued() { clear = true; dirty = true }
             if let key = screen.readKey(timeoutMs: 30) {
                 dirty = true
-                if key == .resize { clear = true } else if st.prompt != nil {
+                if key == .resize {
+                    clear = true
+                } else if st.prompt != nil {
                     if let url = st.edit(key) {
                         open(url)
                         while st.ui.count < panes.count { st.ui.append(UIState()) }
@@ -251,7 +258,9 @@ final class UILoop: @unchecked Sendable {
                 } else if let cmd = Keymap.command(for: key) {
                     let s = panes[st.focus].snapshot
                     let before = st.themeIndex
-                    if let action = st.handle(cmd, ladderSize: s.ladder.rungs.count, logSize: max(s.requests.count, s.log.count), themes: themes.count) {
+                    if let action = st.handle(
+                        cmd, ladderSize: s.ladder.rungs.count, logSize: max(s.requests.count, s.log.count), themes: themes.count)
+                    {
                         if action == .toggleSync { syncRunner?.toggle() } else { panes[st.focus].perform(action) }
                     }
                     if st.themeIndex != before { applyTheme() }
@@ -269,7 +278,9 @@ final class UILoop: @unchecked Sendable {
                 ui.focused = panes.count == 1 || i == st.focus
                 return DashboardModel(p.snapshot, ui: ui)
             }
-            let strip = syncRunner.map { y in let v = y.snapshot; return SyncModel(state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts) }
+            let strip = syncRunner.map { y in
+                let v = y.snapshot; return SyncModel(state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts)
+            }
             let frame = PaneLayout.compose(models, width: w, height: h, sync: strip, prompt: st.prompt)
             if frame != lastFrame || clear {
                 screen.draw(frame, clear: clear)

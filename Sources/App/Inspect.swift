@@ -13,7 +13,9 @@ public struct InspectRequest: Sendable {
     /// Headers, user agent and TLS trust for URLs (the Loader's options).
     public var upstream = UpstreamOptions()
 
-    public init(source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100, timeout: Double = 10) {
+    public init(
+        source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100, timeout: Double = 10
+    ) {
         self.timeout = timeout
         self.source = source
         self.json = json
@@ -44,8 +46,9 @@ public enum Inspect {
 
     /// The report for already-loaded text (pure; used by tests and benchmarks).
     public static func report(text: String, _ req: InspectRequest) -> InspectOutcome {
-        let options = ParseOptions(strict: req.strict, importedVariables: req.imports,
-                                   url: PlaylistSource.isURL(req.source) ? req.source : nil)
+        let options = ParseOptions(
+            strict: req.strict, importedVariables: req.imports,
+            url: PlaylistSource.isURL(req.source) ? req.source : nil)
         let result: ParseResult
         do {
             result = try PlaylistParser.parse(text, options: options)
@@ -55,7 +58,9 @@ public enum Inspect {
                 let doc = JSONValueOut.strictFailure(d, source: req.source)
                 return InspectOutcome(stdout: doc + "\n", stderr: "", status: 1)
             }
-            return InspectOutcome(stdout: "", stderr: "\(req.source):\(d.line.map { "\($0):" } ?? "") \(d.severity.rawValue): \(d.message) (\(d.rule))\n", status: 1)
+            return InspectOutcome(
+                stdout: "", stderr: "\(req.source):\(d.line.map { "\($0):" } ?? "") \(d.severity.rawValue): \(d.message) (\(d.rule))\n",
+                status: 1)
         }
         let status: Int32 = result.hasErrors ? 1 : 0
         if req.json {
@@ -69,6 +74,7 @@ import JSONValue
 
 enum JSONValueOut {
     static func strictFailure(_ d: Diagnostic, source: String) -> String {
-        JSONValue.object([("source", .string(source)), ("strict", .bool(true)), ("diagnostics", .array([InspectJSON.diagnostic(d)]))]).prettyText
+        JSONValue.object([("source", .string(source)), ("strict", .bool(true)), ("diagnostics", .array([InspectJSON.diagnostic(d)]))])
+            .prettyText
     }
 }

@@ -27,7 +27,8 @@ public enum MonitorJSON {
     /// The common head of every line: event, t (monotonic seconds), wall (ISO 8601, ms).
     static func line(_ event: String, t: Double, wall: Date, _ fields: [(String, JSONValue)]) -> String {
         let w = DateTime(seconds: wall.timeIntervalSince1970).iso8601Milliseconds
-        return JSONValue.object([("event", .string(event)), ("t", .double((t * 1000).rounded() / 1000)), ("wall", .string(w))] + fields).text
+        return JSONValue.object([("event", .string(event)), ("t", .double((t * 1000).rounded() / 1000)), ("wall", .string(w))] + fields)
+            .text
     }
 
     /// Milliseconds kept to the microsecond: more digits would only be noise.
@@ -44,7 +45,8 @@ public enum MonitorJSON {
         var state = y.state.label
         if case .off = y.state { state = "off" }
         var fields: [(String, JSONValue)] = [
-            ("offsetMs", .double(y.offset.map { ($0 * 10_000).rounded() / 10 })), ("locked", .bool(y.state == .locked)), ("state", .string(state)),
+            ("offsetMs", .double(y.offset.map { ($0 * 10_000).rounded() / 10 })), ("locked", .bool(y.state == .locked)),
+            ("state", .string(state)),
             ("speeds", .array(y.speeds.map { .double(($0 * 100_000).rounded() / 100_000) })),
             ("pdts", .array(y.pdts.map { .string($0?.iso8601Milliseconds) })),
         ]
@@ -56,11 +58,20 @@ public enum MonitorJSON {
         let p = s.sample
         return [
             ("pane", .int(pane)), ("state", .string(s.state.rawValue)), ("timePos", .double(p.timePos)), ("audioPts", .double(p.audioPts)),
-            ("playheadPDT", .string(s.playheadPDT?.iso8601Milliseconds)), ("rung", .int(s.playingRung)), ("width", .int(p.width)), ("height", .int(p.height)),
-            ("bufferedRanges", .array(p.seekableRanges.map { .array([.double($0.start), .double($0.end)]) })), ("cacheEnd", .double(p.cacheEnd)),
-            ("bufferedWindow", .array(s.bufferedRanges.map { .array([.double(($0.start * 1000).rounded() / 1000), .double(($0.end * 1000).rounded() / 1000)]) })), ("underrun", .bool(p.underrun)),
+            ("playheadPDT", .string(s.playheadPDT?.iso8601Milliseconds)), ("rung", .int(s.playingRung)), ("width", .int(p.width)),
+            ("height", .int(p.height)),
+            ("bufferedRanges", .array(p.seekableRanges.map { .array([.double($0.start), .double($0.end)]) })),
+            ("cacheEnd", .double(p.cacheEnd)),
+            (
+                "bufferedWindow",
+                .array(
+                    s.bufferedRanges.map {
+                        .array([.double(($0.start * 1000).rounded() / 1000), .double(($0.end * 1000).rounded() / 1000)])
+                    })
+            ), ("underrun", .bool(p.underrun)),
             ("droppedFrames", .int(p.droppedFrames)), ("position", .double(s.position)), ("liveLatency", .double(s.liveLatency)),
-            ("pdtLatency", .double(s.pdtLatency.map { ($0 * 1000).rounded() / 1000 })), ("bufferedAhead", .double(s.bufferedAhead.map { ($0 * 1000).rounded() / 1000 })),
+            ("pdtLatency", .double(s.pdtLatency.map { ($0 * 1000).rounded() / 1000 })),
+            ("bufferedAhead", .double(s.bufferedAhead.map { ($0 * 1000).rounded() / 1000 })),
             ("paused", .bool(p.paused)), ("speed", .double(p.speed)),
             // When the player's properties were read (the event's own time is when it was written).
             ("readAt", .string(p.wall?.iso8601Milliseconds)), ("skips", .int(s.skipCount)),
@@ -69,9 +80,11 @@ public enum MonitorJSON {
 
     /// The `ladder` event.
     static func ladder(_ s: SessionState, pane: Int) -> [(String, JSONValue)] {
-        [("pane", .int(pane)), ("url", .string(s.url)), ("single", .bool(s.ladder.single)),
-         ("variants", .array(s.ladder.rungs.map { InspectJSON.variant($0.variant, index: $0.index) })),
-         ("caps", .object([("maxHeight", .int(s.caps.maxHeight)), ("maxBitrate", .int(s.caps.maxBitrate))]))]
+        [
+            ("pane", .int(pane)), ("url", .string(s.url)), ("single", .bool(s.ladder.single)),
+            ("variants", .array(s.ladder.rungs.map { InspectJSON.variant($0.variant, index: $0.index) })),
+            ("caps", .object([("maxHeight", .int(s.caps.maxHeight)), ("maxBitrate", .int(s.caps.maxBitrate))])),
+        ]
     }
 
     /// The summary in the `end` event.
@@ -81,8 +94,10 @@ public enum MonitorJSON {
             ("pane", .int(pane)), ("state", .string(s.state.rawValue)), ("started", .bool(s.started)), ("stalls", .int(s.stalls.count)),
             ("skips", .int(s.skipCount)), ("skippedSeconds", .double((s.skips.reduce(0) { $0 + $1.seconds } * 1000).rounded() / 1000)),
             ("stalledSeconds", .double((s.stalledSeconds * 1000).rounded() / 1000)), ("requests", .int(s.requests.count)),
-            ("segments", .int(segs.count)), ("bytes", .int(s.requests.reduce(0) { $0 + $1.bytes })), ("keys", .int(Set(s.keys.map(\.uri)).count)),
-            ("switches", .int(s.switches.count)), ("droppedFrames", .int(s.sample.droppedFrames)), ("throughputBps", .double(s.throughput.estimate)),
+            ("segments", .int(segs.count)), ("bytes", .int(s.requests.reduce(0) { $0 + $1.bytes })),
+            ("keys", .int(Set(s.keys.map(\.uri)).count)),
+            ("switches", .int(s.switches.count)), ("droppedFrames", .int(s.sample.droppedFrames)),
+            ("throughputBps", .double(s.throughput.estimate)),
             ("error", .string(s.error)),
         ])
     }
@@ -102,30 +117,60 @@ public enum MonitorRunner {
                 let pane = try Pane(index: i, config: config, started: started) { pane, out in
                     let i = pane.index
                     switch out {
-                    case .loader(.request(let r)): emit(pane, "request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
+                    case .loader(.request(let r)):
+                        emit(pane, "request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
                     case .loader(.key(let k)): emit(pane, "key", [("pane", .int(i))] + MonitorJSON.rounded(k.json.objectFields))
                     case .loader(.diagnostic(let d)): emit(pane, "diagnostic", [("pane", .int(i)), ("message", .string(d))])
                     case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): break
-                    case .loader(.playlist(let p)): emit(pane, "playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
+                    case .loader(.playlist(let p)):
+                        emit(pane, "playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
                     case .ladder: emit(pane, "ladder", MonitorJSON.ladder(pane.snapshot, pane: i))
                     case .switched(let s):
-                        emit(pane, "variant", [("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason.rawValue)),
-                                               ("mechanism", .string(s.mechanism.rawValue)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail))])
+                        emit(
+                            pane, "variant",
+                            [
+                                ("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason.rawValue)),
+                                ("mechanism", .string(s.mechanism.rawValue)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail)),
+                            ])
                     case .fact(.skipped(let k)):
-                        emit(pane, "skip", [("pane", .int(i)), ("from", .double(k.fromTime)), ("to", .double(k.toTime)), ("fromMsn", .int(k.from.msn)),
-                                            ("toMsn", .int(k.to.msn)), ("seconds", .double((k.seconds * 1000).rounded() / 1000)), ("cause", .string(k.cause))])
+                        emit(
+                            pane, "skip",
+                            [
+                                ("pane", .int(i)), ("from", .double(k.fromTime)), ("to", .double(k.toTime)), ("fromMsn", .int(k.from.msn)),
+                                ("toMsn", .int(k.to.msn)), ("seconds", .double((k.seconds * 1000).rounded() / 1000)),
+                                ("cause", .string(k.cause)),
+                            ])
                     case .fact(.stallStarted(let t)):
-                        emit(pane, "stall", [("pane", .int(i)), ("start", .double(t)), ("end", .null), ("cause", .string(pane.snapshot.currentStall?.cause))])
+                        emit(
+                            pane, "stall",
+                            [
+                                ("pane", .int(i)), ("start", .double(t)), ("end", .null),
+                                ("cause", .string(pane.snapshot.currentStall?.cause)),
+                            ])
                     case .fact(.stallEnded(let s)):
-                        emit(pane, "stall", [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end)), ("cause", .string(s.cause))])
+                        emit(
+                            pane, "stall",
+                            [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end)), ("cause", .string(s.cause))])
                     case .loader(.failover(let msn, let failed, let by, let cause)):
-                        emit(pane, "failover", [("pane", .int(i)), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)), ("cause", .string(cause))])
+                        emit(
+                            pane, "failover",
+                            [
+                                ("pane", .int(i)), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)),
+                                ("cause", .string(cause)),
+                            ])
                     case .loader(.recovered(let rung, let down, let cause)):
-                        emit(pane, "recovered", [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))])
+                        emit(
+                            pane, "recovered",
+                            [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))])
                     case .fact(.gap(let rung, let msn, let pdt, let duration, let action)):
-                        emit(pane, "gap", [("pane", .int(i)), ("rung", .int(rung)), ("msn", .int(msn)), ("pdt", .string(pdt?.iso8601Milliseconds)),
-                                           ("duration", .double(duration)), ("action", .string(action))])
-                    case .fact(.failed(let message, let cause)): emit(pane, "error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
+                        emit(
+                            pane, "gap",
+                            [
+                                ("pane", .int(i)), ("rung", .int(rung)), ("msn", .int(msn)), ("pdt", .string(pdt?.iso8601Milliseconds)),
+                                ("duration", .double(duration)), ("action", .string(action)),
+                            ])
+                    case .fact(.failed(let message, let cause)):
+                        emit(pane, "error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
                     case .fact(.ended): emit(pane, "ended", [("pane", .int(i))])
                     case .log(let level, let text) where level.isWarning:
                         emit(pane, "log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
@@ -137,8 +182,10 @@ public enum MonitorRunner {
                 }
                 panes.append(pane)
             } catch {
-                write(MonitorJSON.line("error", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
-                                       [("pane", .int(i)), ("message", .string("cannot start: \(error)")), ("cause", .string("setup"))]))
+                write(
+                    MonitorJSON.line(
+                        "error", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
+                        [("pane", .int(i)), ("message", .string("cannot start: \(error)")), ("cause", .string("setup"))]))
                 for p in panes { p.close() }
                 return 2
             }
@@ -163,7 +210,9 @@ public enum MonitorRunner {
                 for p in panes { p.perform(c.action) }
             }
             // Every pane is sampled in the same tick.
-            let states = panes.map { p -> SessionState in p.sample(); return p.snapshot }
+            let states = panes.map { p -> SessionState in
+                p.sample(); return p.snapshot
+            }
             let wall = Date()
             for (i, s) in states.enumerated() { write(MonitorJSON.line("player", t: t, wall: wall, MonitorJSON.player(s, pane: i))) }
             if let y = sync?.snapshot { write(MonitorJSON.line("sync", t: t, wall: wall, MonitorJSON.sync(y))) }
@@ -171,8 +220,10 @@ public enum MonitorRunner {
             if states.allSatisfy({ $0.state == .ended || $0.state == .error }) { break }
         }
         let states = panes.map(\.snapshot)
-        write(MonitorJSON.line("end", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
-                               [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))]))
+        write(
+            MonitorJSON.line(
+                "end", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
+                [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))]))
         for p in panes { p.close() }
         return states.allSatisfy { $0.error == nil && $0.started } ? 0 : 1
     }

@@ -25,7 +25,8 @@ public enum OriginRunner {
             FileHandle.standardError.write(Data("hlstui: \(line)\n".utf8))
         }
         if media.generationSeconds > 0 {
-            FileHandle.standardError.write(Data(String(format: "hlstui: media made in %.1f s, cached in %@\n", media.generationSeconds, media.directory.path).utf8))
+            FileHandle.standardError.write(
+                Data(String(format: "hlstui: media made in %.1f s, cached in %@\n", media.generationSeconds, media.directory.path).utf8))
         }
         let state = OriginState(startedAt: Date().timeIntervalSince1970, keyLatencyMs: o.keyLatencyMs, onRequest: log)
         return try OriginServer.start(router: OriginRouter(media: media, state: state), port: o.port, tls: o.tls, tlsPort: o.tlsPort)

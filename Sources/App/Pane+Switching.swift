@@ -19,7 +19,8 @@ extension Pane {
     /// The splice route that plays `rung`, with the rungs that may fill its GAPs; nil when the stream is not spliced.
     func spliceRoute(_ rung: Int) -> SpliceRoute? {
         state.withLockedValue { s in
-            s.spliced ? SpliceRoute(rung: rung, fill: SwitchPlanner.fill(for: rung, ladder: s.ladder, allowed: s.caps.allowed(s.ladder))) : nil
+            s.spliced
+                ? SpliceRoute(rung: rung, fill: SwitchPlanner.fill(for: rung, ladder: s.ladder, allowed: s.caps.allowed(s.ladder))) : nil
         }
     }
 
@@ -29,8 +30,9 @@ extension Pane {
         guard let from = s.loadedRung, from != rung, let a = s.ladder.rungs[safe: rung], let b = s.ladder.rungs[safe: from] else { return }
         let live = s.playingMedia?.isLive ?? false
         var detail = detail
-        var mech = SwitchPlanner.mechanism(spliced: s.spliced, compatible: SwitchPlanner.compatible(b, a), live: live,
-                                           mode: manual ? s.manualSwitch : config.autoSwitch)
+        var mech = SwitchPlanner.mechanism(
+            spliced: s.spliced, compatible: SwitchPlanner.compatible(b, a), live: live,
+            mode: manual ? s.manualSwitch : config.autoSwitch)
         let here = fresh().map(\.msn) ?? s.playhead?.msn
         var atMSN: Int?
         pending.withLockedValue { $0 = nil }
@@ -45,8 +47,11 @@ extension Pane {
                 // FFmpeg cannot re-read the player's first segment exactly: the new rung is loaded at that segment instead and the
                 // player moved inside its fresh cache (a cache seek, exact whoever packaged the stream), as on fMP4.
                 mech = .reloadSeek
-                detail = [detail, "the segment under the playhead is the player's first, which FFmpeg 5.1 cannot re-read exactly: reloaded there and sought in the cache"]
-                    .compactMap { $0 }.joined(separator: "; ")
+                detail = [
+                    detail,
+                    "the segment under the playhead is the player's first, which FFmpeg 5.1 cannot re-read exactly: reloaded there and sought in the cache",
+                ]
+                .compactMap { $0 }.joined(separator: "; ")
                 atMSN = here
                 reloadInPlace(rung)
             }
@@ -104,8 +109,10 @@ extension Pane {
     func demuxerSeekOffset(into p: StreamPoint) -> Double? {
         let s = snapshot
         let first = s.givenStart ?? s.playingMedia?.segments.first?.mediaSequence ?? p.msn
-        guard p.msn > first, let previous = s.seen[p.msn - 1]?.duration
-                ?? s.playingMedia?.segments.first(where: { $0.mediaSequence == p.msn - 1 })?.duration else { return nil }
+        guard p.msn > first,
+            let previous = s.seen[p.msn - 1]?.duration
+                ?? s.playingMedia?.segments.first(where: { $0.mediaSequence == p.msn - 1 })?.duration
+        else { return nil }
         return max(0, p.offset) + previous / 2
     }
 
@@ -169,7 +176,10 @@ extension Pane {
             }
             if !wasPaused { try? mpv.set(.pause(false)) }
             self?.holding.withLockedValue { $0 = false }
-            if !sought { self?.apply(.log(level: .warn, text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start")) }
+            if !sought {
+                self?.apply(
+                    .log(level: .warn, text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start"))
+            }
         }
     }
 
@@ -209,7 +219,8 @@ extension Pane {
     func recoverIfStopped() {
         let s = snapshot
         guard s.started, !s.ended, s.error == nil, let stall = s.currentStall, s.eofSince != nil,
-              let rung = s.loadedRung, let f = fetched.withLockedValue({ $0 }) else { return }
+            let rung = s.loadedRung, let f = fetched.withLockedValue({ $0 })
+        else { return }
         let now = self.t
         let due = recovery.withLockedValue { last -> Bool in
             guard now - (last ?? -10) >= 1 else { return false }
@@ -224,7 +235,10 @@ extension Pane {
             self.apply(.liveEdge(rung: rung, playlist: m))
             self.load(rung: rung, startMSN: msn)
             try? self.mpv.set(.pause(false))
-            self.say(.info, "the origin answers again after \(fixed(self.t - stall.start, 1)) s stalled (\(stall.cause ?? "no cause seen")): reloaded \(how)")
+            self.say(
+                .info,
+                "the origin answers again after \(fixed(self.t - stall.start, 1)) s stalled (\(stall.cause ?? "no cause seen")): reloaded \(how)"
+            )
         }
     }
 
@@ -245,9 +259,11 @@ extension Pane {
         }
         // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart (a discontinuity): a fresh load there does not.
         if let next = state.withLockedValue({ $0.fmp4DiscontinuityAfter(p) }), let d = seg, d - p.offset <= 0.035 || end,
-           crossed.withLockedValue({ $0.insert(-next).inserted }) {
+            crossed.withLockedValue({ $0.insert(-next).inserted })
+        {
             reloadAtBreak(startMSN: next)
-            apply(.log(level: .info, text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
+            apply(
+                .log(level: .info, text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
             return
         }
         // A GAP no allowed rung has media for: the player's playlist ends before it (so FFmpeg never sees the hole that would
@@ -255,10 +271,16 @@ extension Pane {
         if let g = gap, g.startsIn <= 0.035 || end, crossed.withLockedValue({ $0.insert(g.first).inserted }) {
             let rung = snapshot.loadedRung ?? 0
             reloadAtBreak(startMSN: g.after)
-            let text = "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"
+            let text =
+                "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"
             apply(.log(level: .info, text: text))
-            output(self, .fact(.gap(rung: rung, msn: g.first, pdt: snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime,
-                                    duration: g.duration, action: "crossed: reloaded at msn \(g.after)")))
+            output(
+                self,
+                .fact(
+                    .gap(
+                        rung: rung, msn: g.first,
+                        pdt: snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime,
+                        duration: g.duration, action: "crossed: reloaded at msn \(g.after)")))
         }
     }
 

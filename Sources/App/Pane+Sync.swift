@@ -41,7 +41,8 @@ extension Pane {
     public func realign(to date: DateTime) -> Bool {
         let s = snapshot
         guard let m = s.loadedRung.flatMap({ s.media[$0] }) ?? s.playingMedia, let t = Timeline.playlistTime(at: date, in: m),
-              let i = Timeline.segmentIndex(at: t, in: m) else { return false }
+            let i = Timeline.segmentIndex(at: t, in: m)
+        else { return false }
         let msn = m.segments[i].mediaSequence
         apply(.seekAsked)
         load(rung: s.loadedRung ?? 0, startMSN: msn)

@@ -22,7 +22,7 @@ public struct PlayerOptions: Sendable {
         var o: [(String, String)] = [
             ("demuxer", "lavf"), ("rebase-start-time", "no"), ("cache", "yes"),
             ("demuxer-readahead-secs", String(readahead)), ("cache-secs", String(readahead)), ("demuxer-max-bytes", "150MiB"),
-("keep-open", "yes"), ("idle", "yes"), ("sub-auto", "no"),
+            ("keep-open", "yes"), ("idle", "yes"), ("sub-auto", "no"),
             ("hr-seek", "yes"), ("input-terminal", "no"),
         ]
         let display = ProcessInfo.processInfo.environment["DISPLAY"] != nil || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil
@@ -100,7 +100,9 @@ public final class Pane: @unchecked Sendable {
     static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
     /// Starts the Loader and the player; `open()` then loads the stream.
-    public init(index: Int, config: PaneConfig, started: ContinuousClock.Instant, output: @escaping @Sendable (Pane, PaneOutput) -> Void) throws {
+    public init(index: Int, config: PaneConfig, started: ContinuousClock.Instant, output: @escaping @Sendable (Pane, PaneOutput) -> Void)
+        throws
+    {
         self.index = index
         self.config = config
         self.started = started
@@ -119,7 +121,9 @@ public final class Pane: @unchecked Sendable {
         s.manualSwitch = config.manualSwitch
         s.insecureTLS = config.loader.upstream.tls.insecure
         state = NIOLockedValueBox(s)
-        for (i, p) in [MPVProperty<Bool>.pause, .pausedForCache, .eofReached, .coreIdle].enumerated() { try? mpv.observe(p, id: UInt64(i + 1)) }
+        for (i, p) in [MPVProperty<Bool>.pause, .pausedForCache, .eofReached, .coreIdle].enumerated() {
+            try? mpv.observe(p, id: UInt64(i + 1))
+        }
         if let note = audio.note { say(.info, note) }
         consume()
     }
@@ -144,11 +148,16 @@ public final class Pane: @unchecked Sendable {
                 if case .playlist(let p) = e, let r = p.rung { self.playlistSeen.withLockedValue { $0[r] = self.t } }
                 if case .failover(let msn, let failed, let by?, let cause) = e {
                     // The rung on screen changes for this segment: a switch with its own reason.
-                    self.output(self, .switched(VariantSwitch(t: self.t, from: failed, to: by, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause)))
+                    self.output(
+                        self,
+                        .switched(
+                            VariantSwitch(t: self.t, from: failed, to: by, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause)
+                        ))
                 }
                 if case .gapFilled(let msn, let gapRung, let by) = e {
                     // The rung on screen changes for this segment: a switch with its own reason (RFC 8216bis §4.4.4.7).
-                    self.output(self, .switched(VariantSwitch(t: self.t, from: gapRung, to: by, reason: .gap, mechanism: .splice, atMSN: msn)))
+                    self.output(
+                        self, .switched(VariantSwitch(t: self.t, from: gapRung, to: by, reason: .gap, mechanism: .splice, atMSN: msn)))
                 }
             }
         }
@@ -166,7 +175,9 @@ public final class Pane: @unchecked Sendable {
                     self.apply(.fileEnded(reason: reason == .eof ? .eof : reason == .error ? .error : .other, error: error))
                 case .log(let level, let prefix, let text):
                     let (spliced, probing) = self.state.withLockedValue { ($0.spliced, !$0.started && $0.usesSampleAES) }
-                    for line in self.logFilter.withLockedValue({ $0.take(level: level, prefix: prefix, text: text, spliced: spliced, probingSampleAES: probing) }) {
+                    for line in self.logFilter.withLockedValue({
+                        $0.take(level: level, prefix: prefix, text: text, spliced: spliced, probingSampleAES: probing)
+                    }) {
                         self.apply(.log(level: line.level, text: line.text))
                         self.output(self, .log(level: line.level, text: line.text))
                     }
@@ -188,7 +199,8 @@ public final class Pane: @unchecked Sendable {
             fetched.withLockedValue { $0 = f }
             apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics))
             output(self, .ladder)
-            if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {
+            if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil
+            {
                 fail("the playlist cannot be read: \(blocking)", cause: "playlist")
                 return
             }
@@ -251,10 +263,6 @@ public final class Pane: @unchecked Sendable {
         }
     }
 
-
-
-
-
     /// Reads the player's properties now and applies them (the monitor samples every pane in the same tick).
     @discardableResult
     public func sample() -> PlayerSample {
@@ -306,10 +314,6 @@ public final class Pane: @unchecked Sendable {
             if let reason = state.withLockedValue({ $0.select(action) }) { reconsider(reason: reason) }
         }
     }
-
-
-
-
 
     /// Seeks by `delta` seconds within the VOD duration or the live window: inside the buffer with mpv (exact); outside it,
     /// TS with mpv, fMP4 by reloading a playlist that starts at the target segment (FFmpeg 5.1 ends fMP4 playback on a demuxer seek).

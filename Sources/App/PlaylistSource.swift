@@ -14,7 +14,9 @@ public enum PlaylistSource {
     public static func isURL(_ s: String) -> Bool { s.hasPrefix("http://") || s.hasPrefix("https://") }
 
     /// The text at `pathOrURL`, or a one-line error.
-    public static func load(_ pathOrURL: String, timeout: TimeInterval = 10, upstream: UpstreamOptions = UpstreamOptions()) async throws(SourceError) -> String {
+    public static func load(_ pathOrURL: String, timeout: TimeInterval = 10, upstream: UpstreamOptions = UpstreamOptions())
+        async throws(SourceError) -> String
+    {
         let data: Data
         if isURL(pathOrURL) {
             data = try await fetch(pathOrURL, timeout: timeout, upstream: upstream)
@@ -25,7 +27,9 @@ public enum PlaylistSource {
                 throw SourceError("\(path): no such file")
             }
             guard !isDir.boolValue else { throw SourceError("\(path): is a directory, not a playlist") }
-            guard let d = FileManager.default.contents(atPath: path) else { throw SourceError("\(path): cannot be read (permission denied?)") }
+            guard let d = FileManager.default.contents(atPath: path) else {
+                throw SourceError("\(path): cannot be read (permission denied?)")
+            }
             data = d
         }
         // Decoded as it is: Foundation's UTF-8 decoding drops a leading BOM, which the parser must see (RFC 8216bis §4.1).

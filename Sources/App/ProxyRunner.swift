@@ -10,7 +10,9 @@ public enum LoaderFlags {
         for p in pairs {
             guard let eq = p.lastIndex(of: "=") else { throw CLIFlagError("--key takes URI=HEX, got \(p)") }
             let hex = Array(p[p.index(after: eq)...].utf8)
-            guard let (key, _) = try? KeyMaterial.decode(hex), hex.count >= 32 else { throw CLIFlagError("--key \(p[..<eq]): the key must be 32 hex digits") }
+            guard let (key, _) = try? KeyMaterial.decode(hex), hex.count >= 32 else {
+                throw CLIFlagError("--key \(p[..<eq]): the key must be 32 hex digits")
+            }
             out[String(p[..<eq])] = key
         }
         return out
@@ -20,7 +22,9 @@ public enum LoaderFlags {
     public static func headers(_ lines: [String]) throws -> [(String, String)] {
         try lines.map { h in
             guard let c = h.firstIndex(of: ":") else { throw CLIFlagError("--header takes \"Name: value\", got \(h)") }
-            return (String(h[..<c]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: c)...]).trimmingCharacters(in: .whitespaces))
+            return (
+                String(h[..<c]).trimmingCharacters(in: .whitespaces), String(h[h.index(after: c)...]).trimmingCharacters(in: .whitespaces)
+            )
         }
     }
 }
@@ -40,12 +44,16 @@ public enum ProxyRunner {
         case .request(let r):
             let pts = r.firstPTS.map { String(format: " pts=%.3f", $0) } ?? ""
             let ttfb = r.ttfbMs.map { String(format: " ttfb=%.1fms", $0) } ?? ""
-            return String(format: "%@%8.3f %@ %@ %d %d B%@ %.1fms%@%@%@", flag, r.start, r.kind.rawValue, r.msn.map { "msn=\($0)" } ?? "-", r.status, r.bytes, ttfb,
-                          r.durationMs, pts, r.local ? " local" : "", (r.outcome == .gap ? " GAP" : r.failure.map { " error=\($0)" } ?? ""))
+            return String(
+                format: "%@%8.3f %@ %@ %d %d B%@ %.1fms%@%@%@", flag, r.start, r.kind.rawValue, r.msn.map { "msn=\($0)" } ?? "-", r.status,
+                r.bytes, ttfb,
+                r.durationMs, pts, r.local ? " local" : "", (r.outcome == .gap ? " GAP" : r.failure.map { " error=\($0)" } ?? ""))
         case .key(let k):
             let what = k.error ?? "fingerprint \(k.fingerprint ?? "?")"
-            return String(format: "%@%8.3f key %@ %@ %.1fms %@%@ (%@)", flag, k.requested, k.uri, what, k.latencyMs, k.prefetch ? "prefetch" : "on-demand",
-                          k.repair.map { ", \($0)" } ?? "", k.source)
+            return String(
+                format: "%@%8.3f key %@ %@ %.1fms %@%@ (%@)", flag, k.requested, k.uri, what, k.latencyMs,
+                k.prefetch ? "prefetch" : "on-demand",
+                k.repair.map { ", \($0)" } ?? "", k.source)
         case .diagnostic(let d):
             return "\(flag)error: \(d)"
         case .firstPTS(let rung, let msn, let seconds):
@@ -55,12 +63,15 @@ public enum ProxyRunner {
         case .gapFilled(let msn, let gapRung, let by):
             return "\(flag)GAP msn \(msn) of rung \(gapRung) served from rung \(by)"
         case .failover(let msn, let failed, let by, let cause):
-            return "\(flag)msn \(msn) of rung \(failed) failed (\(cause)): " + (by.map { "served from rung \($0)" } ?? "no other rung has it")
+            return "\(flag)msn \(msn) of rung \(failed) failed (\(cause)): "
+                + (by.map { "served from rung \($0)" } ?? "no other rung has it")
         case .recovered(let rung, let down, let cause):
             return "\(flag)rung \(rung) answers again after \(String(format: "%.1f", down)) s (it failed with \(cause))"
         case .playlist(let p):
-            return String(format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence, p.playlist.segments.count,
-                          p.playlist.endList ? " endlist" : "")
+            return String(
+                format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence,
+                p.playlist.segments.count,
+                p.playlist.endList ? " endlist" : "")
         }
     }
 

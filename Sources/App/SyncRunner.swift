@@ -66,7 +66,9 @@ public final class SyncRunner: Sendable {
         if let h = cmd.hold { panes[h.pane].hold(seconds: h.seconds) }
         if let r = cmd.realign, !panes[r.pane].realign(to: r.to) {
             let apart = offset.map { DurationText.words(abs($0)) } ?? "far"
-            controller.withLockedValue { $0.giveUp("no moment in common: pane \(r.pane + 1)'s window does not reach the other's PDT (\(apart) apart)") }
+            controller.withLockedValue {
+                $0.giveUp("no moment in common: pane \(r.pane + 1)'s window does not reach the other's PDT (\(apart) apart)")
+            }
         }
         let now = controller.withLockedValue { $0.state }
         latest.withLockedValue { $0 = SyncSnapshot(state: now, offset: offset, speeds: cmd.speeds, pdts: [aPDT, b.pdt]) }

@@ -21,47 +21,47 @@ public enum ThemeLibrary {
 
     /// The built-in default theme (the same text as themes/default.theme; a test keeps them equal).
     public static let builtinDefault = """
-    # hlstui default theme: the terminal's own background, ANSI colours, works on 8-colour terminals.
-    name = default
+        # hlstui default theme: the terminal's own background, ANSI colours, works on 8-colour terminals.
+        name = default
 
-    [palette]
-    fg = default
-    bg = default
-    accent = cyan
-    good = green
-    warn = yellow
-    bad = red
-    blue = blue
-    grey = brightblack
-    magenta = magenta
+        [palette]
+        fg = default
+        bg = default
+        accent = cyan
+        good = green
+        warn = yellow
+        bad = red
+        blue = blue
+        grey = brightblack
+        magenta = magenta
 
-    [roles]
-    normal = fg
-    dim = grey
-    title = accent bold
-    border = grey
-    accent = accent
-    good = good
-    warn = warn bold
-    bad = bad bold
-    status = black on accent
-    statusError = white on bad bold
-    insecure = white on bad bold
-    cursor = reverse
-    playing = good bold
-    pinned = accent bold
-    excluded = grey
-    segment = grey
-    buffered = blue
-    playhead = warn bold
-    gap = magenta bold
-    discontinuity = warn
-    keyPrefetch = good
-    keyOnDemand = warn
-    keyFailed = bad bold
-    help = black on white
+        [roles]
+        normal = fg
+        dim = grey
+        title = accent bold
+        border = grey
+        accent = accent
+        good = good
+        warn = warn bold
+        bad = bad bold
+        status = black on accent
+        statusError = white on bad bold
+        insecure = white on bad bold
+        cursor = reverse
+        playing = good bold
+        pinned = accent bold
+        excluded = grey
+        segment = grey
+        buffered = blue
+        playhead = warn bold
+        gap = magenta bold
+        discontinuity = warn
+        keyPrefetch = good
+        keyOnDemand = warn
+        keyFailed = bad bold
+        help = black on white
 
-    """
+        """
 
     /// The default theme, parsed.
     public static var defaultTheme: Theme { Theme.parse(builtinDefault, file: "default.theme") }

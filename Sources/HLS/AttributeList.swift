@@ -77,7 +77,8 @@ public struct AttributeList: Sendable, Equatable {
                 if !isNameByte(u[i]) { validName = false }
                 i += 1
             }
-            var name = validName ? AttributeNames.intern(UnsafeBufferPointer(rebasing: u[nameStart..<i])) ?? str(nameStart, i) : str(nameStart, i)
+            var name =
+                validName ? AttributeNames.intern(UnsafeBufferPointer(rebasing: u[nameStart..<i])) ?? str(nameStart, i) : str(nameStart, i)
             if i == end || u[i] == 0x2C {
                 report(.error, nameStart, "attribute \"\(name)\" has no value; an attribute list is NAME=value pairs")
                 if i < end { i += 1 }
@@ -124,7 +125,10 @@ public struct AttributeList: Sendable, Equatable {
                 if i < end { i += 1 }
             }
             if let dup = out.firstIndex(where: { $0.name == name }) {
-                report(.error, nameStart, "attribute \(name) appears more than once; an AttributeName MUST NOT appear more than once in an attribute list (the last one is used)")
+                report(
+                    .error, nameStart,
+                    "attribute \(name) appears more than once; an AttributeName MUST NOT appear more than once in an attribute list (the last one is used)"
+                )
                 out.remove(at: dup)
             }
             out.append(Attribute(name: name, value: value, quoted: quoted, column: column + nameStart))
@@ -277,7 +281,9 @@ final class AttributeReader {
     /// Every attribute not read so far, kept so a rewrite round-trips.
     func extras() -> [Attribute] {
         var out: [Attribute] = []
-        for (i, a) in list.attributes.enumerated() where i >= 64 ? !usedBeyond64.contains(i) : used & (1 << UInt64(i)) == 0 { out.append(a) }
+        for (i, a) in list.attributes.enumerated() where i >= 64 ? !usedBeyond64.contains(i) : used & (1 << UInt64(i)) == 0 {
+            out.append(a)
+        }
         return out
     }
 }
@@ -335,7 +341,9 @@ func parseFloat(bytes: UnsafeBufferPointer<UInt8>, allowSign: Bool = false) -> D
     if digits <= 15 && fracDigits < powersOfTen.count {
         v = Double(mantissa) / powersOfTen[fracDigits]
     } else {
-        guard let d = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[(negative ? 1 : 0)...]), as: UTF8.self)) else { return nil }
+        guard let d = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[(negative ? 1 : 0)...]), as: UTF8.self)) else {
+            return nil
+        }
         v = d
     }
     return negative ? -v : v
@@ -380,7 +388,8 @@ public struct Resolution: Sendable, Hashable, CustomStringConvertible {
 enum AttributeNames {
     static let all = [
         "BANDWIDTH", "AVERAGE-BANDWIDTH", "SCORE", "CODECS", "SUPPLEMENTAL-CODECS", "RESOLUTION", "FRAME-RATE", "HDCP-LEVEL", "ALLOWED-CPC",
-        "VIDEO-RANGE", "REQ-VIDEO-LAYOUT", "STABLE-VARIANT-ID", "AUDIO", "VIDEO", "SUBTITLES", "CLOSED-CAPTIONS", "PATHWAY-ID", "PROGRAM-ID",
+        "VIDEO-RANGE", "REQ-VIDEO-LAYOUT", "STABLE-VARIANT-ID", "AUDIO", "VIDEO", "SUBTITLES", "CLOSED-CAPTIONS", "PATHWAY-ID",
+        "PROGRAM-ID",
         "URI", "TYPE", "GROUP-ID", "LANGUAGE", "ASSOC-LANGUAGE", "NAME", "STABLE-RENDITION-ID", "DEFAULT", "AUTOSELECT", "FORCED",
         "INSTREAM-ID", "BIT-DEPTH", "SAMPLE-RATE", "CHARACTERISTICS", "CHANNELS", "METHOD", "IV", "KEYFORMAT", "KEYFORMATVERSIONS",
         "BYTERANGE", "DURATION", "INDEPENDENT", "GAP", "ID", "CLASS", "START-DATE", "CUE", "END-DATE", "PLANNED-DURATION", "END-ON-NEXT",

@@ -28,7 +28,8 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// This date plus `s` seconds.
     public func adding(seconds s: Double) -> DateTime {
         let (sum, overflow) = microseconds.addingReportingOverflow(DateTime.saturating(s * 1_000_000))
-        return DateTime(microseconds: overflow ? (s > 0 ? DateTime.limit : -DateTime.limit) : max(-DateTime.limit, min(DateTime.limit, sum)))
+        return DateTime(
+            microseconds: overflow ? (s > 0 ? DateTime.limit : -DateTime.limit) : max(-DateTime.limit, min(DateTime.limit, sum)))
     }
 
     /// Seconds from `other` to this date (Double arithmetic, so extreme dates never overflow).
@@ -36,7 +37,9 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Parses ISO 8601 `YYYY-MM-DDThh:mm:ss[.fff][Z|±hh:mm|±hhmm|±hh]`; a missing offset is read as UTC.
     public init?(iso8601 text: some StringProtocol) {
-        let parsed = text.utf8.withContiguousStorageIfAvailable { DateTime.parse($0) } ?? Array(text.utf8).withUnsafeBufferPointer { DateTime.parse($0) }
+        let parsed =
+            text.utf8.withContiguousStorageIfAvailable { DateTime.parse($0) }
+            ?? Array(text.utf8).withUnsafeBufferPointer { DateTime.parse($0) }
         guard let parsed else { return nil }
         microseconds = parsed
     }
@@ -122,7 +125,8 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
             return s.count >= n ? s : String(repeating: "0", count: n - s.count) + s
         }
         let frac = micros % 1000 == 0 ? "." + pad(micros / 1000, 3) : "." + pad(micros, 6)
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2))\(frac)Z"
+        return
+            "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2))\(frac)Z"
     }
 
     public var description: String { iso8601 }

@@ -65,7 +65,9 @@ public enum Lexer {
     public static func lines(_ text: String, strict: Bool = true) -> (lines: [Line], diagnostics: [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
         var lines: [Line] = []
-        scan(LineStorage(Array(text.utf8)), strict: strict, diagnostics: &diagnostics) { lines.append($0); return true }
+        scan(LineStorage(Array(text.utf8)), strict: strict, diagnostics: &diagnostics) {
+            lines.append($0); return true
+        }
         return (lines, diagnostics)
     }
 
@@ -76,8 +78,11 @@ public enum Lexer {
             let n = buf.count
             var i = 0
             if n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF {
-                diagnostics.append(Diagnostic(strict ? .error : .warning, line: 1, column: 1, rule: bis("4.1"),
-                                              "playlist starts with a byte order mark (EF BB BF); Playlist files MUST NOT contain a BOM and clients SHOULD fail to parse them" + (strict ? "" : " (read anyway; --strict rejects it)")))
+                diagnostics.append(
+                    Diagnostic(
+                        strict ? .error : .warning, line: 1, column: 1, rule: bis("4.1"),
+                        "playlist starts with a byte order mark (EF BB BF); Playlist files MUST NOT contain a BOM and clients SHOULD fail to parse them"
+                            + (strict ? "" : " (read anyway; --strict rejects it)")))
                 i = 3
             }
             var number = 0
@@ -106,16 +111,20 @@ public enum Lexer {
                 }
                 if sawControl && !reportedControl {
                     reportedControl = true
-                    diagnostics.append(Diagnostic(.error, line: number, rule: bis("4.1"),
-                                                  "line contains a control character; Playlist files MUST NOT contain UTF-8 control characters other than CR and LF"))
+                    diagnostics.append(
+                        Diagnostic(
+                            .error, line: number, rule: bis("4.1"),
+                            "line contains a control character; Playlist files MUST NOT contain UTF-8 control characters other than CR and LF"
+                        ))
                 }
                 // Trim white space at both ends.
                 var a = i, e = stop
                 while e > a && (buf[e - 1] == 0x20 || buf[e - 1] == 0x09) { e -= 1 }
                 let leading = a < e && (buf[a] == 0x20 || buf[a] == 0x09)
                 while a < e && (buf[a] == 0x20 || buf[a] == 0x09) { a += 1 }
-                var line = Line(number: number, kind: .uri, tag: .other, storage: storage, start: a, end: e, colonOffset: nil, valueColumn: 0,
-                                hadLeadingSpace: leading)
+                var line = Line(
+                    number: number, kind: .uri, tag: .other, storage: storage, start: a, end: e, colonOffset: nil, valueColumn: 0,
+                    hadLeadingSpace: leading)
                 if a == e {
                     line.kind = .blank
                 } else if buf[a] == 0x23 {

@@ -1,7 +1,9 @@
 /// Checks on a parsed playlist that need the whole model: RFC rules across tags, and lint in the spirit of Apple's mediastreamvalidator.
 public enum Lint {
     /// Audio-only codec prefixes, to tell audio-only variants (which need no RESOLUTION).
-    static let audioCodecs = ["mp4a", "ac-3", "ec-3", "ac-4", "opus", "Opus", "flac", "fLaC", "alac", "mp3", ".mp3", "dtsc", "dtse", "dtsh", "dtsl"]
+    static let audioCodecs = [
+        "mp4a", "ac-3", "ec-3", "ac-4", "opus", "Opus", "flac", "fLaC", "alac", "mp3", ".mp3", "dtsc", "dtse", "dtsh", "dtsl",
+    ]
 
     /// Every finding about `playlist` that the line-by-line parse cannot see.
     public static func check(_ playlist: Playlist) -> [Diagnostic] {
@@ -25,11 +27,15 @@ public enum Lint {
         }
         // §4.4.6.2: every group a variant names MUST exist with the right TYPE (few groups: a linear scan beats hashing).
         var groups: [(type: String, group: String)] = []
-        for r in m.renditions where !groups.contains(where: { $0.type == r.type && $0.group == r.groupID }) { groups.append((r.type, r.groupID)) }
+        for r in m.renditions where !groups.contains(where: { $0.type == r.type && $0.group == r.groupID }) {
+            groups.append((r.type, r.groupID))
+        }
         func checkGroup(_ v: Variant, _ type: String, _ group: String?) {
             guard let group, !groups.contains(where: { $0.type == type && $0.group == group }) else { return }
-            d.append(Diagnostic(.error, line: v.line.number, rule: bis("4.4.6.2"),
-                                "\(type)=\"\(group)\" names no EXT-X-MEDIA group of TYPE=\(type); it MUST match one"))
+            d.append(
+                Diagnostic(
+                    .error, line: v.line.number, rule: bis("4.4.6.2"),
+                    "\(type)=\"\(group)\" names no EXT-X-MEDIA group of TYPE=\(type); it MUST match one"))
         }
         for v in m.variants {
             checkGroup(v, "AUDIO", v.audio)
@@ -43,13 +49,17 @@ public enum Lint {
         for r in m.renditions {
             let key = GroupKey(type: r.type, group: r.groupID, name: "")
             if !names.insert(GroupKey(type: r.type, group: r.groupID, name: r.name)).inserted {
-                d.append(Diagnostic(.error, line: r.line.number, rule: bis("4.4.6.1"),
-                                    "two EXT-X-MEDIA in group \"\(r.groupID)\" have NAME=\"\(r.name)\"; NAME MUST be unique in a group"))
+                d.append(
+                    Diagnostic(
+                        .error, line: r.line.number, rule: bis("4.4.6.1"),
+                        "two EXT-X-MEDIA in group \"\(r.groupID)\" have NAME=\"\(r.name)\"; NAME MUST be unique in a group"))
             }
             if r.isDefault {
                 if let first = defaults[key] {
-                    d.append(Diagnostic(.error, line: r.line.number, rule: bis("4.4.6.1"),
-                                        "group \"\(r.groupID)\" already has DEFAULT=YES on line \(first); at most one rendition in a group may"))
+                    d.append(
+                        Diagnostic(
+                            .error, line: r.line.number, rule: bis("4.4.6.1"),
+                            "group \"\(r.groupID)\" already has DEFAULT=YES on line \(first); at most one rendition in a group may"))
                 }
                 defaults[key] = r.line.number
             }
@@ -58,7 +68,9 @@ public enum Lint {
         for v in m.iFrameVariants { variantLint(v, &d) }
         for k in m.sessionKeys { keyFormatLint(k, &d) }
         if let v = p.version, !p.defines.isEmpty, v < 8 {
-            d.append(Diagnostic(.error, line: p.defines[0].line.number, rule: bis("7"), "EXT-X-DEFINE needs EXT-X-VERSION 8 or higher (it is \(v))"))
+            d.append(
+                Diagnostic(
+                    .error, line: p.defines[0].line.number, rule: bis("7"), "EXT-X-DEFINE needs EXT-X-VERSION 8 or higher (it is \(v))"))
         }
     }
 
@@ -72,15 +84,23 @@ public enum Lint {
     static func variantLint(_ v: Variant, _ d: inout [Diagnostic]) {
         let line = v.line.number
         if v.codecs == nil {
-            d.append(Diagnostic(.warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)", "variant \(v.uri) has no CODECS; players must probe it to learn what it holds"))
+            d.append(
+                Diagnostic(
+                    .warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)",
+                    "variant \(v.uri) has no CODECS; players must probe it to learn what it holds"))
         }
         if v.resolution == nil && !isAudioOnly(codecs: v.codecList) {
-            d.append(Diagnostic(.warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)", "variant \(v.uri) has no RESOLUTION; a resolution cap cannot place it"))
+            d.append(
+                Diagnostic(
+                    .warning, line: line, rule: "lint (RFC 8216bis §4.4.6.2 SHOULD)",
+                    "variant \(v.uri) has no RESOLUTION; a resolution cap cannot place it"))
         }
         for c in (mentionsLegacyHEVC(v.codecs) ? v.codecList : []) where c.hasPrefix("hev1") || c.hasPrefix("dvhe") {
             let better = c.hasPrefix("hev1") ? "hvc1" : "dvh1"
-            d.append(Diagnostic(.warning, line: line, rule: "lint (Apple HLS authoring spec)",
-                                "variant \(v.uri) declares \(c); Apple devices need \(better) (parameter sets in the sample entry) for HEVC in HLS"))
+            d.append(
+                Diagnostic(
+                    .warning, line: line, rule: "lint (Apple HLS authoring spec)",
+                    "variant \(v.uri) declares \(c); Apple devices need \(better) (parameter sets in the sample entry) for HEVC in HLS"))
         }
         if let a = v.averageBandwidth, let b = v.bandwidth, a > b {
             d.append(Diagnostic(.warning, line: line, rule: bis("4.4.6.2"), "AVERAGE-BANDWIDTH \(a) is above BANDWIDTH \(b), the peak"))
@@ -100,8 +120,10 @@ public enum Lint {
 
     static func keyFormatLint(_ k: Key, _ d: inout [Diagnostic]) {
         if k.method != .none && !k.system.isKnown {
-            d.append(Diagnostic(.warning, line: k.line.number, rule: "lint",
-                                "KEYFORMAT \"\(k.effectiveKeyFormat)\" is not one hlstui knows (identity, FairPlay, Widevine, PlayReady, ClearKey)"))
+            d.append(
+                Diagnostic(
+                    .warning, line: k.line.number, rule: "lint",
+                    "KEYFORMAT \"\(k.effectiveKeyFormat)\" is not one hlstui knows (identity, FairPlay, Widevine, PlayReady, ClearKey)"))
         }
     }
 
@@ -114,13 +136,19 @@ public enum Lint {
         checkSegments(m, p, version, target, &d)
         if let sc = m.serverControl {
             if let skip = sc.canSkipUntil, skip < Double(target) * 6 {
-                d.append(Diagnostic(.error, line: nil, rule: bis("4.4.3.8"), "CAN-SKIP-UNTIL \(skip) is below six target durations (\(target * 6) s)"))
+                d.append(
+                    Diagnostic(
+                        .error, line: nil, rule: bis("4.4.3.8"), "CAN-SKIP-UNTIL \(skip) is below six target durations (\(target * 6) s)"))
             }
             if let hb = sc.holdBack, hb < Double(target) * 3 {
-                d.append(Diagnostic(.error, line: nil, rule: bis("4.4.3.8"), "HOLD-BACK \(hb) is below three target durations (\(target * 3) s)"))
+                d.append(
+                    Diagnostic(.error, line: nil, rule: bis("4.4.3.8"), "HOLD-BACK \(hb) is below three target durations (\(target * 3) s)")
+                )
             }
             if let phb = sc.partHoldBack, let pt = m.partTarget, phb < pt * 2 {
-                d.append(Diagnostic(.error, line: nil, rule: bis("4.4.3.8"), "PART-HOLD-BACK \(phb) is below twice the part target (\(pt * 2) s)"))
+                d.append(
+                    Diagnostic(
+                        .error, line: nil, rule: bis("4.4.3.8"), "PART-HOLD-BACK \(phb) is below twice the part target (\(pt * 2) s)"))
             }
         }
     }
@@ -136,66 +164,97 @@ public enum Lint {
             let line = s.line.number
             if s.discontinuity { pdtSpanHasTag = false }
             if let target, (s.duration).rounded() > Double(target) {
-                d.append(Diagnostic(.error, line: s.durationLine.number, rule: bis("4.4.3.1"),
-                                    "segment \(s.mediaSequence): EXTINF \(formatSeconds(s.duration)) s rounds above EXT-X-TARGETDURATION \(target); it MUST be less than or equal"))
+                d.append(
+                    Diagnostic(
+                        .error, line: s.durationLine.number, rule: bis("4.4.3.1"),
+                        "segment \(s.mediaSequence): EXTINF \(formatSeconds(s.duration)) s rounds above EXT-X-TARGETDURATION \(target); it MUST be less than or equal"
+                    ))
             }
             if !reportedFloat, version < 3, s.duration != s.duration.rounded() {
                 reportedFloat = true
-                d.append(Diagnostic(.error, line: s.durationLine.number, rule: bis("7"), "floating-point EXTINF durations need EXT-X-VERSION 3 or higher (it is \(version))"))
+                d.append(
+                    Diagnostic(
+                        .error, line: s.durationLine.number, rule: bis("7"),
+                        "floating-point EXTINF durations need EXT-X-VERSION 3 or higher (it is \(version))"))
             }
             if !reportedRange, version < 4, s.byteRange != nil || m.iFramesOnly {
                 reportedRange = true
-                d.append(Diagnostic(.error, line: line, rule: bis("7"), "EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY need EXT-X-VERSION 4 or higher (it is \(version))"))
+                d.append(
+                    Diagnostic(
+                        .error, line: line, rule: bis("7"),
+                        "EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY need EXT-X-VERSION 4 or higher (it is \(version))"))
             }
             if !reportedMap, s.map != nil, version < (m.iFramesOnly ? 5 : 6) {
                 reportedMap = true
-                d.append(Diagnostic(.error, line: line, rule: bis("7"),
-                                    "EXT-X-MAP needs EXT-X-VERSION \(m.iFramesOnly ? 5 : 6) or higher (it is \(version))"))
+                d.append(
+                    Diagnostic(
+                        .error, line: line, rule: bis("7"),
+                        "EXT-X-MAP needs EXT-X-VERSION \(m.iFramesOnly ? 5 : 6) or higher (it is \(version))"))
             }
             for k in s.keys where !seenKeyLines.contains(k.line.number) {
                 seenKeyLines.insert(k.line.number)
                 keyFormatLint(k, &d)
                 if !reportedKeyFormat, version < 5, k.keyFormat != nil || k.keyFormatVersions != nil {
                     reportedKeyFormat = true
-                    d.append(Diagnostic(.error, line: k.line.number, rule: bis("7"), "KEYFORMAT and KEYFORMATVERSIONS need EXT-X-VERSION 5 or higher (it is \(version))"))
+                    d.append(
+                        Diagnostic(
+                            .error, line: k.line.number, rule: bis("7"),
+                            "KEYFORMAT and KEYFORMATVERSIONS need EXT-X-VERSION 5 or higher (it is \(version))"))
                 }
             }
             if let pdt = s.programDateTime {
                 hasPDT = true
-                if pdtSpanHasTag, let prev = previous, let expected = prev.effectiveProgramDateTime?.adding(seconds: prev.duration), !s.discontinuity {
+                if pdtSpanHasTag, let prev = previous, let expected = prev.effectiveProgramDateTime?.adding(seconds: prev.duration),
+                    !s.discontinuity
+                {
                     let drift = pdt.seconds(since: expected)
                     if abs(drift) > 0.5 {
-                        d.append(Diagnostic(.warning, line: s.programDateTimeLine.number, rule: "lint",
-                                            "segment \(s.mediaSequence): EXT-X-PROGRAM-DATE-TIME jumps \(formatSeconds(drift)) s from what the previous segment's PDT and duration give, without a discontinuity"))
+                        d.append(
+                            Diagnostic(
+                                .warning, line: s.programDateTimeLine.number, rule: "lint",
+                                "segment \(s.mediaSequence): EXT-X-PROGRAM-DATE-TIME jumps \(formatSeconds(drift)) s from what the previous segment's PDT and duration give, without a discontinuity"
+                            ))
                     }
                 }
                 pdtSpanHasTag = true
             } else if s.discontinuity, m.segments.contains(where: { $0.programDateTime != nil }), s.effectiveProgramDateTime == nil {
-                d.append(Diagnostic(.warning, line: line, rule: bis("6.2.1"),
-                                    "segment \(s.mediaSequence) starts a discontinuity without EXT-X-PROGRAM-DATE-TIME, so its span has no PDT"))
+                d.append(
+                    Diagnostic(
+                        .warning, line: line, rule: bis("6.2.1"),
+                        "segment \(s.mediaSequence) starts a discontinuity without EXT-X-PROGRAM-DATE-TIME, so its span has no PDT"))
             }
             if !s.parts.isEmpty { anyParts = true }
             if let pt = m.partTarget {
                 for part in s.parts where part.duration > pt + 0.0005 {
-                    d.append(Diagnostic(.error, line: part.line.number, rule: bis("4.4.4.9"),
-                                        "EXT-X-PART DURATION \(formatSeconds(part.duration)) is above PART-TARGET \(formatSeconds(pt))"))
+                    d.append(
+                        Diagnostic(
+                            .error, line: part.line.number, rule: bis("4.4.4.9"),
+                            "EXT-X-PART DURATION \(formatSeconds(part.duration)) is above PART-TARGET \(formatSeconds(pt))"))
                 }
             }
             previous = s
         }
         if anyParts && m.partTarget == nil {
-            d.append(Diagnostic(.error, line: nil, rule: bis("4.4.3.7"), "the playlist has EXT-X-PART tags but no EXT-X-PART-INF; it is REQUIRED then"))
+            d.append(
+                Diagnostic(
+                    .error, line: nil, rule: bis("4.4.3.7"), "the playlist has EXT-X-PART tags but no EXT-X-PART-INF; it is REQUIRED then"))
         }
         if m.isLive && !m.segments.isEmpty && !hasPDT {
-            d.append(Diagnostic(.warning, line: nil, rule: "lint (Apple HLS authoring spec)",
-                                "live playlist without EXT-X-PROGRAM-DATE-TIME: players cannot map it to wall-clock time or sync it with others"))
+            d.append(
+                Diagnostic(
+                    .warning, line: nil, rule: "lint (Apple HLS authoring spec)",
+                    "live playlist without EXT-X-PROGRAM-DATE-TIME: players cannot map it to wall-clock time or sync it with others"))
         }
         if m.isLive, let last = m.segments.last, last.gap {
-            d.append(Diagnostic(.warning, line: last.line.number, rule: "lint",
-                                "segment \(last.mediaSequence) at the live edge is an EXT-X-GAP; players starting at the edge have nothing to play"))
+            d.append(
+                Diagnostic(
+                    .warning, line: last.line.number, rule: "lint",
+                    "segment \(last.mediaSequence) at the live edge is an EXT-X-GAP; players starting at the edge have nothing to play"))
         }
         if let v = p.version, !p.defines.isEmpty, v < 8 {
-            d.append(Diagnostic(.error, line: p.defines[0].line.number, rule: bis("7"), "EXT-X-DEFINE needs EXT-X-VERSION 8 or higher (it is \(v))"))
+            d.append(
+                Diagnostic(
+                    .error, line: p.defines[0].line.number, rule: bis("7"), "EXT-X-DEFINE needs EXT-X-VERSION 8 or higher (it is \(v))"))
         }
         if m.segments.isEmpty && m.endList {
             d.append(Diagnostic(.warning, line: nil, rule: "lint", "the playlist is ended (EXT-X-ENDLIST) but holds no segment"))

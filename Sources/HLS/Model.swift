@@ -104,7 +104,8 @@ public enum KeySystem: String, Sendable, Hashable {
         case "com.apple.streamingkeydelivery": self = .fairPlay
         case "urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed", "com.widevine", "com.widevine.alpha": self = .widevine
         case "com.microsoft.playready", "urn:uuid:9a04f079-9840-4286-ab92-e65be0885f95": self = .playReady
-        case "org.w3.clearkey", "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e", "urn:uuid:1077efec-c0b2-4d02-ace3-3c1e52e2fb4b": self = .clearKey
+        case "org.w3.clearkey", "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e", "urn:uuid:1077efec-c0b2-4d02-ace3-3c1e52e2fb4b":
+            self = .clearKey
         default: self = .unknown
         }
     }
@@ -139,7 +140,10 @@ public struct Part: Sendable, Hashable {
     public var extra: [Attribute] = []
     public var line: SourceLine
 
-    public init(uri: String, duration: Double, independent: Bool, byteRange: ByteRange? = nil, gap: Bool, extra: [Attribute] = [], line: SourceLine = SourceLine(0)) {
+    public init(
+        uri: String, duration: Double, independent: Bool, byteRange: ByteRange? = nil, gap: Bool, extra: [Attribute] = [],
+        line: SourceLine = SourceLine(0)
+    ) {
         self.uri = uri
         self.duration = duration
         self.independent = independent
@@ -220,7 +224,11 @@ public struct DateRange: Sendable, Hashable {
     public var beforeSegment: Int
     public var line: SourceLine
 
-    public init(id: String, classID: String? = nil, startDate: DateTime? = nil, startDateText: String? = nil, cue: String? = nil, endDate: DateTime? = nil, endDateText: String? = nil, duration: Double? = nil, plannedDuration: Double? = nil, endOnNext: Bool, extra: [Attribute], beforeSegment: Int, line: SourceLine = SourceLine(0)) {
+    public init(
+        id: String, classID: String? = nil, startDate: DateTime? = nil, startDateText: String? = nil, cue: String? = nil,
+        endDate: DateTime? = nil, endDateText: String? = nil, duration: Double? = nil, plannedDuration: Double? = nil, endOnNext: Bool,
+        extra: [Attribute], beforeSegment: Int, line: SourceLine = SourceLine(0)
+    ) {
         self.id = id
         self.classID = classID
         self.startDate = startDate
@@ -246,7 +254,10 @@ public struct ServerControl: Sendable, Hashable {
     public var canBlockReload: Bool
     public var extra: [Attribute] = []
 
-    public init(canSkipUntil: Double? = nil, canSkipDateRanges: Bool, holdBack: Double? = nil, partHoldBack: Double? = nil, canBlockReload: Bool, extra: [Attribute] = []) {
+    public init(
+        canSkipUntil: Double? = nil, canSkipDateRanges: Bool, holdBack: Double? = nil, partHoldBack: Double? = nil, canBlockReload: Bool,
+        extra: [Attribute] = []
+    ) {
         self.canSkipUntil = canSkipUntil
         self.canSkipDateRanges = canSkipDateRanges
         self.holdBack = holdBack
@@ -419,7 +430,12 @@ public struct Rendition: Sendable, Hashable {
     public var extra: [Attribute] = []
     public var line: SourceLine
 
-    public init(type: String, uri: String? = nil, groupID: String, language: String? = nil, assocLanguage: String? = nil, name: String, stableRenditionID: String? = nil, isDefault: Bool, autoselect: Bool, forced: Bool, instreamID: String? = nil, bitDepth: Int? = nil, sampleRate: Int? = nil, characteristics: String? = nil, channels: String? = nil, extra: [Attribute] = [], line: SourceLine = SourceLine(0)) {
+    public init(
+        type: String, uri: String? = nil, groupID: String, language: String? = nil, assocLanguage: String? = nil, name: String,
+        stableRenditionID: String? = nil, isDefault: Bool, autoselect: Bool, forced: Bool, instreamID: String? = nil, bitDepth: Int? = nil,
+        sampleRate: Int? = nil, characteristics: String? = nil, channels: String? = nil, extra: [Attribute] = [],
+        line: SourceLine = SourceLine(0)
+    ) {
         self.type = type
         self.uri = uri
         self.groupID = groupID
@@ -450,7 +466,10 @@ public struct SessionData: Sendable, Hashable {
     public var extra: [Attribute] = []
     public var line: SourceLine
 
-    public init(dataID: String, value: String? = nil, uri: String? = nil, format: String? = nil, language: String? = nil, extra: [Attribute] = [], line: SourceLine = SourceLine(0)) {
+    public init(
+        dataID: String, value: String? = nil, uri: String? = nil, format: String? = nil, language: String? = nil, extra: [Attribute] = [],
+        line: SourceLine = SourceLine(0)
+    ) {
         self.dataID = dataID
         self.value = value
         self.uri = uri

@@ -152,7 +152,8 @@ struct ParserState {
         }
         var list = l.withValueBytes { AttributeList.parse(bytes: $0, line: l.number, column: l.valueColumn, diagnostics: &d) }
         if substitute && list.attributes.contains(where: { Variables.mayContainReference($0.value) }) {
-            for i in list.attributes.indices where list.attributes[i].quoted || list.attributes[i].value.hasPrefix("0x") || list.attributes[i].value.hasPrefix("0X") {
+            for i in list.attributes.indices
+            where list.attributes[i].quoted || list.attributes[i].value.hasPrefix("0x") || list.attributes[i].value.hasPrefix("0X") {
                 list.attributes[i].value = vars.substitute(list.attributes[i].value, line: l.number, diagnostics: &d)
             }
         }
@@ -185,8 +186,10 @@ struct ParserState {
         let wrongKind = isMultivariant ? l.tag.isMediaOnly : l.tag.isMultivariantOnly
         if wrongKind {
             let name = l.tag.name
-            report(.error, l.number, "4.4",
-                   "#\(name) is a \(isMultivariant ? "media" : "multivariant") playlist tag in a \(isMultivariant ? "multivariant" : "media") playlist; a playlist MUST NOT hold both kinds (ignored)")
+            report(
+                .error, l.number, "4.4",
+                "#\(name) is a \(isMultivariant ? "media" : "multivariant") playlist tag in a \(isMultivariant ? "multivariant" : "media") playlist; a playlist MUST NOT hold both kinds (ignored)"
+            )
             return
         }
         switch l.tag {
@@ -196,7 +199,9 @@ struct ParserState {
         case .version:
             guard once(l) else { return }
             let v = scalarValue(l)
-            if let n = parseDecimalInteger(v) { playlist.version = n } else {
+            if let n = parseDecimalInteger(v) {
+                playlist.version = n
+            } else {
                 report(.error, l.number, "4.4.1.2", "EXT-X-VERSION:\(v) is not a decimal-integer", column: l.valueColumn)
             }
         case .independentSegments:
@@ -206,8 +211,9 @@ struct ParserState {
             let list = attributes(l, "4.4.2.2")
             let r = AttributeReader(list, line: l.number, tag: "EXT-X-START", section: "4.4.2.2")
             if r.require("TIME-OFFSET", &d), let t = r.float("TIME-OFFSET", signed: true, &d) {
-                playlist.start = StartPoint(timeOffset: t, precise: r.bool("PRECISE", &d) ?? false,
-                                            extra: r.extras())
+                playlist.start = StartPoint(
+                    timeOffset: t, precise: r.bool("PRECISE", &d) ?? false,
+                    extra: r.extras())
             }
         case .define:
             define(l)
@@ -215,9 +221,13 @@ struct ParserState {
         case .targetDuration:
             guard once(l) else { return }
             let v = scalarValue(l)
-            if let n = parseDecimalInteger(v) { media.targetDuration = n } else if let f = parseFloat(v), f < 1e15 {
+            if let n = parseDecimalInteger(v) {
+                media.targetDuration = n
+            } else if let f = parseFloat(v), f < 1e15 {
                 media.targetDuration = Int(f.rounded(.up))
-                report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer; read as \(Int(f.rounded(.up)))", column: l.valueColumn)
+                report(
+                    .error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer; read as \(Int(f.rounded(.up)))",
+                    column: l.valueColumn)
             } else {
                 report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer", column: l.valueColumn)
             }
@@ -254,7 +264,9 @@ struct ParserState {
         case .playlistType:
             guard once(l) else { return }
             let v = scalarValue(l)
-            if v == "EVENT" || v == "VOD" { media.playlistType = v } else {
+            if v == "EVENT" || v == "VOD" {
+                media.playlistType = v
+            } else {
                 report(.error, l.number, "4.4.3.5", "EXT-X-PLAYLIST-TYPE:\(v) must be EVENT or VOD (ignored)", column: l.valueColumn)
             }
         case .iFramesOnly:
@@ -276,7 +288,9 @@ struct ParserState {
         case .byteRange:
             mark(l.tag)
             let v = l.tagValue.map { String($0) } ?? ""
-            if let br = parseByteRange(v) { pendingByteRange = (br.0, br.1, l.number) } else {
+            if let br = parseByteRange(v) {
+                pendingByteRange = (br.0, br.1, l.number)
+            } else {
                 report(.error, l.number, "4.4.4.2", "EXT-X-BYTERANGE:\(v) is not <n>[@<o>]", column: l.valueColumn)
             }
         case .discontinuity:
@@ -290,14 +304,18 @@ struct ParserState {
                 pendingPDT = DateTime(microseconds: micros)
                 pendingPDTLine = l.number
             } else {
-                report(.error, l.number, "4.4.4.6", "EXT-X-PROGRAM-DATE-TIME:\(l.tagValue ?? "") is not an ISO 8601 date-time", column: l.valueColumn)
+                report(
+                    .error, l.number, "4.4.4.6", "EXT-X-PROGRAM-DATE-TIME:\(l.tagValue ?? "") is not an ISO 8601 date-time",
+                    column: l.valueColumn)
             }
         case .gap:
             mark(l.tag)
             pendingGap = true
         case .bitrate:
             let v = scalarValue(l)
-            if let n = parseDecimalInteger(v) { bitrate = n; pendingBitrateTagged = true } else {
+            if let n = parseDecimalInteger(v) {
+                bitrate = n; pendingBitrateTagged = true
+            } else {
                 report(.error, l.number, "4.4.4.8", "EXT-X-BITRATE:\(v) is not a decimal-integer (kbps)", column: l.valueColumn)
             }
         case .part: part(l)
@@ -309,26 +327,31 @@ struct ParserState {
             let r = AttributeReader(attributes(l, "4.4.5.2"), line: l.number, tag: "EXT-X-SKIP", section: "4.4.5.2")
             if r.require("SKIPPED-SEGMENTS", &d), let n = r.integer("SKIPPED-SEGMENTS", &d) {
                 let removed = r.string("RECENTLY-REMOVED-DATERANGES", &d)?.split(separator: "\t").map(String.init) ?? []
-                media.skip = Skip(skippedSegments: n, recentlyRemovedDateRanges: removed,
-                                  extra: r.extras())
+                media.skip = Skip(
+                    skippedSegments: n, recentlyRemovedDateRanges: removed,
+                    extra: r.extras())
             }
         case .preloadHint:
             let r = AttributeReader(attributes(l, "4.4.5.3"), line: l.number, tag: "EXT-X-PRELOAD-HINT", section: "4.4.5.3")
             let okType = r.require("TYPE", &d), okURI = r.require("URI", &d)
             guard okType, okURI else { return }
             if let t = r.list["TYPE"]?.value, media.preloadHints.contains(where: { $0.type == t }) {
-                report(.error, l.number, "4.4.5.3", "a second EXT-X-PRELOAD-HINT of TYPE=\(t); a playlist MUST NOT have more than one of the same TYPE")
+                report(
+                    .error, l.number, "4.4.5.3",
+                    "a second EXT-X-PRELOAD-HINT of TYPE=\(t); a playlist MUST NOT have more than one of the same TYPE")
             }
-            media.preloadHints.append(PreloadHint(
-                type: r.enumerated("TYPE", allowed: ["PART", "MAP"], &d) ?? "", uri: r.string("URI", &d) ?? "",
-                byteRangeStart: r.integer("BYTERANGE-START", &d), byteRangeLength: r.integer("BYTERANGE-LENGTH", &d),
-                extra: r.extras()))
+            media.preloadHints.append(
+                PreloadHint(
+                    type: r.enumerated("TYPE", allowed: ["PART", "MAP"], &d) ?? "", uri: r.string("URI", &d) ?? "",
+                    byteRangeStart: r.integer("BYTERANGE-START", &d), byteRangeLength: r.integer("BYTERANGE-LENGTH", &d),
+                    extra: r.extras()))
         case .renditionReport:
             let r = AttributeReader(attributes(l, "4.4.5.4"), line: l.number, tag: "EXT-X-RENDITION-REPORT", section: "4.4.5.4")
             _ = r.require("URI", &d)
-            media.renditionReports.append(RenditionReport(
-                uri: r.string("URI", &d), lastMSN: r.integer("LAST-MSN", &d), lastPart: r.integer("LAST-PART", &d),
-                extra: r.extras()))
+            media.renditionReports.append(
+                RenditionReport(
+                    uri: r.string("URI", &d), lastMSN: r.integer("LAST-MSN", &d), lastPart: r.integer("LAST-PART", &d),
+                    extra: r.extras()))
         // Multivariant tags, §4.4.6.
         case .media: rendition(l)
         case .streamInf:
@@ -349,22 +372,30 @@ struct ParserState {
             guard once(l) else { return }
             let r = AttributeReader(attributes(l, "4.4.6.6"), line: l.number, tag: "EXT-X-CONTENT-STEERING", section: "4.4.6.6")
             if r.require("SERVER-URI", &d) {
-                multi.contentSteering = ContentSteering(serverURI: r.string("SERVER-URI", &d) ?? "", pathwayID: r.string("PATHWAY-ID", &d),
-                                                        extra: r.extras())
+                multi.contentSteering = ContentSteering(
+                    serverURI: r.string("SERVER-URI", &d) ?? "", pathwayID: r.string("PATHWAY-ID", &d),
+                    extra: r.extras())
             }
         case .imageStreamInf:
             let list = attributes(l, "4.4.6.3")
             if list["URI"] == nil {
-                d.append(Diagnostic(.error, line: l.number, rule: "Apple HLS image playlists", "EXT-X-IMAGE-STREAM-INF is missing its required URI attribute"))
+                d.append(
+                    Diagnostic(
+                        .error, line: l.number, rule: "Apple HLS image playlists",
+                        "EXT-X-IMAGE-STREAM-INF is missing its required URI attribute"))
             }
             if let res = list["RESOLUTION"], Resolution(res.value) == nil {
-                d.append(Diagnostic(.error, line: l.number, column: res.column, rule: bis("4.2"), "EXT-X-IMAGE-STREAM-INF RESOLUTION=\(res.value) is not a decimal-resolution (WIDTHxHEIGHT)"))
+                d.append(
+                    Diagnostic(
+                        .error, line: l.number, column: res.column, rule: bis("4.2"),
+                        "EXT-X-IMAGE-STREAM-INF RESOLUTION=\(res.value) is not a decimal-resolution (WIDTHxHEIGHT)"))
             }
             pendingLines.append(l.text)
         case .other:
             let name = l.tagName
             if name.contains("#EXT") {
-                report(.error, l.number, "4.1", "two tags are glued on one line (\"\(l.text.prefix(60))\"); each tag MUST be on its own line")
+                report(
+                    .error, l.number, "4.1", "two tags are glued on one line (\"\(l.text.prefix(60))\"); each tag MUST be on its own line")
             } else if name.hasPrefix("EXT-X-") && !knownExtensionTags.contains(String(name)) {
                 report(.info, l.number, "4.4", "unknown tag #\(name) (ignored, as clients MUST ignore unrecognized tags)")
             }
@@ -377,8 +408,11 @@ struct ParserState {
         mark(.define)
         let kinds = ["NAME", "IMPORT", "QUERYPARAM"].filter { r.has($0) }
         guard kinds.count == 1 else {
-            report(.error, l.number, "4.4.2.3", kinds.isEmpty ? "EXT-X-DEFINE needs one of NAME, IMPORT or QUERYPARAM"
-                                                              : "EXT-X-DEFINE MUST have only one of NAME, IMPORT and QUERYPARAM")
+            report(
+                .error, l.number, "4.4.2.3",
+                kinds.isEmpty
+                    ? "EXT-X-DEFINE needs one of NAME, IMPORT or QUERYPARAM"
+                    : "EXT-X-DEFINE MUST have only one of NAME, IMPORT and QUERYPARAM")
             return
         }
         let kind = kinds[0]
@@ -405,14 +439,17 @@ struct ParserState {
             }
             value = options.importedVariables[name]
             if value == nil {
-                report(.error, l.number, "4.4.2.3", "EXT-X-DEFINE IMPORT=\"\(name)\": the multivariant playlist defines no variable \(name)")
+                report(
+                    .error, l.number, "4.4.2.3", "EXT-X-DEFINE IMPORT=\"\(name)\": the multivariant playlist defines no variable \(name)")
             }
         default:
             source = .queryParameter
             value = queryParameters(ofURL: options.url ?? "")[name]
             if value == nil {
-                report(.error, l.number, "4.4.2.3",
-                       "EXT-X-DEFINE QUERYPARAM=\"\(name)\": the playlist URL \(options.url.map { "(\($0)) " } ?? "")has no query parameter \(name)")
+                report(
+                    .error, l.number, "4.4.2.3",
+                    "EXT-X-DEFINE QUERYPARAM=\"\(name)\": the playlist URL \(options.url.map { "(\($0)) " } ?? "")has no query parameter \(name)"
+                )
             }
         }
         if let value { vars.values[name] = value }
@@ -439,10 +476,15 @@ struct ParserState {
             let durText = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let trimmed = durText.trimmingCharacters()
             if let v = parseFloat(trimmed, allowSign: true) {
-                report(.error, l.number, "4.4.4.1", "EXTINF duration \"\(durText)\" is not a decimal-floating-point\(v < 0 ? "; a negative duration is read as 0" : "")", column: l.valueColumn)
+                report(
+                    .error, l.number, "4.4.4.1",
+                    "EXTINF duration \"\(durText)\" is not a decimal-floating-point\(v < 0 ? "; a negative duration is read as 0" : "")",
+                    column: l.valueColumn)
                 duration = max(0, v)
             } else {
-                report(.error, l.number, "4.4.4.1", "EXTINF duration \"\(durText)\" is not a decimal-floating-point; read as 0", column: l.valueColumn)
+                report(
+                    .error, l.number, "4.4.4.1", "EXTINF duration \"\(durText)\" is not a decimal-floating-point; read as 0",
+                    column: l.valueColumn)
                 duration = 0
             }
         }
@@ -457,8 +499,9 @@ struct ParserState {
         let r = AttributeReader(attributes(l, section), line: l.number, tag: tagName, section: section)
         guard r.require("METHOD", &d) else { return nil }
         let method = r.enumerated("METHOD", allowed: KeyMethod.allCases.map(\.rawValue), &d).flatMap(KeyMethod.init(rawValue:)) ?? .none
-        var k = Key(method: method, uri: r.string("URI", &d), iv: r.hex("IV", &d), keyFormat: r.string("KEYFORMAT", &d),
-                    keyFormatVersions: r.string("KEYFORMATVERSIONS", &d))
+        var k = Key(
+            method: method, uri: r.string("URI", &d), iv: r.hex("IV", &d), keyFormat: r.string("KEYFORMAT", &d),
+            keyFormatVersions: r.string("KEYFORMATVERSIONS", &d))
         k.extra = r.extras()
         k.line = SourceLine(l.number)
         if method == .none {
@@ -504,7 +547,9 @@ struct ParserState {
         mapLine = l.number
         mapTagSinceSegment = true
         if let aes = keys.first(where: { $0.method == .aes128 }), aes.iv == nil {
-            report(.error, l.number, "4.4.4.5", "EXT-X-MAP applies to segments encrypted with AES-128, so the EXT-X-KEY (line \(aes.line.number)) MUST have an IV")
+            report(
+                .error, l.number, "4.4.4.5",
+                "EXT-X-MAP applies to segments encrypted with AES-128, so the EXT-X-KEY (line \(aes.line.number)) MUST have an IV")
         }
     }
 
@@ -523,9 +568,11 @@ struct ParserState {
                 report(.error, l.number, "4.4.4.9", "EXT-X-PART BYTERANGE=\"\(br)\" is not <n>[@<o>]")
             }
         }
-        pendingParts.append(Part(uri: uri, duration: r.float("DURATION", &d) ?? 0, independent: r.bool("INDEPENDENT", &d) ?? false,
-                                 byteRange: range, gap: r.bool("GAP", &d) ?? false,
-                                 extra: r.extras(), line: SourceLine(l.number)))
+        pendingParts.append(
+            Part(
+                uri: uri, duration: r.float("DURATION", &d) ?? 0, independent: r.bool("INDEPENDENT", &d) ?? false,
+                byteRange: range, gap: r.bool("GAP", &d) ?? false,
+                extra: r.extras(), line: SourceLine(l.number)))
     }
 
     mutating func dateRange(_ l: Line) {
@@ -553,13 +600,17 @@ struct ParserState {
         }
         if endOnNext {
             if classID == nil { report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE with END-ON-NEXT=YES MUST have a CLASS") }
-            if duration != nil || end != nil { report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE with END-ON-NEXT=YES MUST NOT have DURATION or END-DATE") }
+            if duration != nil || end != nil {
+                report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE with END-ON-NEXT=YES MUST NOT have DURATION or END-DATE")
+            }
         }
-        media.dateRanges.append(DateRange(
-            id: id, classID: classID, startDate: start, startDateText: startText, cue: r.string("CUE", &d), endDate: end, endDateText: endText,
-            duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
-            extra: r.extras(),
-            beforeSegment: media.segments.count, line: SourceLine(l.number)))
+        media.dateRanges.append(
+            DateRange(
+                id: id, classID: classID, startDate: start, startDateText: startText, cue: r.string("CUE", &d), endDate: end,
+                endDateText: endText,
+                duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
+                extra: r.extras(),
+                beforeSegment: media.segments.count, line: SourceLine(l.number)))
     }
 
     mutating func uriLine(_ l: Line) {
@@ -578,7 +629,9 @@ struct ParserState {
             return
         }
         guard let duration = pendingDuration else {
-            report(.error, l.number, "4.4.4.1", "URI line \"\(uri.prefix(60))\" has no EXTINF before it; every Media Segment MUST have one (ignored)")
+            report(
+                .error, l.number, "4.4.4.1",
+                "URI line \"\(uri.prefix(60))\" has no EXTINF before it; every Media Segment MUST have one (ignored)")
             pendingByteRange = nil
             return
         }
@@ -597,8 +650,10 @@ struct ParserState {
                 if let prev = previousRange, prev.uri == uri {
                     offset = prev.end
                 } else {
-                    report(.error, br.line, "4.4.4.2",
-                           "EXT-X-BYTERANGE has no @offset, so the previous Media Segment MUST be a sub-range of the same resource; it is not (read as 0)")
+                    report(
+                        .error, br.line, "4.4.4.2",
+                        "EXT-X-BYTERANGE has no @offset, so the previous Media Segment MUST be a sub-range of the same resource; it is not (read as 0)"
+                    )
                 }
                 s.byteRangeOffsetImplied = true
             }
@@ -679,7 +734,8 @@ struct ParserState {
         let type = r.enumerated("TYPE", allowed: ["AUDIO", "VIDEO", "SUBTITLES", "CLOSED-CAPTIONS"], &d) ?? ""
         let rd = Rendition(
             type: type, uri: r.string("URI", &d), groupID: r.string("GROUP-ID", &d) ?? "", language: r.string("LANGUAGE", &d),
-            assocLanguage: r.string("ASSOC-LANGUAGE", &d), name: r.string("NAME", &d) ?? "", stableRenditionID: r.string("STABLE-RENDITION-ID", &d),
+            assocLanguage: r.string("ASSOC-LANGUAGE", &d), name: r.string("NAME", &d) ?? "",
+            stableRenditionID: r.string("STABLE-RENDITION-ID", &d),
             isDefault: r.bool("DEFAULT", &d) ?? false, autoselect: r.bool("AUTOSELECT", &d) ?? false, forced: r.bool("FORCED", &d) ?? false,
             instreamID: r.string("INSTREAM-ID", &d), bitDepth: r.integer("BIT-DEPTH", &d), sampleRate: r.integer("SAMPLE-RATE", &d),
             characteristics: r.string("CHARACTERISTICS", &d), channels: r.string("CHANNELS", &d),
@@ -702,9 +758,10 @@ struct ParserState {
     mutating func sessionData(_ l: Line) {
         let r = AttributeReader(attributes(l, "4.4.6.4"), line: l.number, tag: "EXT-X-SESSION-DATA", section: "4.4.6.4")
         guard r.require("DATA-ID", &d) else { return }
-        let sd = SessionData(dataID: r.string("DATA-ID", &d) ?? "", value: r.string("VALUE", &d), uri: r.string("URI", &d),
-                             format: r.enumerated("FORMAT", allowed: ["JSON", "RAW"], &d), language: r.string("LANGUAGE", &d),
-                             extra: r.extras(), line: SourceLine(l.number))
+        let sd = SessionData(
+            dataID: r.string("DATA-ID", &d) ?? "", value: r.string("VALUE", &d), uri: r.string("URI", &d),
+            format: r.enumerated("FORMAT", allowed: ["JSON", "RAW"], &d), language: r.string("LANGUAGE", &d),
+            extra: r.extras(), line: SourceLine(l.number))
         if (sd.value == nil) == (sd.uri == nil) {
             report(.error, l.number, "4.4.6.4", "EXT-X-SESSION-DATA MUST have exactly one of VALUE and URI")
         }
@@ -734,8 +791,10 @@ struct ParserState {
 }
 
 /// Tags outside RFC 8216bis that are common enough not to report (SCTE-35 cues, Apple/AWS extensions).
-let knownExtensionTags: Set<String> = ["EXT-X-CUE-OUT", "EXT-X-CUE-IN", "EXT-X-CUE-OUT-CONT", "EXT-X-CUE", "EXT-X-SCTE35", "EXT-X-ALLOW-CACHE",
-                                          "EXT-X-TILES", "EXT-X-ASSET", "EXT-X-SPLICEPOINT-SCTE35", "EXT-X-PLACEMENT-OPPORTUNITY"]
+let knownExtensionTags: Set<String> = [
+    "EXT-X-CUE-OUT", "EXT-X-CUE-IN", "EXT-X-CUE-OUT-CONT", "EXT-X-CUE", "EXT-X-SCTE35", "EXT-X-ALLOW-CACHE",
+    "EXT-X-TILES", "EXT-X-ASSET", "EXT-X-SPLICEPOINT-SCTE35", "EXT-X-PLACEMENT-OPPORTUNITY",
+]
 
 /// Parses `n[@o]`.
 func parseByteRange<S: StringProtocol>(_ s: S) -> (Int, Int?)? {
@@ -747,4 +806,3 @@ func parseByteRange<S: StringProtocol>(_ s: S) -> (Int, Int?)? {
     }
     return (n, nil)
 }
-

@@ -105,8 +105,10 @@ public enum Timeline {
                 last.range.end = t + s.duration
                 out[out.count - 1] = last
             } else {
-                out.append(GapRange(firstMSN: s.mediaSequence, lastMSN: s.mediaSequence, range: TimeRange(start: t, end: t + s.duration),
-                                    programDateTime: s.effectiveProgramDateTime))
+                out.append(
+                    GapRange(
+                        firstMSN: s.mediaSequence, lastMSN: s.mediaSequence, range: TimeRange(start: t, end: t + s.duration),
+                        programDateTime: s.effectiveProgramDateTime))
             }
         }
         return out
@@ -129,20 +131,24 @@ public enum Timeline {
         let refStarts = startTimes(reference)
         let otherStarts = startTimes(other)
         guard let ri = reference.segments.firstIndex(where: { $0.effectiveProgramDateTime != nil }),
-              let oi = other.segments.firstIndex(where: { $0.effectiveProgramDateTime != nil }),
-              let rp = reference.segments[ri].effectiveProgramDateTime,
-              let op = other.segments[oi].effectiveProgramDateTime else { return nil }
+            let oi = other.segments.firstIndex(where: { $0.effectiveProgramDateTime != nil }),
+            let rp = reference.segments[ri].effectiveProgramDateTime,
+            let op = other.segments[oi].effectiveProgramDateTime
+        else { return nil }
         // Reference playlist time of other's anchor PDT.
         let refTimeOfOther = refStarts[ri] + op.seconds(since: rp)
         return refTimeOfOther - otherStarts[oi]
     }
 
     /// The PDT window both playlists hold, shrunk by `margin` seconds at each end; nil when they do not overlap enough.
-    public static func commonProgramDateTimeWindow(_ a: MediaPlaylist, _ b: MediaPlaylist, margin: Double = 0) -> (start: DateTime, end: DateTime)? {
+    public static func commonProgramDateTimeWindow(_ a: MediaPlaylist, _ b: MediaPlaylist, margin: Double = 0) -> (
+        start: DateTime, end: DateTime
+    )? {
         func window(_ p: MediaPlaylist) -> (DateTime, DateTime)? {
             guard let f = p.segments.first(where: { $0.effectiveProgramDateTime != nil }),
-                  let l = p.segments.last(where: { $0.effectiveProgramDateTime != nil }),
-                  let fs = f.effectiveProgramDateTime, let ls = l.effectiveProgramDateTime else { return nil }
+                let l = p.segments.last(where: { $0.effectiveProgramDateTime != nil }),
+                let fs = f.effectiveProgramDateTime, let ls = l.effectiveProgramDateTime
+            else { return nil }
             return (fs, ls.adding(seconds: l.duration))
         }
         guard let wa = window(a), let wb = window(b) else { return nil }

@@ -8,7 +8,9 @@ struct Variables {
             guard buf.count > 1 else { return false }
             for i in 0..<(buf.count - 1) where buf[i] == 0x7B && buf[i + 1] == 0x24 { return true }
             return false
-        }) { return r }
+        }) {
+            return r
+        }
         var prev: UInt8 = 0
         for b in s.utf8 {
             if prev == 0x7B && b == 0x24 { return true }
@@ -19,7 +21,10 @@ struct Variables {
 
     /// Valid variable names: `[a-zA-Z0-9-_]+`.
     static func isValidName(_ s: String) -> Bool {
-        !s.isEmpty && s.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }
+        !s.isEmpty
+            && s.utf8.allSatisfy {
+                ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F
+            }
     }
 
     /// `s` with every defined reference replaced; each undefined one is an error naming it.
@@ -36,8 +41,10 @@ struct Variables {
                     if let v = values[name] {
                         out += Array(v.utf8)
                     } else {
-                        diagnostics.append(Diagnostic(.error, line: line, rule: bis("4.3"),
-                                                      "variable {$\(name)} is not defined by an EXT-X-DEFINE tag before this line"))
+                        diagnostics.append(
+                            Diagnostic(
+                                .error, line: line, rule: bis("4.3"),
+                                "variable {$\(name)} is not defined by an EXT-X-DEFINE tag before this line"))
                         out += b[i...close]
                     }
                     i = close + 1

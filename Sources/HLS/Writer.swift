@@ -159,7 +159,9 @@ public enum PlaylistWriter {
     static func writeMedia(_ m: MediaPlaylist, _ w: inout Out) {
         if let t = m.targetDuration { w.line("#EXT-X-TARGETDURATION:\(t)") }
         if m.mediaSequenceTagged || m.mediaSequence != 0 { w.line("#EXT-X-MEDIA-SEQUENCE:\(m.mediaSequence)") }
-        if m.discontinuitySequenceTagged || m.discontinuitySequence != 0 { w.line("#EXT-X-DISCONTINUITY-SEQUENCE:\(m.discontinuitySequence)") }
+        if m.discontinuitySequenceTagged || m.discontinuitySequence != 0 {
+            w.line("#EXT-X-DISCONTINUITY-SEQUENCE:\(m.discontinuitySequence)")
+        }
         if let t = m.playlistType { w.line("#EXT-X-PLAYLIST-TYPE:\(t)") }
         if m.iFramesOnly { w.line("#EXT-X-I-FRAMES-ONLY") }
         if let p = m.partTarget { w.tag("EXT-X-PART-INF", [e("PART-TARGET", decimal(p))]) }
@@ -174,7 +176,9 @@ public enum PlaylistWriter {
         }
         if let s = m.skip {
             var a = [e("SKIPPED-SEGMENTS", String(s.skippedSegments))]
-            if !s.recentlyRemovedDateRanges.isEmpty { a.append(q("RECENTLY-REMOVED-DATERANGES", s.recentlyRemovedDateRanges.joined(separator: "\t"))) }
+            if !s.recentlyRemovedDateRanges.isEmpty {
+                a.append(q("RECENTLY-REMOVED-DATERANGES", s.recentlyRemovedDateRanges.joined(separator: "\t")))
+            }
             w.tag("EXT-X-SKIP", a + s.extra)
         }
         var keys: [Key] = []

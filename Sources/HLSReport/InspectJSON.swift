@@ -22,8 +22,10 @@ public enum InspectJSON {
     }
 
     public static func diagnostic(_ d: Diagnostic) -> JSONValue {
-        .object([("severity", .string(d.severity.rawValue)), ("line", .int(d.line)), ("column", .int(d.column)),
-                 ("rule", .string(d.rule)), ("message", .string(d.message))])
+        .object([
+            ("severity", .string(d.severity.rawValue)), ("line", .int(d.line)), ("column", .int(d.column)),
+            ("rule", .string(d.rule)), ("message", .string(d.message)),
+        ])
     }
 
     static func define(_ d: Define) -> JSONValue {
@@ -51,21 +53,27 @@ public enum InspectJSON {
     }
 
     static func iFrameVariant(_ v: Variant) -> JSONValue {
-        .object([("uri", .string(v.uri)), ("bandwidth", .int(v.bandwidth)), ("averageBandwidth", .int(v.averageBandwidth)),
-                 ("resolution", .string(v.resolution?.description)), ("codecs", .string(v.codecs)),
-                 ("hdcpLevel", .string(v.hdcpLevel)), ("videoRange", .string(v.videoRange))])
+        .object([
+            ("uri", .string(v.uri)), ("bandwidth", .int(v.bandwidth)), ("averageBandwidth", .int(v.averageBandwidth)),
+            ("resolution", .string(v.resolution?.description)), ("codecs", .string(v.codecs)),
+            ("hdcpLevel", .string(v.hdcpLevel)), ("videoRange", .string(v.videoRange)),
+        ])
     }
 
     static func rendition(_ r: Rendition) -> JSONValue {
-        .object([("type", .string(r.type)), ("groupId", .string(r.groupID)), ("name", .string(r.name)), ("language", .string(r.language)),
-                 ("assocLanguage", .string(r.assocLanguage)), ("default", .bool(r.isDefault)), ("autoselect", .bool(r.autoselect)),
-                 ("forced", .bool(r.forced)), ("instreamId", .string(r.instreamID)), ("characteristics", .string(r.characteristics)),
-                 ("channels", .string(r.channels)), ("uri", .string(r.uri))])
+        .object([
+            ("type", .string(r.type)), ("groupId", .string(r.groupID)), ("name", .string(r.name)), ("language", .string(r.language)),
+            ("assocLanguage", .string(r.assocLanguage)), ("default", .bool(r.isDefault)), ("autoselect", .bool(r.autoselect)),
+            ("forced", .bool(r.forced)), ("instreamId", .string(r.instreamID)), ("characteristics", .string(r.characteristics)),
+            ("channels", .string(r.channels)), ("uri", .string(r.uri)),
+        ])
     }
 
     static func key(_ k: Key) -> JSONValue {
-        .object([("method", .string(k.method.rawValue)), ("uri", .string(k.uri)), ("iv", .string(k.iv)), ("keyFormat", .string(k.keyFormat)),
-                 ("keyFormatVersions", .string(k.keyFormatVersions)), ("system", .string(k.system.rawValue))])
+        .object([
+            ("method", .string(k.method.rawValue)), ("uri", .string(k.uri)), ("iv", .string(k.iv)), ("keyFormat", .string(k.keyFormat)),
+            ("keyFormatVersions", .string(k.keyFormatVersions)), ("system", .string(k.system.rawValue)),
+        ])
     }
 
     static func byteRange(_ r: ByteRange?) -> JSONValue {
@@ -77,10 +85,21 @@ public enum InspectJSON {
             ("variants", .array(m.variants.enumerated().map { variant($1, index: $0) })),
             ("iFrameVariants", .array(m.iFrameVariants.map(iFrameVariant))),
             ("renditions", .array(m.renditions.map(rendition))),
-            ("sessionData", .array(m.sessionData.map { .object([("dataId", .string($0.dataID)), ("value", .string($0.value)),
-                                                                ("uri", .string($0.uri)), ("language", .string($0.language))]) })),
+            (
+                "sessionData",
+                .array(
+                    m.sessionData.map {
+                        .object([
+                            ("dataId", .string($0.dataID)), ("value", .string($0.value)),
+                            ("uri", .string($0.uri)), ("language", .string($0.language)),
+                        ])
+                    })
+            ),
             ("sessionKeys", .array(m.sessionKeys.map(key))),
-            ("contentSteering", m.contentSteering.map { .object([("serverUri", .string($0.serverURI)), ("pathwayId", .string($0.pathwayID))]) } ?? .null),
+            (
+                "contentSteering",
+                m.contentSteering.map { .object([("serverUri", .string($0.serverURI)), ("pathwayId", .string($0.pathwayID))]) } ?? .null
+            ),
         ])
     }
 
@@ -107,11 +126,27 @@ public enum InspectJSON {
             ("totalDuration", .double(m.totalDuration)),
             ("segments", .array(m.segments.map(segment))),
             ("trailingParts", .int(m.trailingParts.count)),
-            ("gaps", .array(Timeline.gapRanges(m).map { .object([("firstMsn", .int($0.firstMSN)), ("lastMsn", .int($0.lastMSN)),
-                                                                 ("start", .double($0.range.start)), ("end", .double($0.range.end))]) })),
-            ("dateRanges", .array(m.dateRanges.map { .object([("id", .string($0.id)), ("class", .string($0.classID)),
-                                                             ("startDate", .string($0.startDate?.iso8601Milliseconds)),
-                                                             ("duration", .double($0.duration))]) })),
+            (
+                "gaps",
+                .array(
+                    Timeline.gapRanges(m).map {
+                        .object([
+                            ("firstMsn", .int($0.firstMSN)), ("lastMsn", .int($0.lastMSN)),
+                            ("start", .double($0.range.start)), ("end", .double($0.range.end)),
+                        ])
+                    })
+            ),
+            (
+                "dateRanges",
+                .array(
+                    m.dateRanges.map {
+                        .object([
+                            ("id", .string($0.id)), ("class", .string($0.classID)),
+                            ("startDate", .string($0.startDate?.iso8601Milliseconds)),
+                            ("duration", .double($0.duration)),
+                        ])
+                    })
+            ),
         ])
     }
 }

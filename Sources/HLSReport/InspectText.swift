@@ -6,10 +6,12 @@ public enum InspectText {
     public static func report(_ r: ParseResult, source: String, width: Int = 100) -> String {
         var out: [String] = []
         let p = r.playlist
-        out.append("\(source): \(p.isMultivariant ? "multivariant" : "media") playlist, version \(p.version.map(String.init) ?? "1 (no EXT-X-VERSION)")"
-                   + (p.independentSegments ? ", independent segments" : ""))
+        out.append(
+            "\(source): \(p.isMultivariant ? "multivariant" : "media") playlist, version \(p.version.map(String.init) ?? "1 (no EXT-X-VERSION)")"
+                + (p.independentSegments ? ", independent segments" : ""))
         if !p.defines.isEmpty {
-            out.append("variables: " + p.defines.map { "\($0.name)=\($0.resolved.map { "\"\($0)\"" } ?? "(undefined)")" }.joined(separator: " "))
+            out.append(
+                "variables: " + p.defines.map { "\($0.name)=\($0.resolved.map { "\"\($0)\"" } ?? "(undefined)")" }.joined(separator: " "))
         }
         switch p.body {
         case .multivariant(let m): multivariant(m, &out, width: width)
@@ -53,8 +55,10 @@ public enum InspectText {
         out.append("variants (\(m.variants.count)):")
         var rows = [["#", "bandwidth", "average", "resolution", "fps", "codecs", "audio", "subs", "uri"]]
         for (i, v) in m.variants.enumerated() {
-            rows.append([String(i), bitrate(v.bandwidth), bitrate(v.averageBandwidth), v.resolution?.description ?? "-",
-                         v.frameRate.map(formatSeconds) ?? "-", v.codecs ?? "-", v.audio ?? "-", v.subtitles ?? "-", v.uri])
+            rows.append([
+                String(i), bitrate(v.bandwidth), bitrate(v.averageBandwidth), v.resolution?.description ?? "-",
+                v.frameRate.map(formatSeconds) ?? "-", v.codecs ?? "-", v.audio ?? "-", v.subtitles ?? "-", v.uri,
+            ])
         }
         table(rows, &out, width: width)
         if !m.iFrameVariants.isEmpty {
@@ -69,7 +73,8 @@ public enum InspectText {
             out.append("renditions (\(m.renditions.count)):")
             var rrows = [["type", "group", "name", "lang", "flags", "uri"]]
             for r in m.renditions {
-                let flags = [r.isDefault ? "default" : nil, r.autoselect ? "auto" : nil, r.forced ? "forced" : nil].compactMap { $0 }.joined(separator: ",")
+                let flags = [r.isDefault ? "default" : nil, r.autoselect ? "auto" : nil, r.forced ? "forced" : nil].compactMap { $0 }
+                    .joined(separator: ",")
                 rrows.append([r.type, r.groupID, r.name, r.language ?? "-", flags.isEmpty ? "-" : flags, r.uri ?? r.instreamID ?? "-"])
             }
             table(rrows, &out, width: width)
@@ -84,16 +89,24 @@ public enum InspectText {
     static func media(_ m: MediaPlaylist, _ out: inout [String]) {
         out.append("")
         let type = m.playlistType ?? (m.endList ? "ended" : "live")
-        out.append("type: \(type)\(m.iFramesOnly ? ", I-frames only" : "")   target duration: \(m.targetDuration.map(String.init) ?? "-") s"
-                   + (m.partTarget.map { "   part target: \(formatSeconds($0)) s" } ?? ""))
+        out.append(
+            "type: \(type)\(m.iFramesOnly ? ", I-frames only" : "")   target duration: \(m.targetDuration.map(String.init) ?? "-") s"
+                + (m.partTarget.map { "   part target: \(formatSeconds($0)) s" } ?? ""))
         let first = m.segments.first?.mediaSequence ?? m.mediaSequence
         let last = m.segments.last?.mediaSequence ?? m.mediaSequence
-        out.append("segments: \(m.segments.count) (MSN \(first)…\(last)), \(formatSeconds(m.totalDuration)) s"
-                   + (m.segments.isEmpty ? "" : ", min \(formatSeconds(m.segments.map(\.duration).min() ?? 0)) s, max \(formatSeconds(m.segments.map(\.duration).max() ?? 0)) s"))
+        out.append(
+            "segments: \(m.segments.count) (MSN \(first)…\(last)), \(formatSeconds(m.totalDuration)) s"
+                + (m.segments.isEmpty
+                    ? ""
+                    : ", min \(formatSeconds(m.segments.map(\.duration).min() ?? 0)) s, max \(formatSeconds(m.segments.map(\.duration).max() ?? 0)) s")
+        )
         let discontinuities = m.segments.filter(\.discontinuity).count
-        out.append("discontinuities: \(discontinuities) (sequence \(m.discontinuitySequence)…\(m.segments.last?.discontinuitySequence ?? m.discontinuitySequence))")
+        out.append(
+            "discontinuities: \(discontinuities) (sequence \(m.discontinuitySequence)…\(m.segments.last?.discontinuitySequence ?? m.discontinuitySequence))"
+        )
         if let f = m.segments.first(where: { $0.effectiveProgramDateTime != nil })?.effectiveProgramDateTime,
-           let l = m.segments.last(where: { $0.effectiveProgramDateTime != nil }) {
+            let l = m.segments.last(where: { $0.effectiveProgramDateTime != nil })
+        {
             let end = l.effectiveProgramDateTime!.adding(seconds: l.duration)
             out.append("program date-time: \(f.iso8601Milliseconds) … \(end.iso8601Milliseconds)")
         } else {
@@ -103,7 +116,9 @@ public enum InspectText {
         var keyRuns: [(Key, Int, Int)] = []
         for s in m.segments {
             for k in s.keys {
-                if let i = keyRuns.lastIndex(where: { $0.0 == k && $0.0.uri == k.uri && $0.0.iv == k.iv }), keyRuns[i].2 == s.mediaSequence - 1 {
+                if let i = keyRuns.lastIndex(where: { $0.0 == k && $0.0.uri == k.uri && $0.0.iv == k.iv }),
+                    keyRuns[i].2 == s.mediaSequence - 1
+                {
                     keyRuns[i].2 = s.mediaSequence
                 } else {
                     keyRuns.append((k, s.mediaSequence, s.mediaSequence))
@@ -124,14 +139,19 @@ public enum InspectText {
         } else {
             out.append("gaps (\(gaps.count)):")
             for g in gaps {
-                out.append("  MSN \(g.firstMSN)…\(g.lastMSN)  \(formatSeconds(g.range.start))–\(formatSeconds(g.range.end)) s"
-                           + (g.programDateTime.map { "  from \($0.iso8601Milliseconds)" } ?? ""))
+                out.append(
+                    "  MSN \(g.firstMSN)…\(g.lastMSN)  \(formatSeconds(g.range.start))–\(formatSeconds(g.range.end)) s"
+                        + (g.programDateTime.map { "  from \($0.iso8601Milliseconds)" } ?? ""))
             }
         }
         let parts = m.segments.reduce(0) { $0 + $1.parts.count } + m.trailingParts.count
         if parts > 0 || !m.preloadHints.isEmpty {
             out.append("low latency: \(parts) parts, \(m.preloadHints.count) preload hints, \(m.renditionReports.count) rendition reports")
         }
-        if !m.dateRanges.isEmpty { out.append("date ranges: \(m.dateRanges.count) (" + m.dateRanges.prefix(5).map(\.id).joined(separator: ", ") + (m.dateRanges.count > 5 ? ", …" : "") + ")") }
+        if !m.dateRanges.isEmpty {
+            out.append(
+                "date ranges: \(m.dateRanges.count) (" + m.dateRanges.prefix(5).map(\.id).joined(separator: ", ")
+                    + (m.dateRanges.count > 5 ? ", …" : "") + ")")
+        }
     }
 }

@@ -41,7 +41,13 @@ public enum JSONValue: Sendable, Equatable {
         case .bool(let b): out += b ? "true" : "false"
         case .int(let i): out += String(i)
         case .double(let d):
-            if d.isNaN || d.isInfinite { out += "null" } else if d == d.rounded(), abs(d) < 1e15 { out += String(Int64(d)) } else { out += String(d) }
+            if d.isNaN || d.isInfinite {
+                out += "null"
+            } else if d == d.rounded(), abs(d) < 1e15 {
+                out += String(Int64(d))
+            } else {
+                out += String(d)
+            }
         case .string(let s): JSONValue.quote(s, into: &out)
         case .array(let a):
             if a.isEmpty { out += "[]"; return }

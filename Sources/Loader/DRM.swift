@@ -18,24 +18,34 @@ public enum DRMExplainer {
         case (.clear, _):
             return KeyCapability(system: system, method: key.method, playable: true, reason: "clear")
         case (.identity, .aes128):
-            return KeyCapability(system: system, method: key.method, playable: true, reason: "AES-128: hlstui fetches the key and decrypts each segment itself")
+            return KeyCapability(
+                system: system, method: key.method, playable: true,
+                reason: "AES-128: hlstui fetches the key and decrypts each segment itself")
         case (.identity, .sampleAES):
-            return KeyCapability(system: system, method: key.method, playable: true, reason: "SAMPLE-AES: FFmpeg decrypts the samples with the key hlstui serves it")
+            return KeyCapability(
+                system: system, method: key.method, playable: true,
+                reason: "SAMPLE-AES: FFmpeg decrypts the samples with the key hlstui serves it")
         case (.fairPlay, _):
-            return KeyCapability(system: system, method: key.method, playable: false,
-                                 reason: "FairPlay Streaming needs Apple's CDM and an SPC/CKC exchange with the license server; only Apple platforms have it")
+            return KeyCapability(
+                system: system, method: key.method, playable: false,
+                reason: "FairPlay Streaming needs Apple's CDM and an SPC/CKC exchange with the license server; only Apple platforms have it"
+            )
         case (.widevine, _):
-            return KeyCapability(system: system, method: key.method, playable: false,
-                                 reason: "Widevine needs Google's CDM and a license server; FFmpeg and mpv on Linux have neither")
+            return KeyCapability(
+                system: system, method: key.method, playable: false,
+                reason: "Widevine needs Google's CDM and a license server; FFmpeg and mpv on Linux have neither")
         case (.playReady, _):
-            return KeyCapability(system: system, method: key.method, playable: false,
-                                 reason: "PlayReady needs Microsoft's CDM and a license server; FFmpeg and mpv on Linux have neither")
+            return KeyCapability(
+                system: system, method: key.method, playable: false,
+                reason: "PlayReady needs Microsoft's CDM and a license server; FFmpeg and mpv on Linux have neither")
         case (.clearKey, _):
-            return KeyCapability(system: system, method: key.method, playable: false,
-                                 reason: "ClearKey (\(key.method.rawValue)) needs a JSON license exchange hlstui does not implement")
+            return KeyCapability(
+                system: system, method: key.method, playable: false,
+                reason: "ClearKey (\(key.method.rawValue)) needs a JSON license exchange hlstui does not implement")
         default:
-            return KeyCapability(system: system, method: key.method, playable: false,
-                                 reason: "\(key.method.rawValue) with KEYFORMAT \"\(key.effectiveKeyFormat)\" is not a scheme FFmpeg can decrypt")
+            return KeyCapability(
+                system: system, method: key.method, playable: false,
+                reason: "\(key.method.rawValue) with KEYFORMAT \"\(key.effectiveKeyFormat)\" is not a scheme FFmpeg can decrypt")
         }
     }
 
@@ -71,9 +81,13 @@ public enum DRMExplainer {
         let alternatives = rungs.filter { playable($0.media) }.map(\.name)
         for k in order {
             guard let (c, names) = blocked[k] else { continue }
-            let alt = alternatives.isEmpty ? "no clear or AES-128 rung exists, so this stream cannot play here"
-                                           : "playable instead: \(alternatives.joined(separator: ", "))"
-            lines.append("\(names.joined(separator: ", ")) need\(names.count == 1 ? "s" : "") \(c.system.rawValue) (\(c.method.rawValue)): \(c.reason); \(alt)")
+            let alt =
+                alternatives.isEmpty
+                ? "no clear or AES-128 rung exists, so this stream cannot play here"
+                : "playable instead: \(alternatives.joined(separator: ", "))"
+            lines.append(
+                "\(names.joined(separator: ", ")) need\(names.count == 1 ? "s" : "") \(c.system.rawValue) (\(c.method.rawValue)): \(c.reason); \(alt)"
+            )
         }
         return lines
     }

@@ -14,7 +14,9 @@ public struct DecryptionError: Error, Sendable, Equatable, CustomStringConvertib
     public var fingerprint: String
     public var cause: Cause
 
-    public var description: String { "\(msn >= 0 ? "segment \(msn)" : "the init section"): key \(fingerprint)… does not decrypt it (\(cause.rawValue)); wrong key or IV?" }
+    public var description: String {
+        "\(msn >= 0 ? "segment \(msn)" : "the init section"): key \(fingerprint)… does not decrypt it (\(cause.rawValue)); wrong key or IV?"
+    }
 }
 
 /// AES-128-CBC segment decryption (RFC 8216bis §5.2) with checks that turn a wrong key or IV into a diagnosis.
@@ -38,9 +40,9 @@ public enum SegmentDecryption {
     /// Packed audio (ADTS AAC, MP3, AC-3) usually starts with an ID3 tag or a sync word.
     static func looksLikePackedAudio(_ b: [UInt8]) -> Bool {
         guard b.count > 4 else { return false }
-        if b[0] == 0x49, b[1] == 0x44, b[2] == 0x33 { return true }   // "ID3"
-        if b[0] == 0xFF, b[1] & 0xF0 == 0xF0 { return true }            // ADTS
-        if b[0] == 0x0B, b[1] == 0x77 { return true }                   // AC-3
+        if b[0] == 0x49, b[1] == 0x44, b[2] == 0x33 { return true } // "ID3"
+        if b[0] == 0xFF, b[1] & 0xF0 == 0xF0 { return true } // ADTS
+        if b[0] == 0x0B, b[1] == 0x77 { return true } // AC-3
         return false
     }
 }

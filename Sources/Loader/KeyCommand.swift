@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs `--key-command CMD URI` through /bin/sh on its own thread, bounded in time and output, never on the cooperative pool.
@@ -19,7 +19,9 @@ enum KeyCommand {
     static func runBlocking(_ command: String, _ uri: String, timeout: Double) -> Result<[UInt8], KeyError> {
         var fds: [Int32] = [0, 0]
         // Close-on-exec: a process spawned at the same moment elsewhere must not inherit the write end and hold the pipe open.
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else { return .failure(KeyError(description: "cannot run \(command): no socket pair")) }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            return .failure(KeyError(description: "cannot run \(command): no socket pair"))
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -38,7 +40,9 @@ enum KeyCommand {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, "/bin/sh", &actions, &attrs, cargs, environ)
         close(fds[1])
-        guard rc == 0 else { close(fds[0]); return .failure(KeyError(description: "cannot run \(command): \(String(cString: strerror(rc)))")) }
+        guard rc == 0 else {
+            close(fds[0]); return .failure(KeyError(description: "cannot run \(command): \(String(cString: strerror(rc)))"))
+        }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 4096)
         let deadline = Date().addingTimeInterval(timeout)
@@ -54,7 +58,7 @@ enum KeyCommand {
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             out.append(contentsOf: buf[0..<n])
-            if out.count > 65_536 { break }  // a key is 16 bytes; a flood is a broken command
+            if out.count > 65_536 { break } // a key is 16 bytes; a flood is a broken command
         }
         close(fds[0])
         if timedOut { kill(-pid, SIGKILL) }

@@ -15,8 +15,10 @@ actor KeyStore {
     let clock: @Sendable () -> Double
     var entries: [String: Entry] = [:]
 
-    init(client: UpstreamClient, overrides: [String: [UInt8]], command: String?, emit: @escaping @Sendable (LoaderEvent) -> Void,
-         clock: @escaping @Sendable () -> Double) {
+    init(
+        client: UpstreamClient, overrides: [String: [UInt8]], command: String?, emit: @escaping @Sendable (LoaderEvent) -> Void,
+        clock: @escaping @Sendable () -> Double
+    ) {
         self.client = client
         self.overrides = overrides
         self.command = command
@@ -28,7 +30,9 @@ actor KeyStore {
     var fetchCount: [String: Int] = [:]
 
     /// The key at `uri`, fetched once; `prefetch` says whether this call is ahead of need, `spreadMs` how long it was held back.
-    func key(_ uri: String, method: KeyMethod, keyFormat: String, msns: ClosedRange<Int>?, prefetch: Bool, spreadMs: Double? = nil) async -> Result<[UInt8], KeyError> {
+    func key(_ uri: String, method: KeyMethod, keyFormat: String, msns: ClosedRange<Int>?, prefetch: Bool, spreadMs: Double? = nil) async
+        -> Result<[UInt8], KeyError>
+    {
         if let e = entries[uri] { return await e.task.value }
         let requested = clock()
         fetchCount[uri, default: 0] += 1
@@ -36,9 +40,14 @@ actor KeyStore {
             var source = "origin"
             /// Reports the outcome as a key event (never with the key's bytes).
             func report(fingerprint: String? = nil, repair: String? = nil, error: String? = nil) {
-                emit(.key(KeyEvent(uri: uri, method: method, keyFormat: keyFormat, fingerprint: fingerprint, firstMSN: msns?.lowerBound, lastMSN: msns?.upperBound,
-                                   requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: repair, source: source,
-                                   error: error, spreadMs: spreadMs)))
+                emit(
+                    .key(
+                        KeyEvent(
+                            uri: uri, method: method, keyFormat: keyFormat, fingerprint: fingerprint, firstMSN: msns?.lowerBound,
+                            lastMSN: msns?.upperBound,
+                            requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: repair,
+                            source: source,
+                            error: error, spreadMs: spreadMs)))
             }
             var bytes: [UInt8]
             if let o = overrides[uri] {

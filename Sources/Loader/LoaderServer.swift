@@ -154,15 +154,20 @@ public final class LoaderServer: Sendable {
         let started = Date()
         self.started = started
         client = try UpstreamClient(group: group, options: options.upstream)
-        keys = KeyStore(client: client, overrides: options.keyOverrides, command: options.keyCommand, emit: { cont.yield($0) },
-                        clock: { Date().timeIntervalSince(started) })
+        keys = KeyStore(
+            client: client, overrides: options.keyOverrides, command: options.keyCommand, emit: { cont.yield($0) },
+            clock: { Date().timeIntervalSince(started) })
     }
 
     let stopped = NIOLockedValueBox(false)
 
     /// Stops serving and closes upstream connections; safe to call more than once.
     public func stop() {
-        guard !stopped.withLockedValue({ let was = $0; $0 = true; return was }) else { return }
+        guard
+            !stopped.withLockedValue({
+                let was = $0; $0 = true; return was
+            })
+        else { return }
         continuation.finish()
         client.shutdown()
         channel.close(promise: nil)
@@ -175,7 +180,8 @@ public final class LoaderServer: Sendable {
     /// The Loader id for an upstream resource, the same every time it is named.
     func register(_ r: Resource) -> Int {
         table.withLockedValue { t in
-            let k = "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1) \(r.slot) \(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")"
+            let k =
+                "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1) \(r.slot) \(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")"
             if let id = t.ids[k] { t.byID[id] = r; return id }
             let id = t.byID.count + 1
             t.ids[k] = id
@@ -220,8 +226,10 @@ public final class LoaderServer: Sendable {
     /// Gives the player a fetched stream: a virtual multivariant playlist with only `variants` (or the media playlist itself),
     /// media playlists starting at `startMSN` when given; keys of the chosen rungs are prefetched now.
     /// With `splice`, the one variant the player sees is served through the route, so `route(_:)` changes its rung segment by segment.
-    public func present(_ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil, prewarmVariants: Bool = true,
-                        splice: SpliceRoute? = nil) -> OpenedStream {
+    public func present(
+        _ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil, prewarmVariants: Bool = true,
+        splice: SpliceRoute? = nil
+    ) -> OpenedStream {
         var out = fetched
         let base = fetched.url
         guard case .multivariant(let m) = fetched.playlist.body else {
@@ -325,13 +333,17 @@ public final class LoaderServer: Sendable {
             let res = picked
             guard r.head.status == 200 else {
                 writer.text(502, "origin answered HTTP \(r.head.status) for \(res.upstream)")
-                emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                           durationMs: (now - t0) * 1000, bytes: r.body.count, status: r.head.status, local: false, prefetch: false,
-                                           retries: r.head.retries, outcome: .failed("HTTP \(r.head.status)"), firstPTS: nil)))
+                emit(
+                    .request(
+                        RequestEvent(
+                            kind: .media, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000,
+                            durationMs: (now - t0) * 1000, bytes: r.body.count, status: r.head.status, local: false, prefetch: false,
+                            retries: r.head.retries, outcome: .failed("HTTP \(r.head.status)"), firstPTS: nil)))
                 return
             }
             let vars = table.withLockedValue { $0.variables }
-            let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: vars, url: r.head.url))
+            let parsed = PlaylistParser.parseLenient(
+                String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: vars, url: r.head.url))
             guard case .media(let m) = parsed.playlist.body else {
                 writer.text(502, "\(res.upstream) is not a media playlist")
                 return
@@ -364,7 +376,9 @@ public final class LoaderServer: Sendable {
                     var rr = Resource(upstream: ref.upstream, kind: ref.kind, rung: res.rung)
                     rr.byteRange = ref.byteRange
                     // An init section under an AES-128 key is encrypted too (§4.4.4.4): the Loader decrypts it like a segment.
-                    if ref.kind == .initSection, decrypt, let k = ref.map?.keys.first(where: { $0.method == .aes128 && $0.system == .identity }), let u = k.uri {
+                    if ref.kind == .initSection, decrypt,
+                        let k = ref.map?.keys.first(where: { $0.method == .aes128 && $0.system == .identity }), let u = k.uri
+                    {
                         var key = k
                         key.uri = VirtualPlaylists.resolve(u, against: r.head.url)
                         rr.key = key
@@ -372,28 +386,41 @@ public final class LoaderServer: Sendable {
                     }
                     return path(register(rr), rr)
                 }
-                var rr = slot ? Resource(upstream: "slot", kind: .segment, rung: nil, msn: s.mediaSequence, playlist: "slot")
+                var rr =
+                    slot
+                    ? Resource(upstream: "slot", kind: .segment, rung: nil, msn: s.mediaSequence, playlist: "slot")
                     : segmentResource(s, base: r.head.url, rung: res.rung, playlist: res.upstream)
                 rr.slot = slot
                 return path(register(rr), rr)
             }).media(served, base: r.head.url, decryptAES: decrypt)
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
-            emit(.request(RequestEvent(kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
-                                       durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
-                                       retries: r.head.retries, outcome: .ok, firstPTS: nil)))
+            emit(
+                .request(
+                    RequestEvent(
+                        kind: .media, url: res.upstream, rung: res.rung, msn: m.mediaSequence, start: t0, ttfbMs: r.head.ttfb * 1000,
+                        durationMs: (now - t0) * 1000, bytes: r.body.count, status: 200, local: false, prefetch: false,
+                        retries: r.head.retries, outcome: .ok, firstPTS: nil)))
             prefetchKeys(m, base: r.head.url, playlist: res.slot ? "slot" : res.upstream, startMSN: res.startMSN)
         } catch {
             writer.text(502, "hlstui loader: \(error.description)")
-            emit(.request(RequestEvent(kind: .media, url: picked.upstream, rung: picked.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
-                                       bytes: 0, status: 502, local: false, prefetch: false, retries: 0, outcome: .failed(error.description), firstPTS: nil)))
+            emit(
+                .request(
+                    RequestEvent(
+                        kind: .media, url: picked.upstream, rung: picked.rung, msn: nil, start: t0, ttfbMs: nil,
+                        durationMs: (now - t0) * 1000,
+                        bytes: 0, status: 502, local: false, prefetch: false, retries: 0, outcome: .failed(error.description), firstPTS: nil
+                    )))
         }
     }
 
     /// Reads a media playlist ahead of the player and prefetches its keys.
     @discardableResult
-    func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: String? = nil, report: Bool = true) async -> MediaPlaylist? {
+    func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: String? = nil, report: Bool = true) async
+        -> MediaPlaylist?
+    {
         guard let r = try? await read(url, kind: .media, rung: rung), r.head.status == 200 else { return nil }
-        let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
+        let parsed = PlaylistParser.parseLenient(
+            String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
             table.withLockedValue { $0.recent[r.head.url, default: RecentSegments()].note(m, at: now) }
             if report { emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now))) }
@@ -413,7 +440,9 @@ public final class LoaderServer: Sendable {
             for k in s.keys + (s.map?.keys ?? []) where k.system == .identity && k.method != .none {
                 guard let u = k.uri else { continue }
                 let uri = VirtualPlaylists.resolve(u, against: base)
-                if let (key, r) = ranges[uri] { ranges[uri] = (key, r.lowerBound...s.mediaSequence) } else {
+                if let (key, r) = ranges[uri] {
+                    ranges[uri] = (key, r.lowerBound...s.mediaSequence)
+                } else {
                     ranges[uri] = (k, s.mediaSequence...s.mediaSequence)
                     order.append(uri)
                 }
@@ -425,11 +454,13 @@ public final class LoaderServer: Sendable {
         for uri in order {
             guard let (k, r) = ranges[uri] else { continue }
             if !m.isLive, let ahead = KeySpread.lead(to: r.lowerBound, lastRequested: last ?? ((startMSN ?? m.mediaSequence) - 1), in: m),
-               ahead > options.keyHorizon {
+                ahead > options.keyHorizon
+            {
                 later.append(PendingKeys.Entry(uri: uri, key: k, msns: r))
                 continue
             }
-            let delay = KeySpread.delay(lead: KeySpread.lead(to: r.lowerBound, lastRequested: last, in: m), window: window, random: Double.random(in: 0..<1))
+            let delay = KeySpread.delay(
+                lead: KeySpread.lead(to: r.lowerBound, lastRequested: last, in: m), window: window, random: Double.random(in: 0..<1))
             fetchKeyAhead(uri, k, r, delay: delay)
         }
         if let playlist { table.withLockedValue { $0.pendingKeys[playlist] = later.isEmpty ? nil : PendingKeys(media: m, entries: later) } }
@@ -459,7 +490,9 @@ public final class LoaderServer: Sendable {
             guard var pending = t.pendingKeys[playlist], let last = t.lastRequested[playlist] else { return [] }
             var out: [(PendingKeys.Entry, Double)] = []
             pending.entries.removeAll { e in
-                guard let lead = KeySpread.lead(to: e.msns.lowerBound, lastRequested: last, in: pending.media), lead <= horizon else { return false }
+                guard let lead = KeySpread.lead(to: e.msns.lowerBound, lastRequested: last, in: pending.media), lead <= horizon else {
+                    return false
+                }
                 out.append((e, lead))
                 return true
             }
@@ -467,7 +500,8 @@ public final class LoaderServer: Sendable {
             return out
         }
         for (e, lead) in due {
-            fetchKeyAhead(e.uri, e.key, e.msns, delay: KeySpread.delay(lead: lead, window: options.keySpread, random: Double.random(in: 0..<1)))
+            fetchKeyAhead(
+                e.uri, e.key, e.msns, delay: KeySpread.delay(lead: lead, window: options.keySpread, random: Double.random(in: 0..<1)))
         }
     }
 
@@ -476,8 +510,11 @@ public final class LoaderServer: Sendable {
         switch await keys.key(res.upstream, method: .sampleAES, keyFormat: "identity", msns: nil, prefetch: false) {
         case .success(let k):
             writer.bytes(200, contentType: "application/octet-stream", k)
-            emit(.request(RequestEvent(kind: .key, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
-                                       bytes: 16, status: 200, local: true, prefetch: false, retries: 0, outcome: .ok, firstPTS: nil)))
+            emit(
+                .request(
+                    RequestEvent(
+                        kind: .key, url: res.upstream, rung: res.rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000,
+                        bytes: 16, status: 200, local: true, prefetch: false, retries: 0, outcome: .ok, firstPTS: nil)))
         case .failure(let e):
             writer.text(502, e.description)
             emit(.diagnostic(e.description))
@@ -493,17 +530,23 @@ public final class LoaderServer: Sendable {
             report(r, kind: kind, url: url, rung: rung, t0: t0)
             return r
         } catch {
-            emit(.request(RequestEvent(kind: kind, url: url, rung: rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000, bytes: 0,
-                                       status: 502, local: false, prefetch: true, retries: 0, outcome: .failed(error.description), firstPTS: nil)))
+            emit(
+                .request(
+                    RequestEvent(
+                        kind: kind, url: url, rung: rung, msn: nil, start: t0, ttfbMs: nil, durationMs: (now - t0) * 1000, bytes: 0,
+                        status: 502, local: false, prefetch: true, retries: 0, outcome: .failed(error.description), firstPTS: nil)))
             throw error
         }
     }
 
     /// Reports an answer the Loader read whole for itself.
     func report(_ r: UpstreamResponse, kind: ResourceKind, url: String, rung: Int?, t0: Double) {
-        emit(.request(RequestEvent(kind: kind, url: url, rung: rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000, durationMs: (now - t0) * 1000,
-                                   bytes: r.body.count, status: r.head.status, local: false, prefetch: true, retries: r.head.retries,
-                                   outcome: (200..<300).contains(r.head.status) ? .ok : .failed("HTTP \(r.head.status)"), firstPTS: nil)))
+        emit(
+            .request(
+                RequestEvent(
+                    kind: kind, url: url, rung: rung, msn: nil, start: t0, ttfbMs: r.head.ttfb * 1000, durationMs: (now - t0) * 1000,
+                    bytes: r.body.count, status: r.head.status, local: false, prefetch: true, retries: r.head.retries,
+                    outcome: (200..<300).contains(r.head.status) ? .ok : .failed("HTTP \(r.head.status)"), firstPTS: nil)))
     }
 
     /// Reads the media playlist for `res`; for the spliced playlist, when the routed rung's playlist fails (its host is down),
@@ -524,10 +567,17 @@ public final class LoaderServer: Sendable {
                 // The answer used is reported by the caller; a failed attempt before it, here.
                 if r.head.status != 200 && more { report(r, kind: .media, url: url, rung: rung, t0: t1) }
                 if r.head.status == 200 {
-                    if let back = table.withLockedValue({ $0.health.answered(rung, at: now) }) { emit(.recovered(rung: rung, downSeconds: back.down, cause: back.cause)) }
-                    let (said, why) = table.withLockedValue { t in (rung != first && !t.substituted.insert(first).inserted, t.health.cause(first)) }
+                    if let back = table.withLockedValue({ $0.health.answered(rung, at: now) }) {
+                        emit(.recovered(rung: rung, downSeconds: back.down, cause: back.cause))
+                    }
+                    let (said, why) = table.withLockedValue { t in
+                        (rung != first && !t.substituted.insert(first).inserted, t.health.cause(first))
+                    }
                     if rung != first && !said {
-                        emit(.diagnostic("the media playlist of rung \(first) failed (\(last.map(Self.cause) ?? why ?? "no answer")): the splice reads rung \(rung)'s"))
+                        emit(
+                            .diagnostic(
+                                "the media playlist of rung \(first) failed (\(last.map(Self.cause) ?? why ?? "no answer")): the splice reads rung \(rung)'s"
+                            ))
                     }
                     if rung == first { table.withLockedValue { _ = $0.substituted.remove(first) } }
                     res.upstream = url
@@ -538,8 +588,13 @@ public final class LoaderServer: Sendable {
             } catch {
                 last = .failure(error)
                 if more {
-                    emit(.request(RequestEvent(kind: .media, url: url, rung: rung, msn: nil, start: t1, ttfbMs: nil, durationMs: (now - t1) * 1000, bytes: 0,
-                                               status: 502, local: false, prefetch: false, retries: 0, outcome: .failed(error.description), firstPTS: nil)))
+                    emit(
+                        .request(
+                            RequestEvent(
+                                kind: .media, url: url, rung: rung, msn: nil, start: t1, ttfbMs: nil, durationMs: (now - t1) * 1000,
+                                bytes: 0,
+                                status: 502, local: false, prefetch: false, retries: 0, outcome: .failed(error.description), firstPTS: nil))
+                    )
                 }
             }
             if let l = last { table.withLockedValue { t in _ = t.health.failed(rung, cause: Self.cause(l), at: now) } }
@@ -577,8 +632,11 @@ public final class LoaderServer: Sendable {
         if res.gap {
             // GAP segments are never requested from the origin (RFC 8216bis §4.4.4.7).
             writer.text(404, "segment \(res.msn ?? -1) is an EXT-X-GAP: hlstui does not request it")
-            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: nil, durationMs: 0, bytes: 0,
-                                       status: 404, local: true, prefetch: false, retries: 0, outcome: .gap, firstPTS: nil)))
+            emit(
+                .request(
+                    RequestEvent(
+                        kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: nil, durationMs: 0, bytes: 0,
+                        status: 404, local: true, prefetch: false, retries: 0, outcome: .gap, firstPTS: nil)))
             return
         }
         // A spliced segment whose rung fails is served from another allowed rung with media at that MSN (the GAP failover's
@@ -618,12 +676,18 @@ public final class LoaderServer: Sendable {
                 let next = i + 1 < sources.count ? sources[i + 1] : nil
                 if firstFailure == nil, let r = src.rung, sources.count > 1 { firstFailure = (r, cause) }
                 if next == nil, SegmentHold.passing(status), let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
-                   writer.channel.isActive {
+                    writer.channel.isActive
+                {
                     // Every source failed a VOD segment for now: held and retried, so the player waits (a stall with this
                     // cause) instead of skipping the segment's media.
                     var h = held ?? SegmentHold(since: t0, budget: options.vodHold)
                     if let wait = h.next(at: now) {
-                        if held == nil { emit(.diagnostic("\(cause); held and retried for up to \(Int(h.budget)) s (a VOD segment is never skipped while its origin may answer)")) }
+                        if held == nil {
+                            emit(
+                                .diagnostic(
+                                    "\(cause); held and retried for up to \(Int(h.budget)) s (a VOD segment is never skipped while its origin may answer)"
+                                ))
+                        }
                         held = h
                         try? await Task.sleep(for: .seconds(wait))
                         i = 0
@@ -631,7 +695,9 @@ public final class LoaderServer: Sendable {
                     }
                 }
                 guard next != nil else {
-                    if let msn = src.msn, let r = firstFailure?.rung ?? src.rung, sources.count > 1 { emit(.failover(msn: msn, failedRung: r, by: nil, cause: cause)) }
+                    if let msn = src.msn, let r = firstFailure?.rung ?? src.rung, sources.count > 1 {
+                        emit(.failover(msn: msn, failedRung: r, by: nil, cause: cause))
+                    }
                     writer.text(status, "hlstui loader: \(cause)")
                     return
                 }
@@ -683,9 +749,12 @@ public final class LoaderServer: Sendable {
         }
         let subrange = res.byteRange.map { br in (length: br.length, relative: relative) }
         func report(_ status: Int, _ r: UpstreamResponse?, error: String?, first: Double? = nil) {
-            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.map { $0.head.ttfb * 1000 },
-                                       durationMs: (now - t0) * 1000, bytes: r?.bytes ?? 0, status: status, local: false, prefetch: false,
-                                       retries: r?.head.retries ?? 0, outcome: RequestOutcome(failure: error), firstPTS: first)))
+            emit(
+                .request(
+                    RequestEvent(
+                        kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: r.map { $0.head.ttfb * 1000 },
+                        durationMs: (now - t0) * 1000, bytes: r?.bytes ?? 0, status: status, local: false, prefetch: false,
+                        retries: r?.head.retries ?? 0, outcome: RequestOutcome(failure: error), firstPTS: first)))
         }
         // Clear media streams through as it arrives.
         do {
@@ -695,22 +764,28 @@ public final class LoaderServer: Sendable {
             let early = NIOLockedValueBox<(bytes: [UInt8], done: Bool)>(([], res.kind != .segment || res.msn == nil))
             // An origin that answers a sub-range request with the whole resource is named, not passed on as the segment.
             let ignoredRange = NIOLockedValueBox(false)
-            let r = try await client.get(res.upstream, range: upstreamRange, keepBody: keep, retries: retries, onHead: { h in
-                if let subrange, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
-                writer.head(h.status, h, subrange: h.status == 206 ? subrange : nil)
-            }, onBody: { [self] b in
-                guard !ignoredRange.withLockedValue({ $0 }) else { return }
-                writer.chunk(b)
-                let ready: [UInt8]? = early.withLockedValue { e in
-                    guard !e.done else { return nil }
-                    e.bytes += b.readableBytesView.prefix(65_536 - e.bytes.count)
-                    if e.bytes.count >= 8_192 || e.bytes.count >= 65_536 { e.done = true; return e.bytes }
-                    return nil
-                }
-                if let bytes = ready, let pts = firstPTS(res, bytes), let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
-            }, onReadEnd: { writer.flush() })
+            let r = try await client.get(
+                res.upstream, range: upstreamRange, keepBody: keep, retries: retries,
+                onHead: { h in
+                    if subrange != nil, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
+                    writer.head(h.status, h, subrange: h.status == 206 ? subrange : nil)
+                },
+                onBody: { [self] b in
+                    guard !ignoredRange.withLockedValue({ $0 }) else { return }
+                    writer.chunk(b)
+                    let ready: [UInt8]? = early.withLockedValue { e in
+                        guard !e.done else { return nil }
+                        e.bytes += b.readableBytesView.prefix(65_536 - e.bytes.count)
+                        if e.bytes.count >= 8_192 || e.bytes.count >= 65_536 { e.done = true; return e.bytes }
+                        return nil
+                    }
+                    if let bytes = ready, let pts = firstPTS(res, bytes), let msn = res.msn {
+                        emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
+                    }
+                }, onReadEnd: { writer.flush() })
             if ignoredRange.withLockedValue({ $0 }) {
-                let why = "origin answered 200 with the whole resource to a Range request for an EXT-X-BYTERANGE sub-range (it must honour Range)"
+                let why =
+                    "origin answered 200 with the whole resource to a Range request for an EXT-X-BYTERANGE sub-range (it must honour Range)"
                 writer.text(502, "hlstui loader: \(why)")
                 report(502, r, error: why)
                 return .answered
@@ -719,7 +794,8 @@ public final class LoaderServer: Sendable {
                 // Not streamed (UpstreamClient streams successes only): nothing went to the player yet.
                 let cause = "HTTP \(r.head.status)" + (r.head.retries > 0 ? " (after \(r.head.retries) retries)" : "")
                 report(r.head.status, r, error: cause)
-                return .failed(cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
+                return .failed(
+                    cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
             }
             writer.end()
             if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
@@ -745,13 +821,15 @@ public final class LoaderServer: Sendable {
 
     /// Serves an AES-128 segment clear: fetched while its key arrives, decrypted and sent as it streams in (chunked: the
     /// clear length is known only after the padding), its start checked before the first byte goes out.
-    func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double, retries: Int?) async -> Outcome {
+    func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double, retries: Int?) async -> Outcome
+    {
         let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
         let fetch = Task { [client] in
             do throws(UpstreamError) {
                 let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
-                let r = try await client.get(res.upstream, range: range, keepBody: 0, retries: retries, onHead: { sink.yield(.head($0)) },
-                                             onBody: { sink.yield(.body($0)) })
+                let r = try await client.get(
+                    res.upstream, range: range, keepBody: 0, retries: retries, onHead: { sink.yield(.head($0)) },
+                    onBody: { sink.yield(.body($0)) })
                 sink.yield(.end(.success(r)))
             } catch {
                 sink.yield(.end(.failure(error)))
@@ -759,9 +837,12 @@ public final class LoaderServer: Sendable {
             sink.finish()
         }
         defer { fetch.cancel() }
-        let keyResult = await keys.key(uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
+        let keyResult = await keys.key(
+            uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
         guard case .success(let k) = keyResult else {
-            if case .failure(let e) = keyResult { writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)")) }
+            if case .failure(let e) = keyResult {
+                writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)"))
+            }
             return .answered
         }
         var decryption = StreamingDecryption(key: k, iv: iv, msn: res.msn ?? -1)
@@ -770,9 +851,14 @@ public final class LoaderServer: Sendable {
         var initSection: [UInt8] = []
         var sent = false
         func report(_ status: Int, _ r: UpstreamResponse?, error: String?) {
-            emit(.request(RequestEvent(kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0, ttfbMs: (r?.head ?? head).map { $0.ttfb * 1000 },
-                                       durationMs: (now - t0) * 1000, bytes: r?.bytes ?? 0, status: status, local: false, prefetch: false,
-                                       retries: (r?.head ?? head)?.retries ?? 0, outcome: RequestOutcome(failure: error), firstPTS: error == nil ? firstPTS(res, probe) : nil)))
+            emit(
+                .request(
+                    RequestEvent(
+                        kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, start: t0,
+                        ttfbMs: (r?.head ?? head).map { $0.ttfb * 1000 },
+                        durationMs: (now - t0) * 1000, bytes: r?.bytes ?? 0, status: status, local: false, prefetch: false,
+                        retries: (r?.head ?? head)?.retries ?? 0, outcome: RequestOutcome(failure: error),
+                        firstPTS: error == nil ? firstPTS(res, probe) : nil)))
         }
         /// Sends clear bytes, starting the answer first; reports the first PTS as soon as the first bytes carry it.
         func send(_ clear: [UInt8]) {
@@ -786,7 +872,9 @@ public final class LoaderServer: Sendable {
             if res.kind == .initSection { initSection += clear }
             if probe.count < 8_192 {
                 probe += clear.prefix(65_536 - probe.count)
-                if probe.count >= 8_192, let pts = firstPTS(res, probe), let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
+                if probe.count >= 8_192, let pts = firstPTS(res, probe), let msn = res.msn {
+                    emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
+                }
             }
         }
         do throws(DecryptionError) {
@@ -806,11 +894,14 @@ public final class LoaderServer: Sendable {
                     let cause = "HTTP \(r.head.status)" + (r.head.retries > 0 ? " (after \(r.head.retries) retries)" : "")
                     head = r.head
                     report(r.head.status, r, error: cause)
-                    return .failed(cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
+                    return .failed(
+                        cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
                 case .end(.success(let r)):
                     send(try decryption.finish())
                     writer.end()
-                    if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: initSection) } }
+                    if res.kind == .initSection {
+                        initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: initSection) }
+                    }
                     report(200, r, error: nil)
                     return .answered
                 case .end(.failure(let error)):
@@ -864,7 +955,8 @@ final class ResponseWriter: Sendable {
         var h = HTTPHeaders(headers)
         h.replaceOrAdd(name: "Content-Length", value: String(body.count))
         h.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+        channel.write(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
         if !headOnly && !body.isEmpty { channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
         finish()
     }
@@ -891,11 +983,14 @@ final class ResponseWriter: Sendable {
             let part = subrange.relative ?? 0...(subrange.length - 1)
             h.replaceOrAdd(name: "Content-Length", value: String(part.count))
             h.remove(name: "Content-Range")
-            if subrange.relative != nil { h.add(name: "Content-Range", value: "bytes \(part.lowerBound)-\(part.upperBound)/\(subrange.length)") }
+            if subrange.relative != nil {
+                h.add(name: "Content-Range", value: "bytes \(part.lowerBound)-\(part.upperBound)/\(subrange.length)")
+            }
             status = subrange.relative == nil ? 200 : 206
         }
         h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+        channel.write(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
     /// Queues a body chunk; `flush` sends what is queued (once per batch of upstream reads, not per chunk).
@@ -911,7 +1006,8 @@ final class ResponseWriter: Sendable {
         started.withLockedValue { $0 = true }
         var h = HTTPHeaders([("Content-Type", contentType), ("Transfer-Encoding", "chunked")])
         h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+        channel.write(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
     func end() { finish() }

@@ -21,7 +21,8 @@ struct RungMedia: Sendable {
     /// The segment with media sequence number `msn`, if the playlist lists it.
     func segment(_ msn: Int) -> Segment? {
         let i = msn - media.mediaSequence
-        return media.segments.indices.contains(i) && media.segments[i].mediaSequence == msn ? media.segments[i]
+        return media.segments.indices.contains(i) && media.segments[i].mediaSequence == msn
+            ? media.segments[i]
             : media.segments.first { $0.mediaSequence == msn }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOSSL
 import SwiftASN1
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 /// How the Loader trusts origins (DECISIONS.md, the Loader's own HTTP client): system roots, a private CA or certificate, a public-key pin, or nothing (`--insecure`).
 public struct TLSOptions: Sendable {
@@ -22,7 +22,9 @@ public struct TLSOptions: Sendable {
 
 /// Why a TLS connection was refused, in one line.
 public struct TLSFailure: Error, Sendable, CustomStringConvertible {
-    public enum Cause: String, Sendable { case expired, notYetValid = "not yet valid", wrongHost = "wrong host", untrusted, pinMismatch = "pin mismatch", other }
+    public enum Cause: String, Sendable {
+        case expired, notYetValid = "not yet valid", wrongHost = "wrong host", untrusted, pinMismatch = "pin mismatch", other
+    }
     public var cause: Cause
     public var detail: String
     public var description: String { "TLS \(cause.rawValue): \(detail)" }
@@ -83,7 +85,9 @@ final class TLSVerifier: Sendable {
         if options.pins.isEmpty {
             pinned = false
         } else {
-            guard let pin = try? TLSVerifier.spkiPin(leafNIO) else { return TLSFailure(cause: .other, detail: "cannot read the server's public key") }
+            guard let pin = try? TLSVerifier.spkiPin(leafNIO) else {
+                return TLSFailure(cause: .other, detail: "cannot read the server's public key")
+            }
             guard options.pins.contains(pin) else {
                 return TLSFailure(cause: .pinMismatch, detail: "the server's key is sha256/\(pin), not a pinned one")
             }
@@ -101,18 +105,20 @@ final class TLSVerifier: Sendable {
             return TLSFailure(cause: .notYetValid, detail: "the certificate for \(leaf.subject) is valid only from \(leaf.notValidBefore)")
         }
         let intermediates = CertificateStore(Array(certs.dropFirst()))
-        var chainVerifier = Verifier(rootCertificates: roots) { RFC5280Policy(validationTime: now) }
+        var chainVerifier = Verifier(rootCertificates: roots) { RFC5280Policy(fixedExpiryValidationTime: now) }
         if case .couldNotValidate(let failures) = await chainVerifier.validate(leaf: leaf, intermediates: intermediates) {
             let selfSigned = leaf.issuer == leaf.subject
             let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no chain to a trusted root"
-            return TLSFailure(cause: .untrusted, detail: selfSigned
-                ? "\(leaf.subject) is self-signed and not trusted; pass --cacert with its PEM or --pin-sha256 with its key pin"
-                : "no chain from \(leaf.subject) to a trusted root (\(reason))")
+            return TLSFailure(
+                cause: .untrusted,
+                detail: selfSigned
+                    ? "\(leaf.subject) is self-signed and not trusted; pass --cacert with its PEM or --pin-sha256 with its key pin"
+                    : "no chain from \(leaf.subject) to a trusted root (\(reason))")
         }
         let isIP = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
         // The chain is good (checked above), so a failure with the identity policy added is about the host.
         var hostVerifier = Verifier(rootCertificates: roots) {
-            RFC5280Policy(validationTime: now)
+            RFC5280Policy(fixedExpiryValidationTime: now)
             ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
         }
         if case .couldNotValidate = await hostVerifier.validate(leaf: leaf, intermediates: intermediates) {
@@ -132,7 +138,9 @@ final class TLSVerifier: Sendable {
             do {
                 bundle = try NIOSSLPKCS12Bundle(file: p12, passphrase: Array((options.clientCertificatePassword ?? "").utf8))
             } catch {
-                throw TLSFailure(cause: .other, detail: "--client-cert \(p12) cannot be read (missing file, not PKCS#12, or a wrong --client-cert-password)")
+                throw TLSFailure(
+                    cause: .other,
+                    detail: "--client-cert \(p12) cannot be read (missing file, not PKCS#12, or a wrong --client-cert-password)")
             }
             config.certificateChain = bundle.certificateChain.map { .certificate($0) }
             config.privateKey = .privateKey(bundle.privateKey)

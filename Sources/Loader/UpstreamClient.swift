@@ -83,7 +83,9 @@ public final class UpstreamClient: Sendable {
     }
 
     static func target(_ url: String) throws(UpstreamError) -> Target {
-        guard let u = URLComponents(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = u.host, !host.isEmpty else {
+        guard let u = URLComponents(string: url), let scheme = u.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = u.host, !host.isEmpty
+        else {
             throw UpstreamError(cause: .badURL, detail: "\(url): not an http(s) URL")
         }
         let tls = scheme == "https"
@@ -94,20 +96,26 @@ public final class UpstreamClient: Sendable {
 
     /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see a successful (2xx) answer as it arrives, `onReadEnd`
     /// after each batch of reads. An error status is retried (5xx) and returned, never streamed: the caller answers for it once.
-    public func get(_ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil,
-                    onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
-                    onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
-                    onReadEnd: @escaping @Sendable () -> Void = {}) async throws(UpstreamError) -> UpstreamResponse {
+    public func get(
+        _ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil,
+        onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
+        onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
+        onReadEnd: @escaping @Sendable () -> Void = {}
+    ) async throws(UpstreamError) -> UpstreamResponse {
         // Once a head went to the caller the answer cannot start again: a truncated stream is not retried.
         let streamed = NIOLockedValueBox(false)
-        let streaming = Streaming(onHead: { h in streamed.withLockedValue { $0 = true }; onHead(h) }, onBody: onBody, onReadEnd: onReadEnd)
+        let streaming = Streaming(
+            onHead: { h in
+                streamed.withLockedValue { $0 = true }; onHead(h)
+            }, onBody: onBody, onReadEnd: onReadEnd)
         var current = url
         var redirects = 0
         var attempt = 0
         let start = Date()
         while true {
             do {
-                let r = try await once(current, range: range, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, streaming: streaming)
+                let r = try await once(
+                    current, range: range, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, streaming: streaming)
                 if [301, 302, 303, 307, 308].contains(r.head.status), let loc = r.head.header("location") {
                     redirects += 1
                     guard redirects <= options.maxRedirects else {
@@ -125,7 +133,9 @@ public final class UpstreamClient: Sendable {
                 return r
             } catch let e as UpstreamError {
                 // Retry what may pass on a second try; never TLS refusals or bad URLs.
-                if (e.cause == .connect || (e.cause == .truncated && !streamed.withLockedValue { $0 })) && attempt < (retries ?? options.retries) {
+                if (e.cause == .connect || (e.cause == .truncated && !streamed.withLockedValue { $0 }))
+                    && attempt < (retries ?? options.retries)
+                {
                     attempt += 1
                     try? await Task.sleep(for: .seconds(options.retryBackoff * Double(1 << (attempt - 1))))
                     continue
@@ -137,21 +147,28 @@ public final class UpstreamClient: Sendable {
         }
     }
 
-    func once(_ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
-              streaming: Streaming) async throws -> UpstreamResponse {
+    func once(
+        _ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
+        streaming: Streaming
+    ) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
         do {
-            return try await exchange(url, t, range: range, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
+            return try await exchange(
+                url, t, range: range, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
         } catch let e as UpstreamError where t.tls && e.cause == .connect && !e.detail.contains("client certificate") {
             // A TLS 1.3 server that refuses a client certificate may just close after the handshake: say what that can mean.
-            let hint = options.tls.clientCertificate == nil ? "if the origin requires a client certificate, give one with --client-cert FILE.p12"
-                                                            : "the origin may have refused our client certificate"
+            let hint =
+                options.tls.clientCertificate == nil
+                ? "if the origin requires a client certificate, give one with --client-cert FILE.p12"
+                : "the origin may have refused our client certificate"
             throw UpstreamError(cause: e.cause, detail: "\(e.detail) (\(hint))")
         }
     }
 
-    func exchange(_ url: String, _ t: Target, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
-                  streaming: Streaming) async throws -> UpstreamResponse {
+    func exchange(
+        _ url: String, _ t: Target, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
+        streaming: Streaming
+    ) async throws -> UpstreamResponse {
         let channel = try await connection(t, url: url)
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: t.port == (t.tls ? 443 : 80) ? t.host : "\(t.host):\(t.port)")
@@ -174,8 +191,11 @@ public final class UpstreamClient: Sendable {
             handler.start(exchange, promise: promise)
             guard channel.isActive else {
                 let why = handler.lastError.withLockedValue { $0 }
-                handler.finish(.failure(UpstreamError(cause: why?.hasPrefix("TLS") == true ? .tls : .connect,
-                                                      detail: "\(url): " + (why ?? "the connection closed before the request"))))
+                handler.finish(
+                    .failure(
+                        UpstreamError(
+                            cause: why?.hasPrefix("TLS") == true ? .tls : .connect,
+                            detail: "\(url): " + (why ?? "the connection closed before the request"))))
                 return
             }
             channel.write(HTTPClientRequestPart.head(head), promise: nil)
@@ -243,7 +263,8 @@ public final class UpstreamClient: Sendable {
         do {
             channel = try await bootstrap.connect(host: t.host, port: t.port).get()
         } catch {
-            throw UpstreamError(cause: .connect, detail: "\(url): cannot connect to \(t.host):\(t.port) (\(UpstreamClient.describe(error)))")
+            throw UpstreamError(
+                cause: .connect, detail: "\(url): cannot connect to \(t.host):\(t.port) (\(UpstreamClient.describe(error)))")
         }
         guard t.tls else { return channel }
         // Wait for the handshake so a refused certificate is reported as such, not as a failed request.
@@ -268,7 +289,9 @@ public final class UpstreamClient: Sendable {
     static func describe(_ error: Error) -> String {
         let s = "\(error)"
         if s.contains("connectTimeout") { return "connection timed out" }
-        if s.contains("connection refused") || s.contains("Connection refused") || s.contains("ECONNREFUSED") { return "connection refused" }
+        if s.contains("connection refused") || s.contains("Connection refused") || s.contains("ECONNREFUSED") {
+            return "connection refused"
+        }
         return s
     }
 
@@ -335,8 +358,9 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         guard let e = exchange else { return }
         switch unwrapInboundIn(data) {
         case .head(let h):
-            let head = UpstreamHead(status: Int(h.status.code), headers: h.headers.map { ($0.name, $0.value) }, url: e.url,
-                                    redirects: e.redirects, retries: e.retries, ttfb: Date().timeIntervalSince(e.sent))
+            let head = UpstreamHead(
+                status: Int(h.status.code), headers: h.headers.map { ($0.name, $0.value) }, url: e.url,
+                redirects: e.redirects, retries: e.retries, ttfb: Date().timeIntervalSince(e.sent))
             e.head = head
             e.expected = h.headers.first(name: "content-length").flatMap { Int($0) }
             reusable = h.isKeepAlive
@@ -390,7 +414,9 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
                 _ = head
                 finish(.success(()))
             } else if e.head != nil {
-                finish(.failure(UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.received) of \(e.expected ?? 0) bytes")))
+                finish(
+                    .failure(
+                        UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.received) of \(e.expected ?? 0) bytes")))
             } else {
                 finish(.failure(UpstreamError(cause: .connect, detail: "\(e.url): the origin closed the connection before answering")))
             }
@@ -402,7 +428,9 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
     /// What a TLS alert from the server means for the user, when it is about our client certificate (mutual TLS).
     static func clientCertificateProblem(_ error: Error) -> String? {
         let text = "\(error)".uppercased()
-        if text.contains("CERTIFICATE_REQUIRED") { return "TLS: the origin requires a client certificate (give one with --client-cert FILE.p12)" }
+        if text.contains("CERTIFICATE_REQUIRED") {
+            return "TLS: the origin requires a client certificate (give one with --client-cert FILE.p12)"
+        }
         if text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA") || text.contains("CERTIFICATE_UNKNOWN") {
             return "TLS: the origin refused our client certificate (\(error))"
         }
@@ -427,7 +455,8 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         } else if "\(error)".contains("HTTPParserError") {
             finish(.failure(UpstreamError(cause: .protocolError, detail: "\(url): the origin's answer is not valid HTTP (\(error))")))
         } else {
-            finish(.failure(UpstreamError(cause: .truncated, detail: "\(url): body truncated, the connection failed mid-answer (\(error))")))
+            finish(
+                .failure(UpstreamError(cause: .truncated, detail: "\(url): body truncated, the connection failed mid-answer (\(error))")))
         }
         reusable = false
         context.close(promise: nil)
@@ -464,11 +493,13 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @un
     }
 
     func complete(_ error: Error?) {
-        guard let p = lock.withLock({ () -> EventLoopPromise<Void>? in
-            guard !done else { return nil }
-            done = true
-            return promise
-        }) else { return }
+        guard
+            let p = lock.withLock({ () -> EventLoopPromise<Void>? in
+                guard !done else { return nil }
+                done = true
+                return promise
+            })
+        else { return }
         if let error { p.fail(error) } else { p.succeed(()) }
     }
 }

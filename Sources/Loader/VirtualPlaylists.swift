@@ -76,13 +76,16 @@ public struct VirtualPlaylists: Sendable {
         for i in m.segments.indices {
             // The Loader serves each sub-range as a whole resource of its own, so a splice or a decryption never sees another's bytes.
             let s = m.segments[i]
-            m.segments[i].uri = name(Reference(upstream: Self.resolve(s.uri, against: base), kind: .segment, segment: s, byteRange: s.byteRange))
+            m.segments[i].uri = name(
+                Reference(upstream: Self.resolve(s.uri, against: base), kind: .segment, segment: s, byteRange: s.byteRange))
             m.segments[i].byteRange = nil
             m.segments[i].byteRangeOffsetImplied = false
             m.segments[i].keys = keys(m.segments[i].keys)
             if let map = s.map {
-                m.segments[i].map?.uri = name(Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, segment: s,
-                                                        byteRange: map.byteRange, map: map))
+                m.segments[i].map?.uri = name(
+                    Reference(
+                        upstream: Self.resolve(map.uri, against: base), kind: .initSection, segment: s,
+                        byteRange: map.byteRange, map: map))
                 m.segments[i].map?.byteRange = nil
                 m.segments[i].map?.keys = keys(map.keys)
             }
@@ -94,7 +97,8 @@ public struct VirtualPlaylists: Sendable {
         for j in m.trailingParts.indices { m.trailingParts[j].uri = name(Self.resolve(m.trailingParts[j].uri, against: base), .part) }
         m.trailingKeys = m.trailingKeys.map(keys)
         if let map = m.trailingMap {
-            m.trailingMap?.uri = name(Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, byteRange: map.byteRange, map: map))
+            m.trailingMap?.uri = name(
+                Reference(upstream: Self.resolve(map.uri, against: base), kind: .initSection, byteRange: map.byteRange, map: map))
             m.trailingMap?.byteRange = nil
             m.trailingMap?.keys = keys(map.keys)
         }
@@ -138,7 +142,9 @@ public struct VirtualPlaylists: Sendable {
     public static func endingBeforeBreak(_ m: MediaPlaylist, after: Int?) -> MediaPlaylist {
         let fmp4 = m.isFragmentedMP4
         let floor = after ?? m.mediaSequence
-        guard let i = m.segments.firstIndex(where: { $0.mediaSequence > floor && ($0.gap || (fmp4 && $0.discontinuity)) }), i > 0 else { return m }
+        guard let i = m.segments.firstIndex(where: { $0.mediaSequence > floor && ($0.gap || (fmp4 && $0.discontinuity)) }), i > 0 else {
+            return m
+        }
         var out = m
         out.segments = Array(m.segments[..<i])
         out.trailingParts = []

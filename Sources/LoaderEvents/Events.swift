@@ -38,8 +38,10 @@ public struct RequestEvent: Sendable {
     /// First media timestamp in the segment's bytes (TS PES PTS / 90 kHz, or fMP4 tfdt / timescale), seconds.
     public var firstPTS: Double?
 
-    public init(kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
-                local: Bool, prefetch: Bool, retries: Int, outcome: RequestOutcome, firstPTS: Double?) {
+    public init(
+        kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
+        local: Bool, prefetch: Bool, retries: Int, outcome: RequestOutcome, firstPTS: Double?
+    ) {
         self.kind = kind
         self.url = url
         self.rung = rung
@@ -63,10 +65,13 @@ public struct RequestEvent: Sendable {
     }
 
     public var json: JSONValue {
-        .object([("kind", .string(kind.rawValue)), ("url", .string(url)), ("rung", .int(rung)), ("msn", .int(msn)), ("start", .double(start)),
-                 ("ttfbMs", .double(ttfbMs)), ("durationMs", .double(durationMs)), ("bytes", .int(bytes)), ("status", .int(status)),
-                 ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)), ("error", .string(outcome == .gap ? "GAP" : failure)),
-                 ("firstPTS", .double(firstPTS))])
+        .object([
+            ("kind", .string(kind.rawValue)), ("url", .string(url)), ("rung", .int(rung)), ("msn", .int(msn)), ("start", .double(start)),
+            ("ttfbMs", .double(ttfbMs)), ("durationMs", .double(durationMs)), ("bytes", .int(bytes)), ("status", .int(status)),
+            ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)),
+            ("error", .string(outcome == .gap ? "GAP" : failure)),
+            ("firstPTS", .double(firstPTS)),
+        ])
     }
 }
 
@@ -87,8 +92,11 @@ public struct KeyEvent: Sendable {
     /// Key-request spreading: how long the fetch was held back after the key was first seen (DECISIONS.md, keys are prefetched), when it was.
     public var spreadMs: Double?
 
-    public init(uri: String, method: KeyMethod, keyFormat: String, fingerprint: String?, firstMSN: Int?, lastMSN: Int?, requested: Double, latencyMs: Double,
-                prefetch: Bool, repair: String?, source: String, error: String?, spreadMs: Double? = nil) {
+    public init(
+        uri: String, method: KeyMethod, keyFormat: String, fingerprint: String?, firstMSN: Int?, lastMSN: Int?, requested: Double,
+        latencyMs: Double,
+        prefetch: Bool, repair: String?, source: String, error: String?, spreadMs: Double? = nil
+    ) {
         self.uri = uri
         self.method = method
         self.keyFormat = keyFormat
@@ -105,10 +113,13 @@ public struct KeyEvent: Sendable {
     }
 
     public var json: JSONValue {
-        .object([("uri", .string(uri)), ("method", .string(method.rawValue)), ("keyFormat", .string(keyFormat)), ("fingerprint", .string(fingerprint)),
-                 ("firstMsn", .int(firstMSN)), ("lastMsn", .int(lastMSN)), ("requested", .double(requested)), ("latencyMs", .double(latencyMs)),
-                 ("prefetch", .bool(prefetch)), ("repair", .string(repair)), ("source", .string(source)), ("error", .string(error)),
-                 ("spreadMs", .double(spreadMs))])
+        .object([
+            ("uri", .string(uri)), ("method", .string(method.rawValue)), ("keyFormat", .string(keyFormat)),
+            ("fingerprint", .string(fingerprint)),
+            ("firstMsn", .int(firstMSN)), ("lastMsn", .int(lastMSN)), ("requested", .double(requested)), ("latencyMs", .double(latencyMs)),
+            ("prefetch", .bool(prefetch)), ("repair", .string(repair)), ("source", .string(source)), ("error", .string(error)),
+            ("spreadMs", .double(spreadMs)),
+        ])
     }
 }
 
@@ -160,12 +171,20 @@ public enum LoaderEvent: Sendable {
         case .gapFilled(let msn, let gapRung, let by):
             return .object([("event", .string("gapFilled")), ("msn", .int(msn)), ("gapRung", .int(gapRung)), ("by", .int(by))])
         case .failover(let msn, let failed, let by, let cause):
-            return .object([("event", .string("failover")), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)), ("cause", .string(cause))])
+            return .object([
+                ("event", .string("failover")), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)),
+                ("cause", .string(cause)),
+            ])
         case .recovered(let rung, let down, let cause):
-            return .object([("event", .string("recovered")), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))])
+            return .object([
+                ("event", .string("recovered")), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause)),
+            ])
         case .playlist(let p):
-            return .object([("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)), ("mediaSequence", .int(p.playlist.mediaSequence)),
-                            ("segments", .int(p.playlist.segments.count)), ("endList", .bool(p.playlist.endList))])
+            return .object([
+                ("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)),
+                ("mediaSequence", .int(p.playlist.mediaSequence)),
+                ("segments", .int(p.playlist.segments.count)), ("endList", .bool(p.playlist.endList)),
+            ])
         }
     }
 }

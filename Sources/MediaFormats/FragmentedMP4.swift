@@ -65,14 +65,15 @@ public enum FragmentedMP4 {
         return out
     }
 
-
     /// True when `bytes` is a chain of well-formed top-level boxes of known fMP4 kinds (a check that decryption produced real MP4).
     public static func looksValid(_ bytes: [UInt8]) -> Bool {
         guard let top = boxes(bytes), !top.isEmpty else { return false }
         return top.allSatisfy { topLevelTypes.contains($0.type) }
     }
 
-    static let topLevelTypes: Set<String> = ["ftyp", "styp", "moov", "moof", "mdat", "sidx", "free", "skip", "emsg", "prft", "uuid", "mfra", "meta"]
+    static let topLevelTypes: Set<String> = [
+        "ftyp", "styp", "moov", "moof", "mdat", "sidx", "free", "skip", "emsg", "prft", "uuid", "mfra", "meta",
+    ]
 
     /// Whether the first bytes of a file begin like MP4: every top-level box header they hold is of a known type (what follows may be cut off).
     public static func startsLikeMP4(_ prefix: [UInt8]) -> Bool {
@@ -116,13 +117,16 @@ public enum FragmentedMP4 {
         var out: [MP4Track] = []
         for trak in children(bytes, moov, "trak") {
             guard let tkhd = child(bytes, trak, "tkhd"), let mdia = child(bytes, trak, "mdia"),
-                  let mdhd = child(bytes, mdia, "mdhd"), let hdlr = child(bytes, mdia, "hdlr") else { continue }
+                let mdhd = child(bytes, mdia, "mdhd"), let hdlr = child(bytes, mdia, "hdlr")
+            else { continue }
             let tv = bytes[tkhd.payloadRange.lowerBound]
             let id = u32(bytes, tkhd.payloadRange.lowerBound + (tv == 1 ? 20 : 12))
             let mv = bytes[mdhd.payloadRange.lowerBound]
             let timescale = u32(bytes, mdhd.payloadRange.lowerBound + (mv == 1 ? 20 : 12))
             let handler = String(decoding: bytes[(hdlr.payloadRange.lowerBound + 8)..<(hdlr.payloadRange.lowerBound + 12)], as: UTF8.self)
-            out.append(MP4Track(id: id, timescale: timescale, handler: handler, emptyEdit: emptyEdits(bytes, trak, movieTimescale: movieTimescale)))
+            out.append(
+                MP4Track(id: id, timescale: timescale, handler: handler, emptyEdit: emptyEdits(bytes, trak, movieTimescale: movieTimescale))
+            )
         }
         return out
     }

@@ -2,8 +2,10 @@
 extension TransportStream {
     /// `bytes` with each PES payload replaced by `transform(streamType, payload)` (nil keeps it) and the PMT's stream types mapped by
     /// `streamType`; other packets are kept, continuity counters renumbered, each PES's first adaptation field (PCR, random access) kept.
-    public static func rewritingPES(_ bytes: [UInt8], streamType map: (UInt8) -> UInt8,
-                                    transform: (_ streamType: UInt8, _ payload: [UInt8]) -> [UInt8]?) -> [UInt8] {
+    public static func rewritingPES(
+        _ bytes: [UInt8], streamType map: (UInt8) -> UInt8,
+        transform: (_ streamType: UInt8, _ payload: [UInt8]) -> [UInt8]?
+    ) -> [UInt8] {
         let info = probe(bytes)
         let pmtPID = info.programMapPID
         /// One PES as read: its PID, the adaptation field of its first packet (without stuffing), its bytes and first continuity counter.
@@ -36,7 +38,7 @@ extension TransportStream {
             } else if let i = open[pid] {
                 pes[i].bytes += payload
             } else {
-                units.append(.packet(offset))   // the tail of a PES that began before this segment
+                units.append(.packet(offset)) // the tail of a PES that began before this segment
             }
         }
         var cc: [Int: UInt8] = [:]
@@ -82,11 +84,11 @@ extension TransportStream {
     static func essentialAdaptationField(_ af: [UInt8]) -> [UInt8]? {
         guard let flags = af.first else { return nil }
         var n = 1
-        if flags & 0x10 != 0 { n += 6 }   // PCR
-        if flags & 0x08 != 0 { n += 6 }   // OPCR
-        if flags & 0x04 != 0 { n += 1 }   // splice countdown
-        if flags & 0x02 != 0, n < af.count { n += 1 + Int(af[n]) }   // private data
-        if flags & 0x01 != 0, n < af.count { n += 1 + Int(af[n]) }   // extension
+        if flags & 0x10 != 0 { n += 6 } // PCR
+        if flags & 0x08 != 0 { n += 6 } // OPCR
+        if flags & 0x04 != 0 { n += 1 } // splice countdown
+        if flags & 0x02 != 0, n < af.count { n += 1 + Int(af[n]) } // private data
+        if flags & 0x01 != 0, n < af.count { n += 1 + Int(af[n]) } // extension
         return Array(af.prefix(n))
     }
 
@@ -116,7 +118,11 @@ extension TransportStream {
             if take < room {
                 // Stuffing: an adaptation field long enough to fill the packet.
                 let fill = room - take
-                if af == nil { af = fill == 1 ? [] : [0x00] + [UInt8](repeating: 0xFF, count: fill - 2) } else { af! += [UInt8](repeating: 0xFF, count: fill) }
+                if af == nil {
+                    af = fill == 1 ? [] : [0x00] + [UInt8](repeating: 0xFF, count: fill - 2)
+                } else {
+                    af! += [UInt8](repeating: 0xFF, count: fill)
+                }
             }
             out += [0x47, (first ? 0x40 : 0) | UInt8(pid >> 8), UInt8(pid & 0xFF), (af == nil ? 0x10 : 0x30) | cc]
             if let af { out.append(UInt8(af.count)); out += af }

@@ -132,7 +132,8 @@ extension TransportStream {
         func pid(_ i: Int) -> Int { Int(bytes[i * packetSize + 1] & 0x1F) << 8 | Int(bytes[i * packetSize + 2]) }
         func starts(_ i: Int) -> Bool { bytes[i * packetSize + 1] & 0x40 != 0 }
         guard let firstVideo = (0..<count).first(where: { pid($0) == video }),
-              let pesStart = (firstVideo..<count).first(where: { pid($0) == audio && starts($0) }) else { return bytes }
+            let pesStart = (firstVideo..<count).first(where: { pid($0) == audio && starts($0) })
+        else { return bytes }
         var moved = [pesStart]
         for i in (pesStart + 1)..<count where pid(i) == audio {
             if starts(i) { break }

@@ -15,8 +15,10 @@ public struct SelfSignedIdentity: Sendable {
     let der: [UInt8]
 
     /// Makes a fresh P-256 key and a certificate (CA:true, so it can be trusted as its own anchor), by default for a year and for 127.0.0.1 and localhost.
-    public static func make(now: Date = Date(), validFrom: TimeInterval = -3600, validFor: TimeInterval = 365 * 86400,
-                            dnsNames: [String] = ["localhost"], ipv4: [[UInt8]] = [[127, 0, 0, 1]]) throws -> SelfSignedIdentity {
+    public static func make(
+        now: Date = Date(), validFrom: TimeInterval = -3600, validFor: TimeInterval = 365 * 86400,
+        dnsNames: [String] = ["localhost"], ipv4: [[UInt8]] = [[127, 0, 0, 1]]
+    ) throws -> SelfSignedIdentity {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
             CommonName("hlstui origin")
@@ -28,17 +30,19 @@ public struct SelfSignedIdentity: Sendable {
             try ExtendedKeyUsage([.serverAuth])
             SubjectAlternativeNames(dnsNames.map { .dnsName($0) } + ipv4.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) })
         }
-        let cert = try Certificate(version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-                                   notValidBefore: now.addingTimeInterval(validFrom), notValidAfter: now.addingTimeInterval(validFrom + validFor),
-                                   issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
-                                   issuerPrivateKey: .init(key))
+        let cert = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(validFrom), notValidAfter: now.addingTimeInterval(validFrom + validFor),
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
+            issuerPrivateKey: .init(key))
         var ser = DER.Serializer()
         try ser.serialize(cert)
         let der = ser.serializedBytes
         let fp = SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
         let pin = Data(SHA256.hash(data: key.publicKey.derRepresentation)).base64EncodedString()
-        return SelfSignedIdentity(certificatePEM: try cert.serializeAsPEM().pemString, privateKeyPEM: key.pemRepresentation,
-                                  fingerprint: fp, spkiPin: pin, der: der)
+        return SelfSignedIdentity(
+            certificatePEM: try cert.serializeAsPEM().pemString, privateKeyPEM: key.pemRepresentation,
+            fingerprint: fp, spkiPin: pin, der: der)
     }
 
     /// A TLS server context serving this identity.

@@ -81,8 +81,10 @@ public struct EncodeSpec: Sendable {
     public var containers: [Container]
     public var packaging: Packaging = .plain
 
-    public init(id: String, width: Int?, height: Int?, fps: Int, fpsDen: Int = 1, videoKbps: Int, gopFrames: Int, segments: Int,
-                pattern: String, toneHz: Int, containers: [Container], packaging: Packaging = .plain) {
+    public init(
+        id: String, width: Int?, height: Int?, fps: Int, fpsDen: Int = 1, videoKbps: Int, gopFrames: Int, segments: Int,
+        pattern: String, toneHz: Int, containers: [Container], packaging: Packaging = .plain
+    ) {
         self.id = id
         self.width = width
         self.height = height
@@ -118,18 +120,33 @@ public final class MediaLibrary: Sendable {
     /// the same ladder packaged as broadcasters do.
     public static let specs: [EncodeSpec] = {
         var out = [
-            EncodeSpec(id: "cam-a", width: 426, height: 240, fps: 30, videoKbps: 300, gopFrames: 60, segments: 12, pattern: "testsrc2", toneHz: 520, containers: [.ts]),
-            EncodeSpec(id: "cam-b", width: 426, height: 240, fps: 25, videoKbps: 300, gopFrames: 75, segments: 8, pattern: "testsrc", toneHz: 780, containers: [.ts]),
+            EncodeSpec(
+                id: "cam-a", width: 426, height: 240, fps: 30, videoKbps: 300, gopFrames: 60, segments: 12, pattern: "testsrc2",
+                toneHz: 520, containers: [.ts]),
+            EncodeSpec(
+                id: "cam-b", width: 426, height: 240, fps: 25, videoKbps: 300, gopFrames: 75, segments: 8, pattern: "testsrc", toneHz: 780,
+                containers: [.ts]),
         ]
         for p in Packaging.allCases {
             let (num, den, gop) = p == .plain ? (30, 1, 60) : (30000, 1001, 60)
-            out.insert(contentsOf: [
-                EncodeSpec(id: "v144", width: 256, height: 144, fps: num, fpsDen: den, videoKbps: 150, gopFrames: gop, segments: 10, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
-                EncodeSpec(id: "v240", width: 426, height: 240, fps: num, fpsDen: den, videoKbps: 350, gopFrames: gop, segments: 10, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
-                EncodeSpec(id: "v360", width: 640, height: 360, fps: num, fpsDen: den, videoKbps: 700, gopFrames: gop, segments: 10, pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
-                EncodeSpec(id: "audio-en", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10, pattern: "", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
-                EncodeSpec(id: "audio-de", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10, pattern: "", toneHz: 660, containers: [.ts, .fmp4], packaging: p),
-            ], at: out.count - 2)
+            out.insert(
+                contentsOf: [
+                    EncodeSpec(
+                        id: "v144", width: 256, height: 144, fps: num, fpsDen: den, videoKbps: 150, gopFrames: gop, segments: 10,
+                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                    EncodeSpec(
+                        id: "v240", width: 426, height: 240, fps: num, fpsDen: den, videoKbps: 350, gopFrames: gop, segments: 10,
+                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                    EncodeSpec(
+                        id: "v360", width: 640, height: 360, fps: num, fpsDen: den, videoKbps: 700, gopFrames: gop, segments: 10,
+                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                    EncodeSpec(
+                        id: "audio-en", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10,
+                        pattern: "", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                    EncodeSpec(
+                        id: "audio-de", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10,
+                        pattern: "", toneHz: 660, containers: [.ts, .fmp4], packaging: p),
+                ], at: out.count - 2)
         }
         return out
     }()
@@ -183,12 +200,16 @@ public final class MediaLibrary: Sendable {
         guard let ffmpeg = findExecutable("ffmpeg") else {
             throw MediaError(description: "ffmpeg is not installed; run scripts/setup.sh (Debian package ffmpeg) to make the demo media")
         }
-        let tmp = dir.deletingLastPathComponent().appendingPathComponent("\(version).tmp-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
+        let tmp = dir.deletingLastPathComponent().appendingPathComponent(
+            "\(version).tmp-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
         try? fm.removeItem(at: tmp)
         try fm.createDirectory(at: tmp.appendingPathComponent("src"), withIntermediateDirectories: true)
         for spec in specs {
-            progress("encoding \(spec.key) (\(spec.width.map { "\($0)x\(spec.height!)@\(fixed(spec.frameRate, 2))" } ?? "audio"), \(fixed(spec.seconds, 2)) s)")
-            let src = tmp.appendingPathComponent("src/\(spec.key.replacingOccurrences(of: "/", with: "-")).\(spec.width == nil ? "m4a" : "mp4")")
+            progress(
+                "encoding \(spec.key) (\(spec.width.map { "\($0)x\(spec.height!)@\(fixed(spec.frameRate, 2))" } ?? "audio"), \(fixed(spec.seconds, 2)) s)"
+            )
+            let src = tmp.appendingPathComponent(
+                "src/\(spec.key.replacingOccurrences(of: "/", with: "-")).\(spec.width == nil ? "m4a" : "mp4")")
             try run(ffmpeg, encodeArguments(spec, output: src.path))
             func segment(_ c: Container, offset: Double) throws -> URL {
                 let out = tmp.appendingPathComponent("\(spec.packaging.keyPrefix)\(c.rawValue)/\(spec.id)")
@@ -196,8 +217,10 @@ public final class MediaLibrary: Sendable {
                 try fm.createDirectory(at: out, withIntermediateDirectories: true)
                 var args = ["-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-c", "copy"]
                 if offset != 0 { args += ["-output_ts_offset", String(offset)] }
-                args += ["-f", "hls", "-hls_time", String(spec.segmentSeconds), "-hls_list_size", "0", "-hls_playlist_type", "vod",
-                         "-hls_segment_filename", out.appendingPathComponent("seg%d.\(c.segmentExtension)").path]
+                args += [
+                    "-f", "hls", "-hls_time", String(spec.segmentSeconds), "-hls_list_size", "0", "-hls_playlist_type", "vod",
+                    "-hls_segment_filename", out.appendingPathComponent("seg%d.\(c.segmentExtension)").path,
+                ]
                 if c == .fmp4 { args += ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4"] }
                 try run(ffmpeg, args + [out.appendingPathComponent("index.m3u8").path])
                 return out
@@ -208,7 +231,8 @@ public final class MediaLibrary: Sendable {
                 let muxed = tmp.appendingPathComponent("\(spec.packaging.keyPrefix)ts/\(videoRungs[0])/seg0.ts")
                 let own = try segment(.ts, offset: offset).appendingPathComponent("seg0.ts")
                 if let a = TransportStream.probe([UInt8](try Data(contentsOf: muxed))).firstAudioPTS,
-                   let b = TransportStream.probe([UInt8](try Data(contentsOf: own))).firstAudioPTS {
+                    let b = TransportStream.probe([UInt8](try Data(contentsOf: own))).firstAudioPTS
+                {
                     offset += (Double(a) - Double(b)) / 90_000
                 }
             }
@@ -246,14 +270,16 @@ public final class MediaLibrary: Sendable {
             // A fractional frame rate's exact length rounds up to one frame more: half a frame short gives exactly the frames.
             // (Never `-frames:v`: it ends the output before the audio interleaved behind the last frames is written.)
             let videoSeconds = s.fpsDen == 1 ? s.seconds : s.seconds - 0.5 * Double(s.fpsDen) / Double(s.fpsNum)
-            args += ["-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(videoSeconds)",
-                     "-f", "lavfi", "-i", audio, "-map", "0:v", "-map", "1:a",
-                     "-c:v", "libx264", "-preset", broadcast ? "medium" : "veryfast", "-profile:v", broadcast ? "high" : "main",
-                     "-level", broadcast ? "3.1" : "3.0", "-pix_fmt", "yuv420p",
-                     "-b:v", "\(s.videoKbps)k", "-maxrate", "\(s.videoKbps * 6 / 5)k", "-bufsize", "\(s.videoKbps * 2)k",
-                     "-g", String(s.gopFrames), "-keyint_min", String(s.gopFrames), "-sc_threshold", "0",
-                     "-force_key_frames", "expr:gte(n,n_forced*\(s.gopFrames))",
-                     "-x264-params", "scenecut=0:open_gop=0"]
+            args += [
+                "-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(videoSeconds)",
+                "-f", "lavfi", "-i", audio, "-map", "0:v", "-map", "1:a",
+                "-c:v", "libx264", "-preset", broadcast ? "medium" : "veryfast", "-profile:v", broadcast ? "high" : "main",
+                "-level", broadcast ? "3.1" : "3.0", "-pix_fmt", "yuv420p",
+                "-b:v", "\(s.videoKbps)k", "-maxrate", "\(s.videoKbps * 6 / 5)k", "-bufsize", "\(s.videoKbps * 2)k",
+                "-g", String(s.gopFrames), "-keyint_min", String(s.gopFrames), "-sc_threshold", "0",
+                "-force_key_frames", "expr:gte(n,n_forced*\(s.gopFrames))",
+                "-x264-params", "scenecut=0:open_gop=0",
+            ]
             // The video starting 40 ms in must not make FFmpeg's constant-rate output duplicate a frame to fill the gap.
             if broadcast { args += ["-fps_mode", "passthrough"] }
         } else {
@@ -302,12 +328,15 @@ public final class MediaLibrary: Sendable {
                     }
                     segments.append(MediaSegment(index: i, duration: s.duration, bytes: bytes, firstTime: first, iFrameRange: iframe))
                 }
-                let r = MediaRendition(id: spec.id, container: c, segments: segments, initSection: initSection, codecs: codecs.joined(separator: ","),
-                                       resolution: spec.width.map { Resolution(width: $0, height: spec.height!) },
-                                       frameRate: spec.width == nil ? nil : spec.frameRate, nominalDuration: spec.segmentSeconds)
+                let r = MediaRendition(
+                    id: spec.id, container: c, segments: segments, initSection: initSection, codecs: codecs.joined(separator: ","),
+                    resolution: spec.width.map { Resolution(width: $0, height: spec.height!) },
+                    frameRate: spec.width == nil ? nil : spec.frameRate, nominalDuration: spec.segmentSeconds)
                 let expected = spec.segments
                 guard segments.count == expected else {
-                    throw MediaError(description: "\(rdir.path): \(segments.count) segments where \(expected) were expected; delete the cache to remake it")
+                    throw MediaError(
+                        description:
+                            "\(rdir.path): \(segments.count) segments where \(expected) were expected; delete the cache to remake it")
                 }
                 out["\(spec.packaging.keyPrefix)\(c.rawValue)/\(spec.id)"] = r
             }
@@ -333,7 +362,7 @@ public final class MediaLibrary: Sendable {
         // stderr goes to a file, not a pipe: a process spawned elsewhere at the same moment could inherit a pipe's
         // write end and keep it open long after ffmpeg has exited.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-ffmpeg-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let err = try FileHandle(forWritingTo: log)
         defer { try? err.close() }

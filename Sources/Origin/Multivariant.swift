@@ -21,14 +21,18 @@ public enum MultivariantBuilder {
             let q = define ? "?token={$token}" : ""
             let prefix = define ? "{$rung}" : ""
             guard let en = media.rendition("audio-en", container, scenario.packaging),
-                  media.rendition("audio-de", container, scenario.packaging) != nil else { return nil }
+                media.rendition("audio-de", container, scenario.packaging) != nil
+            else { return nil }
             m.renditions = [
-                Rendition(type: "AUDIO", uri: nil, groupID: "aac", language: "en", name: "English", isDefault: true, autoselect: true,
-                          forced: false, channels: "2"),
-                Rendition(type: "AUDIO", uri: "audio-de/index.m3u8\(q)", groupID: "aac", language: "de", name: "Deutsch", isDefault: false,
-                          autoselect: true, forced: false, channels: "2"),
-                Rendition(type: "SUBTITLES", uri: "subs-en/index.m3u8\(q)", groupID: "subs", language: "en", name: "English",
-                          isDefault: false, autoselect: true, forced: false),
+                Rendition(
+                    type: "AUDIO", uri: nil, groupID: "aac", language: "en", name: "English", isDefault: true, autoselect: true,
+                    forced: false, channels: "2"),
+                Rendition(
+                    type: "AUDIO", uri: "audio-de/index.m3u8\(q)", groupID: "aac", language: "de", name: "Deutsch", isDefault: false,
+                    autoselect: true, forced: false, channels: "2"),
+                Rendition(
+                    type: "SUBTITLES", uri: "subs-en/index.m3u8\(q)", groupID: "subs", language: "en", name: "English",
+                    isDefault: false, autoselect: true, forced: false),
             ]
             let padding = aes == .aes128 ? 16 * 8 : 0
             for id in OriginTiming.videoRungs {
@@ -44,8 +48,9 @@ public enum MultivariantBuilder {
                 m.variants.append(v)
                 if container == .ts && aes == .none {
                     let iframeBytes = r.segments.compactMap { $0.iFrameRange?.length }
-                    var iv = Variant(uri: define ? "\(prefix)\(id.dropFirst())/iframes.m3u8\(q)" : "\(id)/iframes.m3u8",
-                                     bandwidth: Int((Double((iframeBytes.max() ?? 0) * 8) / 2).rounded(.up)))
+                    var iv = Variant(
+                        uri: define ? "\(prefix)\(id.dropFirst())/iframes.m3u8\(q)" : "\(id)/iframes.m3u8",
+                        bandwidth: Int((Double((iframeBytes.max() ?? 0) * 8) / 2).rounded(.up)))
                     iv.codecs = r.codecs.split(separator: ",").first.map(String.init)
                     iv.resolution = r.resolution
                     m.iFrameVariants.append(iv)

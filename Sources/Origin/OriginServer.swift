@@ -19,8 +19,10 @@ public final class OriginServer: Sendable {
     public var httpsBase: String? { httpsPort.map { "https://127.0.0.1:\($0)" } }
 
     /// Binds and starts serving; port 0 picks a free port.
-    public static func start(router: OriginRouter, port: Int = 0, tls: Bool = false, tlsPort: Int = 0, threads: Int = 1,
-                             identity given: SelfSignedIdentity? = nil, clientCAs: [String]? = nil) throws -> OriginServer {
+    public static func start(
+        router: OriginRouter, port: Int = 0, tls: Bool = false, tlsPort: Int = 0, threads: Int = 1,
+        identity given: SelfSignedIdentity? = nil, clientCAs: [String]? = nil
+    ) throws -> OriginServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         do {
             let http = try bind(group: group, router: router, port: port, ssl: nil)
@@ -31,15 +33,19 @@ public final class OriginServer: Sendable {
                 identity = id
                 https = try bind(group: group, router: router, port: tlsPort, ssl: try id.serverContext(clientCAs: clientCAs))
             }
-            return OriginServer(router: router, group: group, channels: [http] + (https.map { [$0] } ?? []),
-                                httpPort: http.localAddress?.port ?? port, httpsPort: https?.localAddress?.port, identity: identity)
+            return OriginServer(
+                router: router, group: group, channels: [http] + (https.map { [$0] } ?? []),
+                httpPort: http.localAddress?.port ?? port, httpsPort: https?.localAddress?.port, identity: identity)
         } catch {
             try? group.syncShutdownGracefully()
             throw error
         }
     }
 
-    init(router: OriginRouter, group: MultiThreadedEventLoopGroup, channels: [Channel], httpPort: Int, httpsPort: Int?, identity: SelfSignedIdentity?) {
+    init(
+        router: OriginRouter, group: MultiThreadedEventLoopGroup, channels: [Channel], httpPort: Int, httpsPort: Int?,
+        identity: SelfSignedIdentity?
+    ) {
         self.router = router
         self.group = group
         self.channels = channels
@@ -154,11 +160,14 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let send: @Sendable () -> Void = { [router] in
             let (status, headers, body) = (finalStatus, finalHeaders, finalBody)
             let context = loopContext.value
-            context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+            context.write(
+                NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
             var sent = body.count
             switch response.delivery {
             case .normal:
-                if !headOnly && !body.isEmpty { context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
+                if !headOnly && !body.isEmpty {
+                    context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+                }
                 let done = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
                 if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
             case .paced(let rate):
@@ -168,7 +177,9 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 while offset < body.count && !headOnly {
                     let chunk = ByteBuffer(bytes: body[offset..<min(body.count, offset + 65_536)])
                     let due = start + .nanoseconds(Int64(Double(offset) / Double(rate) * 1e9))
-                    context.eventLoop.scheduleTask(deadline: due) { loopContext.value.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunk))), promise: nil) }
+                    context.eventLoop.scheduleTask(deadline: due) {
+                        loopContext.value.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunk))), promise: nil)
+                    }
                     offset += chunk.readableBytes
                 }
                 let due = start + .nanoseconds(Int64(Double(body.count) / Double(rate) * 1e9))
@@ -187,12 +198,14 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 context.eventLoop.scheduleTask(in: .seconds(60)) { loopContext.value.close(promise: nil) }
             }
             let finished = Date().timeIntervalSince1970
-            router.state.record(RequestRecord(
-                time: started - router.state.startedAt, wall: started, method: h.method.rawValue, path: path, range: range,
-                status: response.status, bytes: headOnly ? 0 : sent, durationMs: (finished - started) * 1000, tls: tls,
-                scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
-                pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false, fault: response.fault,
-                userAgent: userAgent))
+            router.state.record(
+                RequestRecord(
+                    time: started - router.state.startedAt, wall: started, method: h.method.rawValue, path: path, range: range,
+                    status: response.status, bytes: headOnly ? 0 : sent, durationMs: (finished - started) * 1000, tls: tls,
+                    scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
+                    pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false,
+                    fault: response.fault,
+                    userAgent: userAgent))
         }
         if r.delayMs > 0 {
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(r.delayMs))) { send() }

@@ -38,16 +38,22 @@ public struct Fault: Sendable, Equatable {
     /// A timed outage: the fault applies until this moment (seconds since 1970), then ends by itself; nil for no end.
     public var until: Double?
 
-    public init(id: Int, kind: Kind, target: Target, status: Int, ms: Int, scenario: String?, rendition: String?, msn: Int?,
-                remaining: Int?, since: Double, until: Double? = nil) {
+    public init(
+        id: Int, kind: Kind, target: Target, status: Int, ms: Int, scenario: String?, rendition: String?, msn: Int?,
+        remaining: Int?, since: Double, until: Double? = nil
+    ) {
         (self.id, self.kind, self.target, self.status, self.ms) = (id, kind, target, status, ms)
-        (self.scenario, self.rendition, self.msn, self.remaining, self.since, self.until) = (scenario, rendition, msn, remaining, since, until)
+        (self.scenario, self.rendition, self.msn, self.remaining, self.since, self.until) = (
+            scenario, rendition, msn, remaining, since, until
+        )
     }
 
     public var json: JSONValue {
-        .object([("id", .int(id)), ("kind", .string(kind.rawValue)), ("target", .string(target.rawValue)), ("status", .int(status)),
-                 ("ms", .int(ms)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("msn", .int(msn)),
-                 ("remaining", .int(remaining)), ("until", until.map { .double($0) } ?? .null)])
+        .object([
+            ("id", .int(id)), ("kind", .string(kind.rawValue)), ("target", .string(target.rawValue)), ("status", .int(status)),
+            ("ms", .int(ms)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("msn", .int(msn)),
+            ("remaining", .int(remaining)), ("until", until.map { .double($0) } ?? .null),
+        ])
     }
 }
 
@@ -73,18 +79,22 @@ public struct RequestRecord: Sendable {
     public var userAgent: String? = nil
 
     public var json: JSONValue {
-        .object([("t", .double(time)), ("wall", .string(DateTimeText.iso(wall))), ("method", .string(method)), ("path", .string(path)),
-                 ("range", .string(range)), ("status", .int(status)), ("bytes", .int(bytes)), ("durationMs", .double(durationMs)),
-                 ("tls", .bool(tls)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("kind", .string(kind)),
-                 ("msn", .int(msn)), ("pdt", .string(pdt)), ("mediaTime", .double(mediaTime)), ("gap", .bool(gap)), ("fault", .string(fault)), ("userAgent", .string(userAgent))])
+        .object([
+            ("t", .double(time)), ("wall", .string(DateTimeText.iso(wall))), ("method", .string(method)), ("path", .string(path)),
+            ("range", .string(range)), ("status", .int(status)), ("bytes", .int(bytes)), ("durationMs", .double(durationMs)),
+            ("tls", .bool(tls)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("kind", .string(kind)),
+            ("msn", .int(msn)), ("pdt", .string(pdt)), ("mediaTime", .double(mediaTime)), ("gap", .bool(gap)), ("fault", .string(fault)),
+            ("userAgent", .string(userAgent)),
+        ])
     }
 
     /// One line for the terminal.
     public var line: String {
         let r = range.map { " [\($0)]" } ?? ""
         let f = fault.map { " fault=\($0)" } ?? ""
-        return String(format: "%8.3f %@ %@%@ %d %d B %.1f ms%@%@", time, tls ? "https" : "http ", path, r, status, bytes, durationMs,
-                      gap ? " GAP" : "", f)
+        return String(
+            format: "%8.3f %@ %@%@ %d %d B %.1f ms%@%@", time, tls ? "https" : "http ", path, r, status, bytes, durationMs,
+            gap ? " GAP" : "", f)
     }
 }
 
@@ -147,17 +157,21 @@ public final class OriginState: Sendable {
     public func clearFaults() { box.withLockedValue { $0.faults.removeAll() } }
 
     /// The first request fault matching, consuming one use of it.
-    func takeFault(target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, now: Double = Date().timeIntervalSince1970) -> Fault? {
+    func takeFault(target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, now: Double = Date().timeIntervalSince1970)
+        -> Fault?
+    {
         box.withLockedValue { s in
-            guard let i = s.faults.firstIndex(where: { f in
-                f.kind != .freeze && f.kind != .reset
-                    && (f.target == .any || f.target == target)
-                    && (f.scenario == nil || f.scenario == scenario)
-                    && (f.rendition == nil || f.rendition == rendition)
-                    && (f.msn == nil || f.msn == msn)
-                    && (f.remaining ?? 1) > 0
-                    && (f.until.map { now < $0 } ?? true)
-            }) else { return nil }
+            guard
+                let i = s.faults.firstIndex(where: { f in
+                    f.kind != .freeze && f.kind != .reset
+                        && (f.target == .any || f.target == target)
+                        && (f.scenario == nil || f.scenario == scenario)
+                        && (f.rendition == nil || f.rendition == rendition)
+                        && (f.msn == nil || f.msn == msn)
+                        && (f.remaining ?? 1) > 0
+                        && (f.until.map { now < $0 } ?? true)
+                })
+            else { return nil }
             let f = s.faults[i]
             if let r = f.remaining { s.faults[i].remaining = r - 1 }
             return f
@@ -166,7 +180,9 @@ public final class OriginState: Sendable {
 
     /// Freeze/reset faults switched on for `scenario`.
     func liveFaults(_ scenario: String) -> [Fault] {
-        box.withLockedValue { s in s.faults.filter { ($0.kind == .freeze || $0.kind == .reset) && ($0.scenario == nil || $0.scenario == scenario) } }
+        box.withLockedValue { s in
+            s.faults.filter { ($0.kind == .freeze || $0.kind == .reset) && ($0.scenario == nil || $0.scenario == scenario) }
+        }
     }
 
     func record(_ r: RequestRecord) {

@@ -58,7 +58,8 @@ public struct OriginResponse: Sendable {
     }
 
     static func playlist(_ p: Playlist) -> OriginResponse {
-        OriginResponse(status: 200, contentType: "application/vnd.apple.mpegurl", body: Array(PlaylistWriter.write(p).utf8), kind: "playlist")
+        OriginResponse(
+            status: 200, contentType: "application/vnd.apple.mpegurl", body: Array(PlaylistWriter.write(p).utf8), kind: "playlist")
     }
 }
 
@@ -138,11 +139,17 @@ public struct OriginRouter: Sendable {
             }
         }
         if rest == ["master.m3u8"] || rest == ["wide.m3u8"] {
-            guard var p = MultivariantBuilder.playlist(scenario, media: media) else { return .text(500, "media missing for \(scenario.name)") }
+            guard var p = MultivariantBuilder.playlist(scenario, media: media) else {
+                return .text(500, "media missing for \(scenario.name)")
+            }
             // wide.m3u8: every variant listed `copies` times (distinct query strings), a wide ladder for startup benchmarks.
             if rest == ["wide.m3u8"], case .multivariant(var m) = p.body {
                 let copies = max(1, min(10, Int(req.query["copies"] ?? "") ?? 2))
-                m.variants = (0..<copies).flatMap { c in m.variants.map { v in var v = v; v.uri += "?copy=\(c)"; return v } }
+                m.variants = (0..<copies).flatMap { c in
+                    m.variants.map { v in
+                        var v = v; v.uri += "?copy=\(c)"; return v
+                    }
+                }
                 p.body = .multivariant(m)
             }
             var r = OriginResponse.playlist(p)
@@ -163,7 +170,8 @@ public struct OriginRouter: Sendable {
         case "init.mp4":
             guard var bytes = model.rendition.initSection else { return .text(404, "no init section in \(scenario.container.rawValue)") }
             if model.encryption == .aes128 {
-                guard let enc = try? OriginKeys.encrypt(bytes, key: OriginKeys.key(scenario: scenario.name, id: 0), iv: OriginKeys.iv(0)) else {
+                guard let enc = try? OriginKeys.encrypt(bytes, key: OriginKeys.key(scenario: scenario.name, id: 0), iv: OriginKeys.iv(0))
+                else {
                     return .text(500, "encryption failed")
                 }
                 bytes = enc
@@ -191,7 +199,9 @@ public struct OriginRouter: Sendable {
         if model.scenario.isLive {
             let last = model.lastAvailable(at: o.freezeAt ?? now)
             if n > last { var r = OriginResponse.text(404, "segment \(n) is not available yet"); r.truth = t; r.kind = "segment"; return r }
-            if let reset = o.resetIndex, n < reset { var r = OriginResponse.text(404, "segment \(n) is gone after the reset"); r.kind = "segment"; return r }
+            if let reset = o.resetIndex, n < reset {
+                var r = OriginResponse.text(404, "segment \(n) is gone after the reset"); r.kind = "segment"; return r
+            }
         }
         if t.gap {
             var r = OriginResponse.text(404, "segment \(t.msn) is an EXT-X-GAP: it has no media")
@@ -205,17 +215,21 @@ public struct OriginRouter: Sendable {
             if model.encryption == .sampleAES {
                 body = SampleAES.encrypt(segment: body, key: key, iv: OriginKeys.iv(id))
             } else {
-                guard let enc = try? OriginKeys.encrypt(body, key: key, iv: OriginKeys.iv(id)) else { return .text(500, "encryption failed") }
+                guard let enc = try? OriginKeys.encrypt(body, key: key, iv: OriginKeys.iv(id)) else {
+                    return .text(500, "encryption failed")
+                }
                 body = enc
             }
         }
-        var r = OriginResponse(status: 200, contentType: model.rendition.container == .ts ? "video/mp2t" : "video/iso.segment", body: body, kind: "segment")
+        var r = OriginResponse(
+            status: 200, contentType: model.rendition.container == .ts ? "video/mp2t" : "video/iso.segment", body: body, kind: "segment")
         r.truth = t
         return r
     }
 
     func key(_ scenario: String, _ file: String, _ req: OriginRequest) -> OriginResponse {
-        guard Scenario.named(scenario) != nil, file.hasPrefix("k"), file.hasSuffix(".key"), let id = Int(file.dropFirst().dropLast(4)) else {
+        guard Scenario.named(scenario) != nil, file.hasPrefix("k"), file.hasSuffix(".key"), let id = Int(file.dropFirst().dropLast(4))
+        else {
             return .text(404, "no such key")
         }
         let key = OriginKeys.key(scenario: scenario, id: id)
@@ -260,23 +274,34 @@ public struct OriginRouter: Sendable {
         let q = req.query
         switch parts.dropFirst().first ?? "" {
         case "scenarios":
-            return .json(.array(Scenario.all.map { .object([("name", .string($0.name)), ("summary", .string($0.summary)), ("live", .bool($0.isLive)),
-                                                             ("path", .string("/\($0.name)/master.m3u8"))]) }))
+            return .json(
+                .array(
+                    Scenario.all.map {
+                        .object([
+                            ("name", .string($0.name)), ("summary", .string($0.summary)), ("live", .bool($0.isLive)),
+                            ("path", .string("/\($0.name)/master.m3u8")),
+                        ])
+                    }))
         case "fault":
             guard let kind = Fault.Kind(rawValue: q["kind"] ?? "") else {
                 return .text(400, "kind= one of \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let target = Fault.Target(rawValue: q["target"] ?? "any") ?? .any
-            let f = state.add(Fault(id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
-                                    scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
-                                    remaining: q["count"].flatMap { Int($0) }, since: now,
-                                    until: q["for"].flatMap { Double($0) }.map { now + $0 }))
+            let f = state.add(
+                Fault(
+                    id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
+                    scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
+                    remaining: q["count"].flatMap { Int($0) }, since: now,
+                    until: q["for"].flatMap { Double($0) }.map { now + $0 }))
             return .json(f.json)
         case "faults": return .json(.array(state.faults.map(\.json)))
         case "bench.m3u8":
             // One segment of `bytes` bytes, for throughput benchmarks.
             let n = Int(q["bytes"] ?? "") ?? 2_000_000
-            var r = OriginResponse.text(200, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:10.0,\nblob.ts?bytes=\(n)\(q["mbit"].map { "&mbit=\($0)" } ?? "")\n#EXT-X-ENDLIST")
+            var r = OriginResponse.text(
+                200,
+                "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:10.0,\nblob.ts?bytes=\(n)\(q["mbit"].map { "&mbit=\($0)" } ?? "")\n#EXT-X-ENDLIST"
+            )
             r.contentType = "application/vnd.apple.mpegurl"
             return r
         case "blob.ts":
@@ -312,8 +337,11 @@ public struct OriginRouter: Sendable {
                 return .text(400, "truth needs scenario= and rendition=")
             }
             let w = m.window(at: now, overrides: overrides(m))
-            return .json(.object([("scenario", .string(s.name)), ("rendition", .string(m.rendition.id)), ("now", .double(now)),
-                                  ("segments", .array(w.map(OriginRouter.truthJSON)))]))
+            return .json(
+                .object([
+                    ("scenario", .string(s.name)), ("rendition", .string(m.rendition.id)), ("now", .double(now)),
+                    ("segments", .array(w.map(OriginRouter.truthJSON))),
+                ]))
         default:
             return .text(404, "control endpoints: scenarios, fault, faults, clear, key-latency, log, truth")
         }
@@ -325,16 +353,20 @@ public struct OriginRouter: Sendable {
     }
 
     public static func truthJSON(_ t: SegmentTruth) -> JSONValue {
-        .object([("msn", .int(t.msn)), ("index", .int(t.index)), ("uri", .string(t.uri)), ("pdt", .string(t.pdt.iso8601)),
-                 ("duration", .double(t.duration)), ("mediaTime", .double(t.mediaTime)), ("discontinuity", .bool(t.discontinuity)),
-                 ("discontinuitySequence", .int(t.discontinuitySequence)), ("gap", .bool(t.gap)), ("keyId", .int(t.keyID))])
+        .object([
+            ("msn", .int(t.msn)), ("index", .int(t.index)), ("uri", .string(t.uri)), ("pdt", .string(t.pdt.iso8601)),
+            ("duration", .double(t.duration)), ("mediaTime", .double(t.mediaTime)), ("discontinuity", .bool(t.discontinuity)),
+            ("discontinuitySequence", .int(t.discontinuitySequence)), ("gap", .bool(t.gap)), ("keyId", .int(t.keyID)),
+        ])
     }
 
     func index() -> String {
         var s = "hlstui origin\n\nscenarios:\n"
         for sc in Scenario.all { s += "  /\(sc.name)/master.m3u8  \(sc.summary)\n" }
-        s += "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset&target=segment|key|playlist|init|any"
-        s += "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
+        s +=
+            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset&target=segment|key|playlist|init|any"
+        s +=
+            "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144\n"
         return s
     }

@@ -8,19 +8,22 @@ public enum SampleAES {
     /// The segment with its video and audio samples encrypted.
     public static func encrypt(segment: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8] {
         let k = SymmetricKey(data: key)
-        return TransportStream.rewritingPES(segment, streamType: { t in
-            switch t {
-            case 0x1B: return 0xDB
-            case 0x0F: return 0xCF
-            default: return t
-            }
-        }, transform: { type, payload in
-            switch type {
-            case 0x1B: return encryptH264(payload, key: k, iv: iv)
-            case 0x0F: return encryptADTS(payload, key: k, iv: iv)
-            default: return nil
-            }
-        })
+        return TransportStream.rewritingPES(
+            segment,
+            streamType: { t in
+                switch t {
+                case 0x1B: return 0xDB
+                case 0x0F: return 0xCF
+                default: return t
+                }
+            },
+            transform: { type, payload in
+                switch type {
+                case 0x1B: return encryptH264(payload, key: k, iv: iv)
+                case 0x0F: return encryptADTS(payload, key: k, iv: iv)
+                default: return nil
+                }
+            })
     }
 
     /// Annex B H.264: in each slice NAL unit (types 1 and 5) longer than 48 bytes, after 32 clear bytes, one 16-byte block in ten
@@ -35,7 +38,7 @@ public enum SampleAES {
             var raw = nal
             var o = 32
             var chain = iv
-                while raw.count - o > 16 {
+            while raw.count - o > 16 {
                 let block = Array(raw[o..<(o + 16)])
                 guard let enc = try? AES._CBC.encrypt(block, using: key, iv: AES._CBC.IV(ivBytes: chain), noPadding: true) else { break }
                 raw.replaceSubrange(o..<(o + 16), with: enc)

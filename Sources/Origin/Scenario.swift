@@ -49,44 +49,67 @@ public struct Scenario: Sendable, Equatable {
 
     /// Every scenario, in the order `hlstui origin` lists them.
     public static let all: [Scenario] = [
-        Scenario(name: "vod-ts", summary: "VOD ladder, MPEG-TS: 3 video rungs + audio-only, alternate audio, WebVTT, I-frames",
-                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false)),
-        Scenario(name: "vod-fmp4", summary: "VOD ladder, fMP4 (CMAF-style init + .m4s)",
-                 kind: .ladder(container: .fmp4, live: false, encryption: .none, gap: .none, define: false)),
-        Scenario(name: "live-ts", summary: "live sliding window, MPEG-TS, PDT from the wall clock, looping with discontinuities",
-                 kind: .ladder(container: .ts, live: true, encryption: .none, gap: .none, define: false)),
-        Scenario(name: "live-fmp4", summary: "live sliding window, fMP4",
-                 kind: .ladder(container: .fmp4, live: true, encryption: .none, gap: .none, define: false)),
-        Scenario(name: "byterange-ts", summary: "the VOD ladder as one file per rung, segments as EXT-X-BYTERANGE sub-ranges",
-                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false), singleFile: true),
-        Scenario(name: "aes-vod", summary: "AES-128, key rotation every 3 segments, key latency configurable",
-                 kind: .ladder(container: .ts, live: false, encryption: .aes128, gap: .none, define: false)),
-        Scenario(name: "aes-fmp4", summary: "fMP4 with AES-128: key rotation every 3 segments, the init section encrypted too (under the first key)",
-                 kind: .ladder(container: .fmp4, live: false, encryption: .aes128, gap: .none, define: false)),
-        Scenario(name: "sample-aes-vod", summary: "SAMPLE-AES: H.264 slices and AAC frames encrypted inside the TS, key rotation every 3 segments",
-                 kind: .ladder(container: .ts, live: false, encryption: .sampleAES, gap: .none, define: false)),
-        Scenario(name: "aes-live", summary: "live AES-128 with key rotation",
-                 kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .none, define: false)),
-        Scenario(name: "gap-one", summary: "EXT-X-GAP outage in v360 only (segments 4-5); other rungs intact",
-                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .oneRung("v360"), define: false)),
-        Scenario(name: "gap-all", summary: "EXT-X-GAP outage in every rung (segments 4-5)",
-                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .allRungs, define: false)),
-        Scenario(name: "define", summary: "EXT-X-DEFINE: NAME/VALUE, QUERYPARAM (open with ?token=…) and IMPORT",
-                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: true)),
-        Scenario(name: "broadcast-vod-ts", summary: "the VOD ladder as broadcast packagers make it: 29.97 fps, B-frame pyramid, audio first in each segment and 40 ms ahead, timestamps from 3600 s",
-                 kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false), packaging: .broadcast),
-        Scenario(name: "broadcast-vod-fmp4", summary: "broadcast packaging, fMP4",
-                 kind: .ladder(container: .fmp4, live: false, encryption: .none, gap: .none, define: false), packaging: .broadcast),
-        Scenario(name: "broadcast-live-ts", summary: "broadcast packaging, live MPEG-TS",
-                 kind: .ladder(container: .ts, live: true, encryption: .none, gap: .none, define: false), packaging: .broadcast),
-        Scenario(name: "broadcast-live-fmp4", summary: "broadcast packaging, live fMP4",
-                 kind: .ladder(container: .fmp4, live: true, encryption: .none, gap: .none, define: false), packaging: .broadcast),
-        Scenario(name: "cam-a", summary: "camera A: live, 2 s segments, 30 fps, no extra latency",
-                 kind: .camera(id: "cam-a", offset: 0, latency: 0)),
-        Scenario(name: "cam-b", summary: "camera B: live, 3 s segments, 25 fps, segment grid 1 s after A, 4 s more latency",
-                 kind: .camera(id: "cam-b", offset: 1, latency: 4)),
-        Scenario(name: "demo", summary: "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360",
-                 kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false)),
+        Scenario(
+            name: "vod-ts", summary: "VOD ladder, MPEG-TS: 3 video rungs + audio-only, alternate audio, WebVTT, I-frames",
+            kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false)),
+        Scenario(
+            name: "vod-fmp4", summary: "VOD ladder, fMP4 (CMAF-style init + .m4s)",
+            kind: .ladder(container: .fmp4, live: false, encryption: .none, gap: .none, define: false)),
+        Scenario(
+            name: "live-ts", summary: "live sliding window, MPEG-TS, PDT from the wall clock, looping with discontinuities",
+            kind: .ladder(container: .ts, live: true, encryption: .none, gap: .none, define: false)),
+        Scenario(
+            name: "live-fmp4", summary: "live sliding window, fMP4",
+            kind: .ladder(container: .fmp4, live: true, encryption: .none, gap: .none, define: false)),
+        Scenario(
+            name: "byterange-ts", summary: "the VOD ladder as one file per rung, segments as EXT-X-BYTERANGE sub-ranges",
+            kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false), singleFile: true),
+        Scenario(
+            name: "aes-vod", summary: "AES-128, key rotation every 3 segments, key latency configurable",
+            kind: .ladder(container: .ts, live: false, encryption: .aes128, gap: .none, define: false)),
+        Scenario(
+            name: "aes-fmp4",
+            summary: "fMP4 with AES-128: key rotation every 3 segments, the init section encrypted too (under the first key)",
+            kind: .ladder(container: .fmp4, live: false, encryption: .aes128, gap: .none, define: false)),
+        Scenario(
+            name: "sample-aes-vod",
+            summary: "SAMPLE-AES: H.264 slices and AAC frames encrypted inside the TS, key rotation every 3 segments",
+            kind: .ladder(container: .ts, live: false, encryption: .sampleAES, gap: .none, define: false)),
+        Scenario(
+            name: "aes-live", summary: "live AES-128 with key rotation",
+            kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .none, define: false)),
+        Scenario(
+            name: "gap-one", summary: "EXT-X-GAP outage in v360 only (segments 4-5); other rungs intact",
+            kind: .ladder(container: .ts, live: false, encryption: .none, gap: .oneRung("v360"), define: false)),
+        Scenario(
+            name: "gap-all", summary: "EXT-X-GAP outage in every rung (segments 4-5)",
+            kind: .ladder(container: .ts, live: false, encryption: .none, gap: .allRungs, define: false)),
+        Scenario(
+            name: "define", summary: "EXT-X-DEFINE: NAME/VALUE, QUERYPARAM (open with ?token=…) and IMPORT",
+            kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: true)),
+        Scenario(
+            name: "broadcast-vod-ts",
+            summary:
+                "the VOD ladder as broadcast packagers make it: 29.97 fps, B-frame pyramid, audio first in each segment and 40 ms ahead, timestamps from 3600 s",
+            kind: .ladder(container: .ts, live: false, encryption: .none, gap: .none, define: false), packaging: .broadcast),
+        Scenario(
+            name: "broadcast-vod-fmp4", summary: "broadcast packaging, fMP4",
+            kind: .ladder(container: .fmp4, live: false, encryption: .none, gap: .none, define: false), packaging: .broadcast),
+        Scenario(
+            name: "broadcast-live-ts", summary: "broadcast packaging, live MPEG-TS",
+            kind: .ladder(container: .ts, live: true, encryption: .none, gap: .none, define: false), packaging: .broadcast),
+        Scenario(
+            name: "broadcast-live-fmp4", summary: "broadcast packaging, live fMP4",
+            kind: .ladder(container: .fmp4, live: true, encryption: .none, gap: .none, define: false), packaging: .broadcast),
+        Scenario(
+            name: "cam-a", summary: "camera A: live, 2 s segments, 30 fps, no extra latency",
+            kind: .camera(id: "cam-a", offset: 0, latency: 0)),
+        Scenario(
+            name: "cam-b", summary: "camera B: live, 3 s segments, 25 fps, segment grid 1 s after A, 4 s more latency",
+            kind: .camera(id: "cam-b", offset: 1, latency: 4)),
+        Scenario(
+            name: "demo", summary: "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360",
+            kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false)),
     ]
 
     public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }

@@ -111,9 +111,10 @@ public struct StreamModel: Sendable {
             let k = loopNumber(n)
             let disc = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0)
             let pdt = scenario.isLive ? DateTime(seconds: start(n)) : OriginTiming.vodStart.adding(seconds: offsets[pos])
-            return SegmentTruth(msn: n - base, index: n, position: pos, uri: segmentURI(n), pdt: pdt, duration: durations[pos],
-                                mediaTime: rendition.segments[pos].firstTime, discontinuity: disc,
-                                discontinuitySequence: k - baseLoops, gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
+            return SegmentTruth(
+                msn: n - base, index: n, position: pos, uri: segmentURI(n), pdt: pdt, duration: durations[pos],
+                mediaTime: rendition.segments[pos].firstTime, discontinuity: disc,
+                discontinuitySequence: k - baseLoops, gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
         }
     }
 
@@ -132,9 +133,13 @@ public struct StreamModel: Sendable {
         guard file.hasSuffix(ext) else { return nil }
         let stem = file.dropLast(ext.count)
         let digits: Substring
-        if scenario.isLive, stem.hasPrefix("s") { digits = stem.dropFirst() }
-        else if !scenario.isLive, stem.hasPrefix("seg") { digits = stem.dropFirst(3) }
-        else { return nil }
+        if scenario.isLive, stem.hasPrefix("s") {
+            digits = stem.dropFirst()
+        } else if !scenario.isLive, stem.hasPrefix("seg") {
+            digits = stem.dropFirst(3)
+        } else {
+            return nil
+        }
         guard let n = Int(digits) else { return nil }
         if !scenario.isLive && (n < 0 || n >= count) { return nil }
         return n
@@ -144,10 +149,11 @@ public struct StreamModel: Sendable {
     public func truth(_ n: Int, overrides: LiveOverrides = LiveOverrides()) -> SegmentTruth {
         let pos = ((n % count) + count) % count
         let pdt = scenario.isLive ? DateTime(seconds: start(n)) : OriginTiming.vodStart.adding(seconds: offsets[pos])
-        return SegmentTruth(msn: n - (overrides.resetIndex ?? 0), index: n, position: pos, uri: segmentURI(n), pdt: pdt,
-                            duration: durations[pos], mediaTime: rendition.segments[pos].firstTime,
-                            discontinuity: scenario.isLive && pos == 0, discontinuitySequence: loopNumber(n),
-                            gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
+        return SegmentTruth(
+            msn: n - (overrides.resetIndex ?? 0), index: n, position: pos, uri: segmentURI(n), pdt: pdt,
+            duration: durations[pos], mediaTime: rendition.segments[pos].firstTime,
+            discontinuity: scenario.isLive && pos == 0, discontinuitySequence: loopNumber(n),
+            gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
     }
 
     /// The key URI for key `id` (path-absolute, so it resolves on HTTP and HTTPS alike).
@@ -187,8 +193,9 @@ public struct StreamModel: Sendable {
             if iFramesOnly, let r = rendition.segments[t.position].iFrameRange { s.byteRange = r }
             if scenario.singleFile && !iFramesOnly {
                 s.uri = "all.\(rendition.container.segmentExtension)"
-                s.byteRange = ByteRange(length: rendition.segments[t.position].bytes.count,
-                                        offset: rendition.segments[..<t.position].reduce(0) { $0 + $1.bytes.count })
+                s.byteRange = ByteRange(
+                    length: rendition.segments[t.position].bytes.count,
+                    offset: rendition.segments[..<t.position].reduce(0) { $0 + $1.bytes.count })
             }
             m.segments.append(s)
         }

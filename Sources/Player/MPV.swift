@@ -102,7 +102,9 @@ public final class MPV: @unchecked Sendable {
     public init(options: [(String, String)], logLevel: String = "warn") throws(MPVError) {
         guard let h = mpv_create() else { throw MPVError(code: MPV_ERROR_NOMEM.rawValue, context: "mpv_create") }
         handle = h
-        for (name, value) in [("terminal", "no"), ("config", "no"), ("input-default-bindings", "no"), ("input-vo-keyboard", "no"), ("osc", "no")] + options {
+        for (name, value) in [
+            ("terminal", "no"), ("config", "no"), ("input-default-bindings", "no"), ("input-vo-keyboard", "no"), ("osc", "no"),
+        ] + options {
             let rc = mpv_set_option_string(h, name, value)
             if rc < 0 {
                 mpv_terminate_destroy(h)

@@ -69,7 +69,9 @@ public struct ScriptedAction: Sendable, Equatable {
 public struct ScriptError: Error, Sendable, CustomStringConvertible {
     public var line: Int
     public var text: String
-    public var description: String { "commands line \(line): cannot read \"\(text)\" (expected e.g. \"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\")" }
+    public var description: String {
+        "commands line \(line): cannot read \"\(text)\" (expected e.g. \"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\")"
+    }
 }
 
 /// Parses `--commands` text: `SECONDS ACTION [ARG]` per line; blank lines and `#` comments skipped.

@@ -34,7 +34,8 @@ public struct CapturedOutputFilter: Sendable {
             return once("alsa", "audio (ALSA): \(CapturedOutputFilter.alsaCause(line)) — more ALSA lines folded into this one")
         }
         if CapturedOutputFilter.isPipeWire(line) {
-            return once("pipewire", "audio (PipeWire): \(CapturedOutputFilter.pipeWireCause(line)) — more PipeWire lines folded into this one")
+            return once(
+                "pipewire", "audio (PipeWire): \(CapturedOutputFilter.pipeWireCause(line)) — more PipeWire lines folded into this one")
         }
         if line.hasPrefix("Cannot connect to server") || line.hasPrefix("jack server") || line.hasPrefix("JackShmReadWritePtr") {
             return once("jack", "audio (JACK): \(line) — more JACK lines folded into this one")

@@ -16,18 +16,23 @@ extension SessionState {
     public var abrCandidates: [Int] {
         let allowed = caps.allowed(ladder)
         guard let cur = loadedRung, let r = ladder.rungs[safe: cur] else { return allowed }
-        let same = allowed.filter { ladder.rungs[safe: $0].map { SwitchPlanner.families($0.variant) == SwitchPlanner.families(r.variant) } ?? false }
+        let same = allowed.filter {
+            ladder.rungs[safe: $0].map { SwitchPlanner.families($0.variant) == SwitchPlanner.families(r.variant) } ?? false
+        }
         return same.isEmpty ? allowed : same
     }
 
     /// What automatic selection wants now (throughput, buffer, downloads in progress), or nil to stay.
     public func abrDecision(config: AbrConfig = AbrConfig()) -> (rung: Int, reason: String)? {
-        guard mode == .automatic, !ladder.single, ladder.rungs.count > 1, let cur = loadedRung, started, error == nil, !ended else { return nil }
+        guard mode == .automatic, !ladder.single, ladder.rungs.count > 1, let cur = loadedRung, started, error == nil, !ended else {
+            return nil
+        }
         let oldest = inFlight.min { $0.value.start < $1.value.start }
-        let input = AbrInput(ladder: ladder, allowed: abrCandidates, current: cur, estimate: throughput.estimate, bufferAhead: bufferedAhead,
-                             segmentDuration: Double(playingMedia?.targetDuration ?? 2),
-                             inFlight: oldest.map { (rung: $0.value.rung, msn: $0.key, elapsed: now - $0.value.start) },
-                             sinceSwitch: switches.last.map { now - $0.t })
+        let input = AbrInput(
+            ladder: ladder, allowed: abrCandidates, current: cur, estimate: throughput.estimate, bufferAhead: bufferedAhead,
+            segmentDuration: Double(playingMedia?.targetDuration ?? 2),
+            inFlight: oldest.map { (rung: $0.value.rung, msn: $0.key, elapsed: now - $0.value.start) },
+            sinceSwitch: switches.last.map { now - $0.t })
         return Abr.decide(input, config: config)
     }
 
@@ -45,7 +50,9 @@ extension SessionState {
 
     /// True when segment `msn` of the rung loaded is a GAP no other allowed rung can fill (the Loader ends the player's playlist there).
     public func isUnfillableGap(_ msn: Int) -> Bool {
-        guard let cur = loadedRung ?? (ladder.single ? 0 : nil), let m = media[cur], let s = m.segments[safe: msn - m.mediaSequence] else { return false }
+        guard let cur = loadedRung ?? (ladder.single ? 0 : nil), let m = media[cur], let s = m.segments[safe: msn - m.mediaSequence] else {
+            return false
+        }
         return s.gap && !fillable(msn, rung: cur)
     }
 
@@ -88,7 +95,9 @@ extension SessionState {
     /// it never fetched, so the point is taken in the last segment it fetched.
     public func withinFetched(_ p: StreamPoint) -> StreamPoint {
         // Past its end by a frame or two at most: the player stops where its media ends.
-        guard clock.firstPTS[p.msn] == nil, clock.firstPTS[p.msn - 1] != nil, p.offset < 0.5, let prev = segment(p.msn - 1) else { return p }
+        guard clock.firstPTS[p.msn] == nil, clock.firstPTS[p.msn - 1] != nil, p.offset < 0.5, let prev = segment(p.msn - 1) else {
+            return p
+        }
         return StreamPoint(msn: p.msn - 1, offset: prev.duration + p.offset)
     }
 
@@ -96,7 +105,8 @@ extension SessionState {
     /// resets, measured: the session reloads there instead), else nil.
     public func fmp4DiscontinuityAfter(_ p: StreamPoint) -> Int? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, !SwitchPlanner.isTS(m),
-              let next = segment(p.msn + 1), next.discontinuity else { return nil }
+            let next = segment(p.msn + 1), next.discontinuity
+        else { return nil }
         return p.msn + 1
     }
 
@@ -130,7 +140,9 @@ extension SessionState {
                 guard let a = s.effectiveProgramDateTime else { return false }
                 let d = here.seconds(since: a)
                 return d >= 0 && d < s.duration
-            }) { return (s.mediaSequence, "at the playhead's moment (msn \(s.mediaSequence))") }
+            }) {
+                return (s.mediaSequence, "at the playhead's moment (msn \(s.mediaSequence))")
+            }
             return (nil, "at the live edge: the playhead's moment left the window")
         }
         if let p = playhead, fresh.segments.contains(where: { $0.mediaSequence == p.msn + 1 }) {

@@ -148,8 +148,10 @@ public enum VariantPolicy {
     /// Automatic: among `candidates` (default: the allowed rungs; the session passes ABR's, same codecs as the rung loaded), the highest
     /// whose BANDWIDTH fits ABR's up share of the measured throughput; before any measurement, the first listed allowed variant
     /// (RFC 8216bis §4.3.4.2: the first variant is the client's start).
-    public static func target(_ ladder: Ladder, mode: SelectionMode, caps: Caps, throughput: Double?, candidates: [Int]? = nil,
-                              config: AbrConfig = AbrConfig()) -> Int? {
+    public static func target(
+        _ ladder: Ladder, mode: SelectionMode, caps: Caps, throughput: Double?, candidates: [Int]? = nil,
+        config: AbrConfig = AbrConfig()
+    ) -> Int? {
         let allowed = caps.allowed(ladder)
         guard !allowed.isEmpty else { return nil }
         switch mode {

@@ -8,15 +8,25 @@ public struct MPVLogFilter: Sendable {
 
     /// Classifies a line (`spliced`: the Loader joins segments of different rungs; `probingSampleAES`: playback has not started on a
     /// SAMPLE-AES stream) and folds immediate repeats. Returns the lines to log now: a note on the previous line's repeats, then this line unless it repeats.
-    public mutating func take(level: String, prefix: String, text: String, spliced: Bool, probingSampleAES: Bool = false) -> [(level: LogLevel, text: String)] {
+    public mutating func take(level: String, prefix: String, text: String, spliced: Bool, probingSampleAES: Bool = false) -> [(
+        level: LogLevel, text: String
+    )] {
         // FFmpeg 5.1's HLS demuxer probes codec parameters on the samples as they are and decrypts SAMPLE-AES only per packet
         // afterwards: the decoders' complaints about the still-encrypted probe are expected, and said once.
-        let probeLine = prefix == "ffmpeg/audio" || prefix == "ffmpeg/video"
-            || (prefix == "ffmpeg/demuxer" && (text.contains("Could not find codec parameters") || text.contains("Consider increasing the value for the 'analyzeduration'")))
+        let probeLine =
+            prefix == "ffmpeg/audio" || prefix == "ffmpeg/video"
+            || (prefix == "ffmpeg/demuxer"
+                && (text.contains("Could not find codec parameters")
+                    || text.contains("Consider increasing the value for the 'analyzeduration'")))
         if probingSampleAES && probeLine {
             probeComplaints += 1
             guard probeComplaints == 1 else { return [] }
-            return [(.info, "mpv \(prefix): \(text) — FFmpeg probes SAMPLE-AES samples before it decrypts them: decoder complaints until playback starts are expected (folded)")]
+            return [
+                (
+                    .info,
+                    "mpv \(prefix): \(text) — FFmpeg probes SAMPLE-AES samples before it decrypts them: decoder complaints until playback starts are expected (folded)"
+                )
+            ]
         }
         let line = "mpv \(prefix): \(text)"
         if line == last {
@@ -29,8 +39,12 @@ public struct MPVLogFilter: Sendable {
         repeats = 0
         guard let level = MPVLogFilter.level(level, prefix: prefix, text: text, spliced: spliced) else { return out }
         var shown = line
-        if spliced && text.contains("Packet corrupt") { shown += " — TS continuity counters jump where two rungs' segments meet (a splice): expected" }
-        if text.contains("Edit lists are not correctly supported") { shown += " — FFmpeg's note on fMP4 edit lists; playback is not affected" }
+        if spliced && text.contains("Packet corrupt") {
+            shown += " — TS continuity counters jump where two rungs' segments meet (a splice): expected"
+        }
+        if text.contains("Edit lists are not correctly supported") {
+            shown += " — FFmpeg's note on fMP4 edit lists; playback is not affected"
+        }
         out.append((level, shown))
         return out
     }

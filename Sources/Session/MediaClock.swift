@@ -34,7 +34,8 @@ public struct MediaClock: Sendable {
         guard let b = best else { return nil }
         var p = StreamPoint(msn: b.msn, offset: max(0, t - b.pts))
         let first = playlist.mediaSequence
-        while let seg = playlist.segments[safe: p.msn - first], p.offset >= seg.duration, playlist.segments[safe: p.msn + 1 - first] != nil {
+        while let seg = playlist.segments[safe: p.msn - first], p.offset >= seg.duration, playlist.segments[safe: p.msn + 1 - first] != nil
+        {
             p.offset -= seg.duration
             p.msn += 1
         }

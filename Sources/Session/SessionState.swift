@@ -61,7 +61,8 @@ public struct VariantSwitch: Sendable, Equatable {
     public var atMSN: Int?
     /// Why, in words (for ABR: the measurement that decided).
     public var detail: String?
-    public init(t: Double, from: Int?, to: Int, reason: SwitchReason, mechanism: SwitchMechanism, atMSN: Int? = nil, detail: String? = nil) {
+    public init(t: Double, from: Int?, to: Int, reason: SwitchReason, mechanism: SwitchMechanism, atMSN: Int? = nil, detail: String? = nil)
+    {
         self.detail = detail
         self.t = t
         self.from = from
@@ -285,7 +286,9 @@ public struct SessionState: Sendable {
     /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
     public var usesSampleAES: Bool {
         keys.contains { $0.method == .sampleAES }
-            || (Array(media.values) + Array(renditionMedia.values)).contains { m in m.segments.contains { s in s.keys.contains { $0.method == .sampleAES } } }
+            || (Array(media.values) + Array(renditionMedia.values)).contains { m in
+                m.segments.contains { s in s.keys.contains { $0.method == .sampleAES } }
+            }
     }
 
     public static let requestLimit = 2000
@@ -352,7 +355,10 @@ public struct SessionState: Sendable {
             loadedRung = s.to
             let rungs = ladder.rungs
             let name = { (i: Int?) in i.flatMap { rungs[safe: $0]?.name } ?? i.map { "rung \($0)" } ?? "-" }
-            note(.info, "\(name(s.from)) → \(name(s.to)) (\(s.reason.rawValue), \(s.mechanism.rawValue)\(s.atMSN.map { " from msn \($0)" } ?? ""))\(s.detail.map { ": " + $0 } ?? "")", t)
+            note(
+                .info,
+                "\(name(s.from)) → \(name(s.to)) (\(s.reason.rawValue), \(s.mechanism.rawValue)\(s.atMSN.map { " from msn \($0)" } ?? ""))\(s.detail.map { ": " + $0 } ?? "")",
+                t)
             return []
         case .failed(let message, let cause):
             error = message
@@ -399,7 +405,11 @@ public struct SessionState: Sendable {
             if r.outcome == .gap, let msn = r.msn, gapsReported.insert("\(r.rung ?? -1):\(msn)").inserted {
                 let m = r.rung.flatMap { media[$0] } ?? playingMedia
                 let seg = m.flatMap { $0.segments[safe: msn - $0.mediaSequence] }
-                return [.gap(rung: r.rung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "answered locally, never requested")]
+                return [
+                    .gap(
+                        rung: r.rung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0,
+                        action: "answered locally, never requested")
+                ]
             }
             return []
         case .key(let k):
@@ -447,21 +457,29 @@ public struct SessionState: Sendable {
             let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }
             let name = ladder.rungs[safe: by]?.name ?? "rung \(by)"
             note(.info, "GAP msn \(msn) of rung \(gapRung): served from \(name)", t)
-            return [.gap(rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0, action: "served from rung \(by)")]
+            return [
+                .gap(
+                    rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0,
+                    action: "served from rung \(by)")
+            ]
         case .playlist(let p):
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
             if p.rung != nil { remember(p.playlist) }
             if let rung = p.rung { noteEdge(rung, p.playlist) }
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
             guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
-            return p.playlist.segments.filter { $0.gap && isUnfillableGap($0.mediaSequence) && gapsReported.insert("\(rung):\($0.mediaSequence)").inserted }
-                .map { .gap(rung: rung, msn: $0.mediaSequence, pdt: $0.effectiveProgramDateTime, duration: $0.duration,
-                            action: "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it") }
+            return p.playlist.segments.filter {
+                $0.gap && isUnfillableGap($0.mediaSequence) && gapsReported.insert("\(rung):\($0.mediaSequence)").inserted
+            }
+            .map {
+                .gap(
+                    rung: rung, msn: $0.mediaSequence, pdt: $0.effectiveProgramDateTime, duration: $0.duration,
+                    action: "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it")
+            }
         }
     }
 
     mutating func sampled(_ s: PlayerSample, at t: Double) -> [SessionFact] {
-        let was = sample
         sample = s
         var facts: [SessionFact] = []
         if let skip = checkSkip(s, at: t) { facts.append(.skipped(skip)) }
@@ -490,7 +508,8 @@ public struct SessionState: Sendable {
         }
         // The end of the stream, not the end of a playlist the Loader stopped before a GAP run.
         if s.eof && !ended, let m = media[playingRung ?? 0], m.endList,
-           playhead.map({ p in !m.segments.contains { $0.mediaSequence > p.msn && !$0.gap } }) ?? true {
+            playhead.map({ p in !m.segments.contains { $0.mediaSequence > p.msn && !$0.gap } }) ?? true
+        {
             ended = true
             facts.append(.ended)
         }
@@ -505,7 +524,9 @@ public struct SessionState: Sendable {
         func duration(_ msn: Int) -> Double? {
             if isUnfillableGap(msn) { return 0 }
             if let d = seen[msn]?.duration { return d }
-            return media.values.lazy.compactMap { m in m.segments[safe: msn - m.mediaSequence].flatMap { $0.mediaSequence == msn ? $0.duration : nil } }.first
+            return media.values.lazy.compactMap { m in
+                m.segments[safe: msn - m.mediaSequence].flatMap { $0.mediaSequence == msn ? $0.duration : nil }
+            }.first
         }
         guard let first = duration(a.msn) else { return nil }
         var total = max(0, first - a.offset) + b.offset
@@ -547,25 +568,35 @@ public struct SessionState: Sendable {
             skips[skips.count - 1].seconds += moved - played
             return nil
         }
-        let skip = Skip(t: t, fromTime: last.time, from: last.point, toTime: time, to: point, seconds: moved - played,
-                        cause: skipCause(at: t, over: last.point.msn...point.msn))
+        let skip = Skip(
+            t: t, fromTime: last.time, from: last.point, toTime: time, to: point, seconds: moved - played,
+            cause: skipCause(at: t, over: last.point.msn...point.msn))
         skipCount += 1
         skips.append(skip)
         if skips.count > 100 { skips.removeFirst(skips.count - 100) }
-        note(.warn, "skipped \(fixed(skip.seconds, 2)) s of content: msn \(last.point.msn) +\(fixed(last.point.offset, 2)) s → msn \(point.msn) +\(fixed(point.offset, 2)) s (\(skip.cause))", t)
+        note(
+            .warn,
+            "skipped \(fixed(skip.seconds, 2)) s of content: msn \(last.point.msn) +\(fixed(last.point.offset, 2)) s → msn \(point.msn) +\(fixed(point.offset, 2)) s (\(skip.cause))",
+            t)
         return skip
     }
 
     /// What most likely made the playhead jump: a switch or a reload just before, a failed request, or the player alone.
     func skipCause(at t: Double, over msns: ClosedRange<Int>) -> String {
         // A segment in the jump that failed: the player gave up on it and went on.
-        if let r = requests.last(where: { r in r.kind == .segment && r.msn.map(msns.contains) == true && (r.status >= 400 || r.failure != nil) && r.outcome != .gap }) {
+        if let r = requests.last(where: { r in
+            r.kind == .segment && r.msn.map(msns.contains) == true && (r.status >= 400 || r.failure != nil) && r.outcome != .gap
+        }) {
             return "msn \(r.msn ?? 0) failed (\(r.failure ?? "HTTP \(r.status)")) and the player went past it"
         }
         // A timestamp reset the player met: mpv restarts its playback there and drops what it held before it.
-        if msns.count > 1, let d = ((msns.lowerBound + 1)...msns.upperBound).first(where: { msn in
-            media.values.contains { m in m.segments[safe: msn - m.mediaSequence].map { $0.mediaSequence == msn && $0.discontinuity } ?? false }
-        }) {
+        if msns.count > 1,
+            let d = ((msns.lowerBound + 1)...msns.upperBound).first(where: { msn in
+                media.values.contains { m in
+                    m.segments[safe: msn - m.mediaSequence].map { $0.mediaSequence == msn && $0.discontinuity } ?? false
+                }
+            })
+        {
             return "a discontinuity at msn \(d): the player reset its playback at the timestamp jump and dropped what it held before it"
         }
         if let w = switches.last, t - w.t <= 3 {
@@ -630,8 +661,12 @@ public struct SessionState: Sendable {
         let ordered = [playingRung, loadedRung].compactMap { $0 }.compactMap { media[$0] }
         // The rungs' segments line up by MSN and PDT: when the rung that served the playhead's segment was last read before the
         // window moved past it, another rung's newer playlist that lists the segment measures it.
-        if let p = playhead, let m = ordered.first(where: { $0.lists(p.msn) })
-            ?? media.keys.sorted().compactMap({ media[$0] }).first(where: { $0.lists(p.msn) }) { return m }
+        if let p = playhead,
+            let m = ordered.first(where: { $0.lists(p.msn) })
+                ?? media.keys.sorted().compactMap({ media[$0] }).first(where: { $0.lists(p.msn) })
+        {
+            return m
+        }
         return ordered.first ?? media.values.first
     }
 
@@ -646,7 +681,9 @@ public struct SessionState: Sendable {
 
     /// The rung whose bytes are on screen: the rung that served the segment at the playhead (measured), else the rung loaded.
     public var playingRung: Int? {
-        guard let t = sample.timePos, let m = loadedRung.flatMap({ media[$0] }) ?? media.values.first, let p = clock.locate(t, in: m) else { return loadedRung }
+        guard let t = sample.timePos, let m = loadedRung.flatMap({ media[$0] }) ?? media.values.first, let p = clock.locate(t, in: m) else {
+            return loadedRung
+        }
         return segmentRung[p.msn] ?? loadedRung
     }
 
@@ -752,7 +789,9 @@ public struct SessionState: Sendable {
     }
 
     /// The rung the controllers want now.
-    public var targetRung: Int? { VariantPolicy.target(ladder, mode: mode, caps: caps, throughput: throughput.estimate, candidates: abrCandidates) }
+    public var targetRung: Int? {
+        VariantPolicy.target(ladder, mode: mode, caps: caps, throughput: throughput.estimate, candidates: abrCandidates)
+    }
 
     /// Total seconds stalled so far (an open stall counts up to now).
     public var stalledSeconds: Double { stalls.reduce(0) { $0 + (($1.end ?? now) - $1.start) } }

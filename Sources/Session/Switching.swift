@@ -89,8 +89,10 @@ public struct AbrInput: Sendable {
     public var inFlight: (rung: Int, msn: Int, elapsed: Double)?
     /// Seconds since the last switch.
     public var sinceSwitch: Double?
-    public init(ladder: Ladder, allowed: [Int], current: Int, estimate: Double?, bufferAhead: Double?, segmentDuration: Double,
-                inFlight: (rung: Int, msn: Int, elapsed: Double)? = nil, sinceSwitch: Double? = nil) {
+    public init(
+        ladder: Ladder, allowed: [Int], current: Int, estimate: Double?, bufferAhead: Double?, segmentDuration: Double,
+        inFlight: (rung: Int, msn: Int, elapsed: Double)? = nil, sinceSwitch: Double? = nil
+    ) {
         self.ladder = ladder
         self.allowed = allowed
         self.current = current

@@ -144,7 +144,9 @@ public struct SyncController: Sendable {
             if t - withinSince! >= lockAfter {
                 state = .locked
                 everLocked = true
-            } else if state != .locked { state = .steering }
+            } else if state != .locked {
+                state = .steering
+            }
         } else {
             withinSince = nil
             state = .steering

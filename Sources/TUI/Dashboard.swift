@@ -17,7 +17,9 @@ public enum Dashboard {
         let fixed = 1 + 3 + (keyRows > 0 ? keyRows + 1 : 0) + 4
         let ladderSpace = max(2, height - y - fixed - (height >= 30 ? 8 : 0))
         ladder(model, into: &c, y: &y, rows: ladderSpace)
-        if let t = model.timeline { timeline(t, into: &c, y: &y) } else {
+        if let t = model.timeline {
+            timeline(t, into: &c, y: &y)
+        } else {
             title("Buffer", into: &c, y: &y)
             c.put(1, y, "waiting for the first media playlist", .dim)
             y += 2
@@ -84,7 +86,9 @@ public enum Dashboard {
             c.put(0, y, fit(text, w), role)
             y += 1
         }
-        if m.ladder.count > body { c.put(w - 12, y - 1, pad("\(first + 1)-\(min(first + body, m.ladder.count))/\(m.ladder.count)", 11, right: true), .dim) }
+        if m.ladder.count > body {
+            c.put(w - 12, y - 1, pad("\(first + 1)-\(min(first + body, m.ladder.count))/\(m.ladder.count)", 11, right: true), .dim)
+        }
         if !m.renditions.isEmpty {
             c.put(1, y, fit(m.renditions.joined(separator: " · "), w - 2), .dim)
             y += 1
@@ -122,7 +126,9 @@ public enum Dashboard {
     static func timeline(_ t: TimelineModel, into c: inout Canvas, y: inout Int) {
         let gaps = t.segments.filter(\.gap).count
         let filled = t.segments.filter(\.filled).count
-        let summary = "\(t.segments.count) segments" + (gaps > 0 ? ", \(gaps) GAP" + (filled > 0 ? " (\(filled) filled by another rung)" : "") : "") + (t.live ? ", live window from msn \(t.firstMSN)" : "")
+        let summary =
+            "\(t.segments.count) segments" + (gaps > 0 ? ", \(gaps) GAP" + (filled > 0 ? " (\(filled) filled by another rung)" : "") : "")
+            + (t.live ? ", live window from msn \(t.firstMSN)" : "")
         title("Buffer", into: &c, y: &y, right: summary)
         let w = c.width - 2
         for (i, cell) in bar(t, width: w).enumerated() { c.put(1 + i, y, cell.0, cell.1) }

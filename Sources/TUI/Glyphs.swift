@@ -17,13 +17,13 @@ public enum Glyphs {
     public static func ascii(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
         var out = ""
-            out.reserveCapacity(text.utf8.count)
-            for c in text {
-                if c.isASCII { out.append(c); continue }
-                let w = displayWidth(c)
-                if let s = table[c], w == 1 { out += s } else { out += String(repeating: "?", count: w) }
-            }
-            return out
+        out.reserveCapacity(text.utf8.count)
+        for c in text {
+            if c.isASCII { out.append(c); continue }
+            let w = displayWidth(c)
+            if let s = table[c], w == 1 { out += s } else { out += String(repeating: "?", count: w) }
+        }
+        return out
     }
 
     /// Terminals whose font or driver cannot be counted on for Unicode line drawing (the Linux console's 512-glyph fonts,

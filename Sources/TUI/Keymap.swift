@@ -99,7 +99,9 @@ public enum Keymap {
 
     /// The README's key list, a Markdown table.
     public static var markdown: String {
-        let rows = bindings.map { b in "| " + b.keys.map { "`\($0.label == "|" ? "\\|" : $0.label)`" }.joined(separator: " ") + " | \(b.help) |" }
+        let rows = bindings.map { b in
+            "| " + b.keys.map { "`\($0.label == "|" ? "\\|" : $0.label)`" }.joined(separator: " ") + " | \(b.help) |"
+        }
         return (["| Key | Does |", "| --- | --- |"] + rows).joined(separator: "\n")
     }
 }

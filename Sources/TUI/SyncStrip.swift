@@ -26,7 +26,9 @@ public enum SyncStrip {
         case .off: role = .dim
         default: role = .accent
         }
-        let pdt = { (i: Int) in m.pdts[safe: i].flatMap { $0 }.map { String(DashboardModel.milliseconds($0).dropFirst(11).prefix(12)) } ?? "–" }
+        let pdt = { (i: Int) in
+            m.pdts[safe: i].flatMap { $0 }.map { String(DashboardModel.milliseconds($0).dropFirst(11).prefix(12)) } ?? "–"
+        }
         let offset = m.offset.map { (($0 >= 0 ? "+" : "") + fixed($0 * 1000, 1)) + " ms" } ?? "–"
         let speed = m.speeds.map { (($0 >= 1 ? "+" : "") + fixed(($0 - 1) * 100, 2)) + "%" }.joined(separator: " ")
         var text = "⇆ SYNC \(m.state.label) │ A \(pdt(0)) B \(pdt(1)) │ Δ \(offset) │ speed \(speed)"

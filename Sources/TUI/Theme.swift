@@ -94,7 +94,9 @@ public struct Theme: Sendable, Equatable {
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") && line.hasSuffix("]") {
                 section = String(line.dropFirst().dropLast()).lowercased()
-                if !["palette", "roles"].contains(section) { t.issues.append(ThemeIssue(file: file, line: n, message: "unknown section [\(section)]")) }
+                if !["palette", "roles"].contains(section) {
+                    t.issues.append(ThemeIssue(file: file, line: n, message: "unknown section [\(section)]"))
+                }
                 continue
             }
             guard let eq = line.firstIndex(of: "=") else {
@@ -105,13 +107,22 @@ public struct Theme: Sendable, Equatable {
             let value = line[line.index(after: eq)...].trimmingSpaces
             switch section {
             case "":
-                if key == "name" { t.name = value } else { t.issues.append(ThemeIssue(file: file, line: n, message: "unknown key \"\(key)\"")) }
+                if key == "name" {
+                    t.name = value
+                } else {
+                    t.issues.append(ThemeIssue(file: file, line: n, message: "unknown key \"\(key)\""))
+                }
             case "palette":
-                if let c = Color.parse(value) { t.palette[key] = c } else {
-                    t.issues.append(ThemeIssue(file: file, line: n, message: "\"\(value)\" is not a colour (default, red, brightred, 0-255, #rrggbb)"))
+                if let c = Color.parse(value) {
+                    t.palette[key] = c
+                } else {
+                    t.issues.append(
+                        ThemeIssue(file: file, line: n, message: "\"\(value)\" is not a colour (default, red, brightred, 0-255, #rrggbb)"))
                 }
             case "roles":
-                if let role = Role.allCases.first(where: { $0.rawValue.lowercased() == key }) { pendingRoles.append((role, value, n)) } else {
+                if let role = Role.allCases.first(where: { $0.rawValue.lowercased() == key }) {
+                    pendingRoles.append((role, value, n))
+                } else {
                     t.issues.append(ThemeIssue(file: file, line: n, message: "unknown role \"\(key)\""))
                 }
             default: break
@@ -168,5 +179,7 @@ public struct ThemeIssueMessage: Error, Sendable {
 }
 
 extension Substring {
-    var trimmingSpaces: String { String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed()) }
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
 }

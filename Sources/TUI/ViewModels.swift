@@ -109,9 +109,17 @@ public struct DashboardModel: Sendable, Equatable {
         self.ui = ui
         status = DashboardModel.status(s)
         ladder = DashboardModel.ladderRows(s, cursor: ui.cursor)
-        renditions = s.ladder.renditions.map { r in
-            "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
-        } + (s.ladder.iFrames.isEmpty ? [] : ["i-frames: " + s.ladder.iFrames.map { v in v.resolution.map { "\($0.height)p" } ?? Rung.rate(v.bandwidth ?? 0) }.joined(separator: " ")])
+        renditions =
+            s.ladder.renditions.map { r in
+                "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
+            }
+            + (s.ladder.iFrames.isEmpty
+                ? []
+                : [
+                    "i-frames: "
+                        + s.ladder.iFrames.map { v in v.resolution.map { "\($0.height)p" } ?? Rung.rate(v.bandwidth ?? 0) }.joined(
+                            separator: " ")
+                ])
         timeline = DashboardModel.timeline(s)
         keys = DashboardModel.keyRows(s)
         logTotal = ui.showMessages ? s.log.count : s.requests.count
@@ -145,7 +153,9 @@ public struct DashboardModel: Sendable, Equatable {
             } else {
                 clock = clockText(pos) + "/" + clockText(s.windowDuration ?? 0)
             }
-        } else if let d = s.windowDuration, s.playingMedia?.isLive == false { clock = "--:--/" + clockText(d) }
+        } else if let d = s.windowDuration, s.playingMedia?.isLive == false {
+            clock = "--:--/" + clockText(d)
+        }
         let rung = s.playingRung.flatMap { s.ladder.rungs.indices.contains($0) ? s.ladder.rungs[$0] : nil }
         let rungText = rung.map { s.ladder.single ? "single" : "#\($0.index) \($0.name)" } ?? "-"
         let mode: String
@@ -159,10 +169,12 @@ public struct DashboardModel: Sendable, Equatable {
         var status = StatusModel(
             state: s.state, clock: clock, pdt: s.playheadPDT.map { DashboardModel.milliseconds($0) }, rung: rungText,
             video: s.sample.width.flatMap { w in s.sample.height.map { "\(w)x\($0)" } },
-            throughput: s.throughput.estimate.map { Rung.rate(Int($0)) + "bps" } ?? "-", dropped: s.sample.droppedFrames, stalls: s.stalls.count,
+            throughput: s.throughput.estimate.map { Rung.rate(Int($0)) + "bps" } ?? "-", dropped: s.sample.droppedFrames,
+            stalls: s.stalls.count,
             stalled: s.stalledSeconds, caps: s.caps.description, mode: mode + " ⇄" + s.manualSwitch.rawValue, error: s.error,
             // A stall in progress says how long and why, in place of the last problem.
-            problem: s.currentStall.map { st in "stalled \(fixed(max(0, s.now - st.start), 1)) s" + (st.cause.map { ": " + $0 } ?? "") } ?? s.problem,
+            problem: s.currentStall.map { st in "stalled \(fixed(max(0, s.now - st.start), 1)) s" + (st.cause.map { ": " + $0 } ?? "") }
+                ?? s.problem,
             insecure: s.insecureTLS, url: s.url)
         status.lastSwitch = last
         status.skips = s.skipCount
@@ -184,7 +196,8 @@ public struct DashboardModel: Sendable, Equatable {
             var row = LadderRow(
                 index: r.index, resolution: v.resolution?.description ?? (s.ladder.single ? "media playlist" : "audio/—"),
                 bandwidth: v.bandwidth.map(Rung.rate) ?? "-", average: v.averageBandwidth.map(Rung.rate) ?? "-",
-                frameRate: v.frameRate.map { $0 == $0.rounded() ? fixed($0, 0) : fixed($0, 2) } ?? "-", codecs: v.codecs ?? "-", extra: extra.joined(separator: " "))
+                frameRate: v.frameRate.map { $0 == $0.rounded() ? fixed($0, 0) : fixed($0, 2) } ?? "-", codecs: v.codecs ?? "-",
+                extra: extra.joined(separator: " "))
             row.playing = playing == r.index
             row.target = target == r.index
             if case .pinned(let p) = s.mode { row.pinned = p == r.index }
@@ -198,11 +211,13 @@ public struct DashboardModel: Sendable, Equatable {
         guard let m = s.playingMedia, !m.segments.isEmpty else { return nil }
         let starts = Timeline.startTimes(m)
         let segs = m.segments.enumerated().map { i, seg in
-            SegmentMark(start: starts[i], duration: seg.duration, gap: seg.gap, discontinuity: seg.discontinuity,
-                        filled: seg.gap && !s.isUnfillableGap(seg.mediaSequence))
+            SegmentMark(
+                start: starts[i], duration: seg.duration, gap: seg.gap, discontinuity: seg.discontinuity,
+                filled: seg.gap && !s.isUnfillableGap(seg.mediaSequence))
         }
-        return TimelineModel(length: m.totalDuration, segments: segs, buffered: s.bufferedRanges, playhead: s.position, live: m.isLive,
-                             firstMSN: m.mediaSequence, ahead: s.bufferedAhead)
+        return TimelineModel(
+            length: m.totalDuration, segments: segs, buffered: s.bufferedRanges, playhead: s.position, live: m.isLive,
+            firstMSN: m.mediaSequence, ahead: s.bufferedAhead)
     }
 
     static func keyRows(_ s: SessionState) -> [KeyRow] {
@@ -228,18 +243,27 @@ public struct DashboardModel: Sendable, Equatable {
             }
             let range = k.firstMSN.map { a in "msn \(a)–\(k.lastMSN ?? a)" } ?? "msn ?"
             let what = k.error.map { "FAILED \($0)" } ?? "fp \(k.fingerprint ?? "?")"
-            let text = "\(what) \(range) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.spreadMs.map { " spread \(fixed($0 / 1000, 1))s" } ?? "")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)"
-            return KeyRow(start: start, end: end, role: k.error != nil ? .keyFailed : (k.prefetch ? .keyPrefetch : .keyOnDemand), text: text)
+            let text =
+                "\(what) \(range) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.spreadMs.map { " spread \(fixed($0 / 1000, 1))s" } ?? "")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)"
+            return KeyRow(
+                start: start, end: end, role: k.error != nil ? .keyFailed : (k.prefetch ? .keyPrefetch : .keyOnDemand), text: text)
         }
     }
 
     static func requestLine(_ r: RequestEvent) -> (String, Role) {
-        let bytes = r.bytes >= 1_048_576 ? fixed(Double(r.bytes) / 1_048_576, 1) + "M" : (r.bytes >= 1024 ? fixed(Double(r.bytes) / 1024, 1) + "k" : "\(r.bytes)")
+        let bytes =
+            r.bytes >= 1_048_576
+            ? fixed(Double(r.bytes) / 1_048_576, 1) + "M" : (r.bytes >= 1024 ? fixed(Double(r.bytes) / 1024, 1) + "k" : "\(r.bytes)")
         let ttfb = pad(r.ttfbMs.map { fixed($0, 1) } ?? "-", 6, right: true)
         let name = r.url.split(separator: "/").last.map(String.init) ?? r.url
-        var text = pad(fixed(r.start, 3), 8, right: true) + " " + pad(r.kind.rawValue, 7) + " " + pad(r.rung.map { "r\($0)" } ?? "-", 3) + " "
-        text += pad(r.msn.map(String.init) ?? "-", 9, right: true) + " " + pad(String(r.status), 3, right: true) + " " + pad(bytes, 7, right: true) + " "
-        text += ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "")
+        var text =
+            pad(fixed(r.start, 3), 8, right: true) + " " + pad(r.kind.rawValue, 7) + " " + pad(r.rung.map { "r\($0)" } ?? "-", 3) + " "
+        text +=
+            pad(r.msn.map(String.init) ?? "-", 9, right: true) + " " + pad(String(r.status), 3, right: true) + " "
+            + pad(bytes, 7, right: true) + " "
+        text +=
+            ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name
+            + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "")
         let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
         return (text, role)
     }

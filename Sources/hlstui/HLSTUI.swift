@@ -15,8 +15,10 @@ struct HLSTUI: AsyncParsableCommand {
         commandName: "hlstui",
         abstract: "A terminal dashboard for HLS: what the playlists say and what the player really does.",
         version: "hlstui \(AppInfo.version) (libmpv client API \(MPVInfo.clientAPIVersion), \(CursesInfo.version))",
-        subcommands: [PlayCommand.self, MonitorCommand.self, InspectCommand.self, OriginCommand.self, DemoCommand.self, ProxyCommand.self,
-                      KeysCommand.self],
+        subcommands: [
+            PlayCommand.self, MonitorCommand.self, InspectCommand.self, OriginCommand.self, DemoCommand.self, ProxyCommand.self,
+            KeysCommand.self,
+        ],
         defaultSubcommand: PlayCommand.self
     )
 }
@@ -56,7 +58,9 @@ struct InspectCommand: AsyncParsableCommand {
         let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
         var request = InspectRequest(source: source, json: json, strict: strict, imports: vars, width: width, timeout: timeout)
         request.upstream = try origin.options()
-        if origin.insecure { FileHandle.standardError.write(Data("WARNING: --insecure: TLS certificates are NOT checked for \(source)\n".utf8)) }
+        if origin.insecure {
+            FileHandle.standardError.write(Data("WARNING: --insecure: TLS certificates are NOT checked for \(source)\n".utf8))
+        }
         let outcome = await Inspect.run(request)
         FileHandle.standardOutput.write(Data(outcome.stdout.utf8))
         FileHandle.standardError.write(Data(outcome.stderr.utf8))
@@ -64,13 +68,13 @@ struct InspectCommand: AsyncParsableCommand {
     }
 }
 
-
 /// `hlstui origin [--port N] [--tls] [--scenario NAME]...`.
 struct OriginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "origin",
         abstract: "Serve the embedded HLS origin on 127.0.0.1: generated media, every scenario, faults on demand, a request log.",
-        discussion: "Scenarios: " + Scenario.all.map(\.name).joined(separator: ", ") + ". Faults: GET /control/fault?kind=… (see / on the origin)."
+        discussion: "Scenarios: " + Scenario.all.map(\.name).joined(separator: ", ")
+            + ". Faults: GET /control/fault?kind=… (see / on the origin)."
     )
 
     @Option(help: "HTTP port (0 picks a free one).")
@@ -128,8 +132,10 @@ struct OriginCommand: AsyncParsableCommand {
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Start the embedded origin and play its demo stream in the dashboard (live ladder with PDT, key rotation and a GAP window).",
-        discussion: "No network and no stream of your own needed. --print serves and prints what hlstui reads instead of opening the dashboard."
+        abstract:
+            "Start the embedded origin and play its demo stream in the dashboard (live ladder with PDT, key rotation and a GAP window).",
+        discussion:
+            "No network and no stream of your own needed. --print serves and prints what hlstui reads instead of opening the dashboard."
     )
 
     @Flag(help: "Show the two live cameras in two panes instead.")
@@ -158,8 +164,10 @@ struct DemoCommand: AsyncParsableCommand {
             throw CLIError("hlstui demo: \(error)")
         }
         defer { server.stop() }
-        let urls = sync ? ["\(server.httpBase)/cam-a/cam-a/index.m3u8", "\(server.httpBase)/cam-b/cam-b/index.m3u8"]
-                        : ["\(server.httpBase)/demo/master.m3u8"]
+        let urls =
+            sync
+            ? ["\(server.httpBase)/cam-a/cam-a/index.m3u8", "\(server.httpBase)/cam-b/cam-b/index.m3u8"]
+            : ["\(server.httpBase)/demo/master.m3u8"]
         guard printing else {
             let panes = try urls.map { try player.paneConfig(url: $0, loader: LoaderOptions()) }
             var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
@@ -192,8 +200,10 @@ struct CLIError: Error, CustomStringConvertible {
 struct ProxyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxy",
-        abstract: "Run hlstui's Loader for any player: prints a loopback URL that serves the stream through hlstui, then every request and key.",
-        discussion: "The Loader resolves EXT-X-DEFINE, never requests EXT-X-GAP segments, decrypts AES-128 (checked), prefetches keys and times every byte."
+        abstract:
+            "Run hlstui's Loader for any player: prints a loopback URL that serves the stream through hlstui, then every request and key.",
+        discussion:
+            "The Loader resolves EXT-X-DEFINE, never requests EXT-X-GAP segments, decrypts AES-128 (checked), prefetches keys and times every byte."
     )
 
     @Argument(help: "The multivariant or media playlist URL.")
@@ -248,7 +258,9 @@ struct OriginFlagGroup: ParsableArguments {
     @Option(help: "PEM file of CA or server certificates to trust instead of the system's.")
     var cacert: String?
 
-    @Option(name: .customLong("pin-sha256"), help: "Base64 SHA-256 of the server's public key (repeatable); a match alone trusts a self-signed server.")
+    @Option(
+        name: .customLong("pin-sha256"),
+        help: "Base64 SHA-256 of the server's public key (repeatable); a match alone trusts a self-signed server.")
     var pins: [String] = []
 
     @Option(name: .customLong("client-cert"), help: "PKCS#12 file with a client certificate for mutual TLS.")
@@ -286,7 +298,9 @@ struct LoaderFlagGroup: ParsableArguments {
     @Flag(name: .customLong("no-decrypt"), help: "Let FFmpeg decrypt AES-128 with keys the Loader serves, instead of the Loader.")
     var noDecrypt = false
 
-    @Option(name: .customLong("key-spread"), help: "Seconds within which a rotated live key is fetched at a random moment before it is due (0: at once).")
+    @Option(
+        name: .customLong("key-spread"),
+        help: "Seconds within which a rotated live key is fetched at a random moment before it is due (0: at once).")
     var keySpread: Double = 4
 
     var insecure: Bool { origin.insecure }
@@ -307,7 +321,9 @@ struct PlayerFlagGroup: ParsableArguments {
     @Option(help: "Video output: auto (a window when a display exists), window, none.")
     var video: PlayerOptions.Video = .auto
 
-    @Option(name: .customLong("ao"), help: "mpv audio output (default: the machine's sound server or card, else null, said once; monitor: null).")
+    @Option(
+        name: .customLong("ao"),
+        help: "mpv audio output (default: the machine's sound server or card, else null, said once; monitor: null).")
     var audioOutput: String?
 
     @Flag(help: "No sound: no audio device is opened.")
@@ -325,7 +341,9 @@ struct PlayerFlagGroup: ParsableArguments {
     @Option(help: "Pin this rung (index in the ladder) instead of choosing automatically.")
     var pin: Int?
 
-    @Option(name: .customLong("switch"), help: "How switches you ask for (keys, commands, caps) take effect: immediate (now) or smooth (after what is buffered, no stall).")
+    @Option(
+        name: .customLong("switch"),
+        help: "How switches you ask for (keys, commands, caps) take effect: immediate (now) or smooth (after what is buffered, no stall).")
     var switchMode: SwitchMode = .immediate
 
     @Option(name: .customLong("abr-switch"), help: "How automatic (ABR) switches take effect: smooth or immediate.")
@@ -402,7 +420,8 @@ struct PlayCommand: AsyncParsableCommand {
 struct MonitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
-        abstract: "Run the same session without a screen and write it as JSON Lines: ladder, request, key, variant, player (4 Hz), gap, stall, error, end.",
+        abstract:
+            "Run the same session without a screen and write it as JSON Lines: ladder, request, key, variant, player (4 Hz), gap, stall, error, end.",
         discussion: "Exit status: 0 when every stream played, 1 when playback failed, 2 when it could not start."
     )
 
@@ -412,7 +431,10 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (default: when every stream has ended).")
     var duration: Double?
 
-    @Option(help: "File of timed actions, one per line (\"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\", \"12 switch smooth\"); - reads stdin.")
+    @Option(
+        help:
+            "File of timed actions, one per line (\"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\", \"12 switch smooth\"); - reads stdin."
+    )
     var commands: String?
 
     @Option(help: "player samples per second.")
@@ -443,7 +465,9 @@ struct MonitorCommand: AsyncParsableCommand {
             if c == "-" {
                 text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             } else {
-                guard let t = try? String(contentsOfFile: c, encoding: .utf8) else { throw CLIError("hlstui monitor: cannot read --commands \(c)") }
+                guard let t = try? String(contentsOfFile: c, encoding: .utf8) else {
+                    throw CLIError("hlstui monitor: cannot read --commands \(c)")
+                }
                 text = t
             }
             do { request.commands = try parseCommandScript(text) } catch { throw CLIError("hlstui monitor: \(error.description)") }
@@ -456,7 +480,8 @@ struct MonitorCommand: AsyncParsableCommand {
 
 /// `hlstui keys`: the key list (the README's is generated from the same table), or the themes.
 struct KeysCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "keys", abstract: "Print the dashboard's keys (or, with --themes, the themes found).")
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "Print the dashboard's keys (or, with --themes, the themes found).")
 
     @Flag(help: "As the Markdown table in the README.")
     var markdown = false

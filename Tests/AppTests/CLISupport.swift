@@ -9,9 +9,11 @@ enum CLI {
     /// The `hlstui` executable built beside the test bundle.
     static var binary: URL {
         let bundle = Bundle.main.bundleURL
-        let candidates = [bundle.deletingLastPathComponent().appendingPathComponent("hlstui"),
-                          bundle.appendingPathComponent("hlstui"),
-                          packageRoot.appendingPathComponent(".build/debug/hlstui")]
+        let candidates = [
+            bundle.deletingLastPathComponent().appendingPathComponent("hlstui"),
+            bundle.appendingPathComponent("hlstui"),
+            packageRoot.appendingPathComponent(".build/debug/hlstui"),
+        ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[2]
     }
 

@@ -16,7 +16,9 @@ extension MonitorRun {
         // While hlstui holds the player paused to move it inside a freshly loaded rung, it stands at that rung's segment start:
         // not content shown, so those samples are left out.
         let samples = players(after: t).compactMap { p -> (Double, Double)? in
-            guard !(p["state"] as? String == "buffering" && p["paused"] as? Bool == true), let read = (p["readAt"] as? String).flatMap(DateTime.init(iso8601:)), let pos = p["timePos"] as? Double else { return nil }
+            guard !(p["state"] as? String == "buffering" && p["paused"] as? Bool == true),
+                let read = (p["readAt"] as? String).flatMap(DateTime.init(iso8601:)), let pos = p["timePos"] as? Double
+            else { return nil }
             return (read.seconds, pos)
         }
         // While a reload loads, samples repeat the last position read before it: measured from that read.
@@ -53,13 +55,17 @@ struct ContinuityTests {
         ContinuityCase(scenario: "broadcast-live-fmp4", mode: "immediate", mechanism: "reload@boundary"),
     ]
 
-    @Test("up and down the ladder: the new rung is decoded, the media time never moves past what was shown, no skip reported", arguments: cases)
+    @Test(
+        "up and down the ladder: the new rung is decoded, the media time never moves past what was shown, no skip reported",
+        arguments: cases)
     func continuity(c: ContinuityCase) async throws {
         let cmds = try CLI.directory(["cmds": "3.5 pin 2\n7.5 pin 0\n"]).appendingPathComponent("cmds").path
         if c.scenario.contains("live") { try await Self.clearOfLoop(segment: c.scenario.hasPrefix("broadcast") ? 2.002 : 2) }
         // Smooth switches take effect after what is buffered: a short readahead brings them inside the run.
-        let r = try await MonitorRun.run(["\(base)/\(c.scenario)/master.m3u8", "--switch", c.mode, "--rate", "10", "--duration", "11.5",
-                                          "--readahead", c.mode == "smooth" ? "2" : "10", "--commands", cmds])
+        let r = try await MonitorRun.run([
+            "\(base)/\(c.scenario)/master.m3u8", "--switch", c.mode, "--rate", "10", "--duration", "11.5",
+            "--readahead", c.mode == "smooth" ? "2" : "10", "--commands", cmds,
+        ])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let manual = r.named("variant").filter { $0["reason"] as? String == "manual" }
         // On a loaded machine the first command can come while the player is still in its first segment, which FFmpeg cannot
@@ -71,7 +77,10 @@ struct ContinuityTests {
         #expect(manual.count == 2 && manual.allSatisfy(expected), "\(manual.map { [$0["mechanism"] ?? "", $0["atMsn"] ?? ""] })")
         #expect(r.firstHeight(360, after: 3.5) != nil && r.firstHeight(144, after: 7.5) != nil, "both switches reached the screen")
         let excess = r.largestForwardExcess(after: 1)
-        #expect(excess.seconds < 0.15, "the media time moved \(excess.seconds) s further than the clock between two samples: \(excess.between); \(r.named("log").suffix(8))")
+        #expect(
+            excess.seconds < 0.15,
+            "the media time moved \(excess.seconds) s further than the clock between two samples: \(excess.between); \(r.named("log").suffix(8))"
+        )
         #expect(r.named("skip").isEmpty, "\(r.named("skip"))")
         let summary = try #require((r.named("end").first?["summary"] as? [[String: Any]])?.first)
         #expect(summary["skips"] as? Int == 0)
@@ -93,8 +102,10 @@ struct ContinuityTests {
         state.clearFaults()
         defer { state.clearFaults() }
         for rung in ["v144", "v240", "v360"] {
-            _ = state.add(Fault(id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "broadcast-vod-ts", rendition: rung, msn: 2,
-                                remaining: nil, since: 0, until: nil))
+            _ = state.add(
+                Fault(
+                    id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "broadcast-vod-ts", rendition: rung, msn: 2,
+                    remaining: nil, since: 0, until: nil))
         }
         let r = try await MonitorRun.run(["\(base)/broadcast-vod-ts/master.m3u8", "--rate", "10", "--duration", "8"])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")

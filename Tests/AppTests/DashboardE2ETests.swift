@@ -18,7 +18,9 @@ struct DashboardE2ETests {
         #expect(s.split(separator: "\n").allSatisfy { $0.count <= 80 })
         t.keys("-")
         s = await t.wait { $0.contains("#1 240p") && $0.contains("cap ≤240p") }
-        #expect(s.contains("cap ≤240p") && s.contains("(held by cap)") && s.contains("#1 240p"), "one step down from no cap is the second-highest height: \(s)")
+        #expect(
+            s.contains("cap ≤240p") && s.contains("(held by cap)") && s.contains("#1 240p"),
+            "one step down from no cap is the second-highest height: \(s)")
         t.keys("-")
         s = await t.wait { $0.contains("#0 144p") && $0.contains("cap ≤144p") }
         #expect(s.contains("cap ≤144p") && s.contains("#0 144p"), "\(s)")
@@ -75,7 +77,9 @@ struct DashboardE2ETests {
         let s = await t.wait { $0.contains("ERROR") }
         #expect(s.contains("✖ cannot open the stream:") && s.contains("connection refused"), "\(s)")
         let raw = t.screenWithEscapes().replacingOccurrences(of: "\u{1B}[39m", with: "").replacingOccurrences(of: "\u{1B}[49m", with: "")
-        #expect(!raw.contains("\u{1B}[3") && !raw.contains("\u{1B}[4") && !raw.contains("38;5") && !raw.contains("48;5"), "no colour SGR under NO_COLOR")
+        #expect(
+            !raw.contains("\u{1B}[3") && !raw.contains("\u{1B}[4") && !raw.contains("38;5") && !raw.contains("48;5"),
+            "no colour SGR under NO_COLOR")
         #expect(raw.contains("\u{1B}[7m") || raw.contains(";7m"), "reverse video still marks the status line")
         t.keys("q")
         let end = await t.wait { $0.contains("EXIT=") }

@@ -15,7 +15,9 @@ enum FidelityOrigin {
 /// live, the loop's discontinuity with its timestamp reset.
 @Suite("Fidelity: the numbers on screen against the origin's own record")
 struct FidelityTests {
-    static func seconds(_ text: Any?) -> Double? { (text as? String).flatMap { DateTime(iso8601: $0) }.map { Double($0.microseconds) / 1_000_000 } }
+    static func seconds(_ text: Any?) -> Double? {
+        (text as? String).flatMap { DateTime(iso8601: $0) }.map { Double($0.microseconds) / 1_000_000 }
+    }
 
     /// What the origin says about the frame at media time `tp` as of wall time `wall`: the latest video segment it delivered
     /// (complete before `wall`) whose media starts at or before `tp` and covers it.
@@ -26,11 +28,14 @@ struct FidelityTests {
         }.max { $0.wall < $1.wall }
     }
 
-    @Test("PDT at the playhead, buffered ahead, glass-to-glass latency, rung, decoded size, request count and bytes",
-          arguments: ["vod-ts", "vod-fmp4", "live-ts", "live-fmp4"])
+    @Test(
+        "PDT at the playhead, buffered ahead, glass-to-glass latency, rung, decoded size, request count and bytes",
+        arguments: ["vod-ts", "vod-fmp4", "live-ts", "live-fmp4"])
     func fidelity(name: String) async throws {
         let live = name.hasPrefix("live")
-        let r = try await MonitorRun.run(["\(FidelityOrigin.base)/\(name)/master.m3u8", "--readahead", "6", "--duration", live ? "26" : "30"])
+        let r = try await MonitorRun.run([
+            "\(FidelityOrigin.base)/\(name)/master.m3u8", "--readahead", "6", "--duration", live ? "26" : "30",
+        ])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let all = FidelityOrigin.state.log().filter { $0.scenario == name }
         let video = all.filter { $0.kind == "segment" && ($0.rendition ?? "").hasPrefix("v") && $0.status / 100 == 2 }
@@ -40,22 +45,31 @@ struct FidelityTests {
         #expect(r.named("variant").contains { $0["reason"] as? String == "abr" }, "the run includes a switch")
 
         var checked = 0
-        var pdtErrors: [Double] = [], aheadErrors: [Double] = [], latencyErrors: [Double] = [], rungMisses = 0, sizeMisses = 0, vodLatencies = 0
+        var pdtErrors: [Double] = [], aheadErrors: [Double] = [], latencyErrors: [Double] = [], rungMisses = 0, sizeMisses = 0,
+            vodLatencies = 0
         var missing: [String] = []
         let switches = r.named("variant").compactMap { $0["t"] as? Double }
         for p in r.named("player") where p["state"] as? String == "playing" {
             guard let t = p["t"] as? Double, t > 2, let tp = p["timePos"] as? Double, let wall = Self.seconds(p["wall"]) else { continue }
             // Around a switch the old rung's segments the player dropped still count as delivered at the origin.
             let nearSwitch = switches.contains { t >= $0 && t - $0 < 4 }
-            guard let seg = Self.truth(video, tp: tp, wall: wall), let mt = seg.mediaTime, let segPDT = Self.seconds(seg.pdt) else { continue }
+            guard let seg = Self.truth(video, tp: tp, wall: wall), let mt = seg.mediaTime, let segPDT = Self.seconds(seg.pdt) else {
+                continue
+            }
             checked += 1
             let truePDT = segPDT + (tp - mt)
-            if let shown = Self.seconds(p["playheadPDT"]) { pdtErrors.append(abs(shown - truePDT)) } else {
+            if let shown = Self.seconds(p["playheadPDT"]) {
+                pdtErrors.append(abs(shown - truePDT))
+            } else {
                 pdtErrors.append(.infinity)
                 missing.append("t=\(t) tp=\(tp) msn=\(seg.msn ?? -1) \(seg.rendition ?? "")")
             }
             if live {
-                if let g2g = p["pdtLatency"] as? Double { latencyErrors.append(abs(g2g - (wall - truePDT))) } else { latencyErrors.append(.infinity) }
+                if let g2g = p["pdtLatency"] as? Double {
+                    latencyErrors.append(abs(g2g - (wall - truePDT)))
+                } else {
+                    latencyErrors.append(.infinity)
+                }
             } else if !(p["pdtLatency"] == nil || p["pdtLatency"] is NSNull) {
                 vodLatencies += 1
             }
@@ -65,7 +79,11 @@ struct FidelityTests {
                 // Any rung's: the rungs' segments line up (a splice takes the next one from another rung).
                 while video.contains(where: { $0.msn == msn + 1 && $0.wall + $0.durationMs / 1000 <= wall }) { msn += 1 }
                 let trueAhead = Double(msn - (seg.msn ?? 0) + 1) * 2 - (tp - mt)
-                if let shown = p["bufferedAhead"] as? Double { aheadErrors.append(abs(shown - trueAhead)) } else { aheadErrors.append(.infinity) }
+                if let shown = p["bufferedAhead"] as? Double {
+                    aheadErrors.append(abs(shown - trueAhead))
+                } else {
+                    aheadErrors.append(.infinity)
+                }
                 if let rr = seg.rendition.flatMap(rungOf), p["rung"] as? Int != rr { rungMisses += 1 }
                 if let h = p["height"] as? Int, let rr = (p["rung"] as? Int), heights[safe: rr] != h { sizeMisses += 1 }
             }
@@ -74,9 +92,13 @@ struct FidelityTests {
         let worstPDT = pdtErrors.max() ?? .infinity
         #expect(worstPDT <= 0.04, "PDT at the playhead off by \(worstPDT) s at worst; none shown at \(missing)")
         // Within one segment; the origin's record is when it sent the last byte, the player's a moment later.
-        #expect(aheadErrors.count >= 10 && aheadErrors.allSatisfy { $0 <= 2.0 }, "buffered ahead off by up to \(aheadErrors.max() ?? -1) s: \(aheadErrors.map { ($0 * 10).rounded() / 10 })")
+        #expect(
+            aheadErrors.count >= 10 && aheadErrors.allSatisfy { $0 <= 2.0 },
+            "buffered ahead off by up to \(aheadErrors.max() ?? -1) s: \(aheadErrors.map { ($0 * 10).rounded() / 10 })")
         if live {
-            #expect(!latencyErrors.isEmpty && latencyErrors.allSatisfy { $0 <= 0.1 }, "glass to glass off by up to \(latencyErrors.max() ?? -1) s")
+            #expect(
+                !latencyErrors.isEmpty && latencyErrors.allSatisfy { $0 <= 0.1 },
+                "glass to glass off by up to \(latencyErrors.max() ?? -1) s")
         }
         #expect(vodLatencies == 0, "a VOD's PDT is its recording time: no glass-to-glass figure")
         #expect(rungMisses == 0, "the rung shown is the rung whose segment is at the playhead: \(rungMisses) misses")
@@ -92,7 +114,11 @@ struct FidelityTests {
         var unmatched = shown
         var unshown: [String] = []
         for (rec, key) in zip(all, seen) {
-            if let i = unmatched.firstIndex(of: key) { unmatched.remove(at: i) } else if rec.wall + rec.durationMs / 1000 < endWall - 1 { unshown.append(key) }
+            if let i = unmatched.firstIndex(of: key) {
+                unmatched.remove(at: i)
+            } else if rec.wall + rec.durationMs / 1000 < endWall - 1 {
+                unshown.append(key)
+            }
         }
         #expect(unshown.isEmpty, "the origin served these and hlstui's request log does not show them: \(unshown)")
         #expect(unmatched.isEmpty, "hlstui's request log shows these and the origin never served them: \(unmatched)")

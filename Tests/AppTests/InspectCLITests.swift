@@ -4,28 +4,28 @@ import TestSupport
 import Testing
 
 let goodMedia = """
-#EXTM3U
-#EXT-X-VERSION:3
-#EXT-X-TARGETDURATION:2
-#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z
-#EXTINF:2.000,
-seg0.ts
-#EXTINF:2.000,
-seg1.ts
-#EXT-X-ENDLIST
+    #EXTM3U
+    #EXT-X-VERSION:3
+    #EXT-X-TARGETDURATION:2
+    #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z
+    #EXTINF:2.000,
+    seg0.ts
+    #EXTINF:2.000,
+    seg1.ts
+    #EXT-X-ENDLIST
 
-"""
+    """
 
 let badMedia = """
-#EXTM3U
-#EXT-X-TARGETDURATION:2
-#EXTINF:2.5,
-seg0.ts
-#EXT-X-KEY:METHOD=AES-128
-#EXTINF:2,
-seg1.ts
+    #EXTM3U
+    #EXT-X-TARGETDURATION:2
+    #EXTINF:2.5,
+    seg0.ts
+    #EXT-X-KEY:METHOD=AES-128
+    #EXTINF:2,
+    seg1.ts
 
-"""
+    """
 
 @Suite("hlstui inspect, run as a user would", .serialized)
 struct InspectCLITests {
@@ -51,7 +51,10 @@ struct InspectCLITests {
         #expect(r.stdout.contains("line 5: error: EXT-X-KEY METHOD=AES-128 is missing its REQUIRED URI attribute"))
         let s = try CLI.run(["inspect", "--strict", path])
         #expect(s.status == 1)
-        #expect(s.stderr == "\(path):3: error: segment 0: EXTINF 2.5 s rounds above EXT-X-TARGETDURATION 2; it MUST be less than or equal (RFC 8216bis §4.4.3.1)\n")
+        #expect(
+            s.stderr
+                == "\(path):3: error: segment 0: EXTINF 2.5 s rounds above EXT-X-TARGETDURATION 2; it MUST be less than or equal (RFC 8216bis §4.4.3.1)\n"
+        )
         let j = try CLI.run(["inspect", "--json", path])
         #expect(j.status == 1)
         let obj = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any]
@@ -73,7 +76,8 @@ struct InspectCLITests {
 
     @Test("over real HTTP: a playlist URL with QUERYPARAM, a redirect, 404, 500, refused, slow and truncated bodies")
     func http() throws {
-        let withQuery = "#EXTM3U\n#EXT-X-VERSION:8\n#EXT-X-TARGETDURATION:2\n#EXT-X-DEFINE:QUERYPARAM=\"tok\"\n#EXTINF:2,\ns.ts?t={$tok}\n#EXT-X-ENDLIST\n"
+        let withQuery =
+            "#EXTM3U\n#EXT-X-VERSION:8\n#EXT-X-TARGETDURATION:2\n#EXT-X-DEFINE:QUERYPARAM=\"tok\"\n#EXTINF:2,\ns.ts?t={$tok}\n#EXT-X-ENDLIST\n"
         let dir = try CLI.directory(["good.m3u8": goodMedia, "q.m3u8": withQuery])
         let server = try FixtureServer(serving: dir)
         let ok = try CLI.run(["inspect", "\(server.base)/good.m3u8"])
@@ -123,18 +127,23 @@ struct InspectTLSTests {
         #expect(wrongPin.status == 2 && wrongPin.stderr.contains("TLS pin mismatch"), "\(wrongPin.stderr)")
     }
 
-    @Test("a playlist with a UTF-8 BOM: a warning naming RFC 8216bis §4.1 when lenient (exit 0), an error with --strict (exit 1), file and URL alike")
+    @Test(
+        "a playlist with a UTF-8 BOM: a warning naming RFC 8216bis §4.1 when lenient (exit 0), an error with --strict (exit 1), file and URL alike"
+    )
     func byteOrderMark() async throws {
         let dir = try CLI.directory([:])
         let path = dir.appendingPathComponent("bom.m3u8").path
         try Data([0xEF, 0xBB, 0xBF] + Array(goodMedia.utf8)).write(to: URL(fileURLWithPath: path))
         let lenient = try CLI.run(["inspect", path])
         #expect(lenient.status == 0, "\(lenient.stdout)")
-        #expect(lenient.stdout.contains("line 1:1: warning: playlist starts with a byte order mark") && lenient.stdout.contains("RFC 8216bis §4.1"), "\(lenient.stdout)")
+        #expect(
+            lenient.stdout.contains("line 1:1: warning: playlist starts with a byte order mark")
+                && lenient.stdout.contains("RFC 8216bis §4.1"), "\(lenient.stdout)")
         #expect(lenient.stdout.contains("segments: 2"), "the rest is read: \(lenient.stdout)")
         let strict = try CLI.run(["inspect", "--strict", path])
         #expect(strict.status == 1, "\(strict.stdout)")
-        #expect((strict.stdout + strict.stderr).contains("error: playlist starts with a byte order mark"), "\(strict.stdout)\(strict.stderr)")
+        #expect(
+            (strict.stdout + strict.stderr).contains("error: playlist starts with a byte order mark"), "\(strict.stdout)\(strict.stderr)")
         let server = try FixtureServer(serving: dir)
         defer { server.stop() }
         let url = "\(server.base)/bom.m3u8"

@@ -16,7 +16,10 @@ struct MonitorCLITests {
         #expect(variants.count == 4 && variants[2]["index"] as? Int == 2 && variants[2]["resolution"] as? String == "640x360")
         // The ladder comes first, after at most the request that read it (the Loader reports its own reads too).
         #expect(r.events.first { $0["event"] as? String != "request" }?["event"] as? String == "ladder")
-        #expect(r.named("request").contains { $0["kind"] as? String == "multivariant" && ($0["url"] as? String ?? "").hasSuffix("/vod-ts/master.m3u8") })
+        #expect(
+            r.named("request").contains {
+                $0["kind"] as? String == "multivariant" && ($0["url"] as? String ?? "").hasSuffix("/vod-ts/master.m3u8")
+            })
         let v = try #require(r.named("variant").first)
         #expect(v["reason"] as? String == "start" && v["to"] as? Int == 0)
         let segs = r.named("request").filter { $0["kind"] as? String == "segment" && $0["rung"] as? Int == 0 }
@@ -43,9 +46,17 @@ struct MonitorCLITests {
         #expect(!origin.contains { $0.rendition == "v240" || $0.rendition == "v360" }, "FFmpeg never probed the other rungs")
     }
 
-    @Test("every scenario plays through hlstui", arguments: ["vod-fmp4", "byterange-ts", "live-ts", "live-fmp4", "aes-vod", "aes-fmp4", "sample-aes-vod", "aes-live", "gap-one", "gap-all", "define", "demo", "cam-b"])
+    @Test(
+        "every scenario plays through hlstui",
+        arguments: [
+            "vod-fmp4", "byterange-ts", "live-ts", "live-fmp4", "aes-vod", "aes-fmp4", "sample-aes-vod", "aes-live", "gap-one", "gap-all",
+            "define", "demo", "cam-b",
+        ])
     func scenario(name: String) async throws {
-        let url = name == "define" ? "\(base)/define/master.m3u8?token=abc" : (name.hasPrefix("cam") ? "\(base)/\(name)/\(name)/index.m3u8" : "\(base)/\(name)/master.m3u8")
+        let url =
+            name == "define"
+            ? "\(base)/define/master.m3u8?token=abc"
+            : (name.hasPrefix("cam") ? "\(base)/\(name)/\(name)/index.m3u8" : "\(base)/\(name)/master.m3u8")
         let r = try await MonitorRun.run([url, "--duration", "4"])
         #expect(r.status == 0, "\(name): \(r.stderr) \(r.named("error"))")
         // The first sample after the first frame may come before the segment's timing reached the session (a loaded machine).
@@ -58,7 +69,9 @@ struct MonitorCLITests {
         // At a live loop's timestamp reset mpv reports time-pos 0 for a moment (one sample, or two on a loaded machine):
         // those samples honestly have no position.
         let atReset = playing.filter { ($0["timePos"] as? Double) == 0 }.count
-        #expect(pos.count >= playing.count - 1 - atReset && advanced > 1, "\(name): the position is measured and time advances: \(raw) \(playing.map { $0["position"] ?? "nil" })")
+        #expect(
+            pos.count >= playing.count - 1 - atReset && advanced > 1,
+            "\(name): the position is measured and time advances: \(raw) \(playing.map { $0["position"] ?? "nil" })")
         if name.hasPrefix("live") || name == "demo" || name.hasPrefix("cam") || name == "aes-live" {
             // Live: the position is inside a sliding window; the PDT of the frame on screen is what advances.
             let latency = playing.compactMap { $0["liveLatency"] as? Double }
@@ -75,7 +88,9 @@ struct MonitorCLITests {
         }
         if name.contains("aes") || name == "demo" {
             let keys = r.named("key")
-            #expect(!keys.isEmpty && keys.allSatisfy { ($0["fingerprint"] as? String)?.count ?? 0 > 0 && $0["error"] is NSNull }, "\(name) keys")
+            #expect(
+                !keys.isEmpty && keys.allSatisfy { ($0["fingerprint"] as? String)?.count ?? 0 > 0 && $0["error"] is NSNull }, "\(name) keys"
+            )
             #expect(!r.events.contains { "\($0)".contains("key\":\"") && ($0["event"] as? String) == "player" })
         }
         if name == "gap-all" {
@@ -87,7 +102,9 @@ struct MonitorCLITests {
     func commands() async throws {
         let dir = try CLI.directory(["cmds": "1.5 cap 240\n3.5 cap none\n"])
         let before = AppOrigin.state.log().count
-        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--pin", "2", "--duration", "6", "--commands", dir.appendingPathComponent("cmds").path])
+        let r = try await MonitorRun.run([
+            "\(base)/vod-ts/master.m3u8", "--pin", "2", "--duration", "6", "--commands", dir.appendingPathComponent("cmds").path,
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let switches = r.named("variant").map { ($0["from"] as? Int, $0["to"] as? Int, $0["reason"] as? String ?? "") }
         #expect(switches.map(\.1) == [2, 1, 2], "\(switches)")
@@ -104,19 +121,25 @@ struct MonitorCLITests {
     @Test("seek outside the buffer works on fMP4 (reloaded at the segment) and on TS (mpv seek)", arguments: ["vod-fmp4", "vod-ts"])
     func seek(name: String) async throws {
         let dir = try CLI.directory(["cmds": "2 seek 14\n"])
-        let r = try await MonitorRun.run(["\(base)/\(name)/master.m3u8", "--readahead", "2", "--duration", "5", "--commands", dir.appendingPathComponent("cmds").path])
+        let r = try await MonitorRun.run([
+            "\(base)/\(name)/master.m3u8", "--readahead", "2", "--duration", "5", "--commands", dir.appendingPathComponent("cmds").path,
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let after = r.named("player").filter { ($0["t"] as? Double ?? 0) > 3.5 }
-        #expect(!after.isEmpty && after.allSatisfy { $0["state"] as? String == "playing" }, "\(name) kept playing: \(after.map { $0["state"] ?? "" })")
+        #expect(
+            !after.isEmpty && after.allSatisfy { $0["state"] as? String == "playing" },
+            "\(name) kept playing: \(after.map { $0["state"] ?? "" })")
         let pos = after.compactMap { $0["position"] as? Double }
         #expect(pos.count == after.count && (pos.first ?? 0) >= 13 && (pos.first ?? 99) < 17, "\(name) position after the seek: \(pos)")
     }
 
-    @Test("failures end with one line naming the cause and exit 1", arguments: [
-        ("http://127.0.0.1:9/none.m3u8", "connection refused"),
-        ("/vod-ts/missing.m3u8", "HTTP 404"),
-        ("/define/master.m3u8", "line 4"),
-    ])
+    @Test(
+        "failures end with one line naming the cause and exit 1",
+        arguments: [
+            ("http://127.0.0.1:9/none.m3u8", "connection refused"),
+            ("/vod-ts/missing.m3u8", "HTTP 404"),
+            ("/define/master.m3u8", "line 4"),
+        ])
     func failures(url: String, cause: String) async throws {
         let r = try await MonitorRun.run([url.hasPrefix("/") ? base + url : url, "--duration", "8"])
         #expect(r.status == 1)

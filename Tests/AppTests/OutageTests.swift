@@ -32,8 +32,11 @@ struct OutageTests {
     /// Loader's two retries).
     static let matrix: [Case] = [Fault.Target.playlist, .segment, .initSection, .key].flatMap { target -> [Case] in
         let scenario = target == .initSection ? "vod-fmp4" : target == .key ? "aes-vod" : "vod-ts"
-        return [Case(target: target, kind: .status, status: 404, scenario: scenario), Case(target: target, kind: .status, status: 503, scenario: scenario),
-                Case(target: target, kind: .truncate, status: 200, scenario: scenario)]
+        return [
+            Case(target: target, kind: .status, status: 404, scenario: scenario),
+            Case(target: target, kind: .status, status: 503, scenario: scenario),
+            Case(target: target, kind: .truncate, status: 200, scenario: scenario),
+        ]
     }
 
     @Test("fault matrix: every resource kind × 404, 503, truncated body — hlstui exits normally and names the failure", arguments: matrix)
@@ -42,25 +45,32 @@ struct OutageTests {
         defer { state.clearFaults() }
         // Keys are fetched four at a time at open: enough failures that one key fails for good, not only retried.
         let remaining = c.target == .key ? 12 : 3
-        _ = state.add(Fault(id: 0, kind: c.kind, target: c.target, status: c.status, ms: 0, scenario: c.scenario, rendition: nil, msn: nil,
-                            remaining: remaining, since: 0))
+        _ = state.add(
+            Fault(
+                id: 0, kind: c.kind, target: c.target, status: c.status, ms: 0, scenario: c.scenario, rendition: nil, msn: nil,
+                remaining: remaining, since: 0))
         let r = try await MonitorRun.run(["\(base)/\(c.scenario)/master.m3u8", "--duration", "5"])
         #expect([0, 1, 2].contains(r.status), "\(c): a documented exit status, not a crash (\(r.status)): \(r.stderr.suffix(400))")
         #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Backtrace"), "\(c): \(r.stderr.suffix(400))")
         #expect(r.named("end").count == 1, "\(c): the session ended with its summary")
         // The failure is named: a request event with its error, an error event, a diagnostic or a failover.
-        let named = r.named("request").contains { ($0["error"] as? String).map { !$0.isEmpty && $0 != "GAP" } ?? false }
+        let named =
+            r.named("request").contains { ($0["error"] as? String).map { !$0.isEmpty && $0 != "GAP" } ?? false }
             || !r.named("error").isEmpty || !r.named("diagnostic").isEmpty || !r.named("failover").isEmpty
         #expect(named, "\(c): no event names the failure")
-        if r.status == 2 { #expect(r.named("error").contains { ($0["message"] as? String)?.isEmpty == false }, "\(c): why it could not start") }
+        if r.status == 2 {
+            #expect(r.named("error").contains { ($0["message"] as? String)?.isEmpty == false }, "\(c): why it could not start")
+        }
     }
 
     @Test("the top rung answers 503 for 3 s while pinned: no crash, its segments come from another rung, it is used again once it answers")
     func rungOutage() async throws {
         state.clearFaults()
         defer { state.clearFaults() }
-        _ = state.add(Fault(id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-ts", rendition: "v360", msn: nil, remaining: nil,
-                            since: 0, until: Date().timeIntervalSince1970 + 3))
+        _ = state.add(
+            Fault(
+                id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-ts", rendition: "v360", msn: nil, remaining: nil,
+                since: 0, until: Date().timeIntervalSince1970 + 3))
         let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--pin", "2", "--rate", "10", "--duration", "14"])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let failovers = r.named("failover")
@@ -69,8 +79,12 @@ struct OutageTests {
         #expect(r.named("variant").contains { $0["reason"] as? String == "failover" })
         let recovered = try #require(r.named("recovered").first { $0["rung"] as? Int == 2 }, "the rung is used again once it answers")
         let back = recovered["t"] as? Double ?? .infinity
-        let served = r.named("request").filter { $0["kind"] as? String == "segment" && $0["rung"] as? Int == 2 && ($0["t"] as? Double ?? 0) >= back - 0.1 }
-        #expect(!served.isEmpty && served.allSatisfy { [200, 206].contains($0["status"] as? Int ?? 0) }, "segments of rung 2 after it answers: \(served.count)")
+        let served = r.named("request").filter {
+            $0["kind"] as? String == "segment" && $0["rung"] as? Int == 2 && ($0["t"] as? Double ?? 0) >= back - 0.1
+        }
+        #expect(
+            !served.isEmpty && served.allSatisfy { [200, 206].contains($0["status"] as? Int ?? 0) },
+            "segments of rung 2 after it answers: \(served.count)")
         #expect(r.named("stall").isEmpty, "another rung had the media: no freeze")
         let heights = r.named("player").compactMap { $0["height"] as? Int }
         #expect(heights.contains(240), "the failover rung was decoded: \(heights.suffix(20))")
@@ -86,8 +100,10 @@ struct OutageTests {
         let start = Date().timeIntervalSince1970 + 4
         let fault = Task {
             try? await Task.sleep(for: .seconds(4))
-            _ = state.add(Fault(id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
-                                since: start, until: start + 8))
+            _ = state.add(
+                Fault(
+                    id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
+                    since: start, until: start + 8))
         }
         let r = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "--rate", "4", "--duration", "30"])
         _ = await fault.value
@@ -98,7 +114,8 @@ struct OutageTests {
         let players = r.named("player")
         #expect(!players.contains { $0["state"] as? String == "paused" }, "a freeze is never shown as a pause")
         let after = players.filter { ($0["t"] as? Double ?? 0) > 24 }
-        #expect(!after.isEmpty && after.allSatisfy { $0["state"] as? String == "playing" }, "playing again: \(after.map { $0["state"] ?? "" })")
+        #expect(
+            !after.isEmpty && after.allSatisfy { $0["state"] as? String == "playing" }, "playing again: \(after.map { $0["state"] ?? "" })")
         // Raw media time restarts at the camera's loop (a timestamp reset): what counts is that it moves forward.
         let times = after.compactMap { $0["timePos"] as? Double }
         let advanced = zip(times, times.dropFirst()).map { max(0, $1 - $0) }.reduce(0, +)
@@ -113,36 +130,47 @@ struct OutageTests {
         defer { state.clearFaults() }
         let a = base, b = OutageOriginB.server.httpBase
         let inf = "#EXT-X-STREAM-INF:BANDWIDTH=494064,CODECS=\"avc1.4d401e,mp4a.40.2\",RESOLUTION=426x240,FRAME-RATE=30\n"
-        let master = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n" + inf + "\(a)/live-ts/v240/index.m3u8\n" + inf + "\(b)/live-ts/v240/index.m3u8\n"
+        let master =
+            "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n" + inf + "\(a)/live-ts/v240/index.m3u8\n" + inf
+            + "\(b)/live-ts/v240/index.m3u8\n"
         let dir = try CLI.directory(["master.m3u8": master])
         let fixture = try FixtureServer(serving: dir)
         defer { fixture.stop() }
         let start = Date().timeIntervalSince1970 + 4
         let fault = Task {
             try? await Task.sleep(for: .seconds(4))
-            _ = state.add(Fault(id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "live-ts", rendition: nil, msn: nil, remaining: nil,
-                                since: start, until: start + 8))
+            _ = state.add(
+                Fault(
+                    id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "live-ts", rendition: nil, msn: nil, remaining: nil,
+                    since: start, until: start + 8))
         }
         let r = try await MonitorRun.run(["\(fixture.base)/master.m3u8", "--pin", "0", "--rate", "4", "--duration", "22"])
         _ = await fault.value
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         #expect(r.named("stall").isEmpty, "host B had the media: no freeze: \(r.named("stall"))")
-        #expect(r.named("diagnostic").contains { ($0["message"] as? String)?.contains("reads rung 1's") == true }, "the switch of host is said")
-        #expect(r.named("diagnostic").filter { ($0["message"] as? String)?.contains("reads rung 1's") == true }.count == 1, "once per outage")
+        #expect(
+            r.named("diagnostic").contains { ($0["message"] as? String)?.contains("reads rung 1's") == true }, "the switch of host is said")
+        #expect(
+            r.named("diagnostic").filter { ($0["message"] as? String)?.contains("reads rung 1's") == true }.count == 1, "once per outage")
         #expect(r.named("recovered").contains { $0["rung"] as? Int == 0 }, "host A is used again once it answers")
         let playing = r.named("player").filter { ($0["t"] as? Double ?? 0) > 6 && ($0["t"] as? Double ?? 0) < 14 }
         #expect(!playing.isEmpty && playing.allSatisfy { $0["state"] as? String == "playing" }, "\(playing.map { $0["state"] ?? "" })")
     }
 
-    @Test("a VOD whose segments all answer 503 for 6 s: the Loader holds and retries them, the player stalls with the cause and then plays every segment")
+    @Test(
+        "a VOD whose segments all answer 503 for 6 s: the Loader holds and retries them, the player stalls with the cause and then plays every segment"
+    )
     func vodOutage() async throws {
         state.clearFaults()
         defer { state.clearFaults() }
         let start = Date().timeIntervalSince1970 + 2.5
         let fault = Task {
             try? await Task.sleep(for: .seconds(2.5))
-            _ = state.add(Fault(id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-fmp4", rendition: nil, msn: nil, remaining: nil,
-                                since: start, until: start + 6))
+            _ = state.add(
+                Fault(
+                    id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-fmp4", rendition: nil, msn: nil,
+                    remaining: nil,
+                    since: start, until: start + 6))
         }
         let r = try await MonitorRun.run(["\(base)/vod-fmp4/master.m3u8", "--readahead", "4", "--duration", "45"])
         _ = await fault.value

@@ -5,13 +5,16 @@ import Testing
 struct ProxyCLITests {
     /// Starts `hlstui origin --tls` and returns it with its HTTP and HTTPS bases.
     func origin() throws -> (Process, String, String) {
-        let (p, lines) = try CLI.start(["origin", "--tls", "--quiet", "--cache", OriginCLITests.cache, "--duration", "90", "--scenario", "aes-vod"])
+        let (p, lines) = try CLI.start([
+            "origin", "--tls", "--quiet", "--cache", OriginCLITests.cache, "--duration", "90", "--scenario", "aes-vod",
+        ])
         let first = try #require(lines.next(timeout: 60))
         let words = first.split(separator: " ")
         return (p, String(words[3]), String(words[5]))
     }
 
-    @Test("mpv plays through the printed URL; events come out as JSON Lines; TLS refusals are one line; --insecure is flagged on every line")
+    @Test(
+        "mpv plays through the printed URL; events come out as JSON Lines; TLS refusals are one line; --insecure is flagged on every line")
     func proxy() throws {
         let (o, http, https) = try origin()
         defer { kill(o.processIdentifier, SIGKILL); o.waitUntilExit() }
@@ -30,12 +33,20 @@ struct ProxyCLITests {
             if let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any] { events.append(o) }
         }
         p.waitUntilExit()
-        #expect(events.contains { $0["event"] as? String == "key" && ($0["fingerprint"] as? String)?.count == 8 && $0["prefetch"] as? Bool == true })
-        #expect(events.contains { $0["event"] as? String == "request" && $0["kind"] as? String == "segment" && $0["status"] as? Int == 200 && $0["firstPTS"] is Double })
+        #expect(
+            events.contains {
+                $0["event"] as? String == "key" && ($0["fingerprint"] as? String)?.count == 8 && $0["prefetch"] as? Bool == true
+            })
+        #expect(
+            events.contains {
+                $0["event"] as? String == "request" && $0["kind"] as? String == "segment" && $0["status"] as? Int == 200
+                    && $0["firstPTS"] is Double
+            })
         #expect(!events.contains { $0["insecureTLS"] != nil })
 
         let refused = try CLI.run(["proxy", "\(https)/aes-vod/master.m3u8", "--duration", "1"])
-        #expect(refused.status != 0 && refused.stderr.contains("TLS untrusted") && refused.stderr.contains("self-signed"), "\(refused.stderr)")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("TLS untrusted") && refused.stderr.contains("self-signed"), "\(refused.stderr)")
 
         let (ip, ilines) = try CLI.start(["proxy", "\(https)/aes-vod/master.m3u8", "--insecure", "--json", "--duration", "3"])
         var insecure: [String] = []

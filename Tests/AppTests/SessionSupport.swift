@@ -65,16 +65,20 @@ final class Tmux {
 
     /// Starts `command` in a fresh session of `width`×`height` with a UTF-8 locale; the shell prints EXIT=<status> when it ends.
     func start(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) {
-        let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
-        tmux(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height),
-              // Bounded: if the test process dies, nothing it started here outlives it by more than two minutes.
-              "timeout --foreground -s KILL 120 env \(env) \(command); echo EXIT=$?; sleep 120"])
+        let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(
+            separator: " ")
+        tmux([
+            "new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height),
+            // Bounded: if the test process dies, nothing it started here outlives it by more than two minutes.
+            "timeout --foreground -s KILL 120 env \(env) \(command); echo EXIT=$?; sleep 120",
+        ])
         serverPID = Int32(tmux(["display", "-p", "-t", "t", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     /// Starts an interactive bash (job control, as a user's shell) and types `command` into it.
     func startInShell(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) {
-        let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(
+            separator: " ")
         tmux(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height), "env \(env) bash --norc --noprofile -i"])
         serverPID = Int32(tmux(["display", "-p", "-t", "t", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         tmux(["send-keys", "-t", "t", "-l", command])

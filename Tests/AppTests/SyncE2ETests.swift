@@ -13,7 +13,8 @@ struct SyncE2ETests {
         #expect(r.status == 0, "\(r.stderr)")
         let sync = r.named("sync")
         let ticks = Set(r.named("player").filter { $0["trigger"] == nil }.compactMap { $0["t"] as? Double })
-        #expect(sync.count >= 50 && Set(sync.compactMap { $0["t"] as? Double }).isSubset(of: ticks), "one sync event per tick: \(sync.count)")
+        #expect(
+            sync.count >= 50 && Set(sync.compactMap { $0["t"] as? Double }).isSubset(of: ticks), "one sync event per tick: \(sync.count)")
         let lock = try #require(sync.first { $0["locked"] as? Bool == true }?["t"] as? Double)
         #expect(lock <= 5, "locked after \(lock) s")
         let after = sync.filter { ($0["t"] as? Double ?? 0) >= lock }.compactMap { $0["offsetMs"] as? Double }.map(abs).sorted()
@@ -38,7 +39,9 @@ struct SyncE2ETests {
 
     @Test("--no-sync: no sync events; streams with no moment in common: one line saying so, and both play")
     func offAndApart() async throws {
-        let free = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--no-sync", "--duration", "3"])
+        let free = try await MonitorRun.run([
+            "\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--no-sync", "--duration", "3",
+        ])
         #expect(free.status == 0 && free.named("sync").isEmpty)
         let apart = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "\(base)/vod-ts/master.m3u8", "--duration", "4"])
         #expect(apart.status == 0, "\(apart.stderr)")

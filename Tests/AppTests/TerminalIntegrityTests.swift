@@ -29,7 +29,9 @@ struct TerminalIntegrityTests {
             try await Task.sleep(for: .seconds(h == 40 ? 20 : 8))
             let s = t.screen()
             #expect(Self.foreignText(s) == nil, "\(w)x\(h): foreign text on the dashboard:\n\(s)")
-            #expect(s.contains("─ Ladder") && s.contains("─ Buffer") && s.contains("#  resolution") && s.contains("PLAYING"), "\(w)x\(h):\n\(s)")
+            #expect(
+                s.contains("─ Ladder") && s.contains("─ Buffer") && s.contains("#  resolution") && s.contains("PLAYING"), "\(w)x\(h):\n\(s)"
+            )
             if h == 40 { #expect(Self.wholeDashboard(s), "every section title and ladder row:\n\(s)") }
             #expect(s.split(separator: "\n").allSatisfy { $0.count <= w })
             if h == 40 {
@@ -72,12 +74,15 @@ struct TerminalIntegrityTests {
         let url = "http://127.0.0.1:9/none.m3u8"
         let piped = try await offPool { try CLI.run([url], timeout: 10) }
         #expect(piped.status == 2, "\(piped.stderr)")
-        #expect(piped.stderr.split(separator: "\n").count == 1 && piped.stderr.contains("not a terminal") && piped.stderr.contains("hlstui monitor"), "\(piped.stderr)")
+        #expect(
+            piped.stderr.split(separator: "\n").count == 1 && piped.stderr.contains("not a terminal")
+                && piped.stderr.contains("hlstui monitor"), "\(piped.stderr)")
         for (term, words) in [("dumb", "cannot move the cursor"), ("no-such-terminal", "has no terminfo entry")] {
             let t = Tmux()
             t.start("\(hlstui) \(url)", environment: ["TERM": term])
             let s = await t.wait(timeout: 10) { $0.contains("EXIT=") }
-            #expect(s.contains("EXIT=2") && s.contains("TERM=\(term)") && s.contains(words) && s.contains("hlstui monitor"), "\(term): \(s)")
+            #expect(
+                s.contains("EXIT=2") && s.contains("TERM=\(term)") && s.contains(words) && s.contains("hlstui monitor"), "\(term): \(s)")
         }
     }
 
@@ -113,7 +118,11 @@ struct TerminalIntegrityTests {
         #expect(Self.wholeDashboard(back) && t.alternateScreen, "\(back)")
         t.keys("q")
         // The shell's prompt is back once hlstui has ended (its players close after the screen is given back).
-        _ = await t.wait { s in !t.alternateScreen && (s.split(separator: "\n").last.map { $0.hasSuffix("# ") || $0.hasSuffix("$ ") || $0.hasSuffix("#") || $0.hasSuffix("$") } ?? false) }
+        _ = await t.wait { s in
+            !t.alternateScreen
+                && (s.split(separator: "\n").last.map { $0.hasSuffix("# ") || $0.hasSuffix("$ ") || $0.hasSuffix("#") || $0.hasSuffix("$") }
+                    ?? false)
+        }
         t.tmux(["send-keys", "-t", "t", "-l", "echo EXIT=$?"])
         t.keys("Enter")
         let end = await t.wait { $0.contains("EXIT=") }

@@ -18,8 +18,10 @@ struct ThemeInstallTests {
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: CLI.binary, to: bin.appendingPathComponent("hlstui"))
-        try FileManager.default.copyItem(at: CLI.packageRoot.appendingPathComponent("themes/nord.theme"), to: share.appendingPathComponent("nord.theme"))
-        try "name = broken\n[roles]\nstatus = nocolour\nwhatever = red\n".write(to: share.appendingPathComponent("broken.theme"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(
+            at: CLI.packageRoot.appendingPathComponent("themes/nord.theme"), to: share.appendingPathComponent("nord.theme"))
+        try "name = broken\n[roles]\nstatus = nocolour\nwhatever = red\n".write(
+            to: share.appendingPathComponent("broken.theme"), atomically: true, encoding: .utf8)
         let p = Process()
         p.executableURL = bin.appendingPathComponent("hlstui")
         p.arguments = ["keys", "--themes"]

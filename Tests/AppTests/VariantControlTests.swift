@@ -36,7 +36,9 @@ struct VariantControlTests {
     func immediateTS() async throws {
         let mark = state.log().count
         // At 3 s the playhead is in segment 1: segment 0 is there to aim FFmpeg's seek at.
-        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--rate", "20", "--duration", "5.5", "--commands", try commands("3 pin 2\n")])
+        let r = try await MonitorRun.run([
+            "\(base)/vod-ts/master.m3u8", "--rate", "20", "--duration", "5.5", "--commands", try commands("3 pin 2\n"),
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let v = try #require(r.named("variant").first { $0["reason"] as? String == "manual" })
         #expect(v["mechanism"] as? String == "splice+seek" && v["to"] as? Int == 2, "\(v)")
@@ -49,8 +51,10 @@ struct VariantControlTests {
 
     @Test("smooth switch on TS (splice): no stall, no jump, the new rung after what was already requested")
     func smoothTS() async throws {
-        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--readahead", "2", "--switch", "smooth", "--rate", "10", "--duration", "9",
-                                          "--commands", try commands("1.5 pin 2\n")])
+        let r = try await MonitorRun.run([
+            "\(base)/vod-ts/master.m3u8", "--readahead", "2", "--switch", "smooth", "--rate", "10", "--duration", "9",
+            "--commands", try commands("1.5 pin 2\n"),
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let v = try #require(r.named("variant").first { $0["reason"] as? String == "manual" })
         #expect(v["mechanism"] as? String == "splice")
@@ -61,9 +65,12 @@ struct VariantControlTests {
         #expect(r.named("stall").isEmpty && r.timeSteps(after: 0.5).allSatisfy { $0 > -0.05 && $0 < 0.5 }, "\(r.timeSteps(after: 0.5))")
     }
 
-    @Test("immediate switch on fMP4 (reload + seek inside the fresh cache): new rung within a second, same position", arguments: ["vod-fmp4"])
+    @Test(
+        "immediate switch on fMP4 (reload + seek inside the fresh cache): new rung within a second, same position", arguments: ["vod-fmp4"])
     func immediateFMP4(name: String) async throws {
-        let r = try await MonitorRun.run(["\(base)/\(name)/master.m3u8", "--rate", "20", "--duration", "5", "--commands", try commands("2.2 pin 2\n")])
+        let r = try await MonitorRun.run([
+            "\(base)/\(name)/master.m3u8", "--rate", "20", "--duration", "5", "--commands", try commands("2.2 pin 2\n"),
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let v = try #require(r.named("variant").first { $0["reason"] as? String == "manual" })
         #expect(v["mechanism"] as? String == "reload+seek")
@@ -79,9 +86,13 @@ struct VariantControlTests {
         #expect(r.named("error").isEmpty && r.named("player").last?["state"] as? String == "playing")
     }
 
-    @Test("live switches keep the playhead's PDT: no jump to the live edge", arguments: [("live-ts", "splice+reload@boundary"), ("live-fmp4", "reload@boundary")])
+    @Test(
+        "live switches keep the playhead's PDT: no jump to the live edge",
+        arguments: [("live-ts", "splice+reload@boundary"), ("live-fmp4", "reload@boundary")])
     func live(name: String, mechanism: String) async throws {
-        let r = try await MonitorRun.run(["\(base)/\(name)/master.m3u8", "--rate", "10", "--duration", "10", "--commands", try commands("3 pin 2\n")])
+        let r = try await MonitorRun.run([
+            "\(base)/\(name)/master.m3u8", "--rate", "10", "--duration", "10", "--commands", try commands("3 pin 2\n"),
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let v = try #require(r.named("variant").first { $0["reason"] as? String == "manual" })
         #expect(v["mechanism"] as? String == mechanism)
@@ -99,7 +110,9 @@ struct VariantControlTests {
         let r = try await MonitorRun.run(["\(base)/gap-one/master.m3u8", "--pin", "2", "--rate", "10", "--duration", "14"])
         #expect(r.status == 0, "\(r.stderr)")
         let gaps = r.named("gap")
-        #expect(Set(gaps.compactMap { $0["msn"] as? Int }) == [4, 5] && gaps.allSatisfy { ($0["action"] as? String)?.contains("served from rung 1") == true }, "\(gaps)")
+        #expect(
+            Set(gaps.compactMap { $0["msn"] as? Int }) == [4, 5]
+                && gaps.allSatisfy { ($0["action"] as? String)?.contains("served from rung 1") == true }, "\(gaps)")
         #expect(r.named("variant").contains { $0["reason"] as? String == "gap" && $0["to"] as? Int == 1 })
         let heights = r.players(after: 1).compactMap { $0["height"] as? Int }
         #expect(heights.contains(240) && heights.last == 360, "decoded: \(heights)")
@@ -128,8 +141,10 @@ struct VariantControlTests {
 
     @Test("a cap applies at once in pinned mode too; the pin resumes when it lifts")
     func capOverPin() async throws {
-        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--pin", "2", "--rate", "10", "--duration", "6",
-                                          "--commands", try commands("2 cap 144\n4 cap none\n")])
+        let r = try await MonitorRun.run([
+            "\(base)/vod-ts/master.m3u8", "--pin", "2", "--rate", "10", "--duration", "6",
+            "--commands", try commands("2 cap 144\n4 cap none\n"),
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.named("variant").filter { $0["reason"] as? String == "cap" }.map { $0["to"] as? Int } == [0, 2])
         #expect(try #require(r.firstHeight(144, after: 2)) < 2.6)
@@ -139,7 +154,10 @@ struct VariantControlTests {
     @Test("ABR: up when the throughput allows it, down again when the origin slows down mid-stream")
     func abr() async throws {
         defer { state.clearFaults() }
-        _ = state.add(Fault(id: 0, kind: .slow, target: .segment, status: 200, ms: 3000, scenario: "vod-ts", rendition: "v360", msn: nil, remaining: nil, since: 0))
+        _ = state.add(
+            Fault(
+                id: 0, kind: .slow, target: .segment, status: 200, ms: 3000, scenario: "vod-ts", rendition: "v360", msn: nil,
+                remaining: nil, since: 0))
         let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--readahead", "4", "--rate", "4", "--duration", "19"])
         let abr = r.named("variant").filter { $0["reason"] as? String == "abr" }
         let moves = abr.map { ($0["from"] as? Int ?? -1, $0["to"] as? Int ?? -1) }

@@ -15,7 +15,8 @@ enum Corpus {
 
     static var files: [URL] {
         guard let dir = directory,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
+            let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path)
+        else { return [] }
         return names.filter { $0.hasSuffix(".m3u8") }.sorted().map { dir.appendingPathComponent($0) }
     }
 

@@ -5,22 +5,40 @@ import Testing
 /// The divergences from the independent parser (python m3u8 6.0.0) that hlstui accepts, each decided by an RFC 8216bis section.
 /// Keys are the first words of the corpus's `hand_check` notes; values are the fields not compared and why.
 let acceptedDivergences: [(prefix: String, fields: Set<String>, why: String)] = [
-    ("EXT-X-DEFINE", ["uri", "variants", "media", "segments", "iframe_playlists", "init_section", "key", "session_data", "session_keys",
-      "content_steering", "preload_hint"],
-     "§4.3: variable references are substituted; an undefined one is an error naming it"),
-    ("a URI line is not preceded", ["segments", "segment_count", "total_duration", "variants"],
-     "§4.4.4.1/§4.4.6.2: a URI line needs EXTINF or EXT-X-STREAM-INF before it; hlstui reports it with its line and drops it"),
+    (
+        "EXT-X-DEFINE",
+        [
+            "uri", "variants", "media", "segments", "iframe_playlists", "init_section", "key", "session_data", "session_keys",
+            "content_steering", "preload_hint",
+        ],
+        "§4.3: variable references are substituted; an undefined one is an error naming it"
+    ),
+    (
+        "a URI line is not preceded", ["segments", "segment_count", "total_duration", "variants"],
+        "§4.4.4.1/§4.4.6.2: a URI line needs EXTINF or EXT-X-STREAM-INF before it; hlstui reports it with its line and drops it"
+    ),
     ("python m3u8 raised", ["*"], "the reference has no facts; hlstui must report an error with a line instead"),
     ("EXT-X-BITRATE", ["bitrate"], "§4.4.4.8: BITRATE applies to every following segment until the next one, except byte-range segments"),
     ("byterange without @offset", ["byterange"], "§4.4.4.2: a missing offset continues after the previous sub-range of the same resource"),
     ("several EXT-X-KEY", ["key"], "§4.4.4.4: a key applies until the next EXT-X-KEY of the same KEYFORMAT, so several apply at once"),
-    ("EXT-X-MEDIA-SEQUENCE appears more", ["media_sequence", "segments"], "§4.4.3.2: the tag MUST NOT repeat; hlstui reports it and keeps the first"),
+    (
+        "EXT-X-MEDIA-SEQUENCE appears more", ["media_sequence", "segments"],
+        "§4.4.3.2: the tag MUST NOT repeat; hlstui reports it and keeps the first"
+    ),
     ("EXT-X-TARGETDURATION appears more", ["target_duration"], "§4.4.3.1: the tag MUST NOT repeat; hlstui reports it and keeps the first"),
-    ("EXT-X-DISCONTINUITY-SEQUENCE appears", ["discontinuity_sequence"], "§4.4.3.3: the tag MUST NOT repeat; hlstui reports it and keeps the first"),
+    (
+        "EXT-X-DISCONTINUITY-SEQUENCE appears", ["discontinuity_sequence"],
+        "§4.4.3.3: the tag MUST NOT repeat; hlstui reports it and keeps the first"
+    ),
     ("EXT-X-PLAYLIST-TYPE appears more", ["playlist_type"], "§4.4.3.5: the tag MUST NOT repeat; hlstui reports it and keeps the first"),
-    ("segment_count: an EXTINF at the end", ["segment_count", "segments", "total_duration"],
-     "§4.4.4.1: EXTINF applies to the next URI line; one with none is reported and dropped"),
-    ("EXTINF duration(s) that are not", ["duration", "total_duration"], "§4.4.4.1: the duration is a decimal-floating-point; others are reported and read leniently"),
+    (
+        "segment_count: an EXTINF at the end", ["segment_count", "segments", "total_duration"],
+        "§4.4.4.1: EXTINF applies to the next URI line; one with none is reported and dropped"
+    ),
+    (
+        "EXTINF duration(s) that are not", ["duration", "total_duration"],
+        "§4.4.4.1: the duration is a decimal-floating-point; others are reported and read leniently"
+    ),
     ("negative EXTINF", ["duration", "total_duration"], "§4.4.4.1: a negative duration is reported and read as 0"),
     ("non-standard tag", ["*"], "§4.1: one tag per line; glued tags are reported as such, not read as the first tag"),
     ("first line is not #EXTM3U", [], "§4.4.1.1: reported as an error on line 1; the rest is still parsed and compared"),
@@ -28,7 +46,9 @@ let acceptedDivergences: [(prefix: String, fields: Set<String>, why: String)] = 
 
 /// Per-file divergences judged by hand, with the section that decides them.
 let fileDivergences: [String: (fields: Set<String>, why: String)] = [
-    "globocom__session-data-playlist.m3u8": (["is_variant", "session_data"], "§4.4.6.4: EXT-X-SESSION-DATA is a multivariant playlist tag, so the playlist is multivariant"),
+    "globocom__session-data-playlist.m3u8": (
+        ["is_variant", "session_data"], "§4.4.6.4: EXT-X-SESSION-DATA is a multivariant playlist tag, so the playlist is multivariant"
+    ),
     "globocom__multiple-session-data-playlist.m3u8": (["is_variant", "session_data"], "§4.4.6.4: as above"),
     "kuu__8-8-session-data-in-a-master-playlist.m3u8": (["is_variant", "session_data"], "§4.4.6.4: as above"),
     "hlsjs__parser-parses-manifest-with-one-audio-track.m3u8": (["is_variant"], "§4.4.6.1: EXT-X-MEDIA is a multivariant playlist tag"),
@@ -36,13 +56,17 @@ let fileDivergences: [String: (fields: Set<String>, why: String)] = [
         (["init_section"], "§4.2: the EXT-X-MAP URI's quote is not closed; hlstui reports it and keeps the text up to the line's end"),
     "hlsjs__level-helper-handles-delta-playlist-updates-with-merged-program-date-time-and-skipped-date.m3u8":
         (["init_section", "key"], "§4.1/§4.2: a tag glued into a quoted EXT-X-MAP URI; hlstui reports the stray text after the quote"),
-    "hlsjs__parser-ext-x-part-inf-must-not-appear-more-than-once.m3u8": (["part_target"], "§4.4.3.7: the tag MUST NOT repeat; hlstui keeps the first"),
+    "hlsjs__parser-ext-x-part-inf-must-not-appear-more-than-once.m3u8": (
+        ["part_target"], "§4.4.3.7: the tag MUST NOT repeat; hlstui keeps the first"
+    ),
     "shaka__live-request-playlist-delta-updates-to-skip-segments-and-ext-x-daterange-mediawithdeltaupd.m3u8":
         (["playlist_type"], "§4.4.3.5: LIVE is not a playlist type (EVENT or VOD); reported and ignored"),
     "shaka__live-skips-older-segments-with-discontinuity-mediawithdiscontinuity2.m3u8": (["playlist_type"], "§4.4.3.5: as above"),
     "videojs__extxplaylisttypeinvalidplaylist.m3u8": (["playlist_type"], "§4.4.3.5: as above"),
     "videojs__invalidplaylisttype.m3u8": (["playlist_type"], "§4.4.3.5: as above"),
-    "videojs__llhls-byte-range.m3u8": (["preload_hint"], "§4.4.5.3: TYPE=FOO is not PART or MAP; reported, and the first valid hint is kept in order"),
+    "videojs__llhls-byte-range.m3u8": (
+        ["preload_hint"], "§4.4.5.3: TYPE=FOO is not PART or MAP; reported, and the first valid hint is kept in order"
+    ),
     "videojs__manifestextttargetdurationnegative.m3u8": (["target_duration"], "§4.4.3.1: -10 is not a decimal-integer; reported"),
     "videojs__negativemediasequence.m3u8": (["media_sequence", "segments"], "§4.4.3.2: -11 is not a decimal-integer; reported, 0 used"),
 ]
@@ -64,7 +88,8 @@ struct CorpusTests {
             let result = PlaylistParser.parseLenient(text)
             let expectURL = URL(fileURLWithPath: file.path + ".expect.json")
             guard let data = try? Data(contentsOf: expectURL),
-                  let facts = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { continue }
+                let facts = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { continue }
             var skip: Set<String> = []
             for note in facts["hand_check"] as? [String] ?? [] {
                 guard let d = acceptedDivergences.first(where: { note.hasPrefix($0.prefix) }) else {

@@ -16,7 +16,9 @@ struct InspectReportTests {
         #expect(obj["media"] is NSNull)
         let mv = try #require(obj["multivariant"] as? [String: Any])
         let v = try #require((mv["variants"] as? [[String: Any]])?.first)
-        for key in ["uri", "bandwidth", "averageBandwidth", "resolution", "frameRate", "codecs", "audio", "video", "subtitles", "closedCaptions"] {
+        for key in [
+            "uri", "bandwidth", "averageBandwidth", "resolution", "frameRate", "codecs", "audio", "video", "subtitles", "closedCaptions",
+        ] {
             #expect(v.keys.contains(key), "variant lacks \(key)")
         }
         #expect(v["resolution"] as? String == "1280x720")
@@ -29,17 +31,19 @@ struct InspectReportTests {
 
     @Test("media segments carry byte range, effective PDT in ms, key, map, gap and parts")
     func jsonSegments() throws {
-        let r = parse(mediaText("""
-        #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.123456Z
-        #EXT-X-KEY:METHOD=AES-128,URI="k1",IV=0x01
-        #EXT-X-MAP:URI="init.mp4"
-        #EXT-X-BYTERANGE:10@5
-        #EXTINF:4,t
-        a.mp4
-        #EXT-X-GAP
-        #EXTINF:4,
-        b.mp4
-        """, version: 7))
+        let r = parse(
+            mediaText(
+                """
+                #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.123456Z
+                #EXT-X-KEY:METHOD=AES-128,URI="k1",IV=0x01
+                #EXT-X-MAP:URI="init.mp4"
+                #EXT-X-BYTERANGE:10@5
+                #EXTINF:4,t
+                a.mp4
+                #EXT-X-GAP
+                #EXTINF:4,
+                b.mp4
+                """, version: 7))
         let doc = InspectJSON.document(r).text
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(doc.utf8)) as? [String: Any])
         #expect(obj["multivariant"] is NSNull)

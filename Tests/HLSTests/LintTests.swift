@@ -32,22 +32,31 @@ struct LintTests {
     func keyFormats() {
         let r = parse(mediaText("#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\",KEYFORMAT=\"com.example.drm\"\n#EXTINF:4,\na.ts"))
         #expect(r.has(.warning, "KEYFORMAT \"com.example.drm\" is not one hlstui knows", line: 4))
-        let fp = parse(mediaText("#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://k\",KEYFORMAT=\"com.apple.streamingkeydelivery\"\n#EXTINF:4,\na.ts"))
+        let fp = parse(
+            mediaText("#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://k\",KEYFORMAT=\"com.apple.streamingkeydelivery\"\n#EXTINF:4,\na.ts"))
         #expect(!fp.has(.warning, "KEYFORMAT"))
     }
 
-    @Test("version compatibility (§7)", arguments: [
-        (2, "#EXTINF:4.5,\na.ts", "floating-point EXTINF durations need EXT-X-VERSION 3"),
-        (3, "#EXT-X-BYTERANGE:1@0\n#EXTINF:4,\na.ts", "EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY need EXT-X-VERSION 4"),
-        (4, "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",KEYFORMAT=\"identity\"\n#EXTINF:4,\na.ts", "KEYFORMAT and KEYFORMATVERSIONS need EXT-X-VERSION 5"),
-    ])
+    @Test(
+        "version compatibility (§7)",
+        arguments: [
+            (2, "#EXTINF:4.5,\na.ts", "floating-point EXTINF durations need EXT-X-VERSION 3"),
+            (3, "#EXT-X-BYTERANGE:1@0\n#EXTINF:4,\na.ts", "EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY need EXT-X-VERSION 4"),
+            (
+                4, "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",KEYFORMAT=\"identity\"\n#EXTINF:4,\na.ts",
+                "KEYFORMAT and KEYFORMATVERSIONS need EXT-X-VERSION 5"
+            ),
+        ])
     func versions(_ version: Int, _ body: String, _ message: String) {
         #expect(parse(mediaText(body, version: version)).has(.error, message))
     }
 
     @Test("a PDT that jumps without a discontinuity")
     func pdtJump() {
-        let r = parse(mediaText("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z\n#EXTINF:4,\na.ts\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:10Z\n#EXTINF:4,\nb.ts"))
+        let r = parse(
+            mediaText(
+                "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z\n#EXTINF:4,\na.ts\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:10Z\n#EXTINF:4,\nb.ts"
+            ))
         #expect(r.has(.warning, "jumps 6 s", line: 7))
     }
 

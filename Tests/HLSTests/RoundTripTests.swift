@@ -14,13 +14,15 @@ struct RoundTripTests {
         for file in Corpus.files {
             let text = Corpus.text(file)
             // Variables from the context are needed again on the second parse.
-            let options = ParseOptions(importedVariables: ["foo": "bar", "p": "part-", "host": "example.com"], url: "https://h/x.m3u8?a=1&foo=bar")
+            let options = ParseOptions(
+                importedVariables: ["foo": "bar", "p": "part-", "host": "example.com"], url: "https://h/x.m3u8?a=1&foo=bar")
             let first = PlaylistParser.parseLenient(text, options: options)
             let written = PlaylistWriter.write(first.playlist)
             let second = PlaylistParser.parseLenient(written, options: options)
             // A reference before its EXT-X-DEFINE is an error (§4.3); the writer puts definitions first, so such files cannot round-trip.
             // Likewise a variable whose value itself reads like a reference: substitution is not recursive, but written text is read again.
-            let referenceBeforeDefinition = first.diagnostics.contains { $0.rule.hasSuffix("§4.3") }
+            let referenceBeforeDefinition =
+                first.diagnostics.contains { $0.rule.hasSuffix("§4.3") }
                 || first.playlist.defines.contains { $0.resolved?.contains("{$") ?? false }
             if first.playlist != second.playlist && !referenceBeforeDefinition {
                 failures.append(file.lastPathComponent + ": " + firstDifference(first.playlist, second.playlist))
@@ -48,21 +50,22 @@ struct RoundTripTests {
             for (i, (x, y)) in zip(ma.variants, mb.variants).enumerated() where x != y { return "variant \(i): \(x) vs \(y)" }
             return "multivariant: \(ma) vs \(mb)"
         }
-        return "kind or header: version \(String(describing: a.version)) vs \(String(describing: b.version)), defines \(a.defines) vs \(b.defines)"
+        return
+            "kind or header: version \(String(describing: a.version)) vs \(String(describing: b.version)), defines \(a.defines) vs \(b.defines)"
     }
 
     @Test("resolving variables drops EXT-X-DEFINE and keeps substituted URIs")
     func resolveVariables() throws {
         let text = """
-        #EXTM3U
-        #EXT-X-VERSION:8
-        #EXT-X-DEFINE:NAME="base",VALUE="https://cdn.example/"
-        #EXT-X-DEFINE:QUERYPARAM="token"
-        #EXT-X-TARGETDURATION:2
-        #EXTINF:2,
-        {$base}seg1.ts?t={$token}
-        #EXT-X-ENDLIST
-        """
+            #EXTM3U
+            #EXT-X-VERSION:8
+            #EXT-X-DEFINE:NAME="base",VALUE="https://cdn.example/"
+            #EXT-X-DEFINE:QUERYPARAM="token"
+            #EXT-X-TARGETDURATION:2
+            #EXTINF:2,
+            {$base}seg1.ts?t={$token}
+            #EXT-X-ENDLIST
+            """
         let r = try PlaylistParser.parse(text, options: ParseOptions(strict: true, url: "https://o/a.m3u8?token=abc"))
         let out = PlaylistWriter.write(r.playlist, resolveVariables: true)
         #expect(!out.contains("EXT-X-DEFINE"))

@@ -12,12 +12,17 @@ struct AttributeCase: Sendable, CustomStringConvertible {
 @Suite("§4.2 Attribute Lists")
 struct AttributeListTests {
     static let cases: [AttributeCase] = [
-        AttributeCase(text: #"BANDWIDTH=1280000,CODECS="avc1.4d401f,mp4a.40.2""#,
-                      expected: [("BANDWIDTH", "1280000", false), ("CODECS", "avc1.4d401f,mp4a.40.2", true)], diagnostic: nil),
+        AttributeCase(
+            text: #"BANDWIDTH=1280000,CODECS="avc1.4d401f,mp4a.40.2""#,
+            expected: [("BANDWIDTH", "1280000", false), ("CODECS", "avc1.4d401f,mp4a.40.2", true)], diagnostic: nil),
         AttributeCase(text: #"NAME="",LANGUAGE="en""#, expected: [("NAME", "", true), ("LANGUAGE", "en", true)], diagnostic: nil),
-        AttributeCase(text: "IV=0x9358382AEB449EE23C3D809DA0B9CCD3", expected: [("IV", "0x9358382AEB449EE23C3D809DA0B9CCD3", false)], diagnostic: nil),
-        AttributeCase(text: "RESOLUTION=1920x1080,FRAME-RATE=29.970", expected: [("RESOLUTION", "1920x1080", false), ("FRAME-RATE", "29.970", false)], diagnostic: nil),
-        AttributeCase(text: "TIME-OFFSET=-12.5,PRECISE=YES", expected: [("TIME-OFFSET", "-12.5", false), ("PRECISE", "YES", false)], diagnostic: nil),
+        AttributeCase(
+            text: "IV=0x9358382AEB449EE23C3D809DA0B9CCD3", expected: [("IV", "0x9358382AEB449EE23C3D809DA0B9CCD3", false)], diagnostic: nil),
+        AttributeCase(
+            text: "RESOLUTION=1920x1080,FRAME-RATE=29.970",
+            expected: [("RESOLUTION", "1920x1080", false), ("FRAME-RATE", "29.970", false)], diagnostic: nil),
+        AttributeCase(
+            text: "TIME-OFFSET=-12.5,PRECISE=YES", expected: [("TIME-OFFSET", "-12.5", false), ("PRECISE", "YES", false)], diagnostic: nil),
         AttributeCase(text: #"URI="a,b=c""#, expected: [("URI", "a,b=c", true)], diagnostic: nil),
         AttributeCase(text: #"URI="unterminated"#, expected: [("URI", "unterminated", true)], diagnostic: "is not closed"),
         AttributeCase(text: "BANDWIDTH", expected: [], diagnostic: "has no value"),
@@ -51,15 +56,17 @@ struct AttributeListTests {
         #expect(list.attributes.map(\.column) == [19, 24])
     }
 
-    @Test("typed values: decimal-integer, floats, resolution, hex, enumerations", arguments: [
-        (#"#EXT-X-STREAM-INF:BANDWIDTH=1280000.0"#, "not a decimal-integer; read as 1280000"),
-        (#"#EXT-X-STREAM-INF:BANDWIDTH=99999999999999999999999"#, "not a decimal-integer"),
-        (#"#EXT-X-STREAM-INF:BANDWIDTH=1,RESOLUTION=1920*1080"#, "not a decimal-resolution"),
-        (#"#EXT-X-STREAM-INF:BANDWIDTH=1,FRAME-RATE=fast"#, "not a decimal-floating-point"),
-        (#"#EXT-X-STREAM-INF:BANDWIDTH=1,HDCP-LEVEL=TYPE-9"#, "not one of TYPE-0, TYPE-1, NONE"),
-        (#"#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=avc1"#, "must be in double quotes"),
-        (#"#EXT-X-STREAM-INF:BANDWIDTH="1""#, "must not be quoted"),
-    ])
+    @Test(
+        "typed values: decimal-integer, floats, resolution, hex, enumerations",
+        arguments: [
+            (#"#EXT-X-STREAM-INF:BANDWIDTH=1280000.0"#, "not a decimal-integer; read as 1280000"),
+            (#"#EXT-X-STREAM-INF:BANDWIDTH=99999999999999999999999"#, "not a decimal-integer"),
+            (#"#EXT-X-STREAM-INF:BANDWIDTH=1,RESOLUTION=1920*1080"#, "not a decimal-resolution"),
+            (#"#EXT-X-STREAM-INF:BANDWIDTH=1,FRAME-RATE=fast"#, "not a decimal-floating-point"),
+            (#"#EXT-X-STREAM-INF:BANDWIDTH=1,HDCP-LEVEL=TYPE-9"#, "not one of TYPE-0, TYPE-1, NONE"),
+            (#"#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=avc1"#, "must be in double quotes"),
+            (#"#EXT-X-STREAM-INF:BANDWIDTH="1""#, "must not be quoted"),
+        ])
     func typedValues(_ tag: String, _ message: String) {
         let r = parse("#EXTM3U\n\(tag)\nv.m3u8\n")
         #expect(r.has(.error, message, line: 2) || r.has(.warning, message, line: 2), "\(r.diagnostics)")

@@ -5,13 +5,15 @@ import Testing
 struct VariableTests {
     @Test("NAME/VALUE substitutes URI lines, quoted strings and hexadecimal sequences")
     func nameValue() {
-        let r = parse(mediaText("""
-        #EXT-X-DEFINE:NAME="host",VALUE="cdn.example"
-        #EXT-X-DEFINE:NAME="iv",VALUE="00000000000000000000000000000001"
-        #EXT-X-KEY:METHOD=AES-128,URI="https://{$host}/key",IV=0x{$iv}
-        #EXTINF:4,
-        https://{$host}/a.ts
-        """, version: 8))
+        let r = parse(
+            mediaText(
+                """
+                #EXT-X-DEFINE:NAME="host",VALUE="cdn.example"
+                #EXT-X-DEFINE:NAME="iv",VALUE="00000000000000000000000000000001"
+                #EXT-X-KEY:METHOD=AES-128,URI="https://{$host}/key",IV=0x{$iv}
+                #EXTINF:4,
+                https://{$host}/a.ts
+                """, version: 8))
         let s = r.mediaPlaylist.segments[0]
         #expect(s.uri == "https://cdn.example/a.ts")
         #expect(s.keys.first?.uri == "https://cdn.example/key")
@@ -42,8 +44,9 @@ struct VariableTests {
 
     @Test("QUERYPARAM takes the decoded value from the playlist URL")
     func queryParam() {
-        let r = parse(mediaText("#EXT-X-DEFINE:QUERYPARAM=\"token\"\n#EXTINF:4,\na.ts?token={$token}", version: 8),
-                      url: "https://o.example/live.m3u8?x=1&token=a%2Fb")
+        let r = parse(
+            mediaText("#EXT-X-DEFINE:QUERYPARAM=\"token\"\n#EXTINF:4,\na.ts?token={$token}", version: 8),
+            url: "https://o.example/live.m3u8?x=1&token=a%2Fb")
         #expect(r.mediaPlaylist.segments[0].uri == "a.ts?token=a/b")
         #expect(r.errorCount == 0)
     }
@@ -67,13 +70,15 @@ struct VariableTests {
         #expect(r.has(.error, "{$late} is not defined", line: 5))
     }
 
-    @Test("malformed definitions are errors", arguments: [
-        ("#EXT-X-DEFINE:NAME=\"a\",VALUE=\"1\"\n#EXT-X-DEFINE:NAME=\"a\",VALUE=\"2\"", "defined more than once"),
-        ("#EXT-X-DEFINE:NAME=\"a b\",VALUE=\"1\"", "must use only a-z"),
-        ("#EXT-X-DEFINE:NAME=\"a\"", "missing its required VALUE"),
-        ("#EXT-X-DEFINE:NAME=\"a\",IMPORT=\"b\"", "only one of NAME, IMPORT and QUERYPARAM"),
-        ("#EXT-X-DEFINE:VALUE=\"a\"", "needs one of NAME, IMPORT or QUERYPARAM"),
-    ])
+    @Test(
+        "malformed definitions are errors",
+        arguments: [
+            ("#EXT-X-DEFINE:NAME=\"a\",VALUE=\"1\"\n#EXT-X-DEFINE:NAME=\"a\",VALUE=\"2\"", "defined more than once"),
+            ("#EXT-X-DEFINE:NAME=\"a b\",VALUE=\"1\"", "must use only a-z"),
+            ("#EXT-X-DEFINE:NAME=\"a\"", "missing its required VALUE"),
+            ("#EXT-X-DEFINE:NAME=\"a\",IMPORT=\"b\"", "only one of NAME, IMPORT and QUERYPARAM"),
+            ("#EXT-X-DEFINE:VALUE=\"a\"", "needs one of NAME, IMPORT or QUERYPARAM"),
+        ])
     func malformed(_ body: String, _ message: String) {
         let r = parse(mediaText(body + "\n#EXTINF:4,\na.ts", version: 8))
         #expect(r.has(.error, message), "\(r.diagnostics)")

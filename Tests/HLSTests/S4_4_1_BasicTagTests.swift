@@ -3,10 +3,12 @@ import Testing
 
 @Suite("§4.4.1–§4.4.2 Basic tags, EXT-X-INDEPENDENT-SEGMENTS and EXT-X-START")
 struct BasicTagTests {
-    @Test("a playlist without #EXTM3U on line 1 is an error on line 1", arguments: [
-        "#EXT-X-TARGETDURATION:4\n#EXTINF:4,\na.ts\n",
-        "# comment\n#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\na.ts\n",
-    ])
+    @Test(
+        "a playlist without #EXTM3U on line 1 is an error on line 1",
+        arguments: [
+            "#EXT-X-TARGETDURATION:4\n#EXTINF:4,\na.ts\n",
+            "# comment\n#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\na.ts\n",
+        ])
     func header(_ text: String) {
         let r = parse(text)
         #expect(r.has(.error, "first line is not #EXTM3U", line: 1))
@@ -24,7 +26,9 @@ struct BasicTagTests {
 
     @Test("EXT-X-INDEPENDENT-SEGMENTS and EXT-X-START apply to both kinds")
     func independentAndStart() {
-        let r = parse("#EXTM3U\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-START:TIME-OFFSET=-12.5,PRECISE=YES\n#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\"\na.m3u8\n")
+        let r = parse(
+            "#EXTM3U\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-START:TIME-OFFSET=-12.5,PRECISE=YES\n#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\"\na.m3u8\n"
+        )
         #expect(r.playlist.independentSegments)
         #expect(r.playlist.start == StartPoint(timeOffset: -12.5, precise: true))
         #expect(r.playlist.isMultivariant)

@@ -5,19 +5,20 @@ import Testing
 struct MediaPlaylistTagTests {
     @Test("the header tags are read")
     func header() {
-        let r = parse("""
-        #EXTM3U
-        #EXT-X-VERSION:6
-        #EXT-X-TARGETDURATION:6
-        #EXT-X-MEDIA-SEQUENCE:100
-        #EXT-X-DISCONTINUITY-SEQUENCE:7
-        #EXT-X-PLAYLIST-TYPE:EVENT
-        #EXTINF:6,
-        a.ts
-        #EXT-X-DISCONTINUITY
-        #EXTINF:6,
-        b.ts
-        """)
+        let r = parse(
+            """
+            #EXTM3U
+            #EXT-X-VERSION:6
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-MEDIA-SEQUENCE:100
+            #EXT-X-DISCONTINUITY-SEQUENCE:7
+            #EXT-X-PLAYLIST-TYPE:EVENT
+            #EXTINF:6,
+            a.ts
+            #EXT-X-DISCONTINUITY
+            #EXTINF:6,
+            b.ts
+            """)
         let m = r.mediaPlaylist
         #expect(m.targetDuration == 6 && m.mediaSequence == 100 && m.discontinuitySequence == 7 && m.playlistType == "EVENT")
         #expect(m.segments.map(\.mediaSequence) == [100, 101])
@@ -43,12 +44,14 @@ struct MediaPlaylistTagTests {
         #expect(r.mediaPlaylist.segments.map(\.mediaSequence) == [10, 11])
     }
 
-    @Test("bad single values are errors with their line", arguments: [
-        ("#EXT-X-MEDIA-SEQUENCE:-1", "not a decimal-integer"),
-        ("#EXT-X-PLAYLIST-TYPE:LIVE", "must be EVENT or VOD"),
-        ("#EXT-X-DISCONTINUITY-SEQUENCE:x", "not a decimal-integer"),
-        ("#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PLAYLIST-TYPE:EVENT", "appears more than once"),
-    ])
+    @Test(
+        "bad single values are errors with their line",
+        arguments: [
+            ("#EXT-X-MEDIA-SEQUENCE:-1", "not a decimal-integer"),
+            ("#EXT-X-PLAYLIST-TYPE:LIVE", "must be EVENT or VOD"),
+            ("#EXT-X-DISCONTINUITY-SEQUENCE:x", "not a decimal-integer"),
+            ("#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PLAYLIST-TYPE:EVENT", "appears more than once"),
+        ])
     func badValues(_ tag: String, _ message: String) {
         let r = parse("#EXTM3U\n#EXT-X-TARGETDURATION:4\n\(tag)\n#EXTINF:4,\na.ts\n")
         #expect(r.has(.error, message), "\(r.diagnostics)")
@@ -56,18 +59,19 @@ struct MediaPlaylistTagTests {
 
     @Test("EXT-X-I-FRAMES-ONLY, EXT-X-PART-INF and EXT-X-SERVER-CONTROL are read and checked")
     func lowLatencyHeader() {
-        let r = parse("""
-        #EXTM3U
-        #EXT-X-VERSION:9
-        #EXT-X-TARGETDURATION:4
-        #EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=12,HOLD-BACK=8,PART-HOLD-BACK=0.5
-        #EXT-X-PART-INF:PART-TARGET=1.0
-        #EXT-X-PART:DURATION=1.0,URI="p0.mp4",INDEPENDENT=YES
-        #EXT-X-PART:DURATION=1.2,URI="p1.mp4"
-        #EXTINF:2.2,
-        s0.mp4
-        #EXT-X-PART:DURATION=1.0,URI="p2.mp4"
-        """)
+        let r = parse(
+            """
+            #EXTM3U
+            #EXT-X-VERSION:9
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=12,HOLD-BACK=8,PART-HOLD-BACK=0.5
+            #EXT-X-PART-INF:PART-TARGET=1.0
+            #EXT-X-PART:DURATION=1.0,URI="p0.mp4",INDEPENDENT=YES
+            #EXT-X-PART:DURATION=1.2,URI="p1.mp4"
+            #EXTINF:2.2,
+            s0.mp4
+            #EXT-X-PART:DURATION=1.0,URI="p2.mp4"
+            """)
         let m = r.mediaPlaylist
         #expect(m.partTarget == 1.0)
         #expect(m.serverControl?.canBlockReload == true)

@@ -103,7 +103,9 @@ struct DateTimeTests {
         #expect(DateTime(iso8601: "2024-02-29T00:00:00Z")?.iso8601 == "2024-02-29T00:00:00.000Z")
     }
 
-    @Test("rejects what is not a date", arguments: ["", "2026", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00Q", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00+1"])
+    @Test(
+        "rejects what is not a date",
+        arguments: ["", "2026", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00Q", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00+1"])
     func rejects(_ s: String) {
         #expect(DateTime(iso8601: s) == nil)
     }
@@ -114,7 +116,8 @@ struct StrictTests {
     @Test("stops at the first error and names its line")
     func strict() {
         do {
-            _ = try PlaylistParser.parse(mediaText("#EXTINF:4,\na.ts\n#EXTINF:x,\nb.ts\n#EXT-X-KEY:METHOD=AES-128"), options: ParseOptions(strict: true))
+            _ = try PlaylistParser.parse(
+                mediaText("#EXTINF:4,\na.ts\n#EXTINF:x,\nb.ts\n#EXT-X-KEY:METHOD=AES-128"), options: ParseOptions(strict: true))
             Issue.record("strict mode did not throw")
         } catch {
             #expect(error.diagnostic.line == 6)
@@ -124,7 +127,8 @@ struct StrictTests {
 
     @Test("a clean playlist passes strict mode")
     func clean() throws {
-        let r = try PlaylistParser.parse(mediaText("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z\n#EXTINF:4,\na.ts"), options: ParseOptions(strict: true))
+        let r = try PlaylistParser.parse(
+            mediaText("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z\n#EXTINF:4,\na.ts"), options: ParseOptions(strict: true))
         #expect(r.mediaPlaylist.segments.count == 1)
     }
 }
@@ -155,7 +159,8 @@ struct NumberTests {
             body += "#EXTINF:\(t),\ns.ts\n"
         }
         texts += ["0.000011", "12345678901234567.5", "9.009", "2.002", "0.1"]
-        body += "#EXTINF:0.000011,\ns.ts\n#EXTINF:12345678901234567.5,\ns.ts\n#EXTINF:9.009,\ns.ts\n#EXTINF:2.002,\ns.ts\n#EXTINF:0.1,\ns.ts\n"
+        body +=
+            "#EXTINF:0.000011,\ns.ts\n#EXTINF:12345678901234567.5,\ns.ts\n#EXTINF:9.009,\ns.ts\n#EXTINF:2.002,\ns.ts\n#EXTINF:0.1,\ns.ts\n"
         let r = parse(mediaText(body, target: 100))
         #expect(r.mediaPlaylist.segments.map(\.duration) == texts.map { Double($0)! })
     }
@@ -166,7 +171,10 @@ struct HostileNumberTests {
     @Test("absurd durations and targets never trap: dates saturate, values are reported")
     func absurd() {
         let huge = String(repeating: "9", count: 40)
-        let r = parse(mediaText("#EXT-X-PROGRAM-DATE-TIME:2000-01-01T00:00:00Z\n#EXTINF:\(huge),\na.ts\n#EXTINF:\(huge).5,\nb.ts\n#EXTINF:2,\nc.ts", target: 2))
+        let r = parse(
+            mediaText(
+                "#EXT-X-PROGRAM-DATE-TIME:2000-01-01T00:00:00Z\n#EXTINF:\(huge),\na.ts\n#EXTINF:\(huge).5,\nb.ts\n#EXTINF:2,\nc.ts",
+                target: 2))
         #expect(r.mediaPlaylist.segments.count == 3)
         #expect(r.mediaPlaylist.segments[2].effectiveProgramDateTime != nil)
         #expect(r.has(.error, "rounds above EXT-X-TARGETDURATION"))

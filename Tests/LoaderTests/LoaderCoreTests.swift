@@ -16,8 +16,9 @@ enum RealMedia {
     }
 
     static func playlist(_ path: String, imported: [String: String] = [:]) -> ParseResult {
-        PlaylistParser.parseLenient(String(decoding: get(path).body, as: UTF8.self),
-                                    options: ParseOptions(importedVariables: imported, url: "http://origin.test" + path))
+        PlaylistParser.parseLenient(
+            String(decoding: get(path).body, as: UTF8.self),
+            options: ParseOptions(importedVariables: imported, url: "http://origin.test" + path))
     }
 }
 
@@ -37,9 +38,12 @@ struct KeyMaterialTests {
         #expect(r.key == key && r.repair == .trailingWhitespace)
     }
 
-    @Test("32 hex characters (with 0x, newline or upper case) are decoded and named", arguments: [
-        "000102030405060708090a0b0c0d0e0f", "000102030405060708090A0B0C0D0E0F\n", "0x000102030405060708090a0b0c0d0e0f", " 000102030405060708090a0b0c0d0e0f \r\n",
-    ])
+    @Test(
+        "32 hex characters (with 0x, newline or upper case) are decoded and named",
+        arguments: [
+            "000102030405060708090a0b0c0d0e0f", "000102030405060708090A0B0C0D0E0F\n", "0x000102030405060708090a0b0c0d0e0f",
+            " 000102030405060708090a0b0c0d0e0f \r\n",
+        ])
     func hex(_ text: String) throws {
         let r = try KeyMaterial.decode(Array(text.utf8))
         #expect(r.key == key && r.repair == .hexText)
@@ -47,7 +51,9 @@ struct KeyMaterialTests {
 
     @Test("anything else is refused with its length")
     func refused() {
-        #expect(throws: KeyError(description: "the key is 15 bytes; AES-128 needs 16 (or 32 hex characters)")) { _ = try KeyMaterial.decode(Array(key.prefix(15))) }
+        #expect(throws: KeyError(description: "the key is 15 bytes; AES-128 needs 16 (or 32 hex characters)")) {
+            _ = try KeyMaterial.decode(Array(key.prefix(15)))
+        }
         #expect(throws: KeyError.self) { _ = try KeyMaterial.decode(Array("zz0102030405060708090a0b0c0d0e0f".utf8)) }
         #expect(throws: KeyError.self) { _ = try KeyMaterial.decode(key + [0x41]) }
     }
@@ -98,7 +104,8 @@ struct DecryptionTests {
             _ = try SegmentDecryption.decrypt(enc, key: good, iv: KeyMaterial.iv(attribute: "0x2", mediaSequence: 4)!, msn: 4)
         }
         #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(good), cause: .notBlockAligned)) {
-            _ = try SegmentDecryption.decrypt(Array(enc.dropLast(5)), key: good, iv: KeyMaterial.iv(attribute: "0x1", mediaSequence: 4)!, msn: 4)
+            _ = try SegmentDecryption.decrypt(
+                Array(enc.dropLast(5)), key: good, iv: KeyMaterial.iv(attribute: "0x1", mediaSequence: 4)!, msn: 4)
         }
     }
 }
@@ -109,7 +116,9 @@ struct StreamingDecryptionTests {
     let key = OriginKeys.key(scenario: "aes-vod", id: 1)
     let iv = KeyMaterial.iv(attribute: "0x1", mediaSequence: 4)!
 
-    @Test("fed in chunks of any size, the clear bytes equal the whole segment's; nothing goes out before the start is checked", arguments: [1, 7, 16, 100, 1_000, 65_536])
+    @Test(
+        "fed in chunks of any size, the clear bytes equal the whole segment's; nothing goes out before the start is checked",
+        arguments: [1, 7, 16, 100, 1_000, 65_536])
     func chunks(_ size: Int) throws {
         var d = StreamingDecryption(key: key, iv: iv, msn: 4)
         var out: [UInt8] = []
@@ -129,12 +138,19 @@ struct StreamingDecryptionTests {
     @Test("a wrong key fails on the first kilobyte, before a byte is released; a cut or mispadded end fails at the end")
     func failures() throws {
         var wrong = StreamingDecryption(key: OriginKeys.key(scenario: "aes-vod", id: 2), iv: iv, msn: 4)
-        #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(OriginKeys.key(scenario: "aes-vod", id: 2)), cause: .notMedia)) {
-            for chunk in stride(from: 0, to: 4_096, by: 512) { if try !wrong.feed(enc[chunk..<chunk + 512]).isEmpty { Issue.record("bytes released") } }
+        #expect(
+            throws: DecryptionError(
+                msn: 4, fingerprint: KeyMaterial.fingerprint(OriginKeys.key(scenario: "aes-vod", id: 2)), cause: .notMedia)
+        ) {
+            for chunk in stride(from: 0, to: 4_096, by: 512) {
+                if try !wrong.feed(enc[chunk..<chunk + 512]).isEmpty { Issue.record("bytes released") }
+            }
         }
         var cut = StreamingDecryption(key: key, iv: iv, msn: 4)
         _ = try cut.feed(enc.dropLast(5))
-        #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(key), cause: .notBlockAligned)) { _ = try cut.finish() }
+        #expect(throws: DecryptionError(msn: 4, fingerprint: KeyMaterial.fingerprint(key), cause: .notBlockAligned)) {
+            _ = try cut.finish()
+        }
         // The padding's last byte turned to 0 (never valid PKCS#7): flipping the block before it flips the same bits of the last
         // block's clear text. Replacing the last block by another would read as valid padding once in a few hundred segments.
         let pad = UInt8(16 - RealMedia.get("/vod-ts/v144/seg4.ts").body.count % 16)
@@ -167,25 +183,31 @@ struct SubRangeTests {
 @Suite("Loader core: DRM named and explained")
 struct DRMTests {
     func media(_ keyLines: String) -> MediaPlaylist {
-        PlaylistParser.parseLenient("#EXTM3U\n#EXT-X-VERSION:5\n#EXT-X-TARGETDURATION:4\n\(keyLines)\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n").playlist.media!
+        PlaylistParser.parseLenient("#EXTM3U\n#EXT-X-VERSION:5\n#EXT-X-TARGETDURATION:4\n\(keyLines)\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n")
+            .playlist.media!
     }
 
     @Test("FairPlay-only rungs are named with the reason and the rungs that play instead")
     func fairPlay() {
-        let fp = media("#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://key1\",KEYFORMAT=\"com.apple.streamingkeydelivery\",KEYFORMATVERSIONS=\"1\"")
+        let fp = media(
+            "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://key1\",KEYFORMAT=\"com.apple.streamingkeydelivery\",KEYFORMATVERSIONS=\"1\"")
         let aes = media("#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\"")
         let lines = DRMExplainer.explain(rungs: [("1080p", fp), ("720p", fp), ("360p", aes)])
-        #expect(lines == ["1080p, 720p need FairPlay (SAMPLE-AES): FairPlay Streaming needs Apple's CDM and an SPC/CKC exchange with the license server; only Apple platforms have it; playable instead: 360p"])
+        #expect(
+            lines == [
+                "1080p, 720p need FairPlay (SAMPLE-AES): FairPlay Streaming needs Apple's CDM and an SPC/CKC exchange with the license server; only Apple platforms have it; playable instead: 360p"
+            ])
         #expect(DRMExplainer.playable(aes) && !DRMExplainer.playable(fp))
     }
 
     @Test("a segment with FairPlay, Widevine and an identity key plays through the identity key")
     func multiKey() {
-        let m = media("""
-        #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://k",KEYFORMAT="com.apple.streamingkeydelivery"
-        #EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,AAAA",KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
-        #EXT-X-KEY:METHOD=SAMPLE-AES,URI="k.key"
-        """)
+        let m = media(
+            """
+            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://k",KEYFORMAT="com.apple.streamingkeydelivery"
+            #EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,AAAA",KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
+            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="k.key"
+            """)
         #expect(DRMExplainer.playable(m))
         #expect(DRMExplainer.systems(m).map(\.system) == [.fairPlay, .widevine, .identity])
         #expect(DRMExplainer.explain(rungs: [("a", m)]).isEmpty)
@@ -204,7 +226,9 @@ struct DRMTests {
 
 @Suite("Loader core: virtual playlists for the player")
 struct VirtualPlaylistTests {
-    let naming = VirtualPlaylists { upstream, kind in "http://127.0.0.1:1/t0k3n/\(kind.rawValue)/" + upstream.utf8.map { String(format: "%02x", $0) }.joined() }
+    let naming = VirtualPlaylists { upstream, kind in
+        "http://127.0.0.1:1/t0k3n/\(kind.rawValue)/" + upstream.utf8.map { String(format: "%02x", $0) }.joined()
+    }
 
     @Test("the multivariant keeps only the chosen variant and the renditions its groups use, with DEFINE resolved")
     func multivariant() throws {
@@ -217,7 +241,9 @@ struct VirtualPlaylistTests {
         #expect(m.variants.count == 1 && m.variants[0].resolution?.height == 240)
         #expect(m.renditions.count == 3)
         let hex = Array(m.variants[0].uri.split(separator: "/").last!.utf8)
-        let upstream = String(decoding: stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)! }, as: UTF8.self)
+        let upstream = String(
+            decoding: stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)! },
+            as: UTF8.self)
         #expect(upstream == "http://origin.test/define/v240/index.m3u8?token=abc")
         #expect(!PlaylistParser.parseLenient(text).hasErrors)
     }
@@ -303,7 +329,8 @@ struct KeyCommandTests {
 
 @Suite("fMP4 first decode time")
 struct FirstTimeTests {
-    @Test("read from the first bytes of a segment larger than the probe (the moof is complete, the mdat is not)", arguments: ["v144", "v360"])
+    @Test(
+        "read from the first bytes of a segment larger than the probe (the moof is complete, the mdat is not)", arguments: ["v144", "v360"])
     func prefix(rung: String) throws {
         let tracks = FragmentedMP4.tracks(initSection: RealMedia.get("/vod-fmp4/\(rung)/init.mp4").body)
         let seg = RealMedia.get("/vod-fmp4/\(rung)/seg3.m4s").body

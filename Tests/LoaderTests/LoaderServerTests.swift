@@ -48,9 +48,21 @@ final class EventLog: @unchecked Sendable {
     }
     private func append(_ e: LoaderEvent) { lock.withLock { items.append(e) } }
     var all: [LoaderEvent] { lock.lock(); defer { lock.unlock() }; return items }
-    var requests: [RequestEvent] { all.compactMap { if case .request(let r) = $0 { return r }; return nil } }
-    var keys: [KeyEvent] { all.compactMap { if case .key(let k) = $0 { return k }; return nil } }
-    var diagnostics: [String] { all.compactMap { if case .diagnostic(let d) = $0 { return d }; return nil } }
+    var requests: [RequestEvent] {
+        all.compactMap {
+            if case .request(let r) = $0 { return r }; return nil
+        }
+    }
+    var keys: [KeyEvent] {
+        all.compactMap {
+            if case .key(let k) = $0 { return k }; return nil
+        }
+    }
+    var diagnostics: [String] {
+        all.compactMap {
+            if case .diagnostic(let d) = $0 { return d }; return nil
+        }
+    }
 }
 
 /// An origin of its own, so other suites' requests never show in its log.
@@ -87,7 +99,10 @@ struct LoaderServerTests {
         let mark = origin.router.state.log().count
         let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [1])
         let r = try mpv(url)
-        #expect(r.status == 0 && r.output.contains("VO: [null] 426x240"), "\(r.output.suffix(500)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.failure ?? "")" })")
+        #expect(
+            r.status == 0 && r.output.contains("VO: [null] 426x240"),
+            "\(r.output.suffix(500)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.failure ?? "")" })"
+        )
         let served = originLog(since: mark)
         #expect(!served.isEmpty && served.allSatisfy { $0.userAgent == "hlstui/0.1" }, "\(served.map { $0.userAgent ?? "-" })")
         #expect(!served.contains { $0.rendition == "v144" || $0.rendition == "v360" })
@@ -148,7 +163,10 @@ struct LoaderServerTests {
         func originBytes(_ path: String) async throws -> [UInt8] { try await c.get("\(origin.httpBase)/gap-one/\(path)").body }
         #expect(try await bytes(1) == originBytes("v360/seg1.ts"))
         #expect(try await bytes(4) == originBytes("v240/seg4.ts"))
-        #expect(log.all.contains { if case .gapFilled(4, 2, 1) = $0 { return true }; return false })
+        #expect(
+            log.all.contains {
+                if case .gapFilled(4, 2, 1) = $0 { return true }; return false
+            })
         // The route moves: the same URL now serves v144.
         #expect(loader.route(SpliceRoute(rung: 0, fill: [2, 1, 0])) == 5)
         #expect(try await bytes(6) == originBytes("v144/seg6.ts"))
@@ -156,7 +174,9 @@ struct LoaderServerTests {
         #expect(log.requests.contains { $0.kind == .segment && $0.msn == 6 && $0.rung == 0 })
     }
 
-    @Test("EXT-X-BYTERANGE: the Loader fetches each sub-range and serves it as a resource of its own — right MSN and first PTS per segment, splices across rungs' files, player ranges within it")
+    @Test(
+        "EXT-X-BYTERANGE: the Loader fetches each sub-range and serves it as a resource of its own — right MSN and first PTS per segment, splices across rungs' files, player ranges within it"
+    )
     func byteRanges() async throws {
         let loader = try LoaderServer.start()
         defer { loader.stop() }
@@ -186,12 +206,15 @@ struct LoaderServerTests {
         #expect(await eventually { log.requests.contains { $0.kind == .segment && $0.msn == 6 && $0.rung == 0 } })
         let truth = (0..<10).map { TransportStream.probe(clear("v360/seg\($0).ts")).firstPTS.map { Double($0) / 90_000 } }
         for msn in [0, 3, 9] {
-            #expect(log.requests.contains { $0.kind == .segment && $0.msn == msn && $0.rung == 2 && $0.firstPTS == truth[msn] }, "msn \(msn)")
+            #expect(
+                log.requests.contains { $0.kind == .segment && $0.msn == msn && $0.rung == 2 && $0.firstPTS == truth[msn] }, "msn \(msn)")
         }
         #expect(log.requests.contains { $0.kind == .segment && $0.msn == 6 && $0.rung == 0 })
     }
 
-    @Test("AES-128 fMP4: the init section declared under a key is decrypted too, so segments decode and carry their first PTS; a wrong key names the init section")
+    @Test(
+        "AES-128 fMP4: the init section declared under a key is decrypted too, so segments decode and carry their first PTS; a wrong key names the init section"
+    )
     func aesInit() async throws {
         let loader = try LoaderServer.start()
         defer { loader.stop() }
@@ -204,7 +227,9 @@ struct LoaderServerTests {
         let initURL = try #require(media.segments[0].map?.uri)
         #expect(try await c.get(initURL).body == RealMedia.get("/vod-fmp4/v144/init.mp4").body)
         #expect(try await c.get(media.segments[4].uri).body == RealMedia.get("/vod-fmp4/v144/seg4.m4s").body)
-        #expect(await eventually { log.requests.contains { $0.kind == .segment && $0.msn == 4 && $0.firstPTS != nil } }, "the decrypted init section's tracks time the segments")
+        #expect(
+            await eventually { log.requests.contains { $0.kind == .segment && $0.msn == 4 && $0.firstPTS != nil } },
+            "the decrypted init section's tracks time the segments")
         let r = try mpv(url, frames: 60)
         #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(300))")
         // The init section's key overridden with a wrong one: one line naming the init section.
@@ -217,7 +242,10 @@ struct LoaderServerTests {
         let u2 = try await wrong.open("\(origin.httpBase)/aes-fmp4/master.m3u8", variants: [0])
         let media2 = try #require(PlaylistParser.parseLenient(try await firstMedia(c, u2).text).playlist.media)
         #expect(try await c.get(media2.segments[0].map!.uri).head.status == 502)
-        #expect(await eventually { wrongLog.diagnostics.contains { $0.hasPrefix("the init section: key \(KeyMaterial.fingerprint(bad))… does not decrypt it") } }, "\(wrongLog.diagnostics)")
+        #expect(
+            await eventually {
+                wrongLog.diagnostics.contains { $0.hasPrefix("the init section: key \(KeyMaterial.fingerprint(bad))… does not decrypt it") }
+            }, "\(wrongLog.diagnostics)")
     }
 
     @Test("AES-128: keys prefetched once per URI before their segments, segments decrypted and checked; mpv plays clear TS")
@@ -254,15 +282,26 @@ struct LoaderServerTests {
         defer { c.shutdown() }
         let segments = segmentLines(try await firstMedia(c, url).text)
         // The origin sends a quarter of segment 2, then nothing: the player must already have clear bytes.
-        state.add(Fault(id: 0, kind: .stall, target: .segment, status: 0, ms: 0, scenario: "aes-vod", rendition: "v240", msn: 2, remaining: 1, since: 0))
+        state.add(
+            Fault(
+                id: 0, kind: .stall, target: .segment, status: 0, ms: 0, scenario: "aes-vod", rendition: "v240", msn: 2, remaining: 1,
+                since: 0))
         defer { state.clearFaults() }
         let received = NIOLockedValueBox<(status: Int, chunked: Bool, bytes: [UInt8])>((0, false, []))
         let started = Date()
         let fetch = Task {
-            try await c.get(segments[2], onHead: { h in received.withLockedValue { $0.status = h.status; $0.chunked = h.header("Transfer-Encoding") == "chunked" } },
-                             onBody: { b in received.withLockedValue { $0.bytes += Array(b.readableBytesView) } })
+            try await c.get(
+                segments[2],
+                onHead: { h in
+                    received.withLockedValue {
+                        $0.status = h.status; $0.chunked = h.header("Transfer-Encoding") == "chunked"
+                    }
+                },
+                onBody: { b in received.withLockedValue { $0.bytes += Array(b.readableBytesView) } })
         }
-        while received.withLockedValue({ $0.bytes.count }) < 4_096, Date().timeIntervalSince(started) < 5 { try await Task.sleep(for: .milliseconds(20)) }
+        while received.withLockedValue({ $0.bytes.count }) < 4_096, Date().timeIntervalSince(started) < 5 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let early = received.withLockedValue { $0 }
         #expect(early.status == 200 && early.chunked)
         #expect(early.bytes.count >= 4_096, "nothing streamed while the origin stalled")
@@ -270,14 +309,25 @@ struct LoaderServerTests {
         #expect(Array(clear.prefix(early.bytes.count)) == early.bytes)
         // The player sees the answer cut off, as the origin's was.
         let outcome = await fetch.result
-        if case .failure(let e as UpstreamError) = outcome { #expect(e.cause == .truncated, "\(e)") } else { Issue.record("the cut answer read as whole") }
+        if case .failure(let e as UpstreamError) = outcome {
+            #expect(e.cause == .truncated, "\(e)")
+        } else {
+            Issue.record("the cut answer read as whole")
+        }
         // The stall ends in the read timeout: the answer is cut off and the event says why.
-        #expect(await eventually { log.requests.contains { $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.failure ?? "").contains("read timeout") } })
+        #expect(
+            await eventually {
+                log.requests.contains {
+                    $0.kind == .segment && $0.msn == 2 && $0.status == 502 && ($0.failure ?? "").contains("read timeout")
+                }
+            })
         // Whole segments are byte for byte the clear ones.
         #expect(try await c.get(segments[3]).body == RealMedia.get("/vod-ts/v240/seg3.ts").body)
     }
 
-    @Test("SAMPLE-AES passes through: keys served by the Loader (prefetched, once each), samples untouched; FFmpeg decodes the clear stream's pictures and sound")
+    @Test(
+        "SAMPLE-AES passes through: keys served by the Loader (prefetched, once each), samples untouched; FFmpeg decodes the clear stream's pictures and sound"
+    )
     func sampleAES() async throws {
         let loader = try LoaderServer.start()
         defer { loader.stop() }
@@ -297,7 +347,9 @@ struct LoaderServerTests {
         #expect(r.status == 0 && r.output.contains("VO: [null]") && !r.output.contains("Error decoding"), "\(r.output.suffix(500))")
         let counts = await loader.keyFetchCounts()
         #expect(counts.count == 4 && counts.values.allSatisfy { $0 == 1 })
-        #expect(Set(originLog(since: mark).filter { $0.kind == "key" }.map(\.path)).count == originLog(since: mark).filter { $0.kind == "key" }.count)
+        #expect(
+            Set(originLog(since: mark).filter { $0.kind == "key" }.map(\.path)).count
+                == originLog(since: mark).filter { $0.kind == "key" }.count)
         #expect(log.keys.allSatisfy { $0.method == .sampleAES && $0.prefetch && $0.error == nil })
         // Stream types 0xDB/0xCF are read as H.264/AAC, so each segment's first PTS still maps player time to PDT.
         #expect(log.requests.contains { $0.kind == .segment && $0.firstPTS != nil })
@@ -308,7 +360,7 @@ struct LoaderServerTests {
             for line in out.split(separator: "\n") where !line.hasPrefix("#") {
                 let f: [String] = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 guard f.count == 6, let pts = Double(f[2]) else { continue }
-                let limit: Double = f[0] == "0" ? 3.5 * 30 : 3.5 * 48_000   // timebases 1/30 and 1/48000
+                let limit: Double = f[0] == "0" ? 3.5 * 30 : 3.5 * 48_000 // timebases 1/30 and 1/48000
                 if pts < limit { kept.append("\(f[0]) \(f[2]) \(f[5])") }
             }
             return kept
@@ -327,8 +379,11 @@ struct LoaderServerTests {
         let log = EventLog(loader)
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
         _ = try mpv(url, frames: 10)
-        #expect(log.diagnostics.contains { $0.hasPrefix("segment 0: key \(KeyMaterial.fingerprint(Array(repeating: 7, count: 16)))… does not decrypt it") },
-                "\(log.diagnostics)")
+        #expect(
+            log.diagnostics.contains {
+                $0.hasPrefix("segment 0: key \(KeyMaterial.fingerprint(Array(repeating: 7, count: 16)))… does not decrypt it")
+            },
+            "\(log.diagnostics)")
         #expect(log.keys.contains { $0.source == "--key" })
     }
 
@@ -343,7 +398,9 @@ struct LoaderServerTests {
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
         _ = try mpv(url, frames: 20)
         let k0 = log.keys.first { $0.uri.hasSuffix("/k0.key") }
-        #expect(k0?.source == "--key-command" && k0?.repair == KeyRepair.hexText.rawValue && k0?.fingerprint == KeyMaterial.fingerprint(OriginKeys.key(scenario: "aes-vod", id: 0)))
+        #expect(
+            k0?.source == "--key-command" && k0?.repair == KeyRepair.hexText.rawValue
+                && k0?.fingerprint == KeyMaterial.fingerprint(OriginKeys.key(scenario: "aes-vod", id: 0)))
         #expect(log.requests.contains { $0.kind == .segment && $0.msn == 0 && $0.status == 200 })
     }
 
@@ -359,7 +416,10 @@ struct LoaderServerTests {
         defer { c.shutdown() }
         let mediaText = try await firstMedia(c, url).text
         let seg = try #require(mediaText.split(separator: "\n").first { $0.contains("/segment/") })
-        state.add(Fault(id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "vod-ts", rendition: "v144", msn: nil, remaining: 1, since: 0))
+        state.add(
+            Fault(
+                id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "vod-ts", rendition: "v144", msn: nil, remaining: 1,
+                since: 0))
         let r = try await c.get(String(seg))
         #expect(r.head.status == 404)
         #expect(await eventually { log.requests.contains { $0.kind == .segment && $0.status == 404 && $0.failure == "HTTP 404" } })
@@ -373,9 +433,11 @@ enum RepairOrigin {
 
 extension LoaderServerTests {
     // Key repairs through the Loader, with keys as broken servers send them; in the same serialized suite so mpv runs never overlap.
-    @Test("key repairs: a 17-byte key with a newline and a hex-text key are repaired, named, and the stream plays", arguments: [
-        ("newline", KeyRepair.trailingWhitespace), ("hex", KeyRepair.hexText),
-    ])
+    @Test(
+        "key repairs: a 17-byte key with a newline and a hex-text key are repaired, named, and the stream plays",
+        arguments: [
+            ("newline", KeyRepair.trailingWhitespace), ("hex", KeyRepair.hexText),
+        ])
     func repairs(_ format: String, _ repair: KeyRepair) async throws {
         let origin = RepairOrigin.shared
         origin.router.state.keyFormat = format
@@ -385,7 +447,10 @@ extension LoaderServerTests {
         let log = EventLog(loader)
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
         let r = try mpv(url, frames: 30)
-        #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(300)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.failure ?? "")" })")
+        #expect(
+            r.status == 0 && r.output.contains("VO: [null]"),
+            "\(r.output.suffix(300)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.failure ?? "")" })"
+        )
         #expect(!log.keys.isEmpty && log.keys.allSatisfy { $0.repair == repair.rawValue && $0.error == nil })
         #expect(log.diagnostics.contains { $0.contains(repair.rawValue) && $0.contains("fingerprint") })
         // The bytes of the key never reach an event.

@@ -19,14 +19,16 @@ struct SourceHealthTests {
 
     @Test("a VOD segment is held for passing failures only, retried 0.5, 1, 2, 4, 4 … s apart, and let go when the budget is spent")
     func hold() {
-        #expect(SegmentHold.passing(503) && SegmentHold.passing(500) && SegmentHold.passing(502) && SegmentHold.passing(429) && SegmentHold.passing(408))
+        #expect(
+            SegmentHold.passing(503) && SegmentHold.passing(500) && SegmentHold.passing(502) && SegmentHold.passing(429)
+                && SegmentHold.passing(408))
         #expect(!SegmentHold.passing(404) && !SegmentHold.passing(403) && !SegmentHold.passing(410))
         var h = SegmentHold(since: 100, budget: 10)
         var waits: [Double] = []
         var now = 100.0
         while let w = h.next(at: now) {
             waits.append(w)
-            now += w + 0.1   // each attempt takes a moment
+            now += w + 0.1 // each attempt takes a moment
         }
         #expect(waits == [0.5, 1, 2, 4], "the next 4 s wait would end past the 10 s budget: \(waits)")
         var none = SegmentHold(since: 0, budget: 0)

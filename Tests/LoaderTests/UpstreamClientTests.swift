@@ -10,7 +10,8 @@ import Testing
 enum ClientOrigins {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     static func make(_ identity: SelfSignedIdentity? = nil) -> OriginServer {
-        identity.map { try! OriginServer.start(router: TestOrigins.router(startedAt: 0), tls: true, identity: $0) } ?? TestOrigins.start(tls: true, startedAt: 0)
+        identity.map { try! OriginServer.start(router: TestOrigins.router(startedAt: 0), tls: true, identity: $0) }
+            ?? TestOrigins.start(tls: true, startedAt: 0)
     }
     static let main = make()
     static let expired = make(try! SelfSignedIdentity.make(validFrom: -10 * 86400, validFor: 86400))
@@ -52,7 +53,8 @@ struct UpstreamClientTests {
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         let seen = StreamCount()
-        let r = try await c.get("\(base)/vod-ts/v360/seg2.ts", onHead: { h in seen.head(h.status) }, onBody: { b in seen.add(b.readableBytes) })
+        let r = try await c.get(
+            "\(base)/vod-ts/v360/seg2.ts", onHead: { h in seen.head(h.status) }, onBody: { b in seen.add(b.readableBytes) })
         #expect(seen.status == 200 && seen.bytes == r.body.count && seen.chunks >= 1)
     }
 
@@ -72,17 +74,26 @@ struct UpstreamClientTests {
         let c = try ClientOrigins.client { $0.readTimeout = 1 }
         defer { c.shutdown() }
         #expect(try await c.get("\(base)/nope/master.m3u8").head.status == 404)
-        state.add(Fault(id: 0, kind: .status, target: .segment, status: 500, ms: 0, scenario: "vod-ts", rendition: "v144", msn: 3, remaining: 1, since: 0))
+        state.add(
+            Fault(
+                id: 0, kind: .status, target: .segment, status: 500, ms: 0, scenario: "vod-ts", rendition: "v144", msn: 3, remaining: 1,
+                since: 0))
         let retried = try await c.get("\(base)/vod-ts/v144/seg3.ts")
         #expect(retried.head.status == 200 && retried.head.retries == 1)
-        state.add(Fault(id: 0, kind: .stall, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v240", msn: 1, remaining: 1, since: 0))
+        state.add(
+            Fault(
+                id: 0, kind: .stall, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v240", msn: 1, remaining: 1,
+                since: 0))
         do {
             _ = try await c.get("\(base)/vod-ts/v240/seg1.ts")
             Issue.record("a stalled body did not time out")
         } catch {
             #expect(error.cause == .timeout && error.description.contains("read timeout"))
         }
-        state.add(Fault(id: 0, kind: .truncate, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v360", msn: 1, remaining: 3, since: 0))
+        state.add(
+            Fault(
+                id: 0, kind: .truncate, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v360", msn: 1, remaining: 3,
+                since: 0))
         do {
             _ = try await c.get("\(base)/vod-ts/v360/seg1.ts")
             Issue.record("a truncated body was accepted")
@@ -90,7 +101,10 @@ struct UpstreamClientTests {
             #expect(error.cause == .truncated && error.description.contains("truncated"))
         }
         // Streamed: once the head went to the caller a truncation is not retried (a second head would corrupt the stream).
-        state.add(Fault(id: 0, kind: .truncate, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v360", msn: 2, remaining: 3, since: 0))
+        state.add(
+            Fault(
+                id: 0, kind: .truncate, target: .segment, status: 0, ms: 0, scenario: "vod-ts", rendition: "v360", msn: 2, remaining: 3,
+                since: 0))
         let heads = NIOLockedValueBox(0)
         do {
             _ = try await c.get("\(base)/vod-ts/v360/seg2.ts", onHead: { _ in heads.withLockedValue { $0 += 1 } })
@@ -120,10 +134,14 @@ struct UpstreamClientTests {
         let ca = ClientOrigins.pemFile(id)
         func fetch(_ configure: (inout TLSOptions) -> Void, _ u: String = url) async -> Result<Int, UpstreamError> {
             do {
-                let c = try ClientOrigins.client { o in configure(&o.tls); o.retries = 0 }
+                let c = try ClientOrigins.client { o in
+                    configure(&o.tls); o.retries = 0
+                }
                 defer { c.shutdown() }
                 return .success(try await c.get(u).head.status)
-            } catch let e as UpstreamError { return .failure(e) } catch { return .failure(UpstreamError(cause: .protocolError, detail: "\(error)")) }
+            } catch let e as UpstreamError { return .failure(e) } catch {
+                return .failure(UpstreamError(cause: .protocolError, detail: "\(error)"))
+            }
         }
         #expect(try await fetch { $0.caFile = ca }.get() == 200)
         #expect(try await fetch({ $0.caFile = ca }, url.replacingOccurrences(of: "127.0.0.1", with: "localhost")).get() == 200)
@@ -134,13 +152,18 @@ struct UpstreamClientTests {
         #expect(untrusted.contains("TLS untrusted") && untrusted.contains("self-signed"), "\(untrusted)")
         let pin = failure(await fetch { $0.pins = ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="] })
         #expect(pin.contains("TLS pin mismatch"), "\(pin)")
-        let both = failure(await fetch { $0.caFile = ca; $0.pins = ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="] })
+        let both = failure(
+            await fetch {
+                $0.caFile = ca; $0.pins = ["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]
+            })
         #expect(both.contains("TLS pin mismatch"), "\(both)")
         let expired = ClientOrigins.expired
-        let expiredResult = failure(await fetch({ $0.caFile = ClientOrigins.pemFile(expired.identity!) }, expired.httpsBase! + "/vod-ts/master.m3u8"))
+        let expiredResult = failure(
+            await fetch({ $0.caFile = ClientOrigins.pemFile(expired.identity!) }, expired.httpsBase! + "/vod-ts/master.m3u8"))
         #expect(expiredResult.contains("TLS expired"), "\(expiredResult)")
         let other = ClientOrigins.otherHost
-        let hostResult = failure(await fetch({ $0.caFile = ClientOrigins.pemFile(other.identity!) }, other.httpsBase! + "/vod-ts/master.m3u8"))
+        let hostResult = failure(
+            await fetch({ $0.caFile = ClientOrigins.pemFile(other.identity!) }, other.httpsBase! + "/vod-ts/master.m3u8"))
         #expect(hostResult.contains("TLS wrong host") && hostResult.contains("127.0.0.1"), "\(hostResult)")
     }
 }
@@ -166,8 +189,11 @@ struct MutualTLSTests {
         let out = dir.appendingPathComponent("client.p12").path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["openssl", "pkcs12", "-export", "-in", dir.appendingPathComponent("c.pem").path, "-inkey", dir.appendingPathComponent("k.pem").path,
-                       "-out", out, "-passout", "pass:\(password)"]
+        p.arguments = [
+            "openssl", "pkcs12", "-export", "-in", dir.appendingPathComponent("c.pem").path, "-inkey",
+            dir.appendingPathComponent("k.pem").path,
+            "-out", out, "-passout", "pass:\(password)",
+        ]
         try p.run()
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
@@ -202,7 +228,9 @@ struct MutualTLSTests {
         #expect(none.description.contains("client certificate") && none.description.contains("--client-cert"), "\(none)")
         guard case .failure(let other) = await fetch(stranger) else { Issue.record("a stranger's certificate was accepted"); return }
         #expect(other.description.contains("client certificate"), "\(other)")
-        guard case .failure(let bad) = await fetch(good, password: "wrong") else { Issue.record("a wrong p12 password was accepted"); return }
+        guard case .failure(let bad) = await fetch(good, password: "wrong") else {
+            Issue.record("a wrong p12 password was accepted"); return
+        }
         #expect(bad.description.contains("--client-cert") && bad.description.contains("client.p12"), "\(bad)")
     }
 }

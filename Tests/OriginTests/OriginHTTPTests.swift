@@ -32,7 +32,9 @@ struct OriginHTTPTests {
                 let media = try #require(mp.playlist.media, "\(url)")
                 #expect(!media.segments.isEmpty, "\(url)")
                 if s.isLive { #expect(media.segments.allSatisfy { $0.programDateTime != nil }, "\(url) lacks PDT") }
-                guard let seg = media.segments.first(where: { !$0.gap }), !seg.keys.contains(where: { $0.method != .none }) else { continue }
+                guard let seg = media.segments.first(where: { !$0.gap }), !seg.keys.contains(where: { $0.method != .none }) else {
+                    continue
+                }
                 var headers: [String: String] = [:]
                 if let r = seg.byteRange { headers["Range"] = "bytes=\(r.offset)-\(r.offset + r.length - 1)" }
                 let body = try await get(resolve(seg.uri, against: url), headers: headers)
@@ -55,7 +57,10 @@ struct OriginHTTPTests {
         let video = m.variants.filter { $0.resolution != nil }
         #expect(video.count == 3)
         #expect(Set(video.map { $0.resolution!.height }) == [144, 240, 360])
-        #expect(video.allSatisfy { $0.bandwidth != nil && $0.averageBandwidth != nil && $0.frameRate == 30 && $0.codecs == "avc1.4d401e,mp4a.40.2" })
+        #expect(
+            video.allSatisfy {
+                $0.bandwidth != nil && $0.averageBandwidth != nil && $0.frameRate == 30 && $0.codecs == "avc1.4d401e,mp4a.40.2"
+            })
         #expect(m.variants.contains { $0.codecs == "mp4a.40.2" && $0.resolution == nil })
         #expect(m.renditions.contains { $0.type == "SUBTITLES" && $0.uri != nil })
         #expect(m.renditions.filter { $0.type == "AUDIO" }.count == 2)
@@ -90,7 +95,9 @@ struct OriginHTTPTests {
         #expect(zip(firstTimes[0], firstTimes[0].dropFirst()).allSatisfy { abs($1 - $0 - 2) < 0.001 })
     }
 
-    @Test("broadcast packaging: 29.97 fps in 2.002 s segments, each opening with audio before its IDR, timestamps from an hour, aligned across rungs and audio")
+    @Test(
+        "broadcast packaging: 29.97 fps in 2.002 s segments, each opening with audio before its IDR, timestamps from an hour, aligned across rungs and audio"
+    )
     func broadcastPackaging() async throws {
         var firstTimes: [[Double]] = []
         var firstAudio: [Double] = []
@@ -112,10 +119,14 @@ struct OriginHTTPTests {
             firstTimes.append(times)
         }
         #expect(firstTimes[0] == firstTimes[1] && firstTimes[1] == firstTimes[2])
-        #expect(firstTimes[0].allSatisfy { $0 > 3600 } && zip(firstTimes[0], firstTimes[0].dropFirst()).allSatisfy { abs($1 - $0 - 2.002) < 0.001 })
+        #expect(
+            firstTimes[0].allSatisfy { $0 > 3600 }
+                && zip(firstTimes[0], firstTimes[0].dropFirst()).allSatisfy { abs($1 - $0 - 2.002) < 0.001 })
         // The alternate audio starts where the muxed audio does (one timeline), ahead of the first frame.
         let de = try #require(try await playlist("\(TestOrigin.base)/broadcast-vod-ts/audio-de/index.m3u8").playlist.media)
-        let deFirst = TransportStream.probe(try await get(resolve(de.segments[0].uri, against: "\(TestOrigin.base)/broadcast-vod-ts/audio-de/index.m3u8")).body).firstAudioPTS
+        let deFirst = TransportStream.probe(
+            try await get(resolve(de.segments[0].uri, against: "\(TestOrigin.base)/broadcast-vod-ts/audio-de/index.m3u8")).body
+        ).firstAudioPTS
         #expect(deFirst.map { abs(Double($0) / 90_000 - firstAudio[0]) < 0.001 } == true)
         #expect(firstAudio[0] < firstTimes[0][0], "audio leads video")
     }
@@ -200,7 +211,9 @@ struct OriginHTTPTests {
         #expect(perRequest.seconds >= 0.25)
     }
 
-    @Test("SAMPLE-AES: stream types 0xDB/0xCF; slices and ADTS frames encrypted by the pattern; FFmpeg's way of decrypting gives back every PES payload")
+    @Test(
+        "SAMPLE-AES: stream types 0xDB/0xCF; slices and ADTS frames encrypted by the pattern; FFmpeg's way of decrypting gives back every PES payload"
+    )
     func sampleAES() async throws {
         let url = "\(TestOrigin.base)/sample-aes-vod/v360/index.m3u8"
         let mp = try #require(try await playlist(url).playlist.media)
@@ -229,7 +242,11 @@ struct OriginHTTPTests {
     /// Every PES payload of a segment with its stream type, in order.
     func pesPayloads(_ ts: [UInt8]) -> [(UInt8, [UInt8])] {
         var out: [(UInt8, [UInt8])] = []
-        _ = TransportStream.rewritingPES(ts, streamType: { $0 }, transform: { t, p in out.append((t, p)); return nil })
+        _ = TransportStream.rewritingPES(
+            ts, streamType: { $0 },
+            transform: { t, p in
+                out.append((t, p)); return nil
+            })
         return out
     }
 
@@ -360,7 +377,8 @@ struct OriginHTTPTests {
         #expect(refused.status == 60, "\(refused.output)")
         let pinned = try runProcess("curl", ["-sS", "--fail", "-k", "--pinnedpubkey", "sha256//\(id.spkiPin)", url])
         #expect(pinned.status == 0, "\(pinned.output)")
-        let wrongPin = try runProcess("curl", ["-sS", "--fail", "-k", "--pinnedpubkey", "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", url])
+        let wrongPin = try runProcess(
+            "curl", ["-sS", "--fail", "-k", "--pinnedpubkey", "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", url])
         #expect(wrongPin.status == 90)
         #expect(id.fingerprint.split(separator: ":").count == 32)
     }
@@ -369,11 +387,13 @@ struct OriginHTTPTests {
     func mpvPlays() throws {
         for s in Scenario.all where s.name != "define" {
             let url = "\(TestOrigin.base)/\(s.name)/master.m3u8"
-            let r = try runProcess("mpv", ["--no-config", "--vo=null", "--ao=null", "--frames=30", "--msg-level=all=warn,cplayer=info", url], timeout: 90)
+            let r = try runProcess(
+                "mpv", ["--no-config", "--vo=null", "--ao=null", "--frames=30", "--msg-level=all=warn,cplayer=info", url], timeout: 90)
             #expect(r.status == 0, "\(s.name): \(r.output.suffix(400))")
             #expect(r.output.contains("VO: [null]"), "\(s.name): no video frame decoded: \(r.output.suffix(400))")
         }
-        let define = try runProcess("mpv", ["--no-config", "--vo=null", "--ao=null", "--frames=30", "\(TestOrigin.base)/define/master.m3u8?token=x"])
+        let define = try runProcess(
+            "mpv", ["--no-config", "--vo=null", "--ao=null", "--frames=30", "\(TestOrigin.base)/define/master.m3u8?token=x"])
         #expect(define.status != 0 && define.output.contains("403"))
     }
 }
@@ -397,13 +417,17 @@ enum SampleAESReference {
         for (n, start) in starts.enumerated() {
             var end = n + 1 < starts.count ? starts[n + 1] - 3 : es.count
             var trailing: [UInt8] = []
-            if n + 1 < starts.count, end > start, es[end - 1] == 0 { end -= 1; trailing = [0] }   // a 4-byte start code's first zero
+            if n + 1 < starts.count, end > start, es[end - 1] == 0 { end -= 1; trailing = [0] } // a 4-byte start code's first zero
             var nal = Array(es[start..<end])
             if let h = nal.first, [1, 5].contains(h & 0x1F), nal.count > 48 {
                 var raw: [UInt8] = []
                 var j = 0
                 while j < nal.count {
-                    if nal.count - j > 3, nal[j] == 0, nal[j + 1] == 0, nal[j + 2] == 3 { raw += [0, 0]; j += 3 } else { raw.append(nal[j]); j += 1 }
+                    if nal.count - j > 3, nal[j] == 0, nal[j + 1] == 0, nal[j + 2] == 3 {
+                        raw += [0, 0]; j += 3
+                    } else {
+                        raw.append(nal[j]); j += 1
+                    }
                 }
                 var o = 32
                 var chain = iv

@@ -4,10 +4,13 @@ import Testing
 
 /// A rendition with `count` segments of `duration` and fake bytes: enough for timeline logic.
 func fakeRendition(_ id: String = "v144", count: Int = 10, duration: Double = 2, container: Container = .ts) -> MediaRendition {
-    MediaRendition(id: id, container: container,
-                   segments: (0..<count).map { MediaSegment(index: $0, duration: duration, bytes: [0x47], firstTime: 1.4 + Double($0) * duration, iFrameRange: nil) },
-                   initSection: container == .fmp4 ? [0] : nil, codecs: "avc1.4d401e,mp4a.40.2",
-                   resolution: Resolution(width: 256, height: 144), frameRate: 30, nominalDuration: duration)
+    MediaRendition(
+        id: id, container: container,
+        segments: (0..<count).map {
+            MediaSegment(index: $0, duration: duration, bytes: [0x47], firstTime: 1.4 + Double($0) * duration, iFrameRange: nil)
+        },
+        initSection: container == .fmp4 ? [0] : nil, codecs: "avc1.4d401e,mp4a.40.2",
+        resolution: Resolution(width: 256, height: 144), frameRate: 30, nominalDuration: duration)
 }
 
 @Suite("Origin stream model (pure timeline of the generated streams)")
@@ -17,7 +20,7 @@ struct StreamModelTests {
     @Test("the live window is the last 8 complete segments, numbered from the epoch, PDT on the 2 s grid")
     func liveWindow() {
         let m = StreamModel(scenario: live, rendition: fakeRendition())
-        let now = 1_000_001.5   // segment 500000 (1000000–1000002) is not complete yet
+        let now = 1_000_001.5 // segment 500000 (1000000–1000002) is not complete yet
         let w = m.window(at: now)
         #expect(w.count == 8)
         #expect(w.last?.index == 499_999)
@@ -31,7 +34,7 @@ struct StreamModelTests {
     @Test("discontinuities at every loop wrap, and the playlist's DISCONTINUITY-SEQUENCE stays consistent as the window slides")
     func discontinuities() throws {
         let m = StreamModel(scenario: live, rendition: fakeRendition())
-        var previous: [Int: Int] = [:]   // msn → discontinuity sequence number, as parsed
+        var previous: [Int: Int] = [:] // msn → discontinuity sequence number, as parsed
         for step in 0..<30 {
             let now = 1_000_000 + Double(step)
             let text = PlaylistWriter.write(m.mediaPlaylist(at: now))
@@ -85,7 +88,8 @@ struct StreamModelTests {
         let after = m.window(at: 1_000_005, overrides: LiveOverrides(resetIndex: reset))
         #expect(after.first?.msn == 0 && after.count == 2)
         #expect(after.first?.discontinuity == false)
-        let p = PlaylistParser.parseLenient(PlaylistWriter.write(m.mediaPlaylist(at: 1_000_005, overrides: LiveOverrides(resetIndex: reset))))
+        let p = PlaylistParser.parseLenient(
+            PlaylistWriter.write(m.mediaPlaylist(at: 1_000_005, overrides: LiveOverrides(resetIndex: reset))))
         #expect(p.playlist.media?.mediaSequence == 0)
         var tracker = LiveRefreshTracker()
         _ = tracker.update(PlaylistParser.parseLenient(PlaylistWriter.write(m.mediaPlaylist(at: 1_000_000))).playlist.media!, at: 0)

@@ -58,9 +58,15 @@ struct LadderTests {
         #expect(VariantPolicy.target(ladder, mode: .pinned(3), caps: Caps(), throughput: nil) == 3)
         #expect(VariantPolicy.target(ladder, mode: .pinned(3), caps: Caps(maxHeight: 720), throughput: nil) == 2)
         #expect(VariantPolicy.target(ladder, mode: .pinned(3), caps: Caps(maxHeight: 100), throughput: nil) == 1)
-        #expect(VariantPolicy.target(ladder, mode: .automatic, caps: Caps(), throughput: nil) == 0, "first listed variant before any measurement")
-        #expect(VariantPolicy.target(ladder, mode: .automatic, caps: Caps(), throughput: 4_000_000) == 2, "highest BANDWIDTH within 70 % of throughput (ABR's up share)")
-        #expect(VariantPolicy.target(ladder, mode: .automatic, caps: Caps(), throughput: 50_000_000, candidates: [1, 2]) == 2, "only among the candidates (the top rung, 3, would fit)")
+        #expect(
+            VariantPolicy.target(ladder, mode: .automatic, caps: Caps(), throughput: nil) == 0,
+            "first listed variant before any measurement")
+        #expect(
+            VariantPolicy.target(ladder, mode: .automatic, caps: Caps(), throughput: 4_000_000) == 2,
+            "highest BANDWIDTH within 70 % of throughput (ABR's up share)")
+        #expect(
+            VariantPolicy.target(ladder, mode: .automatic, caps: Caps(), throughput: 50_000_000, candidates: [1, 2]) == 2,
+            "only among the candidates (the top rung, 3, would fit)")
         #expect(VariantPolicy.target(ladder, mode: .automatic, caps: Caps(), throughput: 100_000) == 1, "the lowest when nothing fits")
         #expect(VariantPolicy.target(ladder, mode: .automatic, caps: Caps(maxHeight: 360), throughput: 50_000_000) == 0)
         #expect(VariantPolicy.target(Ladder(), mode: .automatic, caps: Caps(), throughput: nil) == nil)

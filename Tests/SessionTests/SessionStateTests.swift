@@ -52,8 +52,12 @@ struct SessionStateTests {
         s.apply(.sample(p), at: 10.3)
         #expect(abs((s.liveLatency ?? 0) - 17) < 1e-9, "paused 9 s on a playlist that stopped growing: 14 s + 3 s at most")
         // A refresh that shows a newer segment resets the age.
-        s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil,
-                                                playlist: Fixture.playlist(Fixture.media(live: true, sequence: 1)).media!, received: 10.4))), at: 10.4)
+        s.apply(
+            .loader(
+                .playlist(
+                    PlaylistEvent(
+                        url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil,
+                        playlist: Fixture.playlist(Fixture.media(live: true, sequence: 1)).media!, received: 10.4))), at: 10.4)
         #expect(s.edgeSeen[0]?.msn == 10 && s.edgeSeen[0]?.at == 10.4)
     }
 
@@ -112,9 +116,11 @@ struct SessionStateTests {
         #expect(s.state == .paused, "once let go, a pause is the user's")
     }
 
-    @Test("a forward jump past content never shown is a skip with its cause; playing, a pause, a reload's wait, an asked seek and a GAP crossing are not")
+    @Test(
+        "a forward jump past content never shown is a skip with its cause; playing, a pause, a reload's wait, an asked seek and a GAP crossing are not"
+    )
     func skips() throws {
-        var s = Fixture.session()   // msn 0–3 at first PTS 10, 12, 14, 16; msn 4–5 GAP
+        var s = Fixture.session() // msn 0–3 at first PTS 10, 12, 14, 16; msn 4–5 GAP
         var p = PlayerSample()
         func at(_ pos: Double, wall: Double, _ t: Double) -> [SessionFact] {
             p.timePos = pos
@@ -175,9 +181,10 @@ struct SessionStateTests {
         #expect(e.cause == "msn 2 failed (HTTP 404) and the player went past it", "\(e.cause)")
     }
 
-    @Test("glass to glass is the sample's wall clock minus the PDT at the playhead, live only; a segment that left the window keeps its PDT")
+    @Test(
+        "glass to glass is the sample's wall clock minus the PDT at the playhead, live only; a segment that left the window keeps its PDT")
     func glassToGlass() throws {
-        var s = Fixture.session(live: true)   // msn 0 at PDT 00:00:00, first PTS 10
+        var s = Fixture.session(live: true) // msn 0 at PDT 00:00:00, first PTS 10
         var p = PlayerSample()
         p.timePos = 11.5
         p.wall = DateTime(iso8601: "2026-01-01T00:00:09.000Z")
@@ -186,7 +193,12 @@ struct SessionStateTests {
         // The window moves on past the playhead's segment: its PDT and position still measure it.
         var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:2\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:04.000Z\n"
         for i in 2..<8 { text += "#EXTINF:2.0,\nseg\(i).ts\n" }
-        s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: Fixture.playlist(text).media!, received: 1.1))), at: 1.1)
+        s.apply(
+            .loader(
+                .playlist(
+                    PlaylistEvent(
+                        url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: Fixture.playlist(text).media!,
+                        received: 1.1))), at: 1.1)
         #expect(s.playheadPDT == DateTime(iso8601: "2026-01-01T00:00:01.500Z") && s.pdtLatency == 7.5)
         #expect(s.position == -2.5, "1.5 s into msn 0, two 2 s segments before the window's start")
         let vod = Fixture.session()
@@ -204,11 +216,23 @@ struct SessionStateTests {
         s.apply(.opened(url: s.url, playlist: Fixture.playlist(Fixture.multivariant), diagnostics: []), at: 0)
         s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
         let media = Fixture.playlist(Fixture.media()).media!
-        let f = s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: media, received: 0.2))), at: 0.2)
+        let f = s.apply(
+            .loader(
+                .playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: media, received: 0.2))
+            ), at: 0.2)
         let action = "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it"
-        #expect(f == [.gap(rung: 0, msn: 4, pdt: DateTime(iso8601: "2026-01-01T00:00:08Z"), duration: 2, action: action),
-                      .gap(rung: 0, msn: 5, pdt: DateTime(iso8601: "2026-01-01T00:00:10Z"), duration: 2, action: action)])
-        #expect(s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: media, received: 1))), at: 1).isEmpty)
+        #expect(
+            f == [
+                .gap(rung: 0, msn: 4, pdt: DateTime(iso8601: "2026-01-01T00:00:08Z"), duration: 2, action: action),
+                .gap(rung: 0, msn: 5, pdt: DateTime(iso8601: "2026-01-01T00:00:10Z"), duration: 2, action: action),
+            ])
+        #expect(
+            s.apply(
+                .loader(
+                    .playlist(
+                        PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: media, received: 1))),
+                at: 1
+            ).isEmpty)
         // A GAP answered locally (a rendition's, say) is reported once too, and is not a problem.
         let r = s.apply(.loader(.request(Fixture.request(7, rung: 1, error: "GAP"))), at: 1.1)
         #expect(r.count == 1 && s.apply(.loader(.request(Fixture.request(7, rung: 1, error: "GAP"))), at: 1.2).isEmpty)
@@ -245,27 +269,36 @@ struct SessionStateTests {
 
     @Test("command scripts: timed actions in order, errors with their line")
     func script() throws {
-        let s = try parseCommandScript("# a script\n3.0 cap 360\n\n5 pin 1\n8 auto\n10 seek 20\n1 seek +5\n12 bitrate 2M\n13 cap none\n14 quit\n")
-        #expect(s.map(\.action) == [.seekRelative(5), .capHeight(360), .pin(1), .automatic, .seekTo(20), .capBitrate(2_000_000), .capHeight(nil), .quit])
+        let s = try parseCommandScript(
+            "# a script\n3.0 cap 360\n\n5 pin 1\n8 auto\n10 seek 20\n1 seek +5\n12 bitrate 2M\n13 cap none\n14 quit\n")
+        #expect(
+            s.map(\.action) == [
+                .seekRelative(5), .capHeight(360), .pin(1), .automatic, .seekTo(20), .capBitrate(2_000_000), .capHeight(nil), .quit,
+            ])
         #expect(s[1].line == 2)
         #expect(throws: ScriptError.self) { try parseCommandScript("1 cap 360\nsoon pin 2\n") }
-        do { _ = try parseCommandScript("1 cap 360\n2 jump\n") } catch { #expect(error.line == 2 && error.description.contains("\"2 jump\"")) }
+        do { _ = try parseCommandScript("1 cap 360\n2 jump\n") } catch {
+            #expect(error.line == 2 && error.description.contains("\"2 jump\""))
+        }
         #expect(Action.parseRate("800k") == 800_000 && Action.parseRate("1.5M") == 1_500_000 && Action.parseRate("x") == nil)
     }
 }
 
 @Suite("Live buffer")
 struct LiveBufferTests {
-    @Test("ahead of the playhead the buffer ends where the segments delivered to the player end; before any is known, at mpv's cache-end; else unknown")
+    @Test(
+        "ahead of the playhead the buffer ends where the segments delivered to the player end; before any is known, at mpv's cache-end; else unknown"
+    )
     func cacheEnd() {
-        var s = Fixture.session(live: true)   // segments 0–3 (first PTS 10, 12, 14, 16) delivered
+        var s = Fixture.session(live: true) // segments 0–3 (first PTS 10, 12, 14, 16) delivered
         var p = PlayerSample()
         p.timePos = 11
         p.cacheEnd = 17
         // mpv's seekable ranges stay frozen on live streams: a stale one says nothing about what lies ahead.
         p.seekableRanges = [TimeRange(start: 10, end: 11.5)]
         s.apply(.sample(p), at: 1)
-        #expect(s.bufferedRanges == [TimeRange(start: 0, end: 8)] && s.bufferedAhead == 7, "delivered through segment 3: \(s.bufferedRanges)")
+        #expect(
+            s.bufferedRanges == [TimeRange(start: 0, end: 8)] && s.bufferedAhead == 7, "delivered through segment 3: \(s.bufferedRanges)")
         // A reload: what the player held is gone; until a segment arrives, mpv's cache-end (same timestamp run) measures it.
         s.apply(.streamGiven(startMSN: nil), at: 2)
         p.seekableRanges = []

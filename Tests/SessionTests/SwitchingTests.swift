@@ -12,10 +12,11 @@ struct SwitchingTests {
         let r = ladder.rungs
         #expect(SwitchPlanner.families(r[0].variant) == ["avc1", "mp4a"])
         #expect(SwitchPlanner.compatible(r[0], r[1]) && SwitchPlanner.compatible(r[0], r[3]))
-        #expect(!SwitchPlanner.compatible(r[0], r[2]))  // hev1 vs avc1
+        #expect(!SwitchPlanner.compatible(r[0], r[2])) // hev1 vs avc1
         let ts = try #require(Fixture.playlist(Fixture.media()).media)
         #expect(SwitchPlanner.isTS(ts))
-        let fmp4 = try #require(Fixture.playlist("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:2,\ns0.m4s\n#EXT-X-ENDLIST\n").media)
+        let fmp4 = try #require(
+            Fixture.playlist("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:2,\ns0.m4s\n#EXT-X-ENDLIST\n").media)
         #expect(!SwitchPlanner.isTS(fmp4))
         let named = try #require(Fixture.playlist("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ns0.m4s?x=1\n#EXT-X-ENDLIST\n").media)
         #expect(!SwitchPlanner.isTS(named))
@@ -31,8 +32,9 @@ struct SwitchingTests {
             (false, true, false, .smooth, .reloadBoundary), (false, true, true, .immediate, .reloadBoundary),
         ]
         for (spliced, compatible, live, mode, expected) in cases {
-            #expect(SwitchPlanner.mechanism(spliced: spliced, compatible: compatible, live: live, mode: mode) == expected,
-                    "spliced \(spliced) compatible \(compatible) live \(live) \(mode)")
+            #expect(
+                SwitchPlanner.mechanism(spliced: spliced, compatible: compatible, live: live, mode: mode) == expected,
+                "spliced \(spliced) compatible \(compatible) live \(live) \(mode)")
         }
     }
 
@@ -42,9 +44,12 @@ struct SwitchingTests {
         #expect(SwitchPlanner.fill(for: 0, ladder: ladder, allowed: Caps(maxHeight: 720).allowed(ladder)) == [0, 1])
     }
 
-    func input(current: Int, estimate: Double?, buffer: Double? = 8, inFlight: (rung: Int, msn: Int, elapsed: Double)? = nil, since: Double? = 10) -> AbrInput {
-        AbrInput(ladder: ladder, allowed: [0, 1, 3], current: current, estimate: estimate, bufferAhead: buffer, segmentDuration: 2,
-                 inFlight: inFlight, sinceSwitch: since)
+    func input(
+        current: Int, estimate: Double?, buffer: Double? = 8, inFlight: (rung: Int, msn: Int, elapsed: Double)? = nil, since: Double? = 10
+    ) -> AbrInput {
+        AbrInput(
+            ladder: ladder, allowed: [0, 1, 3], current: current, estimate: estimate, bufferAhead: buffer, segmentDuration: 2,
+            inFlight: inFlight, sinceSwitch: since)
     }
 
     @Test("ABR: up when a higher rung fits 70 % of the throughput, with enough buffer and time since the last switch")
@@ -87,7 +92,10 @@ struct SwitchingTests {
         s.spliced = true
         var other = try #require(Fixture.playlist(Fixture.media()).media)
         for i in other.segments.indices { other.segments[i].gap = false }
-        s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v144/index.m3u8", rung: 1, rendition: nil, playlist: other, received: 1))), at: 1)
+        s.apply(
+            .loader(
+                .playlist(PlaylistEvent(url: "http://origin.test/v144/index.m3u8", rung: 1, rendition: nil, playlist: other, received: 1))),
+            at: 1)
         #expect(s.gapToCross(at: StreamPoint(msn: 3, offset: 1.5)) == nil && !s.isUnfillableGap(4))
         // A cap that excludes rung 1 leaves only rungs without media there.
         s.caps.maxBitrate = 200_000
@@ -113,7 +121,10 @@ struct SwitchingTests {
         var s = Fixture.session(live: true)
         s.apply(.switched(VariantSwitch(t: 1, from: 0, to: 2, reason: .manual, mechanism: .reloadBoundary, atMSN: 4)), at: 1)
         let moved = try #require(Fixture.playlist(Fixture.media(live: true, sequence: 4)).media)
-        s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v720/index.m3u8", rung: 2, rendition: nil, playlist: moved, received: 1.1))), at: 1.1)
+        s.apply(
+            .loader(
+                .playlist(PlaylistEvent(url: "http://origin.test/v720/index.m3u8", rung: 2, rendition: nil, playlist: moved, received: 1.1))
+            ), at: 1.1)
         #expect(s.loadedRung == 2 && s.media[2]?.mediaSequence == 4)
         // The player stopped a frame past the end of segment 3, the last it was given; the poll came late.
         let w = try #require(s.watchPoint(at: 18.033))
@@ -127,10 +138,12 @@ struct SwitchingTests {
 
     @Test("at the end of what the player was given, the playhead stays in the last segment it fetched, not the next one the window lists")
     func withinFetched() {
-        let s = Fixture.session()   // segments 0–3 fetched (first PTS 10, 12, 14, 16); the window lists 0–9
+        let s = Fixture.session() // segments 0–3 fetched (first PTS 10, 12, 14, 16); the window lists 0–9
         #expect(s.withinFetched(StreamPoint(msn: 4, offset: 0.033)) == StreamPoint(msn: 3, offset: 2.033))
         #expect(s.withinFetched(StreamPoint(msn: 2, offset: 1)) == StreamPoint(msn: 2, offset: 1), "a fetched segment stays")
-        #expect(s.withinFetched(StreamPoint(msn: 6, offset: 0.1)) == StreamPoint(msn: 6, offset: 0.1), "not right after a fetched one: left alone")
+        #expect(
+            s.withinFetched(StreamPoint(msn: 6, offset: 0.1)) == StreamPoint(msn: 6, offset: 0.1),
+            "not right after a fetched one: left alone")
     }
 
     @Test("switch mode: `m` toggles, scripts set it; a switch logs its reason, mechanism and first segment")
@@ -139,7 +152,10 @@ struct SwitchingTests {
         #expect(s.manualSwitch == .immediate)
         #expect(s.select(.toggleSwitchMode) == nil && s.manualSwitch == .smooth)
         #expect(try parseCommandScript("1 switch immediate\n2 switch").map(\.action) == [.switchMode(.immediate), .toggleSwitchMode])
-        s.apply(.switched(VariantSwitch(t: 5, from: 0, to: 3, reason: .abr, mechanism: .splice, atMSN: 9, detail: "measured 9Mbps fits 1080p 5M")), at: 5)
+        s.apply(
+            .switched(
+                VariantSwitch(t: 5, from: 0, to: 3, reason: .abr, mechanism: .splice, atMSN: 9, detail: "measured 9Mbps fits 1080p 5M")),
+            at: 5)
         #expect(s.loadedRung == 3)
         #expect(s.log.last?.text == "360p 800k → 1080p 5M (abr, splice from msn 9): measured 9Mbps fits 1080p 5M")
     }
@@ -147,20 +163,36 @@ struct SwitchingTests {
     @Test("mpv's log: repeats folded, known-harmless lines demoted or dropped, the rest untouched")
     func mpvLog() {
         var f = MPVLogFilter()
-        #expect(f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).map(\.level) == [LogLevel.info])
-        #expect(f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).isEmpty)
+        #expect(
+            f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).map(
+                \.level) == [LogLevel.info])
+        #expect(
+            f.take(level: "error", prefix: "lavf", text: "Edit lists are not correctly supported (FFmpeg issue).", spliced: false).isEmpty)
         let next = f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "mpegts: Packet corrupt (stream = 0, dts = 1).", spliced: false)
         #expect(next.count == 2 && next[0].text.contains("repeated 1 more times") && next[1].level == .warn)
-        #expect(f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "hls: Packet corrupt (stream = 2, dts = 1).", spliced: true).first?.level == .info)
+        #expect(
+            f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "hls: Packet corrupt (stream = 2, dts = 1).", spliced: true).first?.level
+                == .info)
         #expect(f.take(level: "error", prefix: "ao/null", text: "illegal state: start() while paused", spliced: false).isEmpty)
-        #expect(f.take(level: "error", prefix: "cplayer", text: "Audio/Video desynchronisation detected!", spliced: true).first?.level == .error)
+        #expect(
+            f.take(level: "error", prefix: "cplayer", text: "Audio/Video desynchronisation detected!", spliced: true).first?.level == .error
+        )
         // SAMPLE-AES: FFmpeg probes the samples before decrypting them; its decoders' complaints are said once, as info, until playback starts.
         let first = f.take(level: "error", prefix: "ffmpeg/audio", text: "aac: invalid band type", spliced: false, probingSampleAES: true)
         #expect(first.last?.level == .info && first.last?.text.contains("before it decrypts them") == true)
-        #expect(f.take(level: "warn", prefix: "ffmpeg/demuxer", text: "mpegts: Could not find codec parameters for stream 0", spliced: false, probingSampleAES: true).isEmpty)
-        #expect(f.take(level: "error", prefix: "ffmpeg/video", text: "h264: error while decoding MB 1 0", spliced: false, probingSampleAES: true).isEmpty)
+        #expect(
+            f.take(
+                level: "warn", prefix: "ffmpeg/demuxer", text: "mpegts: Could not find codec parameters for stream 0", spliced: false,
+                probingSampleAES: true
+            ).isEmpty)
+        #expect(
+            f.take(
+                level: "error", prefix: "ffmpeg/video", text: "h264: error while decoding MB 1 0", spliced: false, probingSampleAES: true
+            ).isEmpty)
         #expect(f.probeComplaints == 3)
-        #expect(f.take(level: "error", prefix: "ffmpeg/audio", text: "aac: invalid band type", spliced: false, probingSampleAES: false).last?.level == .error)
+        #expect(
+            f.take(level: "error", prefix: "ffmpeg/audio", text: "aac: invalid band type", spliced: false, probingSampleAES: false).last?
+                .level == .error)
     }
 
     @Test("throughput: averages weighted by download time, so a few slow downloads outweigh many fast ones (hls.js EWMA)")

@@ -24,7 +24,9 @@ struct SyncTests {
         // Pane 1 now 0.4 s ahead: held for 0.4 s.
         let h = try #require(c.step(t: 2, pdts: [at(1), at(1.4)], playing: [true, true], hasPDT: [true, true]).hold)
         #expect(h.pane == 1 && abs(h.seconds - 0.4) < 1e-9)
-        #expect(c.step(t: 2.1, pdts: [at(1.1), at(1.4)], playing: [true, false], hasPDT: [true, true]).hold == nil, "no new command while holding")
+        #expect(
+            c.step(t: 2.1, pdts: [at(1.1), at(1.4)], playing: [true, false], hasPDT: [true, true]).hold == nil,
+            "no new command while holding")
         // 20 ms behind: pane 1 plays 2 % faster (gain 1 per second of offset).
         let s = c.step(t: 2.8, pdts: [at(2.02), at(2.0)], playing: [true, true], hasPDT: [true, true])
         #expect(s.speeds[0] == 1 && abs(s.speeds[1] - 1.02) < 1e-9 && c.state == .steering)
@@ -39,7 +41,10 @@ struct SyncTests {
     @Test("once locked: a short-lived jump in the readings is ignored, a lasting one is acted on, a large one holds")
     func transients() {
         var c = SyncController()
-        for i in 0..<20 { _ = c.step(t: Double(i) * 0.05, pdts: [at(Double(i) * 0.05), at(Double(i) * 0.05)], playing: [true, true], hasPDT: [true, true]) }
+        for i in 0..<20 {
+            _ = c.step(
+                t: Double(i) * 0.05, pdts: [at(Double(i) * 0.05), at(Double(i) * 0.05)], playing: [true, true], hasPDT: [true, true])
+        }
         #expect(c.state == .locked)
         let glitch = c.step(t: 1.0, pdts: [at(1.3), at(1.0)], playing: [true, true], hasPDT: [true, true])
         #expect(glitch.speeds == [1, 1] && c.offset == 0)
@@ -53,7 +58,8 @@ struct SyncTests {
             let t = 3 + Double(i) * 0.05
             big = c.step(t: t, pdts: [at(t + 1.5), at(t)], playing: [true, true], hasPDT: [true, true])
         }
-        #expect(big.hold?.pane == 0 && abs((big.hold?.seconds ?? 0) - 1.5) < 1e-6 && big.speeds == [1, 1], "\(String(describing: big.hold))")
+        #expect(
+            big.hold?.pane == 0 && abs((big.hold?.seconds ?? 0) - 1.5) < 1e-6 && big.speeds == [1, 1], "\(String(describing: big.hold))")
     }
 
     @Test("switched off: normal speed, state says so")

@@ -8,39 +8,67 @@ import Testing
 /// A session as the dashboard would see it mid-playback: ladder, playlist with GAP and keys, requests, a buffered range.
 func sampleSession() -> SessionState {
     let mv = """
-    #EXTM3U
-    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES
-    #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,FRAME-RATE=30,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aac"
-    v144/index.m3u8
-    #EXT-X-STREAM-INF:BANDWIDTH=800000,AVERAGE-BANDWIDTH=700000,RESOLUTION=640x360,FRAME-RATE=30,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aac"
-    v360/index.m3u8
-    #EXT-X-STREAM-INF:BANDWIDTH=2500000,RESOLUTION=1280x720,FRAME-RATE=30,CODECS="hev1.1.6.L93.B0,mp4a.40.2",AUDIO="aac"
-    v720/index.m3u8
+        #EXTM3U
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES
+        #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,FRAME-RATE=30,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aac"
+        v144/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=800000,AVERAGE-BANDWIDTH=700000,RESOLUTION=640x360,FRAME-RATE=30,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aac"
+        v360/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=2500000,RESOLUTION=1280x720,FRAME-RATE=30,CODECS="hev1.1.6.L93.B0,mp4a.40.2",AUDIO="aac"
+        v720/index.m3u8
 
-    """
-    var media = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        """
+    var media =
+        "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
     for i in 0..<10 {
         if i % 4 == 0 { media += "#EXT-X-KEY:METHOD=AES-128,URI=\"k\(i / 4).key\"\n" }
         if i == 6 { media += "#EXT-X-GAP\n" }
         media += "#EXTINF:2.0,\nseg\(i).ts\n"
     }
     media += "#EXT-X-ENDLIST\n"
-    func parse(_ t: String) -> Playlist { PlaylistParser.parseLenient(t, options: ParseOptions(url: "http://origin.test/v360/index.m3u8")).playlist }
+    func parse(_ t: String) -> Playlist {
+        PlaylistParser.parseLenient(t, options: ParseOptions(url: "http://origin.test/v360/index.m3u8")).playlist
+    }
     var s = SessionState(url: "http://origin.test/master.m3u8")
     s.apply(.opened(url: s.url, playlist: parse(mv), diagnostics: []), at: 0)
     s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 1, reason: .start, mechanism: .load)), at: 0.1)
-    s.apply(.loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 1, rendition: nil, playlist: parse(media).media!, received: 0.1))), at: 0.1)
-    s.apply(.loader(.key(KeyEvent(uri: "http://origin.test/k0.key", method: .aes128, keyFormat: "identity", fingerprint: "5bd4e1f0", firstMSN: 0, lastMSN: 3,
-                                  requested: 0.05, latencyMs: 300, prefetch: true, repair: nil, source: "origin", error: nil))), at: 0.1)
-    s.apply(.loader(.key(KeyEvent(uri: "http://origin.test/k1.key", method: .aes128, keyFormat: "identity", fingerprint: "77aa0c12", firstMSN: 4, lastMSN: 7,
-                                  requested: 0.06, latencyMs: 12, prefetch: true, repair: "17 bytes: trailing newline dropped", source: "origin", error: nil))), at: 0.1)
+    s.apply(
+        .loader(
+            .playlist(
+                PlaylistEvent(
+                    url: "http://origin.test/v360/index.m3u8", rung: 1, rendition: nil, playlist: parse(media).media!, received: 0.1))),
+        at: 0.1)
+    s.apply(
+        .loader(
+            .key(
+                KeyEvent(
+                    uri: "http://origin.test/k0.key", method: .aes128, keyFormat: "identity", fingerprint: "5bd4e1f0", firstMSN: 0,
+                    lastMSN: 3,
+                    requested: 0.05, latencyMs: 300, prefetch: true, repair: nil, source: "origin", error: nil))), at: 0.1)
+    s.apply(
+        .loader(
+            .key(
+                KeyEvent(
+                    uri: "http://origin.test/k1.key", method: .aes128, keyFormat: "identity", fingerprint: "77aa0c12", firstMSN: 4,
+                    lastMSN: 7,
+                    requested: 0.06, latencyMs: 12, prefetch: true, repair: "17 bytes: trailing newline dropped", source: "origin",
+                    error: nil))), at: 0.1)
     for i in 0..<5 {
-        s.apply(.loader(.request(RequestEvent(kind: .segment, url: "http://origin.test/v360/seg\(i).ts", rung: 1, msn: i, start: 0.2 + Double(i) / 100, ttfbMs: 1.5,
-                                              durationMs: 20, bytes: 120_000, status: 200, local: false, prefetch: false, retries: 0, outcome: .ok,
-                                              firstPTS: 1.4 + Double(i) * 2))), at: 0.3)
+        s.apply(
+            .loader(
+                .request(
+                    RequestEvent(
+                        kind: .segment, url: "http://origin.test/v360/seg\(i).ts", rung: 1, msn: i, start: 0.2 + Double(i) / 100,
+                        ttfbMs: 1.5,
+                        durationMs: 20, bytes: 120_000, status: 200, local: false, prefetch: false, retries: 0, outcome: .ok,
+                        firstPTS: 1.4 + Double(i) * 2))), at: 0.3)
     }
-    s.apply(.loader(.request(RequestEvent(kind: .segment, url: "http://origin.test/v360/seg6.ts", rung: 1, msn: 6, start: 0.4, ttfbMs: nil, durationMs: 0,
-                                          bytes: 0, status: 404, local: true, prefetch: false, retries: 0, outcome: .gap, firstPTS: nil))), at: 0.4)
+    s.apply(
+        .loader(
+            .request(
+                RequestEvent(
+                    kind: .segment, url: "http://origin.test/v360/seg6.ts", rung: 1, msn: 6, start: 0.4, ttfbMs: nil, durationMs: 0,
+                    bytes: 0, status: 404, local: true, prefetch: false, retries: 0, outcome: .gap, firstPTS: nil))), at: 0.4)
     s.apply(.playbackStarted, at: 0.5)
     var p = PlayerSample()
     p.timePos = 6.4
@@ -93,8 +121,9 @@ struct SnapshotTests {
 
     @Test("the buffer bar marks buffered ranges, GAP segments and the playhead in their own roles")
     func bar() {
-        let t = TimelineModel(length: 20, segments: (0..<10).map { SegmentMark(start: Double($0) * 2, duration: 2, gap: $0 == 6, discontinuity: $0 == 8) },
-                              buffered: [TimeRange(start: 0, end: 10)], playhead: 5, live: false, firstMSN: 0)
+        let t = TimelineModel(
+            length: 20, segments: (0..<10).map { SegmentMark(start: Double($0) * 2, duration: 2, gap: $0 == 6, discontinuity: $0 == 8) },
+            buffered: [TimeRange(start: 0, end: 10)], playhead: 5, live: false, firstMSN: 0)
         let cells = Dashboard.bar(t, width: 20)
         #expect(cells.map(\.0).joined() == "█████┃████░░╳╳░░¦░░░")
         #expect(cells[12].1 == .gap && cells[5].1 == .playhead && cells[0].1 == .buffered && cells[16].1 == .discontinuity)
@@ -109,7 +138,11 @@ struct SnapshotTests {
         let tiny = Dashboard.render(DashboardModel(sampleSession(), ui: UIState()), width: 15, height: 5)
         #expect(tiny.text.contains("hlstui needs"))
         _ = Dashboard.render(DashboardModel(SessionState(url: "x"), ui: UIState()), width: 80, height: 24)
-        for w in stride(from: 20, through: 200, by: 7) { for h in stride(from: 8, through: 60, by: 5) { _ = Dashboard.render(DashboardModel(sampleSession(), ui: ui), width: w, height: h) } }
+        for w in stride(from: 20, through: 200, by: 7) {
+            for h in stride(from: 8, through: 60, by: 5) {
+                _ = Dashboard.render(DashboardModel(sampleSession(), ui: ui), width: w, height: h)
+            }
+        }
     }
 
     @Test("an error replaces the info line with one sentence; the insecure flag is always visible")
@@ -145,13 +178,17 @@ struct TUIUnitTests {
     func keymap() throws {
         let keys = Keymap.bindings.flatMap(\.keys)
         #expect(Set(keys).count == keys.count)
-        for k: TUI.Key in [.char(" "), .left, .right, .up, .down, .enter, .char("a"), .char("-"), .char("+"), .char("0"), .tab, .char("t"), .char("l"), .char("q"), .char("?")] {
+        for k: TUI.Key in [
+            .char(" "), .left, .right, .up, .down, .enter, .char("a"), .char("-"), .char("+"), .char("0"), .tab, .char("t"), .char("l"),
+            .char("q"), .char("?"),
+        ] {
             #expect(Keymap.command(for: k) != nil, "\(k) must do something")
         }
         #expect(Keymap.command(for: .char("-")) == .session(.capDown))
         #expect(Keymap.command(for: .control("c")) == .session(.quit))
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains(Keymap.markdown), "README's key list must be `hlstui keys --markdown`")
         #expect(Keymap.helpLines.count == Keymap.bindings.count)
     }
@@ -159,19 +196,20 @@ struct TUIUnitTests {
     @Test("theme files: palette, roles, unknown keys and bad values reported with their line, missing roles from the fallback")
     func themeParser() {
         let fallback = Theme.parse("[roles]\nnormal = white\nwarn = yellow bold\n", file: "fb")
-        let t = Theme.parse("""
-        # comment
-        name = test
-        [palette]
-        sea = #2e3440
-        bad = #zzzzzz
-        [roles]
-        normal = sea on 17 bold
-        status = black on sea reverse
-        nonsense = red
-        title = nowhere
-        [extras]
-        """, file: "t.theme", fallback: fallback)
+        let t = Theme.parse(
+            """
+            # comment
+            name = test
+            [palette]
+            sea = #2e3440
+            bad = #zzzzzz
+            [roles]
+            normal = sea on 17 bold
+            status = black on sea reverse
+            nonsense = red
+            title = nowhere
+            [extras]
+            """, file: "t.theme", fallback: fallback)
         #expect(t.name == "test")
         #expect(t.palette["sea"] == .rgb(0x2e, 0x34, 0x40))
         #expect(t.style(.normal).fg == .rgb(0x2e, 0x34, 0x40) && t.style(.normal).bg == .indexed(17) && t.style(.normal).bold)
@@ -195,7 +233,8 @@ struct TUIUnitTests {
 
     @Test("the shipped themes parse without a single issue, cover every role, and the built-in default equals themes/default.theme")
     func shipped() throws {
-        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("themes")
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("themes")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".theme") }.sorted()
         #expect(files.count >= 5)
         for name in ["default", "monochrome", "light", "nord", "gruvbox-dark"] { #expect(files.contains("\(name).theme")) }
@@ -214,11 +253,13 @@ struct SyncStripTests {
     @Test("each state in one line that fits 80 columns; offset in ms with its sign, speed corrections in percent")
     func strip() {
         let d = DateTime(iso8601: "2026-11-22T10:00:01.234Z")!
-        let locked = SyncStrip.render(SyncModel(state: .locked, offset: -0.0015, speeds: [1, 0.9993], pdts: [d, d.adding(seconds: 0.001)]), width: 80)
+        let locked = SyncStrip.render(
+            SyncModel(state: .locked, offset: -0.0015, speeds: [1, 0.9993], pdts: [d, d.adding(seconds: 0.001)]), width: 80)
         let text = locked.lines[0]
         #expect(text.hasPrefix("⇆ SYNC locked │ A 10:00:01.234 B 10:00:01.235 │ Δ -1.5 ms │ speed +0.00% -0.07%"), "\(text)")
         #expect(locked.role(0, 0) == .playing)
-        let off = SyncStrip.render(SyncModel(state: .off("pane 2 has no EXT-X-PROGRAM-DATE-TIME"), offset: nil, speeds: [1, 1], pdts: [nil, nil]), width: 80)
+        let off = SyncStrip.render(
+            SyncModel(state: .off("pane 2 has no EXT-X-PROGRAM-DATE-TIME"), offset: nil, speeds: [1, 1], pdts: [nil, nil]), width: 80)
         #expect(off.lines[0].hasPrefix("⇆ SYNC off: pane 2 has no EXT-X-PROGRAM-DATE-TIME"))
         #expect(locked.lines[0].count == 80 && off.lines[0].count == 80)
     }
