@@ -1,22 +1,27 @@
 import Foundation
 import HLS
 
-/// Finds `shared/corpus/public` beside the checkout (or at $HLSTUI_CORPUS).
+/// hlstui's own playlists (`Tests/HLSTests/Corpus`), always; and the corpus of real playlists `shared/corpus/public` beside the
+/// checkout (or at $HLSTUI_CORPUS) when it is there.
 enum Corpus {
+    /// The committed playlists.
+    static let own = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Corpus")
+
+    /// The larger corpus of real playlists, when present.
     static var directory: URL? {
-        if let env = ProcessInfo.processInfo.environment["HLSTUI_CORPUS"] { return URL(fileURLWithPath: env) }
+        if let env = ProcessInfo.processInfo.environment["HLSTUI_CORPUS"] {
+            return FileManager.default.fileExists(atPath: env) ? URL(fileURLWithPath: env) : nil
+        }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let dir = root.deletingLastPathComponent().appendingPathComponent("shared/corpus/public")
         return FileManager.default.fileExists(atPath: dir.path) ? dir : nil
     }
 
-    /// True under CI, where a missing corpus is a failure rather than a skip.
-    static var required: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
+    /// The committed playlists, then the larger corpus's when present.
+    static var files: [URL] { playlists(in: own) + (directory.map(playlists(in:)) ?? []) }
 
-    static var files: [URL] {
-        guard let dir = directory,
-            let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path)
-        else { return [] }
+    static func playlists(in dir: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return names.filter { $0.hasSuffix(".m3u8") }.sorted().map { dir.appendingPathComponent($0) }
     }
 

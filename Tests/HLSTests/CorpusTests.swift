@@ -75,12 +75,9 @@ let fileDivergences: [String: (fields: Set<String>, why: String)] = [
 struct CorpusTests {
     @Test("every corpus playlist parses without a crash and its facts agree")
     func corpusFacts() throws {
-        guard let dir = Corpus.directory else {
-            if Corpus.required { Issue.record("corpus not found beside the checkout (../shared/corpus/public); set HLSTUI_CORPUS") }
-            return
-        }
         let files = Corpus.files
-        #expect(files.count >= 300, "expected the corpus's 377 playlists in \(dir.path)")
+        #expect(files.count >= 8, "hlstui's own corpus in \(Corpus.own.path)")
+        if let dir = Corpus.directory { #expect(files.count >= 300, "expected the corpus's 377 playlists in \(dir.path)") }
         var failures: [String] = []
         var compared = 0
         for file in files {
@@ -113,7 +110,7 @@ struct CorpusTests {
                 failures.append("\(file.lastPathComponent):\n    " + c.mismatches.prefix(6).joined(separator: "\n    "))
             }
         }
-        #expect(compared > 300)
+        if Corpus.directory != nil { #expect(compared > 300, "the real corpus's facts compared") }
         #expect(failures.isEmpty, "\(failures.count) files disagree:\n\(failures.joined(separator: "\n"))")
     }
 

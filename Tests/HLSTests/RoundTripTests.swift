@@ -6,11 +6,8 @@ import Testing
 struct RoundTripTests {
     @Test("parse → write → parse gives the same model for every corpus playlist")
     func corpusRoundTrip() throws {
-        guard Corpus.directory != nil else {
-            if Corpus.required { Issue.record("corpus not found") }
-            return
-        }
         var failures: [String] = []
+        #expect(Corpus.playlists(in: Corpus.own).count >= 8, "hlstui's own corpus always runs")
         for file in Corpus.files {
             let text = Corpus.text(file)
             // Variables from the context are needed again on the second parse.
