@@ -1,0 +1,54 @@
+import App
+import ArgumentParser
+import Foundation
+import Player
+import Loader
+import Origin
+import Session
+import Terminal
+import TUI
+
+/// `hlstui inspect PATH_OR_URL [--json] [--strict]`.
+struct InspectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Parse a playlist and report its ladder, segments, keys, gaps and every problem with its line number.",
+        discussion: "Exit status: 0 no errors, 1 the playlist has errors, 2 it could not be read."
+    )
+
+    @Argument(help: "A playlist file or an http(s) URL.")
+    var source: String
+
+    @Flag(help: "Print one JSON object instead of the readable report.")
+    var json = false
+
+    @Flag(help: "Stop at the first error.")
+    var strict = false
+
+    @Option(help: "Seconds to wait for a URL before giving up.")
+    var timeout: Double = 10
+
+    @Option(name: .customLong("import"), help: "NAME=VALUE for EXT-X-DEFINE IMPORT when inspecting a media playlist alone (repeatable).")
+    var imports: [String] = []
+
+    @OptionGroup(title: "Origin and TLS (as for playback)")
+    var origin: OriginFlagGroup
+
+    func run() async throws {
+        var vars: [String: String] = [:]
+        for i in imports {
+            guard let eq = i.firstIndex(of: "=") else { throw ValidationError("--import takes NAME=VALUE, got \(i)") }
+            vars[String(i[..<eq])] = String(i[i.index(after: eq)...])
+        }
+        let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
+        var request = InspectRequest(source: source, json: json, strict: strict, imports: vars, width: width, timeout: timeout)
+        request.upstream = try origin.options()
+        if origin.insecure {
+            FileHandle.standardError.write(Data("WARNING: --insecure: TLS certificates are NOT checked for \(source)\n".utf8))
+        }
+        let outcome = await Inspect.run(request)
+        FileHandle.standardOutput.write(Data(outcome.stdout.utf8))
+        FileHandle.standardError.write(Data(outcome.stderr.utf8))
+        if outcome.status != 0 { throw ExitCode(outcome.status) }
+    }
+}

@@ -1,0 +1,71 @@
+import App
+import ArgumentParser
+import Foundation
+import Player
+import Loader
+import Origin
+import Session
+import Terminal
+import TUI
+
+/// `hlstui monitor URL [URL…]`: the session as JSON Lines.
+struct MonitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract:
+            "Run the same session without a screen and write it as JSON Lines: ladder, request, key, variant, player (4 Hz), gap, stall, error, end.",
+        discussion: "Exit status: 0 when every stream played, 1 when playback failed, 2 when it could not start."
+    )
+
+    @Argument(help: "Multivariant or media playlist URLs (one pane each).")
+    var urls: [String]
+
+    @Option(help: "Stop after this many seconds (default: when every stream has ended).")
+    var duration: Double?
+
+    @Option(
+        help:
+            "File of timed actions, one per line (\"3.0 cap 360\", \"5 pin 1\", \"8 auto\", \"10 seek 20\", \"12 switch smooth\"); - reads stdin."
+    )
+    var commands: String?
+
+    @Option(help: "player samples per second.")
+    var rate: Double = 4
+
+    @Flag(help: "Also write info-level log lines (reloads, GAP crossings, why each switch happened).")
+    var verbose = false
+
+    @OptionGroup(title: "Player")
+    var player: PlayerFlagGroup
+
+    @OptionGroup(title: "Origin, TLS and keys")
+    var loaderFlags: LoaderFlagGroup
+
+    func validate() throws {
+        if urls.isEmpty { throw ValidationError("give at least one playlist URL") }
+    }
+
+    func run() async throws {
+        let loader = try loaderFlags.options()
+        let panes = try urls.map { try player.paneConfig(url: $0, loader: loader, defaultAudio: "null") }
+        var request = MonitorRequest(panes: panes, duration: duration)
+        request.rate = rate
+        request.verbose = verbose
+        request.sync = !player.noSync
+        if let c = commands {
+            let text: String
+            if c == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            } else {
+                guard let t = try? String(contentsOfFile: c, encoding: .utf8) else {
+                    throw CLIError("hlstui monitor: cannot read --commands \(c)")
+                }
+                text = t
+            }
+            do { request.commands = try parseCommandScript(text) } catch { throw CLIError("hlstui monitor: \(error.description)") }
+        }
+        TerminalOutput.lineBuffered()
+        let status = await MonitorRunner.run(request) { line in print(line) }
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,146 @@
+import App
+import ArgumentParser
+import Foundation
+import Player
+import Loader
+import Origin
+import Session
+import Terminal
+import TUI
+
+/// How hlstui talks to the origin (headers, TLS), shared by `hlstui URL`, `monitor`, `proxy` and `inspect`.
+struct OriginFlagGroup: ParsableArguments {
+    @Option(name: .customLong("header"), help: "Extra request header \"Name: value\" (repeatable), e.g. a token or cookie.")
+    var headers: [String] = []
+
+    @Option(name: .customLong("user-agent"), help: "User-Agent sent to the origin.")
+    var userAgent = "hlstui/0.1"
+
+    @Option(help: "PEM file of CA or server certificates to trust instead of the system's.")
+    var cacert: String?
+
+    @Option(
+        name: .customLong("pin-sha256"),
+        help: "Base64 SHA-256 of the server's public key (repeatable); a match alone trusts a self-signed server.")
+    var pins: [String] = []
+
+    @Option(name: .customLong("client-cert"), help: "PKCS#12 file with a client certificate for mutual TLS.")
+    var clientCert: String?
+
+    @Option(name: .customLong("client-cert-password"), help: "Password of --client-cert.")
+    var clientCertPassword: String?
+
+    @Flag(help: "Do not check TLS certificates at all (flagged on screen and in every report).")
+    var insecure = false
+
+    func options() throws -> UpstreamOptions {
+        var o = UpstreamOptions()
+        o.userAgent = userAgent
+        o.headers = try LoaderFlags.headers(headers)
+        o.tls.caFile = cacert
+        o.tls.pins = pins
+        o.tls.clientCertificate = clientCert
+        o.tls.clientCertificatePassword = clientCertPassword
+        o.tls.insecure = insecure
+        return o
+    }
+}
+
+/// The Loader's command-line options: the origin's plus keys, shared by `hlstui URL`, `monitor` and `proxy`.
+struct LoaderFlagGroup: ParsableArguments {
+    @OptionGroup var origin: OriginFlagGroup
+
+    @Option(name: .customLong("key"), help: "URI=HEX: use this key instead of fetching URI (repeatable).")
+    var keys: [String] = []
+
+    @Option(name: .customLong("key-command"), help: "Command run with the key URI as its argument; it prints the key (binary or hex).")
+    var keyCommand: String?
+
+    @Flag(name: .customLong("no-decrypt"), help: "Let FFmpeg decrypt AES-128 with keys the Loader serves, instead of the Loader.")
+    var noDecrypt = false
+
+    @Option(
+        name: .customLong("key-spread"),
+        help: "Seconds within which a rotated live key is fetched at a random moment before it is due (0: at once).")
+    var keySpread: Double = 4
+
+    var insecure: Bool { origin.insecure }
+
+    func options() throws -> LoaderOptions {
+        var o = LoaderOptions()
+        o.upstream = try origin.options()
+        o.keyOverrides = try LoaderFlags.keys(keys)
+        o.keyCommand = keyCommand
+        o.decryptAES = !noDecrypt
+        o.keySpread = max(0, keySpread)
+        return o
+    }
+}
+
+/// The player's and the dashboard's options.
+struct PlayerFlagGroup: ParsableArguments {
+    @Option(help: "Video output: auto (a window when a display exists), window, none.")
+    var video: PlayerOptions.Video = .auto
+
+    @Option(
+        name: .customLong("ao"),
+        help: "mpv audio output (default: the machine's sound server or card, else null, said once; monitor: null).")
+    var audioOutput: String?
+
+    @Flag(help: "No sound: no audio device is opened.")
+    var mute = false
+
+    @Option(help: "Seconds the player buffers ahead.")
+    var readahead: Double = 10
+
+    @Option(name: .customLong("max-resolution"), help: "Resolution cap: the highest rung height allowed, e.g. 720.")
+    var maxResolution: Int?
+
+    @Option(name: .customLong("max-bitrate"), help: "Bitrate cap, e.g. 2M or 800k.")
+    var maxBitrate: String?
+
+    @Option(help: "Pin this rung (index in the ladder) instead of choosing automatically.")
+    var pin: Int?
+
+    @Option(
+        name: .customLong("switch"),
+        help: "How switches you ask for (keys, commands, caps) take effect: immediate (now) or smooth (after what is buffered, no stall).")
+    var switchMode: SwitchMode = .immediate
+
+    @Option(name: .customLong("abr-switch"), help: "How automatic (ABR) switches take effect: smooth or immediate.")
+    var abrSwitch: SwitchMode = .smooth
+
+    @Flag(name: .customLong("no-sync"), help: "With two URLs: do not align them on EXT-X-PROGRAM-DATE-TIME.")
+    var noSync = false
+
+    @Flag(help: "Draw with ASCII only (chosen by itself when the locale is not UTF-8 or TERM is linux, vt100, …).")
+    var ascii = false
+
+    @Option(help: "Theme name (see `hlstui keys --themes`) or a .theme file.")
+    var theme: String?
+
+    @Option(help: "Append hlstui's log (requests, keys, messages) to this file.")
+    var log: String?
+
+    func paneConfig(url: String, loader: LoaderOptions, defaultAudio: String? = nil) throws -> PaneConfig {
+        var c = PaneConfig(url: url)
+        c.loader = loader
+        c.player.video = video
+        c.player.audioOutput = audioOutput ?? defaultAudio
+        c.player.mute = mute
+        c.player.readahead = readahead
+        c.caps.maxHeight = maxResolution
+        if let b = maxBitrate {
+            guard let v = Action.parseRate(b) else { throw ValidationError("--max-bitrate takes e.g. 2M, 800k or 1500000, got \(b)") }
+            c.caps.maxBitrate = v
+        }
+        if let p = pin { c.mode = .pinned(p) }
+        c.manualSwitch = switchMode
+        c.autoSwitch = abrSwitch
+        return c
+    }
+}
+
+extension PlayerOptions.Video: ExpressibleByArgument {}
+
+extension SwitchMode: ExpressibleByArgument {}

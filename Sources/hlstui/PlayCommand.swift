@@ -1,0 +1,42 @@
+import App
+import ArgumentParser
+import Foundation
+import Player
+import Loader
+import Origin
+import Session
+import Terminal
+import TUI
+
+/// `hlstui URL [URL2]`: the dashboard.
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play one or two streams through hlstui's Loader and show the dashboard (the default command: `hlstui URL`).",
+        discussion: "Keys: `hlstui keys`. The terminal is restored on q, Ctrl-C, SIGTERM and crashes."
+    )
+
+    @Argument(help: "Multivariant or media playlist URLs (one pane each, at most two).")
+    var urls: [String]
+
+    @OptionGroup(title: "Player and dashboard")
+    var player: PlayerFlagGroup
+
+    @OptionGroup(title: "Origin, TLS and keys")
+    var loaderFlags: LoaderFlagGroup
+
+    func validate() throws {
+        if urls.isEmpty { throw ValidationError("give a playlist URL (or run `hlstui demo`)") }
+        if urls.count > 2 { throw ValidationError("at most two panes") }
+    }
+
+    func run() async throws {
+        let loader = try loaderFlags.options()
+        let panes = try urls.map { try player.paneConfig(url: $0, loader: loader) }
+        var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
+        request.sync = !player.noSync
+        request.ascii = player.ascii
+        let status = await DashboardRunner.run(request)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
