@@ -26,11 +26,18 @@ let package = Package(
         .target(name: "Session", dependencies: ["HLS", "LoaderEvents"]),
         // Panels, themes and keys as pure functions of the session; the curses adapter lives in Terminal.
         .target(name: "TUI", dependencies: ["Session", "HLS", "LoaderEvents"]),
-        // The Loader's pure core: key repair, decryption with checks, DRM explanations, virtual playlists.
+        // The Loader's core, without NIO: keys (store, repair, spreading), decryption with checks, DRM explanations, virtual
+        // playlists, splice routes, source health.
+        .target(
+            name: "LoaderCore",
+            dependencies: ["HLS", "LoaderEvents", "MediaFormats", .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")]
+        ),
+        // The Loader's server: the loopback HTTP server the player reads, its upstream client and TLS trust (NIO).
         .target(
             name: "Loader",
             dependencies: [
-                "HLS", "LoaderEvents", "MediaFormats", "JSONValue", .product(name: "Crypto", package: "swift-crypto"),
+                "LoaderCore", "HLS", "LoaderEvents", "MediaFormats", "JSONValue", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

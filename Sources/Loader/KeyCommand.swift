@@ -1,3 +1,4 @@
+import LoaderCore
 import Foundation
 #if canImport(Glibc)
     import Glibc

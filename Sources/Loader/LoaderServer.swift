@@ -1,3 +1,4 @@
+@_exported import LoaderCore
 import Foundation
 import HLS
 import MediaFormats
@@ -377,12 +378,11 @@ public final class LoaderServer: Sendable {
                     rr.byteRange = ref.byteRange
                     // An init section under an AES-128 key is encrypted too (§4.4.4.4): the Loader decrypts it like a segment.
                     if ref.kind == .initSection, decrypt,
-                        let k = ref.map?.keys.first(where: { $0.method == .aes128 && $0.system == .identity }), let u = k.uri
+                        let (key, iv) = KeyMaterial.aes128(
+                            in: ref.map?.keys ?? [], base: r.head.url, mediaSequence: ref.segment?.mediaSequence ?? m.mediaSequence)
                     {
-                        var key = k
-                        key.uri = VirtualPlaylists.resolve(u, against: r.head.url)
                         rr.key = key
-                        rr.iv = KeyMaterial.iv(attribute: k.iv, mediaSequence: ref.segment?.mediaSequence ?? m.mediaSequence)
+                        rr.iv = iv
                     }
                     return path(register(rr), rr)
                 }

@@ -1,3 +1,4 @@
+import LoaderCore
 import Crypto
 import Foundation
 import NIOCore

@@ -1,3 +1,4 @@
+import LoaderCore
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

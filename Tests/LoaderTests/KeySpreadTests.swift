@@ -2,6 +2,7 @@ import Foundation
 import HLS
 import Testing
 @testable import Loader
+@testable import LoaderCore
 
 @Suite("Key-request spreading")
 struct KeySpreadTests {

@@ -4,6 +4,7 @@ import MediaFormats
 import TestSupport
 import Testing
 @testable import Loader
+@testable import LoaderCore
 @testable import Origin
 
 /// The origin's router over real ffmpeg media, without sockets: real encrypted bytes and real playlists for the Loader's core.

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 @testable import Loader
+@testable import LoaderCore
 @testable import Origin
 
 /// Runs plain mpv (headless) on `url`, decoding `frames` video frames; returns its exit status and output.

@@ -1,5 +1,6 @@
 import Testing
 @testable import Loader
+@testable import LoaderCore
 
 @Suite("Failed sources: the penalty box and the VOD segment hold (pure)")
 struct SourceHealthTests {

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 @testable import Loader
+@testable import LoaderCore
 @testable import Origin
 
 /// Origins over real sockets for the client: one with the usual certificate, one expired, one for another host.

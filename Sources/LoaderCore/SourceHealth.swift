@@ -48,22 +48,22 @@ public struct SourceHealth: Sendable, Equatable {
 
 /// A VOD segment every source failed, held back from the player and retried with a doubling wait (0.5 s up to 4 s) until the
 /// budget is spent; a VOD's segment never leaves its playlist, so waiting loses nothing (DECISIONS.md, origin failures).
-struct SegmentHold: Sendable {
-    let since: Double
-    let budget: Double
-    var attempts = 0
+public struct SegmentHold: Sendable {
+    public let since: Double
+    public let budget: Double
+    public var attempts = 0
 
-    init(since: Double, budget: Double) {
+    public init(since: Double, budget: Double) {
         self.since = since
         self.budget = budget
     }
 
     /// Failures worth waiting out: the origin is overloaded or unreachable for now (5xx, 408, 429; the Loader's own 502 for a
     /// transport failure), not a resource that is missing or refused (4xx).
-    static func passing(_ status: Int) -> Bool { status >= 500 || status == 408 || status == 429 }
+    public static func passing(_ status: Int) -> Bool { status >= 500 || status == 408 || status == 429 }
 
     /// The wait before the next attempt at `now`, or nil when the budget is spent.
-    mutating func next(at now: Double) -> Double? {
+    public mutating func next(at now: Double) -> Double? {
         let wait = min(4, 0.5 * Double(1 << min(attempts, 3)))
         guard now + wait - since <= budget else { return nil }
         attempts += 1

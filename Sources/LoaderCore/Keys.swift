@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HLS
 
 /// A fix applied to key bytes the server sent in a shape AES-128 cannot use as is (a key saved in text mode, or written as hex digits; docs/PLATFORM.md).
 public enum KeyRepair: String, Sendable, Equatable {
@@ -12,6 +13,7 @@ public enum KeyRepair: String, Sendable, Equatable {
 /// Why key bytes cannot be an AES-128 key, in one line.
 public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
 }
 
 /// Reading AES-128 keys as servers really send them (RFC 8216bis §5.2: 16 octets).
@@ -56,6 +58,14 @@ public enum KeyMaterial {
     /// A short public name for a key: the first 8 hex digits of its SHA-256, never the key itself.
     public static func fingerprint(_ key: [UInt8]) -> String {
         SHA256.hash(data: key).prefix(4).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The key the Loader decrypts with among `keys` (METHOD=AES-128, identity KEYFORMAT), its URI resolved against the playlist's
+    /// `base`, and the IV for the segment `mediaSequence` (RFC 8216bis §4.4.4.4, §5.2); nil when none applies.
+    public static func aes128(in keys: [Key], base: String, mediaSequence: Int) -> (key: Key, iv: [UInt8]?)? {
+        guard var key = keys.first(where: { $0.method == .aes128 && $0.system == .identity }), let uri = key.uri else { return nil }
+        key.uri = VirtualPlaylists.resolve(uri, against: base)
+        return (key, iv(attribute: key.iv, mediaSequence: mediaSequence))
     }
 
     /// The IV of a segment: the EXT-X-KEY IV attribute, else its media sequence number as a 128-bit big-endian integer (RFC 8216bis §5.2).
