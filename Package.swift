@@ -30,8 +30,10 @@ let package = Package(
         // playlists, splice routes, source health.
         .target(
             name: "LoaderCore",
-            dependencies: ["HLS", "LoaderEvents", "MediaFormats", .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: [
+                "HLS", "LoaderEvents", "MediaFormats", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         // The Loader's server: the loopback HTTP server the player reads, its upstream client and TLS trust (NIO).
         .target(

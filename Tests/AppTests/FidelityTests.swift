@@ -91,9 +91,10 @@ struct FidelityTests {
         #expect(checked >= 30, "samples held against the origin: \(checked)")
         let worstPDT = pdtErrors.max() ?? .infinity
         #expect(worstPDT <= 0.04, "PDT at the playhead off by \(worstPDT) s at worst; none shown at \(missing)")
-        // Within one segment; the origin's record is when it sent the last byte, the player's a moment later.
+        // Within one segment; the origin's record is when it sent the last byte, the player's a moment later. (The two sides
+        // take the position in a segment from different readings of its first timestamp: a few microseconds apart.)
         #expect(
-            aheadErrors.count >= 10 && aheadErrors.allSatisfy { $0 <= 2.0 },
+            aheadErrors.count >= 10 && aheadErrors.allSatisfy { $0 <= 2.0 + 0.001 },
             "buffered ahead off by up to \(aheadErrors.max() ?? -1) s: \(aheadErrors.map { ($0 * 10).rounded() / 10 })")
         if live {
             #expect(

@@ -1,0 +1,117 @@
+import LoaderCore
+import Foundation
+import HLS
+import MediaFormats
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Writes one response to the player's connection from any thread (Channel writes are thread-safe).
+final class ResponseWriter: Sendable {
+    let channel: Channel
+    let keepAlive: Bool
+    let version: HTTPVersion
+    let headOnly: Bool
+    let started = NIOLockedValueBox(false)
+
+    init(channel: Channel, keepAlive: Bool, version: HTTPVersion, headOnly: Bool) {
+        self.channel = channel
+        self.keepAlive = keepAlive
+        self.version = version
+        self.headOnly = headOnly
+    }
+
+    func send(_ status: Int, _ headers: [(String, String)], _ body: [UInt8]) {
+        var h = HTTPHeaders(headers)
+        h.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        h.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        channel.write(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+        if !headOnly && !body.isEmpty { channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
+        finish()
+    }
+
+    func finish() {
+        let done = channel.writeAndFlush(HTTPServerResponsePart.end(nil))
+        if !keepAlive { let c = channel; done.whenComplete { _ in c.close(promise: nil) } }
+    }
+
+    func text(_ status: Int, _ s: String) { send(status, [("Content-Type", "text/plain; charset=utf-8")], Array((s + "\n").utf8)) }
+    func playlist(_ s: String) { send(200, [("Content-Type", "application/vnd.apple.mpegurl")], Array(s.utf8)) }
+    func bytes(_ status: Int, contentType: String, _ b: [UInt8]) { send(status, [("Content-Type", contentType)], b) }
+
+    /// Starts a streamed answer with the origin's status and length; a sub-range the origin sent (206) is presented as a whole
+    /// resource of `length` bytes (200), or as the player's own range of it (206).
+    func head(_ status: Int, _ upstream: UpstreamHead, subrange: (length: Int, relative: ClosedRange<Int>?)? = nil) {
+        started.withLockedValue { $0 = true }
+        var h = HTTPHeaders()
+        for name in ["Content-Type", "Content-Length", "Content-Range", "Accept-Ranges"] {
+            if let v = upstream.header(name) { h.add(name: name, value: v) }
+        }
+        var status = status
+        if let subrange {
+            let part = subrange.relative ?? 0...(subrange.length - 1)
+            h.replaceOrAdd(name: "Content-Length", value: String(part.count))
+            h.remove(name: "Content-Range")
+            if subrange.relative != nil {
+                h.add(name: "Content-Range", value: "bytes \(part.lowerBound)-\(part.upperBound)/\(subrange.length)")
+            }
+            status = subrange.relative == nil ? 200 : 206
+        }
+        h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        channel.write(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+    }
+
+    /// Queues a body chunk; `flush` sends what is queued (once per batch of upstream reads, not per chunk).
+    func chunk(_ b: ByteBuffer) {
+        guard !headOnly else { return }
+        channel.write(HTTPServerResponsePart.body(.byteBuffer(b)), promise: nil)
+    }
+
+    func flush() { channel.flush() }
+
+    /// Starts an answer whose length is not known yet (chunked transfer encoding).
+    func streamHead(_ status: Int, contentType: String) {
+        started.withLockedValue { $0 = true }
+        var h = HTTPHeaders([("Content-Type", contentType), ("Transfer-Encoding", "chunked")])
+        h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        channel.write(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+    }
+
+    func end() { finish() }
+
+    /// Fails the answer: a clean error if nothing was sent yet, else a cut connection (the player sees a truncated body, as it was).
+    func abort(_ status: Int, _ s: String) {
+        if started.withLockedValue({ $0 }) { channel.close(promise: nil) } else { text(status, s) }
+    }
+}
+
+/// Reads player requests and hands them to the Loader.
+final class LoaderHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let loader: @Sendable () -> LoaderServer?
+    var head: HTTPRequestHead?
+
+    init(loader: @escaping @Sendable () -> LoaderServer?) { self.loader = loader }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h): head = h
+        case .body: break
+        case .end:
+            guard let h = head, let loader = loader() else { return }
+            head = nil
+            let writer = ResponseWriter(channel: context.channel, keepAlive: h.isKeepAlive, version: h.version, headOnly: h.method == .HEAD)
+            let target = h.uri
+            let range = h.headers.first(name: "range")
+            Task { await loader.handle(target, range: range, writer: writer) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
+}

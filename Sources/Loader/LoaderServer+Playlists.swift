@@ -1,0 +1,197 @@
+import LoaderCore
+import Foundation
+import HLS
+import MediaFormats
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Media playlists: the player's, read and reshaped (virtual playlists); reads ahead of it; the splice's choice of source.
+extension LoaderServer {
+    func media(_ requested: Resource, writer: ResponseWriter) async {
+        let t0 = now
+        var resolved = requested
+        if requested.slot {
+            guard let (rung, url) = table.withLockedValue({ t in t.route.flatMap { r in t.rungURLs[r.rung].map { (r.rung, $0) } } }) else {
+                writer.text(502, "hlstui loader: no splice route")
+                return
+            }
+            resolved.upstream = url
+            resolved.rung = rung
+        }
+        var picked = resolved
+        do {
+            let r = try await slotPlaylist(&picked, t0: t0)
+            let res = picked
+            guard r.head.status == 200 else {
+                writer.text(502, "origin answered HTTP \(r.head.status) for \(res.upstream)")
+                record(
+                    .media, res.upstream, rung: res.rung, since: t0, head: r.head, bytes: r.body.count, status: r.head.status,
+                    outcome: .failed("HTTP \(r.head.status)"))
+                return
+            }
+            let vars = table.withLockedValue { $0.variables }
+            let parsed = PlaylistParser.parseLenient(
+                String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: vars, url: r.head.url))
+            guard case .media(let m) = parsed.playlist.body else {
+                writer.text(502, "\(res.upstream) is not a media playlist")
+                return
+            }
+            for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
+            if m.endList { table.withLockedValue { _ = $0.complete.insert(res.slot ? "slot" : res.upstream) } }
+            var served = parsed.playlist
+            let earlier = table.withLockedValue { t -> [Segment] in
+                t.recent[r.head.url, default: RecentSegments()].note(m, at: now)
+                return res.startMSN.map { t.recent[r.head.url]?.before(m, from: $0, at: now) ?? [] } ?? []
+            }
+            if let start = res.startMSN { served.body = .media(VirtualPlaylists.starting(at: start, m, earlier: earlier)) }
+            if res.slot, let rung = res.rung {
+                table.withLockedValue { $0.rungMedia[rung] = RungMedia(url: r.head.url, media: m, read: now) }
+                // The other rungs' playlists are read (and reported) first, so the session knows which GAPs are filled.
+                if case .media(let sm) = served.body { served.body = .media(await unmarkFillableGaps(sm)) }
+            }
+            emit(.playlist(PlaylistEvent(url: r.head.url, rung: res.rung, rendition: res.rendition, playlist: m, received: now)))
+            // Every segment gets an id carrying what serving it needs: MSN, GAP, key, IV, byte range (spliced: only the MSN; the rest when asked for).
+            let decrypt = options.decryptAES
+            // A GAP that no rung fills (or an fMP4 discontinuity) ends the player's playlist; the session reloads after it.
+            if case .media(let sm) = served.body {
+                let last = table.withLockedValue { $0.lastRequested[res.slot ? "slot" : res.upstream] }
+                let after = [last, res.startMSN].compactMap { $0 }.max()
+                served.body = .media(VirtualPlaylists.endingBeforeBreak(sm, after: after))
+            }
+            let slot = res.slot
+            let virtual = VirtualPlaylists(reference: { [self] ref in
+                guard ref.kind == .segment, let s = ref.segment else {
+                    var rr = Resource(upstream: ref.upstream, kind: ref.kind, rung: res.rung)
+                    rr.byteRange = ref.byteRange
+                    // An init section under an AES-128 key is encrypted too (§4.4.4.4): the Loader decrypts it like a segment.
+                    if ref.kind == .initSection, decrypt,
+                        let (key, iv) = KeyMaterial.aes128(
+                            in: ref.map?.keys ?? [], base: r.head.url, mediaSequence: ref.segment?.mediaSequence ?? m.mediaSequence)
+                    {
+                        rr.key = key
+                        rr.iv = iv
+                    }
+                    return path(register(rr), rr)
+                }
+                var rr =
+                    slot
+                    ? Resource(upstream: "slot", kind: .segment, rung: nil, msn: s.mediaSequence, playlist: "slot")
+                    : segmentResource(s, base: r.head.url, rung: res.rung, playlist: res.upstream)
+                rr.slot = slot
+                return path(register(rr), rr)
+            }).media(served, base: r.head.url, decryptAES: decrypt)
+            writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
+            record(
+                .media, res.upstream, rung: res.rung, msn: m.mediaSequence, since: t0, head: r.head, bytes: r.body.count, status: 200,
+                outcome: .ok)
+            prefetchKeys(m, base: r.head.url, playlist: res.slot ? "slot" : res.upstream, startMSN: res.startMSN)
+        } catch {
+            writer.text(502, "hlstui loader: \(error.description)")
+            record(.media, picked.upstream, rung: picked.rung, since: t0, status: 502, outcome: .failed(error.description))
+        }
+    }
+
+    /// Reads a media playlist ahead of the player and prefetches its keys.
+    @discardableResult
+    func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: String? = nil, report: Bool = true) async
+        -> MediaPlaylist?
+    {
+        guard let r = try? await read(url, kind: .media, rung: rung), r.head.status == 200 else { return nil }
+        let parsed = PlaylistParser.parseLenient(
+            String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
+        if let m = parsed.playlist.media {
+            table.withLockedValue { $0.recent[r.head.url, default: RecentSegments()].note(m, at: now) }
+            if report { emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now))) }
+            prefetchKeys(m, base: r.head.url, playlist: playlist)
+        }
+        return parsed.playlist.media
+    }
+
+    /// A GET the Loader makes on its own account (the playlist a session opens, a playlist read ahead of the player or to follow
+    /// the live edge), in the request log like every request the player makes: every request the origin sees is there.
+    func read(_ url: String, kind: ResourceKind, rung: Int?, retries: Int? = nil) async throws(UpstreamError) -> UpstreamResponse {
+        let t0 = now
+        do throws(UpstreamError) {
+            let r = try await client.get(url, retries: retries)
+            report(r, kind: kind, url: url, rung: rung, t0: t0)
+            return r
+        } catch {
+            record(kind, url, rung: rung, since: t0, status: 502, prefetch: true, outcome: .failed(error.description))
+            throw error
+        }
+    }
+
+    /// Reports an answer the Loader read whole for itself.
+    func report(_ r: UpstreamResponse, kind: ResourceKind, url: String, rung: Int?, t0: Double) {
+        record(
+            kind, url, rung: rung, since: t0, head: r.head, bytes: r.body.count, status: r.head.status, prefetch: true,
+            outcome: (200..<300).contains(r.head.status) ? .ok : .failed("HTTP \(r.head.status)"))
+    }
+
+    /// Reads the media playlist for `res`; for the spliced playlist, when the routed rung's playlist fails (its host is down),
+    /// another allowed rung's is read instead — the splice lines rungs up by MSN, and each segment is still asked of the
+    /// routed rung first. `res` names the rung actually read.
+    func slotPlaylist(_ res: inout Resource, t0: Double) async throws(UpstreamError) -> UpstreamResponse {
+        guard res.slot, let first = res.rung else { return try await client.get(res.upstream) }
+        let urls = table.withLockedValue { $0.rungURLs }
+        let candidates = [first] + failoverOrder(from: first)
+        let order = table.withLockedValue { t in t.health.order(candidates, at: now) }
+        var last: Result<UpstreamResponse, UpstreamError>?
+        for (i, rung) in order.enumerated() {
+            guard let url = urls[rung] else { continue }
+            let more = i + 1 < order.count
+            let t1 = now
+            do throws(UpstreamError) {
+                let r = try await client.get(url, retries: more ? 0 : nil)
+                // The answer used is reported by the caller; a failed attempt before it, here.
+                if r.head.status != 200 && more { report(r, kind: .media, url: url, rung: rung, t0: t1) }
+                if r.head.status == 200 {
+                    if let back = table.withLockedValue({ $0.health.answered(rung, at: now) }) {
+                        emit(.recovered(rung: rung, downSeconds: back.down, cause: back.cause))
+                    }
+                    let (said, why) = table.withLockedValue { t in
+                        (rung != first && !t.substituted.insert(first).inserted, t.health.cause(first))
+                    }
+                    if rung != first && !said {
+                        emit(
+                            .diagnostic(
+                                "the media playlist of rung \(first) failed (\(last.map(Self.cause) ?? why ?? "no answer")): the splice reads rung \(rung)'s"
+                            ))
+                    }
+                    if rung == first { table.withLockedValue { _ = $0.substituted.remove(first) } }
+                    res.upstream = url
+                    res.rung = rung
+                    return r
+                }
+                last = .success(r)
+            } catch {
+                last = .failure(error)
+                if more {
+                    record(.media, url, rung: rung, since: t1, status: 502, outcome: .failed(error.description))
+                }
+            }
+            if let l = last { table.withLockedValue { t in _ = t.health.failed(rung, cause: Self.cause(l), at: now) } }
+        }
+        switch last {
+        case .success(let r)?: return r
+        case .failure(let e)?: throw e
+        case nil: return try await client.get(res.upstream)
+        }
+    }
+
+    static func cause(_ r: Result<UpstreamResponse, UpstreamError>) -> String {
+        switch r {
+        case .success(let r): return "HTTP \(r.head.status)"
+        case .failure(let e): return e.description
+        }
+    }
+
+    /// How fetching one source of a segment ended: answered to the player (well or not), or failed before a byte went out —
+    /// then the caller may try another source, or answers the failure itself.
+    enum Outcome: Sendable {
+        case answered
+        case failed(cause: String, status: Int)
+    }
+}

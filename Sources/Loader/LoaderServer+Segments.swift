@@ -1,0 +1,311 @@
+import LoaderCore
+import Foundation
+import HLS
+import MediaFormats
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Segments: fetched, retried, failed over, decrypted as they stream, timed.
+extension LoaderServer {
+    func segment(_ requested: Resource, range: String?, writer: ResponseWriter) async {
+        let t0 = now
+        var resolved = requested
+        if requested.slot, let msn = requested.msn { resolved = await resolveSlot(msn) }
+        let res = resolved
+        if let p = res.playlist, let msn = res.msn {
+            table.withLockedValue { $0.lastRequested[p] = max($0.lastRequested[p] ?? msn, msn) }
+            releaseKeys(near: p)
+        }
+        if res.gap {
+            // GAP segments are never requested from the origin (RFC 8216bis §4.4.4.7).
+            writer.text(404, "segment \(res.msn ?? -1) is an EXT-X-GAP: hlstui does not request it")
+            record(res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, durationMs: 0, status: 404, local: true, outcome: .gap)
+            return
+        }
+        // A spliced segment whose rung fails is served from another allowed rung with media at that MSN (the GAP failover's
+        // candidates); a rung that failed waits out a backoff before it is asked first again (SourceHealth).
+        var sources = [res]
+        var alternatesRead = false
+        if requested.slot, let r = res.rung, table.withLockedValue({ $0.health.isDown(r, at: now) }), let msn = res.msn {
+            sources += await slotAlternates(msn, besides: r)
+            alternatesRead = true
+            let order = table.withLockedValue { t in t.health.order(sources.compactMap(\.rung), at: now) }
+            sources.sort { (order.firstIndex(of: $0.rung ?? -1) ?? 0) < (order.firstIndex(of: $1.rung ?? -1) ?? 0) }
+        }
+        var i = 0
+        var held: SegmentHold?
+        var firstFailure: (rung: Int, cause: String)?
+        while i < sources.count {
+            let src = sources[i]
+            // With another source to go to, a failure moves on at once instead of being retried here.
+            let more = requested.slot && (!alternatesRead || i + 1 < sources.count)
+            let outcome = await fetchSegment(src, range: range, writer: writer, t0: t0, retries: more ? 0 : nil)
+            switch outcome {
+            case .answered:
+                if let r = src.rung, let back = table.withLockedValue({ $0.health.answered(r, at: now) }) {
+                    emit(.recovered(rung: r, downSeconds: back.down, cause: back.cause))
+                }
+                // One failover per segment, once it is known who served it (the rung on screen changes for it).
+                if let f = firstFailure, let msn = src.msn, let r = src.rung, r != f.rung {
+                    emit(.failover(msn: msn, failedRung: f.rung, by: r, cause: f.cause))
+                }
+                return
+            case .failed(let cause, let status):
+                if let r = src.rung { table.withLockedValue { t in _ = t.health.failed(r, cause: cause, at: now) } }
+                if requested.slot && !alternatesRead, let msn = src.msn {
+                    sources += await slotAlternates(msn, besides: src.rung)
+                    alternatesRead = true
+                }
+                let next = i + 1 < sources.count ? sources[i + 1] : nil
+                if firstFailure == nil, let r = src.rung, sources.count > 1 { firstFailure = (r, cause) }
+                if next == nil, SegmentHold.passing(status), let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
+                    writer.channel.isActive
+                {
+                    // Every source failed a VOD segment for now: held and retried, so the player waits (a stall with this
+                    // cause) instead of skipping the segment's media.
+                    var h = held ?? SegmentHold(since: t0, budget: options.vodHold)
+                    if let wait = h.next(at: now) {
+                        if held == nil {
+                            emit(
+                                .diagnostic(
+                                    "\(cause); held and retried for up to \(Int(h.budget)) s (a VOD segment is never skipped while its origin may answer)"
+                                ))
+                        }
+                        held = h
+                        try? await Task.sleep(for: .seconds(wait))
+                        i = 0
+                        continue
+                    }
+                }
+                guard next != nil else {
+                    if let msn = src.msn, let r = firstFailure?.rung ?? src.rung, sources.count > 1 {
+                        emit(.failover(msn: msn, failedRung: r, by: nil, cause: cause))
+                    }
+                    writer.text(status, "hlstui loader: \(cause)")
+                    return
+                }
+            }
+            i += 1
+        }
+    }
+
+    /// The allowed rungs other than `rung` in the order a failure of `rung` tries them: the same bandwidth first (a redundant
+    /// copy on another host), then the nearest below, then the nearest above.
+    func failoverOrder(from rung: Int?) -> [Int] {
+        let (route, bw) = table.withLockedValue { ($0.route, $0.rungBandwidth) }
+        guard let route else { return [] }
+        let others = ([route.rung] + fillRungs).filter { $0 != rung }
+        guard let rung, let mine = bw[rung] else { return others }
+        return others.sorted { a, b in
+            let (x, y) = (bw[a] ?? 0, bw[b] ?? 0)
+            let (kx, ky) = (x == mine ? 0 : x < mine ? 1 : 2, y == mine ? 0 : y < mine ? 1 : 2)
+            if kx != ky { return kx < ky }
+            return kx == 2 ? x < y : x > y
+        }
+    }
+
+    /// The other allowed rungs that have media (no GAP) at spliced segment `msn`, in failover order.
+    func slotAlternates(_ msn: Int, besides rung: Int?) async -> [Resource] {
+        var out: [Resource] = []
+        for r in failoverOrder(from: rung) {
+            guard let rm = await rungMedia(r, containing: msn), let s = rm.segment(msn), !s.gap else { continue }
+            out.append(segmentResource(s, base: rm.url, rung: r, playlist: "slot"))
+        }
+        return out
+    }
+
+    /// Fetches one source of a segment and streams it to the player; a failure before the first byte is returned, not answered.
+    func fetchSegment(_ res: Resource, range: String?, writer: ResponseWriter, t0: Double, retries: Int?) async -> Outcome {
+        if res.kind == .segment, let msn = res.msn { emit(.segmentStarted(rung: res.rung, msn: msn, at: t0)) }
+        if let key = res.key, let iv = res.iv, let uri = key.uri {
+            return await decrypted(res, key: key, uri: uri, iv: iv, writer: writer, t0: t0, retries: retries)
+        }
+        // A sub-range (EXT-X-BYTERANGE) is asked for by Range and answered to the player as a resource of its own.
+        var upstreamRange = range
+        var relative: ClosedRange<Int>?
+        if let br = res.byteRange {
+            guard let sub = SubRange.request(br, player: range) else {
+                writer.text(416, "hlstui loader: range \(range ?? "") does not fit the \(br.length)-byte sub-range")
+                return .answered
+            }
+            (upstreamRange, relative) = (sub.upstream, sub.relative)
+        }
+        let subrange = res.byteRange.map { br in (length: br.length, relative: relative) }
+        func report(_ status: Int, _ r: UpstreamResponse?, error: String?, first: Double? = nil) {
+            record(
+                res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head, bytes: r?.bytes ?? 0, status: status,
+                outcome: RequestOutcome(failure: error), firstPTS: first)
+        }
+        // Clear media streams through as it arrives.
+        do {
+            // Keep only what the first-PTS probe and init-section parsing need.
+            let keep = res.kind == .initSection ? Int.max : 65_536
+            // The first PTS is reported as soon as the first bytes carry it: the player may show the frame before the transfer ends.
+            let early = NIOLockedValueBox<(bytes: [UInt8], done: Bool)>(([], res.kind != .segment || res.msn == nil))
+            // An origin that answers a sub-range request with the whole resource is named, not passed on as the segment.
+            let ignoredRange = NIOLockedValueBox(false)
+            let r = try await client.get(
+                res.upstream, range: upstreamRange, keepBody: keep, retries: retries,
+                onHead: { h in
+                    if subrange != nil, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
+                    writer.head(h.status, h, subrange: h.status == 206 ? subrange : nil)
+                },
+                onBody: { [self] b in
+                    guard !ignoredRange.withLockedValue({ $0 }) else { return }
+                    writer.chunk(b)
+                    let ready: [UInt8]? = early.withLockedValue { e in
+                        guard !e.done else { return nil }
+                        e.bytes += b.readableBytesView.prefix(65_536 - e.bytes.count)
+                        if e.bytes.count >= 8_192 || e.bytes.count >= 65_536 { e.done = true; return e.bytes }
+                        return nil
+                    }
+                    if let bytes = ready, let pts = firstPTS(res, bytes), let msn = res.msn {
+                        emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
+                    }
+                }, onReadEnd: { writer.flush() })
+            if ignoredRange.withLockedValue({ $0 }) {
+                let why =
+                    "origin answered 200 with the whole resource to a Range request for an EXT-X-BYTERANGE sub-range (it must honour Range)"
+                writer.text(502, "hlstui loader: \(why)")
+                report(502, r, error: why)
+                return .answered
+            }
+            guard (200..<300).contains(r.head.status) else {
+                // Not streamed (UpstreamClient streams successes only): nothing went to the player yet.
+                let cause = "HTTP \(r.head.status)" + (r.head.retries > 0 ? " (after \(r.head.retries) retries)" : "")
+                report(r.head.status, r, error: cause)
+                return .failed(
+                    cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
+            }
+            writer.end()
+            if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
+            report(r.head.status, r, error: nil, first: firstPTS(res, r.body))
+            return .answered
+        } catch {
+            report(502, nil, error: error.description)
+            if writer.started.withLockedValue({ $0 }) {
+                // Cut mid-body: the player sees the segment truncated, as the origin sent it.
+                writer.abort(502, "hlstui loader: \(error.description)")
+                return .answered
+            }
+            return .failed(cause: error.description, status: 502)
+        }
+    }
+
+    /// One part of an upstream answer, in arrival order.
+    enum Arrival: Sendable {
+        case head(UpstreamHead)
+        case body(ByteBuffer)
+        case end(Result<UpstreamResponse, UpstreamError>)
+    }
+
+    /// Serves an AES-128 segment clear: fetched while its key arrives, decrypted and sent as it streams in (chunked: the
+    /// clear length is known only after the padding), its start checked before the first byte goes out.
+    func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double, retries: Int?) async -> Outcome
+    {
+        let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
+        let fetch = Task { [client] in
+            do throws(UpstreamError) {
+                let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
+                let r = try await client.get(
+                    res.upstream, range: range, keepBody: 0, retries: retries, onHead: { sink.yield(.head($0)) },
+                    onBody: { sink.yield(.body($0)) })
+                sink.yield(.end(.success(r)))
+            } catch {
+                sink.yield(.end(.failure(error)))
+            }
+            sink.finish()
+        }
+        defer { fetch.cancel() }
+        let keyResult = await keys.key(
+            uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
+        guard case .success(let k) = keyResult else {
+            if case .failure(let e) = keyResult {
+                writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)"))
+            }
+            return .answered
+        }
+        var decryption = StreamingDecryption(key: k, iv: iv, msn: res.msn ?? -1)
+        var head: UpstreamHead?
+        var probe: [UInt8] = []
+        var initSection: [UInt8] = []
+        var sent = false
+        func report(_ status: Int, _ r: UpstreamResponse?, error: String?) {
+            record(
+                res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head ?? head, bytes: r?.bytes ?? 0,
+                status: status, outcome: RequestOutcome(failure: error), firstPTS: error == nil ? firstPTS(res, probe) : nil)
+        }
+        /// Sends clear bytes, starting the answer first; reports the first PTS as soon as the first bytes carry it.
+        func send(_ clear: [UInt8]) {
+            guard !clear.isEmpty else { return }
+            if !sent {
+                sent = true
+                writer.streamHead(200, contentType: head?.header("Content-Type") ?? "application/octet-stream")
+            }
+            writer.chunk(ByteBuffer(bytes: clear))
+            writer.flush()
+            if res.kind == .initSection { initSection += clear }
+            if probe.count < 8_192 {
+                probe += clear.prefix(65_536 - probe.count)
+                if probe.count >= 8_192, let pts = firstPTS(res, probe), let msn = res.msn {
+                    emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
+                }
+            }
+        }
+        do throws(DecryptionError) {
+            for await part in arrivals {
+                switch part {
+                case .head(let h):
+                    head = h
+                    guard h.status == (res.byteRange == nil ? 200 : 206) else {
+                        writer.text(502, "origin answered HTTP \(h.status)")
+                        report(h.status, nil, error: "HTTP \(h.status)")
+                        return .answered
+                    }
+                case .body(let b):
+                    send(try decryption.feed(b.readableBytesView))
+                case .end(.success(let r)) where !(200..<300).contains(r.head.status):
+                    // An error answer is not streamed (UpstreamClient): nothing went to the player yet.
+                    let cause = "HTTP \(r.head.status)" + (r.head.retries > 0 ? " (after \(r.head.retries) retries)" : "")
+                    head = r.head
+                    report(r.head.status, r, error: cause)
+                    return .failed(
+                        cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
+                case .end(.success(let r)):
+                    send(try decryption.finish())
+                    writer.end()
+                    if res.kind == .initSection {
+                        initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: initSection) }
+                    }
+                    report(200, r, error: nil)
+                    return .answered
+                case .end(.failure(let error)):
+                    report(502, nil, error: error.description)
+                    if !sent { return .failed(cause: error.description, status: 502) }
+                    writer.abort(502, "hlstui loader: \(error.description)")
+                    emit(.diagnostic(error.description))
+                    return .answered
+                }
+            }
+            return .answered
+        } catch {
+            // Nothing sent yet: one clean error; else the player sees the segment cut off, as the Loader does.
+            writer.abort(502, error.description)
+            emit(.diagnostic(error.description))
+            report(502, nil, error: error.description)
+            return .answered
+        }
+    }
+
+    /// The first media timestamp in a segment's bytes, seconds.
+    func firstPTS(_ res: Resource, _ bytes: [UInt8]) -> Double? {
+        guard res.kind == .segment else { return nil }
+        if bytes.first == 0x47 {
+            return TransportStream.probe(bytes).firstPTS.map { Double($0) / 90_000 }
+        }
+        let tracks = initTracks.withLockedValue { t in res.initURL.flatMap { t[$0] } ?? t.values.first } ?? []
+        return FragmentedMP4.firstTime(segment: bytes, tracks: tracks)
+    }
+}
