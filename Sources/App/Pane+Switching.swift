@@ -35,7 +35,7 @@ extension Pane {
             mode: manual ? s.manualSwitch : config.autoSwitch)
         let here = fresh().map(\.msn) ?? s.playhead?.msn
         var atMSN: Int?
-        pending.withLockedValue { $0 = nil }
+        apply(.reloadPlanned(rung: nil))
         switch mech {
         case .splice:
             atMSN = spliceRoute(rung).flatMap { loader.route($0) }
@@ -57,11 +57,11 @@ extension Pane {
             }
         case .spliceReload:
             if let r = spliceRoute(rung) { loader.route(r) }
-            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            apply(.reloadPlanned(rung: rung))
             atMSN = here.map { $0 + 1 }
         case .reloadBoundary:
             prewarm(rung)
-            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            apply(.reloadPlanned(rung: rung))
             atMSN = here.map { $0 + 1 }
         case .reloadSeek:
             atMSN = here
@@ -149,7 +149,7 @@ extension Pane {
     /// the playhead was (a cache seek, so FFmpeg 5.1 never seeks fMP4), then play.
     func reloadInPlace(_ rung: Int) {
         guard let target = mpv.get(.timePos), let p = state.withLockedValue({ $0.locate(target) }) else {
-            pending.withLockedValue { $0 = PendingReload(rung: rung) }
+            apply(.reloadPlanned(rung: rung))
             return
         }
         let wasPaused = mpv.get(.pause) ?? false
@@ -248,39 +248,26 @@ extension Pane {
         recoverIfStopped()
         guard !loading.withLockedValue({ $0 }), let t = mpv.get(.timePos) else { return }
         let end = atEnd()
-        // A poll can come late (a loaded machine): the playhead may then be past the boundary already, and every decision below
-        // holds for any point at or after it, not only within a poll's reach of it.
-        guard let (p, seg, gap) = state.withLockedValue({ $0.watchPoint(at: t) }) else { return }
-        if let r = pending.withLockedValue({ $0 }), let d = seg, d - p.offset <= 0.035 {
-            pending.withLockedValue { $0 = nil }
-            load(rung: r.rung, startMSN: p.msn + 1)
-            apply(.log(level: .info, text: "reloaded at the boundary of msn \(p.msn + 1)"))
-            return
-        }
-        // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart (a discontinuity): a fresh load there does not.
-        if let next = state.withLockedValue({ $0.fmp4DiscontinuityAfter(p) }), let d = seg, d - p.offset <= 0.035 || end,
-            crossed.withLockedValue({ $0.insert(-next).inserted })
-        {
-            reloadAtBreak(startMSN: next)
-            apply(
-                .log(level: .info, text: "fMP4 discontinuity at msn \(next): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
-            return
-        }
-        // A GAP no allowed rung has media for: the player's playlist ends before it (so FFmpeg never sees the hole that would
-        // freeze video and desync audio, docs/PLATFORM.md); at that boundary the playlist is reloaded from the first segment after the run.
-        if let g = gap, g.startsIn <= 0.035 || end, crossed.withLockedValue({ $0.insert(g.first).inserted }) {
+        guard let decision = state.withLockedValue({ $0.watch(at: t, atEnd: end) }) else { return }
+        switch decision {
+        case .reloadForSwitch(let rung, let msn):
+            load(rung: rung, startMSN: msn)
+            apply(.log(level: .info, text: "reloaded at the boundary of msn \(msn)"))
+        case .crossDiscontinuity(let msn):
+            // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart: a fresh load there does not.
+            reloadAtBreak(startMSN: msn)
+            apply(.log(level: .info, text: "fMP4 discontinuity at msn \(msn): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)"))
+        case .crossGap(let g):
+            // The player's playlist ends before the run (so FFmpeg never sees the hole that would freeze video and desync audio,
+            // docs/PLATFORM.md); at that boundary the playlist is reloaded from the first segment after the run.
             let rung = snapshot.loadedRung ?? 0
             reloadAtBreak(startMSN: g.after)
             let text =
                 "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)"
             apply(.log(level: .info, text: text))
+            let pdt = snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime
             output(
-                self,
-                .fact(
-                    .gap(
-                        rung: rung, msn: g.first,
-                        pdt: snapshot.playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime,
-                        duration: g.duration, action: "crossed: reloaded at msn \(g.after)")))
+                self, .fact(.gap(rung: rung, msn: g.first, pdt: pdt, duration: g.duration, action: "crossed: reloaded at msn \(g.after)")))
         }
     }
 

@@ -51,11 +51,6 @@ public struct PaneConfig: Sendable {
     public init(url: String) { self.url = url }
 }
 
-/// A reload waiting for the playhead to reach the end of its segment.
-struct PendingReload: Sendable {
-    var rung: Int
-}
-
 /// What a pane reports to its owner (the dashboard or the monitor), as it happens.
 public enum PaneOutput: Sendable {
     case loader(LoaderEvent)
@@ -77,7 +72,6 @@ public final class Pane: @unchecked Sendable {
     let fetched = NIOLockedValueBox<OpenedStream?>(nil)
     /// Session time each rung's media playlist was last read (by the player or by hlstui).
     let playlistSeen = NIOLockedValueBox<[Int: Double]>([:])
-    let pending = NIOLockedValueBox<PendingReload?>(nil)
     let isLive = NIOLockedValueBox(false)
     let logFilter = NIOLockedValueBox(MPVLogFilter())
     /// True from a `loadfile` until mpv restarts playback: `time-pos` then reads 0 and is not a position.
@@ -86,8 +80,6 @@ public final class Pane: @unchecked Sendable {
     let holding = NIOLockedValueBox(false)
     /// Session time of the last attempt to reload a player its origin stopped.
     let recovery = NIOLockedValueBox<Double?>(nil)
-    /// The GAP runs already crossed (by first MSN), so each is crossed once.
-    let crossed = NIOLockedValueBox<Set<Int>>([])
     let started: ContinuousClock.Instant
     let output: @Sendable (Pane, PaneOutput) -> Void
     let audio: AudioOutputChoice
@@ -214,7 +206,7 @@ public final class Pane: @unchecked Sendable {
             }
             // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
             let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
-            state.withLockedValue { $0.spliced = splice }
+            apply(.spliceChosen(splice))
             if load(rung: target, startMSN: nil, prewarmed: true) {
                 let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
                 apply(.switched(s))
@@ -339,7 +331,7 @@ public final class Pane: @unchecked Sendable {
         // when it is the first the player has.
         if !fmp4 && !acrossGap, demuxerSeek(relative: d, into: StreamPoint(msn: msn, offset: target - Timeline.startTimes(m)[i])) { return }
         while s.isUnfillableGap(msn) { msn += 1 }
-        pending.withLockedValue { $0 = nil }
+        apply(.reloadPlanned(rung: nil))
         load(rung: s.loadedRung ?? 0, startMSN: msn)
         apply(.log(level: .info, text: "seek: reloaded at msn \(msn)"))
     }

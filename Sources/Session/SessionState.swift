@@ -211,6 +211,10 @@ public enum SessionEvent: Sendable {
     case streamGiven(startMSN: Int?, from: (time: Double, wall: DateTime)? = nil)
     /// The playhead is about to move because somebody asked (a user seek, a sync realignment): not a skip.
     case seekAsked
+    /// A switch to `rung` waits for the playhead to reach its segment's end (nil: none waits any more).
+    case reloadPlanned(rung: Int?)
+    /// The player's stream is a splice (the Loader picks each segment's rung) or not.
+    case spliceChosen(Bool)
 }
 
 /// One pane's state: playlists, requests, keys, player, caps and selection; changed only by `apply` (no I/O, no clock).
@@ -274,6 +278,10 @@ public struct SessionState: Sendable {
     /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
     public var spliced = false
     var gapsReported: Set<String> = []
+    /// A switch waiting for the playhead to reach its segment's end: the rung to reload.
+    public internal(set) var plannedReload: Int?
+    /// The GAP runs (first MSN) and fMP4 discontinuities (negated MSN) already crossed, so each is crossed once.
+    var crossed: Set<Int> = []
     /// Each live rung's newest segment: its MSN, the session time it first appeared and the PDT where it ends.
     var edgeSeen: [Int: LiveEdge] = [:]
 
@@ -329,6 +337,12 @@ public struct SessionState: Sendable {
             return []
         case .seekAsked:
             progress = nil
+            return []
+        case .reloadPlanned(let rung):
+            plannedReload = rung
+            return []
+        case .spliceChosen(let on):
+            spliced = on
             return []
         case .playbackStarted:
             started = true
