@@ -25,9 +25,6 @@ final class OwnedTasks: Sendable {
         }
     }
 
-    /// How many are running (for tests and the soak).
-    var count: Int { table.withLockedValue { $0.running.count } }
-
     /// Cancels every running task and refuses new ones.
     func cancelAll() {
         let running = table.withLockedValue { t -> [Task<Void, Never>] in
