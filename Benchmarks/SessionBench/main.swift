@@ -46,15 +46,18 @@ func hlstui(_ url: String) async throws -> Double {
         config: {
             var c = PaneConfig(url: url); c.player = player; return c
         }(), started: t0
-    ) { _, _ in }
-    defer { pane.close() }
+    ) { _ in }
     Task { await pane.open() }
-    while !pane.snapshot.started {
-        if pane.snapshot.error != nil { return .nan }
+    var elapsed = Double.nan
+    // The pane publishes the start as soon as it sees it.
+    while ContinuousClock.now - t0 < .seconds(20) {
+        let s = pane.snapshot
+        if s.started { elapsed = seconds(ContinuousClock.now - t0) }
+        if s.started || s.error != nil { break }
         try await Task.sleep(for: .milliseconds(1))
-        if ContinuousClock.now - t0 > .seconds(20) { return .nan }
     }
-    return seconds(ContinuousClock.now - t0)
+    await pane.close()
+    return elapsed
 }
 
 func median(_ xs: [Double]) -> Double {

@@ -134,9 +134,9 @@ public enum DashboardRunner {
         var panes: [Pane] = []
         for (i, c) in request.panes.enumerated() {
             do {
-                panes.append(try Pane(index: i, config: c, started: started) { pane, out in log?.write(pane: pane.index, t: pane.t, out) })
+                panes.append(try Pane(index: i, config: c, started: started) { r in log?.write(pane: r.pane, t: r.t, r.output) })
             } catch {
-                for p in panes { p.close() }
+                for p in panes { await p.close() }
                 screen.stop()
                 FileHandle.standardError.write(Data("hlstui: cannot start the player: \(error)\n".utf8))
                 return 2
@@ -148,7 +148,7 @@ public enum DashboardRunner {
         let makePane: @Sendable (Int, String) throws -> Pane = { i, url in
             var c = first
             c.url = url
-            return try Pane(index: i, config: c, started: started) { pane, out in log?.write(pane: pane.index, t: pane.t, out) }
+            return try Pane(index: i, config: c, started: started) { r in log?.write(pane: r.pane, t: r.t, r.output) }
         }
         let ui = UILoop(screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
@@ -161,7 +161,7 @@ public enum DashboardRunner {
         // The shell gets its screen back at once; the players' libraries stay captured until the players are gone.
         screen.endDrawing()
         panes = ui.panes
-        for p in panes { p.close() }
+        for p in panes { await p.close() }
         screen.stop()
         for p in panes {
             if let e = p.snapshot.error { FileHandle.standardError.write(Data("hlstui: pane \(p.index): \(e)\n".utf8)) }
@@ -211,7 +211,7 @@ final class UILoop: @unchecked Sendable {
             Task { await p.open() }
             startSync()
         } catch {
-            panes[0].apply(.log(level: .error, text: "cannot open a second pane: \(error)"))
+            panes[0].say(.error, "cannot open a second pane: \(error)")
         }
     }
 
@@ -268,7 +268,7 @@ final class UILoop: @unchecked Sendable {
             }
             if ContinuousClock.now - lastSample >= .milliseconds(250) {
                 lastSample = ContinuousClock.now
-                for p in panes { p.sample() }
+                for p in panes { p.requestSample() }
                 dirty = true
             }
             guard dirty else { continue }

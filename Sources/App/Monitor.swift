@@ -108,33 +108,33 @@ public enum MonitorRunner {
     /// Runs until `duration`, a `quit` command, or every pane has ended or failed; returns the exit status (1 when playback failed).
     public static func run(_ request: MonitorRequest, write: @escaping @Sendable (String) -> Void) async -> Int32 {
         let started = ContinuousClock.now
-        let emit: @Sendable (Pane, String, [(String, JSONValue)]) -> Void = { pane, event, fields in
-            write(MonitorJSON.line(event, t: pane.t, wall: Date(), fields))
-        }
         var panes: [Pane] = []
         for (i, config) in request.panes.enumerated() {
             do {
-                let pane = try Pane(index: i, config: config, started: started) { pane, out in
-                    let i = pane.index
-                    switch out {
+                let pane = try Pane(index: i, config: config, started: started) { report in
+                    let i = report.pane
+                    let emit: @Sendable (String, [(String, JSONValue)]) -> Void = { event, fields in
+                        write(MonitorJSON.line(event, t: report.t, wall: Date(), fields))
+                    }
+                    switch report.output {
                     case .loader(.request(let r)):
-                        emit(pane, "request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
-                    case .loader(.key(let k)): emit(pane, "key", [("pane", .int(i))] + MonitorJSON.rounded(k.json.objectFields))
-                    case .loader(.diagnostic(let d)): emit(pane, "diagnostic", [("pane", .int(i)), ("message", .string(d))])
+                        emit("request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
+                    case .loader(.key(let k)): emit("key", [("pane", .int(i))] + MonitorJSON.rounded(k.json.objectFields))
+                    case .loader(.diagnostic(let d)): emit("diagnostic", [("pane", .int(i)), ("message", .string(d))])
                     case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): break
                     case .loader(.playlist(let p)):
-                        emit(pane, "playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
-                    case .ladder: emit(pane, "ladder", MonitorJSON.ladder(pane.snapshot, pane: i))
+                        emit("playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
+                    case .ladder: emit("ladder", MonitorJSON.ladder(report.state, pane: i))
                     case .switched(let s):
                         emit(
-                            pane, "variant",
+                            "variant",
                             [
                                 ("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason.rawValue)),
                                 ("mechanism", .string(s.mechanism.rawValue)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail)),
                             ])
                     case .fact(.skipped(let k)):
                         emit(
-                            pane, "skip",
+                            "skip",
                             [
                                 ("pane", .int(i)), ("from", .double(k.fromTime)), ("to", .double(k.toTime)), ("fromMsn", .int(k.from.msn)),
                                 ("toMsn", .int(k.to.msn)), ("seconds", .double((k.seconds * 1000).rounded() / 1000)),
@@ -142,42 +142,42 @@ public enum MonitorRunner {
                             ])
                     case .fact(.stallStarted(let t)):
                         emit(
-                            pane, "stall",
+                            "stall",
                             [
                                 ("pane", .int(i)), ("start", .double(t)), ("end", .null),
-                                ("cause", .string(pane.snapshot.currentStall?.cause)),
+                                ("cause", .string(report.state.currentStall?.cause)),
                             ])
                     case .fact(.stallEnded(let s)):
                         emit(
-                            pane, "stall",
+                            "stall",
                             [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end)), ("cause", .string(s.cause))])
                     case .loader(.failover(let msn, let failed, let by, let cause)):
                         emit(
-                            pane, "failover",
+                            "failover",
                             [
                                 ("pane", .int(i)), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)),
                                 ("cause", .string(cause)),
                             ])
                     case .loader(.recovered(let rung, let down, let cause)):
                         emit(
-                            pane, "recovered",
+                            "recovered",
                             [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))])
                     case .fact(.gap(let rung, let msn, let pdt, let duration, let action)):
                         emit(
-                            pane, "gap",
+                            "gap",
                             [
                                 ("pane", .int(i)), ("rung", .int(rung)), ("msn", .int(msn)), ("pdt", .string(pdt?.iso8601Milliseconds)),
                                 ("duration", .double(duration)), ("action", .string(action)),
                             ])
                     case .fact(.failed(let message, let cause)):
-                        emit(pane, "error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
-                    case .fact(.ended): emit(pane, "ended", [("pane", .int(i))])
+                        emit("error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
+                    case .fact(.ended): emit("ended", [("pane", .int(i))])
                     case .log(let level, let text) where level.isWarning:
-                        emit(pane, "log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
+                        emit("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
                     case .log(let level, let text) where request.verbose:
-                        emit(pane, "log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
+                        emit("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
                     case .log: break
-                    case .sampled: emit(pane, "player", MonitorJSON.player(pane.snapshot, pane: i) + [("trigger", .string("change"))])
+                    case .sampled: emit("player", MonitorJSON.player(report.state, pane: i) + [("trigger", .string("change"))])
                     }
                 }
                 panes.append(pane)
@@ -186,7 +186,7 @@ public enum MonitorRunner {
                     MonitorJSON.line(
                         "error", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
                         [("pane", .int(i)), ("message", .string("cannot start: \(error)")), ("cause", .string("setup"))]))
-                for p in panes { p.close() }
+                for p in panes { await p.close() }
                 return 2
             }
         }
@@ -210,9 +210,8 @@ public enum MonitorRunner {
                 for p in panes { p.perform(c.action) }
             }
             // Every pane is sampled in the same tick.
-            let states = panes.map { p -> SessionState in
-                p.sample(); return p.snapshot
-            }
+            var states: [SessionState] = []
+            for p in panes { states.append(await p.sample()) }
             let wall = Date()
             for (i, s) in states.enumerated() { write(MonitorJSON.line("player", t: t, wall: wall, MonitorJSON.player(s, pane: i))) }
             if let y = sync?.snapshot { write(MonitorJSON.line("sync", t: t, wall: wall, MonitorJSON.sync(y))) }
@@ -224,7 +223,7 @@ public enum MonitorRunner {
             MonitorJSON.line(
                 "end", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
                 [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))]))
-        for p in panes { p.close() }
+        for p in panes { await p.close() }
         return states.allSatisfy { $0.error == nil && $0.started } ? 0 : 1
     }
 }

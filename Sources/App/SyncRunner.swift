@@ -34,7 +34,7 @@ public final class SyncRunner: Sendable {
         let t = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(50))
-                self?.step()
+                await self?.step()
             }
         }
         task.withLockedValue { $0 = t }
@@ -42,17 +42,16 @@ public final class SyncRunner: Sendable {
 
     public func stop() { task.withLockedValue { $0?.cancel() } }
 
-    /// Switches the lock on or off (off: both at normal speed).
+    /// Switches the lock on or off (off: both at normal speed, from the next step, at most 50 ms later).
     public func toggle() {
         controller.withLockedValue { $0.enabled.toggle() }
-        step()
     }
 
-    func step() {
+    func step() async {
         guard panes.count == 2 else { return }
         // Both playheads are read back to back; pane 1's reading is carried forward to the moment of pane 2's (at its speed),
         // so the time between the two reads does not count as offset.
-        let a = panes[0].clockNow(), b = panes[1].clockNow()
+        let a = await panes[0].clock(), b = await panes[1].clock()
         let t = Pane.seconds(ContinuousClock.now - started)
         let before = applied.withLockedValue { $0 }
         let aPDT = a.playing ? a.pdt.map { $0.adding(seconds: Pane.seconds(b.at - a.at) * before[0]) } : a.pdt
@@ -64,7 +63,7 @@ public final class SyncRunner: Sendable {
             applied.withLockedValue { $0[i] = s }
         }
         if let h = cmd.hold { panes[h.pane].hold(seconds: h.seconds) }
-        if let r = cmd.realign, !panes[r.pane].realign(to: r.to) {
+        if let r = cmd.realign, await !panes[r.pane].realign(to: r.to) {
             let apart = offset.map { DurationText.words(abs($0)) } ?? "far"
             controller.withLockedValue {
                 $0.giveUp("no moment in common: pane \(r.pane + 1)'s window does not reach the other's PDT (\(apart) apart)")

@@ -12,7 +12,7 @@ extension LoaderServer {
     /// Fetches the identity keys the playlist names before the player needs them (key prewarming, DECISIONS.md):
     /// at once before the player's first segment, spread in a window when a live refresh names a new one, and for a VOD only those
     /// within the horizon — the rest when the player gets near (`releaseKeys`).
-    func prefetchKeys(_ m: MediaPlaylist, base: String, playlist: String? = nil, startMSN: Int? = nil) {
+    func prefetchKeys(_ m: MediaPlaylist, base: String, playlist: PlaylistID? = nil, startMSN: Int? = nil) {
         guard options.prefetchKeys else { return }
         var ranges: [String: (Key, ClosedRange<Int>)] = [:]
         var order: [String] = []
@@ -64,7 +64,7 @@ extension LoaderServer {
 
     /// Schedules the waiting keys of `playlist` that the player's newest request brought within the horizon, each at a random
     /// moment in the spread window before its first segment is due (DECISIONS.md, keys are prefetched).
-    func releaseKeys(near playlist: String) {
+    func releaseKeys(near playlist: PlaylistID) {
         let horizon = options.keyHorizon
         let due: [(PendingKeys.Entry, Double)] = table.withLockedValue { t in
             guard var pending = t.pendingKeys[playlist], let last = t.lastRequested[playlist] else { return [] }

@@ -39,7 +39,7 @@ extension LoaderServer {
                 return
             }
             for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
-            if m.endList { table.withLockedValue { _ = $0.complete.insert(res.slot ? "slot" : res.upstream) } }
+            if m.endList { table.withLockedValue { _ = $0.complete.insert(res.playlistID) } }
             var served = parsed.playlist
             let earlier = table.withLockedValue { t -> [Segment] in
                 t.recent[r.head.url, default: RecentSegments()].note(m, at: now)
@@ -56,7 +56,7 @@ extension LoaderServer {
             let decrypt = options.decryptAES
             // A GAP that no rung fills (or an fMP4 discontinuity) ends the player's playlist; the session reloads after it.
             if case .media(let sm) = served.body {
-                let last = table.withLockedValue { $0.lastRequested[res.slot ? "slot" : res.upstream] }
+                let last = table.withLockedValue { $0.lastRequested[res.playlistID] }
                 let after = [last, res.startMSN].compactMap { $0 }.max()
                 served.body = .media(VirtualPlaylists.endingBeforeBreak(sm, after: after))
             }
@@ -75,18 +75,17 @@ extension LoaderServer {
                     }
                     return path(register(rr), rr)
                 }
-                var rr =
+                let rr =
                     slot
-                    ? Resource(upstream: "slot", kind: .segment, rung: nil, msn: s.mediaSequence, playlist: "slot")
-                    : segmentResource(s, base: r.head.url, rung: res.rung, playlist: res.upstream)
-                rr.slot = slot
+                    ? Resource.spliceSegment(msn: s.mediaSequence)
+                    : segmentResource(s, base: r.head.url, rung: res.rung, playlist: .upstream(res.upstream))
                 return path(register(rr), rr)
             }).media(served, base: r.head.url, decryptAES: decrypt)
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
             record(
                 .media, res.upstream, rung: res.rung, msn: m.mediaSequence, since: t0, head: r.head, bytes: r.body.count, status: 200,
                 outcome: .ok)
-            prefetchKeys(m, base: r.head.url, playlist: res.slot ? "slot" : res.upstream, startMSN: res.startMSN)
+            prefetchKeys(m, base: r.head.url, playlist: res.playlistID, startMSN: res.startMSN)
         } catch {
             writer.text(502, "hlstui loader: \(error.description)")
             record(.media, picked.upstream, rung: picked.rung, since: t0, status: 502, outcome: .failed(error.description))
@@ -95,7 +94,7 @@ extension LoaderServer {
 
     /// Reads a media playlist ahead of the player and prefetches its keys.
     @discardableResult
-    func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: String? = nil, report: Bool = true) async
+    func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: PlaylistID? = nil, report: Bool = true) async
         -> MediaPlaylist?
     {
         guard let r = try? await read(url, kind: .media, rung: rung), r.head.status == 200 else { return nil }

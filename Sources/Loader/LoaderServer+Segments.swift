@@ -111,7 +111,7 @@ extension LoaderServer {
         var out: [Resource] = []
         for r in failoverOrder(from: rung) {
             guard let rm = await rungMedia(r, containing: msn), let s = rm.segment(msn), !s.gap else { continue }
-            out.append(segmentResource(s, base: rm.url, rung: r, playlist: "slot"))
+            out.append(segmentResource(s, base: rm.url, rung: r, playlist: .splice))
         }
         return out
     }

@@ -9,7 +9,7 @@ extension LoaderServer {
     public func route(_ route: SpliceRoute) -> Int? {
         let next = table.withLockedValue { t -> Int? in
             t.route = route
-            return t.lastRequested["slot"].map { $0 + 1 }
+            return t.lastRequested[.splice].map { $0 + 1 }
         }
         // Read the new rung's playlist (and fetch its keys) before the player asks for its first segment.
         Task { _ = await rungMedia(route.rung, containing: nil) }
@@ -17,7 +17,7 @@ extension LoaderServer {
     }
 
     /// The Resource that serves segment `s` of the rung `rung` read from `base`: MSN, GAP, init section, key and IV.
-    func segmentResource(_ s: Segment, base: String, rung: Int?, playlist: String) -> Resource {
+    func segmentResource(_ s: Segment, base: String, rung: Int?, playlist: PlaylistID) -> Resource {
         var rr = Resource(upstream: VirtualPlaylists.resolve(s.uri, against: base), kind: .segment, rung: rung)
         rr.msn = s.mediaSequence
         rr.gap = s.gap
@@ -67,13 +67,13 @@ extension LoaderServer {
     /// What serves spliced segment `msn`: the routed rung's segment, or for a GAP the same segment of the best allowed rung with media.
     func resolveSlot(_ msn: Int) async -> Resource {
         guard let route = table.withLockedValue({ $0.route }) else {
-            return Resource(upstream: "slot", kind: .segment, rung: nil, msn: msn, gap: true, playlist: "slot")
+            return Resource.spliceSegment(msn: msn, gap: true)
         }
         var gapped = false
         var fallback: Resource?
         for r in [route.rung] + fillRungs {
             guard let rm = await rungMedia(r, containing: msn), let s = rm.segment(msn) else { continue }
-            let res = segmentResource(s, base: rm.url, rung: r, playlist: "slot")
+            let res = segmentResource(s, base: rm.url, rung: r, playlist: .splice)
             if s.gap {
                 if r == route.rung { gapped = true; fallback = res }
                 continue
@@ -82,6 +82,6 @@ extension LoaderServer {
             return res
         }
         // No allowed rung has media here: answer as a GAP (never fetched from the origin).
-        return fallback ?? Resource(upstream: "slot", kind: .segment, rung: route.rung, msn: msn, gap: true, playlist: "slot")
+        return fallback ?? Resource.spliceSegment(msn: msn, rung: route.rung, gap: true)
     }
 }

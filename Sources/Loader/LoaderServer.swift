@@ -46,11 +46,28 @@ struct Resource: Sendable {
     /// For fMP4 segments: the init section that describes their tracks.
     var initURL: String?
     /// For segments: the media playlist that lists them.
-    var playlist: String?
+    var playlist: PlaylistID?
     /// For segments and init sections: the sub-range of the upstream resource (EXT-X-BYTERANGE), which the Loader serves whole.
     var byteRange: ByteRange?
     /// Served through the splice route: a media playlist of whichever rung the route names, or a segment resolved by MSN when asked for.
     var slot = false
+
+    /// Which playlist this media playlist is, for what the Loader remembers of it.
+    var playlistID: PlaylistID { slot ? .splice : .upstream(upstream) }
+
+    /// Spliced segment `msn`: which rung's segment serves it (its upstream) is resolved when the player asks for it.
+    static func spliceSegment(msn: Int, rung: Int? = nil, gap: Bool = false) -> Resource {
+        var r = Resource(upstream: "", kind: .segment, rung: rung, msn: msn, gap: gap, playlist: .splice)
+        r.slot = true
+        return r
+    }
+}
+
+/// A media playlist the player reads, as the Loader remembers it (the segment it asked for last, whether it ended, the keys
+/// held back): a rung's or rendition's own, by its upstream URL, or the splice's, whichever rung the route names.
+enum PlaylistID: Hashable, Sendable {
+    case splice
+    case upstream(String)
 }
 
 /// A VOD playlist's keys that wait until the player gets near their segments.
@@ -93,11 +110,11 @@ public final class LoaderServer: Sendable {
         var multivariantText: [Int: String] = [:]
         var variables: [String: String] = [:]
         /// The newest segment the player asked for, per media playlist.
-        var lastRequested: [String: Int] = [:]
+        var lastRequested: [PlaylistID: Int] = [:]
         /// Keys whose spread fetch is scheduled.
         var spreading: Set<String> = []
         /// A VOD playlist's keys beyond the horizon, by playlist, waiting for the player to get near.
-        var pendingKeys: [String: PendingKeys] = [:]
+        var pendingKeys: [PlaylistID: PendingKeys] = [:]
         /// The splice route, when the player was given a spliced playlist.
         var route: SpliceRoute?
         /// Each rung's media playlist URL (for the splice).
@@ -111,7 +128,7 @@ public final class LoaderServer: Sendable {
         /// Each rung's BANDWIDTH, to fail over to the nearest rung.
         var rungBandwidth: [Int: Int] = [:]
         /// Media playlists served to the player that are complete (EXT-X-ENDLIST): their segments never leave the window.
-        var complete: Set<String> = []
+        var complete: Set<PlaylistID> = []
         /// Segments each live media playlist (by URL) listed, while the server must still keep them.
         var recent: [String: RecentSegments] = [:]
     }
@@ -282,11 +299,11 @@ public final class LoaderServer: Sendable {
     public func refresh(_ fetched: OpenedStream, rung: Int) async -> MediaPlaylist? {
         let (variables, spliced) = table.withLockedValue { ($0.variables, $0.route != nil) }
         guard let m = fetched.playlist.multivariant else {
-            return await prewarm(fetched.url, rung: 0, variables: variables, playlist: fetched.url, report: false)
+            return await prewarm(fetched.url, rung: 0, variables: variables, playlist: .upstream(fetched.url), report: false)
         }
         guard m.variants.indices.contains(rung) else { return nil }
         let url = VirtualPlaylists.resolve(m.variants[rung].uri, against: fetched.url)
-        return await prewarm(url, rung: rung, variables: variables, playlist: spliced ? "slot" : url, report: false)
+        return await prewarm(url, rung: rung, variables: variables, playlist: spliced ? .splice : .upstream(url), report: false)
     }
 
     /// Reads rung `rung`'s media playlist now (and prefetches its keys), before the player is given anything.

@@ -284,6 +284,12 @@ public struct SessionState: Sendable {
     var crossed: Set<Int> = []
     /// Each live rung's newest segment: its MSN, the session time it first appeared and the PDT where it ends.
     var edgeSeen: [Int: LiveEdge] = [:]
+    /// True from the moment the player is given a stream until it restarts playback: `time-pos` then reads 0, not a position.
+    public internal(set) var playerLoading = false
+    /// Session time each rung's media playlist was last read (by the player or by hlstui).
+    var playlistReadAt: [Int: Double] = [:]
+    /// Session time of the last attempt to reload a player its origin stopped.
+    var lastRecoveryAttempt: Double?
 
     /// Records a live playlist's newest segment (and where it ends on the wall clock) the first time it is seen.
     mutating func noteEdge(_ rung: Int, _ m: MediaPlaylist) {
@@ -327,6 +333,7 @@ public struct SessionState: Sendable {
             noteEdge(rung, playlist)
             return []
         case .streamGiven(let start, let from):
+            playerLoading = true
             delivered = [:]
             lastGiven = t
             givenStart = start
@@ -346,6 +353,7 @@ public struct SessionState: Sendable {
             return []
         case .playbackStarted:
             started = true
+            playerLoading = false
             return []
         case .fileEnded(let reason, let err):
             if let err, reason == .error {
@@ -480,6 +488,7 @@ public struct SessionState: Sendable {
             if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
             if p.rung != nil { remember(p.playlist) }
             if let rung = p.rung { noteEdge(rung, p.playlist) }
+            if let rung = p.rung { playlistReadAt[rung] = t }
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
             guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
             return p.playlist.segments.filter {

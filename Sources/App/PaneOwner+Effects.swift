@@ -1,0 +1,141 @@
+import Foundation
+import HLS
+import Loader
+import Player
+import Session
+
+/// How the owner carries out the Session's effects on this platform (docs/PLATFORM.md; DECISIONS.md, rung switching).
+extension PaneOwner {
+    /// Carries out `effects` in order; returns the MSN from which a splice route takes effect, when one was routed.
+    @discardableResult
+    func run(_ effects: [PaneEffect]) -> Int? {
+        var routedAt: Int?
+        for e in effects {
+            switch e {
+            case .load(let rung, let msn): load(rung: rung, startMSN: msn)
+            case .route(let rung, let fill): routedAt = loader.route(SpliceRoute(rung: rung, fill: fill))
+            case .reread(let rung, let msn): reread(rung: rung, at: msn)
+            case .reloadInPlace(let rung, let msn, let to): reloadInPlace(rung: rung, msn: msn, to: to)
+            case .prewarm(let rung):
+                guard let f = fetched else { continue }
+                let loader = self.loader
+                spawn { _ = await loader.prewarmVariant(f, rung: rung) }
+            case .refresh(let rung, let purpose):
+                guard let f = fetched else { continue }
+                let loader = self.loader, inputs = parts.inputs
+                spawn {
+                    guard let m = await loader.refresh(f, rung: rung) else { return }
+                    inputs.yield(.refreshed(rung: rung, m, purpose))
+                }
+            case .seekInCache(let d): try? mpv.command(.seekRelative(d))
+            case .seekDemuxer(let d, let back):
+                try? mpv.set(.hrSeekDemuxerOffset(back))
+                try? mpv.command(.seekRelative(d))
+                // mpv reads the offset when it carries the seek out on its own thread: it is reset once that has happened.
+                after(300, .resetDemuxerOffset)
+            case .hold(let seconds):
+                try? mpv.set(.pause(true))
+                after(Int(seconds * 1000), .endHold)
+            case .play: try? mpv.set(.pause(false))
+            case .togglePause: try? mpv.command(.cyclePause)
+            case .speed(let s): try? mpv.set(.speed(s))
+            }
+        }
+        return routedAt
+    }
+
+    /// Gives the player `rung` (spliced or alone), starting at segment `startMSN` when given (a reload: no demuxer seek, so
+    /// fMP4 works too).
+    @discardableResult
+    func load(rung: Int, startMSN: Int?, prewarmed: Bool = false) -> Bool {
+        guard let f = fetched else { return false }
+        let single = f.playlist.multivariant == nil
+        var route: SpliceRoute?
+        if case .route(let r, let fill)? = state.route(rung) { route = SpliceRoute(rung: r, fill: fill) }
+        let presented = loader.present(f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed, splice: route)
+        do {
+            let from = state.playerLoading ? nil : mpv.get(.timePos).map { ($0, DateTime(seconds: Date().timeIntervalSince1970)) }
+            apply(.streamGiven(startMSN: startMSN, from: from))
+            // VOD: WebVTT renditions need strict=experimental (on live it blocks FFmpeg 5.1). Live: a reload starts at the first
+            // segment of the playlist the Loader serves (live_start_index=0), not three from its end, so the playhead keeps its PDT.
+            try? mpv.set(.demuxerLavfOptions(isLive ? "live_start_index=\(startMSN == nil ? -3 : 0)" : "strict=experimental"))
+            try mpv.command(.loadfile(presented.playerURL))
+            return true
+        } catch {
+            fail("the player refused the stream: \(error.description)", cause: "mpv")
+            return false
+        }
+    }
+
+    /// Makes the player re-read the segment under the playhead (`msn`) from the newly routed `rung` (splice+seek): the cache is
+    /// made unseekable for one seek, so it goes to the demuxer. One seek, never repeated forward: it is repeated only while the
+    /// demuxer has not acted on it (the option reaches the demuxer thread on its next cycle; until then the seek is a harmless
+    /// cache seek to the same spot).
+    func reread(rung: Int, at msn: Int) {
+        try? mpv.set(.demuxerSeekableCache(false))
+        after(10, .reread(rung: rung, msn: msn, attempt: 0))
+    }
+
+    /// One check of a re-read: done when the demuxer asked for the segment before the playhead's again, now from the new rung;
+    /// else the aimed seek again, at most four times.
+    func rereadStep(rung: Int, msn: Int, attempt: Int) {
+        let demuxed = state.inFlight[msn - 1]?.rung == rung || state.segmentRung[msn - 1] == rung
+        let sought = !demuxed && seekDemuxerAgain()
+        if sought && attempt < 3 {
+            after(30, .reread(rung: rung, msn: msn, attempt: attempt + 1))
+        } else {
+            after(300, .resetSeekableCache)
+        }
+    }
+
+    /// The aimed demuxer seek to where the playhead is now; false when it cannot be aimed.
+    func seekDemuxerAgain() -> Bool {
+        guard let now = state.freshPoint(look().time), let back = state.demuxerSeekOffset(into: now) else { return false }
+        run([.seekDemuxer(by: 0, aimBack: back)])
+        return true
+    }
+
+    /// Immediate switch without a splice (VOD fMP4): reload at the playhead's segment paused, seek inside the fresh cache to
+    /// where the playhead was (a cache seek, so FFmpeg 5.1 never seeks fMP4), then play.
+    func reloadInPlace(rung: Int, msn: Int, to: Double) {
+        let wasPaused = mpv.get(.pause) ?? false
+        // Marked before the pause, so no sample reads a pause the user never asked for.
+        holding = !wasPaused
+        try? mpv.set(.pause(true))
+        guard load(rung: rung, startMSN: msn) else {
+            holding = false
+            return
+        }
+        after(5, .inPlace(InPlace(to: to, wasPaused: wasPaused, deadline: .now + .seconds(5))))
+    }
+
+    /// One look of a reload+seek, every 5 ms until it is done or 5 s have passed.
+    func inPlaceStep(_ step: InPlace) {
+        var step = step
+        var done = ContinuousClock.now >= step.deadline
+        if !done && !step.sought {
+            if mpv.get(.demuxerCacheState)?.holds(step.to, margin: 0.05) == true {
+                try? mpv.command(.seekAbsolute(step.to))
+                step.sought = true
+            }
+        } else if !done, let now = mpv.get(.timePos), abs(now - step.to) < 0.1 {
+            done = true
+        }
+        guard done else { return after(5, .inPlace(step)) }
+        if !step.wasPaused { try? mpv.set(.pause(false)) }
+        holding = false
+        if !step.sought {
+            apply(.log(level: .warn, text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start"))
+        }
+    }
+
+    func fire(_ timer: PaneTimer) {
+        switch timer {
+        case .resetDemuxerOffset: try? mpv.set(.hrSeekDemuxerOffset(0))
+        case .resetSeekableCache: try? mpv.set(.demuxerSeekableCache(nil))
+        case .endHold: try? mpv.set(.pause(false))
+        case .reread(let rung, let msn, let attempt): rereadStep(rung: rung, msn: msn, attempt: attempt)
+        case .inPlace(let step): inPlaceStep(step)
+        }
+    }
+}

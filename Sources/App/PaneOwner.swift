@@ -1,0 +1,359 @@
+import Foundation
+import HLS
+import Loader
+import NIOConcurrencyHelpers
+import Player
+import Session
+
+/// Everything that changes a pane, in the order it happened: the libraries' events, the user's actions, the watcher's looks,
+/// the answers of work the owner started, and the questions of the screen, the monitor and sync.
+enum PaneInput: Sendable {
+    case loader(LoaderEvent)
+    case mpv(MPVEvent)
+    case open(CheckedContinuation<Void, Never>)
+    case fetched(OpenedStream)
+    case openFailed(String)
+    case prewarmed(MediaPlaylist?)
+    /// Sample the player (nil: nobody waits for the state).
+    case sample(CheckedContinuation<SessionState, Never>?)
+    case perform(Action)
+    case say(LogLevel, String)
+    /// The watcher's look (every 20 ms); answered when done, so looks never pile up.
+    case watch(CheckedContinuation<Void, Never>)
+    case refreshed(rung: Int, MediaPlaylist, RefreshPurpose)
+    case timer(PaneTimer)
+    case clock(CheckedContinuation<PaneClock, Never>)
+    case speed(Double)
+    case hold(Double)
+    case realign(DateTime, CheckedContinuation<Bool, Never>)
+}
+
+/// The steps of an effect that takes time; each comes back as an input when it is due.
+enum PaneTimer: Sendable {
+    /// The demuxer has carried out an aimed seek: the aim is reset.
+    case resetDemuxerOffset
+    /// The demuxer has re-read a segment: the cache is seekable again.
+    case resetSeekableCache
+    case endHold
+    /// Splice+seek: has the demuxer gone back to segment `msn`'s predecessor from `rung` yet (attempt `attempt`)?
+    case reread(rung: Int, msn: Int, attempt: Int)
+    case inPlace(InPlace)
+}
+
+/// A reload+seek in progress: the player holds paused until its fresh cache holds `to`, then seeks there and plays.
+struct InPlace: Sendable {
+    var to: Double
+    var wasPaused: Bool
+    var sought = false
+    var deadline: ContinuousClock.Instant
+}
+
+/// The pane's one serial owner: it alone holds the pane's state and calls its player; it applies each input, asks the
+/// Session what follows and carries out the effects (docs/ARCHITECTURE.md, the pane). It lives inside the pane's loop task.
+final class PaneOwner {
+    /// What the owner works with, handed over by the pane.
+    struct Parts: Sendable {
+        let index: Int
+        let config: PaneConfig
+        let started: ContinuousClock.Instant
+        let loader: LoaderServer
+        let mpv: MPV
+        let audio: AudioOutputChoice
+        let tasks: OwnedTasks
+        let inputs: AsyncStream<PaneInput>.Continuation
+        let published: NIOLockedValueBox<SessionState>
+        let output: @Sendable (PaneReport) -> Void
+    }
+
+    let parts: Parts
+    var mpv: MPV { parts.mpv }
+    var loader: LoaderServer { parts.loader }
+    var state: SessionState
+    var fetched: OpenedStream?
+    var isLive = false
+    var logFilter = MPVLogFilter()
+    /// True while hlstui holds the player paused to move it inside a freshly loaded rung (not a pause of the user's).
+    var holding = false
+    var opening: CheckedContinuation<Void, Never>?
+    var lastPublished = ContinuousClock.now
+    var publishedMilestone: [Int?] = []
+
+    init(_ parts: Parts, state: SessionState) {
+        self.parts = parts
+        self.state = state
+    }
+
+    var t: Double { Pane.seconds(ContinuousClock.now - parts.started) }
+
+    /// Applies inputs until the pane closes; what was sent before the close is still applied, and every question answered.
+    func run(_ stream: AsyncStream<PaneInput>) async {
+        for await input in stream {
+            handle(input)
+            if ContinuousClock.now - lastPublished >= .milliseconds(25) || milestone != publishedMilestone { publish() }
+        }
+        opening?.resume()
+        opening = nil
+        publish()
+    }
+
+    /// Makes the state readable outside the owner. At most every 25 ms (a copy shares the state's storage, so the next change
+    /// copies what it changes), and whenever somebody waits for it.
+    func publish() {
+        parts.published.withLockedValue { $0 = state }
+        lastPublished = .now
+        publishedMilestone = milestone
+    }
+
+    /// What is published as soon as it changes: started, ended, failed, the rung loaded.
+    var milestone: [Int?] { [state.started ? 1 : 0, state.ended ? 1 : 0, state.error == nil ? 0 : 1, state.loadedRung] }
+
+    func report(_ o: PaneOutput) { parts.output(PaneReport(pane: parts.index, t: t, output: o, state: state)) }
+
+    /// Applies an event now and reports what followed.
+    func apply(_ e: SessionEvent) {
+        for f in state.apply(e, at: t) { report(.fact(f)) }
+    }
+
+    func say(_ level: LogLevel, _ text: String) {
+        apply(.log(level: level, text: text))
+        report(.log(level: level, text: text))
+    }
+
+    func fail(_ message: String, cause: String) { apply(.failed(message: message, cause: cause)) }
+
+    /// Starts `body` as a task the pane owns.
+    func spawn(_ body: @escaping @Sendable () async -> Void) { parts.tasks.spawn(body) }
+
+    /// Sends `timer` back to the owner after `ms` milliseconds.
+    func after(_ ms: Int, _ timer: PaneTimer) {
+        let inputs = parts.inputs
+        spawn {
+            try? await Task.sleep(for: .milliseconds(ms))
+            if !Task.isCancelled { inputs.yield(.timer(timer)) }
+        }
+    }
+
+    func handle(_ input: PaneInput) {
+        switch input {
+        case .loader(let e): loaderEvent(e)
+        case .mpv(let e): mpvEvent(e)
+        case .open(let k):
+            opening = k
+            startOpening()
+        case .fetched(let f): opened(f)
+        case .openFailed(let why):
+            fail("cannot open the stream: \(why)", cause: "origin")
+            finishOpening()
+        case .prewarmed(let media): firstLoad(media)
+        case .sample(let k):
+            sample()
+            if let k {
+                publish()
+                k.resume(returning: state)
+            }
+        case .perform(let action): perform(action)
+        case .say(let level, let text): say(level, text)
+        case .watch(let k):
+            watch()
+            k.resume()
+        case .refreshed(let rung, let m, .liveEdge): apply(.liveEdge(rung: rung, playlist: m))
+        case .refreshed(let rung, let m, .recovery): carry(state.recovered(rung: rung, with: m, at: t))
+        case .timer(let timer): fire(timer)
+        case .clock(let k): k.resume(returning: clock())
+        case .speed(let s): run([.speed(s)])
+        case .hold(let seconds): run(state.planHold(seconds: seconds, at: t))
+        case .realign(let date, let k):
+            guard let effects = state.planRealign(to: date, at: t) else { return k.resume(returning: false) }
+            run(effects)
+            k.resume(returning: true)
+        }
+    }
+
+    func loaderEvent(_ e: LoaderEvent) {
+        apply(.loader(e))
+        report(.loader(e))
+        if case .failover(let msn, let failed, let by?, let cause) = e {
+            // The rung on screen changes for this segment: a switch with its own reason.
+            report(.switched(VariantSwitch(t: t, from: failed, to: by, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause)))
+        }
+        if case .gapFilled(let msn, let gapRung, let by) = e {
+            // The rung on screen changes for this segment: a switch with its own reason (RFC 8216bis §4.4.4.7).
+            report(.switched(VariantSwitch(t: t, from: gapRung, to: by, reason: .gap, mechanism: .splice, atMSN: msn)))
+        }
+    }
+
+    func mpvEvent(_ e: MPVEvent) {
+        switch e {
+        case .playbackRestart:
+            let first = !state.started
+            apply(.playbackStarted)
+            if first, let note = parts.audio.fallbackNote(current: mpv.get(.currentAO)) { say(.info, note) }
+        case .endFile(let reason, let error):
+            apply(.fileEnded(reason: reason == .eof ? .eof : reason == .error ? .error : .other, error: error))
+        case .log(let level, let prefix, let text):
+            let lines = logFilter.take(
+                level: level, prefix: prefix, text: text, spliced: state.spliced, probingSampleAES: !state.started && state.usesSampleAES)
+            for line in lines { say(line.level, line.text) }
+        case .property:
+            // A state flag changed: sample now so stalls and pauses are timed to the event, not the next tick.
+            let before = state.state
+            sample()
+            if state.state != before { report(.sampled) }
+        default: break
+        }
+    }
+
+    // MARK: opening
+
+    func startOpening() {
+        let loader = self.loader, inputs = parts.inputs, url = parts.config.url
+        spawn {
+            do throws(UpstreamError) {
+                inputs.yield(.fetched(try await loader.fetchTop(url)))
+            } catch {
+                // The user typed the URL: lead with the cause so it fits the status line.
+                var why = error.description
+                for prefix in [url + ": ", url + " "] where why.hasPrefix(prefix) { why = String(why.dropFirst(prefix.count)) }
+                inputs.yield(.openFailed(why))
+            }
+        }
+    }
+
+    func opened(_ f: OpenedStream) {
+        fetched = f
+        apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics))
+        report(.ladder)
+        if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {
+            fail("the playlist cannot be read: \(blocking)", cause: "playlist")
+            return finishOpening()
+        }
+        // Read the rung's playlist (and fetch its keys) before the player asks: it says whether the stream is live.
+        let loader = self.loader, inputs = parts.inputs, rung = state.targetRung ?? 0
+        spawn { inputs.yield(.prewarmed(await loader.prewarmVariant(f, rung: rung))) }
+    }
+
+    func firstLoad(_ media: MediaPlaylist?) {
+        guard let f = fetched else { return finishOpening() }
+        let target = state.targetRung ?? 0
+        // WebVTT renditions need FFmpeg's strict=experimental; on live streams FFmpeg 5.1 then blocks on the subtitle playlist (measured), so VOD only.
+        isLive = media?.isLive ?? false
+        if isLive, f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
+            apply(.log(level: .info, text: "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions"))
+        }
+        // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
+        let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
+        apply(.spliceChosen(splice))
+        if load(rung: target, startMSN: nil, prewarmed: true) {
+            let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
+            apply(.switched(s))
+            report(.switched(s))
+        }
+        startWatcher()
+        finishOpening()
+    }
+
+    func finishOpening() {
+        publish()
+        opening?.resume()
+        opening = nil
+    }
+
+    /// Every 20 ms: one look of the watcher (`SessionState.watchStep`).
+    func startWatcher() {
+        let inputs = parts.inputs
+        spawn {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(20))
+                await withCheckedContinuation { k in
+                    if case .terminated = inputs.yield(.watch(k)) { k.resume() }
+                }
+            }
+        }
+    }
+
+    // MARK: reading the player
+
+    /// The player's `time-pos` now; nil while it loads (it reads 0 then).
+    func look() -> PlayerLook {
+        guard !state.playerLoading else { return PlayerLook(time: nil) }
+        return PlayerLook(time: mpv.get(.timePos), atEnd: mpv.get(.eofReached) ?? false, paused: mpv.get(.pause) ?? false)
+    }
+
+    /// Reads the player's properties and applies them; an automatic switch may follow.
+    func sample() {
+        var s = PlayerSample()
+        if state.playerLoading {
+            // Between loadfile and the restart the old position stands (time-pos reads 0 then).
+            s.loading = true
+            s.timePos = state.sample.timePos
+            s.audioPts = state.sample.audioPts
+        } else {
+            s.timePos = mpv.get(.timePos)
+            s.audioPts = mpv.get(.audioPts)
+        }
+        s.wall = DateTime(seconds: Date().timeIntervalSince1970)
+        s.paused = mpv.get(.pause) ?? false
+        s.held = holding
+        s.pausedForCache = mpv.get(.pausedForCache) ?? false
+        s.coreIdle = mpv.get(.coreIdle) ?? true
+        s.eof = mpv.get(.eofReached) ?? false
+        s.width = mpv.get(.videoWidth)
+        s.height = mpv.get(.videoHeight)
+        s.droppedFrames = (mpv.get(.frameDropCount) ?? 0) + (mpv.get(.decoderFrameDropCount) ?? 0)
+        s.speed = mpv.get(.speed) ?? 1
+        if let cache = mpv.get(.demuxerCacheState) {
+            s.seekableRanges = cache.seekableRanges.map { TimeRange(start: $0.start, end: $0.end) }
+            s.cacheEnd = cache.cacheEnd
+            s.underrun = cache.underrun
+        }
+        apply(.sample(s))
+        if let d = state.abrDecision(config: parts.config.abr),
+            let plan = state.planSwitch(to: d.rung, reason: .abr, detail: d.reason, mode: parts.config.autoSwitch, look: look(), at: t)
+        {
+            carry(plan)
+        }
+    }
+
+    /// The wall-clock moment at the playhead now (see `PaneClock`).
+    func clock() -> PaneClock {
+        let s = state
+        let media = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
+        let hasPDT = media.map { $0.segments.contains { $0.effectiveProgramDateTime != nil } }
+        guard !s.playerLoading, s.started, s.error == nil else { return PaneClock(pdt: nil, playing: false, hasPDT: hasPDT, at: .now) }
+        let paused = (mpv.get(.pause) ?? false) || (mpv.get(.pausedForCache) ?? false)
+        let raw = mpv.get(.audioPts) ?? mpv.get(.timePos)
+        // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
+        // put tens of milliseconds between two property reads).
+        let at = ContinuousClock.now
+        guard let raw, let p = s.locate(raw), let m = media else { return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at) }
+        return PaneClock(pdt: MediaClock.programDateTime(p, in: m), playing: !paused, hasPDT: hasPDT, at: at)
+    }
+
+    // MARK: decisions
+
+    func perform(_ action: Action) {
+        switch action {
+        case .togglePause: run([.togglePause])
+        case .seekRelative(let d): run(state.planSeek(by: d, at: t))
+        case .seekTo(let pos): run(state.planSeek(by: pos - (state.position ?? 0), at: t))
+        case .quit, .toggleSync: break
+        default: carry(state.planSelection(action, look: look(), at: t))
+        }
+    }
+
+    /// One look of the watcher.
+    func watch() { carry(state.watchStep(look: look(), at: t)) }
+
+    /// Carries out a plan: its effects, then the switch it records (completed by where the Loader's route takes effect), the
+    /// facts it reports and the lines it says.
+    func carry(_ plan: PanePlan) {
+        let routedAt = run(plan.effects)
+        if var sw = plan.record {
+            if sw.mechanism == .splice { sw.atMSN = routedAt }
+            apply(.switched(sw))
+            report(.switched(sw))
+        }
+        for f in plan.facts { report(.fact(f)) }
+        for line in plan.said { say(line.level, line.text) }
+    }
+}

@@ -1,0 +1,269 @@
+import HLS
+
+/// What a pane does to its player and its Loader. The Session decides them (pure functions of the state, the time and what
+/// the player was read to say); the pane's owner carries them out in order (docs/ARCHITECTURE.md, the pane).
+public enum PaneEffect: Sendable, Equatable {
+    /// Give the player `rung`'s playlist from segment `startMSN` (nil: where a player starts on its own): a load or a reload.
+    case load(rung: Int, startMSN: Int?)
+    /// Route the splice: the Loader serves `rung`'s segments and fills its GAPs from `fill`, best first.
+    case route(rung: Int, fill: [Int])
+    /// Make the player re-read segment `msn`, the one under the playhead, from the newly routed `rung` (splice+seek).
+    case reread(rung: Int, msn: Int)
+    /// Reload `rung` from segment `msn` held paused, seek inside the fresh cache to raw media time `to`, then play (reload+seek).
+    case reloadInPlace(rung: Int, msn: Int, to: Double)
+    /// Read `rung`'s media playlist now, so the session knows its segments before the player asks.
+    case prewarm(rung: Int)
+    /// Read `rung`'s media playlist now; the answer comes back to the Session (`liveEdge`, or `recovered(rung:with:at:)`).
+    case refresh(rung: Int, purpose: RefreshPurpose)
+    /// A seek by `by` seconds that the player carries out inside its cache.
+    case seekInCache(by: Double)
+    /// A seek by `by` seconds that the demuxer carries out, aimed `aimBack` seconds early (`demuxerSeekOffset`).
+    case seekDemuxer(by: Double, aimBack: Double)
+    /// Pause for `seconds`, then play (sync: the other pane reaches the same moment).
+    case hold(seconds: Double)
+    /// Play (after a reload the end of the player's playlist had paused).
+    case play
+    case togglePause
+    /// Play at `speed` (sync's correction; audio keeps its pitch).
+    case speed(Double)
+}
+
+/// Why hlstui reads a playlist the player did not ask for.
+public enum RefreshPurpose: Sendable, Equatable {
+    /// The live edge and the latency stay current while FFmpeg does not reload.
+    case liveEdge
+    /// The origin stopped the player: once it answers, the player is reloaded.
+    case recovery
+}
+
+/// What the player was read to say, just before a decision.
+public struct PlayerLook: Sendable, Equatable {
+    /// `time-pos` now; nil while the player loads (it reads 0 then).
+    public var time: Double?
+    /// The player stopped at the end of what it was given.
+    public var atEnd = false
+    public var paused = false
+    public init(time: Double?, atEnd: Bool = false, paused: Bool = false) {
+        self.time = time
+        self.atEnd = atEnd
+        self.paused = paused
+    }
+}
+
+/// A decision: the effects to carry out, then the switch to record (its `atMSN` completed by the splice route when the
+/// Loader alone knows where the route takes effect), the facts to report and the lines to say (message log and monitor).
+public struct PanePlan: Sendable {
+    public var effects: [PaneEffect] = []
+    public var record: VariantSwitch?
+    public var facts: [SessionFact] = []
+    public var said: [(level: LogLevel, text: String)] = []
+    public init() {}
+}
+
+extension SessionState {
+    /// The splice route that plays `rung`, with the rungs that may fill its GAPs; nil when the stream is not spliced.
+    public func route(_ rung: Int) -> PaneEffect? {
+        spliced ? .route(rung: rung, fill: SwitchPlanner.fill(for: rung, ladder: ladder, allowed: caps.allowed(ladder))) : nil
+    }
+
+    /// The playhead at raw media time `time` read just now (nil while the player loads: the last sample's playhead then).
+    public func freshPoint(_ time: Double?) -> StreamPoint? {
+        if let time { return locate(time) }
+        return playhead
+    }
+
+    /// How far before the target a demuxer seek must aim so FFmpeg 5.1 lands at or before it: the middle of the segment before
+    /// the target's. FFmpeg's HLS demuxer seeks to where the playlist says a segment starts, counted from the first timestamp it
+    /// read, and drops packets until a video key frame whose *decoding* time is at or after that; when that first timestamp is
+    /// later than a key frame's decoding time (B-frames delay presentation, and packagers that write audio first put a later
+    /// audio timestamp first), the key frame is dropped and playback lands on the next segment. Aimed one segment back it
+    /// lands on that segment's key frame or the target's, both at or before the target (DECISIONS.md, switches never skip).
+    /// Nil when the target's segment is the first of the player's playlist.
+    public func demuxerSeekOffset(into p: StreamPoint) -> Double? {
+        let first = givenStart ?? playingMedia?.segments.first?.mediaSequence ?? p.msn
+        guard p.msn > first,
+            let previous = seen[p.msn - 1]?.duration ?? playingMedia?.segments.first(where: { $0.mediaSequence == p.msn - 1 })?.duration
+        else { return nil }
+        return max(0, p.offset) + previous / 2
+    }
+
+    /// A switch to `rung` by the mechanism its container, the ladder and `mode` allow (docs/PLATFORM.md); nil when there is
+    /// nothing to switch. `look.time` is the playhead read just now.
+    public mutating func planSwitch(
+        to rung: Int, reason: SwitchReason, detail: String? = nil, mode: SwitchMode, look: PlayerLook, at t: Double
+    ) -> PanePlan? {
+        guard let from = loadedRung, from != rung, let a = ladder.rungs[safe: rung], let b = ladder.rungs[safe: from] else { return nil }
+        let live = playingMedia?.isLive ?? false
+        var detail = detail
+        var mech = SwitchPlanner.mechanism(spliced: spliced, compatible: SwitchPlanner.compatible(b, a), live: live, mode: mode)
+        let fresh = freshPoint(look.time)
+        let here = fresh?.msn ?? playhead?.msn
+        var plan = PanePlan()
+        var atMSN: Int?
+        plannedReload = nil
+        /// Reload at the playhead's segment and seek in the fresh cache; at the next boundary when the playhead is unknown.
+        func inPlace() {
+            if let time = look.time, let p = locate(time) {
+                plan.effects.append(.reloadInPlace(rung: rung, msn: p.msn, to: time))
+            } else {
+                plannedReload = rung
+            }
+        }
+        switch mech {
+        case .splice:
+            // Where the route takes effect is the Loader's to say: the pane completes `atMSN`.
+            plan.effects += [route(rung)].compactMap { $0 }
+        case .spliceSeek:
+            plan.effects += [route(rung)].compactMap { $0 }
+            if let h = here, let p = fresh, p.msn == h, demuxerSeekOffset(into: p) != nil {
+                atMSN = h
+                plan.effects.append(.reread(rung: rung, msn: h))
+            } else {
+                // FFmpeg cannot re-read the player's first segment exactly: the new rung is loaded at that segment instead and the
+                // player moved inside its fresh cache (a cache seek, exact whoever packaged the stream), as on fMP4.
+                mech = .reloadSeek
+                detail = [
+                    detail,
+                    "the segment under the playhead is the player's first, which FFmpeg 5.1 cannot re-read exactly: reloaded there and sought in the cache",
+                ]
+                .compactMap { $0 }.joined(separator: "; ")
+                atMSN = here
+                inPlace()
+            }
+        case .spliceReload:
+            plan.effects += [route(rung)].compactMap { $0 }
+            plannedReload = rung
+            atMSN = here.map { $0 + 1 }
+        case .reloadBoundary:
+            plan.effects.append(.prewarm(rung: rung))
+            plannedReload = rung
+            atMSN = here.map { $0 + 1 }
+        case .reloadSeek:
+            atMSN = here
+            plan.effects.append(.prewarm(rung: rung))
+            inPlace()
+        case .load, .loadSpliced:
+            // Not a switch: the planner only plans switches between rungs (the first load is the pane's opening).
+            return nil
+        }
+        plan.record = VariantSwitch(t: t, from: from, to: rung, reason: reason, mechanism: mech, atMSN: atMSN, detail: detail)
+        return plan
+    }
+
+    /// A selection action (pin, automatic, caps, switch mode): the splice's GAP fill follows the new caps, and a switch to the
+    /// rung the controllers want now.
+    public mutating func planSelection(_ action: Action, mode: SwitchMode? = nil, look: PlayerLook, at t: Double) -> PanePlan {
+        guard let reason = select(action), let target = targetRung, !ladder.single, !ladder.rungs.isEmpty else { return PanePlan() }
+        if target == loadedRung {
+            var plan = PanePlan()
+            plan.effects += [route(target)].compactMap { $0 }
+            return plan
+        }
+        return planSwitch(to: target, reason: reason, mode: mode ?? manualSwitch, look: look, at: t) ?? PanePlan()
+    }
+
+    /// A seek by `delta` seconds within the VOD duration or the live window: inside the buffer with the player (exact); outside
+    /// it, TS by a demuxer seek, fMP4 (FFmpeg 5.1 ends fMP4 playback on a demuxer seek) and across GAPs no rung fills by
+    /// reloading a playlist that starts at the target's segment.
+    public mutating func planSeek(by delta: Double, at t: Double) -> [PaneEffect] {
+        guard let pos = position, let m = playingMedia else { return [] }
+        let target = min(max(0, pos + delta), max(0, m.totalDuration - 0.5))
+        let d = target - pos
+        let buffered = bufferedRanges.contains { $0.start - 0.01 <= target && target <= $0.end }
+        guard let i = Timeline.segmentIndex(at: target, in: m) else { return [] }
+        var msn = m.segments[i].mediaSequence
+        // The player's playlist ends before a GAP no rung fills: beyond one, only a reload reaches the target.
+        let here = playhead?.msn ?? msn
+        let acrossGap = (min(here, msn)...max(here, msn)).contains { isUnfillableGap($0) }
+        progress = nil
+        if buffered { return [.seekInCache(by: d)] }
+        if !m.isFragmentedMP4 && !acrossGap,
+            let back = demuxerSeekOffset(into: StreamPoint(msn: msn, offset: target - Timeline.startTimes(m)[i]))
+        {
+            return [.seekDemuxer(by: d, aimBack: back)]
+        }
+        while isUnfillableGap(msn) { msn += 1 }
+        plannedReload = nil
+        note(.info, "seek: reloaded at msn \(msn)", t)
+        return [.load(rung: loadedRung ?? 0, startMSN: msn)]
+    }
+
+    /// One look of the watcher (every 20 ms): the live window kept current, a player its origin stopped retried, a planned
+    /// boundary reload carried out, an fMP4 discontinuity or an unfillable GAP run crossed (DECISIONS.md, rung switching; GAP).
+    public mutating func watchStep(look: PlayerLook, at now: Double) -> PanePlan {
+        var plan = PanePlan()
+        // Live: when the playing rung's playlist has not been read for a target duration and a half (FFmpeg reloads only when it
+        // needs a segment, and never a playlist the Loader ended before a break), hlstui reads it, so the live edge stays current.
+        if let rung = loadedRung, let target = playingMedia.flatMap({ $0.isLive ? $0.targetDuration : nil }),
+            let last = playlistReadAt[rung], now - last > Double(target) + 0.5
+        {
+            playlistReadAt[rung] = now
+            plan.effects.append(.refresh(rung: rung, purpose: .liveEdge))
+        }
+        // A player stopped at the end of what it had because its origin failed is retried once a second while the stall lasts.
+        if started, !ended, error == nil, let stall = currentStall, eofSince != nil, let rung = loadedRung,
+            now - (lastRecoveryAttempt ?? -10) >= 1
+        {
+            lastRecoveryAttempt = now
+            if now - stall.start >= 1 { plan.effects.append(.refresh(rung: rung, purpose: .recovery)) }
+        }
+        guard !playerLoading, let time = look.time, let decision = watch(at: time, atEnd: look.atEnd) else { return plan }
+        let rung = loadedRung ?? 0
+        switch decision {
+        case .reloadForSwitch(let to, let msn):
+            plan.effects.append(.load(rung: to, startMSN: msn))
+            note(.info, "reloaded at the boundary of msn \(msn)", now)
+        case .crossDiscontinuity(let msn):
+            // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart: a fresh load there does not.
+            plan.effects += reloadAtBreak(rung: rung, msn: msn, look: look)
+            note(.info, "fMP4 discontinuity at msn \(msn): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)", now)
+        case .crossGap(let g):
+            // The player's playlist ends before the run (so FFmpeg never sees the hole that would freeze video and desync audio,
+            // docs/PLATFORM.md); at that boundary the playlist is reloaded from the first segment after the run.
+            plan.effects += reloadAtBreak(rung: rung, msn: g.after, look: look)
+            note(
+                .info,
+                "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)", now)
+            let pdt = playingMedia?.segments.first { $0.mediaSequence == g.first }?.effectiveProgramDateTime
+            plan.facts.append(.gap(rung: rung, msn: g.first, pdt: pdt, duration: g.duration, action: "crossed: reloaded at msn \(g.after)"))
+        }
+        return plan
+    }
+
+    /// Reloads `rung` from `msn` after a break (GAP run, fMP4 discontinuity), playing on if the end had paused the player.
+    func reloadAtBreak(rung: Int, msn: Int, look: PlayerLook) -> [PaneEffect] {
+        [.load(rung: rung, startMSN: msn)] + (look.atEnd && look.paused ? [.play] : [])
+    }
+
+    /// The origin of a stopped player answers again with `fresh`, `rung`'s playlist: the player is reloaded live at the
+    /// playhead's moment, or the live edge if that moment left the window; VOD where it stopped. Nothing when the stall ended
+    /// meanwhile or a load is under way.
+    public mutating func recovered(rung: Int, with fresh: MediaPlaylist, at t: Double) -> PanePlan {
+        var plan = PanePlan()
+        let (msn, how) = resumePoint(in: fresh)
+        guard let stall = currentStall, !playerLoading else { return plan }
+        noteEdge(rung, fresh)
+        plan.effects = [.load(rung: rung, startMSN: msn), .play]
+        let why = stall.cause ?? "no cause seen"
+        plan.said.append((.info, "the origin answers again after \(fixed(t - stall.start, 1)) s stalled (\(why)): reloaded \(how)"))
+        return plan
+    }
+
+    /// Sync: reload at the segment holding wall-clock moment `date` (the other pane is that far behind); nil when no segment does.
+    public mutating func planRealign(to date: DateTime, at t: Double) -> [PaneEffect]? {
+        guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let pt = Timeline.playlistTime(at: date, in: m),
+            let i = Timeline.segmentIndex(at: pt, in: m)
+        else { return nil }
+        let msn = m.segments[i].mediaSequence
+        progress = nil
+        note(.info, "sync: reloaded at msn \(msn) to meet the other pane at \(date)", t)
+        return [.load(rung: loadedRung ?? 0, startMSN: msn)]
+    }
+
+    /// Sync: hold the picture for `seconds` so the other pane reaches the same moment.
+    public mutating func planHold(seconds: Double, at t: Double) -> [PaneEffect] {
+        progress = nil
+        note(.info, "sync: holding for \(fixed(seconds, 3)) s", t)
+        return [.hold(seconds: seconds)]
+    }
+}

@@ -1,0 +1,173 @@
+import HLS
+import LoaderEvents
+import Testing
+
+@testable import Session
+
+/// The Session decides what the pane does: switches, seeks, watcher looks, recovery and sync as effects, without a player.
+@Suite("The Session plans switches, seeks and the watcher's looks as effects")
+struct EffectsTests {
+    /// The fixture session (rung 0, segments 0–3 fetched with first PTS 10, 12, 14, 16), spliced when asked, live when asked.
+    static func session(spliced: Bool = true, live: Bool = false) -> SessionState {
+        var s = Fixture.session(live: live)
+        s.apply(.spliceChosen(spliced), at: 0.3)
+        return s
+    }
+
+    static func fill(_ s: SessionState, _ rung: Int) -> [Int] {
+        SwitchPlanner.fill(for: rung, ladder: s.ladder, allowed: s.caps.allowed(s.ladder))
+    }
+
+    /// `planSwitch`, called outside the expectation macros (they cannot call a mutating method).
+    func plan(
+        _ s: inout SessionState, to rung: Int, reason: SwitchReason, detail: String? = nil, mode: SwitchMode, look: PlayerLook, at t: Double
+    ) -> PanePlan? {
+        s.planSwitch(to: rung, reason: reason, detail: detail, mode: mode, look: look, at: t)
+    }
+
+    @Test("spliced TS, immediate, VOD: route the rung and re-read the playhead's segment from it (splice+seek)")
+    func spliceSeek() throws {
+        var s = Self.session()
+        let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5))
+        #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1)), .reread(rung: 1, msn: 2)])
+        #expect(plan.record?.mechanism == .spliceSeek && plan.record?.atMSN == 2 && plan.record?.from == 0 && plan.record?.to == 1)
+        #expect(s.plannedReload == nil)
+    }
+
+    @Test("the player's first segment cannot be re-read exactly: reload there and seek in the fresh cache (reload+seek)")
+    func firstSegment() throws {
+        var s = Self.session()
+        let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 10.5), at: 5))
+        #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1)), .reloadInPlace(rung: 1, msn: 0, to: 10.5)])
+        #expect(plan.record?.mechanism == .reloadSeek && plan.record?.atMSN == 0)
+        #expect(plan.record?.detail?.contains("the player's first") == true)
+    }
+
+    @Test("smooth: only the route; where it takes effect is the Loader's answer, so the record leaves atMSN to the pane")
+    func smooth() throws {
+        var s = Self.session()
+        let plan = try #require(plan(&s, to: 1, reason: .abr, detail: "why", mode: .smooth, look: PlayerLook(time: 14.5), at: 5))
+        #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1))])
+        #expect(plan.record?.mechanism == .splice && plan.record?.atMSN == nil && plan.record?.detail == "why")
+    }
+
+    @Test("live, immediate, spliced: route now, reload at the next boundary (splice+reload@boundary)")
+    func liveSplice() throws {
+        var s = Self.session(live: true)
+        let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5))
+        #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1))])
+        #expect(plan.record?.mechanism == .spliceReload && plan.record?.atMSN == 3 && s.plannedReload == 1)
+        // The boundary look carries the reload out, once.
+        let look = s.watchStep(look: PlayerLook(time: 15.98), at: 6)
+        #expect(look.effects.contains(.load(rung: 1, startMSN: 3)))
+        #expect(!s.watchStep(look: PlayerLook(time: 15.99), at: 6.02).effects.contains(.load(rung: 1, startMSN: 3)))
+    }
+
+    @Test("not spliced (fMP4) or rungs that differ: prewarm and reload+seek (VOD, immediate) or reload@boundary (smooth)")
+    func reloads() throws {
+        var fmp4 = Self.session(spliced: false)
+        let now = try #require(plan(&fmp4, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5))
+        #expect(now.effects == [.prewarm(rung: 1), .reloadInPlace(rung: 1, msn: 2, to: 14.5)] && now.record?.mechanism == .reloadSeek)
+        var hevc = Self.session()
+        let later = try #require(plan(&hevc, to: 2, reason: .abr, mode: .smooth, look: PlayerLook(time: 14.5), at: 5))
+        #expect(later.effects == [.prewarm(rung: 2)] && later.record?.mechanism == .reloadBoundary && later.record?.atMSN == 3)
+        #expect(hevc.plannedReload == 2)
+    }
+
+    @Test("while the player loads its position is unknown: reload+seek waits for the next boundary instead")
+    func loading() throws {
+        var s = Self.session(spliced: false)
+        s.apply(.streamGiven(startMSN: 2, from: nil), at: 4)
+        #expect(s.playerLoading)
+        let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: nil), at: 5))
+        #expect(plan.effects == [.prewarm(rung: 1)] && s.plannedReload == 1)
+        #expect(s.watchStep(look: PlayerLook(time: nil), at: 5.1).effects.isEmpty, "no look while loading")
+        s.apply(.playbackStarted, at: 5.2)
+        #expect(!s.playerLoading)
+    }
+
+    @Test("no switch to the rung already loaded, or to a rung the ladder does not have")
+    func noSwitch() {
+        var s = Self.session()
+        #expect(plan(&s, to: 0, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5) == nil)
+        #expect(plan(&s, to: 9, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5) == nil)
+        // A selection that keeps the loaded rung changes only the splice's GAP fill.
+        let plan = s.planSelection(.pin(0), look: PlayerLook(time: 14.5), at: 5)
+        #expect(plan.effects == [.route(rung: 0, fill: Self.fill(s, 0))] && plan.record == nil)
+    }
+
+    @Test("seek: in the buffer by the player; beyond it on TS by an aimed demuxer seek; across an unfillable GAP by a reload")
+    func seeks() {
+        // Not spliced: no rung fills the GAP run at msn 4–5.
+        var s = Self.session(spliced: false)
+        var p = PlayerSample()
+        p.timePos = 14.5
+        p.seekableRanges = [TimeRange(start: 10, end: 18)]
+        s.apply(.sample(p), at: 1)
+        // Position 4.5 s (msn 2); the cache holds 0–8 s.
+        #expect(s.planSeek(by: 2, at: 2) == [.seekInCache(by: 2)])
+        #expect(s.planSeek(by: -1.5, at: 2) == [.seekInCache(by: -1.5)])
+        // To 19.5 s (msn 9), past the GAP run (msn 4–5) no rung fills: a reload at the target's segment.
+        #expect(s.planSeek(by: 15, at: 2) == [.load(rung: 0, startMSN: 9)])
+        #expect(s.log.last?.text == "seek: reloaded at msn 9")
+        // Spliced, the other rungs fill the GAP run: position 0.5 s to 13.0 s, 1.0 s into msn 6, beyond the cache, is a demuxer
+        // seek aimed half of msn 5 (1.0 s) earlier.
+        var ts = Self.session()
+        var q = PlayerSample()
+        q.timePos = 10.5
+        q.seekableRanges = [TimeRange(start: 10, end: 12)]
+        ts.apply(.sample(q), at: 1)
+        #expect(ts.planSeek(by: 12.5, at: 2) == [.seekDemuxer(by: 12.5, aimBack: 1.0 + 1.0)])
+    }
+
+    @Test("the watcher: a live playlist not read for a target duration and a half is refreshed; an unfillable GAP is crossed")
+    func watcher() {
+        var live = Self.session(live: true)
+        #expect(live.watchStep(look: PlayerLook(time: 11), at: 2.0).effects.isEmpty, "read 1.9 s ago: not due")
+        #expect(live.watchStep(look: PlayerLook(time: 11), at: 2.7).effects == [.refresh(rung: 0, purpose: .liveEdge)])
+        #expect(live.watchStep(look: PlayerLook(time: 11), at: 2.8).effects.isEmpty, "once until the next is due")
+        var s = Self.session(spliced: false)
+        let plan = s.watchStep(look: PlayerLook(time: 17.2, atEnd: true, paused: true), at: 3)
+        #expect(plan.effects == [.load(rung: 0, startMSN: 6), .play], "the end paused the player: it plays on after the run")
+        guard case .gap(0, 4, _, 4, let action)? = plan.facts.first else {
+            Issue.record("no gap fact: \(plan.facts)")
+            return
+        }
+        #expect(action == "crossed: reloaded at msn 6")
+    }
+
+    @Test("a player its origin stopped: retried once a second after a second of stall; reloaded where the playhead's moment is")
+    func recovery() throws {
+        var s = Self.session(live: true)
+        var p = PlayerSample()
+        p.timePos = 15.0
+        p.eof = true
+        p.coreIdle = true
+        s.apply(.sample(p), at: 10)
+        s.apply(.sample(p), at: 11.2)
+        let stall = try #require(s.currentStall)
+        #expect(s.eofSince != nil)
+        let first = s.watchStep(look: PlayerLook(time: 15, atEnd: true), at: stall.start + 1.1)
+        #expect(first.effects.contains(.refresh(rung: 0, purpose: .recovery)))
+        #expect(
+            !s.watchStep(look: PlayerLook(time: 15, atEnd: true), at: stall.start + 1.5).effects.contains(
+                .refresh(rung: 0, purpose: .recovery)))
+        let fresh = Fixture.playlist(Fixture.media(live: true)).media!
+        let plan = s.recovered(rung: 0, with: fresh, at: stall.start + 1.6)
+        #expect(plan.effects == [.load(rung: 0, startMSN: 2), .play], "msn 2 holds the playhead's moment")
+        #expect(plan.said.first?.text.hasPrefix("the origin answers again after 1.6 s stalled") == true)
+        // The stall ended meanwhile: nothing.
+        var playing = Self.session(live: true)
+        #expect(playing.recovered(rung: 0, with: fresh, at: 12).effects.isEmpty)
+    }
+
+    @Test("sync: realign reloads at the segment holding the other pane's moment; hold pauses for the offset")
+    func sync() throws {
+        var s = Self.session(live: true)
+        let date = try #require(DateTime(iso8601: "2026-01-01T00:00:07.000Z"))
+        #expect(s.planRealign(to: date, at: 1) == [.load(rung: 0, startMSN: 3)])
+        #expect(s.planRealign(to: try #require(DateTime(iso8601: "2025-12-31T23:00:00.000Z")), at: 1) == nil)
+        #expect(s.planHold(seconds: 1.25, at: 1) == [.hold(seconds: 1.25)])
+        #expect(s.log.last?.text == "sync: holding for 1.250 s")
+    }
+}
