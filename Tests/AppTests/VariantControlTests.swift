@@ -41,7 +41,10 @@ struct VariantControlTests {
         ])
         #expect(r.status == 0, "\(r.stderr)")
         let v = try #require(r.named("variant").first { $0["reason"] as? String == "manual" })
-        #expect(v["mechanism"] as? String == "splice+seek" && v["to"] as? Int == 2, "\(v)")
+        // A machine under load may start playback late, with the playhead still in the player's first segment at 3 s: that one
+        // FFmpeg cannot re-read exactly, so the switch reloads there instead (DECISIONS.md, switches never skip content).
+        let here = try #require(v["atMsn"] as? Int)
+        #expect(v["mechanism"] as? String == (here >= 1 ? "splice+seek" : "reload+seek") && v["to"] as? Int == 2, "\(v)")
         let first = try #require(r.firstHeight(360, after: 3))
         #expect(first - 3 < 0.5, "new rung after \(first - 3) s")
         #expect(r.timeSteps(after: 2.5).allSatisfy { $0 > -0.1 && $0 < 0.5 }, "no jump: \(r.timeSteps(after: 2.5))")
