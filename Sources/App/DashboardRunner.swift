@@ -279,7 +279,8 @@ final class UILoop: @unchecked Sendable {
                 return DashboardModel(p.snapshot, ui: ui)
             }
             let strip = syncRunner.map { y in
-                let v = y.snapshot; return SyncModel(state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts)
+                let v = y.snapshot
+                return SyncModel(state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts, action: v.action?.description)
             }
             let frame = PaneLayout.compose(models, width: w, height: h, sync: strip, prompt: st.prompt)
             if frame != lastFrame || clear {

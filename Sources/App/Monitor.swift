@@ -50,6 +50,7 @@ public enum MonitorJSON {
             ("speeds", .array(y.speeds.map { .double(($0 * 100_000).rounded() / 100_000) })),
             ("pdts", .array(y.pdts.map { .string($0?.iso8601Milliseconds) })),
         ]
+        if let a = y.action { fields.append(("action", .string(a.description))) }
         if case .off(let why) = y.state { fields.append(("reason", .string(why))) }
         return fields
     }

@@ -81,6 +81,8 @@ public struct PaneClock: Sendable {
     public var hasPDT: Bool?
     /// The moment of the reading.
     public var at: ContinuousClock.Instant
+    /// The PDT range the pane's playlist lists.
+    public var window: SyncWindow?
 }
 
 /// One pane: the Loader, a libmpv handle and the Session state between them, the only place the three meet. Everything that
@@ -179,7 +181,9 @@ public final class Pane: Sendable {
     public func say(_ level: LogLevel, _ text: String) { inputs.yield(.say(level, text)) }
 
     /// The wall-clock moment at the playhead now, whether it advances and whether the stream carries PDT.
-    public func clock() async -> PaneClock { await ask(PaneClock(pdt: nil, playing: false, hasPDT: nil, at: .now)) { .clock($0) } }
+    public func clock() async -> PaneClock {
+        await ask(PaneClock(pdt: nil, playing: false, hasPDT: nil, at: .now, window: nil)) { .clock($0) }
+    }
 
     /// Plays at `speed` (the sync controller's correction); audio keeps its pitch (mpv's scaletempo).
     public func setSpeed(_ speed: Double) { inputs.yield(.speed(speed)) }

@@ -319,14 +319,28 @@ final class PaneOwner {
         let s = state
         let media = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
         let hasPDT = media.map { $0.segments.contains { $0.effectiveProgramDateTime != nil } }
-        guard !s.playerLoading, s.started, s.error == nil else { return PaneClock(pdt: nil, playing: false, hasPDT: hasPDT, at: .now) }
+        var window = media.flatMap(Self.window)
+        window?.bufferedUntil = s.playingMedia.flatMap { m in s.bufferedEnd.flatMap { Timeline.programDateTime(at: $0, in: m) } }
+        guard !s.playerLoading, s.started, s.error == nil else {
+            return PaneClock(pdt: nil, playing: false, hasPDT: hasPDT, at: .now, window: window)
+        }
         let paused = (mpv.get(.pause) ?? false) || (mpv.get(.pausedForCache) ?? false)
         let raw = mpv.get(.audioPts) ?? mpv.get(.timePos)
         // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
         // put tens of milliseconds between two property reads).
         let at = ContinuousClock.now
-        guard let raw, let p = s.locate(raw), let m = media else { return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at) }
-        return PaneClock(pdt: MediaClock.programDateTime(p, in: m), playing: !paused, hasPDT: hasPDT, at: at)
+        guard let raw, let p = s.locate(raw), let m = media else {
+            return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at, window: window)
+        }
+        return PaneClock(pdt: MediaClock.programDateTime(p, in: m), playing: !paused, hasPDT: hasPDT, at: at, window: window)
+    }
+
+    /// The PDT range `m` lists: from its first segment's PDT to where its last segment ends.
+    static func window(_ m: MediaPlaylist) -> SyncWindow? {
+        guard let first = m.segments.first(where: { $0.effectiveProgramDateTime != nil }), let a = first.effectiveProgramDateTime,
+            let last = m.segments.last(where: { $0.effectiveProgramDateTime != nil }), let b = last.effectiveProgramDateTime
+        else { return nil }
+        return SyncWindow(start: a, end: b.adding(seconds: last.duration), live: m.isLive, targetDuration: Double(m.targetDuration ?? 0))
     }
 
     // MARK: decisions

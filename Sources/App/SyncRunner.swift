@@ -9,13 +9,15 @@ public struct SyncSnapshot: Sendable {
     public var offset: Double?
     public var speeds: [Double]
     public var pdts: [DateTime?]
+    /// What was done last to bring the panes together.
+    public var action: SyncAction?
 }
 
 /// Starts two panes on a common PDT and keeps them there: the pure `SyncController` decides, this applies.
 public final class SyncRunner: Sendable {
     let panes: [Pane]
     let controller = NIOLockedValueBox(SyncController())
-    let latest = NIOLockedValueBox(SyncSnapshot(state: .waiting, offset: nil, speeds: [1, 1], pdts: [nil, nil]))
+    let latest = NIOLockedValueBox(SyncSnapshot(state: .waiting, offset: nil, speeds: [1, 1], pdts: [nil, nil], action: nil))
     let started: ContinuousClock.Instant
     let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
     /// The speeds last given to the players.
@@ -56,7 +58,11 @@ public final class SyncRunner: Sendable {
         let before = applied.withLockedValue { $0 }
         let aPDT = a.playing ? a.pdt.map { $0.adding(seconds: Pane.seconds(b.at - a.at) * before[0]) } : a.pdt
         let (cmd, offset) = controller.withLockedValue { c in
-            (c.step(t: t, pdts: [aPDT, b.pdt], playing: [a.playing, b.playing], hasPDT: [a.hasPDT ?? true, b.hasPDT ?? true]), c.offset)
+            (
+                c.step(
+                    t: t, pdts: [aPDT, b.pdt], playing: [a.playing, b.playing], hasPDT: [a.hasPDT ?? true, b.hasPDT ?? true],
+                    windows: [a.window, b.window]), c.offset
+            )
         }
         for (i, s) in cmd.speeds.enumerated() where abs(s - before[i]) > 0.0002 || (s == 1 && before[i] != 1) {
             panes[i].setSpeed(s)
@@ -64,22 +70,14 @@ public final class SyncRunner: Sendable {
         }
         if let h = cmd.hold { panes[h.pane].hold(seconds: h.seconds) }
         if let r = cmd.realign, await !panes[r.pane].realign(to: r.to) {
+            // The window moved on between the reading and the reload.
             let apart = offset.map { DurationText.words(abs($0)) } ?? "far"
+            let w = { (i: Int, c: PaneClock) in c.window.map { "pane \(i + 1) lists \($0.text)" } ?? "pane \(i + 1)'s window unknown" }
             controller.withLockedValue {
-                $0.giveUp("no moment in common: pane \(r.pane + 1)'s window does not reach the other's PDT (\(apart) apart)")
+                $0.giveUp("no moment in common (\(apart) apart): pane \(r.pane + 1) has no segment at \(r.to); \(w(0, a)), \(w(1, b))")
             }
         }
-        let now = controller.withLockedValue { $0.state }
-        latest.withLockedValue { $0 = SyncSnapshot(state: now, offset: offset, speeds: cmd.speeds, pdts: [aPDT, b.pdt]) }
-    }
-}
-
-/// Durations in words for one-line messages: "4.2 s", "12 min", "3 h", "41 days".
-enum DurationText {
-    static func words(_ s: Double) -> String {
-        if s < 120 { return fixed(s, 1) + " s" }
-        if s < 7200 { return "\(Int(s / 60)) min" }
-        if s < 172_800 { return "\(Int(s / 3600)) h" }
-        return "\(Int(s / 86400)) days"
+        let (now, action) = controller.withLockedValue { ($0.state, $0.action) }
+        latest.withLockedValue { $0 = SyncSnapshot(state: now, offset: offset, speeds: cmd.speeds, pdts: [aPDT, b.pdt], action: action) }
     }
 }

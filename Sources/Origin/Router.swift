@@ -158,7 +158,14 @@ public struct OriginRouter: Sendable {
         }
         guard rest.count == 2, let model = model(scenario, rest[0]) else { return .text(404, "not found: \(req.path)") }
         let file = rest[1]
-        let o = overrides(model)
+        var o = overrides(model)
+        // A live playlist's own knobs, for cameras as other encoders deliver them: `delay` (s of publishing delay),
+        // `window` (segments listed), `pdt` (s added to every PDT).
+        if model.scenario.isLive, file.hasSuffix(".m3u8") {
+            o.extraDelay = max(0, min(60, Double(req.query["delay"] ?? "") ?? 0))
+            o.windowSegments = Int(req.query["window"] ?? "").map { max(2, min(60, $0)) }
+            o.pdtOffset = max(-60, min(60, Double(req.query["pdt"] ?? "") ?? 0))
+        }
         var r: OriginResponse
         switch file {
         case "index.m3u8":
@@ -368,6 +375,8 @@ public struct OriginRouter: Sendable {
         s +=
             "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144\n"
+        s += "\nlive media playlists take ?delay=SECONDS (more publishing delay), &window=SEGMENTS, &pdt=SECONDS (PDT offset),\n"
+        s += "e.g. /cam-b/cam-b/index.m3u8?delay=3&window=6\n"
         return s
     }
 }

@@ -25,6 +25,12 @@ public struct LiveOverrides: Sendable, Equatable {
     public var freezeAt: Double?
     /// Segments before this absolute index no longer exist, and numbering restarts at 0 from it.
     public var resetIndex: Int?
+    /// Seconds of publishing delay on top of the scenario's (a camera's encoder further away): its playlist lists later.
+    public var extraDelay = 0.0
+    /// Segments in the live window, instead of `OriginTiming.liveWindow`.
+    public var windowSegments: Int?
+    /// Seconds added to every PDT (an encoder whose clock is off).
+    public var pdtOffset = 0.0
     public init(freezeAt: Double? = nil, resetIndex: Int? = nil) {
         self.freezeAt = freezeAt
         self.resetIndex = resetIndex
@@ -99,8 +105,8 @@ public struct StreamModel: Sendable {
         let indexes: [Int]
         let base = overrides.resetIndex ?? 0
         if scenario.isLive {
-            let last = lastAvailable(at: overrides.freezeAt ?? now)
-            let first = max(overrides.resetIndex ?? Int.min, last - OriginTiming.liveWindow + 1)
+            let last = lastAvailable(at: (overrides.freezeAt ?? now) - overrides.extraDelay)
+            let first = max(overrides.resetIndex ?? Int.min, last - (overrides.windowSegments ?? OriginTiming.liveWindow) + 1)
             indexes = first <= last ? Array(first...last) : []
         } else {
             indexes = Array(0..<count)
@@ -110,7 +116,8 @@ public struct StreamModel: Sendable {
             let pos = ((n % count) + count) % count
             let k = loopNumber(n)
             let disc = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0)
-            let pdt = scenario.isLive ? DateTime(seconds: start(n)) : OriginTiming.vodStart.adding(seconds: offsets[pos])
+            let pdt =
+                scenario.isLive ? DateTime(seconds: start(n) + overrides.pdtOffset) : OriginTiming.vodStart.adding(seconds: offsets[pos])
             return SegmentTruth(
                 msn: n - base, index: n, position: pos, uri: segmentURI(n), pdt: pdt, duration: durations[pos],
                 mediaTime: rendition.segments[pos].firstTime, discontinuity: disc,

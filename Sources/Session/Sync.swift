@@ -23,6 +23,71 @@ public enum SyncState: Sendable, Equatable {
     }
 }
 
+/// The PDT range a pane's playlist lists now (RFC 8216bis §4.4.4.6): where a reload can start, and how long the pane can be
+/// held before its playhead leaves a live window.
+public struct SyncWindow: Sendable, Equatable {
+    /// The PDT of the first segment listed.
+    public var start: DateTime
+    /// The PDT where the last segment listed ends (the live edge).
+    public var end: DateTime
+    public var live: Bool
+    /// Seconds (EXT-X-TARGETDURATION).
+    public var targetDuration: Double
+    /// The PDT where the pane's buffer ends.
+    public var bufferedUntil: DateTime?
+    public init(start: DateTime, end: DateTime, live: Bool, targetDuration: Double, bufferedUntil: DateTime? = nil) {
+        self.start = start
+        self.end = end
+        self.live = live
+        self.targetDuration = targetDuration
+        self.bufferedUntil = bufferedUntil
+    }
+
+    /// Seconds a reload must start before the live edge to play on without waiting for the origin: two target durations
+    /// (RFC 8216bis §6.3.3 asks three of a player's first start; one stalled FFmpeg 5.1 here, measured on the origin's cameras).
+    public var edgeMargin: Double { live ? 2 * targetDuration : 0 }
+
+    /// A reload can start at `moment` and play on from it: a segment holds it, `edgeMargin` before the edge.
+    public func canStart(at moment: DateTime) -> Bool {
+        moment.seconds(since: start) >= 0 && end.seconds(since: moment) >= edgeMargin
+    }
+
+    /// A playhead at `moment` can pause for `seconds` and play on: what it needs after the pause is still listed (a live
+    /// window slides on meanwhile, with a segment to spare), or the player already holds everything up to the last segment
+    /// (`bufferedUntil`, the PDT where its buffer ends), so it only needs segments yet to come.
+    public func canHold(at moment: DateTime, for seconds: Double, bufferedUntil: DateTime? = nil) -> Bool {
+        guard live else { return true }
+        if let b = bufferedUntil, end.seconds(since: b) <= targetDuration { return true }
+        return moment.seconds(since: start) - seconds >= targetDuration
+    }
+
+    /// "10:00:00.000–10:00:12.000", the window in one line.
+    public var text: String { "\(Self.clock(start))–\(Self.clock(end))" }
+
+    static func clock(_ d: DateTime) -> String { String(DateTime(microseconds: d.milliseconds * 1000).iso8601.dropFirst(11).prefix(12)) }
+}
+
+/// What the controller did to bring the panes together, as the strip and the `sync` events say it.
+public enum SyncAction: Sendable, Equatable, CustomStringConvertible {
+    /// The pane behind reloaded at the other's moment (less latency: preferred).
+    case forward(pane: Int)
+    /// The pane ahead reloaded at the other's moment.
+    case back(pane: Int)
+    /// The pane ahead paused for the offset.
+    case hold(pane: Int, seconds: Double)
+    /// Speed steering only.
+    case steer
+
+    public var description: String {
+        switch self {
+        case .forward(let p): return "pane \(p + 1) forward"
+        case .back(let p): return "pane \(p + 1) back"
+        case .hold(let p, let s): return "pane \(p + 1) held \(fixed(s, 1)) s"
+        case .steer: return "steering"
+        }
+    }
+}
+
 /// What the controller wants done now.
 public struct SyncCommand: Sendable, Equatable {
     /// Playback speed per pane.
@@ -56,8 +121,13 @@ public struct SyncController: Sendable {
     /// `holdThreshold` is, so a transient never pauses a pane.
     public var startHoldThreshold = 0.05
     public private(set) var everLocked = false
-    /// Beyond this offset (seconds) holding would take too long: the pane ahead reloads at the other's moment.
+    /// Beyond this offset (seconds) holding would take too long: a pane reloads at the other's moment (or, behind a pane with
+    /// longer segments, beyond its target duration and a half: a reload there lands up to a segment early).
     public var realignThreshold = 3.0
+    /// The longest hold when no reload can bring the panes together.
+    public var maxHold = 120.0
+    /// What was done last to bring the panes together.
+    public private(set) var action: SyncAction?
     /// Within this offset (seconds) for `lockAfter` seconds counts as locked.
     public var lockTolerance = 0.034
     public var lockAfter = 0.5
@@ -91,7 +161,10 @@ public struct SyncController: Sendable {
 
     /// One control step at session time `t`: `pdts` of the two playheads, `playing` whether each advances (not paused, not
     /// waiting for data), `hasPDT` whether each stream carries PDT at all.
-    public mutating func step(t: Double, pdts: [DateTime?], playing: [Bool], hasPDT: [Bool]) -> SyncCommand {
+    /// `windows`: the PDT range each pane's playlist lists (nil: not known, taken as no limit).
+    public mutating func step(
+        t: Double, pdts: [DateTime?], playing: [Bool], hasPDT: [Bool], windows: [SyncWindow?] = [nil, nil]
+    ) -> SyncCommand {
         guard enabled else {
             state = .off("switched off")
             return release()
@@ -121,22 +194,11 @@ public struct SyncController: Sendable {
         }
         jumps = 0
         offset = d
-        if abs(d) > realignThreshold, let behind = pdts[d > 0 ? 1 : 0] {
-            state = .aligning
-            withinSince = nil
-            speeds = [1, 1]
-            holdUntil = t + 0.5
-            return SyncCommand(speeds: speeds, realign: (pane: d > 0 ? 0 : 1, to: behind))
-        }
-        if abs(d) > (everLocked ? holdThreshold : startHoldThreshold) {
-            // The pane ahead on the wall clock waits for the other: pane 0 ahead (d > 0) holds pane 0.
-            state = .aligning
-            withinSince = nil
-            speeds = [1, 1]
-            holdUntil = t + abs(d) + 0.3
-            return SyncCommand(speeds: speeds, hold: (pane: d > 0 ? 0 : 1, seconds: abs(d)))
+        if abs(d) > (everLocked ? holdThreshold : startHoldThreshold), let a = pdts[d > 0 ? 0 : 1], let b = pdts[d > 0 ? 1 : 0] {
+            return align(t: t, offset: d, ahead: d > 0 ? 0 : 1, at: [a, b], windows: windows)
         }
         // Pane 1 behind (d > 0) plays faster.
+        if action == nil || state != .steering && state != .locked { action = .steer }
         let correction = min(maxCorrection, max(-maxCorrection, gain * d))
         speeds = [1, 1 + correction]
         if abs(d) <= lockTolerance {
@@ -154,10 +216,69 @@ public struct SyncController: Sendable {
         return SyncCommand(speeds: speeds, hold: nil)
     }
 
+    /// Brings the panes together when they are `offset` seconds apart (`ahead`: the pane ahead on the wall clock; `at`: the
+    /// playheads' PDT, ahead first), by the first way that exists: hold the pane ahead when the offset is small; else bring
+    /// the pane behind forward to the other's moment when that leaves only a short hold (less latency); else move the pane
+    /// ahead back to the other's moment; else bring the pane behind forward as near it as its window lets it play on; else
+    /// hold the pane ahead for the whole offset, when it can; else give up, with both windows in the line.
+    mutating func align(t: Double, offset d: Double, ahead: Int, at pdts: [DateTime], windows: [SyncWindow?]) -> SyncCommand {
+        let behind = 1 - ahead
+        let gap = abs(d)
+        let (aheadPDT, behindPDT) = (pdts[0], pdts[1])
+        state = .aligning
+        withinSince = nil
+        speeds = [1, 1]
+        let canHold = gap <= maxHold && (windows[ahead].map { $0.canHold(at: aheadPDT, for: gap, bufferedUntil: $0.bufferedUntil) } ?? true)
+        let holdLimit = max(realignThreshold, (windows[behind]?.targetDuration ?? 0) * 1.5)
+        if gap <= holdLimit && canHold {
+            // The pane ahead on the wall clock waits for the other.
+            holdUntil = t + gap + 0.3
+            action = .hold(pane: ahead, seconds: gap)
+            return SyncCommand(speeds: speeds, hold: (pane: ahead, seconds: gap))
+        }
+        // Forward to the other's moment, or as near it as the window lets the pane behind play on (`edgeMargin`); a reload
+        // lands at the start of the segment holding its target, up to a segment early.
+        let target = windows[behind].map { w in min(aheadPDT, w.end.adding(seconds: -w.edgeMargin)) } ?? aheadPDT
+        let canForward = target.seconds(since: behindPDT) >= 1 && (windows[behind]?.canStart(at: target) ?? true)
+        let landing = windows[behind]?.targetDuration ?? 0
+        func forward() -> SyncCommand {
+            holdUntil = t + 0.5
+            action = .forward(pane: behind)
+            return SyncCommand(speeds: speeds, realign: (pane: behind, to: target))
+        }
+        // One move and a short hold: forward first (less latency).
+        if canForward && aheadPDT.seconds(since: target) + landing <= holdLimit { return forward() }
+        if windows[ahead]?.canStart(at: behindPDT) ?? true {
+            holdUntil = t + 0.5
+            action = .back(pane: ahead)
+            return SyncCommand(speeds: speeds, realign: (pane: ahead, to: behindPDT))
+        }
+        // Forward part of the way; what is left is held or moved at the next step.
+        if canForward { return forward() }
+        if canHold {
+            holdUntil = t + gap + 0.3
+            action = .hold(pane: ahead, seconds: gap)
+            return SyncCommand(speeds: speeds, hold: (pane: ahead, seconds: gap))
+        }
+        let w = { (i: Int) in windows[i].map { "pane \(i + 1) lists \($0.text)" } ?? "pane \(i + 1)'s window unknown" }
+        giveUp("no moment in common (\(DurationText.words(gap)) apart): \(w(0)), \(w(1))")
+        return SyncCommand(speeds: speeds)
+    }
+
     mutating func release() -> SyncCommand {
         speeds = [1, 1]
         withinSince = nil
         holdUntil = nil
         return SyncCommand(speeds: speeds, hold: nil)
+    }
+}
+
+/// Durations in words for one-line messages: "4.2 s", "12 min", "3 h", "41 days".
+public enum DurationText {
+    public static func words(_ s: Double) -> String {
+        if s < 120 { return fixed(s, 1) + " s" }
+        if s < 7200 { return "\(Int(s / 60)) min" }
+        if s < 172_800 { return "\(Int(s / 3600)) h" }
+        return "\(Int(s / 86400)) days"
     }
 }

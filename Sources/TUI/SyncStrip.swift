@@ -8,7 +8,10 @@ public struct SyncModel: Sendable, Equatable {
     public var offset: Double?
     public var speeds: [Double]
     public var pdts: [DateTime?]
-    public init(state: SyncState, offset: Double?, speeds: [Double], pdts: [DateTime?]) {
+    /// What was done last to bring the panes together ("pane 2 forward").
+    public var action: String?
+    public init(state: SyncState, offset: Double?, speeds: [Double], pdts: [DateTime?], action: String? = nil) {
+        self.action = action
         self.state = state
         self.offset = offset
         self.speeds = speeds
@@ -32,6 +35,7 @@ public enum SyncStrip {
         let offset = m.offset.map { (($0 >= 0 ? "+" : "") + fixed($0 * 1000, 1)) + " ms" } ?? "–"
         let speed = m.speeds.map { (($0 >= 1 ? "+" : "") + fixed(($0 - 1) * 100, 2)) + "%" }.joined(separator: " ")
         var text = "⇆ SYNC \(m.state.label) │ A \(pdt(0)) B \(pdt(1)) │ Δ \(offset) │ speed \(speed)"
+        if let a = m.action { text += " │ \(a)" }
         if case .off(let why) = m.state { text = "⇆ SYNC off: \(why)" }
         let hint = "  s: lock on/off"
         if displayWidth(text + hint) <= width { text += hint }

@@ -37,6 +37,29 @@ struct SyncE2ETests {
         #expect(shownP90 <= 45, "p90 of the shown moments' distance \(shownP90) ms: \(shown.suffix(4))")
     }
 
+    @Test("cameras ~11 s apart, the ahead one listing 12 s: B comes forward as far as it can play on, A holds for the rest; locked")
+    func sharedWindows() async throws {
+        // A lists 6 segments (12 s); B publishes 3 s later than its usual 4 s: A's window never reaches B's moment.
+        let r = try await MonitorRun.run([
+            "\(base)/cam-a/cam-a/index.m3u8?window=6", "\(base)/cam-b/cam-b/index.m3u8?delay=3", "--duration", "20",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let sync = r.named("sync")
+        var actions: [String] = []
+        for a in sync.compactMap({ $0["action"] as? String }) where actions.last != a { actions.append(a) }
+        #expect(actions.first == "pane 2 forward", "the pane behind moves first: \(actions)")
+        #expect(actions.contains { $0.hasPrefix("pane 1 held") }, "A waits for the rest: \(actions)")
+        #expect(!sync.contains { $0["state"] as? String == "off" }, "\(sync.compactMap { $0["reason"] as? String }.first ?? "")")
+        // Locked once the hold is over: the offset left after B's move, plus the moves themselves.
+        let lock = try #require(sync.first { $0["locked"] as? Bool == true }?["t"] as? Double, "never locked: \(actions)")
+        let held = sync.compactMap { $0["action"] as? String }.first { $0.hasPrefix("pane 1 held") }
+        let seconds = held.flatMap { Double($0.split(separator: " ")[3]) } ?? 0
+        #expect(lock <= seconds + 4, "locked after \(lock) s, \(seconds) s of it held")
+        let after = sync.filter { ($0["t"] as? Double ?? 0) >= lock + 1 }.compactMap { $0["offsetMs"] as? Double }.map(abs).sorted()
+        #expect(!after.isEmpty && after[Int(Double(after.count) * 0.9)] <= 40, "p90 offset after the lock: \(after.suffix(5))")
+        #expect(r.named("stall").isEmpty)
+    }
+
     @Test("--no-sync: no sync events; streams with no moment in common: one line saying so, and both play")
     func offAndApart() async throws {
         let free = try await MonitorRun.run([

@@ -15,12 +15,12 @@ struct SyncTests {
         #expect(c.state == .off("pane 2 has no EXT-X-PROGRAM-DATE-TIME"))
     }
 
-    @Test("start: far apart, the pane ahead reloads at the other's moment; close, it is held; then speed steers and locks")
+    @Test("start: far apart, the pane behind reloads at the other's moment; close, it is held; then speed steers and locks")
     func start() throws {
         var c = SyncController()
         #expect(c.step(t: 0.1, pdts: [nil, at(0)], playing: [false, true], hasPDT: [true, true]).speeds == [1, 1])
         let r = try #require(c.step(t: 1, pdts: [at(8), at(0)], playing: [true, true], hasPDT: [true, true]).realign)
-        #expect(r.pane == 0 && r.to == at(0) && c.state == .aligning)
+        #expect(r.pane == 1 && r.to == at(8) && c.state == .aligning && c.action == .forward(pane: 1))
         // Pane 1 now 0.4 s ahead: held for 0.4 s.
         let h = try #require(c.step(t: 2, pdts: [at(1), at(1.4)], playing: [true, true], hasPDT: [true, true]).hold)
         #expect(h.pane == 1 && abs(h.seconds - 0.4) < 1e-9)
@@ -60,6 +60,80 @@ struct SyncTests {
         }
         #expect(
             big.hold?.pane == 0 && abs((big.hold?.seconds ?? 0) - 1.5) < 1e-6 && big.speeds == [1, 1], "\(String(describing: big.hold))")
+    }
+
+    /// Camera A: 2 s segments, playhead 6 s behind its edge; camera B: 4 s segments, 24 s window, 7.6 s behind A.
+    func windows(a: (Double, Double), b: (Double, Double)) -> [SyncWindow?] {
+        [
+            SyncWindow(start: at(a.0), end: at(a.1), live: true, targetDuration: 2),
+            SyncWindow(start: at(b.0), end: at(b.1), live: true, targetDuration: 4),
+        ]
+    }
+
+    func first(_ c: inout SyncController, _ w: [SyncWindow?], a: Double = 100, b: Double = 92.4) -> SyncCommand {
+        c.step(t: 1, pdts: [at(a), at(b)], playing: [true, true], hasPDT: [true, true], windows: w)
+    }
+
+    @Test("a way is found whenever one exists: the pane behind forward to the other's moment when only a short hold is left")
+    func forward() throws {
+        var c = SyncController()
+        // B lists up to 12 s past A's moment: it can start there.
+        let r = try #require(first(&c, windows(a: (90, 106), b: (80, 112))).realign)
+        #expect(r.pane == 1 && r.to == at(100) && c.action == .forward(pane: 1))
+        // The reload lands at the start of B's segment: 3.7 s still apart, within a B segment and a half: A is held.
+        let h = c.step(
+            t: 2, pdts: [at(101.2), at(97.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (92, 108), b: (80, 112)))
+        #expect(h.hold?.pane == 0 && abs((h.hold?.seconds ?? 0) - 3.7) < 1e-9 && h.realign == nil, "\(h)")
+        // B can come only 4 s forward (two segments before its edge) and A lists B's moment: A goes back instead, one move.
+        var b = SyncController()
+        let back = try #require(first(&b, windows(a: (90, 106), b: (80, 104))).realign)
+        #expect(back.pane == 0 && back.to == at(92.4) && b.action == .back(pane: 0))
+    }
+
+    @Test("two cameras 11 s apart whose windows share 6 s: B forward as near A as it can play on, then A held for the rest")
+    func sharedWindows() throws {
+        // A: 2 s segments, 12 s window, playhead 6 s behind its edge; B: 4 s segments, 24 s window, 11 s behind A.
+        var c = SyncController()
+        let r = try #require(first(&c, windows(a: (86, 98), b: (69, 93)), a: 92, b: 81).realign)
+        #expect(r.pane == 1 && r.to == at(85) && c.action == .forward(pane: 1), "two B segments before B's edge")
+        // B landed 7.5 s behind A; A cannot go back that far, but its player holds everything to its edge: A is held.
+        var w = windows(a: (87, 99), b: (69, 93))
+        w[0]?.bufferedUntil = at(98)
+        let h = c.step(t: 2, pdts: [at(93), at(85.5)], playing: [true, true], hasPDT: [true, true], windows: w)
+        #expect(h.hold?.pane == 0 && abs((h.hold?.seconds ?? 0) - 7.5) < 1e-9 && c.action == .hold(pane: 0, seconds: 7.5), "\(h)")
+        // Without that buffer the window does not keep a 7.5 s pause: no way is left, and the line names both windows.
+        var d = SyncController()
+        _ = first(&d, windows(a: (86, 98), b: (69, 93)), a: 92, b: 81)
+        _ = d.step(
+            t: 2, pdts: [at(93), at(85.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (87, 99), b: (69, 93)))
+        #expect(
+            d.state
+                == .off("no moment in common (7.5 s apart): pane 1 lists 10:01:27.000–10:01:39.000, pane 2 lists 10:01:09.000–10:01:33.000")
+        )
+    }
+
+    @Test("the pane ahead back when the pane behind cannot come forward; a hold of the whole offset when only that is left")
+    func backAndHold() throws {
+        // B's edge is 3 s past A's moment: B cannot play on from a later moment. A lists 16 s, B's moment among them: A goes back.
+        var c = SyncController()
+        let r = try #require(first(&c, windows(a: (90, 106), b: (80, 97))).realign)
+        #expect(r.pane == 0 && r.to == at(92.4) && c.action == .back(pane: 0))
+        // A VOD ahead (its window does not slide) that lists no moment of B's: held for the whole offset.
+        var v = SyncController()
+        let vod = [SyncWindow(start: at(95), end: at(200), live: false, targetDuration: 2), windows(a: (0, 0), b: (80, 97))[1]]
+        let h = first(&v, vod)
+        #expect(h.hold?.pane == 0 && abs((h.hold?.seconds ?? 0) - 7.6) < 1e-9 && v.action == .hold(pane: 0, seconds: h.hold!.seconds))
+    }
+
+    @Test("no way: off, with both windows in the one line")
+    func noWay() {
+        var c = SyncController()
+        let cmd = first(&c, windows(a: (94, 106), b: (80, 97)))
+        #expect(cmd.hold == nil && cmd.realign == nil && cmd.speeds == [1, 1])
+        #expect(
+            c.state
+                == .off("no moment in common (7.6 s apart): pane 1 lists 10:01:34.000–10:01:46.000, pane 2 lists 10:01:20.000–10:01:37.000"),
+            "\(c.state)")
     }
 
     @Test("switched off: normal speed, state says so")
