@@ -62,7 +62,7 @@ public struct DashboardScreenState: Sendable {
             ui[focus].scroll = 0
         case .toggleHelp: ui[focus].showHelp.toggle()
         case .focusNext: focus = (focus + 1) % ui.count
-        case .openPane: if ui.count < 2 { prompt = "" }
+        case .openPane: if ui.count < PaneLayout.maxPanes { prompt = "" }
         case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)
         case .scrollDown: ui[focus].scroll = min(max(0, logSize - 1), ui[focus].scroll + 10)
         case .repaint, .suspend: break
@@ -71,31 +71,56 @@ public struct DashboardScreenState: Sendable {
     }
 }
 
-/// Lays out panes: side by side when the terminal is wide, stacked otherwise.
+/// Lays out panes: two side by side when the terminal is wide, three or four in a 2×2 grid when every cell gets 80×24,
+/// otherwise stacked — with three or four, the focused pane gets half the height.
 public enum PaneLayout {
-    public static func rects(count: Int, width: Int, height: Int) -> [Rect] {
+    public static let maxPanes = 4
+
+    public static func rects(count: Int, width: Int, height: Int, focus: Int = 0) -> [Rect] {
         guard count > 1 else { return [Rect(x: 0, y: 0, width: width, height: height)] }
-        if width >= 160 {
-            let w = width / count
-            return (0..<count).map { Rect(x: $0 * w, y: 0, width: $0 == count - 1 ? width - $0 * w : w - 1, height: height) }
+        if count == 2 && width >= 160 {
+            let w = width / 2
+            return [Rect(x: 0, y: 0, width: w - 1, height: height), Rect(x: w, y: 0, width: width - w, height: height)]
         }
-        let h = height / count
-        return (0..<count).map { Rect(x: 0, y: $0 * h, width: width, height: $0 == count - 1 ? height - $0 * h : h) }
+        if count > 2 && width >= 160 && height >= 48 {
+            let (w, h) = (width / 2, height / 2)
+            return (0..<count).map { i in
+                let (col, row) = (i % 2, i / 2)
+                return Rect(
+                    x: col * w, y: row * h, width: col == 1 ? width - w : w - 1,
+                    height: row == 1 || count <= 2 ? height - h : h)
+            }
+        }
+        if count == 2 {
+            let h = height / 2
+            return [Rect(x: 0, y: 0, width: width, height: h), Rect(x: 0, y: h, width: width, height: height - h)]
+        }
+        // Stacked, the focused pane larger: half the height, the others share the rest.
+        let big = height / 2
+        let small = (height - big) / (count - 1)
+        var y = 0
+        return (0..<count).map { i in
+            let last = i == count - 1
+            let h = i == focus ? big : small
+            defer { y += h }
+            return Rect(x: 0, y: y, width: width, height: last ? height - y : h)
+        }
     }
 
     /// The whole screen: each pane's dashboard in its rectangle, under the sync strip when two panes are synchronized.
-    public static func compose(_ models: [DashboardModel], width: Int, height: Int, sync: SyncModel? = nil, prompt: String? = nil) -> Canvas
-    {
+    public static func compose(
+        _ models: [DashboardModel], width: Int, height: Int, sync: SyncModel? = nil, prompt: String? = nil, focus: Int = 0
+    ) -> Canvas {
         var screen = Canvas(width: width, height: height)
         let top = sync == nil ? 0 : 1
         if let sync { screen.blit(SyncStrip.render(sync, width: width), at: Rect(x: 0, y: 0, width: width, height: 1)) }
-        for (m, r) in zip(models, rects(count: models.count, width: width, height: height - top)) {
+        for (m, r) in zip(models, rects(count: models.count, width: width, height: height - top, focus: focus)) {
             screen.blit(
                 Dashboard.render(m, width: r.width, height: r.height), at: Rect(x: r.x, y: r.y + top, width: r.width, height: r.height))
         }
         if let prompt {
             // The URL prompt replaces the bottom line while it is open.
-            let line = "Open a second pane, URL: " + prompt + "█  (Enter opens, Esc cancels)"
+            let line = "Open another pane, URL: " + prompt + "█  (Enter opens, Esc cancels)"
             screen.fill(Rect(x: 0, y: height - 1, width: width, height: 1), .status)
             screen.put(0, height - 1, fit(line, width), .status)
         }
@@ -196,14 +221,17 @@ final class UILoop: @unchecked Sendable {
         startSync()
     }
 
-    /// Two panes start on a common PDT and stay there; `s` switches the lock off and on.
+    /// Two to four panes start on a common PDT and stay there; `s` switches the lock off and on, `r` chooses the reference.
+    /// A pane opened later joins: the lock starts over with every pane, as the user left it (on or off, reference).
     func startSync() {
-        guard panes.count == 2, sync, syncRunner == nil else { return }
-        syncRunner = SyncRunner(panes: panes, started: started)
+        guard panes.count >= 2, sync, syncRunner?.panes.count != panes.count else { return }
+        let settings = syncRunner?.settings ?? (enabled: true, reference: nil)
+        syncRunner?.stop()
+        syncRunner = SyncRunner(panes: panes, started: started, enabled: settings.enabled, reference: settings.reference)
         syncRunner?.start()
     }
 
-    /// Opens `url` in a second pane; a failure is one line in the first pane's log.
+    /// Opens `url` in another pane; a failure is one line in the first pane's log.
     func open(_ url: String) {
         do {
             let p = try makePane(panes.count, url)
@@ -211,7 +239,7 @@ final class UILoop: @unchecked Sendable {
             Task { await p.open() }
             startSync()
         } catch {
-            panes[0].say(.error, "cannot open a second pane: \(error)")
+            panes[0].say(.error, "cannot open another pane: \(error)")
         }
     }
 
@@ -261,7 +289,11 @@ final class UILoop: @unchecked Sendable {
                     if let action = st.handle(
                         cmd, ladderSize: s.ladder.rungs.count, logSize: max(s.requests.count, s.log.count), themes: themes.count)
                     {
-                        if action == .toggleSync { syncRunner?.toggle() } else { panes[st.focus].perform(action) }
+                        switch action {
+                        case .toggleSync: syncRunner?.toggle()
+                        case .syncReference(let p): syncRunner?.pinReference(p ?? st.focus)
+                        default: panes[st.focus].perform(action)
+                        }
                     }
                     if st.themeIndex != before { applyTheme() }
                 }
@@ -280,9 +312,11 @@ final class UILoop: @unchecked Sendable {
             }
             let strip = syncRunner.map { y in
                 let v = y.snapshot
-                return SyncModel(state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts, action: v.action?.description)
+                return SyncModel(
+                    state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts,
+                    action: v.reasons.first ?? v.actions.last?.description, offsets: v.offsets, reference: v.reference)
             }
-            let frame = PaneLayout.compose(models, width: w, height: h, sync: strip, prompt: st.prompt)
+            let frame = PaneLayout.compose(models, width: w, height: h, sync: strip, prompt: st.prompt, focus: st.focus)
             if frame != lastFrame || clear {
                 screen.draw(frame, clear: clear)
                 lastFrame = frame

@@ -44,14 +44,17 @@ public enum MonitorJSON {
     static func sync(_ y: SyncSnapshot) -> [(String, JSONValue)] {
         var state = y.state.label
         if case .off = y.state { state = "off" }
+        let ms = { (x: Double?) in JSONValue.double(x.map { ($0 * 10_000).rounded() / 10 }) }
         var fields: [(String, JSONValue)] = [
-            ("offsetMs", .double(y.offset.map { ($0 * 10_000).rounded() / 10 })), ("locked", .bool(y.state == .locked)),
-            ("state", .string(state)),
+            ("offsetMs", ms(y.offset)), ("locked", .bool(y.state == .locked)), ("state", .string(state)),
             ("speeds", .array(y.speeds.map { .double(($0 * 100_000).rounded() / 100_000) })),
             ("pdts", .array(y.pdts.map { .string($0?.iso8601Milliseconds) })),
+            ("reference", .int(y.reference)), ("offsetsMs", .array(y.offsets.map(ms))),
         ]
-        if let a = y.action { fields.append(("action", .string(a.description))) }
+        if let a = y.actions.last { fields.append(("action", .string(a.description))) }
+        if y.actions.count > 1 { fields.append(("actions", .array(y.actions.map { .string($0.description) }))) }
         if case .off(let why) = y.state { fields.append(("reason", .string(why))) }
+        if !y.reasons.isEmpty { fields.append(("reasons", .array(y.reasons.map { .string($0) }))) }
         return fields
     }
 
@@ -192,7 +195,7 @@ public enum MonitorRunner {
             }
         }
         await withTaskGroup(of: Void.self) { g in for p in panes { g.addTask { await p.open() } } }
-        let sync = panes.count == 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil
+        let sync = panes.count >= 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil
         sync?.start()
         defer { sync?.stop() }
         var pending = request.commands[...]
@@ -208,6 +211,7 @@ public enum MonitorRunner {
                 write(MonitorJSON.line("command", t: t, wall: Date(), [("line", .int(c.line)), ("action", .string("\(c.action)"))]))
                 if c.action == .quit { break loop }
                 if c.action == .toggleSync { sync?.toggle(); continue }
+                if case .syncReference(let p?) = c.action { sync?.pinReference(p); continue }
                 for p in panes { p.perform(c.action) }
             }
             // Every pane is sampled in the same tick.

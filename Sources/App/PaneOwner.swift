@@ -350,7 +350,7 @@ final class PaneOwner {
         case .togglePause: run([.togglePause])
         case .seekRelative(let d): run(state.planSeek(by: d, at: t))
         case .seekTo(let pos): run(state.planSeek(by: pos - (state.position ?? 0), at: t))
-        case .quit, .toggleSync: break
+        case .quit, .toggleSync, .syncReference: break
         default: carry(state.planSelection(action, look: look(), at: t))
         }
     }

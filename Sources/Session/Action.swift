@@ -14,11 +14,13 @@ public enum Action: Sendable, Equatable {
     /// How switches a person asks for take effect from now on.
     case switchMode(SwitchMode)
     case toggleSwitchMode
-    /// Two panes: lock them on PDT, or let them run free.
+    /// Two panes or more: lock them on PDT, or let them run free.
     case toggleSync
+    /// Make a pane the sync's reference clock (0-based; nil: the focused pane).
+    case syncReference(Int?)
     case quit
 
-    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `pause`, `quit`.
+    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `sync`, `reference 2`, `pause`, `quit`.
     public static func parse(_ words: [Substring]) -> Action? {
         guard let verb = words.first?.lowercased() else { return nil }
         let arg = words.dropFirst().first.map(String.init)
@@ -27,6 +29,7 @@ public enum Action: Sendable, Equatable {
         case "auto", "automatic": return .automatic
         case "quit", "stop": return .quit
         case "sync": return .toggleSync
+        case "reference": return arg.flatMap { Int($0) }.map { .syncReference($0 - 1) }
         case "pin": return arg.flatMap { Int($0) }.map { .pin($0) }
         case "cap":
             guard let a = arg else { return nil }

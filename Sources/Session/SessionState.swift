@@ -648,7 +648,7 @@ public struct SessionState: Sendable {
         case .toggleSwitchMode:
             manualSwitch = manualSwitch == .immediate ? .smooth : .immediate
             return nil
-        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync: return nil
+        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference: return nil
         }
         switch action {
         case .pin, .automatic: return .manual

@@ -126,8 +126,14 @@ public struct SyncController: Sendable {
     public var realignThreshold = 3.0
     /// The longest hold when no reload can bring the panes together.
     public var maxHold = 120.0
+    /// Beside more panes, a pane this close behind the reference (seconds) catches up by speed alone.
+    public var steerLimit = 0.25
     /// What was done last to bring the panes together.
     public private(set) var action: SyncAction?
+    /// The two panes' numbers on screen (0-based): messages and actions name them.
+    public var panes = [0, 1]
+    /// Which of the two the controller may hold or reload (beside more panes, the reference clock is never moved).
+    public var movable = [true, true]
     /// Within this offset (seconds) for `lockAfter` seconds counts as locked.
     public var lockTolerance = 0.034
     public var lockAfter = 0.5
@@ -174,7 +180,7 @@ public struct SyncController: Sendable {
             return release()
         }
         if let i = hasPDT.firstIndex(of: false) {
-            state = .off("pane \(i + 1) has no EXT-X-PROGRAM-DATE-TIME")
+            state = .off("pane \(panes[i] + 1) has no EXT-X-PROGRAM-DATE-TIME")
             return release()
         }
         if let until = holdUntil, t < until { return SyncCommand(speeds: speeds, hold: nil) }
@@ -228,40 +234,55 @@ public struct SyncController: Sendable {
         state = .aligning
         withinSince = nil
         speeds = [1, 1]
-        let canHold = gap <= maxHold && (windows[ahead].map { $0.canHold(at: aheadPDT, for: gap, bufferedUntil: $0.bufferedUntil) } ?? true)
+        let canHold =
+            movable[ahead] && gap <= maxHold
+            && (windows[ahead].map { $0.canHold(at: aheadPDT, for: gap, bufferedUntil: $0.bufferedUntil) } ?? true)
         let holdLimit = max(realignThreshold, (windows[behind]?.targetDuration ?? 0) * 1.5)
         if gap <= holdLimit && canHold {
             // The pane ahead on the wall clock waits for the other.
             holdUntil = t + gap + 0.3
-            action = .hold(pane: ahead, seconds: gap)
+            action = .hold(pane: panes[ahead], seconds: gap)
             return SyncCommand(speeds: speeds, hold: (pane: ahead, seconds: gap))
         }
-        // Forward to the other's moment, or as near it as the window lets the pane behind play on (`edgeMargin`); a reload
-        // lands at the start of the segment holding its target, up to a segment early.
-        let target = windows[behind].map { w in min(aheadPDT, w.end.adding(seconds: -w.edgeMargin)) } ?? aheadPDT
-        let canForward = target.seconds(since: behindPDT) >= 1 && (windows[behind]?.canStart(at: target) ?? true)
+        if !movable[ahead] && gap <= steerLimit { return steer() }
+        // Forward to a segment past the other's moment (a reload lands at the start of the segment holding its target, up to
+        // a segment early: then it lands at or past the moment, and the rest is a short hold of the pane moved), or as near
+        // it as the window lets the pane behind play on (`edgeMargin`).
+        let target =
+            windows[behind].map { w in min(aheadPDT.adding(seconds: w.targetDuration), w.end.adding(seconds: -w.edgeMargin)) } ?? aheadPDT
+        let canForward = movable[behind] && target.seconds(since: behindPDT) >= 1 && (windows[behind]?.canStart(at: target) ?? true)
         let landing = windows[behind]?.targetDuration ?? 0
         func forward() -> SyncCommand {
             holdUntil = t + 0.5
-            action = .forward(pane: behind)
+            action = .forward(pane: panes[behind])
             return SyncCommand(speeds: speeds, realign: (pane: behind, to: target))
         }
         // One move and a short hold: forward first (less latency).
         if canForward && aheadPDT.seconds(since: target) + landing <= holdLimit { return forward() }
-        if windows[ahead]?.canStart(at: behindPDT) ?? true {
+        if movable[ahead], windows[ahead]?.canStart(at: behindPDT) ?? true {
             holdUntil = t + 0.5
-            action = .back(pane: ahead)
+            action = .back(pane: panes[ahead])
             return SyncCommand(speeds: speeds, realign: (pane: ahead, to: behindPDT))
         }
         // Forward part of the way; what is left is held or moved at the next step.
         if canForward { return forward() }
         if canHold {
             holdUntil = t + gap + 0.3
-            action = .hold(pane: ahead, seconds: gap)
+            action = .hold(pane: panes[ahead], seconds: gap)
             return SyncCommand(speeds: speeds, hold: (pane: ahead, seconds: gap))
         }
-        let w = { (i: Int) in windows[i].map { "pane \(i + 1) lists \($0.text)" } ?? "pane \(i + 1)'s window unknown" }
+        if !movable[ahead] && gap <= holdLimit { return steer() }
+        let numbers = panes
+        let w = { (i: Int) in windows[i].map { "pane \(numbers[i] + 1) lists \($0.text)" } ?? "pane \(numbers[i] + 1)'s window unknown" }
         giveUp("no moment in common (\(DurationText.words(gap)) apart): \(w(0)), \(w(1))")
+        return SyncCommand(speeds: speeds)
+    }
+
+    /// The reference is ahead and may not wait: the other pane catches up at the steering limit.
+    mutating func steer() -> SyncCommand {
+        state = .steering
+        action = .steer
+        speeds = [1, 1 + maxCorrection]
         return SyncCommand(speeds: speeds)
     }
 

@@ -35,7 +35,7 @@ public enum Command: Sendable, Equatable {
     case session(Action)
     case selectUp, selectDown, pinSelected
     case nextTheme, toggleLog, toggleHelp, focusNext
-    /// Ask for a URL and open it in a second pane.
+    /// Ask for a URL and open it in another pane.
     case openPane
     case scrollUp, scrollDown
     /// Draw every cell again (after something else wrote on the terminal).
@@ -70,8 +70,9 @@ public enum Keymap {
         Binding(keys: [.char("]")], command: .session(.bitrateUp), help: "bitrate cap up a step"),
         Binding(keys: [.char("\\")], command: .session(.capBitrate(nil)), help: "no bitrate cap"),
         Binding(keys: [.char("m")], command: .session(.toggleSwitchMode), help: "switches you ask for: immediate ⇄ smooth"),
-        Binding(keys: [.char("s")], command: .session(.toggleSync), help: "two panes: PDT lock on / off"),
-        Binding(keys: [.char("o")], command: .openPane, help: "open a second pane (asks for its URL)"),
+        Binding(keys: [.char("s")], command: .session(.toggleSync), help: "panes: PDT lock on / off"),
+        Binding(keys: [.char("r")], command: .session(.syncReference(nil)), help: "panes: the focused pane is the sync reference"),
+        Binding(keys: [.char("o")], command: .openPane, help: "open another pane, up to four (asks for its URL)"),
         Binding(keys: [.tab], command: .focusNext, help: "focus the next pane"),
         Binding(keys: [.char("t")], command: .nextTheme, help: "next theme"),
         Binding(keys: [.char("l")], command: .toggleLog, help: "request log / message log"),

@@ -1,7 +1,7 @@
 import HLS
 import Session
 
-/// What the sync strip shows for two panes.
+/// What the sync strip shows for two to four panes.
 public struct SyncModel: Sendable, Equatable {
     public var state: SyncState
     /// Seconds pane 1 is behind pane 2 on the wall clock.
@@ -10,8 +10,16 @@ public struct SyncModel: Sendable, Equatable {
     public var pdts: [DateTime?]
     /// What was done last to bring the panes together ("pane 2 forward").
     public var action: String?
-    public init(state: SyncState, offset: Double?, speeds: [Double], pdts: [DateTime?], action: String? = nil) {
+    /// More than two panes: each pane's seconds ahead of the reference clock, and which pane that is.
+    public var offsets: [Double?] = []
+    public var reference: Int?
+    public init(
+        state: SyncState, offset: Double?, speeds: [Double], pdts: [DateTime?], action: String? = nil, offsets: [Double?] = [],
+        reference: Int? = nil
+    ) {
         self.action = action
+        self.offsets = offsets
+        self.reference = reference
         self.state = state
         self.offset = offset
         self.speeds = speeds
@@ -19,7 +27,9 @@ public struct SyncModel: Sendable, Equatable {
     }
 }
 
-/// The one-line strip above two synchronized panes: each playhead's PDT, the offset, the lock and the speed correction.
+/// The one-line strip above synchronized panes. Two: each playhead's PDT, the offset, the lock and the speed corrections.
+/// More: the reference clock and each other pane's offset from it.
+
 public enum SyncStrip {
     public static func render(_ m: SyncModel, width: Int) -> Canvas {
         var c = Canvas(width: width, height: 1)
@@ -34,10 +44,18 @@ public enum SyncStrip {
         }
         let offset = m.offset.map { (($0 >= 0 ? "+" : "") + fixed($0 * 1000, 1)) + " ms" } ?? "–"
         let speed = m.speeds.map { (($0 >= 1 ? "+" : "") + fixed(($0 - 1) * 100, 2)) + "%" }.joined(separator: " ")
+        let letter = { (i: Int) in String(UnicodeScalar(UInt8(65 + i))) }
         var text = "⇆ SYNC \(m.state.label) │ A \(pdt(0)) B \(pdt(1)) │ Δ \(offset) │ speed \(speed)"
+        if m.pdts.count > 2 {
+            let ref = m.reference.map { "ref \(letter($0)) \(pdt($0))" } ?? "ref –"
+            let deltas = m.offsets.indices.filter { $0 != m.reference }.map { i in
+                "\(letter(i)) " + (m.offsets[i].map { ($0 >= 0 ? "+" : "") + fixed($0 * 1000, 1) + " ms" } ?? "–")
+            }
+            text = "⇆ SYNC \(m.state.label) │ \(ref) │ " + deltas.joined(separator: "  ")
+        }
         if let a = m.action { text += " │ \(a)" }
         if case .off(let why) = m.state { text = "⇆ SYNC off: \(why)" }
-        let hint = "  s: lock on/off"
+        let hint = m.pdts.count > 2 ? "  s: lock on/off  r: reference" : "  s: lock on/off"
         if displayWidth(text + hint) <= width { text += hint }
         c.fill(Rect(x: 0, y: 0, width: width, height: 1), role)
         c.put(0, 0, fit(text, width), role)

@@ -43,6 +43,7 @@ struct MonitorCommand: AsyncParsableCommand {
 
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give at least one playlist URL") }
+        if urls.count > 4 { throw ValidationError("at most four panes") }
     }
 
     func run() async throws {

@@ -110,7 +110,7 @@ struct PlayerFlagGroup: ParsableArguments {
     @Option(name: .customLong("abr-switch"), help: "How automatic (ABR) switches take effect: smooth or immediate.")
     var abrSwitch: SwitchMode = .smooth
 
-    @Flag(name: .customLong("no-sync"), help: "With two URLs: do not align them on EXT-X-PROGRAM-DATE-TIME.")
+    @Flag(name: .customLong("no-sync"), help: "With two to four URLs: do not align them on EXT-X-PROGRAM-DATE-TIME.")
     var noSync = false
 
     @Flag(help: "Draw with ASCII only (chosen by itself when the locale is not UTF-8 or TERM is linux, vt100, …).")

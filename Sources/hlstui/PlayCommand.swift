@@ -16,7 +16,7 @@ struct PlayCommand: AsyncParsableCommand {
         discussion: "Keys: `hlstui keys`. The terminal is restored on q, Ctrl-C, SIGTERM and crashes."
     )
 
-    @Argument(help: "Multivariant or media playlist URLs (one pane each, at most two).")
+    @Argument(help: "Multivariant or media playlist URLs (one pane each, at most four).")
     var urls: [String]
 
     @OptionGroup(title: "Player and dashboard")
@@ -27,7 +27,7 @@ struct PlayCommand: AsyncParsableCommand {
 
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give a playlist URL (or run `hlstui demo`)") }
-        if urls.count > 2 { throw ValidationError("at most two panes") }
+        if urls.count > 4 { throw ValidationError("at most four panes") }
     }
 
     func run() async throws {

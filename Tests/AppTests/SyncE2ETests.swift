@@ -94,3 +94,27 @@ struct URLPromptTests {
         #expect(two.prompt == nil, "two panes at most")
     }
 }
+
+@Suite("Pane layout for one to four panes (pure)")
+struct PaneLayoutTests {
+    func covers(_ rects: [Rect], _ w: Int, _ h: Int) -> Bool {
+        rects.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x + $0.width <= w && $0.y + $0.height <= h && $0.width > 0 && $0.height > 0 }
+    }
+
+    @Test("four panes: a 2×2 grid of 80×24 cells from 160×48; stacked below it, the focused pane half the height")
+    func four() {
+        let grid = PaneLayout.rects(count: 4, width: 160, height: 48)
+        #expect(grid.map(\.x) == [0, 80, 0, 80] && grid.map(\.y) == [0, 0, 24, 24] && grid.allSatisfy { $0.height == 24 })
+        #expect(covers(grid, 160, 48))
+        let stacked = PaneLayout.rects(count: 4, width: 80, height: 24, focus: 2)
+        #expect(stacked.map(\.height) == [4, 4, 12, 4] && stacked.map(\.y) == [0, 4, 8, 20] && covers(stacked, 80, 24), "\(stacked)")
+        let three = PaneLayout.rects(count: 3, width: 200, height: 60)
+        #expect(three.count == 3 && three[2].x == 0 && three[2].y == 30 && covers(three, 200, 60))
+    }
+
+    @Test("two panes: side by side from 160 columns, else stacked halves")
+    func two() {
+        #expect(PaneLayout.rects(count: 2, width: 160, height: 24).map(\.x) == [0, 80])
+        #expect(PaneLayout.rects(count: 2, width: 80, height: 24).map(\.y) == [0, 12])
+    }
+}

@@ -74,16 +74,16 @@ struct SyncTests {
         c.step(t: 1, pdts: [at(a), at(b)], playing: [true, true], hasPDT: [true, true], windows: w)
     }
 
-    @Test("a way is found whenever one exists: the pane behind forward to the other's moment when only a short hold is left")
+    @Test("a way is found whenever one exists: the pane behind forward past the other's moment when only a short hold is left")
     func forward() throws {
         var c = SyncController()
-        // B lists up to 12 s past A's moment: it can start there.
+        // B lists up to 12 s past A's moment: it reloads a segment past it, so it lands at or after A's moment.
         let r = try #require(first(&c, windows(a: (90, 106), b: (80, 112))).realign)
-        #expect(r.pane == 1 && r.to == at(100) && c.action == .forward(pane: 1))
-        // The reload lands at the start of B's segment: 3.7 s still apart, within a B segment and a half: A is held.
+        #expect(r.pane == 1 && r.to == at(104) && c.action == .forward(pane: 1))
+        // The reload landed 0.3 s past A: B, the pane moved, is held for it.
         let h = c.step(
-            t: 2, pdts: [at(101.2), at(97.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (92, 108), b: (80, 112)))
-        #expect(h.hold?.pane == 0 && abs((h.hold?.seconds ?? 0) - 3.7) < 1e-9 && h.realign == nil, "\(h)")
+            t: 2, pdts: [at(101.2), at(101.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (92, 108), b: (80, 112)))
+        #expect(h.hold?.pane == 1 && abs((h.hold?.seconds ?? 0) - 0.3) < 1e-9 && h.realign == nil, "\(h)")
         // B can come only 4 s forward (two segments before its edge) and A lists B's moment: A goes back instead, one move.
         var b = SyncController()
         let back = try #require(first(&b, windows(a: (90, 106), b: (80, 104))).realign)
@@ -147,5 +147,90 @@ struct SyncTests {
     @Test("`sync` in scripts toggles the lock")
     func script() throws {
         #expect(try parseCommandScript("5 sync").map(\.action) == [.toggleSync])
+    }
+}
+
+@Suite("Three and four panes on one reference clock (pure)")
+struct MultiSyncTests {
+    let base = DateTime(iso8601: "2026-11-22T10:00:00Z")!
+    func at(_ s: Double) -> DateTime { base.adding(seconds: s) }
+    func live(_ a: Double, _ b: Double, td: Double = 2) -> SyncWindow {
+        SyncWindow(start: at(a), end: at(b), live: true, targetDuration: td)
+    }
+
+    @Test("the pane with the most latency is the reference; every other pane is moved to it, never the reference")
+    func reference() throws {
+        var m = MultiSync(count: 3)
+        // Pane 3 is 8 s behind pane 1 and 6 s behind pane 2: it is the reference.
+        let r = [
+            SyncReading(pdt: at(100), playing: true, window: live(84, 106)), SyncReading(pdt: at(98), playing: true, window: live(84, 104)),
+            SyncReading(pdt: at(92), playing: true, window: live(80, 100)),
+        ]
+        let cmd = m.step(t: 1, readings: r)
+        #expect(m.reference == 2)
+        #expect(Set(cmd.realigns.map(\.pane)) == [0, 1] && cmd.realigns.allSatisfy { $0.to == at(92) }, "\(cmd)")
+        #expect(cmd.holds.isEmpty && cmd.speeds == [1, 1, 1])
+        #expect(m.actions == [.back(pane: 0), .back(pane: 1)] && m.state == .aligning)
+        // Close to it: each is held by its own offset; then steered alone against the reference.
+        let near = m.step(
+            t: 2,
+            readings: [
+                SyncReading(pdt: at(93.4), playing: true), SyncReading(pdt: at(93.2), playing: true),
+                SyncReading(pdt: at(93), playing: true),
+            ])
+        #expect(near.holds.map(\.pane) == [0, 1] && abs(near.holds[0].seconds - 0.4) < 1e-9 && abs(near.holds[1].seconds - 0.2) < 1e-9)
+        #expect(m.offsets.map { $0.map { ($0 * 10).rounded() / 10 } } == [0.4, 0.2, 0])
+    }
+
+    @Test("the reference ahead of a pane is never held: the pane catches up by speed; `r` makes another pane the reference")
+    func pinned() {
+        var m = MultiSync(count: 3)
+        let r = [
+            SyncReading(pdt: at(10), playing: true), SyncReading(pdt: at(10), playing: true), SyncReading(pdt: at(9.9), playing: true),
+        ]
+        _ = m.step(t: 1, readings: r)
+        #expect(m.reference == 2)
+        m.pinReference(0)
+        #expect(m.reference == 0 && m.pinned == 0)
+        // Pane 2 is 0.1 s behind the reference (pane 1): it speeds up, the reference is never paused.
+        let cmd = m.step(t: 2, readings: r)
+        #expect(cmd.holds.isEmpty && cmd.realigns.isEmpty && cmd.speeds[0] == 1 && cmd.speeds[2] > 1, "\(cmd)")
+    }
+
+    @Test("a pane that landed 0.8 s behind the reference reloads a segment past it, then is held; 0.2 s behind, it speeds up")
+    func behindReference() throws {
+        var m = MultiSync(count: 3)
+        m.pinReference(2)
+        let w = live(80, 120)
+        let r = [
+            SyncReading(pdt: at(99.2), playing: true, window: w), SyncReading(pdt: at(99.8), playing: true, window: w),
+            SyncReading(pdt: at(100), playing: true, window: w),
+        ]
+        let cmd = m.step(t: 1, readings: r)
+        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(102))] && m.actions.first == .forward(pane: 0), "\(cmd)")
+        #expect(cmd.speeds[1] == 1.05 && cmd.speeds[2] == 1 && cmd.holds.isEmpty, "0.2 s behind: speed alone")
+    }
+
+    @Test("a pane without PDT leaves the lock with one line; the others stay locked on the reference")
+    func noPDT() {
+        var m = MultiSync(count: 3)
+        var r = [SyncReading(pdt: at(10), playing: true), SyncReading(pdt: at(10), playing: true), SyncReading(pdt: at(10), playing: true)]
+        _ = m.step(t: 0.1, readings: r)
+        r[1] = SyncReading(pdt: nil, playing: true, hasPDT: false)
+        for i in 1...20 {
+            let t = Double(i) * 0.05
+            r[0].pdt = at(10 + t)
+            r[2].pdt = at(10 + t)
+            _ = m.step(t: 0.1 + t, readings: r)
+        }
+        #expect(m.reasons == ["pane 2 has no EXT-X-PROGRAM-DATE-TIME"])
+        #expect(m.reference == 0 && m.pairs[2]?.state == .locked && m.state == .locked, "the others locked: \(m.state)")
+    }
+
+    @Test("two panes keep the two-pane controller: either may be moved")
+    func two() {
+        var m = MultiSync(count: 2)
+        let cmd = m.step(t: 1, readings: [SyncReading(pdt: at(8), playing: true), SyncReading(pdt: at(0), playing: true)])
+        #expect(m.reference == 0 && cmd.realigns == [SyncRealign(pane: 1, to: at(8))] && m.actions == [.forward(pane: 1)])
     }
 }
