@@ -7,7 +7,9 @@ import TUI
 struct SyncE2ETests {
     let base = AppOrigin.base
 
-    @Test("monitor: locked within 5 s, then within a frame (p90, under load), 4 Hz sync events beside the player samples, no stall")
+    @Test(
+        "monitor: locked within 5 s of both having a PDT, then within a frame (p90, under load), 4 Hz sync events beside the player samples, no stall"
+    )
     func locked() async throws {
         let r = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "16"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -16,7 +18,11 @@ struct SyncE2ETests {
         #expect(
             sync.count >= 50 && Set(sync.compactMap { $0["t"] as? Double }).isSubset(of: ticks), "one sync event per tick: \(sync.count)")
         let lock = try #require(sync.first { $0["locked"] as? Bool == true }?["t"] as? Double)
-        #expect(lock <= 5, "locked after \(lock) s")
+        // From the moment both playheads have a PDT (a loaded machine may take seconds to start two players) to the lock.
+        let both = try #require(sync.first { $0["state"] as? String != "waiting for PDT" }?["t"] as? Double)
+        var actions: [String] = []
+        for a in sync.compactMap({ $0["action"] as? String }) where actions.last != a { actions.append(a) }
+        #expect(lock - both <= 5, "locked \(lock - both) s after both had a PDT (at \(both) s): \(actions)")
         let after = sync.filter { ($0["t"] as? Double ?? 0) >= lock }.compactMap { $0["offsetMs"] as? Double }.map(abs).sorted()
         // Within a frame of the slower camera (25 fps: 40 ms) nine readings in ten, even with the whole suite loading the machine
         // (a pane that stutters under load makes a step the controller removes within a second); the benchmark measures p95 unloaded.
@@ -60,6 +66,26 @@ struct SyncE2ETests {
         #expect(r.named("stall").isEmpty)
     }
 
+    @Test("--no-sync: no sync events; streams with no moment in common: one line saying so, and both play")
+    func offAndApart() async throws {
+        let free = try await MonitorRun.run([
+            "\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--no-sync", "--duration", "3",
+        ])
+        #expect(free.status == 0 && free.named("sync").isEmpty)
+        let apart = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "\(base)/vod-ts/master.m3u8", "--duration", "4"])
+        #expect(apart.status == 0, "\(apart.stderr)")
+        let last = try #require(apart.named("sync").last)
+        #expect(last["state"] as? String == "off" && (last["reason"] as? String ?? "").hasPrefix("no moment in common"), "\(last)")
+        #expect(apart.named("player").filter { ($0["t"] as? Double ?? 0) > 3 }.allSatisfy { $0["state"] as? String == "playing" })
+    }
+}
+
+/// Three and four players decoding at once: run with the whole suite (itself a load), not again beside busy processes, where
+/// two cores cannot give four decoders real time (the two-pane suite above covers the controller's races under load).
+@Suite("Three and four live cameras in sync on one reference clock, through real libmpv")
+struct ManyCamerasE2ETests {
+    let base = AppOrigin.base
+
     @Test(
         "three and four cameras: the one with the most latency is the reference, every other is brought to it; locked, within a frame",
         arguments: [3, 4])
@@ -88,19 +114,6 @@ struct SyncE2ETests {
         }.sorted()
         #expect(!worst.isEmpty && worst[Int(Double(worst.count) * 0.9)] <= 40, "p90 of the worst pane: \(worst.suffix(5))")
         #expect(r.named("stall").isEmpty)
-    }
-
-    @Test("--no-sync: no sync events; streams with no moment in common: one line saying so, and both play")
-    func offAndApart() async throws {
-        let free = try await MonitorRun.run([
-            "\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--no-sync", "--duration", "3",
-        ])
-        #expect(free.status == 0 && free.named("sync").isEmpty)
-        let apart = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "\(base)/vod-ts/master.m3u8", "--duration", "4"])
-        #expect(apart.status == 0, "\(apart.stderr)")
-        let last = try #require(apart.named("sync").last)
-        #expect(last["state"] as? String == "off" && (last["reason"] as? String ?? "").hasPrefix("no moment in common"), "\(last)")
-        #expect(apart.named("player").filter { ($0["t"] as? Double ?? 0) > 3 }.allSatisfy { $0["state"] as? String == "playing" })
     }
 }
 
