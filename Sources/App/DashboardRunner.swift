@@ -27,7 +27,7 @@ public struct DashboardScreenState: Sendable {
     public var ui: [UIState]
     public var themeIndex = 0
     public var quit = false
-    /// The URL being typed for a second pane (`o`), nil when not asking.
+    /// The URL being typed for another pane (`o`), nil when not asking.
     public var prompt: String?
     public init(panes: Int) { ui = Array(repeating: UIState(), count: max(1, panes)) }
 
@@ -168,7 +168,7 @@ public enum DashboardRunner {
             }
         }
         for p in panes { Task { await p.open() } }
-        // A second pane opened with `o` gets the first pane's options and shares its log.
+        // A pane opened with `o` gets the first pane's options and shares its log.
         let first = request.panes[0]
         let makePane: @Sendable (Int, String) throws -> Pane = { i, url in
             var c = first

@@ -112,8 +112,8 @@ extension DashboardE2ETests {
         t.start("\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", width: 100, height: 48)
         _ = await t.wait { $0.contains("PLAYING") }
         t.keys("o")
-        var s = await t.wait { $0.contains("Open a second pane, URL:") }
-        #expect(s.contains("Open a second pane, URL: █"), "\(s)")
+        var s = await t.wait { $0.contains("Open another pane, URL:") }
+        #expect(s.contains("Open another pane, URL: █"), "\(s)")
         t.tmux(["send-keys", "-t", "t", "-l", "\(base)/cam-b/cam-b/index.m3u8"])
         t.keys("Enter")
         s = await t.wait(timeout: 40) { $0.components(separatedBy: "PLAYING").count == 3 && $0.contains("SYNC locked") }
