@@ -71,8 +71,8 @@ public struct DashboardScreenState: Sendable {
     }
 }
 
-/// Lays out panes: two side by side when the terminal is wide, three or four in a 2×2 grid when every cell gets 80×24,
-/// otherwise stacked — with three or four, the focused pane gets half the height.
+/// Lays out panes: two side by side when the terminal is wide, three or four in a 2×2 grid when every cell gets 80×23 (a
+/// 160×48 terminal under the sync strip), otherwise stacked — with three or four, the focused pane gets half the height.
 public enum PaneLayout {
     public static let maxPanes = 4
 
@@ -82,7 +82,7 @@ public enum PaneLayout {
             let w = width / 2
             return [Rect(x: 0, y: 0, width: w - 1, height: height), Rect(x: w, y: 0, width: width - w, height: height)]
         }
-        if count > 2 && width >= 160 && height >= 48 {
+        if count > 2 && width >= 160 && height >= 46 {
             let (w, h) = (width / 2, height / 2)
             return (0..<count).map { i in
                 let (col, row) = (i % 2, i / 2)

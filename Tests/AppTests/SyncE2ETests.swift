@@ -147,11 +147,14 @@ struct PaneLayoutTests {
         rects.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x + $0.width <= w && $0.y + $0.height <= h && $0.width > 0 && $0.height > 0 }
     }
 
-    @Test("four panes: a 2×2 grid of 80×24 cells from 160×48; stacked below it, the focused pane half the height")
+    @Test("four panes: a 2×2 grid from 160×46 (a 160×48 terminal under the strip); stacked below it, the focused pane half the height")
     func four() {
         let grid = PaneLayout.rects(count: 4, width: 160, height: 48)
         #expect(grid.map(\.x) == [0, 80, 0, 80] && grid.map(\.y) == [0, 0, 24, 24] && grid.allSatisfy { $0.height == 24 })
         #expect(covers(grid, 160, 48))
+        // Under the sync strip a 160×48 terminal leaves 47 rows: still a grid.
+        #expect(PaneLayout.rects(count: 4, width: 160, height: 47).map(\.y) == [0, 0, 23, 23])
+        #expect(PaneLayout.rects(count: 4, width: 160, height: 45).map(\.x) == [0, 0, 0, 0], "stacked below it")
         let stacked = PaneLayout.rects(count: 4, width: 80, height: 24, focus: 2)
         #expect(stacked.map(\.height) == [4, 4, 12, 4] && stacked.map(\.y) == [0, 4, 8, 20] && covers(stacked, 80, 24), "\(stacked)")
         let three = PaneLayout.rects(count: 3, width: 200, height: 60)
