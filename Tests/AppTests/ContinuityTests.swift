@@ -107,7 +107,8 @@ struct ContinuityTests {
                     id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "broadcast-vod-ts", rendition: rung, msn: 2,
                     remaining: nil, since: 0, until: nil))
         }
-        let r = try await MonitorRun.run(["\(base)/broadcast-vod-ts/master.m3u8", "--rate", "10", "--duration", "8"])
+        // Pinned: only the failed segment is under test here (rung switches have their own suite above).
+        let r = try await MonitorRun.run(["\(base)/broadcast-vod-ts/master.m3u8", "--pin", "0", "--rate", "10", "--duration", "8"])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let skips = r.named("skip")
         #expect(skips.count == 1, "\(skips)")
