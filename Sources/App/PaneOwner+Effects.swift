@@ -36,8 +36,7 @@ extension PaneOwner {
             case .hold(let seconds):
                 try? mpv.set(.pause(true))
                 after(Int(seconds * 1000), .endHold)
-            case .play: try? mpv.set(.pause(false))
-            case .togglePause: try? mpv.command(.cyclePause)
+            case .pause(let p): try? mpv.set(.pause(p))
             case .speed(let s): try? mpv.set(.speed(s))
             }
         }
@@ -98,7 +97,7 @@ extension PaneOwner {
     /// Immediate switch without a splice (VOD fMP4): reload at the playhead's segment paused, seek inside the fresh cache to
     /// where the playhead was (a cache seek, so FFmpeg 5.1 never seeks fMP4), then play.
     func reloadInPlace(rung: Int, msn: Int, to: Double) {
-        let wasPaused = mpv.get(.pause) ?? false
+        let wasPaused = state.userPaused
         // Marked before the pause, so no sample reads a pause the user never asked for.
         holding = !wasPaused
         try? mpv.set(.pause(true))
@@ -133,7 +132,7 @@ extension PaneOwner {
         switch timer {
         case .resetDemuxerOffset: try? mpv.set(.hrSeekDemuxerOffset(0))
         case .resetSeekableCache: try? mpv.set(.demuxerSeekableCache(nil))
-        case .endHold: try? mpv.set(.pause(false))
+        case .endHold: if !state.userPaused { try? mpv.set(.pause(false)) }
         case .reread(let rung, let msn, let attempt): rereadStep(rung: rung, msn: msn, attempt: attempt)
         case .inPlace(let step): inPlaceStep(step)
         }

@@ -347,7 +347,7 @@ final class PaneOwner {
 
     func perform(_ action: Action) {
         switch action {
-        case .togglePause: run([.togglePause])
+        case .togglePause: run(state.planTogglePause())
         case .seekRelative(let d): run(state.planSeek(by: d, at: t))
         case .seekTo(let pos): run(state.planSeek(by: pos - (state.position ?? 0), at: t))
         case .quit, .toggleSync, .syncReference: break

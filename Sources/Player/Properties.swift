@@ -108,14 +108,12 @@ public enum MPVCommand: Sendable, Equatable {
     case seekRelative(Double)
     /// An exact seek to media time `seconds`.
     case seekAbsolute(Double)
-    case cyclePause
 
     var arguments: [String] {
         switch self {
         case .loadfile(let url): return ["loadfile", url, "replace"]
         case .seekRelative(let s): return ["seek", String(s), "relative+exact"]
         case .seekAbsolute(let s): return ["seek", String(s), "absolute+exact"]
-        case .cyclePause: return ["cycle", "pause"]
         }
     }
 }

@@ -21,9 +21,8 @@ public enum PaneEffect: Sendable, Equatable {
     case seekDemuxer(by: Double, aimBack: Double)
     /// Pause for `seconds`, then play (sync: the other pane reaches the same moment).
     case hold(seconds: Double)
-    /// Play (after a reload the end of the player's playlist had paused).
-    case play
-    case togglePause
+    /// Pause (true) or play (false): the user's pause, or playing on after a reload the end of the player's playlist paused.
+    case pause(Bool)
     /// Play at `speed` (sync's correction; audio keeps its pitch).
     case speed(Double)
 }
@@ -215,12 +214,12 @@ extension SessionState {
             note(.info, "reloaded at the boundary of msn \(msn)", now)
         case .crossDiscontinuity(let msn):
             // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart: a fresh load there does not.
-            plan.effects += reloadAtBreak(rung: rung, msn: msn, look: look)
+            plan.effects += reloadAtBreak(rung: rung, msn: msn)
             note(.info, "fMP4 discontinuity at msn \(msn): reloaded there (FFmpeg 5.1 stalls on fMP4 timestamp resets)", now)
         case .crossGap(let g):
             // The player's playlist ends before the run (so FFmpeg never sees the hole that would freeze video and desync audio,
             // docs/PLATFORM.md); at that boundary the playlist is reloaded from the first segment after the run.
-            plan.effects += reloadAtBreak(rung: rung, msn: g.after, look: look)
+            plan.effects += reloadAtBreak(rung: rung, msn: g.after)
             note(
                 .info,
                 "crossed GAP msn \(g.first)–\(g.after - 1) (\(fixed(g.duration, 1)) s, no rung has media): reloaded at msn \(g.after)", now)
@@ -230,9 +229,19 @@ extension SessionState {
         return plan
     }
 
-    /// Reloads `rung` from `msn` after a break (GAP run, fMP4 discontinuity), playing on if the end had paused the player.
-    func reloadAtBreak(rung: Int, msn: Int, look: PlayerLook) -> [PaneEffect] {
-        [.load(rung: rung, startMSN: msn)] + (look.atEnd && look.paused ? [.play] : [])
+    /// Reloads `rung` from `msn` after a break (GAP run, fMP4 discontinuity) and plays on unless the user paused: mpv pauses at
+    /// the end of what it was given (`keep-open`) a moment after it reports that end, so the look cannot be asked whether it did.
+    func reloadAtBreak(rung: Int, msn: Int) -> [PaneEffect] {
+        [.load(rung: rung, startMSN: msn)] + playOn
+    }
+
+    /// Play, unless the user paused.
+    var playOn: [PaneEffect] { userPaused ? [] : [.pause(false)] }
+
+    /// The user's pause key: pause, or play again.
+    public mutating func planTogglePause() -> [PaneEffect] {
+        userPaused.toggle()
+        return [.pause(userPaused)]
     }
 
     /// The origin of a stopped player answers again with `fresh`, `rung`'s playlist: the player is reloaded live at the
@@ -243,7 +252,7 @@ extension SessionState {
         let (msn, how) = resumePoint(in: fresh)
         guard let stall = currentStall, !playerLoading else { return plan }
         noteEdge(rung, fresh)
-        plan.effects = [.load(rung: rung, startMSN: msn), .play]
+        plan.effects = [.load(rung: rung, startMSN: msn)] + playOn
         let why = stall.cause ?? "no cause seen"
         plan.said.append((.info, "the origin answers again after \(fixed(t - stall.start, 1)) s stalled (\(why)): reloaded \(how)"))
         return plan

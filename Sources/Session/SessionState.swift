@@ -247,6 +247,9 @@ public struct SessionState: Sendable {
     public var mode: SelectionMode = .automatic
     /// How switches a person asks for take effect (ABR switches are always smooth unless configured).
     public var manualSwitch: SwitchMode = .immediate
+    /// The user's pause (space): the player's own pause property cannot tell it apart from the pause mpv sets at the end of
+    /// what it was given (`keep-open`), so hlstui's reloads play on unless this is set.
+    public var userPaused = false
     /// The rung the player was last given.
     public var loadedRung: Int?
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
