@@ -54,6 +54,7 @@ public enum MonitorJSON {
         if let a = y.actions.last { fields.append(("action", .string(a.description))) }
         if y.actions.count > 1 { fields.append(("actions", .array(y.actions.map { .string($0.description) }))) }
         if case .off(let why) = y.state { fields.append(("reason", .string(why))) }
+        if case .waitingFor(let panes) = y.state { fields.append(("waitingFor", .array(panes.map { .int($0) }))) }
         if !y.reasons.isEmpty { fields.append(("reasons", .array(y.reasons.map { .string($0) }))) }
         return fields
     }

@@ -83,6 +83,8 @@ public struct PaneClock: Sendable {
     public var at: ContinuousClock.Instant
     /// The PDT range the pane's playlist lists.
     public var window: SyncWindow?
+    /// The player waits for data (see `SyncReading.stalled`).
+    public var stalled = false
 }
 
 /// One pane: the Loader, a libmpv handle and the Session state between them, the only place the three meet. Everything that
@@ -190,6 +192,9 @@ public final class Pane: Sendable {
 
     /// Holds the picture for `seconds` (paused), so the other pane reaches the same moment.
     public func hold(seconds: Double) { inputs.yield(.hold(seconds)) }
+
+    /// Waits (paused) while another pane rebuffers (`on`), or plays on (unless the user paused).
+    public func wait(_ on: Bool) { inputs.yield(.syncWait(on)) }
 
     /// Reloads at the segment holding wall-clock moment `date` (the other pane is that far behind); false when no segment does.
     public func realign(to date: DateTime) async -> Bool { await ask(false) { .realign(date, $0) } }

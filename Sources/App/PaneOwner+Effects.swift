@@ -34,6 +34,9 @@ extension PaneOwner {
                 // mpv reads the offset when it carries the seek out on its own thread: it is reset once that has happened.
                 after(300, .resetDemuxerOffset)
             case .hold(let seconds):
+                // While held the player reads on, as far as the hold and its usual read-ahead: a live window slides on
+                // meanwhile, and what is read now is not missed when it plays (docs/ARCHITECTURE.md, sync).
+                readahead(parts.config.player.readahead + seconds)
                 try? mpv.set(.pause(true))
                 after(Int(seconds * 1000), .endHold)
             case .pause(let p): try? mpv.set(.pause(p))
@@ -128,11 +131,19 @@ extension PaneOwner {
         }
     }
 
+    /// Reads `seconds` ahead of the playhead.
+    func readahead(_ seconds: Double) {
+        try? mpv.set(.readahead(seconds))
+        try? mpv.set(.cacheSeconds(seconds))
+    }
+
     func fire(_ timer: PaneTimer) {
         switch timer {
         case .resetDemuxerOffset: try? mpv.set(.hrSeekDemuxerOffset(0))
         case .resetSeekableCache: try? mpv.set(.demuxerSeekableCache(nil))
-        case .endHold: if !state.userPaused { try? mpv.set(.pause(false)) }
+        case .endHold:
+            if !state.userPaused { try? mpv.set(.pause(false)) }
+            readahead(parts.config.player.readahead)
         case .reread(let rung, let msn, let attempt): rereadStep(rung: rung, msn: msn, attempt: attempt)
         case .inPlace(let step): inPlaceStep(step)
         }

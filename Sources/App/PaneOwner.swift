@@ -25,6 +25,8 @@ enum PaneInput: Sendable {
     case clock(CheckedContinuation<PaneClock, Never>)
     case speed(Double)
     case hold(Double)
+    /// Sync: wait (paused) while another pane rebuffers, or play on.
+    case syncWait(Bool)
     case realign(DateTime, CheckedContinuation<Bool, Never>)
 }
 
@@ -74,6 +76,8 @@ final class PaneOwner {
     var logFilter = MPVLogFilter()
     /// True while hlstui holds the player paused to move it inside a freshly loaded rung (not a pause of the user's).
     var holding = false
+    /// True while sync keeps the player paused for another pane that rebuffers.
+    var syncWaiting = false
     var opening: CheckedContinuation<Void, Never>?
     var lastPublished = ContinuousClock.now
     var publishedMilestone: [Int?] = []
@@ -162,6 +166,12 @@ final class PaneOwner {
         case .clock(let k): k.resume(returning: clock())
         case .speed(let s): run([.speed(s)])
         case .hold(let seconds): run(state.planHold(seconds: seconds, at: t))
+        case .syncWait(let on):
+            guard on != syncWaiting else { return }
+            syncWaiting = on
+            // Reading on while it waits, as a hold does (as long as the longest hold).
+            readahead(parts.config.player.readahead + (on ? SyncController().maxHold : 0))
+            if on || !state.userPaused { run([.pause(on)]) }
         case .realign(let date, let k):
             guard let effects = state.planRealign(to: date, at: t) else { return k.resume(returning: false) }
             run(effects)
@@ -322,17 +332,24 @@ final class PaneOwner {
         var window = media.flatMap(Self.window)
         window?.bufferedUntil = s.playingMedia.flatMap { m in s.bufferedEnd.flatMap { Timeline.programDateTime(at: $0, in: m) } }
         guard !s.playerLoading, s.started, s.error == nil else {
-            return PaneClock(pdt: nil, playing: false, hasPDT: hasPDT, at: .now, window: window)
+            // A reload after a stall (the origin answers again) is still the stall: the others wait until it plays.
+            return PaneClock(pdt: nil, playing: false, hasPDT: hasPDT, at: .now, window: window, stalled: s.currentStall != nil && !s.ended)
         }
-        let paused = (mpv.get(.pause) ?? false) || (mpv.get(.pausedForCache) ?? false)
+        let waitingForData = mpv.get(.pausedForCache) ?? false
+        let paused = (mpv.get(.pause) ?? false) || waitingForData
+        // Rebuffering, or stopped at the end of what a failing origin gave: not a pause of the user's or of sync's.
+        let stalled = !s.ended && (waitingForData || s.eofSince != nil || s.currentStall != nil)
         let raw = mpv.get(.audioPts) ?? mpv.get(.timePos)
         // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
         // put tens of milliseconds between two property reads).
         let at = ContinuousClock.now
         guard let raw, let p = s.locate(raw), let m = media else {
-            return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at, window: window)
+            return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at, window: window, stalled: stalled)
         }
-        return PaneClock(pdt: MediaClock.programDateTime(p, in: m), playing: !paused, hasPDT: hasPDT, at: at, window: window)
+        let pdt = MediaClock.programDateTime(p, in: m)
+        // A playhead in a segment without PDT (the encoder lost its clock) is out of the lock, whatever else the window lists.
+        let here = pdt != nil || !m.lists(p.msn) ? hasPDT : false
+        return PaneClock(pdt: pdt, playing: !paused, hasPDT: here, at: at, window: window, stalled: stalled)
     }
 
     /// The PDT range `m` lists: from its first segment's PDT to where its last segment ends.

@@ -36,6 +36,8 @@ public final class SyncRunner: Sendable {
     let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
     /// The speeds last given to the players.
     let applied: NIOLockedValueBox<[Double]>
+    /// The panes kept paused while another rebuffers.
+    let waiting = NIOLockedValueBox<Set<Int>>([])
 
     public init(panes: [Pane], started: ContinuousClock.Instant, enabled: Bool = true, reference: Int? = nil) {
         self.panes = panes
@@ -69,6 +71,8 @@ public final class SyncRunner: Sendable {
     public func stop() {
         task.withLockedValue { $0?.cancel() }
         for p in panes { p.setSpeed(1) }
+        for i in waiting.withLockedValue({ $0 }) { panes[i].wait(false) }
+        waiting.withLockedValue { $0 = [] }
     }
 
     /// Switches the lock on or off (off: all at normal speed, from the next step, at most 50 ms later).
@@ -89,13 +93,19 @@ public final class SyncRunner: Sendable {
         let readings = clocks.enumerated().map { i, c in
             SyncReading(
                 pdt: c.playing ? c.pdt.map { $0.adding(seconds: Pane.seconds(last - c.at) * before[i]) } : c.pdt, playing: c.playing,
-                hasPDT: c.hasPDT ?? true, window: c.window)
+                hasPDT: c.hasPDT ?? true, window: c.window, stalled: c.stalled)
         }
         let (cmd, offset) = controller.withLockedValue { c in (c.step(t: t, readings: readings), c.offset) }
         for (i, s) in cmd.speeds.enumerated() where abs(s - before[i]) > 0.0002 || (s == 1 && before[i] != 1) {
             panes[i].setSpeed(s)
             applied.withLockedValue { $0[i] = s }
         }
+        let waited = waiting.withLockedValue { w in
+            defer { w = cmd.waits }
+            return w
+        }
+        for i in cmd.waits.subtracting(waited) { panes[i].wait(true) }
+        for i in waited.subtracting(cmd.waits) { panes[i].wait(false) }
         for h in cmd.holds { panes[h.pane].hold(seconds: h.seconds) }
         for r in cmd.realigns where await !panes[r.pane].realign(to: r.to) {
             // The window moved on between the reading and the reload.

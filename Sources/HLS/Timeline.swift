@@ -52,6 +52,54 @@ public enum Timeline {
         }
     }
 
+    /// A reload of a live playlist keeps the PDT the earlier one gave its segments: a span between discontinuities in `new`
+    /// with no EXT-X-PROGRAM-DATE-TIME of its own takes it from a segment `old` listed with the same media sequence number and
+    /// discontinuity sequence, extrapolated over the span (RFC 8216bis §4.4.4.6: a PDT applies to the segments after it; a
+    /// server that tags only the first segment after a discontinuity lets that tag slide out of the window while its
+    /// segments play on). Tags in `new` are never changed; spans without a shared segment keep no PDT.
+    public static func carryingProgramDateTimes(_ new: MediaPlaylist, from old: MediaPlaylist?) -> MediaPlaylist {
+        guard let old, new.segments.contains(where: { $0.effectiveProgramDateTime == nil }) else { return new }
+        let oldSequences = discontinuitySequences(old)
+        var known: [Int: (pdt: DateTime, disc: Int)] = [:]
+        for (i, s) in old.segments.enumerated() {
+            if let p = s.effectiveProgramDateTime { known[s.mediaSequence] = (p, oldSequences[i]) }
+        }
+        guard !known.isEmpty else { return new }
+        var out = new
+        let sequences = discontinuitySequences(new)
+        var spanStart = 0
+        while spanStart < out.segments.count {
+            var spanEnd = spanStart + 1
+            while spanEnd < out.segments.count && !out.segments[spanEnd].discontinuity { spanEnd += 1 }
+            defer { spanStart = spanEnd }
+            let span = spanStart..<spanEnd
+            guard span.allSatisfy({ out.segments[$0].effectiveProgramDateTime == nil }),
+                let a = span.first(where: { i in known[out.segments[i].mediaSequence].map { $0.disc == sequences[i] } ?? false }),
+                let anchor = known[out.segments[a].mediaSequence]?.pdt
+            else { continue }
+            var t = anchor
+            for i in a..<spanEnd {
+                out.segments[i].effectiveProgramDateTime = t
+                t = t.adding(seconds: out.segments[i].duration)
+            }
+            t = anchor
+            for i in stride(from: a - 1, through: spanStart, by: -1) {
+                t = t.adding(seconds: -out.segments[i].duration)
+                out.segments[i].effectiveProgramDateTime = t
+            }
+        }
+        return out
+    }
+
+    /// The discontinuity sequence number of each segment (EXT-X-DISCONTINUITY-SEQUENCE plus the tags before it, §4.4.3.3).
+    public static func discontinuitySequences(_ playlist: MediaPlaylist) -> [Int] {
+        var d = playlist.discontinuitySequence
+        return playlist.segments.map { s in
+            if s.discontinuity { d += 1 }
+            return d
+        }
+    }
+
     /// The start time of each segment, in seconds from the playlist's first segment.
     public static func startTimes(_ playlist: MediaPlaylist) -> [Double] {
         var out: [Double] = []

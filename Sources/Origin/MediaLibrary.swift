@@ -114,9 +114,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v5"
+    public static let version = "media-v6"
 
-    /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, two cameras;
+    /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, four cameras;
     /// the same ladder packaged as broadcasters do.
     public static let specs: [EncodeSpec] = {
         var out = [
@@ -126,6 +126,12 @@ public final class MediaLibrary: Sendable {
             EncodeSpec(
                 id: "cam-b", width: 426, height: 240, fps: 25, videoKbps: 300, gopFrames: 75, segments: 8, pattern: "testsrc", toneHz: 780,
                 containers: [.ts]),
+            EncodeSpec(
+                id: "cam-c", width: 320, height: 180, fps: 50, videoKbps: 250, gopFrames: 200, segments: 6, pattern: "testsrc2",
+                toneHz: 620, containers: [.ts]),
+            EncodeSpec(
+                id: "cam-d", width: 320, height: 180, fps: 60000, fpsDen: 1001, videoKbps: 250, gopFrames: 360, segments: 4,
+                pattern: "testsrc", toneHz: 980, containers: [.ts]),
         ]
         for p in Packaging.allCases {
             let (num, den, gop) = p == .plain ? (30, 1, 60) : (30000, 1001, 60)
@@ -146,7 +152,7 @@ public final class MediaLibrary: Sendable {
                     EncodeSpec(
                         id: "audio-de", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10,
                         pattern: "", toneHz: 660, containers: [.ts, .fmp4], packaging: p),
-                ], at: out.count - 2)
+                ], at: out.count - 4)
         }
         return out
     }()

@@ -17,6 +17,12 @@ public struct Fault: Sendable, Equatable {
         case freeze
         /// The live media sequence restarts at 0.
         case reset
+        /// The live encoder loses its clock: segments published while it lasts (`for=` seconds, else until cleared) carry no
+        /// PDT, with a discontinuity where PDT stops and where it comes back.
+        case nopdt
+
+        /// Changes what a live playlist lists rather than how a request is answered.
+        var isLive: Bool { self == .freeze || self == .reset || self == .nopdt }
     }
 
     public enum Target: String, Sendable, CaseIterable {
@@ -37,6 +43,8 @@ public struct Fault: Sendable, Equatable {
     public var since: Double
     /// A timed outage: the fault applies until this moment (seconds since 1970), then ends by itself; nil for no end.
     public var until: Double?
+    /// Only requests of this client (`?client=` on the playlist, kept on every URI it lists); nil for every client.
+    public var client: String?
 
     public init(
         id: Int, kind: Kind, target: Target, status: Int, ms: Int, scenario: String?, rendition: String?, msn: Int?,
@@ -52,7 +60,7 @@ public struct Fault: Sendable, Equatable {
         .object([
             ("id", .int(id)), ("kind", .string(kind.rawValue)), ("target", .string(target.rawValue)), ("status", .int(status)),
             ("ms", .int(ms)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("msn", .int(msn)),
-            ("remaining", .int(remaining)), ("until", until.map { .double($0) } ?? .null),
+            ("remaining", .int(remaining)), ("until", until.map { .double($0) } ?? .null), ("client", .string(client)),
         ])
     }
 }
@@ -157,17 +165,18 @@ public final class OriginState: Sendable {
     public func clearFaults() { box.withLockedValue { $0.faults.removeAll() } }
 
     /// The first request fault matching, consuming one use of it.
-    func takeFault(target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, now: Double = Date().timeIntervalSince1970)
-        -> Fault?
-    {
+    func takeFault(
+        target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, client: String?, now: Double = Date().timeIntervalSince1970
+    ) -> Fault? {
         box.withLockedValue { s in
             guard
                 let i = s.faults.firstIndex(where: { f in
-                    f.kind != .freeze && f.kind != .reset
+                    !f.kind.isLive
                         && (f.target == .any || f.target == target)
                         && (f.scenario == nil || f.scenario == scenario)
                         && (f.rendition == nil || f.rendition == rendition)
                         && (f.msn == nil || f.msn == msn)
+                        && (f.client == nil || f.client == client)
                         && (f.remaining ?? 1) > 0
                         && (f.until.map { now < $0 } ?? true)
                 })
@@ -179,9 +188,11 @@ public final class OriginState: Sendable {
     }
 
     /// Freeze/reset faults switched on for `scenario`.
-    func liveFaults(_ scenario: String) -> [Fault] {
+    func liveFaults(_ scenario: String, client: String?) -> [Fault] {
         box.withLockedValue { s in
-            s.faults.filter { ($0.kind == .freeze || $0.kind == .reset) && ($0.scenario == nil || $0.scenario == scenario) }
+            s.faults.filter {
+                $0.kind.isLive && ($0.scenario == nil || $0.scenario == scenario) && ($0.client == nil || $0.client == client)
+            }
         }
     }
 

@@ -108,11 +108,12 @@ public struct OriginRouter: Sendable {
     }
 
     /// Freeze and reset in force for `model` at this moment.
-    func overrides(_ model: StreamModel) -> LiveOverrides {
+    func overrides(_ model: StreamModel, client: String?) -> LiveOverrides {
         var o = LiveOverrides()
-        for f in state.liveFaults(model.scenario.name) {
+        for f in state.liveFaults(model.scenario.name, client: client) {
             if f.kind == .freeze, o.freezeAt == nil { o.freezeAt = f.since }
             if f.kind == .reset, o.resetIndex == nil { o.resetIndex = model.lastAvailable(at: f.since) + 1 }
+            if f.kind == .nopdt { o.withoutPDT.append((from: f.since, to: f.until)) }
         }
         return o
     }
@@ -158,18 +159,24 @@ public struct OriginRouter: Sendable {
         }
         guard rest.count == 2, let model = model(scenario, rest[0]) else { return .text(404, "not found: \(req.path)") }
         let file = rest[1]
-        var o = overrides(model)
+        let client = req.query["client"]
+        var o = overrides(model, client: client)
         // A live playlist's own knobs, for cameras as other encoders deliver them: `delay` (s of publishing delay),
-        // `window` (segments listed), `pdt` (s added to every PDT).
+        // `window` (segments listed), `pdt` (s added to every PDT), `drift` (ppm the media runs fast against its PDT, from the
+        // origin's start), `pdtat=discontinuity` (PDT only on the first segment after each discontinuity).
         if model.scenario.isLive, file.hasSuffix(".m3u8") {
             o.extraDelay = max(0, min(60, Double(req.query["delay"] ?? "") ?? 0))
             o.windowSegments = Int(req.query["window"] ?? "").map { max(2, min(60, $0)) }
             o.pdtOffset = max(-60, min(60, Double(req.query["pdt"] ?? "") ?? 0))
+            o.driftPPM = max(-50_000, min(50_000, Double(req.query["drift"] ?? "") ?? 0))
+            o.driftEpoch = state.startedAt
+            o.pdtAtDiscontinuitiesOnly = req.query["pdtat"] == "discontinuity"
         }
         var r: OriginResponse
         switch file {
         case "index.m3u8":
-            r = .playlist(rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o))
+            let p = rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o)
+            r = .playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
         case "iframes.m3u8" where scenario.container == .ts && !model.aes && model.rendition.hasVideo:
             r = .playlist(model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true))
         case "all.ts" where scenario.singleFile:
@@ -252,6 +259,20 @@ public struct OriginRouter: Sendable {
         return applyFault(r, req)
     }
 
+    /// The playlist with `?client=` kept on every segment and init section URI it lists, so faults can single out one client.
+    static func keeping(client: String, in p: Playlist) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        let tag = "client=" + (client.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let add = { (uri: String) in uri + (uri.contains("?") ? "&" : "?") + tag }
+        for i in m.segments.indices {
+            m.segments[i].uri = add(m.segments[i].uri)
+            if let map = m.segments[i].map { m.segments[i].map?.uri = add(map.uri) }
+        }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
     func applyFault(_ r0: OriginResponse, _ req: OriginRequest) -> OriginResponse {
         var r = r0
         let target: Fault.Target
@@ -262,7 +283,10 @@ public struct OriginRouter: Sendable {
         case "key": target = .key
         default: return r
         }
-        guard let f = state.takeFault(target: target, scenario: r.scenario, rendition: r.rendition, msn: r.truth?.msn) else { return r }
+        guard
+            let f = state.takeFault(
+                target: target, scenario: r.scenario, rendition: r.rendition, msn: r.truth?.msn, client: req.query["client"])
+        else { return r }
         r.fault = "\(f.kind.rawValue)#\(f.id)"
         switch f.kind {
         case .status:
@@ -272,7 +296,7 @@ public struct OriginRouter: Sendable {
         case .slow: r.delayMs += f.ms
         case .stall: r.delivery = .stall
         case .truncate: r.delivery = .truncate
-        case .freeze, .reset: break
+        case .freeze, .reset, .nopdt: break
         }
         return r
     }
@@ -294,13 +318,12 @@ public struct OriginRouter: Sendable {
                 return .text(400, "kind= one of \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let target = Fault.Target(rawValue: q["target"] ?? "any") ?? .any
-            let f = state.add(
-                Fault(
-                    id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
-                    scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
-                    remaining: q["count"].flatMap { Int($0) }, since: now,
-                    until: q["for"].flatMap { Double($0) }.map { now + $0 }))
-            return .json(f.json)
+            var fault = Fault(
+                id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
+                scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
+                remaining: q["count"].flatMap { Int($0) }, since: now, until: q["for"].flatMap { Double($0) }.map { now + $0 })
+            fault.client = q["client"]
+            return .json(state.add(fault).json)
         case "faults": return .json(.array(state.faults.map(\.json)))
         case "bench.m3u8":
             // One segment of `bytes` bytes, for throughput benchmarks.
@@ -343,7 +366,7 @@ public struct OriginRouter: Sendable {
             guard let s = Scenario.named(q["scenario"] ?? ""), let m = model(s, q["rendition"] ?? defaultRendition(s)) else {
                 return .text(400, "truth needs scenario= and rendition=")
             }
-            let w = m.window(at: now, overrides: overrides(m))
+            let w = m.window(at: now, overrides: overrides(m, client: q["client"]))
             return .json(
                 .object([
                     ("scenario", .string(s.name)), ("rendition", .string(m.rendition.id)), ("now", .double(now)),
@@ -371,11 +394,13 @@ public struct OriginRouter: Sendable {
         var s = "hlstui origin\n\nscenarios:\n"
         for sc in Scenario.all { s += "  /\(sc.name)/master.m3u8  \(sc.summary)\n" }
         s +=
-            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset&target=segment|key|playlist|init|any"
+            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset|nopdt&target=segment|key|playlist|init|any"
         s +=
-            "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
+            "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144\n"
         s += "\nlive media playlists take ?delay=SECONDS (more publishing delay), &window=SEGMENTS, &pdt=SECONDS (PDT offset),\n"
+        s += "&drift=PPM (media runs fast against its PDT), &pdtat=discontinuity (PDT only after discontinuities),\n"
+        s += "&client=NAME (kept on every URI listed; a fault with client=NAME hits only that client),\n"
         s += "e.g. /cam-b/cam-b/index.m3u8?delay=3&window=6\n"
         return s
     }

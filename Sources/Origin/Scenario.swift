@@ -108,6 +108,12 @@ public struct Scenario: Sendable, Equatable {
             name: "cam-b", summary: "camera B: live, 3 s segments, 25 fps, segment grid 1 s after A, 4 s more latency",
             kind: .camera(id: "cam-b", offset: 1, latency: 4)),
         Scenario(
+            name: "cam-c", summary: "camera C: live, 4 s segments, 50 fps, segment grid 0.5 s after A, 2 s more latency",
+            kind: .camera(id: "cam-c", offset: 0.5, latency: 2)),
+        Scenario(
+            name: "cam-d", summary: "camera D: live, 6 s segments, 59.94 fps, segment grid 2.5 s after A, 6 s more latency",
+            kind: .camera(id: "cam-d", offset: 2.5, latency: 6)),
+        Scenario(
             name: "demo", summary: "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360",
             kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false)),
     ]

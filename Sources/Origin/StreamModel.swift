@@ -17,6 +17,11 @@ public struct SegmentTruth: Sendable, Equatable {
     public var discontinuitySequence: Int
     public var gap: Bool
     public var keyID: Int?
+    /// Whether the playlist tags this segment with its PDT (every live segment, unless the stream tags only the first segment
+    /// after a discontinuity or has lost PDT).
+    public var tagged = true
+    /// The segment has no PDT at all: published while a `nopdt` fault was on.
+    public var withoutPDT = false
 }
 
 /// Live-state changes faults make: a frozen playlist and a media-sequence reset.
@@ -31,6 +36,23 @@ public struct LiveOverrides: Sendable, Equatable {
     public var windowSegments: Int?
     /// Seconds added to every PDT (an encoder whose clock is off).
     public var pdtOffset = 0.0
+    /// Parts per million the media runs fast against its PDT (an encoder clock that drifts): from `driftEpoch` on, each
+    /// segment's PDT advances by its duration × (1 − drift), while EXTINF keeps the nominal duration.
+    public var driftPPM = 0.0
+    /// Seconds since 1970 from which the drift accumulates (the origin's start).
+    public var driftEpoch = 0.0
+    /// PDT only on the first segment after each discontinuity (RFC 8216bis §4.4.4.6 lets it be extrapolated from there).
+    public var pdtAtDiscontinuitiesOnly = false
+    /// Wall-clock ranges (seconds since 1970, end nil: still on) in which segments were published without PDT: the encoder
+    /// lost its clock. A discontinuity marks where PDT stops and where it comes back.
+    public var withoutPDT: [(from: Double, to: Double?)] = []
+
+    public static func == (a: LiveOverrides, b: LiveOverrides) -> Bool {
+        a.freezeAt == b.freezeAt && a.resetIndex == b.resetIndex && a.extraDelay == b.extraDelay && a.windowSegments == b.windowSegments
+            && a.pdtOffset == b.pdtOffset && a.driftPPM == b.driftPPM && a.driftEpoch == b.driftEpoch
+            && a.pdtAtDiscontinuitiesOnly == b.pdtAtDiscontinuitiesOnly
+            && a.withoutPDT.map(\.from) == b.withoutPDT.map(\.from) && a.withoutPDT.map(\.to) == b.withoutPDT.map(\.to)
+    }
     public init(freezeAt: Double? = nil, resetIndex: Int? = nil) {
         self.freezeAt = freezeAt
         self.resetIndex = resetIndex
@@ -114,15 +136,46 @@ public struct StreamModel: Sendable {
         let baseLoops = overrides.resetIndex.map { loopNumber($0) } ?? 0
         return indexes.map { n in
             let pos = ((n % count) + count) % count
-            let k = loopNumber(n)
-            let disc = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0)
-            let pdt =
-                scenario.isLive ? DateTime(seconds: start(n) + overrides.pdtOffset) : OriginTiming.vodStart.adding(seconds: offsets[pos])
-            return SegmentTruth(
-                msn: n - base, index: n, position: pos, uri: segmentURI(n), pdt: pdt, duration: durations[pos],
-                mediaTime: rendition.segments[pos].firstTime, discontinuity: disc,
-                discontinuitySequence: k - baseLoops, gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
+            let loops = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0)
+            let outage = scenario.isLive && pdtChanges(at: n, overrides)
+            var t = SegmentTruth(
+                msn: n - base, index: n, position: pos, uri: segmentURI(n), pdt: pdt(n, pos, overrides), duration: durations[pos],
+                mediaTime: rendition.segments[pos].firstTime, discontinuity: loops || outage,
+                discontinuitySequence: loopNumber(n) - baseLoops + outageEdges(through: n, overrides),
+                gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
+            t.withoutPDT = scenario.isLive && lacksPDT(n, overrides)
+            t.tagged = !t.withoutPDT && (!overrides.pdtAtDiscontinuitiesOnly || t.discontinuity)
+            return t
         }
+    }
+
+    /// The PDT of absolute segment `n` (loop position `pos`): live from the wall-clock grid, offset and drifting as the
+    /// overrides say; VOD from `OriginTiming.vodStart`.
+    func pdt(_ n: Int, _ pos: Int, _ o: LiveOverrides) -> DateTime {
+        guard scenario.isLive else { return OriginTiming.vodStart.adding(seconds: offsets[pos]) }
+        let s = start(n)
+        return DateTime(seconds: s + o.pdtOffset - o.driftPPM / 1_000_000 * (s - o.driftEpoch))
+    }
+
+    /// Segment `n` was published while the encoder had no clock.
+    func lacksPDT(_ n: Int, _ o: LiveOverrides) -> Bool {
+        let s = start(n)
+        return o.withoutPDT.contains { s >= $0.from && s < ($0.to ?? .infinity) }
+    }
+
+    /// The first segment published at or after wall-clock moment `edge`.
+    func firstSegment(from edge: Double) -> Int { Int(((edge - gridOffset) / cadence).rounded(.up)) }
+
+    /// Segment `n` is where PDT stops or comes back.
+    func pdtChanges(at n: Int, _ o: LiveOverrides) -> Bool {
+        o.withoutPDT.contains { r in firstSegment(from: r.from) == n || r.to.map { firstSegment(from: $0) == n } == true }
+    }
+
+    /// Discontinuities the PDT outages added up to segment `n` (one where each starts, one where it ends), but those on a
+    /// loop's own discontinuity.
+    func outageEdges(through n: Int, _ o: LiveOverrides) -> Int {
+        o.withoutPDT.flatMap { [firstSegment(from: $0.from)] + ($0.to.map { [firstSegment(from: $0)] } ?? []) }
+            .filter { $0 <= n && $0 % count != 0 }.count
     }
 
     func loopNumber(_ n: Int) -> Int { n >= 0 ? n / count : (n - count + 1) / count }
@@ -155,9 +208,8 @@ public struct StreamModel: Sendable {
     /// The truth for absolute segment `n`, whatever the window.
     public func truth(_ n: Int, overrides: LiveOverrides = LiveOverrides()) -> SegmentTruth {
         let pos = ((n % count) + count) % count
-        let pdt = scenario.isLive ? DateTime(seconds: start(n)) : OriginTiming.vodStart.adding(seconds: offsets[pos])
         return SegmentTruth(
-            msn: n - (overrides.resetIndex ?? 0), index: n, position: pos, uri: segmentURI(n), pdt: pdt,
+            msn: n - (overrides.resetIndex ?? 0), index: n, position: pos, uri: segmentURI(n), pdt: pdt(n, pos, overrides),
             duration: durations[pos], mediaTime: rendition.segments[pos].firstTime,
             discontinuity: scenario.isLive && pos == 0, discontinuitySequence: loopNumber(n),
             gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
@@ -187,7 +239,7 @@ public struct StreamModel: Sendable {
         for (i, t) in segments.enumerated() {
             var s = Segment(uri: t.uri, duration: t.duration, mediaSequence: t.msn)
             s.discontinuity = t.discontinuity
-            if scenario.isLive || i == 0 { s.programDateTime = t.pdt }
+            if t.tagged && (scenario.isLive || i == 0) { s.programDateTime = t.pdt }
             s.gap = t.gap
             if let id = t.keyID {
                 s.keys = [Key(method: encryption == .sampleAES ? .sampleAES : .aes128, uri: keyURI(id), iv: StreamModel.iv(id))]

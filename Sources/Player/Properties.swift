@@ -78,6 +78,9 @@ public enum MPVSetting: Sendable, Equatable {
     case hrSeekDemuxerOffset(Double)
     /// Options for FFmpeg's demuxer (`live_start_index`, `strict`).
     case demuxerLavfOptions(String)
+    /// Seconds the demuxer reads ahead of the playhead without a cache (`demuxer-readahead-secs`) and with one (`cache-secs`).
+    case readahead(Double)
+    case cacheSeconds(Double)
 
     var name: String {
         switch self {
@@ -86,6 +89,8 @@ public enum MPVSetting: Sendable, Equatable {
         case .demuxerSeekableCache: return "demuxer-seekable-cache"
         case .hrSeekDemuxerOffset: return "hr-seek-demuxer-offset"
         case .demuxerLavfOptions: return "demuxer-lavf-o"
+        case .readahead: return "demuxer-readahead-secs"
+        case .cacheSeconds: return "cache-secs"
         }
     }
 
@@ -96,6 +101,7 @@ public enum MPVSetting: Sendable, Equatable {
         case .demuxerSeekableCache(let b): return b.map { $0 ? "yes" : "no" } ?? "auto"
         case .hrSeekDemuxerOffset(let s): return String(s)
         case .demuxerLavfOptions(let o): return o
+        case .readahead(let s), .cacheSeconds(let s): return String(s)
         }
     }
 }

@@ -7,11 +7,14 @@ public struct SyncReading: Sendable, Equatable {
     public var playing: Bool
     public var hasPDT: Bool
     public var window: SyncWindow?
-    public init(pdt: DateTime?, playing: Bool, hasPDT: Bool = true, window: SyncWindow? = nil) {
+    /// The player waits for data (rebuffering, or stopped at the end of what its origin gave), not a pause of anyone's.
+    public var stalled: Bool
+    public init(pdt: DateTime?, playing: Bool, hasPDT: Bool = true, window: SyncWindow? = nil, stalled: Bool = false) {
         self.pdt = pdt
         self.playing = playing
         self.hasPDT = hasPDT
         self.window = window
+        self.stalled = stalled
     }
 }
 
@@ -20,6 +23,8 @@ public struct SyncCommands: Sendable, Equatable {
     public var speeds: [Double]
     public var holds: [SyncHold] = []
     public var realigns: [SyncRealign] = []
+    /// Panes to keep paused while others rebuffer (every other pane is let go).
+    public var waits: Set<Int> = []
 }
 
 public struct SyncHold: Sendable, Equatable {
@@ -43,7 +48,28 @@ public struct MultiSync: Sendable {
     /// One controller per pane but the reference (two panes: one for pane 2 against pane 1).
     public private(set) var pairs: [Int: SyncController] = [:]
     public var enabled = true {
-        didSet { for k in pairs.keys { pairs[k]?.enabled = enabled } }
+        didSet {
+            for k in pairs.keys { pairs[k]?.enabled = enabled }
+            stalled = []
+        }
+    }
+    /// Panes that stalled once the others were brought to them: the others wait (paused) until these play again, so all
+    /// resume together and the offset the stall would make never opens.
+    public private(set) var stalled: [Int] = []
+    /// Panes that stopped waiting because their window would no longer keep their playhead.
+    var released: Set<Int> = []
+    /// The reference's own move at the start (forward to a moment every pane can play on from), shown until the lock.
+    public private(set) var lead: SyncAction?
+
+    /// The latest moment every pane can play on from (two target durations before the nearest live edge) when each window
+    /// lists it with a segment to spare before; nil when one window is not known, is not live or has no such moment.
+    public static func commonMoment(_ windows: [SyncWindow?]) -> DateTime? {
+        let ws = windows.compactMap { $0 }
+        guard ws.count == windows.count, ws.allSatisfy(\.live),
+            let m = ws.map({ $0.end.adding(seconds: -$0.edgeMargin) }).min(by: { $0.seconds(since: $1) < 0 }),
+            ws.allSatisfy({ m.seconds(since: $0.start) >= $0.targetDuration })
+        else { return nil }
+        return m
     }
 
     public init(count: Int) {
@@ -79,8 +105,32 @@ public struct MultiSync: Sendable {
             let pdts = readings.compactMap(\.pdt)
             guard pdts.count == count, let earliest = pdts.indices.min(by: { pdts[$0].seconds(since: pdts[$1]) < 0 }) else { return out }
             use(reference: earliest)
+            // The reference first comes forward to the latest moment every pane can play on from, when that is later: the
+            // others then move back or wait a short while, not for the whole latency of the slowest feed (less latency is
+            // preferred when monitoring).
+            if count > 2, let m = Self.commonMoment(readings.map(\.window)), let p = readings[earliest].pdt, m.seconds(since: p) >= 1 {
+                lead = .forward(pane: earliest)
+                out.realigns.append(SyncRealign(pane: earliest, to: m))
+                return out
+            }
         }
         guard let r = reference else { return out }
+        // A pane that rebuffers after the panes were together: the others wait for it, the controllers are not stepped.
+        let together = !stalled.isEmpty || pairs.values.contains { $0.state == .locked || $0.state == .steering }
+        let now = (0..<count).filter { readings[$0].stalled }
+        if enabled, together, !now.isEmpty, now.count < count {
+            stalled = now
+            // A pane waits while its window keeps what it needs next; past that it plays on (let go until the stall ends) and
+            // is brought back like any pane once the other plays again.
+            for i in 0..<count where !now.contains(i) && !released.contains(i) {
+                let r = readings[i]
+                let keeps = r.window.map { w in r.pdt.map { w.canHold(at: $0, bufferedUntil: w.bufferedUntil) } ?? true } ?? true
+                if keeps { out.waits.insert(i) } else { released.insert(i) }
+            }
+            return out
+        }
+        stalled = []
+        released = []
         for i in pairs.keys.sorted() {
             guard var c = pairs[i] else { continue }
             let pair = [readings[r], readings[i]]
@@ -98,12 +148,15 @@ public struct MultiSync: Sendable {
 
     /// Gives up bringing `pane` to the reference (its reload found no segment at the moment asked).
     public mutating func giveUp(pane: Int, _ why: String) {
+        // The reference's own move at the start: the others are brought to wherever it is.
+        guard pane != reference || count == 2 else { return }
         if let k = pairs.first(where: { $0.value.panes.contains(pane) })?.key { pairs[k]?.giveUp(why) }
     }
 
     /// The state of the whole: locked when every pane is; off when every pane is off (with the first reason); else the least
     /// advanced pane's.
     public var state: SyncState {
+        if !stalled.isEmpty { return .waitingFor(stalled) }
         let states = pairs.keys.sorted().compactMap { pairs[$0]?.state }
         guard !states.isEmpty else { return .waiting }
         if states.allSatisfy({ if case .off = $0 { return true } else { return false } }) { return states[0] }
@@ -122,7 +175,10 @@ public struct MultiSync: Sendable {
     }
 
     /// What was done last for each pane (two panes: the one controller's).
-    public var actions: [SyncAction] { pairs.keys.sorted().compactMap { pairs[$0]?.action } }
+    public var actions: [SyncAction] {
+        let each = pairs.keys.sorted().compactMap { pairs[$0]?.action }
+        return state == .locked ? each : (lead.map { [$0] } ?? []) + each
+    }
 
     /// Why panes are out of the lock, one line each.
     public var reasons: [String] {

@@ -333,7 +333,7 @@ public struct SessionState: Sendable {
         case .loader(let e): return loader(e, at: t)
         case .sample(let s): return sampled(s, at: t)
         case .liveEdge(let rung, let playlist):
-            noteEdge(rung, playlist)
+            noteEdge(rung, Timeline.carryingProgramDateTimes(playlist, from: media[rung]))
             return []
         case .streamGiven(let start, let from):
             playerLoading = true
@@ -488,9 +488,11 @@ public struct SessionState: Sendable {
                     action: "served from rung \(by)")
             ]
         case .playlist(let p):
-            if let rung = p.rung { media[rung] = p.playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
-            if p.rung != nil { remember(p.playlist) }
-            if let rung = p.rung { noteEdge(rung, p.playlist) }
+            // A live reload keeps the PDT the last one gave (a tag only after discontinuities slides out of the window).
+            let playlist = Timeline.carryingProgramDateTimes(p.playlist, from: p.rung.flatMap { media[$0] })
+            if let rung = p.rung { media[rung] = playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
+            if p.rung != nil { remember(playlist) }
+            if let rung = p.rung { noteEdge(rung, playlist) }
             if let rung = p.rung { playlistReadAt[rung] = t }
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
             guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
@@ -825,5 +827,5 @@ public struct SessionState: Sendable {
 
 extension MediaPlaylist {
     /// True when segment `msn` is in this window.
-    func lists(_ msn: Int) -> Bool { msn >= mediaSequence && msn < mediaSequence + segments.count }
+    public func lists(_ msn: Int) -> Bool { msn >= mediaSequence && msn < mediaSequence + segments.count }
 }

@@ -11,6 +11,8 @@ public enum SyncState: Sendable, Equatable {
     case locked
     /// Not synchronized, and why (a stream without PDT, the user switched it off).
     case off(String)
+    /// These panes (0-based) stalled waiting for data; the others are paused until they play again.
+    case waitingFor([Int])
 
     public var label: String {
         switch self {
@@ -19,6 +21,9 @@ public enum SyncState: Sendable, Equatable {
         case .steering: return "locking"
         case .locked: return "locked"
         case .off(let why): return "off: \(why)"
+        case .waitingFor(let panes):
+            let names = panes.map { "\($0 + 1)" }
+            return "waiting for pane\(names.count > 1 ? "s" : "") \(names.joined(separator: ", ")) (rebuffering)"
         }
     }
 }
@@ -52,13 +57,12 @@ public struct SyncWindow: Sendable, Equatable {
         moment.seconds(since: start) >= 0 && end.seconds(since: moment) >= edgeMargin
     }
 
-    /// A playhead at `moment` can pause for `seconds` and play on: what it needs after the pause is still listed (a live
-    /// window slides on meanwhile, with a segment to spare), or the player already holds everything up to the last segment
-    /// (`bufferedUntil`, the PDT where its buffer ends), so it only needs segments yet to come.
-    public func canHold(at moment: DateTime, for seconds: Double, bufferedUntil: DateTime? = nil) -> Bool {
+    /// A playhead at `moment` can pause and play on, however long: a held player reads on (its read-ahead grows by the hold,
+    /// docs/ARCHITECTURE.md, sync), so each segment is read while the sliding window lists it; what it needs is the first
+    /// segment after its buffer (`bufferedUntil`, else the playhead) still listed now, with a segment to spare.
+    public func canHold(at moment: DateTime, bufferedUntil: DateTime? = nil) -> Bool {
         guard live else { return true }
-        if let b = bufferedUntil, end.seconds(since: b) <= targetDuration { return true }
-        return moment.seconds(since: start) - seconds >= targetDuration
+        return (bufferedUntil ?? moment).seconds(since: start) >= targetDuration
     }
 
     /// "10:00:00.000–10:00:12.000", the window in one line.
@@ -236,7 +240,7 @@ public struct SyncController: Sendable {
         speeds = [1, 1]
         let canHold =
             movable[ahead] && gap <= maxHold
-            && (windows[ahead].map { $0.canHold(at: aheadPDT, for: gap, bufferedUntil: $0.bufferedUntil) } ?? true)
+            && (windows[ahead].map { $0.canHold(at: aheadPDT, bufferedUntil: $0.bufferedUntil) } ?? true)
         let holdLimit = max(realignThreshold, (windows[behind]?.targetDuration ?? 0) * 1.5)
         if gap <= holdLimit && canHold {
             // The pane ahead on the wall clock waits for the other.

@@ -33,6 +33,25 @@ struct TimelineTests {
         #expect(Timeline.playlistTime(at: DateTime(seconds: 1_699_999_999), in: p) == nil)
     }
 
+    @Test("a reload keeps the PDT an earlier playlist gave: tag slid out, same span; never across a discontinuity or over a tag")
+    func carryPDT() {
+        let first = playlist([2, 2, 2], msn: 10, pdt: 1_700_000_000)
+        // The tag on msn 10 slid out: msn 11–12 keep their PDT, msn 13 extrapolates from them.
+        let next = Timeline.carryingProgramDateTimes(playlist([2, 2, 2], msn: 11), from: first)
+        #expect(next.segments.map(\.effectiveProgramDateTime) == [2, 4, 6].map { DateTime(seconds: 1_700_000_000 + $0) })
+        #expect(next.segments.allSatisfy { $0.programDateTime == nil }, "tags are the server's: none is invented")
+        // A discontinuity starts a span the old playlist did not date: it stays without PDT.
+        let split = parse(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:12\n#EXTINF:2,\na.ts\n#EXT-X-DISCONTINUITY\n#EXTINF:2,\nb.ts\n"
+        ).mediaPlaylist
+        let carried = Timeline.carryingProgramDateTimes(split, from: first)
+        #expect(carried.segments.map(\.effectiveProgramDateTime) == [DateTime(seconds: 1_700_000_004), nil])
+        // A playlist with its own tags is left as it is; no old playlist, nothing to carry.
+        let tagged = playlist([2, 2], msn: 11, pdt: 1_800_000_000)
+        #expect(Timeline.carryingProgramDateTimes(tagged, from: first) == tagged)
+        #expect(Timeline.carryingProgramDateTimes(playlist([2], msn: 11), from: nil).segments[0].effectiveProgramDateTime == nil)
+    }
+
     @Test("alignment by media sequence")
     func alignMSN() {
         let a = playlist([2, 2, 2, 2], msn: 10)

@@ -64,6 +64,44 @@ struct StreamModelTests {
         #expect(wb.allSatisfy { Int($0.pdt.seconds - 1) % 3 == 0 })
     }
 
+    @Test("camera knobs: drift against PDT, PDT only after discontinuities, an outage of PDT with a discontinuity at each end")
+    func cameraKnobs() throws {
+        let a = StreamModel(scenario: Scenario.named("cam-a")!, rendition: fakeRendition("cam-a", count: 12, duration: 2))
+        let now = 2_000_000.0
+        // 1 % fast from 1 000 s before: each PDT is 1 % of its distance from the epoch behind the grid; EXTINF unchanged.
+        var o = LiveOverrides()
+        o.driftPPM = 10_000
+        o.driftEpoch = now - 1000
+        let drifted = a.window(at: now, overrides: o)
+        for t in drifted { #expect(abs(t.pdt.seconds - (a.start(t.index) - 0.01 * (a.start(t.index) - o.driftEpoch))) < 1e-6) }
+        #expect(drifted.allSatisfy { $0.duration == 2 })
+        // PDT only where a discontinuity is: the loop's first segment.
+        var d = LiveOverrides()
+        d.pdtAtDiscontinuitiesOnly = true
+        d.windowSegments = 12
+        let text = PlaylistWriter.write(a.mediaPlaylist(at: now, overrides: d))
+        let m = try #require(PlaylistParser.parseLenient(text).playlist.media)
+        let tagged = m.segments.filter { $0.programDateTime != nil }
+        #expect(tagged.count == 1 && tagged.allSatisfy(\.discontinuity), "\(text)")
+        // PDT lost for 6 s: the segments published meanwhile have none; a discontinuity where it stops and where it returns,
+        // and the discontinuity sequence stays the same for a segment across reloads.
+        var n = LiveOverrides()
+        n.windowSegments = 12
+        n.withoutPDT = [(from: now - 14.5, to: now - 8.5)]
+        let w = a.window(at: now, overrides: n)
+        #expect(
+            w.filter(\.withoutPDT).map(\.index) == [a.firstSegment(from: now - 14.5)]
+                + (1...2).map { a.firstSegment(from: now - 14.5) + $0 })
+        let edges = Set(w.filter(\.discontinuity).map(\.index))
+        #expect(edges.isSuperset(of: [a.firstSegment(from: now - 14.5), a.firstSegment(from: now - 8.5)]), "\(edges)")
+        let later = a.window(at: now + 4, overrides: n)
+        for t in later {
+            if let same = w.first(where: { $0.index == t.index }) { #expect(same.discontinuitySequence == t.discontinuitySequence) }
+        }
+        let parsed = try #require(PlaylistParser.parseLenient(PlaylistWriter.write(a.mediaPlaylist(at: now, overrides: n))).playlist.media)
+        #expect(parsed.segments.filter { $0.effectiveProgramDateTime == nil }.count == 3)
+    }
+
     @Test("AES: a key every 3 segments with its IV; GAP only where the scenario says")
     func keysAndGaps() {
         let aes = StreamModel(scenario: Scenario.named("aes-vod")!, rendition: fakeRendition())

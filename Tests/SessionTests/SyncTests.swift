@@ -101,14 +101,16 @@ struct SyncTests {
         w[0]?.bufferedUntil = at(98)
         let h = c.step(t: 2, pdts: [at(93), at(85.5)], playing: [true, true], hasPDT: [true, true], windows: w)
         #expect(h.hold?.pane == 0 && abs((h.hold?.seconds ?? 0) - 7.5) < 1e-9 && c.action == .hold(pane: 0, seconds: 7.5), "\(h)")
-        // Without that buffer the window does not keep a 7.5 s pause: no way is left, and the line names both windows.
+        // A held player reads on, so the pause may be longer than what A lists behind its playhead; but with its playhead and
+        // buffer less than a segment from its window's start, even its next segment is about to go: no way is left, and the
+        // line names both windows.
         var d = SyncController()
         _ = first(&d, windows(a: (86, 98), b: (69, 93)), a: 92, b: 81)
         _ = d.step(
-            t: 2, pdts: [at(93), at(85.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (87, 99), b: (69, 93)))
+            t: 2, pdts: [at(93), at(85.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (91.5, 103.5), b: (69, 93)))
         #expect(
             d.state
-                == .off("no moment in common (7.5 s apart): pane 1 lists 10:01:27.000–10:01:39.000, pane 2 lists 10:01:09.000–10:01:33.000")
+                == .off("no moment in common (7.5 s apart): pane 1 lists 10:01:31.500–10:01:43.500, pane 2 lists 10:01:09.000–10:01:33.000")
         )
     }
 
@@ -128,11 +130,12 @@ struct SyncTests {
     @Test("no way: off, with both windows in the one line")
     func noWay() {
         var c = SyncController()
-        let cmd = first(&c, windows(a: (94, 106), b: (80, 97)))
+        // A's playhead a second from its window's start (no buffer known): a hold would lose its next segment.
+        let cmd = first(&c, windows(a: (99, 111), b: (80, 97)))
         #expect(cmd.hold == nil && cmd.realign == nil && cmd.speeds == [1, 1])
         #expect(
             c.state
-                == .off("no moment in common (7.6 s apart): pane 1 lists 10:01:34.000–10:01:46.000, pane 2 lists 10:01:20.000–10:01:37.000"),
+                == .off("no moment in common (7.6 s apart): pane 1 lists 10:01:39.000–10:01:51.000, pane 2 lists 10:01:20.000–10:01:37.000"),
             "\(c.state)")
     }
 
@@ -166,14 +169,31 @@ struct MultiSyncTests {
             SyncReading(pdt: at(100), playing: true, window: live(84, 106)), SyncReading(pdt: at(98), playing: true, window: live(84, 104)),
             SyncReading(pdt: at(92), playing: true, window: live(80, 100)),
         ]
-        let cmd = m.step(t: 1, readings: r)
-        #expect(m.reference == 2)
-        #expect(Set(cmd.realigns.map(\.pane)) == [0, 1] && cmd.realigns.allSatisfy { $0.to == at(92) }, "\(cmd)")
-        #expect(cmd.holds.isEmpty && cmd.speeds == [1, 1, 1])
-        #expect(m.actions == [.back(pane: 0), .back(pane: 1)] && m.state == .aligning)
+        // Every window lists 96 with two segments to spare before its edge: the reference comes forward to it first.
+        #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
+        let lead = m.step(t: 1, readings: r)
+        #expect(m.reference == 2 && lead.realigns == [SyncRealign(pane: 2, to: at(96))] && m.lead == .forward(pane: 2), "\(lead)")
+        // It landed at 95; the others are brought to it: pane 1 (5 s ahead) back, pane 2 (3 s ahead) held.
+        var landed = r
+        landed[2].pdt = at(95)
+        let cmd = m.step(t: 1.6, readings: landed)
+        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(95))] && cmd.holds == [SyncHold(pane: 1, seconds: 3)], "\(cmd)")
+        #expect(cmd.speeds == [1, 1, 1])
+        #expect(m.actions == [.forward(pane: 2), .back(pane: 0), .hold(pane: 1, seconds: 3)] && m.state == .aligning)
+        // Windows with no moment every pane can play on from: the reference stays where it is.
+        #expect(MultiSync.commonMoment([live(84, 106), live(103, 120)]) == nil)
+        var far = MultiSync(count: 3)
+        let stay = far.step(
+            t: 1,
+            readings: [
+                SyncReading(pdt: at(100), playing: true, window: live(96, 106)),
+                SyncReading(pdt: at(98), playing: true, window: live(84, 104)),
+                SyncReading(pdt: at(92), playing: true, window: live(80, 100)),
+            ])
+        #expect(far.lead == nil && !stay.realigns.contains { $0.pane == 2 }, "\(stay)")
         // Close to it: each is held by its own offset; then steered alone against the reference.
         let near = m.step(
-            t: 2,
+            t: 5,
             readings: [
                 SyncReading(pdt: at(93.4), playing: true), SyncReading(pdt: at(93.2), playing: true),
                 SyncReading(pdt: at(93), playing: true),
@@ -225,6 +245,69 @@ struct MultiSyncTests {
         }
         #expect(m.reasons == ["pane 2 has no EXT-X-PROGRAM-DATE-TIME"])
         #expect(m.reference == 0 && m.pairs[2]?.state == .locked && m.state == .locked, "the others locked: \(m.state)")
+    }
+
+    @Test("a pane that rebuffers once the panes are together: the others wait for it, then all play on locked")
+    func stalledPane() {
+        var m = MultiSync(count: 3)
+        var r = [SyncReading(pdt: at(10), playing: true), SyncReading(pdt: at(10), playing: true), SyncReading(pdt: at(10), playing: true)]
+        // Before the panes are together a stall is only a pane without a reading: nobody waits.
+        r[1] = SyncReading(pdt: at(10), playing: false, stalled: true)
+        #expect(m.step(t: 0.05, readings: r).waits.isEmpty)
+        r[1] = SyncReading(pdt: at(10), playing: true)
+        for i in 1...20 {
+            _ = m.step(
+                t: 0.05 + Double(i) * 0.05,
+                readings: r.map {
+                    var x = $0; x.pdt = at(10 + Double(i) * 0.05); return x
+                })
+        }
+        #expect(m.state == .locked)
+        r = r.map {
+            var x = $0; x.pdt = at(11); return x
+        }
+        r[1] = SyncReading(pdt: at(11), playing: false, stalled: true)
+        let wait = m.step(t: 1.2, readings: r)
+        #expect(wait.waits == [0, 2] && wait.holds.isEmpty && wait.realigns.isEmpty && wait.speeds == [1, 1, 1])
+        #expect(m.state == .waitingFor([1]) && m.state.label == "waiting for pane 2 (rebuffering)")
+        // Pane 3's window is about to lose the segment after its buffer (less than a segment listed before it): it plays on.
+        r[2].window = live(10.5, 20)
+        r[2].window?.bufferedUntil = at(11.4)
+        #expect(m.step(t: 1.25, readings: r).waits == [0])
+        r[2].window = nil
+        #expect(m.step(t: 1.3, readings: r).waits == [0], "let go until the stall ends")
+        // It plays again: nobody waits any more; the panes are still together.
+        r[1] = SyncReading(pdt: at(11), playing: true)
+        let go = m.step(t: 3.5, readings: r)
+        #expect(go.waits.isEmpty && go.holds.isEmpty && go.realigns.isEmpty)
+        #expect(m.state == .locked || m.state == .steering)
+        // Switched off meanwhile: nobody is kept waiting.
+        r[1] = SyncReading(pdt: at(11), playing: false, stalled: true)
+        m.enabled = false
+        #expect(m.step(t: 3.6, readings: r).waits.isEmpty)
+    }
+
+    @Test("a pane whose playhead has no PDT leaves the lock with one line and rejoins when PDT comes back")
+    func pdtLostAndBack() {
+        var m = MultiSync(count: 2)
+        var r = [SyncReading(pdt: at(10), playing: true), SyncReading(pdt: at(10), playing: true)]
+        var t = 0.0
+        func run(_ steps: Int) {
+            for _ in 0..<steps {
+                t += 0.05
+                r[0].pdt = r[0].pdt.map { $0.adding(seconds: 0.05) }
+                r[1].pdt = r[1].pdt.map { $0.adding(seconds: 0.05) }
+                _ = m.step(t: t, readings: r)
+            }
+        }
+        run(20)
+        #expect(m.state == .locked)
+        r[1] = SyncReading(pdt: nil, playing: true, hasPDT: false)
+        run(5)
+        #expect(m.state == .off("pane 2 has no EXT-X-PROGRAM-DATE-TIME") && m.reasons.count == 1)
+        r[1] = SyncReading(pdt: r[0].pdt, playing: true)
+        run(20)
+        #expect(m.state == .locked && m.reasons.isEmpty)
     }
 
     @Test("two panes keep the two-pane controller: either may be moved")

@@ -1,0 +1,145 @@
+import Foundation
+import Origin
+import Testing
+
+/// Live feeds as other encoders deliver them, kept in sync through real libmpv: an encoder clock drifting against its PDT,
+/// PDT only after discontinuities, a pane that rebuffers, a feed that loses PDT and gets it back. Faults are switched on for
+/// one client (`?client=`) of an origin of this suite's own, so no other test meets them.
+@Suite("Live feeds as encoders deliver them, in sync through real libmpv")
+struct SyncFeedsE2ETests {
+    static let origin = AppOrigin.own()
+    var base: String { Self.origin.httpBase }
+    var state: OriginState { Self.origin.router.state }
+
+    /// Distinct values in order.
+    func changes(_ values: [String]) -> [String] {
+        var out: [String] = []
+        for v in values where out.last != v { out.append(v) }
+        return out
+    }
+
+    /// Session time of the first sync event after `t` that is locked.
+    func lock(_ sync: [[String: Any]], after t: Double = 0) -> Double? {
+        sync.first { ($0["t"] as? Double ?? 0) > t && $0["locked"] as? Bool == true }?["t"] as? Double
+    }
+
+    /// p90 of |offset| in ms over the sync events in `range` (session seconds).
+    func p90(_ sync: [[String: Any]], from t: Double) -> Double? {
+        let v = sync.filter { ($0["t"] as? Double ?? 0) >= t }.compactMap { $0["offsetMs"] as? Double }.map(abs).sorted()
+        return v.isEmpty ? nil : v[min(v.count - 1, Int(Double(v.count) * 0.9))]
+    }
+
+    @Test("media running 0.5 % fast against its PDT: the controller keeps steering, the offset stays within a frame")
+    func drift() async throws {
+        // The same camera twice, the second one's encoder clock drifting: its PDT falls 5 ms behind every second.
+        let r = try await MonitorRun.run([
+            "\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-a/cam-a/index.m3u8?drift=5000", "--duration", "30",
+        ])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let sync = r.named("sync")
+        let locked = try #require(lock(sync), "never locked: \(changes(sync.compactMap { $0["state"] as? String }))")
+        // After the lock nothing is held or reloaded again: speed alone follows the drift.
+        let states = changes(sync.filter { ($0["t"] as? Double ?? 0) > locked }.compactMap { $0["state"] as? String })
+        #expect(!states.contains("aligning"), "\(states)")
+        let p = try #require(p90(sync, from: locked + 1))
+        #expect(p <= 34, "p90 offset \(p) ms (a frame at 30 fps: 33 ms)")
+        // The pane whose media runs fast plays faster, reading after reading: each segment's PDT lands 10 ms late, the steering
+        // takes it up before the next (a sawtooth of a segment's period, its mean the drift).
+        let late = sync.filter { ($0["t"] as? Double ?? 0) >= locked + 5 }.compactMap { ($0["speeds"] as? [Double])?.last }
+        let mean = late.reduce(0, +) / Double(max(1, late.count))
+        let faster = late.filter { $0 > 1 }.count
+        #expect(late.count >= 20 && Double(faster) >= 0.8 * Double(late.count), "\(faster) of \(late.count) readings faster")
+        #expect(mean > 1.001 && mean < 1.02, "pane 2's mean speed \(mean)")
+        #expect(r.named("stall").isEmpty)
+    }
+
+    @Test("PDT only after discontinuities: the tag leaves the window, the pane keeps its moment and stays locked")
+    func pdtAtDiscontinuities() async throws {
+        // cam-a loops every 24 s with a discontinuity; a 6-segment window lists it from 2 s to 14 s after the loop starts.
+        // Started 9 s into a loop the playhead is past the tagged segment, which leaves the window 5 s later.
+        let now = Date().timeIntervalSince1970
+        let into = now.truncatingRemainder(dividingBy: 24)
+        try await Task.sleep(for: .seconds((9 - into + 24).truncatingRemainder(dividingBy: 24)))
+        let r = try await MonitorRun.run([
+            "\(base)/cam-a/cam-a/index.m3u8?pdtat=discontinuity&window=6", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "18",
+        ])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let sync = r.named("sync")
+        let locked = try #require(lock(sync), "never locked: \(changes(sync.compactMap { $0["state"] as? String }))")
+        // From 6 s on (the tag gone from the window) to the end, pane 1 has its moment and the lock holds.
+        let late = sync.filter { ($0["t"] as? Double ?? 0) >= max(locked, 7) }
+        #expect(late.count >= 30, "\(late.count) readings after the tag left")
+        #expect(late.allSatisfy { ($0["pdts"] as? [Any])?.first is String }, "pane 1 keeps its PDT")
+        #expect(!late.contains { $0["state"] as? String == "off" }, "\(late.compactMap { $0["reason"] as? String }.first ?? "")")
+        let p = try #require(p90(sync, from: locked + 1))
+        #expect(p <= 40, "p90 offset \(p) ms")
+    }
+
+    @Test("a pane that rebuffers: the other waits for it (paused), then both play on together, locked again")
+    func stalledPane() async throws {
+        let client = "stall-\(UUID().uuidString.prefix(8))"
+        let fault = Task {
+            try? await Task.sleep(for: .seconds(9))
+            let now = Date().timeIntervalSince1970
+            var f = Fault(
+                id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "cam-b", rendition: nil, msn: nil, remaining: nil,
+                since: now, until: now + 14)
+            f.client = client
+            _ = state.add(f)
+        }
+        let r = try await MonitorRun.run([
+            "\(base)/cam-a/cam-a/index.m3u8?window=20", "\(base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "34",
+        ])
+        _ = await fault.value
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let sync = r.named("sync")
+        let first = try #require(lock(sync), "never locked before the outage")
+        #expect(first < 9, "locked at \(first) s, before the outage")
+        // Pane 2 stalls on the outage; meanwhile pane 1 waits, paused.
+        let stall = try #require(
+            r.named("stall").last { $0["pane"] as? Int == 1 && $0["end"] is Double }, "pane 2 stalled and played again: \(r.named("stall"))"
+        )
+        #expect(!r.named("stall").contains { $0["pane"] as? Int == 0 }, "pane 1 waited, it did not stall")
+        let waiting = sync.filter { ($0["waitingFor"] as? [Int]) == [1] }.compactMap { $0["t"] as? Double }
+        #expect(waiting.count >= 8, "sync waited for pane 2 (\(waiting.count) readings)")
+        let from = try #require(waiting.first), to = try #require(waiting.last)
+        let paneOne = r.players(after: from + 0.6).filter { ($0["t"] as? Double ?? 0) < to - 0.2 && $0["pane"] as? Int == 0 }
+        let moved = paneOne.compactMap { $0["position"] as? Double }
+        #expect(!moved.isEmpty && (moved.max()! - moved.min()!) < 0.3, "pane 1 paused while waiting: \(moved)")
+        // Both play on: locked again soon after pane 2 plays, without holding or reloading pane 1 for the outage.
+        let end = try #require(stall["end"] as? Double)
+        let again = try #require(lock(sync, after: end), "locked again after the stall")
+        #expect(again - end <= 5, "locked again \(again - end) s after pane 2 played")
+        let actions = changes(sync.filter { ($0["t"] as? Double ?? 0) > end }.compactMap { $0["action"] as? String })
+        #expect(!actions.contains { $0.hasPrefix("pane 1 held") || $0 == "pane 1 back" || $0 == "pane 2 forward" }, "\(actions)")
+    }
+
+    @Test("a feed that loses PDT for 10 s: that pane leaves the lock with one line, and rejoins when PDT comes back")
+    func pdtLostAndBack() async throws {
+        let client = "nopdt-\(UUID().uuidString.prefix(8))"
+        let fault = Task {
+            try? await Task.sleep(for: .seconds(6))
+            let now = Date().timeIntervalSince1970
+            var f = Fault(
+                id: 0, kind: .nopdt, target: .playlist, status: 0, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
+                since: now, until: now + 10)
+            f.client = client
+            _ = state.add(f)
+        }
+        let r = try await MonitorRun.run([
+            "\(base)/cam-a/cam-a/index.m3u8?client=\(client)", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "36",
+        ])
+        _ = await fault.value
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let sync = r.named("sync")
+        let states = changes(sync.compactMap { s in (s["state"] as? String).map { $0 == "off" ? "off: \(s["reason"] ?? "")" : $0 } })
+        let off = try #require(
+            sync.first { $0["reason"] as? String == "pane 1 has no EXT-X-PROGRAM-DATE-TIME" }?["t"] as? Double, "left the lock: \(states)")
+        #expect(try #require(lock(sync)) < off, "locked before PDT was lost: \(states)")
+        let back = try #require(lock(sync, after: off), "rejoined: \(states)")
+        // The lost span is 10 s of media; back within it and a few seconds to lock.
+        #expect(back - off <= 16, "rejoined \(back - off) s after leaving: \(states)")
+        #expect(r.named("stall").isEmpty)
+        #expect(r.named("error").isEmpty)
+    }
+}
