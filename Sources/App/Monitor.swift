@@ -113,14 +113,13 @@ public enum MonitorRunner {
     /// Runs until `duration`, a `quit` command, or every pane has ended or failed; returns the exit status (1 when playback failed).
     public static func run(_ request: MonitorRequest, write: @escaping @Sendable (String) -> Void) async -> Int32 {
         let started = ContinuousClock.now
+        let out = MonitorOutput(started: started, write: write)
         var panes: [Pane] = []
         for (i, config) in request.panes.enumerated() {
             do {
                 let pane = try Pane(index: i, config: config, started: started) { report in
                     let i = report.pane
-                    let emit: @Sendable (String, [(String, JSONValue)]) -> Void = { event, fields in
-                        write(MonitorJSON.line(event, t: report.t, wall: Date(), fields))
-                    }
+                    let emit: @Sendable (String, [(String, JSONValue)]) -> Void = { event, fields in out.emit(event, fields) }
                     switch report.output {
                     case .loader(.request(let r)):
                         emit("request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
@@ -187,10 +186,7 @@ public enum MonitorRunner {
                 }
                 panes.append(pane)
             } catch {
-                write(
-                    MonitorJSON.line(
-                        "error", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
-                        [("pane", .int(i)), ("message", .string("cannot start: \(error)")), ("cause", .string("setup"))]))
+                out.emit("error", [("pane", .int(i)), ("message", .string("cannot start: \(error)")), ("cause", .string("setup"))])
                 for p in panes { await p.close() }
                 return 2
             }
@@ -209,7 +205,7 @@ public enum MonitorRunner {
             let t = Pane.seconds(ContinuousClock.now - started)
             while let c = pending.first, c.at <= t {
                 pending = pending.dropFirst()
-                write(MonitorJSON.line("command", t: t, wall: Date(), [("line", .int(c.line)), ("action", .string("\(c.action)"))]))
+                out.emit("command", [("line", .int(c.line)), ("action", .string("\(c.action)"))])
                 if c.action == .quit { break loop }
                 if c.action == .toggleSync { sync?.toggle(); continue }
                 if case .syncReference(let p?) = c.action { sync?.pinReference(p); continue }
@@ -218,18 +214,39 @@ public enum MonitorRunner {
             // Every pane is sampled in the same tick.
             var states: [SessionState] = []
             for p in panes { states.append(await p.sample()) }
-            let wall = Date()
-            for (i, s) in states.enumerated() { write(MonitorJSON.line("player", t: t, wall: wall, MonitorJSON.player(s, pane: i))) }
-            if let y = sync?.snapshot { write(MonitorJSON.line("sync", t: t, wall: wall, MonitorJSON.sync(y))) }
+            // One tick's lines share one stamp.
+            var lines = states.enumerated().map { ("player", MonitorJSON.player($1, pane: $0)) }
+            if let y = sync?.snapshot { lines.append(("sync", MonitorJSON.sync(y))) }
+            out.emit(lines)
             if let d = request.duration, t >= d { break }
             if states.allSatisfy({ $0.state == .ended || $0.state == .error }) { break }
         }
         let states = panes.map(\.snapshot)
-        write(
-            MonitorJSON.line(
-                "end", t: Pane.seconds(ContinuousClock.now - started), wall: Date(),
-                [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))]))
+        out.emit("end", [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))])
         for p in panes { await p.close() }
         return states.allSatisfy { $0.error == nil && $0.started } ? 0 : 1
+    }
+}
+
+/// The one writer of monitor lines. Each line (a tick's lines together) is stamped when it is written, under one lock, so `t`
+/// never goes back in the stream even when a pane's report and a tick are written at the same moment from two threads.
+final class MonitorOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private let started: ContinuousClock.Instant
+    private let write: @Sendable (String) -> Void
+
+    init(started: ContinuousClock.Instant, write: @escaping @Sendable (String) -> Void) {
+        self.started = started
+        self.write = write
+    }
+
+    func emit(_ event: String, _ fields: [(String, JSONValue)]) { emit([(event, fields)]) }
+
+    func emit(_ lines: [(String, [(String, JSONValue)])]) {
+        lock.withLock {
+            let t = Pane.seconds(ContinuousClock.now - started)
+            let wall = Date()
+            for (event, fields) in lines { write(MonitorJSON.line(event, t: t, wall: wall, fields)) }
+        }
     }
 }
