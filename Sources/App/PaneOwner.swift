@@ -346,7 +346,8 @@ final class PaneOwner {
         guard let raw, let p = s.locate(raw), let m = media else {
             return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at, window: window, stalled: stalled)
         }
-        let pdt = MediaClock.programDateTime(p, in: m)
+        // Behind the window (a hold reads on while the window slides) the PDT its playlist gave when it listed it.
+        let pdt = m.lists(p.msn) ? MediaClock.programDateTime(p, in: m) : s.programDateTime(p)
         // A playhead in a segment without PDT (the encoder lost its clock) is out of the lock, whatever else the window lists.
         let here = pdt != nil || !m.lists(p.msn) ? hasPDT : false
         return PaneClock(pdt: pdt, playing: !paused, hasPDT: here, at: at, window: window, stalled: stalled)

@@ -61,15 +61,13 @@ public struct MultiSync: Sendable {
     /// The reference's own move at the start (forward to a moment every pane can play on from), shown until the lock.
     public private(set) var lead: SyncAction?
 
-    /// The latest moment every pane can play on from (two target durations before the nearest live edge) when each window
-    /// lists it with a segment to spare before; nil when one window is not known, is not live or has no such moment.
+    /// The latest moment every pane can play on from: two target durations before the nearest live edge (RFC 8216bis §6.3.3
+    /// asks three of a first start; DECISIONS.md, sync); nil when a window is not known or not live. A pane whose window
+    /// starts after it is ahead of it and is held or moved back part of the way.
     public static func commonMoment(_ windows: [SyncWindow?]) -> DateTime? {
         let ws = windows.compactMap { $0 }
-        guard ws.count == windows.count, ws.allSatisfy(\.live),
-            let m = ws.map({ $0.end.adding(seconds: -$0.edgeMargin) }).min(by: { $0.seconds(since: $1) < 0 }),
-            ws.allSatisfy({ m.seconds(since: $0.start) >= $0.targetDuration })
-        else { return nil }
-        return m
+        guard ws.count == windows.count, ws.allSatisfy(\.live) else { return nil }
+        return ws.map { $0.end.adding(seconds: -$0.edgeMargin) }.min { $0.seconds(since: $1) < 0 }
     }
 
     public init(count: Int) {

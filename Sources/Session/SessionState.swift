@@ -736,8 +736,11 @@ public struct SessionState: Sendable {
     public var windowDuration: Double? { playingMedia?.totalDuration }
 
     /// Wall-clock time of the frame at the playhead.
-    public var playheadPDT: DateTime? {
-        guard let p = playhead else { return nil }
+    public var playheadPDT: DateTime? { playhead.flatMap(programDateTime) }
+
+    /// Wall-clock time of `p`: from the playlist that lists its segment, else from what an earlier playlist said of it (a held
+    /// or buffered playhead can be behind the live window).
+    public func programDateTime(_ p: StreamPoint) -> DateTime? {
         if let m = playingMedia, m.lists(p.msn) { return MediaClock.programDateTime(p, in: m) }
         return seen[p.msn]?.pdt.map { $0.adding(seconds: p.offset) }
     }

@@ -130,6 +130,9 @@ public struct SyncController: Sendable {
     public var realignThreshold = 3.0
     /// The longest hold when no reload can bring the panes together.
     public var maxHold = 120.0
+    /// What the other pane plays on while one reloads (measured on the origin's cameras: 0.3–0.8 s), added to a reload's
+    /// target so it lands past the other.
+    public var reloadTime = 1.0
     /// Beside more panes, a pane this close behind the reference (seconds) catches up by speed alone.
     public var steerLimit = 0.25
     /// What was done last to bring the panes together.
@@ -230,7 +233,8 @@ public struct SyncController: Sendable {
     /// playheads' PDT, ahead first), by the first way that exists: hold the pane ahead when the offset is small; else bring
     /// the pane behind forward to the other's moment when that leaves only a short hold (less latency); else move the pane
     /// ahead back to the other's moment; else bring the pane behind forward as near it as its window lets it play on; else
-    /// hold the pane ahead for the whole offset, when it can; else give up, with both windows in the line.
+    /// move the pane ahead back as far as its window lets it, the rest held next; else hold the pane ahead for the whole
+    /// offset, when it can; else give up, with both windows in the line.
     mutating func align(t: Double, offset d: Double, ahead: Int, at pdts: [DateTime], windows: [SyncWindow?]) -> SyncCommand {
         let behind = 1 - ahead
         let gap = abs(d)
@@ -242,7 +246,17 @@ public struct SyncController: Sendable {
             movable[ahead] && gap <= maxHold
             && (windows[ahead].map { $0.canHold(at: aheadPDT, bufferedUntil: $0.bufferedUntil) } ?? true)
         let holdLimit = max(realignThreshold, (windows[behind]?.targetDuration ?? 0) * 1.5)
-        if gap <= holdLimit && canHold {
+        // When the window lists the other's moment: back to a segment and a reload's time past it (the reload lands at a
+        // segment's start, at or past where the other is by then; a hold of at most a segment follows), or to the moment
+        // itself when the window ends too soon for that.
+        let aheadSegment = windows[ahead]?.targetDuration ?? 0
+        let backTarget =
+            movable[ahead] && (windows[ahead]?.canStart(at: behindPDT) ?? true)
+            ? [behindPDT.adding(seconds: aheadSegment + reloadTime), behindPDT].first { windows[ahead]?.canStart(at: $0) ?? true }
+            : nil
+        // A reload and a hold of at most a segment lock sooner than a longer pause.
+        let backIsQuicker = backTarget != nil && gap > realignThreshold && aheadSegment + 1 < gap
+        if gap <= holdLimit && canHold && !backIsQuicker {
             // The pane ahead on the wall clock waits for the other.
             holdUntil = t + gap + 0.3
             action = .hold(pane: panes[ahead], seconds: gap)
@@ -253,7 +267,8 @@ public struct SyncController: Sendable {
         // a segment early: then it lands at or past the moment, and the rest is a short hold of the pane moved), or as near
         // it as the window lets the pane behind play on (`edgeMargin`).
         let target =
-            windows[behind].map { w in min(aheadPDT.adding(seconds: w.targetDuration), w.end.adding(seconds: -w.edgeMargin)) } ?? aheadPDT
+            windows[behind].map { w in min(aheadPDT.adding(seconds: w.targetDuration + reloadTime), w.end.adding(seconds: -w.edgeMargin)) }
+            ?? aheadPDT
         let canForward = movable[behind] && target.seconds(since: behindPDT) >= 1 && (windows[behind]?.canStart(at: target) ?? true)
         let landing = windows[behind]?.targetDuration ?? 0
         func forward() -> SyncCommand {
@@ -263,13 +278,24 @@ public struct SyncController: Sendable {
         }
         // One move and a short hold: forward first (less latency).
         if canForward && aheadPDT.seconds(since: target) + landing <= holdLimit { return forward() }
-        if movable[ahead], windows[ahead]?.canStart(at: behindPDT) ?? true {
+        if let backTarget {
             holdUntil = t + 0.5
             action = .back(pane: panes[ahead])
-            return SyncCommand(speeds: speeds, realign: (pane: ahead, to: behindPDT))
+            return SyncCommand(speeds: speeds, realign: (pane: ahead, to: backTarget))
         }
         // Forward part of the way; what is left is held or moved at the next step.
         if canForward { return forward() }
+        // Back part of the way, to the earliest moment the window lists with a segment to spare while the reload lands; the
+        // rest is held at the next step: a shorter pause, locked sooner.
+        if movable[ahead], let w = windows[ahead], w.live {
+            let earliest = w.start.adding(seconds: 2 * w.targetDuration)
+            let saved = aheadPDT.seconds(since: earliest)
+            if saved >= max(realignThreshold, 2 * w.targetDuration), gap - saved <= maxHold, w.canStart(at: earliest) {
+                holdUntil = t + 0.5
+                action = .back(pane: panes[ahead])
+                return SyncCommand(speeds: speeds, realign: (pane: ahead, to: earliest))
+            }
+        }
         if canHold {
             holdUntil = t + gap + 0.3
             action = .hold(pane: panes[ahead], seconds: gap)

@@ -86,8 +86,9 @@ struct SyncTests {
         #expect(h.hold?.pane == 1 && abs((h.hold?.seconds ?? 0) - 0.3) < 1e-9 && h.realign == nil, "\(h)")
         // B can come only 4 s forward (two segments before its edge) and A lists B's moment: A goes back instead, one move.
         var b = SyncController()
+        // It aims a segment and a reload's time past B's moment, so it lands past where B is by then, and is held briefly.
         let back = try #require(first(&b, windows(a: (90, 106), b: (80, 104))).realign)
-        #expect(back.pane == 0 && back.to == at(92.4) && b.action == .back(pane: 0))
+        #expect(back.pane == 0 && back.to == at(95.4) && b.action == .back(pane: 0))
     }
 
     @Test("two cameras 11 s apart whose windows share 6 s: B forward as near A as it can play on, then A held for the rest")
@@ -119,12 +120,29 @@ struct SyncTests {
         // B's edge is 3 s past A's moment: B cannot play on from a later moment. A lists 16 s, B's moment among them: A goes back.
         var c = SyncController()
         let r = try #require(first(&c, windows(a: (90, 106), b: (80, 97))).realign)
-        #expect(r.pane == 0 && r.to == at(92.4) && c.action == .back(pane: 0))
-        // A VOD ahead (its window does not slide) that lists no moment of B's: held for the whole offset.
+        #expect(r.pane == 0 && r.to == at(95.4) && c.action == .back(pane: 0))
+        // A VOD ahead (its window does not slide) that lists neither B's moment nor a segment past it: held for the whole offset.
         var v = SyncController()
-        let vod = [SyncWindow(start: at(95), end: at(200), live: false, targetDuration: 2), windows(a: (0, 0), b: (80, 97))[1]]
+        let vod = [SyncWindow(start: at(96.5), end: at(200), live: false, targetDuration: 2), windows(a: (0, 0), b: (80, 97))[1]]
         let h = first(&v, vod)
         #expect(h.hold?.pane == 0 && abs((h.hold?.seconds ?? 0) - 7.6) < 1e-9 && v.action == .hold(pane: 0, seconds: h.hold!.seconds))
+    }
+
+    @Test("18 s apart, the pane behind at its edge, the other's window 14 s long: back as far as it lists, then held for the rest")
+    func backPartWay() throws {
+        // A: 2 s segments, window 90–104, playhead at 100; B: 4 s segments, playhead 82 and its edge 88 (it cannot come
+        // forward). A cannot reach 82, so it goes back to 94 (two segments to spare), which saves 6 s of the pause.
+        var c = SyncController()
+        let r = try #require(first(&c, windows(a: (90, 104), b: (60, 88)), a: 100, b: 82).realign)
+        #expect(r.pane == 0 && r.to == at(94) && c.action == .back(pane: 0))
+        // It landed at 93, a segment's start: the 11 s left are held, not moved again.
+        let h = c.step(
+            t: 2, pdts: [at(93), at(82.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (91, 105), b: (60, 89)))
+        #expect(h.realign == nil && h.hold?.pane == 0 && abs((h.hold?.seconds ?? 0) - 10.5) < 1e-9, "\(h)")
+        // Two seconds saved are not worth a reload: held at once.
+        var d = SyncController()
+        let once = first(&d, windows(a: (90, 104), b: (60, 88)), a: 96, b: 82)
+        #expect(once.realign == nil && once.hold?.pane == 0 && d.action == .hold(pane: 0, seconds: 14), "\(once)")
     }
 
     @Test("no way: off, with both windows in the one line")
@@ -173,22 +191,24 @@ struct MultiSyncTests {
         #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
         let lead = m.step(t: 1, readings: r)
         #expect(m.reference == 2 && lead.realigns == [SyncRealign(pane: 2, to: at(96))] && m.lead == .forward(pane: 2), "\(lead)")
-        // It landed at 95; the others are brought to it: pane 1 (5 s ahead) back, pane 2 (3 s ahead) held.
+        // It landed at 95; the others are brought to it: pane 1 (5 s ahead) back a segment past it, pane 2 (3 s ahead) held.
         var landed = r
         landed[2].pdt = at(95)
         let cmd = m.step(t: 1.6, readings: landed)
-        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(95))] && cmd.holds == [SyncHold(pane: 1, seconds: 3)], "\(cmd)")
+        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(98))] && cmd.holds == [SyncHold(pane: 1, seconds: 3)], "\(cmd)")
         #expect(cmd.speeds == [1, 1, 1])
         #expect(m.actions == [.forward(pane: 2), .back(pane: 0), .hold(pane: 1, seconds: 3)] && m.state == .aligning)
-        // Windows with no moment every pane can play on from: the reference stays where it is.
-        #expect(MultiSync.commonMoment([live(84, 106), live(103, 120)]) == nil)
+        // The nearest live edge decides, even when a window starts after that moment: the pane there is ahead and waits.
+        #expect(MultiSync.commonMoment([live(84, 106), live(103, 120)]) == at(102))
+        #expect(MultiSync.commonMoment([live(84, 106), nil]) == nil)
+        // The reference's own edge is too near for a second forward: it stays where it is.
         var far = MultiSync(count: 3)
         let stay = far.step(
             t: 1,
             readings: [
                 SyncReading(pdt: at(100), playing: true, window: live(96, 106)),
                 SyncReading(pdt: at(98), playing: true, window: live(84, 104)),
-                SyncReading(pdt: at(92), playing: true, window: live(80, 100)),
+                SyncReading(pdt: at(92), playing: true, window: live(80, 96.5)),
             ])
         #expect(far.lead == nil && !stay.realigns.contains { $0.pane == 2 }, "\(stay)")
         // Close to it: each is held by its own offset; then steered alone against the reference.
@@ -227,7 +247,7 @@ struct MultiSyncTests {
             SyncReading(pdt: at(100), playing: true, window: w),
         ]
         let cmd = m.step(t: 1, readings: r)
-        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(102))] && m.actions.first == .forward(pane: 0), "\(cmd)")
+        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(103))] && m.actions.first == .forward(pane: 0), "\(cmd)")
         #expect(cmd.speeds[1] == 1.05 && cmd.speeds[2] == 1 && cmd.holds.isEmpty, "0.2 s behind: speed alone")
     }
 
