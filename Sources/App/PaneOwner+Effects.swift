@@ -35,7 +35,7 @@ extension PaneOwner {
                 after(300, .resetDemuxerOffset)
             case .hold(let seconds):
                 // While held the player reads on, as far as the hold and its usual read-ahead: a live window slides on
-                // meanwhile, and what is read now is not missed when it plays (docs/ARCHITECTURE.md, sync).
+                // meanwhile, and what is read now is not missed when it plays (DECISIONS.md, sync).
                 readahead(parts.config.player.readahead + seconds)
                 try? mpv.set(.pause(true))
                 after(Int(seconds * 1000), .endHold)

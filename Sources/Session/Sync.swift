@@ -58,7 +58,7 @@ public struct SyncWindow: Sendable, Equatable {
     }
 
     /// A playhead at `moment` can pause and play on, however long: a held player reads on (its read-ahead grows by the hold,
-    /// docs/ARCHITECTURE.md, sync), so each segment is read while the sliding window lists it; what it needs is the first
+    /// DECISIONS.md, sync), so each segment is read while the sliding window lists it; what it needs is the first
     /// segment after its buffer (`bufferedUntil`, else the playhead) still listed now, with a segment to spare.
     public func canHold(at moment: DateTime, bufferedUntil: DateTime? = nil) -> Bool {
         guard live else { return true }
