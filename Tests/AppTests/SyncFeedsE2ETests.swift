@@ -30,6 +30,24 @@ struct SyncFeedsE2ETests {
         return v.isEmpty ? nil : v[min(v.count - 1, Int(Double(v.count) * 0.9))]
     }
 
+    /// A fault for one new client name, switched on `after` seconds for `seconds`; the name goes in the pane's URL.
+    func later(
+        _ after: Double, _ kind: Fault.Kind, target: Fault.Target, status: Int, on scenario: String, for seconds: Double
+    ) -> (client: String, task: Task<Void, Never>) {
+        let client = "\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
+        let state = self.state
+        let task = Task {
+            try? await Task.sleep(for: .seconds(after))
+            let now = Date().timeIntervalSince1970
+            var f = Fault(
+                id: 0, kind: kind, target: target, status: status, ms: 0, scenario: scenario, rendition: nil, msn: nil, remaining: nil,
+                since: now, until: now + seconds)
+            f.client = client
+            _ = state.add(f)
+        }
+        return (client, task)
+    }
+
     @Test("media running 0.5 % fast against its PDT: the controller keeps steering, the offset stays within a frame")
     func drift() async throws {
         // The same camera twice, the second one's encoder clock drifting: its PDT falls 5 ms behind every second.
@@ -78,16 +96,7 @@ struct SyncFeedsE2ETests {
 
     @Test("a pane that rebuffers: the other waits for it (paused), then both play on together, locked again")
     func stalledPane() async throws {
-        let client = "stall-\(UUID().uuidString.prefix(8))"
-        let fault = Task {
-            try? await Task.sleep(for: .seconds(9))
-            let now = Date().timeIntervalSince1970
-            var f = Fault(
-                id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "cam-b", rendition: nil, msn: nil, remaining: nil,
-                since: now, until: now + 14)
-            f.client = client
-            _ = state.add(f)
-        }
+        let (client, fault) = later(9, Fault.Kind.status, target: .segment, status: 503, on: "cam-b", for: 14)
         let r = try await MonitorRun.run([
             "\(base)/cam-a/cam-a/index.m3u8?window=20", "\(base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "34",
         ])
@@ -128,16 +137,7 @@ struct SyncFeedsE2ETests {
 
     @Test("a feed that loses PDT for 10 s: that pane leaves the lock with one line, and rejoins when PDT comes back")
     func pdtLostAndBack() async throws {
-        let client = "nopdt-\(UUID().uuidString.prefix(8))"
-        let fault = Task {
-            try? await Task.sleep(for: .seconds(6))
-            let now = Date().timeIntervalSince1970
-            var f = Fault(
-                id: 0, kind: .nopdt, target: .playlist, status: 0, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
-                since: now, until: now + 10)
-            f.client = client
-            _ = state.add(f)
-        }
+        let (client, fault) = later(6, Fault.Kind.nopdt, target: .playlist, status: 0, on: "cam-a", for: 10)
         let r = try await MonitorRun.run([
             "\(base)/cam-a/cam-a/index.m3u8?client=\(client)", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "36",
         ])
