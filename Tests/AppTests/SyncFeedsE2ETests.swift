@@ -30,13 +30,17 @@ struct SyncFeedsE2ETests {
         return v.isEmpty ? nil : v[min(v.count - 1, Int(Double(v.count) * 0.9))]
     }
 
-    /// A fault for one new client name, switched on `after` seconds for `seconds`; the name goes in the pane's URL.
+    /// A fault for one new client name, switched on for `seconds`, `after` seconds after that client's first request (a
+    /// loaded machine can take many seconds to start the monitor); the name goes in the pane's URL.
     func later(
         _ after: Double, _ kind: Fault.Kind, target: Fault.Target, status: Int, on scenario: String, for seconds: Double
     ) -> (client: String, task: Task<Void, Never>) {
         let client = "\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
         let state = self.state
         let task = Task {
+            for _ in 0..<1200 where !state.log().contains(where: { $0.path.contains("client=\(client)") }) {
+                try? await Task.sleep(for: .milliseconds(100))
+            }
             try? await Task.sleep(for: .seconds(after))
             let now = Date().timeIntervalSince1970
             var f = Fault(
