@@ -6,7 +6,7 @@ import Testing
 /// Live feeds as other encoders deliver them, kept in sync through real libmpv: an encoder clock drifting against its PDT,
 /// PDT only after discontinuities, a pane that rebuffers, a feed that loses PDT and gets it back. Faults are switched on for
 /// one client (`?client=`) of an origin of this suite's own, so no other test meets them.
-@Suite("Live feeds as encoders deliver them, in sync through real libmpv")
+@Suite("Live feeds as encoders deliver them, in sync through real libmpv", .serialized)
 struct SyncFeedsE2ETests {
     static let origin = AppOrigin.own()
     var base: String { Self.origin.httpBase }
