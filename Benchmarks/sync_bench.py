@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Two live cameras side by side: PDT offset between the panes with hlstui's sync, and with two players started at once
-without PDT alignment (--no-sync), both running at the same time in one run.
+"""Live cameras side by side: how fast hlstui's PDT sync locks 2, 3 and 4 panes and how close their decoded video frames
+stay after, beside the same panes started at once without PDT alignment (--no-sync); then two panes for a long soak with
+one encoder clock drifting against its PDT.
 
-Usage: sync_bench.py HLSTUI_BINARY MEDIA_CACHE [SECONDS]; prints one JSON object.
+Usage: sync_bench.py HLSTUI_BINARY MEDIA_CACHE [STARTS] [START_SECONDS] [SOAK_SECONDS]; prints one JSON object.
+Runs one at a time (two cores: players running side by side would measure the scheduler).
 """
 import datetime
 import json
@@ -12,10 +14,13 @@ import sys
 import tempfile
 
 hlstui, cache = sys.argv[1], sys.argv[2]
-seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 600.0
+starts = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+start_seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 30.0
+soak_seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 600.0
+baseline_starts = max(1, starts // 5)
 
 
-def pdt(s):
+def seconds(s):
     return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() if s else None
 
 
@@ -24,45 +29,75 @@ def pct(v, q):
     return v[min(len(v) - 1, int(q * len(v)))] if v else None
 
 
-def analyse(events, use_sync):
-    """Offsets in ms from player samples taken in the same tick (and, with sync, the controller's audio-clock offsets)."""
-    by_t = {}
+def monitor(urls, duration, extra=()):
+    """One `hlstui monitor` run; its events."""
+    with tempfile.TemporaryFile("w+") as out:
+        p = subprocess.Popen([hlstui, "monitor", *urls, "--video", "none", "--duration", str(duration), *extra],
+                             stdout=out, stderr=subprocess.DEVNULL, text=True)
+        p.wait(timeout=duration + 120)
+        out.seek(0)
+        return [json.loads(l) for l in out.read().splitlines() if l.startswith("{")]
+
+
+def analyse(events, panes, synced, settle=10.0):
+    """Lock time, and each pane's offset from the reference on its decoded video frame: (PDT at time-pos − when time-pos
+    was read) of one pane minus the same of the reference, from the samples of one tick. Both are read at ms resolution."""
+    syncs = [e for e in events if e["event"] == "sync"]
+    lock = next((e["t"] for e in syncs if e.get("locked")), None) if synced else None
+    known = next((e["t"] for e in syncs if all(p is not None for p in e.get("pdts", []))), None) if synced else None
+    reference = {e["t"]: e.get("reference", 0) for e in syncs}
+    ref, by_t = 0, {}
     for e in events:
+        if e["event"] == "sync":
+            ref = e.get("reference", ref)
         if e["event"] == "player" and e.get("trigger") is None:
-            by_t.setdefault(e["t"], {})[e["pane"]] = e
-    sample_offsets, stalls = [], sum(1 for e in events if e["event"] == "stall")
-    lock = None
-    if use_sync:
-        lock = next((e["t"] for e in events if e["event"] == "sync" and e.get("locked")), None)
-    start = lock if lock is not None else 10.0
-    for t, panes in sorted(by_t.items()):
-        a, b = panes.get(0), panes.get(1)
-        if t < start or not a or not b or a.get("state") != "playing" or b.get("state") != "playing":
-            continue
-        pa, pb = pdt(a.get("playheadPDT")), pdt(b.get("playheadPDT"))
-        if pa is not None and pb is not None:
-            sample_offsets.append(abs(pa - pb) * 1000)
-    sync_offsets = [abs(e["offsetMs"]) for e in events if e["event"] == "sync" and e.get("offsetMs") is not None and lock is not None and e["t"] >= lock]
-    return {"lockSeconds": lock, "stalls": stalls, "n": len(sample_offsets),
-            "video": {"p50": pct(sample_offsets, 0.5), "p95": pct(sample_offsets, 0.95), "max": max(sample_offsets) if sample_offsets else None},
-            "audio": {"p50": pct(sync_offsets, 0.5), "p95": pct(sync_offsets, 0.95), "max": max(sync_offsets) if sync_offsets else None} if use_sync else None}
+            by_t.setdefault(e["t"], [ref, {}])[1][e["pane"]] = e
+    start = lock if synced else settle
+    offsets = []
+    if start is not None:
+        for t, (r, samples) in sorted(by_t.items()):
+            if t < start or len(samples) < panes or any(s.get("state") != "playing" for s in samples.values()):
+                continue
+            lead = {}
+            for p, s in samples.items():
+                pdt, read = seconds(s.get("playheadPDT")), seconds(s.get("readAt"))
+                if pdt is not None and read is not None:
+                    lead[p] = pdt - read
+            if len(lead) == panes and r in lead:
+                offsets += [abs(v - lead[r]) * 1000 for p, v in lead.items() if p != r]
+    stalls = sum(1 for e in events if e["event"] == "stall" and e.get("end") is not None)
+    actions = [e["action"] for e in syncs if e.get("action")]
+    return {"lock": lock, "pdtsKnown": known, "offsets": offsets, "stalls": stalls, "actions": actions}
+
+
+def summary(runs):
+    locks = [r["lock"] for r in runs if r["lock"] is not None]
+    after = [r["lock"] - r["pdtsKnown"] for r in runs if r["lock"] is not None and r["pdtsKnown"] is not None]
+    offs = [o for r in runs for o in r["offsets"]]
+    return {"starts": len(runs), "locked": len(locks), "lockP50": pct(locks, 0.5), "lockP95": pct(locks, 0.95),
+            "lockMax": max(locks) if locks else None, "afterPdtsP95": pct(after, 0.95),
+            "p50": pct(offs, 0.5), "p95": pct(offs, 0.95), "max": max(offs) if offs else None, "n": len(offs),
+            "stalls": sum(r["stalls"] for r in runs),
+            "actions": sorted({a for r in runs for a in r["actions"]})}
 
 
 origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache", cache], stdout=subprocess.PIPE, text=True)
 base = origin.stdout.readline().split()[3]
-urls = [f"{base}/cam-a/cam-a/index.m3u8", f"{base}/cam-b/cam-b/index.m3u8"]
+cams = [f"{base}/cam-a/cam-a/index.m3u8", f"{base}/cam-b/cam-b/index.m3u8", f"{base}/cam-c/cam-c/index.m3u8",
+        # 6 s more latency than A by itself, 4 s more here: a 10 s spread.
+        f"{base}/cam-d/cam-d/index.m3u8?delay=4"]
 try:
-    # Output to files: a pipe left unread while the other run is awaited would fill and block that monitor.
-    files = {name: tempfile.TemporaryFile("w+") for name in ["hlstui", "unsynced"]}
-    runs = {name: subprocess.Popen([hlstui, "monitor", *urls, "--video", "none", "--duration", str(seconds), *extra],
-                                   stdout=files[name], stderr=subprocess.DEVNULL, text=True)
-            for name, extra in [("hlstui", []), ("unsynced", ["--no-sync"])]}
-    out = {"seconds": seconds}
-    for name, p in runs.items():
-        p.wait(timeout=seconds + 120)
-        files[name].seek(0)
-        events = [json.loads(l) for l in files[name].read().splitlines() if l.startswith("{")]
-        out[name] = analyse(events, name == "hlstui")
+    out = {"starts": starts, "startSeconds": start_seconds, "soakSeconds": soak_seconds, "panes": {}}
+    for n in (2, 3, 4):
+        urls = cams[:n]
+        synced = [analyse(monitor(urls, start_seconds), n, True) for _ in range(starts)]
+        unsynced = [analyse(monitor(urls, start_seconds, ["--no-sync"]), n, False) for _ in range(baseline_starts)]
+        out["panes"][str(n)] = {"hlstui": summary(synced), "unsynced": summary(unsynced)}
+        print(f"{n} panes: {json.dumps(out['panes'][str(n)]['hlstui'])}", file=sys.stderr)
+    if soak_seconds > 0:
+        # The same camera twice, the second one's media running 0.05 % fast against its PDT (500 ppm).
+        drift = [cams[0], cams[0] + "?drift=500"]
+        out["drift"] = summary([analyse(monitor(drift, soak_seconds), 2, True)])
 finally:
     origin.send_signal(signal.SIGKILL)
     origin.wait()

@@ -60,12 +60,15 @@ struct ContinuityTests {
         arguments: cases)
     func continuity(c: ContinuityCase) async throws {
         let cmds = try CLI.directory(["cmds": "3.5 pin 2\n7.5 pin 0\n"]).appendingPathComponent("cmds").path
-        if c.scenario.contains("live") { try await Self.clearOfLoop(segment: c.scenario.hasPrefix("broadcast") ? 2.002 : 2) }
         // Smooth switches take effect after what is buffered: a short readahead brings them inside the run.
-        let r = try await MonitorRun.run([
-            "\(base)/\(c.scenario)/master.m3u8", "--switch", c.mode, "--rate", "10", "--duration", "11.5",
-            "--readahead", c.mode == "smooth" ? "2" : "10", "--commands", cmds,
-        ])
+        let r = try await MonitorRun.run(
+            [
+                "\(base)/\(c.scenario)/master.m3u8", "--switch", c.mode, "--rate", "10", "--duration", "11.5",
+                "--readahead", c.mode == "smooth" ? "2" : "10", "--commands", cmds,
+            ],
+            before: {
+                if c.scenario.contains("live") { try await Self.clearOfLoop(segment: c.scenario.hasPrefix("broadcast") ? 2.002 : 2) }
+            })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let manual = r.named("variant").filter { $0["reason"] as? String == "manual" }
         // On a loaded machine the first command can come while the player is still in its first segment, which FFmpeg cannot

@@ -10,7 +10,7 @@ struct DashboardE2ETests {
     @Test("80x24: plays, keys change the cap and the rung, help opens and closes, resize redraws, q quits and restores the terminal")
     func keys() async throws {
         let t = Tmux()
-        t.start("\(hlstui) \(base)/live-ts/master.m3u8 --pin 2 --video none --ao null")
+        await t.start("\(hlstui) \(base)/live-ts/master.m3u8 --pin 2 --video none --ao null")
         var s = await t.wait { $0.contains("PLAYING") && $0.contains("#2 360p") }
         #expect(s.contains("PLAYING") && s.contains("#2 360p") && s.contains("live -"), "\(s)")
         #expect(t.alternateScreen)
@@ -49,7 +49,7 @@ struct DashboardE2ETests {
     @Test("SIGTERM ends hlstui and restores the terminal")
     func sigterm() async throws {
         let t = Tmux()
-        t.start("\(hlstui) \(base)/vod-ts/master.m3u8 --video none --ao null")
+        await t.start("\(hlstui) \(base)/vod-ts/master.m3u8 --video none --ao null")
         await t.wait { $0.contains("PLAYING") }
         let pid = try #require(childPID(of: t.panePID, named: "hlstui"))
         kill(pid, SIGTERM)
@@ -61,7 +61,7 @@ struct DashboardE2ETests {
     @Test("a crash restores the terminal and says so")
     func crash() async throws {
         let t = Tmux()
-        t.start("\(hlstui) \(base)/vod-ts/master.m3u8 --video none --ao null", environment: ["HLSTUI_TEST_CRASH": "1"])
+        await t.start("\(hlstui) \(base)/vod-ts/master.m3u8 --video none --ao null", environment: ["HLSTUI_TEST_CRASH": "1"])
         let s = await t.wait { $0.contains("EXIT=") }
         #expect(s.contains("the terminal was restored"))
         // The runtime's own message was captured with the rest and is shown once the terminal is back.
@@ -73,7 +73,7 @@ struct DashboardE2ETests {
     @Test("NO_COLOR: no colour escapes, attributes only; an unreachable origin is one line in the status area, then q quits")
     func noColorAndError() async throws {
         let t = Tmux()
-        t.start("\(hlstui) http://127.0.0.1:9/none.m3u8 --video none --ao null", environment: ["NO_COLOR": "1"])
+        await t.start("\(hlstui) http://127.0.0.1:9/none.m3u8 --video none --ao null", environment: ["NO_COLOR": "1"])
         let s = await t.wait { $0.contains("ERROR") }
         #expect(s.contains("✖ cannot open the stream:") && s.contains("connection refused"), "\(s)")
         let raw = t.screenWithEscapes().replacingOccurrences(of: "\u{1B}[39m", with: "").replacingOccurrences(of: "\u{1B}[49m", with: "")
@@ -90,7 +90,7 @@ struct DashboardE2ETests {
     @Test("two panes: both play, Tab moves the focus, keys act on the focused pane")
     func twoPanes() async throws {
         let t = Tmux()
-        t.start("\(hlstui) \(base)/cam-a/cam-a/index.m3u8 \(base)/vod-ts/master.m3u8 --video none --ao null", width: 100, height: 48)
+        await t.start("\(hlstui) \(base)/cam-a/cam-a/index.m3u8 \(base)/vod-ts/master.m3u8 --video none --ao null", width: 100, height: 48)
         var s = await t.wait { $0.components(separatedBy: "PLAYING").count == 3 }
         #expect(s.components(separatedBy: "PLAYING").count == 3, "\(s)")
         t.keys("Tab")
@@ -109,7 +109,7 @@ extension DashboardE2ETests {
     @Test("o asks for a URL and opens it in a second pane; the two cameras lock on PDT; s switches the lock off")
     func openSecondPane() async throws {
         let t = Tmux()
-        t.start("\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", width: 100, height: 48)
+        await t.start("\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", width: 100, height: 48)
         _ = await t.wait { $0.contains("PLAYING") }
         t.keys("o")
         var s = await t.wait { $0.contains("Open another pane, URL:") }

@@ -67,11 +67,15 @@ struct OutageTests {
     func rungOutage() async throws {
         state.clearFaults()
         defer { state.clearFaults() }
-        _ = state.add(
-            Fault(
-                id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-ts", rendition: "v360", msn: nil, remaining: nil,
-                since: 0, until: Date().timeIntervalSince1970 + 3))
-        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8", "--pin", "2", "--rate", "10", "--duration", "14"])
+        let state = self.state
+        let r = try await MonitorRun.run(
+            ["\(base)/vod-ts/master.m3u8", "--pin", "2", "--rate", "10", "--duration", "14"],
+            before: {
+                _ = state.add(
+                    Fault(
+                        id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-ts", rendition: "v360", msn: nil,
+                        remaining: nil, since: 0, until: Date().timeIntervalSince1970 + 3))
+            })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let failovers = r.named("failover")
         #expect(!failovers.isEmpty && failovers.allSatisfy { $0["failedRung"] as? Int == 2 && $0["by"] as? Int == 1 }, "\(failovers)")
@@ -97,16 +101,17 @@ struct OutageTests {
     func liveOutage() async throws {
         state.clearFaults()
         defer { state.clearFaults() }
-        let start = Date().timeIntervalSince1970 + 4
-        let fault = Task {
-            try? await Task.sleep(for: .seconds(4))
-            _ = state.add(
-                Fault(
-                    id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
-                    since: start, until: start + 8))
-        }
-        let r = try await MonitorRun.run(["\(base)/cam-a/cam-a/index.m3u8", "--rate", "4", "--duration", "30"])
-        _ = await fault.value
+        let state = self.state
+        let r = try await MonitorRun.run(
+            ["\(base)/cam-a/cam-a/index.m3u8", "--rate", "4", "--duration", "30"],
+            alongside: {
+                try? await Task.sleep(for: .seconds(4))
+                let start = Date().timeIntervalSince1970
+                _ = state.add(
+                    Fault(
+                        id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
+                        since: start, until: start + 8))
+            })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let stalls = r.named("stall")
         let ended = try #require(stalls.last { $0["end"] is Double }, "the stall ended: \(stalls)")
@@ -136,16 +141,17 @@ struct OutageTests {
         let dir = try CLI.directory(["master.m3u8": master])
         let fixture = try FixtureServer(serving: dir)
         defer { fixture.stop() }
-        let start = Date().timeIntervalSince1970 + 4
-        let fault = Task {
-            try? await Task.sleep(for: .seconds(4))
-            _ = state.add(
-                Fault(
-                    id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "live-ts", rendition: nil, msn: nil, remaining: nil,
-                    since: start, until: start + 8))
-        }
-        let r = try await MonitorRun.run(["\(fixture.base)/master.m3u8", "--pin", "0", "--rate", "4", "--duration", "22"])
-        _ = await fault.value
+        let state = self.state
+        let r = try await MonitorRun.run(
+            ["\(fixture.base)/master.m3u8", "--pin", "0", "--rate", "4", "--duration", "22"],
+            alongside: {
+                try? await Task.sleep(for: .seconds(4))
+                let start = Date().timeIntervalSince1970
+                _ = state.add(
+                    Fault(
+                        id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "live-ts", rendition: nil, msn: nil,
+                        remaining: nil, since: start, until: start + 8))
+            })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         #expect(r.named("stall").isEmpty, "host B had the media: no freeze: \(r.named("stall"))")
         #expect(
@@ -163,17 +169,17 @@ struct OutageTests {
     func vodOutage() async throws {
         state.clearFaults()
         defer { state.clearFaults() }
-        let start = Date().timeIntervalSince1970 + 2.5
-        let fault = Task {
-            try? await Task.sleep(for: .seconds(2.5))
-            _ = state.add(
-                Fault(
-                    id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-fmp4", rendition: nil, msn: nil,
-                    remaining: nil,
-                    since: start, until: start + 6))
-        }
-        let r = try await MonitorRun.run(["\(base)/vod-fmp4/master.m3u8", "--readahead", "4", "--duration", "45"])
-        _ = await fault.value
+        let state = self.state
+        let r = try await MonitorRun.run(
+            ["\(base)/vod-fmp4/master.m3u8", "--readahead", "4", "--duration", "45"],
+            alongside: {
+                try? await Task.sleep(for: .seconds(2.5))
+                let start = Date().timeIntervalSince1970
+                _ = state.add(
+                    Fault(
+                        id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-fmp4", rendition: nil, msn: nil,
+                        remaining: nil, since: start, until: start + 6))
+            })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let players = r.named("player")
         #expect(!players.contains { $0["state"] as? String == "paused" }, "a freeze is never shown as a pause")

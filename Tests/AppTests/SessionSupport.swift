@@ -23,13 +23,63 @@ struct MonitorRun {
     /// Events named `name`.
     func named(_ name: String) -> [[String: Any]] { events.filter { $0["event"] as? String == name } }
 
-    /// Runs `hlstui monitor` with `args` (the binary, real libmpv headless), waiting on a thread of its own.
-    static func run(_ args: [String], timeout: Double = 90) async throws -> MonitorRun {
+    /// Runs `hlstui monitor` with `args` (the binary, real libmpv headless), waiting on a thread of its own, once its
+    /// players fit (`PlayerSlots`). `before` runs just before the launch and `alongside` while it runs: anything a test
+    /// times (a fault, a phase of the origin's clock) is timed from the launch, not from when the test began.
+    static func run(
+        _ args: [String], timeout: Double = 90, before: (@Sendable () async throws -> Void)? = nil,
+        alongside: (@Sendable () async -> Void)? = nil
+    ) async throws -> MonitorRun {
+        let panes = PlayerSlots.panes(in: args)
+        await PlayerSlots.shared.acquire(panes)
+        defer { Task { await PlayerSlots.shared.release(panes) } }
+        try await before?()
+        let side = alongside.map { body in Task { await body() } }
         let r = try await offPool { try CLI.run(["monitor", "--video", "none"] + args, timeout: timeout) }
+        await side?.value
         let events = r.stdout.split(separator: "\n").compactMap { line -> [String: Any]? in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
         return MonitorRun(status: r.status, events: events, stderr: r.stderr)
+    }
+}
+
+/// How many real players (libmpv decoding real media) the App suites run at once. The suites run in parallel and
+/// each plays in real time, so without a bound ten or more players share two cores and every timing a test
+/// measures is the scheduler's, not hlstui's. A run waits here until its panes fit; `HLSTUI_TEST_PLAYERS` sets
+/// the bound (default: two per core).
+actor PlayerSlots {
+    static let shared = PlayerSlots(
+        capacity: Int(ProcessInfo.processInfo.environment["HLSTUI_TEST_PLAYERS"] ?? "") ?? 2 * ProcessInfo.processInfo.activeProcessorCount)
+
+    let capacity: Int
+    private var used = 0
+    private var waiting: [(count: Int, resume: CheckedContinuation<Void, Never>)] = []
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// The players a command line starts: one per stream URL, one for `demo`.
+    static func panes(in args: [String]) -> Int {
+        max(1, args.filter { $0.hasPrefix("http://") || $0.hasPrefix("https://") || $0 == "demo" }.count)
+    }
+
+    /// Waits, first come first served, until `count` more players fit.
+    func acquire(_ count: Int) async {
+        let n = min(count, capacity)
+        if waiting.isEmpty && used + n <= capacity {
+            used += n
+            return
+        }
+        await withCheckedContinuation { k in waiting.append((n, k)) }
+    }
+
+    func release(_ count: Int) {
+        used -= min(count, capacity)
+        while let next = waiting.first, used + next.count <= capacity {
+            waiting.removeFirst()
+            used += next.count
+            next.resume.resume()
+        }
     }
 }
 
@@ -64,7 +114,9 @@ final class Tmux {
     }
 
     /// Starts `command` in a fresh session of `width`×`height` with a UTF-8 locale; the shell prints EXIT=<status> when it ends.
-    func start(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) {
+    /// Holds player slots for the command's panes until this server is gone.
+    func start(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) async {
+        await holdSlots(command)
         let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(
             separator: " ")
         tmux([
@@ -76,7 +128,8 @@ final class Tmux {
     }
 
     /// Starts an interactive bash (job control, as a user's shell) and types `command` into it.
-    func startInShell(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) {
+    func startInShell(_ command: String, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) async {
+        await holdSlots(command)
         let env = (["LANG": "C.UTF-8", "TERM": "xterm-256color"].merging(environment) { $1 }).map { "\($0.key)='\($0.value)'" }.joined(
             separator: " ")
         tmux(["new-session", "-d", "-s", "t", "-x", String(width), "-y", String(height), "env \(env) bash --norc --noprofile -i"])
@@ -89,6 +142,13 @@ final class Tmux {
     var paneTTY: String { tmux(["display", "-p", "-t", "t", "#{pane_tty}"]).trimmingCharacters(in: .whitespacesAndNewlines) }
 
     var serverPID: Int32 = 0
+    private var slots = 0
+
+    private func holdSlots(_ command: String) async {
+        let n = PlayerSlots.panes(in: command.split(separator: " ").map(String.init))
+        await PlayerSlots.shared.acquire(n)
+        slots += n
+    }
 
     func screen() -> String { tmux(["capture-pane", "-p", "-t", "t"]) }
     func screenWithEscapes() -> String { tmux(["capture-pane", "-p", "-e", "-t", "t"]) }
@@ -115,6 +175,7 @@ final class Tmux {
         if let pid = childPID(of: panePID, named: "hlstui") { kill(pid, SIGKILL) }
         tmux(["kill-server"])
         if serverPID > 0 { kill(serverPID, SIGKILL) }
+        if slots > 0 { Task { [slots] in await PlayerSlots.shared.release(slots) } }
     }
 }
 

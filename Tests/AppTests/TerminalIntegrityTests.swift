@@ -24,7 +24,7 @@ struct TerminalIntegrityTests {
     func readmeDemo() async throws {
         for (w, h) in [(120, 40), (80, 24)] {
             let t = Tmux()
-            t.start("\(hlstui) demo", width: w, height: h)
+            await t.start("\(hlstui) demo", width: w, height: h)
             _ = await t.wait { $0.contains("PLAYING") }
             try await Task.sleep(for: .seconds(h == 40 ? 20 : 8))
             let s = t.screen()
@@ -60,7 +60,7 @@ struct TerminalIntegrityTests {
     func asciiLocale() async throws {
         for (env, extra) in [(["LANG": "C", "LC_ALL": "C"], ""), ([:], " --ascii"), (["TERM": "linux"], "")] {
             let t = Tmux()
-            t.start("\(hlstui) demo\(extra)", width: 120, height: 40, environment: env)
+            await t.start("\(hlstui) demo\(extra)", width: 120, height: 40, environment: env)
             let s = await t.wait { Self.wholeDashboard($0, ascii: true) }
             #expect(Self.wholeDashboard(s, ascii: true), "\(env)\(extra):\n\(s)")
             #expect(s.unicodeScalars.allSatisfy { $0.isASCII }, "\(env)\(extra): only ASCII on screen:\n\(s)")
@@ -79,7 +79,7 @@ struct TerminalIntegrityTests {
                 && piped.stderr.contains("hlstui monitor"), "\(piped.stderr)")
         for (term, words) in [("dumb", "cannot move the cursor"), ("no-such-terminal", "has no terminfo entry")] {
             let t = Tmux()
-            t.start("\(hlstui) \(url)", environment: ["TERM": term])
+            await t.start("\(hlstui) \(url)", environment: ["TERM": term])
             let s = await t.wait(timeout: 10) { $0.contains("EXIT=") }
             #expect(
                 s.contains("EXIT=2") && s.contains("TERM=\(term)") && s.contains(words) && s.contains("hlstui monitor"), "\(term): \(s)")
@@ -89,7 +89,7 @@ struct TerminalIntegrityTests {
     @Test("Ctrl-L repaints every cell after another program wrote on the terminal")
     func repaint() async throws {
         let t = Tmux()
-        t.start("\(hlstui) demo", width: 120, height: 40)
+        await t.start("\(hlstui) demo", width: 120, height: 40)
         _ = await t.wait { Self.wholeDashboard($0) }
         // Another program (wall, a background job) scribbles on the same terminal.
         let tty = try #require(FileHandle(forWritingAtPath: t.paneTTY))
@@ -107,7 +107,7 @@ struct TerminalIntegrityTests {
     @Test("Ctrl-Z stops hlstui as a shell job with the shell's screen back; fg brings the whole dashboard back")
     func suspendResume() async throws {
         let t = Tmux()
-        t.startInShell("\(hlstui) demo", width: 120, height: 40)
+        await t.startInShell("\(hlstui) demo", width: 120, height: 40)
         _ = await t.wait { Self.wholeDashboard($0) }
         t.keys("C-z")
         let stopped = await t.wait(timeout: 10) { $0.contains("Stopped") }
