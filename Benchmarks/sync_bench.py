@@ -83,20 +83,24 @@ def summary(runs):
 
 origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache", cache], stdout=subprocess.PIPE, text=True)
 base = origin.stdout.readline().split()[3]
-cams = [f"{base}/cam-a/cam-a/index.m3u8", f"{base}/cam-b/cam-b/index.m3u8", f"{base}/cam-c/cam-c/index.m3u8",
-        # 6 s more latency than A by itself, 4 s more here: a 10 s spread.
-        f"{base}/cam-d/cam-d/index.m3u8?delay=4"]
+a, b, c = (f"{base}/cam-{x}/cam-{x}/index.m3u8" for x in "abc")
+# D: 6 s more latency than A by itself, 4 s more here (a 10 s spread). With D, A lists 15 segments (30 s): its default 16 s
+# does not reach back to D's newest playable moment (D's edge less two 6 s segments), and only a hold is left, which the
+# last row measures.
+d = f"{base}/cam-d/cam-d/index.m3u8?delay=4"
+configs = [("2", [a, b], starts), ("3", [a, b, c], starts), ("4", [a + "?window=15", b, c, d], starts),
+           ("4, A lists 16 s", [a, b, c, d], max(1, starts // 3))]
 try:
     out = {"starts": starts, "startSeconds": start_seconds, "soakSeconds": soak_seconds, "panes": {}}
-    for n in (2, 3, 4):
-        urls = cams[:n]
-        synced = [analyse(monitor(urls, start_seconds), n, True) for _ in range(starts)]
-        unsynced = [analyse(monitor(urls, start_seconds, ["--no-sync"]), n, False) for _ in range(baseline_starts)]
-        out["panes"][str(n)] = {"hlstui": summary(synced), "unsynced": summary(unsynced)}
-        print(f"{n} panes: {json.dumps(out['panes'][str(n)]['hlstui'])}", file=sys.stderr)
+    for name, urls, k in configs:
+        n = len(urls)
+        synced = [analyse(monitor(urls, start_seconds), n, True) for _ in range(k)]
+        unsynced = [analyse(monitor(urls, start_seconds, ["--no-sync"]), n, False) for _ in range(baseline_starts)] if k == starts else []
+        out["panes"][name] = {"hlstui": summary(synced), "unsynced": summary(unsynced) if unsynced else None}
+        print(f"{name}: {json.dumps(out['panes'][name]['hlstui'])}", file=sys.stderr)
     if soak_seconds > 0:
         # The same camera twice, the second one's media running 0.05 % fast against its PDT (500 ppm).
-        drift = [cams[0], cams[0] + "?drift=500"]
+        drift = [a, a + "?drift=500"]
         out["drift"] = summary([analyse(monitor(drift, soak_seconds), 2, True)])
 finally:
     origin.send_signal(signal.SIGKILL)

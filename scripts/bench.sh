@@ -169,7 +169,9 @@ def kind(a): return a.split()[2] if a.startswith("pane ") and len(a.split()) > 2
 md = ["## Panes in sync: hlstui's PDT lock vs the same panes started at once", "",
       f"`bash scripts/bench.sh sync` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the embedded origin's cameras: "
       "A (2 s segments, 30 fps), B (3 s, 25 fps, grid 1 s later, 4 s more latency), C (4 s, 50 fps, grid 0.5 s later, 2 s more), "
-      "D (6 s, 59.94 fps, grid 2.5 s later, 6 s more, `?delay=4`: 10 s more than A). "
+      "D (6 s, 59.94 fps, grid 2.5 s later, 6 s more, `?delay=4`: 10 s more than A). Beside D, A lists 15 segments (`?window=15`, 30 s) so that "
+      "its window reaches back to D's newest playable moment (D's edge less two 6 s segments); the last row keeps A's 16 s, where no moment "
+      "is common at the start and a pane can only be held until one is. "
       f"Each row: {r['starts']} starts of `hlstui monitor A B [C [D]]` for {r['startSeconds']:.0f} s; the baseline is the same panes with "
       "`--no-sync` (fewer starts: it does not vary). Time to lock is from the launch; *after PDTs* is from the first moment every pane's "
       "PDT was known. Offset = |a pane's (PDT at its decoded video frame − when that frame time was read) − the reference's| over the "
@@ -180,8 +182,9 @@ for n, row in r["panes"].items():
     h, u = row["hlstui"], row["unsynced"]
     md.append(f"| {n} | hlstui | {h['locked']}/{h['starts']} | {s(h['lockP50'])} | {s(h['lockP95'])} ({s(h['lockMax'])}) | {s(h['afterPdtsP95'])} | "
               f"{ms(h['p50'])} | **{ms(h['p95'])}** | {ms(h['max'])} | {h['stalls']} | {', '.join(sorted({kind(a) for a in h['actions']})) or '–'} |")
-    ratio = f" ({u['p95'] / h['p95']:.0f}× hlstui's p95)" if h['p95'] and u['p95'] else ""
-    md.append(f"| {n} | no sync | – | – | – | – | {ms(u['p50'])} | {ms(u['p95'])}{ratio} | {ms(u['max'])} | {u['stalls']} | – |")
+    if u:
+        ratio = f" ({u['p95'] / h['p95']:.0f}× hlstui's p95)" if h['p95'] and u['p95'] else ""
+        md.append(f"| {n} | no sync | – | – | – | – | {ms(u['p50'])} | {ms(u['p95'])}{ratio} | {ms(u['max'])} | {u['stalls']} | – |")
 d = r.get("drift")
 if d:
     md += ["", f"Drift: A beside A whose media runs 0.05 % fast against its PDT (`?drift=500`), one run of {r['soakSeconds']:.0f} s: "
