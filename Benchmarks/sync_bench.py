@@ -6,27 +6,19 @@ one encoder clock drifting against its PDT.
 Usage: sync_bench.py HLSTUI_BINARY MEDIA_CACHE [STARTS] [START_SECONDS] [SOAK_SECONDS]; prints one JSON object.
 Runs one at a time (two cores: players running side by side would measure the scheduler).
 """
-import datetime
 import json
 import signal
 import subprocess
 import sys
 import tempfile
 
+from monitor_events import frame_offsets, pct
+
 hlstui, cache = sys.argv[1], sys.argv[2]
 starts = int(sys.argv[3]) if len(sys.argv) > 3 else 10
 start_seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 30.0
 soak_seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 600.0
 baseline_starts = max(1, starts // 5)
-
-
-def seconds(s):
-    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() if s else None
-
-
-def pct(v, q):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(q * len(v)))] if v else None
 
 
 def monitor(urls, duration, extra=()):
@@ -40,31 +32,12 @@ def monitor(urls, duration, extra=()):
 
 
 def analyse(events, panes, synced, settle=10.0):
-    """Lock time, and each pane's offset from the reference on its decoded video frame: (PDT at time-pos − when time-pos
-    was read) of one pane minus the same of the reference, from the samples of one tick. Both are read at ms resolution."""
+    """Lock time, and the panes' offsets from the reference on their decoded video frames after it (unsynced: after `settle`)."""
     syncs = [e for e in events if e["event"] == "sync"]
     lock = next((e["t"] for e in syncs if e.get("locked")), None) if synced else None
     known = next((e["t"] for e in syncs if all(p is not None for p in e.get("pdts", []))), None) if synced else None
-    reference = {e["t"]: e.get("reference", 0) for e in syncs}
-    ref, by_t = 0, {}
-    for e in events:
-        if e["event"] == "sync":
-            ref = e.get("reference", ref)
-        if e["event"] == "player" and e.get("trigger") is None:
-            by_t.setdefault(e["t"], [ref, {}])[1][e["pane"]] = e
     start = lock if synced else settle
-    offsets = []
-    if start is not None:
-        for t, (r, samples) in sorted(by_t.items()):
-            if t < start or len(samples) < panes or any(s.get("state") != "playing" for s in samples.values()):
-                continue
-            lead = {}
-            for p, s in samples.items():
-                pdt, read = seconds(s.get("playheadPDT")), seconds(s.get("readAt"))
-                if pdt is not None and read is not None:
-                    lead[p] = pdt - read
-            if len(lead) == panes and r in lead:
-                offsets += [abs(v - lead[r]) * 1000 for p, v in lead.items() if p != r]
+    offsets = frame_offsets(events, panes, start) if start is not None else []
     stalls = sum(1 for e in events if e["event"] == "stall" and e.get("end") is not None)
     actions = [e["action"] for e in syncs if e.get("action")]
     return {"lock": lock, "pdtsKnown": known, "offsets": offsets, "stalls": stalls, "actions": actions}

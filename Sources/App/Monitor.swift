@@ -94,14 +94,13 @@ public enum MonitorJSON {
 
     /// The summary in the `end` event.
     static func summary(_ s: SessionState, pane: Int) -> JSONValue {
-        let segs = s.requests.filter { $0.kind == .segment }
+        let totals = s.requestTotals
         return .object([
-            ("pane", .int(pane)), ("state", .string(s.state.rawValue)), ("started", .bool(s.started)), ("stalls", .int(s.stalls.count)),
-            ("skips", .int(s.skipCount)), ("skippedSeconds", .double((s.skips.reduce(0) { $0 + $1.seconds } * 1000).rounded() / 1000)),
-            ("stalledSeconds", .double((s.stalledSeconds * 1000).rounded() / 1000)), ("requests", .int(s.requests.count)),
-            ("segments", .int(segs.count)), ("bytes", .int(s.requests.reduce(0) { $0 + $1.bytes })),
-            ("keys", .int(Set(s.keys.map(\.uri)).count)),
-            ("switches", .int(s.switches.count)), ("droppedFrames", .int(s.sample.droppedFrames)),
+            ("pane", .int(pane)), ("state", .string(s.state.rawValue)), ("started", .bool(s.started)), ("stalls", .int(s.stallCount)),
+            ("skips", .int(s.skipCount)), ("skippedSeconds", .double((s.skippedSeconds * 1000).rounded() / 1000)),
+            ("stalledSeconds", .double((s.stalledSeconds * 1000).rounded() / 1000)), ("requests", .int(totals.count)),
+            ("segments", .int(totals.segments)), ("bytes", .int(totals.bytes)), ("keys", .int(totals.keys)),
+            ("switches", .int(totals.switches)), ("droppedFrames", .int(s.sample.droppedFrames)),
             ("throughputBps", .double(s.throughput.estimate)),
             ("error", .string(s.error)),
         ])

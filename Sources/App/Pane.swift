@@ -15,13 +15,19 @@ public struct PlayerOptions: Sendable {
     public var mute = false
     /// Seconds mpv reads ahead (a player-like buffer, so the bar tells the truth; docs/PLATFORM.md).
     public var readahead = 10.0
+    /// Seconds kept behind the playhead for the buffer bar and seeking back (`--back-buffer`).
+    public var backBuffer = 60.0
     public init() {}
 
     /// The libmpv options that make FFmpeg 5.1 behave (docs/PLATFORM.md), in order.
+    /// The cache caps are the budget at an assumed bitrate until the ladder is read (`PaneOwner.budget`).
     public func mpvOptions(audio: AudioOutputChoice) -> [(String, String)] {
+        let budget = CacheBudget(readahead: readahead, backBuffer: backBuffer, peakBitsPerSecond: nil)
         var o: [(String, String)] = [
             ("demuxer", "lavf"), ("rebase-start-time", "no"), ("cache", "yes"),
-            ("demuxer-readahead-secs", String(readahead)), ("cache-secs", String(readahead)), ("demuxer-max-bytes", "150MiB"),
+            ("demuxer-readahead-secs", String(readahead)), ("cache-secs", String(readahead)),
+            ("demuxer-max-bytes", String(budget.forwardBytes)), ("demuxer-max-back-bytes", String(budget.backBytes)),
+            ("demuxer-donate-buffer", "no"),
             ("keep-open", "yes"), ("idle", "yes"), ("sub-auto", "no"),
             ("hr-seek", "yes"), ("input-terminal", "no"),
         ]

@@ -131,10 +131,22 @@ extension PaneOwner {
         }
     }
 
-    /// Reads `seconds` ahead of the playhead.
+    /// Reads `seconds` ahead of the playhead, within the pane's memory budget for that many seconds.
     func readahead(_ seconds: Double) {
         try? mpv.set(.readahead(seconds))
         try? mpv.set(.cacheSeconds(seconds))
+        budget(readahead: seconds)
+    }
+
+    /// Caps what the player holds ahead and behind at the ladder's peak bitrate (libmpv applies a change at once and prunes).
+    func budget(readahead seconds: Double) {
+        let b = CacheBudget(readahead: seconds, backBuffer: parts.config.player.backBuffer, peakBitsPerSecond: state.ladder.peakBandwidth)
+        do throws(MPVError) {
+            try mpv.set(.demuxerMaxBytes(b.forwardBytes))
+            try mpv.set(.demuxerMaxBackBytes(b.backBytes))
+        } catch {
+            apply(.log(level: .warn, text: "the player's cache bound could not be set: \(error)"))
+        }
     }
 
     func fire(_ timer: PaneTimer) {

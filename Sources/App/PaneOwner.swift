@@ -232,6 +232,7 @@ final class PaneOwner {
     func opened(_ f: OpenedStream) {
         fetched = f
         apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics))
+        budget(readahead: parts.config.player.readahead)
         report(.ladder)
         if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {
             fail("the playlist cannot be read: \(blocking)", cause: "playlist")

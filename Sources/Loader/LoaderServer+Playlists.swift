@@ -82,6 +82,11 @@ extension LoaderServer {
                 return path(register(rr), rr)
             }).media(served, base: r.head.url, decryptAES: decrypt)
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
+            if !m.endList, case .media(let sm) = served.body {
+                // What the player was given lists nothing before this: older segments' ids are forgotten, a margin behind.
+                let first = sm.segments.first?.mediaSequence ?? m.mediaSequence
+                table.withLockedValue { $0.resources.forget(res.playlistID, before: first - Self.segmentMargin) }
+            }
             record(
                 .media, res.upstream, rung: res.rung, msn: m.mediaSequence, since: t0, head: r.head, bytes: r.body.count, status: 200,
                 outcome: .ok)

@@ -105,8 +105,7 @@ public final class LoaderServer: Sendable {
     let initTracks = NIOLockedValueBox([String: [MP4Track]]())
 
     struct Table {
-        var byID: [Int: Resource] = [:]
-        var ids: [String: Int] = [:]
+        var resources = ResourceIDs<PlaylistID, Resource>()
         var multivariantText: [Int: String] = [:]
         var variables: [String: String] = [:]
         /// The newest segment the player asked for, per media playlist.
@@ -193,6 +192,10 @@ public final class LoaderServer: Sendable {
 
     var now: Double { Date().timeIntervalSince(started) }
 
+    /// Segments of a live playlist whose ids outlive the playlists that listed them: a player held or paused this long
+    /// (segments) behind what it was last given still finds what it was given before.
+    static let segmentMargin = 256
+
     func emit(_ e: LoaderEvent) { continuation.yield(e) }
 
     /// The Loader id for an upstream resource, the same every time it is named.
@@ -200,11 +203,8 @@ public final class LoaderServer: Sendable {
         table.withLockedValue { t in
             let k =
                 "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1) \(r.slot) \(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")"
-            if let id = t.ids[k] { t.byID[id] = r; return id }
-            let id = t.byID.count + 1
-            t.ids[k] = id
-            t.byID[id] = r
-            return id
+            let segment = r.kind == .segment ? r.playlist : nil
+            return t.resources.id(k, r, segmentOf: segment, msn: r.msn)
         }
     }
 
@@ -321,7 +321,7 @@ public final class LoaderServer: Sendable {
             emit(.diagnostic("refused a request without this session's token: \(target.prefix(80))"))
             return
         }
-        guard let id = Int(parts[2].split(separator: ".")[0]), let res = table.withLockedValue({ $0.byID[id] }) else {
+        guard let id = Int(parts[2].split(separator: ".")[0]), let res = table.withLockedValue({ $0.resources[id] }) else {
             writer.text(404, "hlstui loader: no such resource")
             return
         }

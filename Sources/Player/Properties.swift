@@ -81,6 +81,9 @@ public enum MPVSetting: Sendable, Equatable {
     /// Seconds the demuxer reads ahead of the playhead without a cache (`demuxer-readahead-secs`) and with one (`cache-secs`).
     case readahead(Double)
     case cacheSeconds(Double)
+    /// Bytes the demuxer may hold ahead of the playhead (`demuxer-max-bytes`) and behind it (`demuxer-max-back-bytes`).
+    case demuxerMaxBytes(Int)
+    case demuxerMaxBackBytes(Int)
 
     var name: String {
         switch self {
@@ -91,6 +94,8 @@ public enum MPVSetting: Sendable, Equatable {
         case .demuxerLavfOptions: return "demuxer-lavf-o"
         case .readahead: return "demuxer-readahead-secs"
         case .cacheSeconds: return "cache-secs"
+        case .demuxerMaxBytes: return "demuxer-max-bytes"
+        case .demuxerMaxBackBytes: return "demuxer-max-back-bytes"
         }
     }
 
@@ -102,6 +107,7 @@ public enum MPVSetting: Sendable, Equatable {
         case .hrSeekDemuxerOffset(let s): return String(s)
         case .demuxerLavfOptions(let o): return o
         case .readahead(let s), .cacheSeconds(let s): return String(s)
+        case .demuxerMaxBytes(let b), .demuxerMaxBackBytes(let b): return String(b)
         }
     }
 }

@@ -63,9 +63,10 @@ public struct MediaClock: Sendable {
         return pdt.adding(seconds: p.offset)
     }
 
-    /// Forgets segments that left every window long ago (keeps the newest `keep`).
+    /// Forgets segments that left every window long ago (keeps the newest `keep`), once a quarter more has gathered, so the
+    /// sort is paid once per thousand segments, not on each.
     public mutating func trim(keep: Int = 4000) {
-        guard firstPTS.count > keep else { return }
+        guard firstPTS.count > keep + keep / 4 else { return }
         let cut = firstPTS.keys.sorted().dropLast(keep)
         for k in cut { firstPTS[k] = nil }
     }

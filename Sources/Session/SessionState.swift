@@ -230,7 +230,9 @@ public struct SessionState: Sendable {
     public var clock = MediaClock()
     /// The rung that served each segment the player fetched, by MSN.
     public var segmentRung: [Int: Int] = [:]
+    /// The newest requests (`requestLimit`) and keys (`keyLimit`); the totals cover the whole session.
     public var requests: [RequestEvent] = []
+    public internal(set) var requestTotals = RequestTotals()
     public var keys: [KeyEvent] = []
     public var log: [LogLine] = []
     public var sample = PlayerSample()
@@ -242,7 +244,9 @@ public struct SessionState: Sendable {
     public var problem: String?
     /// The first problem hlstui itself saw (a playlist error, an origin failure, a key failure): the likely cause of what follows.
     public var cause: String?
+    /// The newest stalls (`stallLimit`); `earlierStalls` counts the ones trimmed, so the totals stay whole.
     public var stalls: [Stall] = []
+    public internal(set) var earlierStalls = StallTotals()
     public var caps = Caps()
     public var mode: SelectionMode = .automatic
     /// How switches a person asks for take effect (ABR switches are always smooth unless configured).
@@ -264,10 +268,12 @@ public struct SessionState: Sendable {
     public var seen: [Int: SegmentFacts] = [:]
     /// Since when the player has been opening a stream it was given (a reload) after playback had started.
     public var loadingSince: Double?
+    /// The newest switches (`switchLimit`).
     public var switches: [VariantSwitch] = []
-    /// Forward jumps past content never shown (the newest 100).
+    /// Forward jumps past content never shown (the newest 100); the count and seconds cover all of them.
     public var skips: [Skip] = []
     public var skipCount = 0
+    public internal(set) var skippedSeconds = 0.0
     var progress: Progress?
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
     public var lastGiven: Double?
@@ -280,7 +286,7 @@ public struct SessionState: Sendable {
     public var lastSegmentAt: [Int: Double] = [:]
     /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
     public var spliced = false
-    var gapsReported: Set<String> = []
+    var gapsReported: Set<GapMark> = []
     /// A switch waiting for the playhead to reach its segment's end: the rung to reload.
     public internal(set) var plannedReload: Int?
     /// The GAP runs (first MSN) and fMP4 discontinuities (negated MSN) already crossed, so each is crossed once.
@@ -308,8 +314,14 @@ public struct SessionState: Sendable {
             }
     }
 
+    /// What one pane keeps of its history: enough to scroll back through, bounded for sessions of days.
     public static let requestLimit = 2000
     public static let logLimit = 500
+    public static let keyLimit = 500
+    public static let switchLimit = 500
+    public static let stallLimit = 200
+    /// Segments kept in the per-MSN tables (`segmentRung`, the GAPs reported, the breaks crossed) behind the newest one.
+    public static let segmentMemory = 512
 
     public init(url: String) { self.url = url }
 
@@ -377,6 +389,8 @@ public struct SessionState: Sendable {
             return []
         case .switched(let s):
             switches.append(s)
+            requestTotals.switches += 1
+            if switches.count > Self.switchLimit { switches.removeFirst(switches.count - Self.switchLimit) }
             loadedRung = s.to
             let rungs = ladder.rungs
             let name = { (i: Int?) in i.flatMap { rungs[safe: $0]?.name } ?? i.map { "rung \($0)" } ?? "-" }
@@ -407,6 +421,9 @@ public struct SessionState: Sendable {
         switch e {
         case .request(let r):
             requests.append(r)
+            requestTotals.count += 1
+            requestTotals.bytes += r.bytes
+            if r.kind == .segment { requestTotals.segments += 1 }
             if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
             // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
             if r.kind == .segment, let msn = r.msn { inFlight[msn] = nil }
@@ -414,6 +431,7 @@ public struct SessionState: Sendable {
             if r.kind == .segment, let msn = r.msn, r.rung != nil {
                 if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
                 if let rung = r.rung { segmentRung[msn] = rung }
+                Self.trim(&segmentRung, newest: msn)
                 if r.status == 200 || r.status == 206, !r.local { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
                 if (200..<300).contains(r.status), r.outcome == .ok {
                     delivered[msn] = t
@@ -427,7 +445,7 @@ public struct SessionState: Sendable {
                 if cause == nil { cause = text }
                 note(.warn, text, t)
             }
-            if r.outcome == .gap, let msn = r.msn, gapsReported.insert("\(r.rung ?? -1):\(msn)").inserted {
+            if r.outcome == .gap, let msn = r.msn, reportGap(rung: r.rung ?? -1, msn: msn) {
                 let m = r.rung.flatMap { media[$0] } ?? playingMedia
                 let seg = m.flatMap { $0.segments[safe: msn - $0.mediaSequence] }
                 return [
@@ -438,7 +456,9 @@ public struct SessionState: Sendable {
             }
             return []
         case .key(let k):
+            if !keys.contains(where: { $0.uri == k.uri }) { requestTotals.keys += 1 }
             keys.append(k)
+            if keys.count > Self.keyLimit { keys.removeFirst(keys.count - Self.keyLimit) }
             if let err = k.error {
                 problem = "key: \(err)"
                 if cause == nil { cause = problem }
@@ -453,7 +473,9 @@ public struct SessionState: Sendable {
         case .firstPTS(let rung, let msn, let seconds):
             if rung != nil {
                 clock.firstPTS[msn] = seconds
+                clock.trim()
                 if let rung { segmentRung[msn] = rung }
+                Self.trim(&segmentRung, newest: msn)
             }
             return []
         case .segmentStarted(let rung, let msn, _):
@@ -478,7 +500,7 @@ public struct SessionState: Sendable {
             note(.info, "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
             return []
         case .gapFilled(let msn, let gapRung, let by):
-            guard gapsReported.insert("\(gapRung):\(msn)").inserted else { return [] }
+            guard reportGap(rung: gapRung, msn: msn) else { return [] }
             let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }
             let name = ladder.rungs[safe: by]?.name ?? "rung \(by)"
             note(.info, "GAP msn \(msn) of rung \(gapRung): served from \(name)", t)
@@ -497,7 +519,7 @@ public struct SessionState: Sendable {
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
             guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
             return p.playlist.segments.filter {
-                $0.gap && isUnfillableGap($0.mediaSequence) && gapsReported.insert("\(rung):\($0.mediaSequence)").inserted
+                $0.gap && isUnfillableGap($0.mediaSequence) && reportGap(rung: rung, msn: $0.mediaSequence)
             }
             .map {
                 .gap(
@@ -523,6 +545,13 @@ public struct SessionState: Sendable {
             let start = s.pausedForCache ? t : (eofSince ?? loadingSince ?? t)
             let cause = recentFailure(at: t)
             stalls.append(Stall(start: start, end: nil, cause: cause))
+            if stalls.count > Self.stallLimit {
+                for old in stalls.prefix(stalls.count - Self.stallLimit) {
+                    earlierStalls.count += 1
+                    earlierStalls.seconds += (old.end ?? t) - old.start
+                }
+                stalls.removeFirst(stalls.count - Self.stallLimit)
+            }
             if let cause { note(.warn, "stalled: \(cause)", t) }
             facts.append(.stallStarted(start))
         }
@@ -594,12 +623,14 @@ public struct SessionState: Sendable {
             skips[skips.count - 1].to = point
             skips[skips.count - 1].toTime = time
             skips[skips.count - 1].seconds += moved - played
+            skippedSeconds += moved - played
             return nil
         }
         let skip = Skip(
             t: t, fromTime: last.time, from: last.point, toTime: time, to: point, seconds: moved - played,
             cause: skipCause(at: t, over: last.point.msn...point.msn))
         skipCount += 1
+        skippedSeconds += skip.seconds
         skips.append(skip)
         if skips.count > 100 { skips.removeFirst(skips.count - 100) }
         note(
@@ -825,7 +856,58 @@ public struct SessionState: Sendable {
     }
 
     /// Total seconds stalled so far (an open stall counts up to now).
-    public var stalledSeconds: Double { stalls.reduce(0) { $0 + (($1.end ?? now) - $1.start) } }
+    public var stalledSeconds: Double { earlierStalls.seconds + stalls.reduce(0) { $0 + (($1.end ?? now) - $1.start) } }
+
+    /// Stalls so far, the trimmed ones included.
+    public var stallCount: Int { earlierStalls.count + stalls.count }
+
+    /// Marks a GAP as reported; false when it already was. The marks far behind the newest are forgotten.
+    mutating func reportGap(rung: Int, msn: Int) -> Bool {
+        guard gapsReported.insert(GapMark(rung: rung, msn: msn)).inserted else { return false }
+        if gapsReported.count > 2 * Self.segmentMemory, let newest = gapsReported.map(\.msn).max() {
+            gapsReported = gapsReported.filter { $0.msn > newest - Self.segmentMemory }
+        }
+        return true
+    }
+
+    /// Marks a break (a GAP run's first MSN, an fMP4 discontinuity's negated MSN) as crossed; false when it already was. The
+    /// marks far behind the newest are forgotten.
+    mutating func cross(_ mark: Int) -> Bool {
+        guard crossed.insert(mark).inserted else { return false }
+        if crossed.count > 2 * Self.segmentMemory, let newest = crossed.map(abs).max() {
+            crossed = crossed.filter { abs($0) > newest - Self.segmentMemory }
+        }
+        return true
+    }
+
+    /// Drops the entries of a per-MSN table more than `segmentMemory` segments behind `newest`, once it holds twice that many
+    /// (so trimming costs little per segment).
+    static func trim<V>(_ table: inout [Int: V], newest: Int) {
+        guard table.count > 2 * segmentMemory else { return }
+        table = table.filter { $0.key > newest - segmentMemory }
+    }
+}
+
+/// What a pane asked for over the whole session (its lists keep only the newest).
+public struct RequestTotals: Sendable, Equatable {
+    public var count = 0
+    public var segments = 0
+    public var bytes = 0
+    /// Distinct key URIs (a rotation's next key counts once).
+    public var keys = 0
+    public var switches = 0
+}
+
+/// Stalls trimmed from a pane's list: how many, and how long they lasted together.
+public struct StallTotals: Sendable, Equatable {
+    public var count = 0
+    public var seconds = 0.0
+}
+
+/// A GAP segment already reported, by the rung that listed it and its MSN.
+struct GapMark: Hashable, Sendable {
+    var rung: Int
+    var msn: Int
 }
 
 extension MediaPlaylist {

@@ -24,10 +24,10 @@ extension SessionState {
             plannedReload = nil
             return .reloadForSwitch(rung: rung, msn: p.msn + 1)
         }
-        if let next = fmp4DiscontinuityAfter(p), nearEnd || end, crossed.insert(-next).inserted {
+        if let next = fmp4DiscontinuityAfter(p), nearEnd || end, cross(-next) {
             return .crossDiscontinuity(msn: next)
         }
-        if let g = gap, g.startsIn <= Self.boundaryReach || end, crossed.insert(g.first).inserted {
+        if let g = gap, g.startsIn <= Self.boundaryReach || end, cross(g.first) {
             return .crossGap(g)
         }
         return nil

@@ -170,7 +170,7 @@ public struct DashboardModel: Sendable, Equatable {
             state: s.state, clock: clock, pdt: s.playheadPDT.map { DashboardModel.milliseconds($0) }, rung: rungText,
             video: s.sample.width.flatMap { w in s.sample.height.map { "\(w)x\($0)" } },
             throughput: s.throughput.estimate.map { Rung.rate(Int($0)) + "bps" } ?? "-", dropped: s.sample.droppedFrames,
-            stalls: s.stalls.count,
+            stalls: s.stallCount,
             stalled: s.stalledSeconds, caps: s.caps.description, mode: mode + " ⇄" + s.manualSwitch.rawValue, error: s.error,
             // A stall in progress says how long and why, in place of the last problem.
             problem: s.currentStall.map { st in "stalled \(fixed(max(0, s.now - st.start), 1)) s" + (st.cause.map { ": " + $0 } ?? "") }

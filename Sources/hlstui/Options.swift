@@ -93,6 +93,13 @@ struct PlayerFlagGroup: ParsableArguments {
     @Option(help: "Seconds the player buffers ahead.")
     var readahead: Double = 10
 
+    @Option(
+        name: .customLong("back-buffer"),
+        help:
+            "Seconds the player keeps behind the playhead for the buffer bar and seeking back; with the read-ahead, at the ladder's peak bitrate, the pane's memory bound."
+    )
+    var backBuffer: Double = 60
+
     @Option(name: .customLong("max-resolution"), help: "Resolution cap: the highest rung height allowed, e.g. 720.")
     var maxResolution: Int?
 
@@ -128,7 +135,12 @@ struct PlayerFlagGroup: ParsableArguments {
         c.player.video = video
         c.player.audioOutput = audioOutput ?? defaultAudio
         c.player.mute = mute
+        guard readahead > 0, readahead.isFinite else { throw ValidationError("--readahead takes seconds above 0, got \(readahead)") }
+        guard backBuffer >= 0, backBuffer.isFinite else {
+            throw ValidationError("--back-buffer takes seconds, 0 or more, got \(backBuffer)")
+        }
         c.player.readahead = readahead
+        c.player.backBuffer = backBuffer
         c.caps.maxHeight = maxResolution
         if let b = maxBitrate {
             guard let v = Action.parseRate(b) else { throw ValidationError("--max-bitrate takes e.g. 2M, 800k or 1500000, got \(b)") }

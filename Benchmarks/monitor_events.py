@@ -1,0 +1,35 @@
+"""Reading `hlstui monitor` events for the benchmarks: percentiles and the panes' offsets on their decoded video frames."""
+import datetime
+
+
+def seconds(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() if s else None
+
+
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))] if v else None
+
+
+def frame_offsets(events, panes, start, end=float("inf")):
+    """Each pane's offset from the reference on its decoded video frame, in ms, over the ticks in [start, end): (PDT at
+    time-pos − when time-pos was read) of one pane minus the same of the reference, from the samples of one tick, while every
+    pane plays. Both are read at ms resolution."""
+    ref, by_t = 0, {}
+    for e in events:
+        if e["event"] == "sync":
+            ref = e.get("reference", ref)
+        if e["event"] == "player" and e.get("trigger") is None:
+            by_t.setdefault(e["t"], [ref, {}])[1][e["pane"]] = e
+    out = []
+    for t, (r, samples) in sorted(by_t.items()):
+        if t < start or t >= end or len(samples) < panes or any(s.get("state") != "playing" for s in samples.values()):
+            continue
+        lead = {}
+        for p, s in samples.items():
+            pdt, read = seconds(s.get("playheadPDT")), seconds(s.get("readAt"))
+            if pdt is not None and read is not None:
+                lead[p] = pdt - read
+        if len(lead) == panes and r in lead:
+            out += [abs(v - lead[r]) * 1000 for p, v in lead.items() if p != r]
+    return out
