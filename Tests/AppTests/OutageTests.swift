@@ -20,6 +20,21 @@ struct OutageTests {
     var base: String { OutageOrigin.base }
     var state: OriginState { OutageOrigin.state }
 
+    /// What runs beside a monitor run: every `scenario` request (of `target`) answers 503 from `after` seconds into the run
+    /// for `seconds`.
+    static func outage(
+        _ state: OriginState, after: Double, for seconds: Double, target: Fault.Target, on scenario: String
+    ) -> @Sendable () async -> Void {
+        {
+            try? await Task.sleep(for: .seconds(after))
+            let start = Date().timeIntervalSince1970
+            _ = state.add(
+                Fault(
+                    id: 0, kind: .status, target: target, status: 503, ms: 0, scenario: scenario, rendition: nil, msn: nil, remaining: nil,
+                    since: start, until: start + seconds))
+        }
+    }
+
     struct Case: CustomStringConvertible, Sendable {
         var target: Fault.Target
         var kind: Fault.Kind
@@ -104,14 +119,7 @@ struct OutageTests {
         let state = self.state
         let r = try await MonitorRun.run(
             ["\(base)/cam-a/cam-a/index.m3u8", "--rate", "4", "--duration", "30"],
-            alongside: {
-                try? await Task.sleep(for: .seconds(4))
-                let start = Date().timeIntervalSince1970
-                _ = state.add(
-                    Fault(
-                        id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
-                        since: start, until: start + 8))
-            })
+            alongside: Self.outage(state, after: 4, for: 8, target: .any, on: "cam-a"))
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let stalls = r.named("stall")
         let ended = try #require(stalls.last { $0["end"] is Double }, "the stall ended: \(stalls)")
@@ -144,14 +152,7 @@ struct OutageTests {
         let state = self.state
         let r = try await MonitorRun.run(
             ["\(fixture.base)/master.m3u8", "--pin", "0", "--rate", "4", "--duration", "22"],
-            alongside: {
-                try? await Task.sleep(for: .seconds(4))
-                let start = Date().timeIntervalSince1970
-                _ = state.add(
-                    Fault(
-                        id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: "live-ts", rendition: nil, msn: nil,
-                        remaining: nil, since: start, until: start + 8))
-            })
+            alongside: Self.outage(state, after: 4, for: 8, target: .any, on: "live-ts"))
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         #expect(r.named("stall").isEmpty, "host B had the media: no freeze: \(r.named("stall"))")
         #expect(
@@ -172,14 +173,7 @@ struct OutageTests {
         let state = self.state
         let r = try await MonitorRun.run(
             ["\(base)/vod-fmp4/master.m3u8", "--readahead", "4", "--duration", "45"],
-            alongside: {
-                try? await Task.sleep(for: .seconds(2.5))
-                let start = Date().timeIntervalSince1970
-                _ = state.add(
-                    Fault(
-                        id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "vod-fmp4", rendition: nil, msn: nil,
-                        remaining: nil, since: start, until: start + 6))
-            })
+            alongside: Self.outage(state, after: 2.5, for: 6, target: .segment, on: "vod-fmp4"))
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let players = r.named("player")
         #expect(!players.contains { $0["state"] as? String == "paused" }, "a freeze is never shown as a pause")
