@@ -135,12 +135,18 @@ extension PaneOwner {
     func readahead(_ seconds: Double) {
         try? mpv.set(.readahead(seconds))
         try? mpv.set(.cacheSeconds(seconds))
-        budget(readahead: seconds)
+        readaheadSeconds = seconds
+        budget()
     }
 
-    /// Caps what the player holds ahead and behind at the ladder's peak bitrate (libmpv applies a change at once and prunes).
-    func budget(readahead seconds: Double) {
-        let b = CacheBudget(readahead: seconds, backBuffer: parts.config.player.backBuffer, peakBitsPerSecond: state.ladder.peakBandwidth)
+    /// Caps what the player holds ahead and behind at the stream's peak bitrate (libmpv applies a change at once and prunes);
+    /// nothing when the caps would not change.
+    func budget() {
+        let b = CacheBudget(
+            readahead: readaheadSeconds ?? parts.config.player.readahead, backBuffer: parts.config.player.backBuffer,
+            peakBitsPerSecond: state.budgetBitsPerSecond)
+        guard b != budgetApplied else { return }
+        budgetApplied = b
         do throws(MPVError) {
             try mpv.set(.demuxerMaxBytes(b.forwardBytes))
             try mpv.set(.demuxerMaxBackBytes(b.backBytes))

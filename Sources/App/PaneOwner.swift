@@ -78,6 +78,9 @@ final class PaneOwner {
     var holding = false
     /// True while sync keeps the player paused for another pane that rebuffers.
     var syncWaiting = false
+    /// The read-ahead in effect (a hold lengthens it) and the cache caps last given to the player.
+    var readaheadSeconds: Double?
+    var budgetApplied: CacheBudget?
     var opening: CheckedContinuation<Void, Never>?
     var lastPublished = ContinuousClock.now
     var publishedMilestone: [Int?] = []
@@ -182,6 +185,8 @@ final class PaneOwner {
     func loaderEvent(_ e: LoaderEvent) {
         apply(.loader(e))
         report(.loader(e))
+        // A stream that states no BANDWIDTH: the budget follows the segments' measured peak.
+        if case .request(let r) = e, r.kind == .segment { budget() }
         if case .failover(let msn, let failed, let by?, let cause) = e {
             // The rung on screen changes for this segment: a switch with its own reason.
             report(.switched(VariantSwitch(t: t, from: failed, to: by, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause)))
@@ -232,7 +237,7 @@ final class PaneOwner {
     func opened(_ f: OpenedStream) {
         fetched = f
         apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics))
-        budget(readahead: parts.config.player.readahead)
+        budget()
         report(.ladder)
         if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {
             fail("the playlist cannot be read: \(blocking)", cause: "playlist")

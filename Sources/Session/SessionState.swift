@@ -436,6 +436,7 @@ public struct SessionState: Sendable {
                 if (200..<300).contains(r.status), r.outcome == .ok {
                     delivered[msn] = t
                     if delivered.count > 64, let oldest = delivered.keys.min() { delivered[oldest] = nil }
+                    notePeak(bytes: r.bytes, msn: msn)
                 }
             }
             if let err = r.failure {
@@ -857,6 +858,20 @@ public struct SessionState: Sendable {
 
     /// Total seconds stalled so far (an open stall counts up to now).
     public var stalledSeconds: Double { earlierStalls.seconds + stalls.reduce(0) { $0 + (($1.end ?? now) - $1.start) } }
+
+    /// The highest bitrate a segment of the stream has had so far (its bytes over its duration): what the player's cache
+    /// budget is sized from when the stream states no BANDWIDTH (a media playlist opened alone).
+    public internal(set) var observedPeakBitsPerSecond: Int?
+
+    /// The peak bitrate the player's memory budget is sized from: the ladder's BANDWIDTH, else the segments measured.
+    public var budgetBitsPerSecond: Int? { ladder.peakBandwidth ?? observedPeakBitsPerSecond }
+
+    mutating func notePeak(bytes: Int, msn: Int) {
+        let duration = seen[msn]?.duration ?? playingMedia?.segments.first { $0.mediaSequence == msn }?.duration
+        guard let duration, duration > 0.1, bytes > 0 else { return }
+        let bps = Int(Double(bytes) * 8 / duration)
+        if bps > observedPeakBitsPerSecond ?? 0 { observedPeakBitsPerSecond = bps }
+    }
 
     /// Stalls so far, the trimmed ones included.
     public var stallCount: Int { earlierStalls.count + stalls.count }

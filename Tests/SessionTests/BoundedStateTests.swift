@@ -87,4 +87,25 @@ struct BoundedStateTests {
         #expect(Fixture.ladder.peakBandwidth == Fixture.ladder.rungs.map(\.bandwidth).max())
         #expect(Ladder().peakBandwidth == nil)
     }
+
+    @Test("a media playlist opened alone states no BANDWIDTH: the budget follows the highest segment bitrate measured")
+    func measuredPeak() {
+        var s = SessionState(url: "http://origin.test/v360/index.m3u8")
+        s.apply(.opened(url: s.url, playlist: Fixture.playlist(Fixture.media(live: true)), diagnostics: []), at: 0)
+        s.apply(
+            .loader(
+                .playlist(
+                    PlaylistEvent(
+                        url: s.url, rung: 0, rendition: nil, playlist: Fixture.playlist(Fixture.media(live: true)).media!, received: 0))),
+            at: 0)
+        #expect(s.ladder.peakBandwidth == nil, "no BANDWIDTH in a media playlist")
+        let duration = s.media[0]?.segments.first?.duration ?? 0
+        #expect(duration > 0)
+        // 100 kB and then 250 kB in one segment's duration: the peak is the larger, and stays.
+        s.apply(.loader(.request(Fixture.request(0, pts: 10, bytes: 100_000))), at: 1)
+        s.apply(.loader(.request(Fixture.request(1, pts: 12, bytes: 250_000))), at: 2)
+        s.apply(.loader(.request(Fixture.request(2, pts: 14, bytes: 50_000))), at: 3)
+        #expect(s.observedPeakBitsPerSecond == Int(250_000 * 8 / duration))
+        #expect(s.budgetBitsPerSecond == s.observedPeakBitsPerSecond)
+    }
 }
