@@ -26,11 +26,12 @@ struct MonitorRun {
     /// Runs `hlstui monitor` with `args` (the binary, real libmpv headless), waiting on a thread of its own, once its
     /// players fit (`PlayerSlots`). `before` runs just before the launch and `alongside` while it runs: anything a test
     /// times (a fault, a phase of the origin's clock) is timed from the launch, not from when the test began.
+    /// `alone`: no other player runs beside it (a test whose timing is the point, with faults of its own).
     static func run(
-        _ args: [String], timeout: Double = 90, before: (@Sendable () async throws -> Void)? = nil,
+        _ args: [String], timeout: Double = 90, alone: Bool = false, before: (@Sendable () async throws -> Void)? = nil,
         alongside: (@Sendable () async -> Void)? = nil
     ) async throws -> MonitorRun {
-        let panes = PlayerSlots.panes(in: args)
+        let panes = alone ? PlayerSlots.shared.capacity : PlayerSlots.panes(in: args)
         await PlayerSlots.shared.acquire(panes)
         defer { Task { await PlayerSlots.shared.release(panes) } }
         try await before?()

@@ -55,9 +55,10 @@ struct SyncFeedsE2ETests {
     @Test("media running 0.5 % fast against its PDT: the controller keeps steering, the offset stays within a frame")
     func drift() async throws {
         // The same camera twice, the second one's encoder clock drifting: its PDT falls 5 ms behind every second.
-        let r = try await MonitorRun.run([
-            "\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-a/cam-a/index.m3u8?drift=5000", "--duration", "30",
-        ])
+        let r = try await MonitorRun.run(
+            [
+                "\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-a/cam-a/index.m3u8?drift=5000", "--duration", "30",
+            ], alone: true)
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let sync = r.named("sync")
         let locked = try #require(lock(sync), "never locked: \(changes(sync.compactMap { $0["state"] as? String }))")
@@ -80,12 +81,14 @@ struct SyncFeedsE2ETests {
     func pdtAtDiscontinuities() async throws {
         // cam-a loops every 24 s with a discontinuity; a 6-segment window lists it from 2 s to 14 s after the loop starts.
         // Started 9 s into a loop the playhead is past the tagged segment, which leaves the window 5 s later.
-        let now = Date().timeIntervalSince1970
-        let into = now.truncatingRemainder(dividingBy: 24)
-        try await Task.sleep(for: .seconds((9 - into + 24).truncatingRemainder(dividingBy: 24)))
-        let r = try await MonitorRun.run([
-            "\(base)/cam-a/cam-a/index.m3u8?pdtat=discontinuity&window=6", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "18",
-        ])
+        // The phase is waited for once the players may start (`before`): waiting for a slot first would lose it.
+        let r = try await MonitorRun.run(
+            ["\(base)/cam-a/cam-a/index.m3u8?pdtat=discontinuity&window=6", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "18"],
+            alone: true,
+            before: {
+                let into = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 24)
+                try await Task.sleep(for: .seconds((9 - into + 24).truncatingRemainder(dividingBy: 24)))
+            })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let sync = r.named("sync")
         let locked = try #require(lock(sync), "never locked: \(changes(sync.compactMap { $0["state"] as? String }))")
@@ -101,9 +104,10 @@ struct SyncFeedsE2ETests {
     @Test("a pane that rebuffers: the other waits for it (paused), then both play on together, locked again")
     func stalledPane() async throws {
         let (client, fault) = later(9, Fault.Kind.status, target: .segment, status: 503, on: "cam-b", for: 14)
-        let r = try await MonitorRun.run([
-            "\(base)/cam-a/cam-a/index.m3u8?window=20", "\(base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "34",
-        ])
+        let r = try await MonitorRun.run(
+            [
+                "\(base)/cam-a/cam-a/index.m3u8?window=20", "\(base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "34",
+            ], alone: true)
         _ = await fault.value
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let sync = r.named("sync")
@@ -142,9 +146,10 @@ struct SyncFeedsE2ETests {
     @Test("a feed that loses PDT for 10 s: that pane leaves the lock with one line, and rejoins when PDT comes back")
     func pdtLostAndBack() async throws {
         let (client, fault) = later(6, Fault.Kind.nopdt, target: .playlist, status: 0, on: "cam-a", for: 10)
-        let r = try await MonitorRun.run([
-            "\(base)/cam-a/cam-a/index.m3u8?client=\(client)", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "36",
-        ])
+        let r = try await MonitorRun.run(
+            [
+                "\(base)/cam-a/cam-a/index.m3u8?client=\(client)", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "36",
+            ], alone: true)
         _ = await fault.value
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let sync = r.named("sync")
