@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 sections="${*:-parse loader session switch sync outage}"  # soak: only when named (an hour)
 has() { [[ " $sections " == *" $1 "* ]]; }
+# Builds the release hlstui and prints the folder it is in.
+release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
 out=.build/bench
 if has parse; then
 mkdir -p "$out"
@@ -83,8 +85,7 @@ fi
 if has session; then
 # Session benchmark: time to first frame, CPU and memory over a minute, keypress to screen — hlstui beside plain mpv, same run.
 swift build -c release --product hlstui-session-bench >/dev/null
-swift build -c release --product hlstui >/dev/null
-bin=$(swift build -c release --show-bin-path)
+bin=$(release_hlstui)
 ttff=$("$bin/hlstui-session-bench" .build/test-media 9)
 usage=$(python3 Benchmarks/session_bench.py "$bin/hlstui" .build/test-media "${BENCH_SECONDS:-60}")
 python3 - "$ttff" "$usage" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Session:"
@@ -118,8 +119,7 @@ fi
 
 if has switch; then
 # Rung switches per mechanism beside plain mpv's vid/aid switch on the same stream, one run.
-swift build -c release --product hlstui >/dev/null
-bin=$(swift build -c release --show-bin-path)
+bin=$(release_hlstui)
 sw=$(python3 Benchmarks/switch_bench.py "$bin/hlstui" .build/test-media)
 python3 - "$sw" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Rung switches"
 import json, sys, datetime
@@ -157,8 +157,7 @@ fi
 if has sync; then
 # 2, 3 and 4 cameras, SYNC_STARTS starts of SYNC_START_SECONDS each, beside the same panes without PDT alignment (--no-sync),
 # then two panes for SYNC_SECONDS with one encoder clock drifting; one run at a time.
-swift build -c release --product hlstui >/dev/null
-bin=$(swift build -c release --show-bin-path)
+bin=$(release_hlstui)
 sy=$(python3 Benchmarks/sync_bench.py "$bin/hlstui" .build/test-media "${SYNC_STARTS:-10}" "${SYNC_START_SECONDS:-30}" "${SYNC_SECONDS:-600}")
 python3 - "$sy" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Panes in sync"
 import json, sys, datetime
@@ -200,8 +199,7 @@ fi
 
 if has soak; then
 # Four live panes for SOAK_SECONDS (default an hour) beside four plain mpv processes on the same streams.
-swift build -c release --product hlstui >/dev/null
-bin=$(swift build -c release --show-bin-path)
+bin=$(release_hlstui)
 so=$(python3 Benchmarks/soak_bench.py "$bin/hlstui" .build/test-media "${SOAK_SECONDS:-3600}")
 python3 - "$so" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Long sessions"
 import json, sys, datetime
@@ -228,8 +226,7 @@ fi
 
 if has outage; then
 # Origin outages: hlstui's failover and recovery beside plain mpv on the same faults, one run.
-swift build -c release --product hlstui >/dev/null
-bin=$(swift build -c release --show-bin-path)
+bin=$(release_hlstui)
 ob=$(python3 Benchmarks/outage_bench.py "$bin/hlstui" .build/test-media)
 python3 - "$ob" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Origin outages"
 import json, sys, datetime
