@@ -15,7 +15,8 @@ extension PaneOwner {
             case .load(let rung, let msn): load(rung: rung, startMSN: msn)
             case .route(let rung, let fill): routedAt = loader.route(SpliceRoute(rung: rung, fill: fill))
             case .reread(let rung, let msn): reread(rung: rung, at: msn)
-            case .reloadInPlace(let rung, let msn, let to): reloadInPlace(rung: rung, msn: msn, to: to)
+            case .reloadInPlace(let rung, let msn, let to): reloadInPlace(rung: rung, msn: msn, to: .raw(to))
+            case .reloadAtMoment(let rung, let msn, let moment): reloadInPlace(rung: rung, msn: msn, to: .moment(moment, msn: msn))
             case .prewarm(let rung):
                 guard let f = fetched else { continue }
                 let loader = self.loader
@@ -97,9 +98,10 @@ extension PaneOwner {
         return true
     }
 
-    /// Immediate switch without a splice (VOD fMP4): reload at the playhead's segment paused, seek inside the fresh cache to
-    /// where the playhead was (a cache seek, so FFmpeg 5.1 never seeks fMP4), then play.
-    func reloadInPlace(rung: Int, msn: Int, to: Double) {
+    /// Immediate switch without a splice (VOD fMP4), or sync's move to a moment: reload at the target's segment paused, seek
+    /// inside the fresh cache to the target (a cache seek, so FFmpeg 5.1 never seeks fMP4, and exact whoever packaged the
+    /// stream), then play.
+    func reloadInPlace(rung: Int, msn: Int, to: InPlace.Target) {
         let wasPaused = state.userPaused
         // Marked before the pause, so no sample reads a pause the user never asked for.
         holding = !wasPaused
@@ -115,19 +117,29 @@ extension PaneOwner {
     func inPlaceStep(_ step: InPlace) {
         var step = step
         var done = ContinuousClock.now >= step.deadline
+        let to: Double? =
+            switch step.to {
+            case .raw(let t): t
+            case .moment(let date, let msn): state.playerLoading ? nil : state.rawTime(of: date, in: msn)
+            }
         if !done && !step.sought {
-            if mpv.get(.demuxerCacheState)?.holds(step.to, margin: 0.05) == true {
-                try? mpv.command(.seekAbsolute(step.to))
+            if let to, mpv.get(.demuxerCacheState)?.holds(to, margin: 0.05) == true {
+                try? mpv.command(.seekAbsolute(to))
                 step.sought = true
             }
-        } else if !done, let now = mpv.get(.timePos), abs(now - step.to) < 0.1 {
+        } else if !done, let to, let now = mpv.get(.timePos), abs(now - to) < 0.1 {
             done = true
         }
         guard done else { return after(5, .inPlace(step)) }
         if !step.wasPaused { try? mpv.set(.pause(false)) }
         holding = false
         if !step.sought {
-            apply(.log(level: .warn, text: "reload+seek: the new rung's cache never held the playhead; playing from its segment start"))
+            let what =
+                switch step.to {
+                case .moment: "sync: the reloaded cache never held the moment"
+                case .raw: "reload+seek: the new rung's cache never held the playhead"
+                }
+            apply(.log(level: .warn, text: "\(what); playing from its segment start"))
         }
     }
 

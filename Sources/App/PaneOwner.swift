@@ -44,7 +44,13 @@ enum PaneTimer: Sendable {
 
 /// A reload+seek in progress: the player holds paused until its fresh cache holds `to`, then seeks there and plays.
 struct InPlace: Sendable {
-    var to: Double
+    /// Where the playhead goes: a raw media time (a switch: the same moment in the new rung), or a wall-clock moment in a
+    /// segment (sync), whose raw time is known once the Loader has read that segment.
+    enum Target: Sendable {
+        case raw(Double)
+        case moment(DateTime, msn: Int)
+    }
+    var to: Target
     var wasPaused: Bool
     var sought = false
     var deadline: ContinuousClock.Instant

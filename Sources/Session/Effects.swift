@@ -11,6 +11,9 @@ public enum PaneEffect: Sendable, Equatable {
     case reread(rung: Int, msn: Int)
     /// Reload `rung` from segment `msn` held paused, seek inside the fresh cache to raw media time `to`, then play (reload+seek).
     case reloadInPlace(rung: Int, msn: Int, to: Double)
+    /// Sync: reload `rung` from segment `msn` held paused, seek inside the fresh cache to where wall-clock moment `moment`
+    /// plays (the segment's first PTS plus the moment's distance from its PDT, `rawTime(of:in:)`), then play.
+    case reloadAtMoment(rung: Int, msn: Int, moment: DateTime)
     /// Read `rung`'s media playlist now, so the session knows its segments before the player asks.
     case prewarm(rung: Int)
     /// Read `rung`'s media playlist now; the answer comes back to the Session (`liveEdge`, or `recovered(rung:with:at:)`).
@@ -183,6 +186,7 @@ extension SessionState {
         }
         while isUnfillableGap(msn) { msn += 1 }
         plannedReload = nil
+        moveAsked = true
         note(.info, "seek: reloaded at msn \(msn)", t)
         return [.load(rung: loadedRung ?? 0, startMSN: msn)]
     }
@@ -258,15 +262,32 @@ extension SessionState {
         return plan
     }
 
-    /// Sync: reload at the segment holding wall-clock moment `date` (the other pane is that far behind); nil when no segment does.
+    /// Sync: reload at the segment holding wall-clock moment `date` and seek there (the other pane is that far behind, or
+    /// will be there once the reload is done); nil when no segment holds it. Before a discontinuity the reload only starts at
+    /// that segment: mpv 0.35 seeks each stream of its cache on its own, and across a timestamp reset it seeks video into
+    /// the reset's far side, where playback never starts (docs/PLATFORM.md); the controller holds what is left.
     public mutating func planRealign(to date: DateTime, at t: Double) -> [PaneEffect]? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let pt = Timeline.playlistTime(at: date, in: m),
             let i = Timeline.segmentIndex(at: pt, in: m)
         else { return nil }
         let msn = m.segments[i].mediaSequence
         progress = nil
+        moveAsked = true
         note(.info, "sync: reloaded at msn \(msn) to meet the other pane at \(date)", t)
-        return [.load(rung: loadedRung ?? 0, startMSN: msn)]
+        let rung = loadedRung ?? 0
+        if m.segments[(i + 1)...].contains(where: \.discontinuity) { return [.load(rung: rung, startMSN: msn)] }
+        return [.reloadAtMoment(rung: rung, msn: msn, moment: date)]
+    }
+
+    /// The raw media time (mpv's `time-pos`) at which wall-clock moment `date` plays in segment `msn`: the first PTS the Loader
+    /// read from that segment plus the moment's distance from its EXT-X-PROGRAM-DATE-TIME (RFC 8216bis §4.4.4.6); nil until
+    /// the segment has been read, or when the moment is not inside it.
+    public func rawTime(of date: DateTime, in msn: Int) -> Double? {
+        guard let pts = clock.firstPTS[msn], let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia,
+            let s = m.segments.first(where: { $0.mediaSequence == msn }), let pdt = s.effectiveProgramDateTime
+        else { return nil }
+        let into = date.seconds(since: pdt)
+        return into >= 0 && into <= s.duration ? pts + into : nil
     }
 
     /// Sync: hold the picture for `seconds` so the other pane reaches the same moment.

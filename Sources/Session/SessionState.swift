@@ -209,8 +209,6 @@ public enum SessionEvent: Sendable {
     /// player chooses), when its playhead was at raw media time `from` (read with the wall clock at that moment): what it held
     /// before is gone.
     case streamGiven(startMSN: Int?, from: (time: Double, wall: DateTime)? = nil)
-    /// The playhead is about to move because somebody asked (a user seek, a sync realignment): not a skip.
-    case seekAsked
     /// A switch to `rung` waits for the playhead to reach its segment's end (nil: none waits any more).
     case reloadPlanned(rung: Int?)
     /// The player's stream is a splice (the Loader picks each segment's rung) or not.
@@ -275,6 +273,9 @@ public struct SessionState: Sendable {
     public var skipCount = 0
     public internal(set) var skippedSeconds = 0.0
     var progress: Progress?
+    /// The next stream given to the player moves the playhead because somebody asked (a seek by reload, a sync move): not a
+    /// skip.
+    var moveAsked = false
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
     public var lastGiven: Double?
     public var givenStart: Int?
@@ -352,13 +353,14 @@ public struct SessionState: Sendable {
             delivered = [:]
             lastGiven = t
             givenStart = start
-            // Where the playhead really was when the player stopped reading: the skip check measures the reload from there.
-            if let f = from, let point = locate(f.time) {
+            // Where the playhead really was when the player stopped reading: the skip check measures the reload from there,
+            // unless somebody asked the playhead to move (a seek, a sync move): then the check starts afresh where it lands.
+            if moveAsked {
+                moveAsked = false
+                progress = nil
+            } else if let f = from, let point = locate(f.time) {
                 progress = Progress(wall: f.wall, point: point, time: f.time, advancing: false, speed: sample.speed)
             }
-            return []
-        case .seekAsked:
-            progress = nil
             return []
         case .reloadPlanned(let rung):
             plannedReload = rung
@@ -603,10 +605,12 @@ public struct SessionState: Sendable {
         let advancing = !s.paused && !s.pausedForCache && !s.eof && !s.held && !s.loading
         // Between loadfile and the restart the position is the old one, and while hlstui holds the player to move it inside a
         // freshly loaded rung it stands where that rung starts: the position before stands, only the clock moves on.
-        if s.loading || s.held, var p = progress {
-            p.wall = wall
-            p.advancing = false
-            progress = p
+        if s.loading || s.held {
+            if var p = progress {
+                p.wall = wall
+                p.advancing = false
+                progress = p
+            }
             return nil
         }
         guard let time = s.timePos, let point = locate(time) else {

@@ -126,12 +126,13 @@ public struct SyncController: Sendable {
     public var startHoldThreshold = 0.05
     public private(set) var everLocked = false
     /// Beyond this offset (seconds) holding would take too long: a pane reloads at the other's moment (or, behind a pane with
-    /// longer segments, beyond its target duration and a half: a reload there lands up to a segment early).
+    /// longer segments, beyond its target duration and a half).
     public var realignThreshold = 3.0
     /// The longest hold when no reload can bring the panes together.
     public var maxHold = 120.0
     /// What the other pane plays on while one reloads (measured on the origin's cameras: 0.3–0.8 s), added to a reload's
-    /// target so it lands past the other.
+    /// target so it lands past the other. A reload lands at its moment exactly: it starts at the segment holding it and seeks
+    /// inside the fresh cache (`PaneEffect.reloadAtMoment`).
     public var reloadTime = 1.0
     /// Beside more panes, a pane this close behind the reference (seconds) catches up by speed alone.
     public var steerLimit = 0.25
@@ -246,16 +247,15 @@ public struct SyncController: Sendable {
             movable[ahead] && gap <= maxHold
             && (windows[ahead].map { $0.canHold(at: aheadPDT, bufferedUntil: $0.bufferedUntil) } ?? true)
         let holdLimit = max(realignThreshold, (windows[behind]?.targetDuration ?? 0) * 1.5)
-        // When the window lists the other's moment: back to a segment and a reload's time past it (the reload lands at a
-        // segment's start, at or past where the other is by then; a hold of at most a segment follows), or to the moment
-        // itself when the window ends too soon for that.
-        let aheadSegment = windows[ahead]?.targetDuration ?? 0
+        // When the window lists the other's moment: back to a reload's time past it (the reload lands at that moment, past
+        // where the other is by then; a hold of under a second follows), or to the moment itself when the window ends too soon
+        // for that.
         let backTarget =
             movable[ahead] && (windows[ahead]?.canStart(at: behindPDT) ?? true)
-            ? [behindPDT.adding(seconds: aheadSegment + reloadTime), behindPDT].first { windows[ahead]?.canStart(at: $0) ?? true }
+            ? [behindPDT.adding(seconds: reloadTime), behindPDT].first { windows[ahead]?.canStart(at: $0) ?? true }
             : nil
-        // A reload and a hold of at most a segment lock sooner than a longer pause.
-        let backIsQuicker = backTarget != nil && gap > realignThreshold && aheadSegment + 1 < gap
+        // A reload and a hold of under a second lock sooner than a longer pause.
+        let backIsQuicker = backTarget != nil && gap > realignThreshold
         if gap <= holdLimit && canHold && !backIsQuicker {
             // The pane ahead on the wall clock waits for the other.
             holdUntil = t + gap + 0.3
@@ -263,21 +263,20 @@ public struct SyncController: Sendable {
             return SyncCommand(speeds: speeds, hold: (pane: ahead, seconds: gap))
         }
         if !movable[ahead] && gap <= steerLimit { return steer() }
-        // Forward to a segment past the other's moment (a reload lands at the start of the segment holding its target, up to
-        // a segment early: then it lands at or past the moment, and the rest is a short hold of the pane moved), or as near
-        // it as the window lets the pane behind play on (`edgeMargin`).
+        // Forward to a reload's time past the other's moment (the reload lands there, past where the other is by then, and
+        // the pane moved is held for the rest), or as near it as the window lets the pane behind play on (`edgeMargin`).
         let target =
-            windows[behind].map { w in min(aheadPDT.adding(seconds: w.targetDuration + reloadTime), w.end.adding(seconds: -w.edgeMargin)) }
-            ?? aheadPDT
+            windows[behind].map { w in min(aheadPDT.adding(seconds: reloadTime), w.end.adding(seconds: -w.edgeMargin)) } ?? aheadPDT
         let canForward = movable[behind] && target.seconds(since: behindPDT) >= 1 && (windows[behind]?.canStart(at: target) ?? true)
-        let landing = windows[behind]?.targetDuration ?? 0
         func forward() -> SyncCommand {
             holdUntil = t + 0.5
             action = .forward(pane: panes[behind])
             return SyncCommand(speeds: speeds, realign: (pane: behind, to: target))
         }
-        // One move and a short hold: forward first (less latency).
-        if canForward && aheadPDT.seconds(since: target) + landing <= holdLimit { return forward() }
+        // One move and a hold of at most `realignThreshold`: forward first (less latency), unless moving the pane ahead back
+        // leaves a shorter hold.
+        let heldAfterForward = aheadPDT.seconds(since: target)
+        if canForward && (heldAfterForward <= reloadTime || heldAfterForward <= realignThreshold && backTarget == nil) { return forward() }
         if let backTarget {
             holdUntil = t + 0.5
             action = .back(pane: panes[ahead])

@@ -172,11 +172,25 @@ struct EffectsTests {
         #expect(playing.recovered(rung: 0, with: fresh, at: 12).effects.isEmpty)
     }
 
-    @Test("sync: realign reloads at the segment holding the other pane's moment; hold pauses for the offset")
+    @Test("sync: realign reloads at the segment holding the other pane's moment and seeks to it; hold pauses for the offset")
     func sync() throws {
         var s = Self.session(live: true)
         let date = try #require(DateTime(iso8601: "2026-01-01T00:00:07.000Z"))
-        #expect(s.planRealign(to: date, at: 1) == [.load(rung: 0, startMSN: 3)])
+        #expect(s.planRealign(to: date, at: 1) == [.reloadAtMoment(rung: 0, msn: 3, moment: date)])
+        // The moment's raw time: known once the Loader has read the segment's first PTS.
+        let seg = try #require(s.playingMedia?.segments.first { $0.mediaSequence == 3 })
+        let into = date.seconds(since: try #require(seg.effectiveProgramDateTime))
+        s.clock.firstPTS[3] = nil
+        #expect(s.rawTime(of: date, in: 3) == nil)
+        s.clock.firstPTS[3] = 50
+        #expect(abs((s.rawTime(of: date, in: 3) ?? 0) - (50 + into)) < 1e-9 && into > 0)
+        #expect(s.rawTime(of: date, in: 2) == nil, "a moment outside the segment has no raw time there")
+        // The move was asked for: the reload it gives is not measured as a skip from where the playhead was.
+        s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.1)
+        #expect(s.progress == nil && !s.moveAsked)
+        // A reload nobody asked for is measured from where the playhead was.
+        s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.2)
+        #expect(s.progress != nil)
         #expect(s.planRealign(to: try #require(DateTime(iso8601: "2025-12-31T23:00:00.000Z")), at: 1) == nil)
         #expect(s.planHold(seconds: 1.25, at: 1) == [.hold(seconds: 1.25)])
         #expect(s.log.last?.text == "sync: holding for 1.250 s")

@@ -77,18 +77,23 @@ struct SyncTests {
     @Test("a way is found whenever one exists: the pane behind forward past the other's moment when only a short hold is left")
     func forward() throws {
         var c = SyncController()
-        // B lists up to 12 s past A's moment: it reloads a segment past it, so it lands at or after A's moment.
+        // B lists up to 12 s past A's moment: it reloads a reload's time past it, so it lands just after A's moment.
         let r = try #require(first(&c, windows(a: (90, 106), b: (80, 112))).realign)
-        #expect(r.pane == 1 && r.to == at(104) && c.action == .forward(pane: 1))
+        #expect(r.pane == 1 && r.to == at(101) && c.action == .forward(pane: 1))
         // The reload landed 0.3 s past A: B, the pane moved, is held for it.
         let h = c.step(
             t: 2, pdts: [at(101.2), at(101.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (92, 108), b: (80, 112)))
         #expect(h.hold?.pane == 1 && abs((h.hold?.seconds ?? 0) - 0.3) < 1e-9 && h.realign == nil, "\(h)")
-        // B can come only 4 s forward (two segments before its edge) and A lists B's moment: A goes back instead, one move.
+        // B can come only 3.6 s forward (two segments before its edge), which would leave A held 4 s; A lists B's moment: A
+        // goes back instead, one move.
         var b = SyncController()
-        // It aims a segment and a reload's time past B's moment, so it lands past where B is by then, and is held briefly.
+        // It aims a reload's time past B's moment, so it lands past where B is by then, and is held briefly.
         let back = try #require(first(&b, windows(a: (90, 106), b: (80, 104))).realign)
-        #expect(back.pane == 0 && back.to == at(95.4) && b.action == .back(pane: 0))
+        #expect(back.pane == 0 && back.to == at(93.4) && b.action == .back(pane: 0))
+        // Where A cannot go back (its window starts after B's moment), B comes forward that far and A is held the 4 s.
+        var f = SyncController()
+        let part = try #require(first(&f, windows(a: (93, 106), b: (80, 104))).realign)
+        #expect(part.pane == 1 && part.to == at(96) && f.action == .forward(pane: 1))
     }
 
     @Test("two cameras 11 s apart whose windows share 6 s: B forward as near A as it can play on, then A held for the rest")
@@ -120,7 +125,7 @@ struct SyncTests {
         // B's edge is 3 s past A's moment: B cannot play on from a later moment. A lists 16 s, B's moment among them: A goes back.
         var c = SyncController()
         let r = try #require(first(&c, windows(a: (90, 106), b: (80, 97))).realign)
-        #expect(r.pane == 0 && r.to == at(95.4) && c.action == .back(pane: 0))
+        #expect(r.pane == 0 && r.to == at(93.4) && c.action == .back(pane: 0))
         // A VOD ahead (its window does not slide) that lists neither B's moment nor a segment past it: held for the whole offset.
         var v = SyncController()
         let vod = [SyncWindow(start: at(96.5), end: at(200), live: false, targetDuration: 2), windows(a: (0, 0), b: (80, 97))[1]]
@@ -191,11 +196,12 @@ struct MultiSyncTests {
         #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
         let lead = m.step(t: 1, readings: r)
         #expect(m.reference == 2 && lead.realigns == [SyncRealign(pane: 2, to: at(96))] && m.lead == .forward(pane: 2), "\(lead)")
-        // It landed at 95; the others are brought to it: pane 1 (5 s ahead) back a segment past it, pane 2 (3 s ahead) held.
+        // It landed at 95; the others are brought to it: pane 1 (5 s ahead) back a reload's time past it, pane 2 (3 s ahead)
+        // held.
         var landed = r
         landed[2].pdt = at(95)
         let cmd = m.step(t: 1.6, readings: landed)
-        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(98))] && cmd.holds == [SyncHold(pane: 1, seconds: 3)], "\(cmd)")
+        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(96))] && cmd.holds == [SyncHold(pane: 1, seconds: 3)], "\(cmd)")
         #expect(cmd.speeds == [1, 1, 1])
         #expect(m.actions == [.forward(pane: 2), .back(pane: 0), .hold(pane: 1, seconds: 3)] && m.state == .aligning)
         // The nearest live edge decides, even when a window starts after that moment: the pane there is ahead and waits.
@@ -237,7 +243,7 @@ struct MultiSyncTests {
         #expect(cmd.holds.isEmpty && cmd.realigns.isEmpty && cmd.speeds[0] == 1 && cmd.speeds[2] > 1, "\(cmd)")
     }
 
-    @Test("a pane that landed 0.8 s behind the reference reloads a segment past it, then is held; 0.2 s behind, it speeds up")
+    @Test("a pane that landed 0.8 s behind the reference reloads a reload's time past it, then is held; 0.2 s behind, it speeds up")
     func behindReference() throws {
         var m = MultiSync(count: 3)
         m.pinReference(2)
@@ -247,7 +253,7 @@ struct MultiSyncTests {
             SyncReading(pdt: at(100), playing: true, window: w),
         ]
         let cmd = m.step(t: 1, readings: r)
-        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(103))] && m.actions.first == .forward(pane: 0), "\(cmd)")
+        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(101))] && m.actions.first == .forward(pane: 0), "\(cmd)")
         #expect(cmd.speeds[1] == 1.05 && cmd.speeds[2] == 1 && cmd.holds.isEmpty, "0.2 s behind: speed alone")
     }
 
