@@ -14,11 +14,17 @@ actor KeyStore {
     let emit: @Sendable (LoaderEvent) -> Void
     let clock: @Sendable () -> Double
     var entries: [String: Entry] = [:]
+    /// The URIs in the order they were first asked for: the oldest are forgotten past `limit` (DECISIONS.md, bounded memory).
+    var order: [String] = []
+    /// Keys kept: far more than a live window or a player's back buffer spans, so only keys the stream left long ago are
+    /// forgotten (asked again, one is fetched again).
+    let limit: Int
 
     init(
         client: UpstreamClient, overrides: [String: [UInt8]], command: String?, emit: @escaping @Sendable (LoaderEvent) -> Void,
-        clock: @escaping @Sendable () -> Double
+        clock: @escaping @Sendable () -> Double, limit: Int = 512
     ) {
+        self.limit = limit
         self.client = client
         self.overrides = overrides
         self.command = command
@@ -82,7 +88,20 @@ actor KeyStore {
             }
         }
         entries[uri] = Entry(task: task, prefetch: prefetch)
+        order.append(uri)
+        forgetOldest()
         return await task.value
+    }
+
+    /// Forgets the oldest keys once a quarter more than `limit` have gathered, so the cut is paid once per `limit / 4` keys.
+    func forgetOldest() {
+        guard order.count > limit + limit / 4 else { return }
+        let cut = order.count - limit
+        for uri in order[..<cut] {
+            entries[uri] = nil
+            fetchCount[uri] = nil
+        }
+        order.removeFirst(cut)
     }
 
     /// True once `uri` is fetched or being fetched.
