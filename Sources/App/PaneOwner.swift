@@ -348,7 +348,8 @@ final class PaneOwner {
             return PaneClock(pdt: nil, playing: false, hasPDT: hasPDT, at: .now, window: window, stalled: s.currentStall != nil && !s.ended)
         }
         let waitingForData = mpv.get(.pausedForCache) ?? false
-        let paused = (mpv.get(.pause) ?? false) || waitingForData
+        // While mpv restarts its playback (`PlayerSample.restarting`) the playhead is not read: no reading, not a stall.
+        let paused = (mpv.get(.pause) ?? false) || waitingForData || (!(mpv.get(.eofReached) ?? false) && (mpv.get(.coreIdle) ?? false))
         // Rebuffering, or stopped at the end of what a failing origin gave: not a pause of the user's or of sync's.
         let stalled = !s.ended && (waitingForData || s.eofSince != nil || s.currentStall != nil)
         let raw = mpv.get(.audioPts) ?? mpv.get(.timePos)

@@ -141,6 +141,8 @@ public struct MultiSync: Sendable {
             if let h = cmd.hold { out.holds.append(SyncHold(pane: c.panes[h.pane], seconds: h.seconds)) }
             if let a = cmd.realign { out.realigns.append(SyncRealign(pane: c.panes[a.pane], to: a.to)) }
         }
+        // The reference's move at the start is shown until the lock, not again whenever a pane leaves it later.
+        if state == .locked { lead = nil }
         return out
     }
 

@@ -24,6 +24,11 @@ public struct PlayerSample: Sendable, Equatable {
     /// The wall clock when the sample was read (the pane reads it with the properties), for the glass-to-glass latency.
     public var wall: DateTime?
     public init() {}
+
+    /// Not paused, not waiting, yet the core is idle: mpv restarts its playback (after a seek, or where it reset itself at a
+    /// timestamp jump), and until it is done `time-pos` need not be the picture's: at a live TS loop's reset it read a
+    /// moment 7.5 s into the new timeline for half a second, then the reset's start (docs/PLATFORM.md).
+    public var restarting: Bool { coreIdle && !paused && !pausedForCache && !eof && !loading && !held }
 }
 
 /// What the player is doing, as the status line says it.
@@ -603,9 +608,10 @@ public struct SessionState: Sendable {
     mutating func checkSkip(_ s: PlayerSample, at t: Double) -> Skip? {
         guard started, let wall = s.wall else { return nil }
         let advancing = !s.paused && !s.pausedForCache && !s.eof && !s.held && !s.loading
-        // Between loadfile and the restart the position is the old one, and while hlstui holds the player to move it inside a
-        // freshly loaded rung it stands where that rung starts: the position before stands, only the clock moves on.
-        if s.loading || s.held {
+        // Between loadfile and the restart the position is the old one, while hlstui holds the player to move it inside a
+        // freshly loaded rung it stands where that rung starts, and while mpv restarts its playback it may be neither: the
+        // position before stands, only the clock moves on.
+        if s.loading || s.held || s.restarting {
             if var p = progress {
                 p.wall = wall
                 p.advancing = false

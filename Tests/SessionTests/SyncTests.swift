@@ -226,6 +226,17 @@ struct MultiSyncTests {
             ])
         #expect(near.holds.map(\.pane) == [0, 1] && abs(near.holds[0].seconds - 0.4) < 1e-9 && abs(near.holds[1].seconds - 0.2) < 1e-9)
         #expect(m.offsets.map { $0.map { ($0 * 10).rounded() / 10 } } == [0.4, 0.2, 0])
+        // Locked: the reference's move at the start is no longer shown, not even when a pane steers again later.
+        for i in 0...12 {
+            let t = 6 + Double(i) * 0.05
+            _ = m.step(t: t, readings: (0..<3).map { _ in SyncReading(pdt: at(t + 90), playing: true) })
+        }
+        #expect(m.state == .locked && m.lead == nil, "\(m.state)")
+        for i in 0...14 {
+            let t = 7 + Double(i) * 0.05
+            _ = m.step(t: t, readings: [at(t + 90.2), at(t + 90), at(t + 90)].map { SyncReading(pdt: $0, playing: true) })
+        }
+        #expect(m.state == .steering && !m.actions.contains(.forward(pane: 2)), "\(m.state) \(m.actions)")
     }
 
     @Test("the reference ahead of a pane is never held: the pane catches up by speed; `r` makes another pane the reference")
