@@ -319,6 +319,11 @@ final class PaneOwner {
         s.pausedForCache = mpv.get(.pausedForCache) ?? false
         s.coreIdle = mpv.get(.coreIdle) ?? true
         s.eof = mpv.get(.eofReached) ?? false
+        if s.restarting && state.started {
+            // While mpv restarts its playback the picture stands where it was, and time-pos may read anything (docs/PLATFORM.md).
+            s.timePos = state.sample.timePos
+            s.audioPts = state.sample.audioPts
+        }
         s.width = mpv.get(.videoWidth)
         s.height = mpv.get(.videoHeight)
         s.droppedFrames = (mpv.get(.frameDropCount) ?? 0) + (mpv.get(.decoderFrameDropCount) ?? 0)

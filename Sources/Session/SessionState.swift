@@ -26,8 +26,8 @@ public struct PlayerSample: Sendable, Equatable {
     public init() {}
 
     /// Not paused, not waiting, yet the core is idle: mpv restarts its playback (after a seek, or where it reset itself at a
-    /// timestamp jump), and until it is done `time-pos` need not be the picture's: at a live TS loop's reset it read a
-    /// moment 7.5 s into the new timeline for half a second, then the reset's start (docs/PLATFORM.md).
+    /// timestamp jump), and until it is done `time-pos` need not be the picture's: at a live TS loop's reset it read moments
+    /// seconds away from it for up to half a second (docs/PLATFORM.md).
     public var restarting: Bool { coreIdle && !paused && !pausedForCache && !eof && !loading && !held }
 }
 
