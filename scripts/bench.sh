@@ -190,8 +190,9 @@ if d:
            f"locked after {s(d['lockP50'])}, offset p50 {ms(d['p50'])}, **p95 {ms(d['p95'])}**, max {ms(d['max'])}, {d['stalls']} stalls."]
 md += ["", "Targets: locked within 5 s of the launch (p95); p95 offset within one frame of the slowest stream (40 ms: B at 25 fps); "
        "no stall caused by the control; the same p95 under drift. Where the time to lock goes: every PDT is known about 0.5 s after "
-       "the launch; a pane moved back reloads at the start of a segment past the reference's moment and is then held for the rest, "
-       "up to one of its segments (C's 4 s beside D); steering then settles within a frame for 0.5 s before the lock is declared. "
+       "the launch; with more than two panes the reference first comes forward to the common moment, and once it has landed the "
+       "others are moved to it — each reload lands at its moment (a seek in the fresh cache) a second past the reference, so the "
+       "rest is a hold of under a second; steering then settles within a frame for 0.5 s before the lock is declared. "
        "The offset's max is the moment a camera's loop resets its timestamps (mpv drops about 0.3 s there).", ""]
 print("\n".join(md))
 PY
