@@ -112,8 +112,17 @@ struct ManyCamerasE2ETests {
         #expect(sync.allSatisfy { ($0["offsetsMs"] as? [Any])?.count == count && ($0["pdts"] as? [Any])?.count == count })
         let lock = try #require(sync.first { $0["locked"] as? Bool == true }?["t"] as? Double, "never locked: \(sync.suffix(2))")
         #expect(lock <= 10, "locked after \(lock) s")
-        // Every pane's distance from the reference, nine readings in ten within a frame of the slowest camera (25 fps).
-        let worst = sync.filter { ($0["t"] as? Double ?? 0) >= lock + 1 }.compactMap { e -> Double? in
+        // Every pane's distance from the reference, nine readings in ten within a frame of the slowest camera (25 fps), away
+        // from the cameras' loop points: where a camera's timestamps reset mpv restarts that pane's playback and drops about
+        // 0.3 s (docs/PLATFORM.md), and steering takes a second or two to bring it back, more on a loaded machine.
+        let resets = r.named("log").filter { ($0["text"] as? String)?.contains("timestamp reset") == true }.compactMap {
+            $0["t"] as? Double
+        }
+        let steady = sync.filter { e in
+            let t = e["t"] as? Double ?? 0
+            return t >= lock + 1 && !resets.contains { t >= $0 && t <= $0 + 2.5 }
+        }
+        let worst = steady.compactMap { e -> Double? in
             (e["offsetsMs"] as? [Any])?.compactMap { $0 as? Double }.map(abs).max()
         }.sorted()
         #expect(!worst.isEmpty && worst[Int(Double(worst.count) * 0.9)] <= 40, "p90 of the worst pane: \(worst.suffix(5))")
