@@ -121,10 +121,13 @@ public struct SyncController: Sendable {
     public var maxCorrection = 0.05
     /// Beyond this offset (seconds) steering would take too long: the pane ahead is held instead.
     public var holdThreshold = 1.0
-    /// Before the first lock, offsets beyond this are held away at once (steering 0.2 s at 5 % takes 4 s); after it, only
+    /// Until the panes lock (at the start, and again after any hold or reload brought them together), offsets beyond this are
+    /// held away at once: steering 0.2 s at 5 % takes 4 s, and what is left after a reload lands is its landing error, not a
+    /// transient (a plain reload starts at a segment's first frame, up to a segment from its moment). Once locked only
     /// `holdThreshold` is, so a transient never pauses a pane.
     public var startHoldThreshold = 0.05
-    public private(set) var everLocked = false
+    /// Locked since the last hold or reload.
+    public private(set) var steady = false
     /// Beyond this offset (seconds) holding would take too long: a pane reloads at the other's moment (or, behind a pane with
     /// longer segments, beyond its target duration and a half).
     public var realignThreshold = 3.0
@@ -208,7 +211,7 @@ public struct SyncController: Sendable {
         }
         jumps = 0
         offset = d
-        if abs(d) > (everLocked ? holdThreshold : startHoldThreshold), let a = pdts[d > 0 ? 0 : 1], let b = pdts[d > 0 ? 1 : 0] {
+        if abs(d) > (steady ? holdThreshold : startHoldThreshold), let a = pdts[d > 0 ? 0 : 1], let b = pdts[d > 0 ? 1 : 0] {
             return align(t: t, offset: d, ahead: d > 0 ? 0 : 1, at: [a, b], windows: windows)
         }
         // Pane 1 behind (d > 0) plays faster.
@@ -219,7 +222,7 @@ public struct SyncController: Sendable {
             withinSince = withinSince ?? t
             if t - withinSince! >= lockAfter {
                 state = .locked
-                everLocked = true
+                steady = true
             } else if state != .locked {
                 state = .steering
             }
@@ -241,6 +244,7 @@ public struct SyncController: Sendable {
         let gap = abs(d)
         let (aheadPDT, behindPDT) = (pdts[0], pdts[1])
         state = .aligning
+        steady = false
         withinSince = nil
         speeds = [1, 1]
         let canHold =

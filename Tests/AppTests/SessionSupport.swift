@@ -38,6 +38,9 @@ struct MonitorRun {
         let side = alongside.map { body in Task { await body() } }
         let r = try await offPool { try CLI.run(["monitor", "--video", "none"] + args, timeout: timeout) }
         await side?.value
+        if let dir = ProcessInfo.processInfo.environment["HLSTUI_TEST_EVENTS_DIR"] {
+            try? r.stdout.write(toFile: "\(dir)/monitor-\(UUID().uuidString.prefix(8)).jsonl", atomically: true, encoding: .utf8)
+        }
         let events = r.stdout.split(separator: "\n").compactMap { line -> [String: Any]? in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }

@@ -135,12 +135,18 @@ struct SyncFeedsE2ETests {
             let spread = held.isEmpty ? 0 : held.max { $0.seconds(since: $1) < 0 }!.seconds(since: held.min { $0.seconds(since: $1) < 0 }!)
             #expect(spread < 0.3, "pane 1 paused while waiting \(run): its PDT moved \(spread) s")
         }
-        // Both play on: locked again soon after pane 2 plays, without holding or reloading pane 1 for the outage.
+        // Both play on: locked again soon after pane 2 plays, without holding pane 1 for the outage. When the outage outlasted
+        // its player's retries, pane 2's player went past the segments refused (a skip, reported) and one reload brings the
+        // panes together again, its landing error held away (at most a segment); otherwise nothing moves.
         let end = try #require(stall["end"] as? Double)
         let again = try #require(lock(sync, after: end), "locked again after the stall")
         #expect(again - end <= 5, "locked again \(again - end) s after pane 2 played")
         let actions = changes(sync.filter { ($0["t"] as? Double ?? 0) > end }.compactMap { $0["action"] as? String })
-        #expect(!actions.contains { $0.hasPrefix("pane 1 held") || $0 == "pane 1 back" || $0 == "pane 2 forward" }, "\(actions)")
+        let skipped = r.named("skip").contains { ($0["pane"] as? Int) == 1 && ($0["seconds"] as? Double ?? 0) > 5 }
+        let moves = actions.filter { $0.hasSuffix(" back") || $0.hasSuffix(" forward") }
+        let holds = actions.compactMap { a in a.hasPrefix("pane 1 held ") ? Double(a.dropFirst(12).dropLast(2)) : nil }
+        #expect(moves.count <= (skipped ? 1 : 0), "\(actions)")
+        #expect(holds.allSatisfy { $0 <= (skipped ? 2.5 : 0) }, "\(actions)")
     }
 
     @Test("a feed that loses PDT for 10 s: that pane leaves the lock with one line, and rejoins when PDT comes back")

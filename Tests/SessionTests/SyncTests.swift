@@ -62,6 +62,37 @@ struct SyncTests {
             big.hold?.pane == 0 && abs((big.hold?.seconds ?? 0) - 1.5) < 1e-6 && big.speeds == [1, 1], "\(String(describing: big.hold))")
     }
 
+    @Test("once locked, a reload that lands 0.8 s off is held away at once, not steered for 16 s; locked again, 0.3 s steers")
+    func landingError() throws {
+        var c = SyncController()
+        for i in 0..<20 {
+            let t = Double(i) * 0.05
+            _ = c.step(t: t, pdts: [at(t), at(t)], playing: [true, true], hasPDT: [true, true])
+        }
+        #expect(c.state == .locked && c.steady)
+        // Pane 1 skipped 15 s ahead (its player went past segments an origin refused): pane 0 forward, or pane 1 back.
+        var moved: SyncCommand?
+        for i in 0..<14 where moved?.realign == nil {
+            let t = 2 + Double(i) * 0.05
+            moved = c.step(t: t, pdts: [at(t), at(t + 15)], playing: [true, true], hasPDT: [true, true])
+        }
+        #expect(try #require(moved).realign != nil && !c.steady)
+        // It landed 0.8 s behind the other: that pane is held 0.8 s, not steered at 5 % (under the 1 s hold threshold).
+        let h = try #require(c.step(t: 5, pdts: [at(20.8), at(20)], playing: [true, true], hasPDT: [true, true]).hold)
+        #expect(h.pane == 0 && abs(h.seconds - 0.8) < 1e-9)
+        for i in 0..<12 {
+            let t = 6.2 + Double(i) * 0.05
+            _ = c.step(t: t, pdts: [at(t + 15), at(t + 15)], playing: [true, true], hasPDT: [true, true])
+        }
+        #expect(c.state == .locked && c.steady)
+        var last: SyncCommand?
+        for i in 0..<14 {
+            let t = 7 + Double(i) * 0.05
+            last = c.step(t: t, pdts: [at(t + 15.3), at(t + 15)], playing: [true, true], hasPDT: [true, true])
+        }
+        #expect(last?.hold == nil && last?.speeds[1] == 1.05, "steady again: 0.3 s is steered")
+    }
+
     /// Camera A: 2 s segments, playhead 6 s behind its edge; camera B: 4 s segments, 24 s window, 7.6 s behind A.
     func windows(a: (Double, Double), b: (Double, Double)) -> [SyncWindow?] {
         [
