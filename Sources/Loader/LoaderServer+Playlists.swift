@@ -41,11 +41,23 @@ extension LoaderServer {
             for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
             if m.endList { table.withLockedValue { _ = $0.complete.insert(res.playlistID) } }
             var served = parsed.playlist
-            let earlier = table.withLockedValue { t -> [Segment] in
+            // A player behind a live window (a pane held for the lock, a cache that stopped reading for a while) would skip what
+            // left it; while RFC 8216bis §6.2.2 keeps those segments available they stay listed from its next one on.
+            let (start, earlier, behind) = table.withLockedValue { t -> (Int?, [Segment], Bool) in
                 t.recent[r.head.url, default: RecentSegments()].note(m, at: now)
-                return res.startMSN.map { t.recent[r.head.url]?.before(m, from: $0, at: now) ?? [] } ?? []
+                var start = res.startMSN
+                if !m.endList, let last = t.progress[res.playlistID], last + 1 < m.mediaSequence { start = last + 1 }
+                let earlier = start.map { t.recent[r.head.url]?.before(m, from: $0, at: now) ?? [] } ?? []
+                let behind = !earlier.isEmpty && start != res.startMSN && t.behindSaid.insert(res.playlistID).inserted
+                return (start, earlier, behind)
             }
-            if let start = res.startMSN { served.body = .media(VirtualPlaylists.starting(at: start, m, earlier: earlier)) }
+            if let start { served.body = .media(VirtualPlaylists.starting(at: start, m, earlier: earlier)) }
+            if behind, let start {
+                emit(
+                    .diagnostic(
+                        "the player fell behind the live window of \(r.head.url) (its next segment \(start), the window starts at \(m.mediaSequence)): segments that left it stay listed while the origin must keep them (RFC 8216bis §6.2.2)"
+                    ))
+            }
             if res.slot, let rung = res.rung {
                 table.withLockedValue { $0.rungMedia[rung] = RungMedia(url: r.head.url, media: m, read: now) }
                 // The other rungs' playlists are read (and reported) first, so the session knows which GAPs are filled.

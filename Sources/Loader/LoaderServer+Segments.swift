@@ -15,7 +15,10 @@ extension LoaderServer {
         if requested.slot, let msn = requested.msn { resolved = await resolveSlot(msn) }
         let res = resolved
         if let p = res.playlist, let msn = res.msn {
-            table.withLockedValue { $0.lastRequested[p] = max($0.lastRequested[p] ?? msn, msn) }
+            table.withLockedValue { t in
+                t.lastRequested[p] = max(t.lastRequested[p] ?? msn, msn)
+                t.progress[p] = msn
+            }
             releaseKeys(near: p)
         }
         if res.gap {

@@ -110,6 +110,11 @@ public final class LoaderServer: Sendable {
         var variables: [String: String] = [:]
         /// The newest segment the player asked for, per media playlist.
         var lastRequested: [PlaylistID: Int] = [:]
+        /// The segment the player asked for last since it was given its stream, per media playlist (cleared with each load):
+        /// a live playlist goes on listing what follows it while the origin must keep it (`media`).
+        var progress: [PlaylistID: Int] = [:]
+        /// Playlists whose player fell behind the live window since it was given its stream (said once per load).
+        var behindSaid: Set<PlaylistID> = []
         /// Keys whose spread fetch is scheduled.
         var spreading: Set<String> = []
         /// A VOD playlist's keys beyond the horizon, by playlist, waiting for the player to get near.
@@ -250,6 +255,10 @@ public final class LoaderServer: Sendable {
     ) -> OpenedStream {
         var out = fetched
         let base = fetched.url
+        table.withLockedValue { t in
+            t.progress = [:]
+            t.behindSaid = []
+        }
         guard case .multivariant(let m) = fetched.playlist.body else {
             let res = Resource(upstream: base, kind: .media, rung: 0, startMSN: startMSN)
             if let media = fetched.playlist.media {

@@ -144,6 +144,41 @@ struct LoaderServerTests {
         #expect(log.requests.filter { $0.kind == .segment && $0.rung == 2 }.allSatisfy { ($0.msn ?? 9) < 4 })
     }
 
+    @Test("a player behind a live window: what left it stays listed from its next segment while RFC 8216bis §6.2.2 keeps it")
+    func behindTheWindow() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        // Camera A, 2 s segments, a window of three: 6 s listed, so a segment stays available 8 s after it left.
+        let opened = try await loader.openStream("\(origin.httpBase)/cam-a/cam-a/index.m3u8?window=3")
+        func served() async throws -> (media: MediaPlaylist, uris: [String]) {
+            let text = String(decoding: try await c.get(opened.playerURL).body, as: UTF8.self)
+            return (try #require(PlaylistParser.parseLenient(text).playlist.media), segmentLines(text))
+        }
+        let first = try await served()
+        let n = first.media.mediaSequence
+        #expect(try await c.get(first.uris[0]).head.status == 200)
+        // The player reads nothing more for 4.5 s: the origin's window moved two segments past its next one (n + 1).
+        try await Task.sleep(for: .milliseconds(4500))
+        let later = try await served()
+        let listed = try #require(
+            log.all.compactMap { e -> Int? in
+                if case .playlist(let p) = e { return p.playlist.mediaSequence }; return nil
+            }.last)
+        #expect(listed >= n + 2, "the origin's window moved on: \(listed) from \(n)")
+        #expect(later.media.mediaSequence == n + 1, "listed from the player's next segment: \(later.media.mediaSequence), origin \(listed)")
+        #expect(later.media.segments.last.map { $0.mediaSequence } == listed + 2, "up to the origin's newest")
+        let segment = try await c.get(later.uris[0])
+        #expect(segment.head.status == 200 && segment.body.count > 1000, "the segment that left is still served")
+        #expect(log.diagnostics.filter { $0.contains("fell behind the live window") }.count == 1)
+        // A new load starts afresh: the origin's window, as it lists it.
+        let again = loader.present(opened)
+        let text = String(decoding: try await c.get(again.playerURL).body, as: UTF8.self)
+        #expect(try #require(PlaylistParser.parseLenient(text).playlist.media).mediaSequence >= listed)
+    }
+
     @Test("splice: one playlist URL, each segment from the routed rung; a GAP filled by the best allowed rung with media")
     func splice() async throws {
         let loader = try LoaderServer.start()
