@@ -3,6 +3,7 @@
 streams, the PDT lock's offset early and late, and the stalls.
 
 Usage: soak_bench.py HLSTUI_BINARY MEDIA_CACHE SECONDS; prints one JSON object. Samples /proc every 10 s.
+SOAK_EVENTS=FILE keeps hlstui's JSON Lines there (every request, sync step and skip of the run) to read afterwards.
 """
 import json
 import os
@@ -54,7 +55,7 @@ base = origin.stdout.readline().split()[3]
 urls = [f"{base}/cam-{x}/cam-{x}/index.m3u8" for x in "abcd"]
 procs = []
 try:
-    out = tempfile.TemporaryFile("w+")
+    out = open(os.environ["SOAK_EVENTS"], "w+") if os.environ.get("SOAK_EVENTS") else tempfile.TemporaryFile("w+")
     h = subprocess.Popen([hlstui, "monitor", *urls, "--video", "none", "--duration", str(seconds)],
                          stdout=out, stderr=subprocess.DEVNULL, text=True)
     procs.append(h)
