@@ -36,6 +36,8 @@ public struct PlayerSample: Sendable, Equatable {
 public struct SegmentFacts: Sendable, Equatable {
     public var duration: Double
     public var pdt: DateTime?
+    /// EXT-X-DISCONTINUITY before it (RFC 8216bis §4.4.4.3).
+    public var discontinuity = false
 }
 
 public enum PlaybackState: String, Sendable {
@@ -661,10 +663,12 @@ public struct SessionState: Sendable {
         }
         // A timestamp reset the player met: mpv restarts its playback there and drops what it held before it.
         if msns.count > 1,
+            // A player behind the live window meets it after its segment left every playlist: the segments seen keep it.
             let d = ((msns.lowerBound + 1)...msns.upperBound).first(where: { msn in
-                media.values.contains { m in
-                    m.segments[safe: msn - m.mediaSequence].map { $0.mediaSequence == msn && $0.discontinuity } ?? false
-                }
+                seen[msn]?.discontinuity == true
+                    || media.values.contains { m in
+                        m.segments[safe: msn - m.mediaSequence].map { $0.mediaSequence == msn && $0.discontinuity } ?? false
+                    }
             })
         {
             return "a discontinuity at msn \(d): the player reset its playback at the timestamp jump and dropped what it held before it"
@@ -770,7 +774,10 @@ public struct SessionState: Sendable {
 
     /// Records the duration and PDT of a playlist's segments (the newest 256 kept).
     mutating func remember(_ m: MediaPlaylist) {
-        for seg in m.segments { seen[seg.mediaSequence] = SegmentFacts(duration: seg.duration, pdt: seg.effectiveProgramDateTime) }
+        for seg in m.segments {
+            seen[seg.mediaSequence] = SegmentFacts(
+                duration: seg.duration, pdt: seg.effectiveProgramDateTime, discontinuity: seg.discontinuity)
+        }
         if seen.count > 256 { for k in seen.keys.sorted().prefix(seen.count - 256) { seen[k] = nil } }
     }
 

@@ -116,6 +116,15 @@ struct SessionStateTests {
         #expect(s.state == .paused, "once let go, a pause is the user's")
     }
 
+    @Test("a skip at a discontinuity that has left every playlist (a player behind the live window) is still put down to it")
+    func skipAtDiscontinuityBehindWindow() {
+        var s = Fixture.session()
+        s.media = [:]
+        #expect(s.skipCause(at: 10, over: 279...280) == "the player jumped ahead (no switch, reload or failure explains it)")
+        s.seen[280] = SegmentFacts(duration: 2, pdt: nil, discontinuity: true)
+        #expect(s.skipCause(at: 10, over: 279...280).hasPrefix("a discontinuity at msn 280: the player reset its playback"))
+    }
+
     @Test(
         "a forward jump past content never shown is a skip with its cause; playing, a pause, a reload's wait, an asked seek and a GAP crossing are not"
     )
