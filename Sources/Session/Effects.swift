@@ -262,10 +262,12 @@ extension SessionState {
         return plan
     }
 
+    /// How far after a segment's first timestamp its first video keyframe may come (audio first, B-frames), in seconds.
+    static let keyframeLag = 0.5
+
     /// Sync: reload at the segment holding wall-clock moment `date` and seek there (the other pane is that far behind, or
-    /// will be there once the reload is done); nil when no segment holds it. Before a discontinuity the reload only starts at
-    /// that segment: mpv 0.35 seeks each stream of its cache on its own, and across a timestamp reset it seeks video into
-    /// the reset's far side, where playback never starts (docs/PLATFORM.md); the controller holds what is left.
+    /// will be there once the reload is done); nil when no segment holds it. A moment within `keyframeLag` of its segment's
+    /// start before a discontinuity: the reload only starts at that segment (the controller holds what is left).
     public mutating func planRealign(to date: DateTime, at t: Double) -> [PaneEffect]? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let pt = Timeline.playlistTime(at: date, in: m),
             let i = Timeline.segmentIndex(at: pt, in: m)
@@ -275,7 +277,12 @@ extension SessionState {
         moveAsked = true
         note(.info, "sync: reloaded at msn \(msn) to meet the other pane at \(date)", t)
         let rung = loadedRung ?? 0
-        if m.segments[(i + 1)...].contains(where: \.discontinuity) { return [.load(rung: rung, startMSN: msn)] }
+        // mpv 0.35 seeks each stream of its cache to the keyframe nearest at or before the target by packet timestamp: with a
+        // timestamp reset cached after the segment (a discontinuity follows), a target before the segment's first video
+        // keyframe finds one on the reset's far side and playback never starts (docs/PLATFORM.md). A moment further into
+        // its segment than any keyframe lags the segment's start has that keyframe before it; nearer, the start is the moment.
+        let into = m.segments[i].effectiveProgramDateTime.map { date.seconds(since: $0) } ?? 0
+        if into < Self.keyframeLag, m.segments[(i + 1)...].contains(where: \.discontinuity) { return [.load(rung: rung, startMSN: msn)] }
         return [.reloadAtMoment(rung: rung, msn: msn, moment: date)]
     }
 

@@ -60,6 +60,10 @@ public struct MultiSync: Sendable {
     var released: Set<Int> = []
     /// The reference's own move at the start (forward to a moment every pane can play on from), shown until the lock.
     public private(set) var lead: SyncAction?
+    /// How far past the reference's moment the panes moved with it at the start are moved (seconds): beside the spread of
+    /// reload times on the origin's cameras (about ±0.3 s), enough that each lands ahead of the reference and is held, not
+    /// behind it and moved again.
+    public static let landingMargin = 0.75
 
     /// The latest moment every pane can play on from: two target durations before the nearest live edge (RFC 8216bis §6.3.3
     /// asks three of a first start; DECISIONS.md, sync); nil when a window is not known or not live. A pane whose window
@@ -109,6 +113,23 @@ public struct MultiSync: Sendable {
             if count > 2, let m = Self.commonMoment(readings.map(\.window)), let p = readings[earliest].pdt, m.seconds(since: p) >= 1 {
                 lead = .forward(pane: earliest)
                 out.realigns.append(SyncRealign(pane: earliest, to: m))
+                // The others move in the same step when they will have to move once it lands (further ahead of it than a
+                // hold is worth, or behind it), each a little past the moment: their reloads and its own take about as
+                // long, so each lands just ahead of it and is held the difference — one reload's time sooner than moving
+                // them after it lands.
+                for i in 0..<count where i != earliest {
+                    guard var c = pairs[i], let q = readings[i].pdt else { continue }
+                    let after = q.seconds(since: m) + c.reloadTime
+                    guard after > c.realignThreshold || after < 0 else { continue }
+                    guard
+                        let target = [m.adding(seconds: Self.landingMargin), m].first(where: {
+                            readings[i].window?.canStart(at: $0) ?? true
+                        })
+                    else { continue }
+                    c.moved(at: t, from: q, to: target)
+                    pairs[i] = c
+                    out.realigns.append(SyncRealign(pane: i, to: target))
+                }
                 return out
             }
         }

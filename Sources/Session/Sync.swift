@@ -311,6 +311,17 @@ public struct SyncController: Sendable {
         return SyncCommand(speeds: speeds)
     }
 
+    /// Pane 1 is being moved to `to` by another's decision (beside more panes, with the reference's own move at the start),
+    /// from `from`: what is left when it lands is a landing error, held away.
+    mutating func moved(at t: Double, from: DateTime, to: DateTime) {
+        state = .aligning
+        steady = false
+        withinSince = nil
+        speeds = [1, 1]
+        holdUntil = t + 0.5
+        action = to.seconds(since: from) > 0 ? .forward(pane: panes[1]) : .back(pane: panes[1])
+    }
+
     /// The reference is ahead and may not wait: the other pane catches up at the steering limit.
     mutating func steer() -> SyncCommand {
         state = .steering

@@ -226,15 +226,29 @@ struct MultiSyncTests {
         // Every window lists 96 with two segments to spare before its edge: the reference comes forward to it first.
         #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
         let lead = m.step(t: 1, readings: r)
-        #expect(m.reference == 2 && lead.realigns == [SyncRealign(pane: 2, to: at(96))] && m.lead == .forward(pane: 2), "\(lead)")
-        // It landed at 95; the others are brought to it: pane 1 (5 s ahead) back a reload's time past it, pane 2 (3 s ahead)
-        // held.
+        // In the same step pane 1, 4 s ahead of that moment (5 s once the reference's reload is done), moves back a little past
+        // it; pane 2, 2 s ahead, stays, to be held.
+        #expect(m.reference == 2 && m.lead == .forward(pane: 2), "\(lead)")
+        #expect(lead.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 0, to: at(96 + MultiSync.landingMargin))], "\(lead)")
+        // The reference landed at 95, pane 1 0.6 s ahead of it: both others are held.
         var landed = r
         landed[2].pdt = at(95)
+        landed[0].pdt = at(95.6)
         let cmd = m.step(t: 1.6, readings: landed)
-        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(96))] && cmd.holds == [SyncHold(pane: 1, seconds: 3)], "\(cmd)")
+        #expect(cmd.realigns.isEmpty && cmd.holds == [SyncHold(pane: 0, seconds: 0.6), SyncHold(pane: 1, seconds: 3)], "\(cmd)")
         #expect(cmd.speeds == [1, 1, 1])
-        #expect(m.actions == [.forward(pane: 2), .back(pane: 0), .hold(pane: 1, seconds: 3)] && m.state == .aligning)
+        #expect(m.actions == [.forward(pane: 2), .hold(pane: 0, seconds: 0.6), .hold(pane: 1, seconds: 3)] && m.state == .aligning)
+        // A pane behind the moment moves with the reference too, and one already near it stays.
+        var behind = MultiSync(count: 3)
+        let b = behind.step(
+            t: 1,
+            readings: [
+                SyncReading(pdt: at(95.5), playing: true, window: live(84, 106)),
+                SyncReading(pdt: at(94.5), playing: true, window: live(84, 104)),
+                SyncReading(pdt: at(92), playing: true, window: live(80, 100)),
+            ])
+        #expect(b.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 1, to: at(96 + MultiSync.landingMargin))], "\(b)")
+        #expect(behind.actions == [.forward(pane: 2), .forward(pane: 1)])
         // The nearest live edge decides, even when a window starts after that moment: the pane there is ahead and waits.
         #expect(MultiSync.commonMoment([live(84, 106), live(103, 120)]) == at(102))
         #expect(MultiSync.commonMoment([live(84, 106), nil]) == nil)
