@@ -117,10 +117,14 @@ extension PaneOwner {
     func inPlaceStep(_ step: InPlace) {
         var step = step
         var done = ContinuousClock.now >= step.deadline
+        // Not before the new file has started: until then the cache state read may still be the old file's, and a seek into it
+        // is lost when the new one starts at its segment (measured under load: a switch landed 1.9 s early).
         let to: Double? =
-            switch step.to {
-            case .raw(let t): t
-            case .moment(let date, let msn): state.playerLoading ? nil : state.rawTime(of: date, in: msn)
+            if state.playerLoading { nil } else {
+                switch step.to {
+                case .raw(let t): t
+                case .moment(let date, let msn): state.rawTime(of: date, in: msn)
+                }
             }
         if !done && !step.sought {
             if let to, mpv.get(.demuxerCacheState)?.holds(to, margin: 0.05) == true {
