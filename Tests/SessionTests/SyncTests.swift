@@ -215,6 +215,13 @@ struct MultiSyncTests {
         SyncWindow(start: at(a), end: at(b), live: true, targetDuration: td)
     }
 
+    /// A fresh three-pane lock's first step with these playheads and windows (start, end), all playing.
+    func firstStep(_ pdts: [Double], _ windows: [(Double, Double)]) -> (MultiSync, SyncCommands) {
+        var m = MultiSync(count: 3)
+        let c = m.step(t: 1, readings: zip(pdts, windows).map { SyncReading(pdt: at($0), playing: true, window: live($1.0, $1.1)) })
+        return (m, c)
+    }
+
     @Test("the pane with the most latency is the reference; every other pane is moved to it, never the reference")
     func reference() throws {
         var m = MultiSync(count: 3)
@@ -239,28 +246,14 @@ struct MultiSyncTests {
         #expect(cmd.speeds == [1, 1, 1])
         #expect(m.actions == [.forward(pane: 2), .hold(pane: 0, seconds: 0.6), .hold(pane: 1, seconds: 3)] && m.state == .aligning)
         // A pane behind the moment moves with the reference too, and one already near it stays.
-        var behind = MultiSync(count: 3)
-        let b = behind.step(
-            t: 1,
-            readings: [
-                SyncReading(pdt: at(95.5), playing: true, window: live(84, 106)),
-                SyncReading(pdt: at(94.5), playing: true, window: live(84, 104)),
-                SyncReading(pdt: at(92), playing: true, window: live(80, 100)),
-            ])
+        let (behind, b) = firstStep([95.5, 94.5, 92], [(84, 106), (84, 104), (80, 100)])
         #expect(b.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 1, to: at(96 + MultiSync.landingMargin))], "\(b)")
         #expect(behind.actions == [.forward(pane: 2), .forward(pane: 1)])
         // The nearest live edge decides, even when a window starts after that moment: the pane there is ahead and waits.
         #expect(MultiSync.commonMoment([live(84, 106), live(103, 120)]) == at(102))
         #expect(MultiSync.commonMoment([live(84, 106), nil]) == nil)
         // The reference's own edge is too near for a second forward: it stays where it is.
-        var far = MultiSync(count: 3)
-        let stay = far.step(
-            t: 1,
-            readings: [
-                SyncReading(pdt: at(100), playing: true, window: live(96, 106)),
-                SyncReading(pdt: at(98), playing: true, window: live(84, 104)),
-                SyncReading(pdt: at(92), playing: true, window: live(80, 96.5)),
-            ])
+        let (far, stay) = firstStep([100, 98, 92], [(96, 106), (84, 104), (80, 96.5)])
         #expect(far.lead == nil && !stay.realigns.contains { $0.pane == 2 }, "\(stay)")
         // Close to it: each is held by its own offset; then steered alone against the reference.
         let near = m.step(
