@@ -190,9 +190,10 @@ if d:
            f"locked after {s(d['lockP50'])}, offset p50 {ms(d['p50'])}, **p95 {ms(d['p95'])}**, max {ms(d['max'])}, {d['stalls']} stalls."]
 md += ["", "Targets: locked within 5 s of the launch (p95); p95 offset within one frame of the slowest stream (40 ms: B at 25 fps); "
        "no stall caused by the control; the same p95 under drift. Where the time to lock goes: every PDT is known about 0.5 s after "
-       "the launch; with more than two panes the reference first comes forward to the common moment, and once it has landed the "
-       "others are moved to it — each reload lands at its moment (a seek in the fresh cache) a second past the reference, so the "
-       "rest is a hold of under a second; steering then settles within a frame for 0.5 s before the lock is declared. "
+       "the launch; with more than two panes the reference comes forward to the common moment and, in the same step, every pane "
+       "that would have to move once it lands is moved to 0.75 s past that moment — each reload lands at its moment (a seek in "
+       "the fresh cache), so what is left is a hold of under a second; steering then settles within a frame for 0.5 s before "
+       "the lock is declared. "
        "The offset's max is the moment a camera's loop resets its timestamps (mpv drops about 0.3 s there).", ""]
 print("\n".join(md))
 PY
