@@ -262,12 +262,13 @@ extension SessionState {
         return plan
     }
 
-    /// How far after a segment's first timestamp its first video keyframe may come (audio first, B-frames), in seconds.
-    static let keyframeLag = 0.5
-
     /// Sync: reload at the segment holding wall-clock moment `date` and seek there (the other pane is that far behind, or
-    /// will be there once the reload is done); nil when no segment holds it. A moment within `keyframeLag` of its segment's
-    /// start before a discontinuity: the reload only starts at that segment (the controller holds what is left).
+    /// will be there once the reload is done); nil when no segment holds it. Before a discontinuity there is no seek: mpv 0.35
+    /// seeks each stream of its cache on its own by packet timestamp, and with a timestamp reset cached after the target it
+    /// sent video to the reset's far side, where playback never started (docs/PLATFORM.md). The reload then starts at the
+    /// segment after the moment's, so the pane lands ahead of the moment and the controller holds the rest — landing at the
+    /// moment's own segment's start it would be behind, and a pane that may not be held (the reference beside more panes)
+    /// would be moved into the same segment again.
     public mutating func planRealign(to date: DateTime, at t: Double) -> [PaneEffect]? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let pt = Timeline.playlistTime(at: date, in: m),
             let i = Timeline.segmentIndex(at: pt, in: m)
@@ -275,14 +276,14 @@ extension SessionState {
         let msn = m.segments[i].mediaSequence
         progress = nil
         moveAsked = true
-        note(.info, "sync: reloaded at msn \(msn) to meet the other pane at \(date)", t)
         let rung = loadedRung ?? 0
-        // mpv 0.35 seeks each stream of its cache to the keyframe nearest at or before the target by packet timestamp: with a
-        // timestamp reset cached after the segment (a discontinuity follows), a target before the segment's first video
-        // keyframe finds one on the reset's far side and playback never starts (docs/PLATFORM.md). A moment further into
-        // its segment than any keyframe lags the segment's start has that keyframe before it; nearer, the start is the moment.
-        let into = m.segments[i].effectiveProgramDateTime.map { date.seconds(since: $0) } ?? 0
-        if into < Self.keyframeLag, m.segments[(i + 1)...].contains(where: \.discontinuity) { return [.load(rung: rung, startMSN: msn)] }
+        if m.segments[(i + 1)...].contains(where: \.discontinuity) {
+            let into = m.segments[i].effectiveProgramDateTime.map { date.seconds(since: $0) } ?? 0
+            let start = into > 0.05 && i + 1 < m.segments.count ? msn + 1 : msn
+            note(.info, "sync: reloaded at msn \(start) to meet the other pane at \(date) (a discontinuity follows: no seek)", t)
+            return [.load(rung: rung, startMSN: start)]
+        }
+        note(.info, "sync: reloaded at msn \(msn) to meet the other pane at \(date)", t)
         return [.reloadAtMoment(rung: rung, msn: msn, moment: date)]
     }
 

@@ -192,17 +192,16 @@ struct EffectsTests {
         s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.2)
         #expect(s.progress != nil)
         #expect(s.planRealign(to: try #require(DateTime(iso8601: "2025-12-31T23:00:00.000Z")), at: 1) == nil)
-        // A discontinuity after the moment's segment: a moment well into the segment is still sought; one within the lag of
-        // its first video keyframe behind the segment's start starts there (mpv would seek video across the reset).
+        // A discontinuity after the moment's segment: no seek (mpv would seek video across the reset); the reload starts at
+        // the next segment, so the pane lands ahead and is held the rest — at the moment's own segment when it starts there.
         var d = Self.session(live: true)
         guard case .media(var dm)? = d.playingMedia.map({ Playlist.Body.media($0) }) else { return }
         let n = try #require(dm.segments.firstIndex { $0.mediaSequence == 4 })
         dm.segments[n].discontinuity = true
         d.media[0] = dm
         let start3 = try #require(dm.segments.first { $0.mediaSequence == 3 }?.effectiveProgramDateTime)
-        let deep = start3.adding(seconds: 1)
-        #expect(d.planRealign(to: deep, at: 1) == [.reloadAtMoment(rung: 0, msn: 3, moment: deep)])
-        #expect(d.planRealign(to: start3.adding(seconds: 0.2), at: 1) == [.load(rung: 0, startMSN: 3)])
+        #expect(d.planRealign(to: start3.adding(seconds: 1), at: 1) == [.load(rung: 0, startMSN: 4)])
+        #expect(d.planRealign(to: start3, at: 1) == [.load(rung: 0, startMSN: 3)])
         #expect(s.planHold(seconds: 1.25, at: 1) == [.hold(seconds: 1.25)])
         #expect(s.log.last?.text == "sync: holding for 1.250 s")
     }
