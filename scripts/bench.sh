@@ -191,9 +191,10 @@ if d:
 md += ["", "Targets: locked within 5 s of the launch (p95); p95 offset within one frame of the slowest stream (40 ms: B at 25 fps); "
        "no stall caused by the control; the same p95 under drift. Where the time to lock goes: every PDT is known about 0.5 s after "
        "the launch; with more than two panes the reference comes forward to the common moment and, in the same step, every pane "
-       "that would have to move once it lands is moved to 0.75 s past that moment — each reload lands at its moment (a seek in "
-       "the fresh cache), so what is left is a hold of under a second; steering then settles within a frame for 0.5 s before "
-       "the lock is declared. "
+       "that would have to move once it lands is moved to 0.75 s past that moment — a reload lands at its moment (a seek in "
+       "the fresh cache), so what is left is a hold of under a second, unless a discontinuity follows the moment (the cameras' "
+       "loop points): then it starts at the next segment and is held up to a segment; steering then settles within a frame "
+       "for 0.5 s before the lock is declared. "
        "The offset's max is the moment a camera's loop resets its timestamps (mpv drops about 0.3 s there).", ""]
 print("\n".join(md))
 PY
