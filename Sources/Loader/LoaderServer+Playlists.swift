@@ -42,11 +42,13 @@ extension LoaderServer {
             if m.endList { table.withLockedValue { _ = $0.complete.insert(res.playlistID) } }
             var served = parsed.playlist
             // A player behind a live window (a pane held for the lock, a cache that stopped reading for a while) would skip what
-            // left it; while RFC 8216bis §6.2.2 keeps those segments available they stay listed from its next one on.
+            // left it; while RFC 8216bis §6.2.2 keeps those segments available they stay listed from the one it asked for last
+            // on — not the one after: FFmpeg fetches the next segment while it reads one, so the segment asked for last may be
+            // the one it plays next (DECISIONS.md, "A reload, or a player behind").
             let (start, earlier, behind) = table.withLockedValue { t -> (Int?, [Segment], Bool) in
                 t.recent[r.head.url, default: RecentSegments()].note(m, at: now)
                 var start = res.startMSN
-                if !m.endList, let last = t.progress[res.playlistID], last + 1 < m.mediaSequence { start = last + 1 }
+                if !m.endList, let last = t.progress[res.playlistID], last < m.mediaSequence { start = last }
                 let earlier = start.map { t.recent[r.head.url]?.before(m, from: $0, at: now) ?? [] } ?? []
                 let behind = !earlier.isEmpty && start != res.startMSN && t.behindSaid.insert(res.playlistID).inserted
                 return (start, earlier, behind)
@@ -55,7 +57,7 @@ extension LoaderServer {
             if behind, let start {
                 emit(
                     .diagnostic(
-                        "the player fell behind the live window of \(r.head.url) (its next segment \(start), the window starts at \(m.mediaSequence)): segments that left it stay listed while the origin must keep them (RFC 8216bis §6.2.2)"
+                        "the player fell behind the live window of \(r.head.url) (it asked for segment \(start) last, the window starts at \(m.mediaSequence)): segments that left it stay listed while the origin must keep them (RFC 8216bis §6.2.2)"
                     ))
             }
             if res.slot, let rung = res.rung {
