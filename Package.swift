@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.19.4"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure: no I/O, no C modules, no wall clock.
@@ -72,12 +73,19 @@ let package = Package(
             linkerSettings: [.linkedLibrary("ncursesw")]
         ),
         .target(name: "Player", dependencies: ["CMPV", "JSONValue"]),
+        // Session recordings: one SQLite file per session (docs/RECORDING.md), through GRDB on Debian's libsqlite3.
+        .target(
+            name: "Recording",
+            dependencies: [
+                "LoaderEvents", "JSONValue", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(name: "Terminal", dependencies: ["CNCurses", "TUI"]),
         // Composition root and CLI.
         .target(
             name: "App",
             dependencies: [
-                "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI",
+                "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI", "Recording",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .executableTarget(
@@ -101,7 +109,9 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(
-            name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "TestSupport"], exclude: ["Fixtures"]),
+            name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "TestSupport"],
+            exclude: ["Fixtures"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "LoaderEvents"]),
         .testTarget(
             name: "LoaderTests",
             dependencies: [

@@ -11,10 +11,11 @@ def pct(v, q):
     return v[min(len(v) - 1, int(q * len(v)))] if v else None
 
 
-def frame_offsets(events, panes, start, end=float("inf")):
+def frame_offsets(events, panes, start, end=float("inf"), states=("playing",)):
     """Each pane's offset from the reference on its decoded video frame, in ms, over the ticks in [start, end): (PDT at
     time-pos − when time-pos was read) of one pane minus the same of the reference, from the samples of one tick, while every
-    pane plays. Both are read at ms resolution."""
+    pane is in one of `states` (by default playing: not while mpv restarts its playback at a timestamp jump, where its picture
+    stands for a few tenths of a second whatever the control does). Both are read at ms resolution."""
     ref, by_t = 0, {}
     for e in events:
         if e["event"] == "sync":
@@ -23,7 +24,7 @@ def frame_offsets(events, panes, start, end=float("inf")):
             by_t.setdefault(e["t"], [ref, {}])[1][e["pane"]] = e
     out = []
     for t, (r, samples) in sorted(by_t.items()):
-        if t < start or t >= end or len(samples) < panes or any(s.get("state") != "playing" for s in samples.values()):
+        if t < start or t >= end or len(samples) < panes or any(s.get("state") not in states for s in samples.values()):
             continue
         lead = {}
         for p, s in samples.items():

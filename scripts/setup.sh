@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hlstui needs when they are missing (run as root or with sudo available).
 set -euo pipefail
-packages=(libmpv-dev libncursesw5-dev pkg-config ffmpeg mpv tmux python3 python3-venv ca-certificates curl)
+packages=(libmpv-dev libncursesw5-dev libsqlite3-dev sqlite3 pkg-config ffmpeg mpv tmux python3 python3-venv ca-certificates curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,7 @@
 import Foundation
+import Recording
 import HLS
+import NIOConcurrencyHelpers
 import Session
 import Terminal
 import TUI
@@ -14,6 +16,8 @@ public struct DashboardRequest: Sendable {
     public var sync = true
     /// Draw with ASCII only (`--ascii`); also chosen by itself for a locale or terminal without the glyphs.
     public var ascii = false
+    /// `--record FILE`: the whole session into one SQLite file (docs/RECORDING.md).
+    public var record: String?
     public init(panes: [PaneConfig], theme: String?, logFile: String?) {
         self.panes = panes
         self.theme = theme
@@ -146,6 +150,23 @@ public enum DashboardRunner {
             }
             themes = [t] + names.filter { $0 != t }
         }
+        var configs = request.panes
+        let recording = NIOLockedValueBox<[Pane]>([])
+        let recorder: Recorder?
+        do {
+            recorder = try SessionRecording.start(request.record, command: "play", panes: &configs) { why in
+                for p in recording.withLockedValue({ $0 }) { p.say(.error, why) }
+            }
+        } catch {
+            FileHandle.standardError.write(Data("hlstui: \(error.description)\n".utf8))
+            return 2
+        }
+        defer { recorder?.close() }
+        // The session's events go into the recording as `monitor` would write them.
+        let report: @Sendable (PaneReport) -> Void = { r in
+            guard let recorder, let (event, fields) = MonitorJSON.event(for: r, verbose: false) else { return }
+            recorder.event(t: r.t, name: event, pane: r.pane, json: MonitorJSON.line(event, t: r.t, wall: Date(), fields))
+        }
         // The screen is taken before the players exist: from here on whatever their libraries write is captured, not drawn.
         Screen.installHandlers()
         let screen = Screen()
@@ -157,9 +178,13 @@ public enum DashboardRunner {
         let started = ContinuousClock.now
         let log = request.logFile.flatMap { LogFile(path: $0) }
         var panes: [Pane] = []
-        for (i, c) in request.panes.enumerated() {
+        for (i, c) in configs.enumerated() {
             do {
-                panes.append(try Pane(index: i, config: c, started: started) { r in log?.write(pane: r.pane, t: r.t, r.output) })
+                panes.append(
+                    try Pane(index: i, config: c, started: started) { r in
+                        log?.write(pane: r.pane, t: r.t, r.output)
+                        report(r)
+                    })
             } catch {
                 for p in panes { await p.close() }
                 screen.stop()
@@ -169,13 +194,21 @@ public enum DashboardRunner {
         }
         for p in panes { Task { await p.open() } }
         // A pane opened with `o` gets the first pane's options and shares its log.
+        recording.withLockedValue { $0 = panes }
         let first = request.panes[0]
         let makePane: @Sendable (Int, String) throws -> Pane = { i, url in
             var c = first
             c.url = url
-            return try Pane(index: i, config: c, started: started) { r in log?.write(pane: r.pane, t: r.t, r.output) }
+            c.loader.upstream.tap = recorder?.tap(pane: i)
+            let p = try Pane(index: i, config: c, started: started) { r in
+                log?.write(pane: r.pane, t: r.t, r.output)
+                report(r)
+            }
+            recording.withLockedValue { $0.append(p) }
+            return p
         }
-        let ui = UILoop(screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane)
+        let ui = UILoop(
+            screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane, recorder: recorder)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: ui.run()) }
             thread.name = "curses"
@@ -203,6 +236,8 @@ final class UILoop: @unchecked Sendable {
     let sync: Bool
     let started: ContinuousClock.Instant
     let makePane: @Sendable (Int, String) throws -> Pane
+    /// Gets every command given, when the session is recorded.
+    let recorder: Recorder?
     private(set) var syncRunner: SyncRunner?
     let screen: Screen
     /// Folds what the players' libraries write on stdout and stderr into the first pane's message log.
@@ -210,8 +245,9 @@ final class UILoop: @unchecked Sendable {
 
     init(
         screen: Screen, panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant,
-        makePane: @escaping @Sendable (Int, String) throws -> Pane
+        makePane: @escaping @Sendable (Int, String) throws -> Pane, recorder: Recorder? = nil
     ) {
+        self.recorder = recorder
         self.screen = screen
         self.panes = panes
         self.themes = themes
@@ -276,6 +312,7 @@ final class UILoop: @unchecked Sendable {
                     clear = true
                 } else if st.prompt != nil {
                     if let url = st.edit(key) {
+                        recorder?.input(t: Pane.seconds(ContinuousClock.now - started), pane: nil, command: "open \(url)")
                         open(url)
                         while st.ui.count < panes.count { st.ui.append(UIState()) }
                         applyTheme()
@@ -284,6 +321,7 @@ final class UILoop: @unchecked Sendable {
                     if cmd == .suspend { screen.suspend() }
                     clear = true
                 } else if let cmd = Keymap.command(for: key) {
+                    recorder?.input(t: Pane.seconds(ContinuousClock.now - started), pane: st.focus, command: "\(cmd)")
                     let s = panes[st.focus].snapshot
                     let before = st.themeIndex
                     if let action = st.handle(

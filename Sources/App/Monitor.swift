@@ -3,6 +3,7 @@ import HLS
 import HLSReport
 import JSONValue
 import Loader
+import Recording
 import Session
 
 /// `hlstui monitor`: the same session as the dashboard, no screen, one JSON object per line.
@@ -16,6 +17,8 @@ public struct MonitorRequest: Sendable {
     public var sync = true
     /// Also write info-level log lines (reloads, GAP crossings, switches in words).
     public var verbose = false
+    /// `--record FILE`: the whole session into one SQLite file (docs/RECORDING.md).
+    public var record: String?
     public init(panes: [PaneConfig], duration: Double?) {
         self.panes = panes
         self.duration = duration
@@ -105,6 +108,81 @@ public enum MonitorJSON {
             ("error", .string(s.error)),
         ])
     }
+
+    /// The line a pane's report makes, if any (`verbose`: info-level log lines too).
+    public static func event(for report: PaneReport, verbose: Bool) -> (String, [(String, JSONValue)])? {
+        let i = report.pane
+        switch report.output {
+        case .loader(.request(let r)):
+            return ("request", [("pane", .int(i))] + rounded(r.json.objectFields.filter { $0.0 != "start" }))
+        case .loader(.key(let k)): return ("key", [("pane", .int(i))] + rounded(k.json.objectFields))
+        case .loader(.diagnostic(let d)): return ("diagnostic", [("pane", .int(i)), ("message", .string(d))])
+        case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): return nil
+        case .loader(.playlist(let p)):
+            return ("playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
+        case .ladder: return ("ladder", ladder(report.state, pane: i))
+        case .switched(let s):
+            return (
+                "variant",
+                [
+                    ("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason.rawValue)),
+                    ("mechanism", .string(s.mechanism.rawValue)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail)),
+                ]
+            )
+        case .fact(.skipped(let k)):
+            return (
+                "skip",
+                [
+                    ("pane", .int(i)), ("from", .double(k.fromTime)), ("to", .double(k.toTime)), ("fromMsn", .int(k.from.msn)),
+                    ("toMsn", .int(k.to.msn)), ("seconds", .double((k.seconds * 1000).rounded() / 1000)),
+                    ("cause", .string(k.cause)),
+                ]
+            )
+        case .fact(.stallStarted(let t)):
+            return (
+                "stall",
+                [
+                    ("pane", .int(i)), ("start", .double(t)), ("end", .null),
+                    ("cause", .string(report.state.currentStall?.cause)),
+                ]
+            )
+        case .fact(.stallEnded(let s)):
+            return (
+                "stall",
+                [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end)), ("cause", .string(s.cause))]
+            )
+        case .loader(.failover(let msn, let failed, let by, let cause)):
+            return (
+                "failover",
+                [
+                    ("pane", .int(i)), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)),
+                    ("cause", .string(cause)),
+                ]
+            )
+        case .loader(.recovered(let rung, let down, let cause)):
+            return (
+                "recovered",
+                [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))]
+            )
+        case .fact(.gap(let rung, let msn, let pdt, let duration, let action)):
+            return (
+                "gap",
+                [
+                    ("pane", .int(i)), ("rung", .int(rung)), ("msn", .int(msn)), ("pdt", .string(pdt?.iso8601Milliseconds)),
+                    ("duration", .double(duration)), ("action", .string(action)),
+                ]
+            )
+        case .fact(.failed(let message, let cause)):
+            return ("error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
+        case .fact(.ended): return ("ended", [("pane", .int(i))])
+        case .log(let level, let text) where level.isWarning:
+            return ("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
+        case .log(let level, let text) where verbose:
+            return ("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
+        case .log: return nil
+        case .sampled: return ("player", player(report.state, pane: i) + [("trigger", .string("change"))])
+        }
+    }
 }
 
 /// Runs panes without a screen and writes their session as JSON Lines.
@@ -113,75 +191,23 @@ public enum MonitorRunner {
     public static func run(_ request: MonitorRequest, write: @escaping @Sendable (String) -> Void) async -> Int32 {
         let started = ContinuousClock.now
         let out = MonitorOutput(started: started, write: write)
+        var configs = request.panes
+        let recorder: Recorder?
+        do {
+            recorder = try SessionRecording.start(request.record, command: "monitor", panes: &configs) { why in
+                out.emit("error", [("message", .string(why)), ("cause", .string("record"))])
+            }
+        } catch {
+            out.emit("error", [("message", .string(error.description)), ("cause", .string("record"))])
+            return 2
+        }
+        defer { recorder?.close() }
+        out.recorder = recorder
         var panes: [Pane] = []
-        for (i, config) in request.panes.enumerated() {
+        for (i, config) in configs.enumerated() {
             do {
                 let pane = try Pane(index: i, config: config, started: started) { report in
-                    let i = report.pane
-                    let emit: @Sendable (String, [(String, JSONValue)]) -> Void = { event, fields in out.emit(event, fields) }
-                    switch report.output {
-                    case .loader(.request(let r)):
-                        emit("request", [("pane", .int(i))] + MonitorJSON.rounded(r.json.objectFields.filter { $0.0 != "start" }))
-                    case .loader(.key(let k)): emit("key", [("pane", .int(i))] + MonitorJSON.rounded(k.json.objectFields))
-                    case .loader(.diagnostic(let d)): emit("diagnostic", [("pane", .int(i)), ("message", .string(d))])
-                    case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): break
-                    case .loader(.playlist(let p)):
-                        emit("playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
-                    case .ladder: emit("ladder", MonitorJSON.ladder(report.state, pane: i))
-                    case .switched(let s):
-                        emit(
-                            "variant",
-                            [
-                                ("pane", .int(i)), ("from", .int(s.from)), ("to", .int(s.to)), ("reason", .string(s.reason.rawValue)),
-                                ("mechanism", .string(s.mechanism.rawValue)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail)),
-                            ])
-                    case .fact(.skipped(let k)):
-                        emit(
-                            "skip",
-                            [
-                                ("pane", .int(i)), ("from", .double(k.fromTime)), ("to", .double(k.toTime)), ("fromMsn", .int(k.from.msn)),
-                                ("toMsn", .int(k.to.msn)), ("seconds", .double((k.seconds * 1000).rounded() / 1000)),
-                                ("cause", .string(k.cause)),
-                            ])
-                    case .fact(.stallStarted(let t)):
-                        emit(
-                            "stall",
-                            [
-                                ("pane", .int(i)), ("start", .double(t)), ("end", .null),
-                                ("cause", .string(report.state.currentStall?.cause)),
-                            ])
-                    case .fact(.stallEnded(let s)):
-                        emit(
-                            "stall",
-                            [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end)), ("cause", .string(s.cause))])
-                    case .loader(.failover(let msn, let failed, let by, let cause)):
-                        emit(
-                            "failover",
-                            [
-                                ("pane", .int(i)), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)),
-                                ("cause", .string(cause)),
-                            ])
-                    case .loader(.recovered(let rung, let down, let cause)):
-                        emit(
-                            "recovered",
-                            [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))])
-                    case .fact(.gap(let rung, let msn, let pdt, let duration, let action)):
-                        emit(
-                            "gap",
-                            [
-                                ("pane", .int(i)), ("rung", .int(rung)), ("msn", .int(msn)), ("pdt", .string(pdt?.iso8601Milliseconds)),
-                                ("duration", .double(duration)), ("action", .string(action)),
-                            ])
-                    case .fact(.failed(let message, let cause)):
-                        emit("error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
-                    case .fact(.ended): emit("ended", [("pane", .int(i))])
-                    case .log(let level, let text) where level.isWarning:
-                        emit("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
-                    case .log(let level, let text) where request.verbose:
-                        emit("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
-                    case .log: break
-                    case .sampled: emit("player", MonitorJSON.player(report.state, pane: i) + [("trigger", .string("change"))])
-                    }
+                    if let (event, fields) = MonitorJSON.event(for: report, verbose: request.verbose) { out.emit(event, fields) }
                 }
                 panes.append(pane)
             } catch {
@@ -205,6 +231,7 @@ public enum MonitorRunner {
             while let c = pending.first, c.at <= t {
                 pending = pending.dropFirst()
                 out.emit("command", [("line", .int(c.line)), ("action", .string("\(c.action)"))])
+                recorder?.input(t: t, pane: nil, command: "\(c.action)")
                 if c.action == .quit { break loop }
                 if c.action == .toggleSync { sync?.toggle(); continue }
                 if case .syncReference(let p?) = c.action { sync?.pinReference(p); continue }
@@ -233,6 +260,8 @@ final class MonitorOutput: @unchecked Sendable {
     private let lock = NSLock()
     private let started: ContinuousClock.Instant
     private let write: @Sendable (String) -> Void
+    /// Gets every line too, when the session is recorded (set before the panes start).
+    var recorder: Recorder?
 
     init(started: ContinuousClock.Instant, write: @escaping @Sendable (String) -> Void) {
         self.started = started
@@ -245,7 +274,11 @@ final class MonitorOutput: @unchecked Sendable {
         lock.withLock {
             let t = Pane.seconds(ContinuousClock.now - started)
             let wall = Date()
-            for (event, fields) in lines { write(MonitorJSON.line(event, t: t, wall: wall, fields)) }
+            for (event, fields) in lines {
+                let line = MonitorJSON.line(event, t: t, wall: wall, fields)
+                write(line)
+                recorder?.event(t: t, name: event, pane: fields.first { $0.0 == "pane" }?.1.intValue, json: line)
+            }
         }
     }
 }

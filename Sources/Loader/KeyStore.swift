@@ -68,7 +68,7 @@ actor KeyStore {
                 }
             } else {
                 do {
-                    let r = try await client.get(uri)
+                    let r = try await client.get(uri, secret: true)
                     guard r.head.status == 200 else { throw UpstreamError(cause: .protocolError, detail: "\(uri): HTTP \(r.head.status)") }
                     bytes = r.body
                 } catch {

@@ -20,6 +20,8 @@ public struct UpstreamOptions: Sendable {
     public var retryBackoff: Double = 0.2
     public var maxRedirects = 5
     public var tls = TLSOptions()
+    /// Sees every exchange with an origin, each attempt on its own, with its whole body (a recording, `--record`).
+    public var tap: (@Sendable (UpstreamExchange) -> Void)?
     public init() {}
 }
 
@@ -28,7 +30,15 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
     public enum Cause: String, Sendable { case connect, timeout, truncated, tls, redirect, protocolError = "protocol", badURL = "url" }
     public var cause: Cause
     public var detail: String
+    /// What came before the failure, when an answer had begun (a truncated body): its head and the bytes received.
+    public var head: UpstreamHead?
+    public var partial: [UInt8] = []
     public var description: String { detail }
+
+    public init(cause: Cause, detail: String) {
+        self.cause = cause
+        self.detail = detail
+    }
 }
 
 /// An upstream answer's head and timing.
@@ -98,7 +108,7 @@ public final class UpstreamClient: Sendable {
     /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see a successful (2xx) answer as it arrives, `onReadEnd`
     /// after each batch of reads. An error status is retried (5xx) and returned, never streamed: the caller answers for it once.
     public func get(
-        _ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil,
+        _ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil, secret: Bool = false,
         onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
         onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
         onReadEnd: @escaping @Sendable () -> Void = {}
@@ -116,7 +126,8 @@ public final class UpstreamClient: Sendable {
         while true {
             do {
                 let r = try await once(
-                    current, range: range, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, streaming: streaming)
+                    current, range: range, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, secret: secret,
+                    streaming: streaming)
                 if [301, 302, 303, 307, 308].contains(r.head.status), let loc = r.head.header("location") {
                     redirects += 1
                     guard redirects <= options.maxRedirects else {
@@ -149,8 +160,39 @@ public final class UpstreamClient: Sendable {
     }
 
     func once(
-        _ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
+        _ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int, secret: Bool,
         streaming: Streaming
+    ) async throws -> UpstreamResponse {
+        guard let tap = options.tap else {
+            return try await attempt(
+                url, range: range, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
+        }
+        // Recorded: the whole body is kept for the recording, the caller still gets what it asked to keep.
+        let sent = Date()
+        func record(_ head: UpstreamHead?, _ body: [UInt8], bytes: Int, failure: UpstreamError?) {
+            tap(
+                UpstreamExchange(
+                    url: url, range: range, attempt: retries, secret: secret, sent: sent.timeIntervalSince1970, status: head?.status,
+                    headers: head?.headers ?? [], ttfb: head?.ttfb, seconds: Date().timeIntervalSince(sent), bytes: bytes,
+                    failure: failure?.cause.rawValue, detail: failure?.detail, body: body))
+        }
+        do {
+            var r = try await attempt(
+                url, range: range, start: start, redirects: redirects, retries: retries, keepBody: .max, streaming: streaming)
+            record(r.head, r.body, bytes: r.bytes, failure: nil)
+            if r.body.count > keepBody { r.body = Array(r.body.prefix(keepBody)) }
+            return r
+        } catch let e as UpstreamError {
+            record(e.head, e.partial, bytes: e.partial.count, failure: e)
+            throw e
+        } catch {
+            record(nil, [], bytes: 0, failure: UpstreamError(cause: .protocolError, detail: "\(url): \(error)"))
+            throw error
+        }
+    }
+
+    func attempt(
+        _ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int, streaming: Streaming
     ) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
         do {
@@ -390,10 +432,15 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
             guard let head = e.head else { return p.fail(UpstreamError(cause: .protocolError, detail: "\(e.url): no response")) }
             if let n = e.expected, e.received < n {
                 reusable = false
-                return p.fail(UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.received) of \(n) bytes"))
+                var err = UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.received) of \(n) bytes")
+                err.head = head
+                err.partial = e.body
+                return p.fail(err)
             }
             p.succeed(UpstreamResponse(head: head, body: e.body, bytes: e.received, seconds: 0))
-        case .failure(let err):
+        case .failure(var err):
+            err.head = err.head ?? e.head
+            if err.partial.isEmpty { err.partial = e.body }
             p.fail(err)
         }
     }

@@ -196,3 +196,49 @@ extension JSONValue {
         return []
     }
 }
+
+/// One exchange with an origin as it happened on the wire — each attempt of a retried request on its own — for a recording
+/// (`--record`, docs/RECORDING.md): what was asked, what came back and when, and how it ended.
+public struct UpstreamExchange: Sendable {
+    /// The URL asked for (after redirects: each hop is an exchange of its own).
+    public var url: String
+    public var range: String?
+    /// 0 for the first try of a request, then each retry.
+    public var attempt: Int
+    /// A key: its bytes are recorded only when asked for (`--record-keys`).
+    public var secret: Bool
+    /// When the request was sent (seconds since 1970).
+    public var sent: Double
+    public var status: Int?
+    public var headers: [(String, String)]
+    /// Seconds to the first byte of the answer, when one came.
+    public var ttfb: Double?
+    /// Seconds until the exchange ended (answered whole, or failed).
+    public var seconds: Double
+    /// Bytes of body received, kept or not.
+    public var bytes: Int
+    /// How it failed, when it did: connect, timeout, truncated, tls, redirect, protocol, url (with the one-line detail).
+    public var failure: String?
+    public var detail: String?
+    /// The body received (of a truncated answer, what came before the cut).
+    public var body: [UInt8]
+
+    public init(
+        url: String, range: String?, attempt: Int, secret: Bool, sent: Double, status: Int?, headers: [(String, String)], ttfb: Double?,
+        seconds: Double, bytes: Int, failure: String?, detail: String?, body: [UInt8]
+    ) {
+        self.url = url
+        self.range = range
+        self.attempt = attempt
+        self.secret = secret
+        self.sent = sent
+        self.status = status
+        self.headers = headers
+        self.ttfb = ttfb
+        self.seconds = seconds
+        self.bytes = bytes
+        self.failure = failure
+        self.detail = detail
+        self.body = body
+    }
+}

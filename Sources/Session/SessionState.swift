@@ -7,7 +7,7 @@ public struct PlayerSample: Sendable, Equatable {
     public var audioPts: Double?
     public var paused = false
     public var pausedForCache = false
-    public var coreIdle = true
+    public var coreIdle = false
     public var eof = false
     public var width: Int?
     public var height: Int?
@@ -41,7 +41,9 @@ public struct SegmentFacts: Sendable, Equatable {
 }
 
 public enum PlaybackState: String, Sendable {
-    case starting, playing, paused, buffering, ended, error
+    /// `restarting`: mpv restarts its playback (after a seek, or where it reset itself at a timestamp jump: a TS discontinuity,
+    /// a live loop); the picture stands for a few tenths of a second and what it held before the jump is dropped (a `skip`).
+    case starting, playing, paused, buffering, restarting, ended, error
 }
 
 /// A stall: playback waited for data after it had started (seconds since session start).
@@ -727,6 +729,7 @@ public struct SessionState: Sendable {
         // Held by hlstui while a switch moves it inside the new rung: waiting for data too.
         if sample.pausedForCache || currentStall != nil || eofSince != nil || sample.held || loadingSince != nil { return .buffering }
         if sample.paused { return .paused }
+        if sample.restarting { return .restarting }
         return .playing
     }
 

@@ -46,7 +46,9 @@ public enum Dashboard {
     static func status(_ s: StatusModel, focused: Bool, into c: inout Canvas, y: inout Int) {
         let role: Role = s.state == .error ? .statusError : (focused ? .status : .border)
         c.fill(Rect(x: 0, y: y, width: c.width, height: 1), role)
-        let icon = ["starting": "…", "playing": "▶", "paused": "⏸", "buffering": "◌", "ended": "■", "error": "✖"][s.state.rawValue] ?? "?"
+        let icon =
+            ["starting": "…", "playing": "▶", "paused": "⏸", "buffering": "◌", "restarting": "↻", "ended": "■", "error": "✖"][
+                s.state.rawValue] ?? "?"
         var line = "\(icon) \(s.state.rawValue.uppercased())  \(s.clock)  \(s.rung)"
         if let v = s.video { line += "  \(v)" }
         line += "  ↓\(s.throughput)  drop \(s.dropped)  stalls \(s.stalls)"

@@ -35,6 +35,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(help: "Also write info-level log lines (reloads, GAP crossings, why each switch happened).")
     var verbose = false
 
+    @Option(help: ArgumentHelp(RecordHelp.text, valueName: "file"))
+    var record: String?
+
     @OptionGroup(title: "Player")
     var player: PlayerFlagGroup
 
@@ -53,6 +56,7 @@ struct MonitorCommand: AsyncParsableCommand {
         request.rate = rate
         request.verbose = verbose
         request.sync = !player.noSync
+        request.record = record
         if let c = commands {
             let text: String
             if c == "-" {

@@ -156,3 +156,9 @@ struct PlayerFlagGroup: ParsableArguments {
 extension PlayerOptions.Video: ExpressibleByArgument {}
 
 extension SwitchMode: ExpressibleByArgument {}
+
+/// `--record FILE`, on `hlstui URL` and `monitor`.
+enum RecordHelp {
+    static let text =
+        "Record the session into FILE (SQLite, never over an existing file): every exchange with the origin (bodies once, keys' bytes never), the session's events and the commands given (docs/RECORDING.md)."
+}

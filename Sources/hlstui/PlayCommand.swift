@@ -25,6 +25,9 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Origin, TLS and keys")
     var loaderFlags: LoaderFlagGroup
 
+    @Option(help: ArgumentHelp(RecordHelp.text, valueName: "file"))
+    var record: String?
+
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give a playlist URL (or run `hlstui demo`)") }
         if urls.count > 4 { throw ValidationError("at most four panes") }
@@ -36,6 +39,7 @@ struct PlayCommand: AsyncParsableCommand {
         var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
         request.sync = !player.noSync
         request.ascii = player.ascii
+        request.record = record
         let status = await DashboardRunner.run(request)
         if status != 0 { throw ExitCode(status) }
     }

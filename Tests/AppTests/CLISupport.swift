@@ -56,6 +56,22 @@ enum CLI {
         return (p, LineReader(out.fileHandleForReading))
     }
 
+    /// Runs a system tool (`sqlite3`, `curl`) and returns what it wrote on stdout.
+    static func tool(_ name: String, _ args: [String]) throws -> Data {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [name] + args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return o
+    }
+
+    static func runTool(_ name: String, _ args: [String]) throws -> String { String(decoding: try tool(name, args), as: UTF8.self) }
+
     /// A temporary directory holding `files`.
     static func directory(_ files: [String: String]) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-test-\(UUID().uuidString)")

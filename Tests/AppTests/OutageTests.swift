@@ -128,7 +128,7 @@ struct OutageTests {
         #expect(!players.contains { $0["state"] as? String == "paused" }, "a freeze is never shown as a pause")
         let after = players.filter { ($0["t"] as? Double ?? 0) > 24 }
         #expect(
-            !after.isEmpty && after.allSatisfy { $0["state"] as? String == "playing" }, "playing again: \(after.map { $0["state"] ?? "" })")
+            !after.isEmpty && after.allSatisfy(MonitorRun.moving), "playing again: \(after.map { $0["state"] ?? "" })")
         // Raw media time restarts at the camera's loop (a timestamp reset): what counts is that it moves forward.
         let times = after.compactMap { $0["timePos"] as? Double }
         let advanced = zip(times, times.dropFirst()).map { max(0, $1 - $0) }.reduce(0, +)
@@ -161,7 +161,7 @@ struct OutageTests {
             r.named("diagnostic").filter { ($0["message"] as? String)?.contains("reads rung 1's") == true }.count == 1, "once per outage")
         #expect(r.named("recovered").contains { $0["rung"] as? Int == 0 }, "host A is used again once it answers")
         let playing = r.named("player").filter { ($0["t"] as? Double ?? 0) > 6 && ($0["t"] as? Double ?? 0) < 14 }
-        #expect(!playing.isEmpty && playing.allSatisfy { $0["state"] as? String == "playing" }, "\(playing.map { $0["state"] ?? "" })")
+        #expect(!playing.isEmpty && playing.allSatisfy(MonitorRun.moving), "\(playing.map { $0["state"] ?? "" })")
     }
 
     @Test(

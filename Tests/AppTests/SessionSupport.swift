@@ -23,6 +23,10 @@ struct MonitorRun {
     /// Events named `name`.
     func named(_ name: String) -> [[String: Any]] { events.filter { $0["event"] as? String == name } }
 
+    /// A `player` event that shows the stream moving: playing, or restarting where mpv resets itself at a timestamp jump (a
+    /// live camera's loop) — neither waiting for data nor paused.
+    static func moving(_ player: [String: Any]) -> Bool { ["playing", "restarting"].contains(player["state"] as? String ?? "") }
+
     /// Runs `hlstui monitor` with `args` (the binary, real libmpv headless), waiting on a thread of its own, once its
     /// players fit (`PlayerSlots`). `before` runs just before the launch and `alongside` while it runs: anything a test
     /// times (a fault, a phase of the origin's clock) is timed from the launch, not from when the test began.

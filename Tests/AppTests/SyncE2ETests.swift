@@ -76,7 +76,7 @@ struct SyncE2ETests {
         #expect(apart.status == 0, "\(apart.stderr)")
         let last = try #require(apart.named("sync").last)
         #expect(last["state"] as? String == "off" && (last["reason"] as? String ?? "").hasPrefix("no moment in common"), "\(last)")
-        #expect(apart.named("player").filter { ($0["t"] as? Double ?? 0) > 3 }.allSatisfy { $0["state"] as? String == "playing" })
+        #expect(apart.named("player").filter { ($0["t"] as? Double ?? 0) > 3 }.allSatisfy(MonitorRun.moving))
     }
 }
 

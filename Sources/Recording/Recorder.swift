@@ -1,0 +1,162 @@
+import Crypto
+import Foundation
+import GRDB
+import JSONValue
+import LoaderEvents
+
+/// Why a recording could not be written or read, in one line.
+public struct RecordingError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Writes one session into a SQLite file (the schema: docs/RECORDING.md): every exchange with an origin (bodies stored once by
+/// content hash, a key's bytes never), every line of the session's events and the commands given, each with its time since the
+/// session started. Items are queued and written together a few times a second on the recorder's own queue, so the Loader and
+/// the panes never wait on the disk; `close()` writes what is left. A write that fails (a full disk) stops the recording with
+/// one line through `onFailure`; the session goes on.
+public final class Recorder: @unchecked Sendable {
+    /// What the recorder has not written yet; guarded by `lock`.
+    private enum Item {
+        case exchange(UpstreamExchange, pane: Int?)
+        case event(t: Double, name: String, pane: Int?, json: String)
+        case input(t: Double, pane: Int?, command: String)
+    }
+
+    public let path: String
+    /// When the session started: every `t` is measured from it.
+    public let started: Date
+    private let db: DatabaseQueue
+    private let queue = DispatchQueue(label: "hlstui.recorder")
+    private let lock = NSLock()
+    private var pending: [Item] = []
+    private var flushScheduled = false
+    private var stopped: String?
+    private let onFailure: @Sendable (String) -> Void
+
+    /// Creates `path` (never over an existing file: a recording is not overwritten by accident) with `meta` (the command line,
+    /// the URLs, hlstui's version).
+    public convenience init(
+        path: String, meta: [(String, String)], started: Date = Date(), onFailure: @escaping @Sendable (String) -> Void
+    ) throws(RecordingError) {
+        try self.init(path: path, meta: meta, started: started, maxPages: nil, onFailure: onFailure)
+    }
+
+    /// `maxPages`: a size limit on the file (tests: a disk that fills up).
+    init(
+        path: String, meta: [(String, String)], started: Date, maxPages: Int?, onFailure: @escaping @Sendable (String) -> Void
+    ) throws(RecordingError) {
+        self.path = path
+        self.started = started
+        self.onFailure = onFailure
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw RecordingError("\(path) exists: a recording is never written over, give a new file")
+        }
+        do {
+            db = try DatabaseQueue(path: path)
+            try db.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                if let maxPages { try db.execute(sql: "PRAGMA max_page_count = \(maxPages)") }
+            }
+            try db.write { db in
+                try RecordingSchema.create(db)
+                let fields =
+                    [
+                        ("format", RecordingSchema.format), ("version", String(RecordingSchema.version)),
+                        ("started", Self.iso(started)),
+                    ] + meta
+                for (k, v) in fields { try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [k, v]) }
+            }
+        } catch {
+            throw RecordingError("cannot record into \(path): \(Self.describe(error))")
+        }
+    }
+
+    /// A tap for one pane's Loader (`UpstreamOptions.tap`).
+    public func tap(pane: Int?) -> @Sendable (UpstreamExchange) -> Void { { [self] e in enqueue(.exchange(e, pane: pane)) } }
+
+    /// One line of the session's events (the `monitor` JSON, `t` as in it).
+    public func event(t: Double, name: String, pane: Int?, json: String) { enqueue(.event(t: t, name: name, pane: pane, json: json)) }
+
+    /// A command given (a key on the dashboard, a line of `--commands`).
+    public func input(t: Double, pane: Int?, command: String) { enqueue(.input(t: t, pane: pane, command: command)) }
+
+    /// Writes everything queued and closes the file; later items are dropped.
+    public func close() {
+        queue.sync { flush() }
+        lock.withLock { stopped = stopped ?? "closed" }
+        try? db.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try? db.close()
+    }
+
+    private func enqueue(_ item: Item) {
+        let schedule = lock.withLock { () -> Bool in
+            guard stopped == nil else { return false }
+            pending.append(item)
+            if flushScheduled { return false }
+            flushScheduled = true
+            return true
+        }
+        if schedule { queue.asyncAfter(deadline: .now() + 0.25) { [self] in flush() } }
+    }
+
+    /// Runs on `queue`.
+    private func flush() {
+        let items = lock.withLock { () -> [Item] in
+            flushScheduled = false
+            defer { pending = [] }
+            return stopped == nil ? pending : []
+        }
+        guard !items.isEmpty else { return }
+        do {
+            try db.write { db in
+                for item in items {
+                    switch item {
+                    case .exchange(let e, let pane): try write(e, pane: pane, db)
+                    case .event(let t, let name, let pane, let json):
+                        try db.execute(
+                            sql: "INSERT INTO event(t, name, pane, json) VALUES (?, ?, ?, ?)", arguments: [t, name, pane, json])
+                    case .input(let t, let pane, let command):
+                        try db.execute(sql: "INSERT INTO input(t, pane, command) VALUES (?, ?, ?)", arguments: [t, pane, command])
+                    }
+                }
+            }
+        } catch {
+            let why = "recording into \(path) stopped: \(Self.describe(error))"
+            lock.withLock { stopped = why }
+            onFailure(why)
+        }
+    }
+
+    private func write(_ e: UpstreamExchange, pane: Int?, _ db: Database) throws {
+        var hash: String?
+        // A key's bytes are never recorded (they would lie in the clear in the file); the exchange is, without its body.
+        if !e.secret && !e.body.isEmpty {
+            let h = SHA256.hash(data: e.body).map { String(format: "%02x", $0) }.joined()
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO body(hash, size, bytes) VALUES (?, ?, ?)", arguments: [h, e.body.count, Data(e.body)])
+            hash = h
+        }
+        let headers = JSONValue.array(e.headers.map { .array([.string($0.0), .string($0.1)]) }).text
+        try db.execute(
+            sql: """
+                INSERT INTO exchange(t, pane, url, range, attempt, secret, status, headers, ttfb, seconds, bytes, failure, detail, body)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                e.sent - started.timeIntervalSince1970, pane, e.url, e.range, e.attempt, e.secret, e.status, headers, e.ttfb, e.seconds,
+                e.bytes, e.failure, e.detail, hash,
+            ])
+    }
+
+    static func iso(_ d: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: d)
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
+        return "\(error)"
+    }
+}

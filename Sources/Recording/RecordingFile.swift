@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+
+/// One recorded exchange, as the file holds it (its body by hash).
+public struct RecordedExchange: Sendable, Equatable {
+    public var t: Double
+    public var pane: Int?
+    public var url: String
+    public var range: String?
+    public var attempt: Int
+    public var secret: Bool
+    public var status: Int?
+    public var ttfb: Double?
+    public var seconds: Double
+    public var bytes: Int
+    public var failure: String?
+    public var body: String?
+}
+
+/// A recording opened for reading (read-only: reading never changes it).
+public final class RecordingFile: Sendable {
+    public let path: String
+    private let db: DatabaseQueue
+
+    public init(path: String) throws(RecordingError) {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else { throw RecordingError("\(path): no such file") }
+        do {
+            var c = Configuration()
+            c.readonly = true
+            db = try DatabaseQueue(path: path, configuration: c)
+            let format = try db.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'") }
+            guard format == RecordingSchema.format else { throw RecordingError("\(path) is not an hlstui recording") }
+        } catch let e as RecordingError {
+            throw e
+        } catch {
+            throw RecordingError("\(path) is not an hlstui recording (\(Recorder.describe(error)))")
+        }
+    }
+
+    public func meta() throws(RecordingError) -> [String: String] {
+        try read { db in
+            Dictionary(
+                try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0["key"] as String, $0["value"] as String) },
+                uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    public func exchanges() throws(RecordingError) -> [RecordedExchange] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT t, pane, url, range, attempt, secret, status, ttfb, seconds, bytes, failure, body FROM exchange ORDER BY t, id"
+            ).map { r in
+                RecordedExchange(
+                    t: r["t"], pane: r["pane"], url: r["url"], range: r["range"], attempt: r["attempt"], secret: r["secret"],
+                    status: r["status"], ttfb: r["ttfb"], seconds: r["seconds"], bytes: r["bytes"], failure: r["failure"], body: r["body"])
+            }
+        }
+    }
+
+    public func body(_ hash: String) throws(RecordingError) -> [UInt8]? {
+        try read { db in try Data.fetchOne(db, sql: "SELECT bytes FROM body WHERE hash = ?", arguments: [hash]).map { [UInt8]($0) } }
+    }
+
+    /// The session's events: time, name and the JSON line.
+    public func events() throws(RecordingError) -> [(t: Double, name: String, json: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT t, name, json FROM event ORDER BY id").map { ($0["t"], $0["name"], $0["json"]) }
+        }
+    }
+
+    public func inputs() throws(RecordingError) -> [(t: Double, pane: Int?, command: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT t, pane, command FROM input ORDER BY id").map { ($0["t"], $0["pane"], $0["command"]) }
+        }
+    }
+
+    /// Stored body bytes and how many exchanges share them.
+    public func storage() throws(RecordingError) -> (bodies: Int, bytes: Int, exchangeBytes: Int) {
+        try read { db in
+            let b = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(size), 0) AS s FROM body")
+            let e = try Int.fetchOne(db, sql: "SELECT coalesce(sum(bytes), 0) FROM exchange") ?? 0
+            return (b?["n"] ?? 0, b?["s"] ?? 0, e)
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(RecordingError) -> T {
+        do { return try db.read(body) } catch { throw RecordingError("\(path): \(Recorder.describe(error))") }
+    }
+}
