@@ -18,6 +18,8 @@ public struct DashboardRequest: Sendable {
     public var ascii = false
     /// `--record FILE`: the whole session into one SQLite file (docs/RECORDING.md).
     public var record: String?
+    /// Commands given at their times, as if keys were pressed (a replay gives the recorded ones again).
+    public var commands: [ScriptedAction] = []
     public init(panes: [PaneConfig], theme: String?, logFile: String?) {
         self.panes = panes
         self.theme = theme
@@ -208,7 +210,8 @@ public enum DashboardRunner {
             return p
         }
         let ui = UILoop(
-            screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane, recorder: recorder)
+            screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane, recorder: recorder,
+            commands: request.commands)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: ui.run()) }
             thread.name = "curses"
@@ -238,6 +241,8 @@ final class UILoop: @unchecked Sendable {
     let makePane: @Sendable (Int, String) throws -> Pane
     /// Gets every command given, when the session is recorded.
     let recorder: Recorder?
+    /// Commands still to give, in time order.
+    private var pending: ArraySlice<ScriptedAction>
     private(set) var syncRunner: SyncRunner?
     let screen: Screen
     /// Folds what the players' libraries write on stdout and stderr into the first pane's message log.
@@ -245,9 +250,10 @@ final class UILoop: @unchecked Sendable {
 
     init(
         screen: Screen, panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant,
-        makePane: @escaping @Sendable (Int, String) throws -> Pane, recorder: Recorder? = nil
+        makePane: @escaping @Sendable (Int, String) throws -> Pane, recorder: Recorder? = nil, commands: [ScriptedAction] = []
     ) {
         self.recorder = recorder
+        pending = commands[...]
         self.screen = screen
         self.panes = panes
         self.themes = themes
@@ -288,6 +294,27 @@ final class UILoop: @unchecked Sendable {
         return true
     }
 
+    /// Carries out a session action on the focused pane (or on the lock); `focus` nil: on every pane.
+    func perform(_ action: Action, focus: Int?) {
+        switch action {
+        case .toggleSync: syncRunner?.toggle()
+        case .syncReference(let p): syncRunner?.pinReference(p ?? focus ?? 0)
+        default:
+            for (i, p) in panes.enumerated() where focus == nil || focus == i { p.perform(action) }
+        }
+    }
+
+    /// Gives the commands that are due; true when one asks to quit.
+    func giveDueCommands() -> Bool {
+        let t = Pane.seconds(ContinuousClock.now - started)
+        while let c = pending.first, c.at <= t {
+            pending = pending.dropFirst()
+            if c.action == .quit { return true }
+            perform(c.action, focus: c.pane.map { min($0, panes.count - 1) })
+        }
+        return false
+    }
+
     func run() -> Int32 {
         var st = DashboardScreenState(panes: panes.count)
         let noColor = ProcessInfo.processInfo.environment["NO_COLOR"] != nil || screen.colorCount == 0
@@ -321,21 +348,19 @@ final class UILoop: @unchecked Sendable {
                     if cmd == .suspend { screen.suspend() }
                     clear = true
                 } else if let cmd = Keymap.command(for: key) {
-                    recorder?.input(t: Pane.seconds(ContinuousClock.now - started), pane: st.focus, command: "\(cmd)")
                     let s = panes[st.focus].snapshot
-                    let before = st.themeIndex
-                    if let action = st.handle(
+                    let (before, focus) = (st.themeIndex, st.focus)
+                    let action = st.handle(
                         cmd, ladderSize: s.ladder.rungs.count, logSize: max(s.requests.count, s.log.count), themes: themes.count)
-                    {
-                        switch action {
-                        case .toggleSync: syncRunner?.toggle()
-                        case .syncReference(let p): syncRunner?.pinReference(p ?? st.focus)
-                        default: panes[st.focus].perform(action)
-                        }
-                    }
+                    // Recorded as a `--commands` line says it (a replay gives it again); what concerns only the screen, by name.
+                    recorder?.input(
+                        t: Pane.seconds(ContinuousClock.now - started), pane: focus,
+                        command: action?.words(focus: focus) ?? (st.quit ? "quit" : "ui \(cmd)"))
+                    if let action { perform(action, focus: focus) }
                     if st.themeIndex != before { applyTheme() }
                 }
             }
+            if giveDueCommands() { st.quit = true }
             if ContinuousClock.now - lastSample >= .milliseconds(250) {
                 lastSample = ContinuousClock.now
                 for p in panes { p.requestSample() }

@@ -231,11 +231,11 @@ public enum MonitorRunner {
             while let c = pending.first, c.at <= t {
                 pending = pending.dropFirst()
                 out.emit("command", [("line", .int(c.line)), ("action", .string("\(c.action)"))])
-                recorder?.input(t: t, pane: nil, command: "\(c.action)")
+                recorder?.input(t: t, pane: c.pane, command: c.action.words())
                 if c.action == .quit { break loop }
                 if c.action == .toggleSync { sync?.toggle(); continue }
                 if case .syncReference(let p?) = c.action { sync?.pinReference(p); continue }
-                for p in panes { p.perform(c.action) }
+                for p in panes where c.pane == nil || c.pane == p.index { p.perform(c.action) }
             }
             // Every pane is sampled in the same tick.
             var states: [SessionState] = []

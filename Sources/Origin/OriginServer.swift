@@ -6,7 +6,8 @@ import NIOSSL
 
 /// The origin on 127.0.0.1: HTTP, and HTTPS with a self-signed certificate when asked.
 public final class OriginServer: Sendable {
-    public let router: OriginRouter
+    /// What answers: the scenarios, or a recording.
+    public let router: any OriginResponder
     public let httpPort: Int
     public let httpsPort: Int?
     public let identity: SelfSignedIdentity?
@@ -20,7 +21,7 @@ public final class OriginServer: Sendable {
 
     /// Binds and starts serving; port 0 picks a free port.
     public static func start(
-        router: OriginRouter, port: Int = 0, tls: Bool = false, tlsPort: Int = 0, threads: Int = 1,
+        router: any OriginResponder, port: Int = 0, tls: Bool = false, tlsPort: Int = 0, threads: Int = 1,
         identity given: SelfSignedIdentity? = nil, clientCAs: [String]? = nil
     ) throws -> OriginServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
@@ -43,7 +44,7 @@ public final class OriginServer: Sendable {
     }
 
     init(
-        router: OriginRouter, group: MultiThreadedEventLoopGroup, channels: [Channel], httpPort: Int, httpsPort: Int?,
+        router: any OriginResponder, group: MultiThreadedEventLoopGroup, channels: [Channel], httpPort: Int, httpsPort: Int?,
         identity: SelfSignedIdentity?
     ) {
         self.router = router
@@ -54,7 +55,7 @@ public final class OriginServer: Sendable {
         self.identity = identity
     }
 
-    static func bind(group: MultiThreadedEventLoopGroup, router: OriginRouter, port: Int, ssl: NIOSSLContext?) throws -> Channel {
+    static func bind(group: MultiThreadedEventLoopGroup, router: any OriginResponder, port: Int, ssl: NIOSSLContext?) throws -> Channel {
         try ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -98,11 +99,11 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    let router: OriginRouter
+    let router: any OriginResponder
     let tls: Bool
     var head: HTTPRequestHead?
 
-    init(router: OriginRouter, tls: Bool) {
+    init(router: any OriginResponder, tls: Bool) {
         self.router = router
         self.tls = tls
     }
@@ -131,7 +132,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.add(name: "Accept-Ranges", value: "bytes")
         headers.add(name: "Cache-Control", value: "no-cache")
         for (k, v) in r.headers { headers.add(name: k, value: v) }
-        if let range, r.status == 200, r.kind == "segment" || r.kind == "init" || r.kind == "key" {
+        if let range, !r.exact, r.status == 200, r.kind == "segment" || r.kind == "init" || r.kind == "key" {
             switch byteRange(range, size: body.count) {
             case .some(.some(let rr)):
                 headers.add(name: "Content-Range", value: "bytes \(rr.lowerBound)-\(rr.upperBound - 1)/\(body.count)")
@@ -160,10 +161,28 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let send: @Sendable () -> Void = { [router] in
             let (status, headers, body) = (finalStatus, finalHeaders, finalBody)
             let context = loopContext.value
-            context.write(
-                NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
             var sent = body.count
             switch response.delivery {
+            case .refuse:
+                sent = 0
+                context.close(promise: nil)
+            case .silent(let seconds):
+                sent = 0
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) { loopContext.value.close(promise: nil) }
+            default:
+                context.write(
+                    NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+            }
+            switch response.delivery {
+            case .refuse, .silent: break
+            case .cut(let n):
+                sent = min(n, body.count)
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))))
+                    .whenComplete { _ in loopContext.value.close(promise: nil) }
+            case .hang(let n, let seconds):
+                sent = min(n, body.count)
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))), promise: nil)
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) { loopContext.value.close(promise: nil) }
             case .normal:
                 if !headOnly && !body.isEmpty {
                     context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)

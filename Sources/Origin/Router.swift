@@ -11,9 +11,12 @@ public struct OriginRequest: Sendable {
     public var query: [String: String]
     public var range: String?
     public var tls: Bool
+    /// The request target as sent: path and query.
+    public var target: String
 
     public init(method: String = "GET", target: String, range: String? = nil, tls: Bool = false) {
         self.method = method
+        self.target = target
         let q = target.firstIndex(of: "?")
         path = q.map { String(target[..<$0]) } ?? target
         query = queryParameters(ofURL: target)
@@ -31,8 +34,23 @@ public enum Delivery: Sendable, Equatable {
     case truncate
     /// The whole body, sent no faster than this many bytes per second (a link of known speed, for benchmarks).
     case paced(bytesPerSecond: Int)
+    /// Headers and the first `bytes` of the body (Content-Length promises all of it), then the connection closes.
+    case cut(bytes: Int)
+    /// Headers and the first `bytes` of the body, then silence; the connection closes after `seconds`.
+    case hang(bytes: Int, seconds: Double)
+    /// No answer at all; the connection closes after `seconds` (a client's read timeout).
+    case silent(seconds: Double)
+    /// The connection closes at once, no answer (refused, reset).
+    case refuse
 
     var isPaced: Bool { if case .paced = self { true } else { false } }
+}
+
+/// What answers the origin's requests: the scenarios (`OriginRouter`) or a recording (`ReplayResponder`). `now` is seconds
+/// since 1970; every answer is logged in `state`.
+public protocol OriginResponder: Sendable {
+    var state: OriginState { get }
+    func respond(_ req: OriginRequest, now: Double) -> OriginResponse
 }
 
 /// A response with what the request log needs to say about it.
@@ -48,6 +66,8 @@ public struct OriginResponse: Sendable {
     public var kind = "other"
     public var truth: SegmentTruth?
     public var fault: String?
+    /// Sent as it is: a Range header is not applied again (a recorded answer already answered it).
+    public var exact = false
 
     static func text(_ status: Int, _ s: String) -> OriginResponse {
         OriginResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array((s + "\n").utf8))
@@ -85,7 +105,7 @@ public enum OriginKeys {
 }
 
 /// Maps requests to playlists, media, keys and control answers; time comes in as `now` (seconds since 1970).
-public struct OriginRouter: Sendable {
+public struct OriginRouter: OriginResponder {
     public let media: MediaLibrary
     public let state: OriginState
 

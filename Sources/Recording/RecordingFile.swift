@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// One recorded exchange, as the file holds it (its body by hash).
-public struct RecordedExchange: Sendable, Equatable {
+public struct RecordedExchange: Sendable {
     public var t: Double
     public var pane: Int?
     public var url: String
@@ -10,6 +10,8 @@ public struct RecordedExchange: Sendable, Equatable {
     public var attempt: Int
     public var secret: Bool
     public var status: Int?
+    /// The answer's headers, in order.
+    public var headers: [(String, String)]
     public var ttfb: Double?
     public var seconds: Double
     public var bytes: Int
@@ -50,11 +52,15 @@ public final class RecordingFile: Sendable {
         try read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT t, pane, url, range, attempt, secret, status, ttfb, seconds, bytes, failure, body FROM exchange ORDER BY t, id"
+                sql: """
+                    SELECT t, pane, url, range, attempt, secret, status, headers, ttfb, seconds, bytes, failure, body
+                    FROM exchange ORDER BY t, id
+                    """
             ).map { r in
                 RecordedExchange(
                     t: r["t"], pane: r["pane"], url: r["url"], range: r["range"], attempt: r["attempt"], secret: r["secret"],
-                    status: r["status"], ttfb: r["ttfb"], seconds: r["seconds"], bytes: r["bytes"], failure: r["failure"], body: r["body"])
+                    status: r["status"], headers: Self.headers(r["headers"]), ttfb: r["ttfb"], seconds: r["seconds"], bytes: r["bytes"],
+                    failure: r["failure"], body: r["body"])
             }
         }
     }
@@ -83,6 +89,11 @@ public final class RecordingFile: Sendable {
             let e = try Int.fetchOne(db, sql: "SELECT coalesce(sum(bytes), 0) FROM exchange") ?? 0
             return (b?["n"] ?? 0, b?["s"] ?? 0, e)
         }
+    }
+
+    static func headers(_ json: String) -> [(String, String)] {
+        guard let pairs = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [[String]] else { return [] }
+        return pairs.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws(RecordingError) -> T {

@@ -40,6 +40,8 @@ public enum Action: Sendable, Equatable {
         case "bitrate":
             guard let a = arg else { return nil }
             if a == "none" || a == "0" { return .capBitrate(nil) }
+            if a == "down" { return .bitrateDown }
+            if a == "up" { return .bitrateUp }
             return parseRate(a).map { .capBitrate($0) }
         case "switch":
             if arg == nil { return .toggleSwitchMode }
@@ -49,6 +51,29 @@ public enum Action: Sendable, Equatable {
             if a.hasPrefix("+") || a.hasPrefix("-") { return Double(a).map { .seekRelative($0) } }
             return Double(a).map { .seekTo($0) }
         default: return nil
+        }
+    }
+
+    /// The command as a `--commands` script says it (`parse` reads it back); a reference to the focused pane names `focus`.
+    public func words(focus: Int = 0) -> String {
+        func number(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
+        switch self {
+        case .togglePause: return "pause"
+        case .seekRelative(let d): return "seek " + (d < 0 ? "-" : "+") + number(abs(d))
+        case .seekTo(let d): return "seek \(number(d))"
+        case .pin(let i): return "pin \(i)"
+        case .automatic: return "auto"
+        case .capHeight(let h): return "cap " + (h.map { String($0) } ?? "none")
+        case .capDown: return "cap down"
+        case .capUp: return "cap up"
+        case .capBitrate(let b): return "bitrate " + (b.map { String($0) } ?? "none")
+        case .bitrateDown: return "bitrate down"
+        case .bitrateUp: return "bitrate up"
+        case .switchMode(let m): return "switch \(m.rawValue)"
+        case .toggleSwitchMode: return "switch"
+        case .toggleSync: return "sync"
+        case .syncReference(let p): return "reference \((p ?? focus) + 1)"
+        case .quit: return "quit"
         }
     }
 
@@ -66,6 +91,15 @@ public struct ScriptedAction: Sendable, Equatable {
     public var at: Double
     public var action: Action
     public var line: Int
+    /// The pane it is for (a key pressed on a focused pane, replayed); nil: every pane, as a script line is.
+    public var pane: Int?
+
+    public init(at: Double, action: Action, line: Int, pane: Int? = nil) {
+        self.at = at
+        self.action = action
+        self.line = line
+        self.pane = pane
+    }
 }
 
 /// A script line that is not a command, with its line number.

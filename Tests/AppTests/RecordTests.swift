@@ -66,4 +66,44 @@ struct RecordTests {
         #expect(again.named("error").contains { ($0["message"] as? String)?.contains("exists") == true }, "\(again.events.prefix(2))")
         #expect(try RecordingFile(path: file).events().count == events.count, "the first recording is left as it was")
     }
+
+    /// A request as the session reported it, with the origin's address taken out (the replay's is another).
+    static func requests(_ r: MonitorRun, kind: String = "segment") -> [String] {
+        r.named("request").filter { $0["kind"] as? String == kind }.map { e in
+            let text = "\(e["url"] ?? "") \(e["status"] ?? "") retries \(e["retries"] ?? "") \(e["error"] ?? "-")"
+            return text.replacingOccurrences(of: #"http://127\.0\.0\.1:\d+(/h\d+)?"#, with: "", options: .regularExpression)
+        }
+    }
+
+    @Test("replay --json with the origin stopped: the same segment requests with the same statuses and retries, the same switch")
+    func replay() async throws {
+        let origin = AppOrigin.own()
+        let state = origin.router.state
+        let dir = try CLI.directory(["cmds": "3 pin 1\n"])
+        let file = dir.appendingPathComponent("faulty.sqlite").path
+        for (kind, status, msn) in [(Fault.Kind.status, 500, 1), (.status, 404, 3), (.truncate, 200, 5)] {
+            _ = state.add(
+                Fault(
+                    id: 0, kind: kind, target: .segment, status: status, ms: 0, scenario: "vod-ts", rendition: nil, msn: msn,
+                    remaining: status == 500 ? 2 : 1, since: 0))
+        }
+        let recorded = try await MonitorRun.run([
+            "\(origin.httpBase)/vod-ts/master.m3u8", "--duration", "8", "--record", file, "--commands",
+            dir.appendingPathComponent("cmds").path,
+        ])
+        origin.stop()
+        #expect(recorded.status == 0, "\(recorded.stderr.suffix(400))")
+        let want = Self.requests(recorded)
+        #expect(want.contains { $0.contains("retries 2") } && want.contains { $0.contains(" 404 ") }, "the faults happened: \(want)")
+        let switches = { (r: MonitorRun) in r.named("variant").map { "\($0["to"] ?? "") \($0["reason"] ?? "")" } }
+        for _ in 0..<2 {
+            let again = try await MonitorRun.run(["--json"], command: ["replay", file])
+            #expect(again.status == 0, "\(again.stderr.suffix(400))")
+            #expect(
+                Self.requests(again) == want,
+                "replayed:\n\(Self.requests(again).joined(separator: "\n"))\nrecorded:\n\(want.joined(separator: "\n"))")
+            #expect(switches(again) == switches(recorded))
+            #expect(again.named("command").count == 1)
+        }
+    }
 }

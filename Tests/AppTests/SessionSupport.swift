@@ -33,14 +33,14 @@ struct MonitorRun {
     /// `alone`: no other player runs beside it (a test whose timing is the point, with faults of its own).
     static func run(
         _ args: [String], timeout: Double = 90, alone: Bool = false, before: (@Sendable () async throws -> Void)? = nil,
-        alongside: (@Sendable () async -> Void)? = nil
+        alongside: (@Sendable () async -> Void)? = nil, command: [String] = ["monitor"]
     ) async throws -> MonitorRun {
-        let panes = alone ? PlayerSlots.shared.capacity : PlayerSlots.panes(in: args)
+        let panes = alone ? PlayerSlots.shared.capacity : max(PlayerSlots.panes(in: args), command.contains("replay") ? 4 : 1)
         await PlayerSlots.shared.acquire(panes)
         defer { Task { await PlayerSlots.shared.release(panes) } }
         try await before?()
         let side = alongside.map { body in Task { await body() } }
-        let r = try await offPool { try CLI.run(["monitor", "--video", "none"] + args, timeout: timeout) }
+        let r = try await offPool { try CLI.run(command + ["--video", "none"] + args, timeout: timeout) }
         await side?.value
         if let dir = ProcessInfo.processInfo.environment["HLSTUI_TEST_EVENTS_DIR"] {
             try? r.stdout.write(toFile: "\(dir)/monitor-\(UUID().uuidString.prefix(8)).jsonl", atomically: true, encoding: .utf8)

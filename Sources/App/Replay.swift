@@ -1,0 +1,57 @@
+import Foundation
+import Origin
+import Recording
+import Session
+
+/// A recording served again (`hlstui replay`): the origin that answers as the recorded ones did, the panes' URLs on it and
+/// the commands given, at their times.
+public struct ReplaySession: Sendable {
+    public let server: OriginServer
+    public let urls: [String]
+    public let commands: [ScriptedAction]
+    /// How long the recorded session lasted, at the replay's speed (seconds).
+    public let length: Double
+    /// `play` or `monitor`: what was recorded.
+    public let command: String
+}
+
+public enum Replay {
+    /// Opens `path` and starts serving it on 127.0.0.1 (time scaled by `speed`).
+    public static func open(_ path: String, speed: Double) throws(RecordingError) -> ReplaySession {
+        let file = try RecordingFile(path: path)
+        let meta = try file.meta()
+        guard let listed = meta["urls"], let urls = (try? JSONSerialization.jsonObject(with: Data(listed.utf8))) as? [String], !urls.isEmpty
+        else { throw RecordingError("\(path): the recording names no stream") }
+        let exchanges = try file.exchanges()
+        let responder = ReplayResponder(
+            exchanges: exchanges.map {
+                (
+                    $0.url,
+                    ReplayEntry(
+                        t: $0.t, status: $0.status, headers: $0.headers, ttfb: $0.ttfb, seconds: $0.seconds, bytes: $0.bytes,
+                        failure: $0.failure, body: $0.body, secret: $0.secret)
+                )
+            }, speed: speed, body: { try? file.body($0) }, startedAt: Date().timeIntervalSince1970)
+        let server: OriginServer
+        do { server = try OriginServer.start(router: responder) } catch { throw RecordingError("cannot serve \(path): \(error)") }
+        responder.listening(at: server.httpBase)
+        var mapped: [String] = []
+        for url in urls {
+            guard let u = responder.replayURL(url) else {
+                server.stop()
+                throw RecordingError("\(path): nothing was recorded from \(url)")
+            }
+            mapped.append(u)
+        }
+        // A command as a script line says it is given again; what concerned only the screen ("ui …") and panes opened later
+        // ("open URL") are not.
+        let commands = try file.inputs().enumerated().compactMap { i, input -> ScriptedAction? in
+            Action.parse(input.command.split(separator: " ")).map {
+                ScriptedAction(at: input.t / max(0.01, speed), action: $0, line: i + 1, pane: input.pane)
+            }
+        }
+        let last = max(try file.events().last?.t ?? 0, exchanges.last.map { $0.t + $0.seconds } ?? 0)
+        return ReplaySession(
+            server: server, urls: mapped, commands: commands, length: last / max(0.01, speed), command: meta["command"] ?? "monitor")
+    }
+}

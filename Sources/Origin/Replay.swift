@@ -1,0 +1,164 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// One recorded answer to one request (docs/RECORDING.md, table `exchange`), as the replay serves it again.
+public struct ReplayEntry: Sendable {
+    /// Seconds since the recorded session started, when the request was sent.
+    public var t: Double
+    public var status: Int?
+    public var headers: [(String, String)]
+    public var ttfb: Double?
+    public var seconds: Double
+    public var bytes: Int
+    /// connect, timeout, truncated, tls, … (nil: answered whole).
+    public var failure: String?
+    /// The body's hash in the recording (nil: no body, or a key's bytes, never recorded).
+    public var body: String?
+    public var secret: Bool
+
+    public init(
+        t: Double, status: Int?, headers: [(String, String)], ttfb: Double?, seconds: Double, bytes: Int, failure: String?,
+        body: String?, secret: Bool
+    ) {
+        self.t = t
+        self.status = status
+        self.headers = headers
+        self.ttfb = ttfb
+        self.seconds = seconds
+        self.bytes = bytes
+        self.failure = failure
+        self.body = body
+        self.secret = secret
+    }
+
+    var answered: Bool { failure == nil && (status.map { (200..<300).contains($0) } ?? false) }
+}
+
+/// Serves a recording with its timing: the recorded origins each get a path prefix (`/h0`, `/h1`, …) on this server; a
+/// playlist is answered with the version the origin gave last at that moment of the session (a live window advances as it
+/// did), every other resource with the recorded answers in turn — the n-th request for a URL gets the n-th recorded answer,
+/// its status, its wait for the first byte, its pace, its cut or its silence; past the recorded ones, the last good one.
+/// `speed` scales every time. A key's bytes were never recorded: asking for one says so.
+public final class ReplayResponder: OriginResponder, @unchecked Sendable {
+    public let state: OriginState
+    /// The recorded origins (`scheme://host:port`), in order of first use.
+    public let hosts: [String]
+    let entries: [String: [ReplayEntry]]
+    let body: @Sendable (String) -> [UInt8]?
+    let speed: Double
+    /// Guards `served` and `base`.
+    let lock = NIOLock()
+    var served: [String: Int] = [:]
+    var base = ""
+
+    /// `exchanges`: (URL, answer) in the order they happened.
+    public init(
+        exchanges: [(url: String, entry: ReplayEntry)], speed: Double, body: @escaping @Sendable (String) -> [UInt8]?, startedAt: Double
+    ) {
+        var hosts: [String] = []
+        var entries: [String: [ReplayEntry]] = [:]
+        for (url, e) in exchanges {
+            if let h = Self.origin(of: url), !hosts.contains(h) { hosts.append(h) }
+            entries[url, default: []].append(e)
+        }
+        self.hosts = hosts
+        self.entries = entries.mapValues { $0.sorted { $0.t < $1.t } }
+        self.body = body
+        self.speed = max(0.01, speed)
+        state = OriginState(startedAt: startedAt)
+    }
+
+    /// Where this server answers, once it listens (`http://127.0.0.1:PORT`).
+    public func listening(at base: String) { lock.withLock { self.base = base } }
+
+    /// The replay's URL for a recorded one.
+    public func replayURL(_ url: String) -> String? {
+        guard let h = Self.origin(of: url), let i = hosts.firstIndex(of: h) else { return nil }
+        return lock.withLock { base } + "/h\(i)" + url.dropFirst(h.count)
+    }
+
+    static func origin(of url: String) -> String? {
+        guard let u = URLComponents(string: url), let scheme = u.scheme, let host = u.host else { return nil }
+        return "\(scheme)://\(host)" + (u.port.map { ":\($0)" } ?? "")
+    }
+
+    public func respond(_ req: OriginRequest, now: Double) -> OriginResponse {
+        let parts = req.target.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
+        guard let first = parts.first, first.hasPrefix("h"), let i = Int(first.dropFirst()), hosts.indices.contains(i) else {
+            return .text(404, "not in the recording: \(req.target)")
+        }
+        let url = hosts[i] + "/" + (parts.count > 1 ? parts[1] : "")
+        guard let list = entries[url], !list.isEmpty else { return .text(404, "not in the recording: \(url)") }
+        let playlist = Self.isPlaylist(url, list)
+        let sessionTime = (now - state.startedAt) * speed
+        let entry: ReplayEntry
+        if playlist {
+            // The version the origin gave last at this moment of the session (the first, before it).
+            entry = list.last { $0.t <= sessionTime } ?? list[0]
+        } else {
+            let n = lock.withLock { () -> Int in
+                defer { served[url, default: 0] += 1 }
+                return served[url, default: 0]
+            }
+            entry = n < list.count ? list[n] : (list.last { $0.answered } ?? list[list.count - 1])
+        }
+        return answer(entry, playlist: playlist, url: url)
+    }
+
+    func answer(_ e: ReplayEntry, playlist: Bool, url: String) -> OriginResponse {
+        let kind = playlist ? "playlist" : e.secret ? "key" : "segment"
+        let wait = (e.ttfb ?? 0) / speed
+        guard let status = e.status else {
+            // No answer was recorded: the connection failed, or the origin said nothing until the client gave up.
+            var r = OriginResponse(status: 0, contentType: "", body: [], kind: kind)
+            r.delivery = e.failure == "timeout" ? .silent(seconds: e.seconds / speed) : .refuse
+            r.fault = e.failure
+            return r
+        }
+        if e.secret && e.body == nil {
+            var r = OriginResponse.text(404, "\(url): a key's bytes are never recorded")
+            r.kind = "key"
+            return r
+        }
+        var bytes = e.body.flatMap(body) ?? []
+        if playlist, !bytes.isEmpty, let text = String(bytes: bytes, encoding: .utf8) {
+            // Absolute URIs to a recorded origin lead back here.
+            var t = text
+            for (i, h) in hosts.enumerated() { t = t.replacingOccurrences(of: h + "/", with: lock.withLock { base } + "/h\(i)/") }
+            bytes = Array(t.utf8)
+        }
+        let contentType = e.headers.first { $0.0.lowercased() == "content-type" }?.1 ?? "application/octet-stream"
+        let passed = e.headers.filter {
+            !["content-length", "content-type", "connection", "transfer-encoding", "keep-alive"].contains($0.0.lowercased())
+        }
+        var r = OriginResponse(status: status, contentType: contentType, body: bytes, headers: passed, kind: kind)
+        r.delayMs = Int(wait * 1000)
+        r.exact = true
+        let transfer = max(0, e.seconds - (e.ttfb ?? 0)) / speed
+        switch e.failure {
+        case "truncated":
+            // Content-Length promises what the origin promised; the bytes stop where they stopped.
+            let promised = e.headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? bytes.count + 1
+            r.body = bytes + [UInt8](repeating: 0, count: max(0, promised - bytes.count))
+            r.delivery = .cut(bytes: bytes.count)
+            r.fault = "truncated"
+        case "timeout":
+            let promised = e.headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? bytes.count + 1
+            r.body = bytes + [UInt8](repeating: 0, count: max(0, promised - bytes.count))
+            r.delivery = .hang(bytes: bytes.count, seconds: transfer)
+            r.fault = "timeout"
+        case .some(let other):
+            r.delivery = .cut(bytes: bytes.count)
+            r.fault = other
+        case nil:
+            if transfer > 0.05 && !bytes.isEmpty { r.delivery = .paced(bytesPerSecond: max(1, Int(Double(bytes.count) / transfer))) }
+        }
+        return r
+    }
+
+    static func isPlaylist(_ url: String, _ list: [ReplayEntry]) -> Bool {
+        let path = URLComponents(string: url)?.path.lowercased() ?? url
+        if path.hasSuffix(".m3u8") || path.hasSuffix(".m3u") { return true }
+        return list.contains { e in e.headers.contains { $0.0.lowercased() == "content-type" && $0.1.lowercased().contains("mpegurl") } }
+    }
+}
