@@ -20,6 +20,8 @@ public struct DashboardRequest: Sendable {
     public var record: String?
     /// Commands given at their times, as if keys were pressed (a replay gives the recorded ones again).
     public var commands: [ScriptedAction] = []
+    /// Said once at the start in the first pane's message log (a replay's limits).
+    public var notes: [String] = []
     public init(panes: [PaneConfig], theme: String?, logFile: String?) {
         self.panes = panes
         self.theme = theme
@@ -194,6 +196,7 @@ public enum DashboardRunner {
                 return 2
             }
         }
+        for n in request.notes { panes.first?.say(.warn, n) }
         for p in panes { Task { await p.open() } }
         // A pane opened with `o` gets the first pane's options and shares its log.
         recording.withLockedValue { $0 = panes }

@@ -19,6 +19,8 @@ public struct MonitorRequest: Sendable {
     public var verbose = false
     /// `--record FILE`: the whole session into one SQLite file (docs/RECORDING.md).
     public var record: String?
+    /// Said once at the start, as `diagnostic` events (a replay's limits).
+    public var notes: [String] = []
     public init(panes: [PaneConfig], duration: Double?) {
         self.panes = panes
         self.duration = duration
@@ -203,6 +205,7 @@ public enum MonitorRunner {
         }
         defer { recorder?.close() }
         out.recorder = recorder
+        for n in request.notes { out.emit("diagnostic", [("message", .string(n))]) }
         var panes: [Pane] = []
         for (i, config) in configs.enumerated() {
             do {

@@ -13,6 +13,8 @@ public struct ReplaySession: Sendable {
     public let length: Double
     /// `play` or `monitor`: what was recorded.
     public let command: String
+    /// What the replay cannot give again, said once at the start.
+    public let notes: [String]
 }
 
 public enum Replay {
@@ -51,7 +53,15 @@ public enum Replay {
             }
         }
         let last = max(try file.events().last?.t ?? 0, exchanges.last.map { $0.t + $0.seconds } ?? 0)
+        let keys = Set(exchanges.filter(\.secret).map(\.url)).count
+        let notes =
+            keys == 0
+            ? []
+            : [
+                "the recording holds \(keys) key\(keys == 1 ? "" : "s") without \(keys == 1 ? "its" : "their") bytes (key bytes are never recorded): the encrypted segments cannot play again"
+            ]
         return ReplaySession(
-            server: server, urls: mapped, commands: commands, length: last / max(0.01, speed), command: meta["command"] ?? "monitor")
+            server: server, urls: mapped, commands: commands, length: last / max(0.01, speed), command: meta["command"] ?? "monitor",
+            notes: notes)
     }
 }

@@ -84,11 +84,15 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
 
     public func respond(_ req: OriginRequest, now: Double) -> OriginResponse {
         let parts = req.target.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
-        guard let first = parts.first, first.hasPrefix("h"), let i = Int(first.dropFirst()), hosts.indices.contains(i) else {
-            return .text(404, "not in the recording: \(req.target)")
+        var url: String?
+        if let first = parts.first, first.hasPrefix("h"), let i = Int(first.dropFirst()), hosts.indices.contains(i) {
+            url = hosts[i] + "/" + (parts.count > 1 ? parts[1] : "")
         }
-        let url = hosts[i] + "/" + (parts.count > 1 ? parts[1] : "")
-        guard let list = entries[url], !list.isEmpty else { return .text(404, "not in the recording: \(url)") }
+        // A path-absolute URI in a playlist ("/keys/k1.key") reaches this server's root: the recorded origin that has it.
+        if url.map({ entries[$0] == nil }) ?? true, let other = hosts.lazy.map({ $0 + req.target }).first(where: { entries[$0] != nil }) {
+            url = other
+        }
+        guard let url, let list = entries[url], !list.isEmpty else { return .text(404, "not in the recording: \(req.target)") }
         let playlist = Self.isPlaylist(url, list)
         let sessionTime = (now - state.startedAt) * speed
         let entry: ReplayEntry

@@ -43,6 +43,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if json {
             var request = MonitorRequest(panes: panes, duration: duration ?? session.length)
             request.commands = session.commands
+            request.notes = session.notes
             request.sync = !player.noSync
             TerminalOutput.lineBuffered()
             status = await MonitorRunner.run(request) { line in print(line) }
@@ -51,6 +52,7 @@ struct ReplayCommand: AsyncParsableCommand {
             request.sync = !player.noSync
             request.ascii = player.ascii
             request.commands = session.commands
+            request.notes = session.notes
             status = await DashboardRunner.run(request)
         }
         if status != 0 { throw ExitCode(status) }

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import Origin
+
+@Suite("The replay's origin: recorded answers in turn, playlists by time (no sockets)")
+struct ReplayResponderTests {
+    func entry(_ t: Double, _ status: Int?, body: String? = nil, failure: String? = nil, secret: Bool = false, ttfb: Double = 0.2)
+        -> ReplayEntry
+    {
+        ReplayEntry(
+            t: t, status: status, headers: [("Content-Length", "100")], ttfb: ttfb, seconds: 0.5, bytes: 10, failure: failure, body: body,
+            secret: secret)
+    }
+
+    func responder(speed: Double = 1) -> ReplayResponder {
+        let o = "http://origin.test:8080"
+        let r = ReplayResponder(
+            exchanges: [
+                ("\(o)/live/index.m3u8", entry(0, 200, body: "p1")), ("\(o)/live/seg1.ts", entry(1, 500)),
+                ("\(o)/live/seg1.ts", entry(1.2, 200, body: "s1")), ("\(o)/live/index.m3u8", entry(4, 200, body: "p2")),
+                ("\(o)/live/seg2.ts", entry(5, 200, body: "s2", failure: "truncated")), ("\(o)/keys/k1", entry(6, 200, secret: true)),
+                ("\(o)/live/seg3.ts", entry(7, nil, failure: "timeout")), ("\(o)/live/seg4.ts", entry(8, nil, failure: "connect")),
+            ], speed: speed,
+            body: { hash in
+                [
+                    "p1": Array("#EXTM3U\nhttp://origin.test:8080/live/seg1.ts\n".utf8), "p2": Array("#EXTM3U\nseg2.ts\n".utf8),
+                    "s1": [1, 2, 3], "s2": [4, 5],
+                ][hash]
+            }, startedAt: 1000)
+        r.listening(at: "http://127.0.0.1:9")
+        return r
+    }
+
+    func get(_ r: ReplayResponder, _ target: String, at t: Double) -> OriginResponse {
+        r.respond(OriginRequest(target: target), now: 1000 + t)
+    }
+
+    @Test("each URL's n-th request gets the n-th recorded answer, then the last good one")
+    func inTurn() {
+        let r = responder()
+        #expect(r.replayURL("http://origin.test:8080/live/seg1.ts") == "http://127.0.0.1:9/h0/live/seg1.ts")
+        #expect(get(r, "/h0/live/seg1.ts", at: 0).status == 500)
+        let ok = get(r, "/h0/live/seg1.ts", at: 0)
+        #expect(ok.status == 200 && ok.body == [1, 2, 3] && ok.delayMs == 200 && ok.exact)
+        #expect(get(r, "/h0/live/seg1.ts", at: 0).status == 200, "past the recorded ones: the last good one")
+        #expect(get(r, "/h0/nowhere.ts", at: 0).status == 404)
+    }
+
+    @Test("a playlist is the version the origin gave last at that moment; its absolute URIs lead back here")
+    func playlistsByTime() {
+        let r = responder()
+        let early = String(decoding: get(r, "/h0/live/index.m3u8", at: 1).body, as: UTF8.self)
+        #expect(early.contains("http://127.0.0.1:9/h0/live/seg1.ts"), "\(early)")
+        #expect(String(decoding: get(r, "/h0/live/index.m3u8", at: 4.5).body, as: UTF8.self).contains("seg2.ts"))
+        // Twice as fast: at 2.5 s of replay the session was at 5 s.
+        #expect(String(decoding: get(responder(speed: 2), "/h0/live/index.m3u8", at: 2.5).body, as: UTF8.self).contains("seg2.ts"))
+        #expect(get(responder(speed: 2), "/h0/live/seg1.ts", at: 0).delayMs == 100, "waits scale too")
+    }
+
+    @Test("cuts, silence, refusals and keys as recorded; a path-absolute URI finds its origin")
+    func failures() {
+        let r = responder()
+        let cut = get(r, "/h0/live/seg2.ts", at: 5)
+        #expect(cut.delivery == .cut(bytes: 2) && cut.body.count == 100, "Content-Length promises what the origin promised")
+        #expect(get(r, "/h0/live/seg3.ts", at: 7).delivery == .silent(seconds: 0.5))
+        #expect(get(r, "/h0/live/seg4.ts", at: 8).delivery == .refuse)
+        let key = get(r, "/keys/k1", at: 6)
+        #expect(key.status == 404 && String(decoding: key.body, as: UTF8.self).contains("never recorded"))
+    }
+}
