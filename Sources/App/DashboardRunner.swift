@@ -17,7 +17,7 @@ public struct DashboardRequest: Sendable {
     /// Draw with ASCII only (`--ascii`); also chosen by itself for a locale or terminal without the glyphs.
     public var ascii = false
     /// `--record FILE`: the whole session into one SQLite file (docs/RECORDING.md).
-    public var record: String?
+    public var record: RecordingRequest?
     /// Commands given at their times, as if keys were pressed (a replay gives the recorded ones again).
     public var commands: [ScriptedAction] = []
     /// Said once at the start in the first pane's message log (a replay's limits).

@@ -18,7 +18,7 @@ public struct MonitorRequest: Sendable {
     /// Also write info-level log lines (reloads, GAP crossings, switches in words).
     public var verbose = false
     /// `--record FILE`: the whole session into one SQLite file (docs/RECORDING.md).
-    public var record: String?
+    public var record: RecordingRequest?
     /// Said once at the start, as `diagnostic` events (a replay's limits).
     public var notes: [String] = []
     public init(panes: [PaneConfig], duration: Double?) {

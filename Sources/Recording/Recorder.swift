@@ -33,19 +33,24 @@ public final class Recorder: @unchecked Sendable {
     private var flushScheduled = false
     private var stopped: String?
     private let onFailure: @Sendable (String) -> Void
+    /// `--redact`: secrets taken out of everything before it is written.
+    private let redactor: Redactor?
 
     /// Creates `path` (never over an existing file: a recording is not overwritten by accident) with `meta` (the command line,
     /// the URLs, hlstui's version).
     public convenience init(
-        path: String, meta: [(String, String)], started: Date = Date(), onFailure: @escaping @Sendable (String) -> Void
+        path: String, meta: [(String, String)], started: Date = Date(), redactor: Redactor? = nil,
+        onFailure: @escaping @Sendable (String) -> Void
     ) throws(RecordingError) {
-        try self.init(path: path, meta: meta, started: started, maxPages: nil, onFailure: onFailure)
+        try self.init(path: path, meta: meta, started: started, maxPages: nil, redactor: redactor, onFailure: onFailure)
     }
 
     /// `maxPages`: a size limit on the file (tests: a disk that fills up).
     init(
-        path: String, meta: [(String, String)], started: Date, maxPages: Int?, onFailure: @escaping @Sendable (String) -> Void
+        path: String, meta: [(String, String)], started: Date, maxPages: Int?, redactor: Redactor? = nil,
+        onFailure: @escaping @Sendable (String) -> Void
     ) throws(RecordingError) {
+        self.redactor = redactor
         self.path = path
         self.started = started
         self.onFailure = onFailure
@@ -64,7 +69,7 @@ public final class Recorder: @unchecked Sendable {
                     [
                         ("format", RecordingSchema.format), ("version", String(RecordingSchema.version)),
                         ("started", Self.iso(started)),
-                    ] + meta
+                    ] + meta.map { ($0.0, redactor?.text($0.1) ?? $0.1) } + (redactor == nil ? [] : [("redacted", Self.iso(started))])
                 for (k, v) in fields { try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [k, v]) }
             }
         } catch {
@@ -76,10 +81,14 @@ public final class Recorder: @unchecked Sendable {
     public func tap(pane: Int?) -> @Sendable (UpstreamExchange) -> Void { { [self] e in enqueue(.exchange(e, pane: pane)) } }
 
     /// One line of the session's events (the `monitor` JSON, `t` as in it).
-    public func event(t: Double, name: String, pane: Int?, json: String) { enqueue(.event(t: t, name: name, pane: pane, json: json)) }
+    public func event(t: Double, name: String, pane: Int?, json: String) {
+        enqueue(.event(t: t, name: name, pane: pane, json: redactor?.text(json) ?? json))
+    }
 
     /// A command given (a key on the dashboard, a line of `--commands`).
-    public func input(t: Double, pane: Int?, command: String) { enqueue(.input(t: t, pane: pane, command: command)) }
+    public func input(t: Double, pane: Int?, command: String) {
+        enqueue(.input(t: t, pane: pane, command: redactor?.text(command) ?? command))
+    }
 
     /// Writes everything queued and closes the file; later items are dropped.
     public func close() {
@@ -132,21 +141,31 @@ public final class Recorder: @unchecked Sendable {
         var hash: String?
         // A key's bytes are never recorded (they would lie in the clear in the file); the exchange is, without its body.
         if !e.secret && !e.body.isEmpty {
-            let h = SHA256.hash(data: e.body).map { String(format: "%02x", $0) }.joined()
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO body(hash, size, bytes) VALUES (?, ?, ?)", arguments: [h, e.body.count, Data(e.body)])
+            var body = e.body
+            // A playlist's URIs carry the same tokens as the URLs.
+            if let redactor, body.starts(with: Array("#EXTM3U".utf8)) {
+                body = Array(redactor.text(String(decoding: body, as: UTF8.self)).utf8)
+            }
+            let h = Self.hash(body)
+            try db.execute(sql: "INSERT OR IGNORE INTO body(hash, size, bytes) VALUES (?, ?, ?)", arguments: [h, body.count, Data(body)])
             hash = h
         }
-        let headers = JSONValue.array(e.headers.map { .array([.string($0.0), .string($0.1)]) }).text
+        let headers = Self.headersJSON(redactor?.headers(e.headers) ?? e.headers)
         try db.execute(
             sql: """
                 INSERT INTO exchange(t, pane, url, range, attempt, secret, status, headers, ttfb, seconds, bytes, failure, detail, body)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                e.sent - started.timeIntervalSince1970, pane, e.url, e.range, e.attempt, e.secret, e.status, headers, e.ttfb, e.seconds,
-                e.bytes, e.failure, e.detail, hash,
+                e.sent - started.timeIntervalSince1970, pane, redactor?.url(e.url) ?? e.url, e.range, e.attempt, e.secret, e.status,
+                headers, e.ttfb, e.seconds, e.bytes, e.failure, e.detail.map { redactor?.text($0) ?? $0 }, hash,
             ])
+    }
+
+    static func hash(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
+
+    static func headersJSON(_ headers: [(String, String)]) -> String {
+        JSONValue.array(headers.map { .array([.string($0.0), .string($0.1)]) }).text
     }
 
     static func iso(_ d: Date) -> String {

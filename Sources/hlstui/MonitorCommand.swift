@@ -35,8 +35,8 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(help: "Also write info-level log lines (reloads, GAP crossings, why each switch happened).")
     var verbose = false
 
-    @Option(help: ArgumentHelp(RecordHelp.text, valueName: "file"))
-    var record: String?
+    @OptionGroup(title: "Recording")
+    var recordFlags: RecordFlagGroup
 
     @OptionGroup(title: "Player")
     var player: PlayerFlagGroup
@@ -56,7 +56,7 @@ struct MonitorCommand: AsyncParsableCommand {
         request.rate = rate
         request.verbose = verbose
         request.sync = !player.noSync
-        request.record = record
+        request.record = recordFlags.recording()
         if let c = commands {
             let text: String
             if c == "-" {

@@ -2,6 +2,7 @@ import App
 import ArgumentParser
 import Foundation
 import Player
+import Recording
 import Loader
 import Origin
 import Session
@@ -157,8 +158,28 @@ extension PlayerOptions.Video: ExpressibleByArgument {}
 
 extension SwitchMode: ExpressibleByArgument {}
 
-/// `--record FILE`, on `hlstui URL` and `monitor`.
-enum RecordHelp {
-    static let text =
-        "Record the session into FILE (SQLite, never over an existing file): every exchange with the origin (bodies once, keys' bytes never), the session's events and the commands given (docs/RECORDING.md)."
+/// `--record FILE` and what it keeps, on `hlstui URL` and `monitor`.
+struct RecordFlagGroup: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Record the session into FILE (SQLite, never over an existing file): every exchange with the origin (bodies once, keys' bytes never), the session's events and the commands given (docs/RECORDING.md).",
+            valueName: "file"))
+    var record: String?
+
+    @Flag(
+        help:
+            "With --record: take tokens out (token-like query parameters, user:password in URLs, cookies and credentials in headers) so the file can be shared."
+    )
+    var redact = false
+
+    @Option(name: .customLong("redact-param"), help: "With --redact: another query parameter whose values are taken out (repeatable).")
+    var redactParams: [String] = []
+
+    func validate() throws {
+        if record == nil && (redact || !redactParams.isEmpty) { throw ValidationError("--redact goes with --record FILE") }
+    }
+
+    func recording() -> RecordingRequest? {
+        record.map { RecordingRequest(path: $0, redactor: redact || !redactParams.isEmpty ? Redactor(parameters: redactParams) : nil) }
+    }
 }

@@ -25,8 +25,8 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Origin, TLS and keys")
     var loaderFlags: LoaderFlagGroup
 
-    @Option(help: ArgumentHelp(RecordHelp.text, valueName: "file"))
-    var record: String?
+    @OptionGroup(title: "Recording")
+    var recordFlags: RecordFlagGroup
 
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give a playlist URL (or run `hlstui demo`)") }
@@ -39,7 +39,7 @@ struct PlayCommand: AsyncParsableCommand {
         var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
         request.sync = !player.noSync
         request.ascii = player.ascii
-        request.record = record
+        request.record = recordFlags.recording()
         let status = await DashboardRunner.run(request)
         if status != 0 { throw ExitCode(status) }
     }

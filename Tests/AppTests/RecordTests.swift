@@ -106,4 +106,26 @@ struct RecordTests {
             #expect(again.named("command").count == 1)
         }
     }
+
+    @Test("--redact and `recording redact`: the token is nowhere in the file, and the redacted recording replays")
+    func redacted() async throws {
+        let dir = try CLI.directory([:])
+        let secret = "S3CR3T\(Int.random(in: 1000...9999))"
+        let url = "\(RecordOrigin.base)/define/master.m3u8?token=\(secret)"
+        let live = dir.appendingPathComponent("redacted.sqlite").path
+        let plain = dir.appendingPathComponent("plain.sqlite").path
+        let copy = dir.appendingPathComponent("copy.sqlite").path
+        let recorded = try await MonitorRun.run([url, "--duration", "4", "--record", live, "--redact"])
+        #expect(recorded.status == 0, "\(recorded.stderr.suffix(300))")
+        _ = try await MonitorRun.run([url, "--duration", "3", "--record", plain])
+        let said = try CLI.runTool(CLI.binary.path, ["recording", "redact", plain, copy])
+        #expect(said.contains("redacted"), "\(said)")
+        func holds(_ file: String) throws -> Bool { try Data(contentsOf: URL(fileURLWithPath: file)).range(of: Data(secret.utf8)) != nil }
+        #expect(try holds(plain), "the plain recording has it (the check can see it)")
+        #expect(try !holds(live) && !holds(copy), "neither redacted file holds the token")
+        let again = try await MonitorRun.run(["--json", "--duration", "4"], command: ["replay", live])
+        #expect(again.status == 0, "\(again.stderr.suffix(300))")
+        let want = Self.requests(recorded).map { $0.replacingOccurrences(of: secret, with: "REDACTED") }
+        #expect(Self.requests(again) == want, "the redacted recording replays the same requests")
+    }
 }
