@@ -128,4 +128,29 @@ struct RecordTests {
         let want = Self.requests(recorded).map { $0.replacingOccurrences(of: secret, with: "REDACTED") }
         #expect(Self.requests(again) == want, "the redacted recording replays the same requests")
     }
+
+    @Test("hlstui URL --record in tmux: keys pressed are recorded as commands and replayed; q ends the recording whole")
+    func dashboard() async throws {
+        let dir = try CLI.directory([:])
+        let file = dir.appendingPathComponent("dashboard.sqlite").path
+        let t = Tmux()
+        await t.start("\(CLI.binary.path) \(RecordOrigin.base)/vod-ts/master.m3u8 --pin 2 --video none --record \(file)")
+        var s = await t.wait { $0.contains("PLAYING") && $0.contains("#2 360p") }
+        t.keys("-")
+        s = await t.wait { $0.contains("cap ≤240p") }
+        #expect(s.contains("cap ≤240p"), "\(s)")
+        t.keys("q")
+        s = await t.wait { $0.contains("EXIT=") }
+        #expect(s.contains("EXIT=0"), "\(s)")
+        let f = try RecordingFile(path: file)
+        #expect(try f.meta()["command"] == "play")
+        let commands = try f.inputs().map(\.command)
+        #expect(commands == ["cap down", "quit"], "\(commands)")
+        #expect(try f.events().contains { $0.name == "variant" && $0.json.contains("\"reason\":\"cap\"") })
+        #expect(try f.exchanges().contains { $0.url.hasSuffix(".ts") })
+        // Replayed with --json, the key's command comes back at its time and moves the rung the same way.
+        let again = try await MonitorRun.run(["--json", "--pin", "2"], command: ["replay", file])
+        #expect(again.named("command").first?["action"] as? String == "capDown", "\(again.named("command"))")
+        #expect(again.named("variant").contains { $0["reason"] as? String == "cap" && $0["to"] as? Int == 1 })
+    }
 }

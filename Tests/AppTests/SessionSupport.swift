@@ -35,7 +35,8 @@ struct MonitorRun {
         _ args: [String], timeout: Double = 90, alone: Bool = false, before: (@Sendable () async throws -> Void)? = nil,
         alongside: (@Sendable () async -> Void)? = nil, command: [String] = ["monitor"]
     ) async throws -> MonitorRun {
-        let panes = alone ? PlayerSlots.shared.capacity : max(PlayerSlots.panes(in: args), command.contains("replay") ? 4 : 1)
+        // A replay's streams are in its recording: the tests here replay one pane.
+        let panes = alone ? PlayerSlots.shared.capacity : PlayerSlots.panes(in: args)
         await PlayerSlots.shared.acquire(panes)
         defer { Task { await PlayerSlots.shared.release(panes) } }
         try await before?()
