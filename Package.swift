@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "Origin",
             dependencies: [
-                "HLS", "JSONValue", "MediaFormats",
+                "HLS", "JSONValue", "MediaFormats", "LoaderEvents",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

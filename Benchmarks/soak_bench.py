@@ -46,8 +46,8 @@ def summary(samples):
     if not late:
         return None
     return {"rssStart": late[0][1][0], "rssEnd": late[-1][1][0], "rssPerHour": slope([(t, s[0]) for t, s in late]),
-            "fdsStart": late[0][1][1], "fdsMax": max(s[1] for _, s in late),
-            "threadsStart": late[0][1][2], "threadsMax": max(s[2] for _, s in late)}
+            "fdsStart": late[0][1][1], "fdsEnd": late[-1][1][1], "fdsMax": max(s[1] for _, s in late),
+            "threadsStart": late[0][1][2], "threadsEnd": late[-1][1][2], "threadsMax": max(s[2] for _, s in late)}
 
 
 origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache", cache], stdout=subprocess.PIPE, text=True)

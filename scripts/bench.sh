@@ -174,20 +174,27 @@ md = ["## Panes in sync: hlstui's PDT lock vs the same panes started at once", "
       f"Each row: {r['starts']} starts of `hlstui monitor A B [C [D]]` for {r['startSeconds']:.0f} s; the baseline is the same panes with "
       "`--no-sync` (fewer starts: it does not vary). Time to lock is from the launch; *after PDTs* is from the first moment every pane's "
       "PDT was known. Offset = |a pane's (PDT at its decoded video frame − when that frame time was read) − the reference's| over the "
-      "4 Hz samples after the lock (baseline: after 10 s), every pane against the reference; stalls are those that ended within the runs.", "",
-      "| panes | run | locked | lock p50 | lock p95 (max) | after PDTs p95 | offset p50 | p95 | max | stalls | moves seen |",
-      "|---|---|---|---|---|---|---|---|---|---|---|"]
+      "4 Hz samples after the lock (baseline: after 10 s) while every pane plays, every pane against the reference; *with restarts* "
+      "also counts the samples where a player restarts its playback at a camera's loop point (mpv resets itself at the timestamp "
+      "jump: its picture stands for a few tenths of a second and what it held is dropped, whatever the control does; the share of "
+      "such samples is given). Stalls are those that ended within the runs.", "",
+      "| panes | run | locked | lock p50 | lock p95 (max) | after PDTs p95 | offset p50 | p95 | max | with restarts: p95 (max, share) | stalls | moves seen |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+def restarts(h):
+    if h.get("p95WithRestarts") is None: return "–"
+    return f"{ms(h['p95WithRestarts'])} ({ms(h['maxWithRestarts'])}, {100 * (h['restartShare'] or 0):.1f} %)"
 for n, row in r["panes"].items():
     h, u = row["hlstui"], row["unsynced"]
     md.append(f"| {n} | hlstui | {h['locked']}/{h['starts']} | {s(h['lockP50'])} | {s(h['lockP95'])} ({s(h['lockMax'])}) | {s(h['afterPdtsP95'])} | "
-              f"{ms(h['p50'])} | **{ms(h['p95'])}** | {ms(h['max'])} | {h['stalls']} | {', '.join(sorted({kind(a) for a in h['actions']})) or '–'} |")
+              f"{ms(h['p50'])} | **{ms(h['p95'])}** | {ms(h['max'])} | {restarts(h)} | {h['stalls']} | {', '.join(sorted({kind(a) for a in h['actions']})) or '–'} |")
     if u:
         ratio = f" ({u['p95'] / h['p95']:.0f}× hlstui's p95)" if h['p95'] and u['p95'] else ""
-        md.append(f"| {n} | no sync | – | – | – | – | {ms(u['p50'])} | {ms(u['p95'])}{ratio} | {ms(u['max'])} | {u['stalls']} | – |")
+        md.append(f"| {n} | no sync | – | – | – | – | {ms(u['p50'])} | {ms(u['p95'])}{ratio} | {ms(u['max'])} | {restarts(u)} | {u['stalls']} | – |")
 d = r.get("drift")
 if d:
     md += ["", f"Drift: A beside A whose media runs 0.05 % fast against its PDT (`?drift=500`), one run of {r['soakSeconds']:.0f} s: "
-           f"locked after {s(d['lockP50'])}, offset p50 {ms(d['p50'])}, **p95 {ms(d['p95'])}**, max {ms(d['max'])}, {d['stalls']} stalls."]
+           f"locked after {s(d['lockP50'])}, offset p50 {ms(d['p50'])}, **p95 {ms(d['p95'])}**, max {ms(d['max'])}; with restarts "
+           f"{restarts(d)}; {d['stalls']} stalls."]
 md += ["", "Targets: locked within 5 s of the launch (p95); p95 offset within one frame of the slowest stream (40 ms: B at 25 fps); "
        "no stall caused by the control; the same p95 under drift. Where the time to lock goes: every PDT is known about 0.5 s after "
        "the launch; with more than two panes the reference comes forward to the common moment and, in the same step, every pane "
@@ -195,7 +202,8 @@ md += ["", "Targets: locked within 5 s of the launch (p95); p95 offset within on
        "the fresh cache), so what is left is a hold of under a second, unless a discontinuity follows the moment (the cameras' "
        "loop points): then it starts at the next segment and is held up to a segment; steering then settles within a frame "
        "for 0.5 s before the lock is declared. "
-       "The offset's max is the moment a camera's loop resets its timestamps (mpv drops about 0.3 s there).", ""]
+       "A camera's loop point is a timestamp reset: each player restarts there (the `restarting` state) and drops what it held "
+       "(about 0.3 s, a `skip` with its cause), which is where the offsets *with restarts* reach their max.", ""]
 print("\n".join(md))
 PY
 fi
@@ -215,9 +223,9 @@ md = ["## Long sessions: four live panes, hlstui vs four plain mpv", "",
       "(`SOAK_SECONDS`): `hlstui monitor` on the embedded origin's four cameras with the PDT lock, beside four `mpv --no-config "
       "--vo=null --ao=null` on the same streams, at the same time; /proc sampled every 10 s. Growth is the least-squares slope of RSS "
       f"after the first {r['warmup'] / 60:.0f} min, per hour.", "",
-      "| | RSS after warm-up → end | growth per hour | descriptors (max) | threads (max) |", "|---|---|---|---|---|",
-      f"| hlstui, 4 panes (one process) | {mb(h['rssStart'])} → {mb(h['rssEnd'])} | **{mb(h['rssPerHour'])}** | {h['fdsStart']} ({h['fdsMax']}) | {h['threadsStart']} ({h['threadsMax']}) |",
-      f"| 4 × plain mpv (sum) | {mb(m['rssStart'])} → {mb(m['rssEnd'])} | {mb(m['rssPerHour'])} | {m['fdsStart']} ({m['fdsMax']}) | {m['threadsStart']} ({m['threadsMax']}) |",
+      "| | RSS after warm-up → end | growth per hour | descriptors after warm-up → end (max) | threads → end (max) |", "|---|---|---|---|---|",
+      f"| hlstui, 4 panes (one process) | {mb(h['rssStart'])} → {mb(h['rssEnd'])} | **{mb(h['rssPerHour'])}** | {h['fdsStart']} → {h['fdsEnd']} ({h['fdsMax']}) | {h['threadsStart']} → {h['threadsEnd']} ({h['threadsMax']}) |",
+      f"| 4 × plain mpv (sum) | {mb(m['rssStart'])} → {mb(m['rssEnd'])} | {mb(m['rssPerHour'])} | {m['fdsStart']} → {m['fdsEnd']} ({m['fdsMax']}) | {m['threadsStart']} → {m['threadsEnd']} ({m['threadsMax']}) |",
       "", f"Sync (decoded video frames, every pane against the reference): p95 {ms(r['syncEarly']['p95'])} in the first "
       f"{r['window'] / 60:.0f} min after the lock, {ms(r['syncLate']['p95'])} in the last {r['window'] / 60:.0f}; {r['stalls']} stalls.",
       "", "Targets: growth ≤ 20 MB per hour for the whole process; no growth of descriptors or threads; the same sync p95 early and "

@@ -26,14 +26,7 @@ public enum Replay {
         else { throw RecordingError("\(path): the recording names no stream") }
         let exchanges = try file.exchanges()
         let responder = ReplayResponder(
-            exchanges: exchanges.map {
-                (
-                    $0.url,
-                    ReplayEntry(
-                        t: $0.t, status: $0.status, headers: $0.headers, ttfb: $0.ttfb, seconds: $0.seconds, bytes: $0.bytes,
-                        failure: $0.failure, body: $0.body, secret: $0.secret)
-                )
-            }, speed: speed, body: { try? file.body($0) }, startedAt: Date().timeIntervalSince1970)
+            exchanges: exchanges, speed: speed, body: { try? file.body($0) }, startedAt: Date().timeIntervalSince1970)
         let server: OriginServer
         do { server = try OriginServer.start(router: responder) } catch { throw RecordingError("cannot serve \(path): \(error)") }
         responder.listening(at: server.httpBase)

@@ -242,3 +242,48 @@ public struct UpstreamExchange: Sendable {
         self.body = body
     }
 }
+
+/// One exchange as a recording holds it (docs/RECORDING.md, table `exchange`): its time in the session and its body by hash.
+/// A replay serves it again (`ReplayResponder`).
+public struct RecordedExchange: Sendable {
+    /// Seconds since the recorded session started, when the request was sent.
+    public var t: Double
+    public var pane: Int?
+    public var url: String
+    public var range: String?
+    public var attempt: Int
+    /// A key: its bytes were never recorded.
+    public var secret: Bool
+    public var status: Int?
+    /// The answer's headers, in order.
+    public var headers: [(String, String)]
+    public var ttfb: Double?
+    public var seconds: Double
+    public var bytes: Int
+    /// connect, timeout, truncated, tls, … (nil: answered whole).
+    public var failure: String?
+    /// The body's SHA-256 in the recording (nil: no body, or a key's bytes).
+    public var body: String?
+
+    public init(
+        t: Double, pane: Int? = nil, url: String, range: String? = nil, attempt: Int = 0, secret: Bool = false, status: Int?,
+        headers: [(String, String)], ttfb: Double?, seconds: Double, bytes: Int, failure: String?, body: String?
+    ) {
+        self.t = t
+        self.pane = pane
+        self.url = url
+        self.range = range
+        self.attempt = attempt
+        self.secret = secret
+        self.status = status
+        self.headers = headers
+        self.ttfb = ttfb
+        self.seconds = seconds
+        self.bytes = bytes
+        self.failure = failure
+        self.body = body
+    }
+
+    /// Answered whole with a 2xx status.
+    public var answered: Bool { failure == nil && (status.map { (200..<300).contains($0) } ?? false) }
+}

@@ -1,38 +1,6 @@
 import Foundation
+import LoaderEvents
 import NIOConcurrencyHelpers
-
-/// One recorded answer to one request (docs/RECORDING.md, table `exchange`), as the replay serves it again.
-public struct ReplayEntry: Sendable {
-    /// Seconds since the recorded session started, when the request was sent.
-    public var t: Double
-    public var status: Int?
-    public var headers: [(String, String)]
-    public var ttfb: Double?
-    public var seconds: Double
-    public var bytes: Int
-    /// connect, timeout, truncated, tls, … (nil: answered whole).
-    public var failure: String?
-    /// The body's hash in the recording (nil: no body, or a key's bytes, never recorded).
-    public var body: String?
-    public var secret: Bool
-
-    public init(
-        t: Double, status: Int?, headers: [(String, String)], ttfb: Double?, seconds: Double, bytes: Int, failure: String?,
-        body: String?, secret: Bool
-    ) {
-        self.t = t
-        self.status = status
-        self.headers = headers
-        self.ttfb = ttfb
-        self.seconds = seconds
-        self.bytes = bytes
-        self.failure = failure
-        self.body = body
-        self.secret = secret
-    }
-
-    var answered: Bool { failure == nil && (status.map { (200..<300).contains($0) } ?? false) }
-}
 
 /// Serves a recording with its timing: the recorded origins each get a path prefix (`/h0`, `/h1`, …) on this server; a
 /// playlist is answered with the version the origin gave last at that moment of the session (a live window advances as it
@@ -43,7 +11,7 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     public let state: OriginState
     /// The recorded origins (`scheme://host:port`), in order of first use.
     public let hosts: [String]
-    let entries: [String: [ReplayEntry]]
+    let entries: [String: [RecordedExchange]]
     let body: @Sendable (String) -> [UInt8]?
     let speed: Double
     /// Guards `served` and `base`.
@@ -51,15 +19,15 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     var served: [String: Int] = [:]
     var base = ""
 
-    /// `exchanges`: (URL, answer) in the order they happened.
+    /// `exchanges`: in the order they happened.
     public init(
-        exchanges: [(url: String, entry: ReplayEntry)], speed: Double, body: @escaping @Sendable (String) -> [UInt8]?, startedAt: Double
+        exchanges: [RecordedExchange], speed: Double, body: @escaping @Sendable (String) -> [UInt8]?, startedAt: Double
     ) {
         var hosts: [String] = []
-        var entries: [String: [ReplayEntry]] = [:]
-        for (url, e) in exchanges {
-            if let h = Self.origin(of: url), !hosts.contains(h) { hosts.append(h) }
-            entries[url, default: []].append(e)
+        var entries: [String: [RecordedExchange]] = [:]
+        for e in exchanges {
+            if let h = Self.origin(of: e.url), !hosts.contains(h) { hosts.append(h) }
+            entries[e.url, default: []].append(e)
         }
         self.hosts = hosts
         self.entries = entries.mapValues { $0.sorted { $0.t < $1.t } }
@@ -95,7 +63,7 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         guard let url, let list = entries[url], !list.isEmpty else { return .text(404, "not in the recording: \(req.target)") }
         let playlist = Self.isPlaylist(url, list)
         let sessionTime = (now - state.startedAt) * speed
-        let entry: ReplayEntry
+        let entry: RecordedExchange
         if playlist {
             // The version the origin gave last at this moment of the session (the first, before it).
             entry = list.last { $0.t <= sessionTime } ?? list[0]
@@ -109,7 +77,7 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         return answer(entry, playlist: playlist, url: url)
     }
 
-    func answer(_ e: ReplayEntry, playlist: Bool, url: String) -> OriginResponse {
+    func answer(_ e: RecordedExchange, playlist: Bool, url: String) -> OriginResponse {
         let kind = playlist ? "playlist" : e.secret ? "key" : "segment"
         let wait = (e.ttfb ?? 0) / speed
         guard let status = e.status else {
@@ -160,7 +128,7 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         return r
     }
 
-    static func isPlaylist(_ url: String, _ list: [ReplayEntry]) -> Bool {
+    static func isPlaylist(_ url: String, _ list: [RecordedExchange]) -> Bool {
         let path = URLComponents(string: url)?.path.lowercased() ?? url
         if path.hasSuffix(".m3u8") || path.hasSuffix(".m3u") { return true }
         return list.contains { e in e.headers.contains { $0.0.lowercased() == "content-type" && $0.1.lowercased().contains("mpegurl") } }

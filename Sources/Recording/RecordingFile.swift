@@ -1,23 +1,6 @@
 import Foundation
 import GRDB
-
-/// One recorded exchange, as the file holds it (its body by hash).
-public struct RecordedExchange: Sendable {
-    public var t: Double
-    public var pane: Int?
-    public var url: String
-    public var range: String?
-    public var attempt: Int
-    public var secret: Bool
-    public var status: Int?
-    /// The answer's headers, in order.
-    public var headers: [(String, String)]
-    public var ttfb: Double?
-    public var seconds: Double
-    public var bytes: Int
-    public var failure: String?
-    public var body: String?
-}
+import LoaderEvents
 
 /// A recording opened for reading (read-only: reading never changes it).
 public final class RecordingFile: Sendable {

@@ -1,25 +1,26 @@
 import Foundation
+import LoaderEvents
 import Testing
 @testable import Origin
 
 @Suite("The replay's origin: recorded answers in turn, playlists by time (no sockets)")
 struct ReplayResponderTests {
-    func entry(_ t: Double, _ status: Int?, body: String? = nil, failure: String? = nil, secret: Bool = false, ttfb: Double = 0.2)
-        -> ReplayEntry
+    func entry(_ url: String, _ t: Double, _ status: Int?, body: String? = nil, failure: String? = nil, secret: Bool = false)
+        -> RecordedExchange
     {
-        ReplayEntry(
-            t: t, status: status, headers: [("Content-Length", "100")], ttfb: ttfb, seconds: 0.5, bytes: 10, failure: failure, body: body,
-            secret: secret)
+        RecordedExchange(
+            t: t, url: url, secret: secret, status: status, headers: [("Content-Length", "100")], ttfb: 0.2, seconds: 0.5, bytes: 10,
+            failure: failure, body: body)
     }
 
     func responder(speed: Double = 1) -> ReplayResponder {
         let o = "http://origin.test:8080"
         let r = ReplayResponder(
             exchanges: [
-                ("\(o)/live/index.m3u8", entry(0, 200, body: "p1")), ("\(o)/live/seg1.ts", entry(1, 500)),
-                ("\(o)/live/seg1.ts", entry(1.2, 200, body: "s1")), ("\(o)/live/index.m3u8", entry(4, 200, body: "p2")),
-                ("\(o)/live/seg2.ts", entry(5, 200, body: "s2", failure: "truncated")), ("\(o)/keys/k1", entry(6, 200, secret: true)),
-                ("\(o)/live/seg3.ts", entry(7, nil, failure: "timeout")), ("\(o)/live/seg4.ts", entry(8, nil, failure: "connect")),
+                entry("\(o)/live/index.m3u8", 0, 200, body: "p1"), entry("\(o)/live/seg1.ts", 1, 500),
+                entry("\(o)/live/seg1.ts", 1.2, 200, body: "s1"), entry("\(o)/live/index.m3u8", 4, 200, body: "p2"),
+                entry("\(o)/live/seg2.ts", 5, 200, body: "s2", failure: "truncated"), entry("\(o)/keys/k1", 6, 200, secret: true),
+                entry("\(o)/live/seg3.ts", 7, nil, failure: "timeout"), entry("\(o)/live/seg4.ts", 8, nil, failure: "connect"),
             ], speed: speed,
             body: { hash in
                 [
