@@ -12,6 +12,8 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     /// The recorded origins (`scheme://host:port`), in order of first use.
     public let hosts: [String]
     let entries: [String: [RecordedExchange]]
+    /// The URLs that are playlists (answered by time, not in turn), decided once.
+    let playlists: Set<String>
     let body: @Sendable (String) -> [UInt8]?
     let speed: Double
     /// Guards `served` and `base`.
@@ -31,6 +33,7 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         }
         self.hosts = hosts
         self.entries = entries.mapValues { $0.sorted { $0.t < $1.t } }
+        playlists = Set(entries.filter { Self.isPlaylist($0.key, $0.value) }.keys)
         self.body = body
         self.speed = max(0.01, speed)
         state = OriginState(startedAt: startedAt)
@@ -61,7 +64,7 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
             url = other
         }
         guard let url, let list = entries[url], !list.isEmpty else { return .text(404, "not in the recording: \(req.target)") }
-        let playlist = Self.isPlaylist(url, list)
+        let playlist = playlists.contains(url)
         let sessionTime = (now - state.startedAt) * speed
         let entry: RecordedExchange
         if playlist {
@@ -96,7 +99,8 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         if playlist, !bytes.isEmpty, let text = String(bytes: bytes, encoding: .utf8) {
             // Absolute URIs to a recorded origin lead back here.
             var t = text
-            for (i, h) in hosts.enumerated() { t = t.replacingOccurrences(of: h + "/", with: lock.withLock { base } + "/h\(i)/") }
+            let base = lock.withLock { self.base }
+            for (i, h) in hosts.enumerated() { t = t.replacingOccurrences(of: h + "/", with: base + "/h\(i)/") }
             bytes = Array(t.utf8)
         }
         let contentType = e.headers.first { $0.0.lowercased() == "content-type" }?.1 ?? "application/octet-stream"
@@ -107,16 +111,16 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         r.delayMs = Int(wait * 1000)
         r.exact = true
         let transfer = max(0, e.seconds - (e.ttfb ?? 0)) / speed
-        switch e.failure {
-        case "truncated":
+        if e.failure == "truncated" || e.failure == "timeout" {
             // Content-Length promises what the origin promised; the bytes stop where they stopped.
             let promised = e.headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? bytes.count + 1
             r.body = bytes + [UInt8](repeating: 0, count: max(0, promised - bytes.count))
+        }
+        switch e.failure {
+        case "truncated":
             r.delivery = .cut(bytes: bytes.count)
             r.fault = "truncated"
         case "timeout":
-            let promised = e.headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? bytes.count + 1
-            r.body = bytes + [UInt8](repeating: 0, count: max(0, promised - bytes.count))
             r.delivery = .hang(bytes: bytes.count, seconds: transfer)
             r.fault = "timeout"
         case .some(let other):
