@@ -90,7 +90,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "hlstui",
-            dependencies: ["App", "Origin", "Loader", "Recording", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["App", "Origin", "Loader", "LoaderCore", "Recording", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
         .executableTarget(
@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "LoaderTests",
             dependencies: [
-                "Loader", "Origin", "HLS", "MediaFormats", "TestSupport",
+                "Loader", "LoaderCore", "Origin", "HLS", "MediaFormats", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .testTarget(

@@ -68,9 +68,10 @@ actor KeyStore {
                 }
             } else {
                 do {
-                    let r = try await client.get(uri, secret: true)
+                    let r = try await client.get(uri, secret: true, cache: .key)
                     guard r.head.status == 200 else { throw UpstreamError(cause: .protocolError, detail: "\(uri): HTTP \(r.head.status)") }
                     bytes = r.body
+                    if r.head.cache == .hit { source = "cache" }
                 } catch {
                     let e = KeyError(description: "key \(uri) could not be fetched: \(String(describing: error))")
                     report(error: e.description)

@@ -132,7 +132,7 @@ extension LoaderServer {
     func read(_ url: String, kind: ResourceKind, rung: Int?, retries: Int? = nil) async throws(UpstreamError) -> UpstreamResponse {
         let t0 = now
         do throws(UpstreamError) {
-            let r = try await client.get(url, retries: retries)
+            let r = try await client.get(url, retries: retries, cache: .playlist)
             report(r, kind: kind, url: url, rung: rung, t0: t0)
             return r
         } catch {
@@ -152,7 +152,7 @@ extension LoaderServer {
     /// another allowed rung's is read instead — the splice lines rungs up by MSN, and each segment is still asked of the
     /// routed rung first. `res` names the rung actually read.
     func slotPlaylist(_ res: inout Resource, t0: Double) async throws(UpstreamError) -> UpstreamResponse {
-        guard res.slot, let first = res.rung else { return try await client.get(res.upstream) }
+        guard res.slot, let first = res.rung else { return try await client.get(res.upstream, cache: .playlist) }
         let urls = table.withLockedValue { $0.rungURLs }
         let candidates = [first] + failoverOrder(from: first)
         let order = table.withLockedValue { t in t.health.order(candidates, at: now) }
@@ -162,7 +162,7 @@ extension LoaderServer {
             let more = i + 1 < order.count
             let t1 = now
             do throws(UpstreamError) {
-                let r = try await client.get(url, retries: more ? 0 : nil)
+                let r = try await client.get(url, retries: more ? 0 : nil, cache: .playlist)
                 // The answer used is reported by the caller; a failed attempt before it, here.
                 if r.head.status != 200 && more { report(r, kind: .media, url: url, rung: rung, t0: t1) }
                 if r.head.status == 200 {
@@ -195,7 +195,7 @@ extension LoaderServer {
         switch last {
         case .success(let r)?: return r
         case .failure(let e)?: throw e
-        case nil: return try await client.get(res.upstream)
+        case nil: return try await client.get(res.upstream, cache: .playlist)
         }
     }
 

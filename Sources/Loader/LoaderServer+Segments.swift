@@ -63,7 +63,7 @@ extension LoaderServer {
                 }
                 let next = i + 1 < sources.count ? sources[i + 1] : nil
                 if firstFailure == nil, let r = src.rung, sources.count > 1 { firstFailure = (r, cause) }
-                if next == nil, SegmentHold.passing(status), let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
+                if next == nil, SegmentHold.passing(status), status != 504 || client.options.cache?.options.offline != true, let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
                     writer.channel.isActive
                 {
                     // Every source failed a VOD segment for now: held and retried, so the player waits (a stall with this
@@ -150,7 +150,7 @@ extension LoaderServer {
             // An origin that answers a sub-range request with the whole resource is named, not passed on as the segment.
             let ignoredRange = NIOLockedValueBox(false)
             let r = try await client.get(
-                res.upstream, range: upstreamRange, keepBody: keep, retries: retries,
+                res.upstream, range: upstreamRange, keepBody: keep, retries: retries, cache: .media,
                 onHead: { h in
                     if subrange != nil, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
                     writer.head(h.status, h, subrange: h.status == 206 ? subrange : nil)
@@ -187,13 +187,15 @@ extension LoaderServer {
             report(r.head.status, r, error: nil, first: firstPTS(res, r.body))
             return .answered
         } catch {
-            report(502, nil, error: error.description)
+            // Not in the cache, offline: 504, as for a request that may only be answered from a cache (RFC 9111 §5.2.1.7).
+            let status = error.cause == .offline ? 504 : 502
+            report(status, nil, error: error.description)
             if writer.started.withLockedValue({ $0 }) {
                 // Cut mid-body: the player sees the segment truncated, as the origin sent it.
                 writer.abort(502, "hlstui loader: \(error.description)")
                 return .answered
             }
-            return .failed(cause: error.description, status: 502)
+            return .failed(cause: error.description, status: status)
         }
     }
 
@@ -213,7 +215,7 @@ extension LoaderServer {
             do throws(UpstreamError) {
                 let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
                 let r = try await client.get(
-                    res.upstream, range: range, keepBody: 0, retries: retries, onHead: { sink.yield(.head($0)) },
+                    res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, onHead: { sink.yield(.head($0)) },
                     onBody: { sink.yield(.body($0)) })
                 sink.yield(.end(.success(r)))
             } catch {
@@ -285,8 +287,9 @@ extension LoaderServer {
                     report(200, r, error: nil)
                     return .answered
                 case .end(.failure(let error)):
-                    report(502, nil, error: error.description)
-                    if !sent { return .failed(cause: error.description, status: 502) }
+                    let status = error.cause == .offline ? 504 : 502
+                    report(status, nil, error: error.description)
+                    if !sent { return .failed(cause: error.description, status: status) }
                     writer.abort(502, "hlstui loader: \(error.description)")
                     emit(.diagnostic(error.description))
                     return .answered

@@ -359,7 +359,8 @@ extension LoaderServer {
             .request(
                 RequestEvent(
                     kind: kind, url: url, rung: rung, msn: msn, start: t0, ttfbMs: head.map { $0.ttfb * 1000 },
-                    durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status, local: local, prefetch: prefetch,
-                    retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS)))
+                    durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status, local: local || head?.cache == .hit,
+                    prefetch: prefetch, retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS, cache: head?.cache,
+                    savedBytes: head?.savedBytes ?? 0)))
     }
 }

@@ -22,12 +22,14 @@ public struct UpstreamOptions: Sendable {
     public var tls = TLSOptions()
     /// Sees every exchange with an origin, each attempt on its own, with its whole body (a recording, `--record`).
     public var tap: (@Sendable (UpstreamExchange) -> Void)?
+    /// The disk cache (`--cache`), shared by every client of the session.
+    public var cache: DiskCache?
     public init() {}
 }
 
 /// Why an upstream request failed, in one line naming the cause.
 public struct UpstreamError: Error, Sendable, CustomStringConvertible {
-    public enum Cause: String, Sendable { case connect, timeout, truncated, tls, redirect, protocolError = "protocol", badURL = "url" }
+    public enum Cause: String, Sendable { case connect, timeout, truncated, tls, redirect, protocolError = "protocol", badURL = "url", offline }
     public var cause: Cause
     public var detail: String
     /// What came before the failure, when an answer had begun (a truncated body): its head and the bytes received.
@@ -51,6 +53,9 @@ public struct UpstreamHead: Sendable {
     public var retries: Int
     /// Seconds from the request to the first byte of the answer.
     public var ttfb: Double
+    /// With `--cache`: how the cache took part, and the bytes it saved asking for.
+    public var cache: CacheOutcome?
+    public var savedBytes = 0
 
     public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
 
@@ -107,11 +112,29 @@ public final class UpstreamClient: Sendable {
 
     /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see a successful (2xx) answer as it arrives, `onReadEnd`
     /// after each batch of reads. An error status is retried (5xx) and returned, never streamed: the caller answers for it once.
+    /// With a disk cache, `cache` says what the answer is for (UpstreamClient+Cache.swift).
     public func get(
         _ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil, secret: Bool = false,
+        cache use: CacheUse = .none,
         onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
         onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
         onReadEnd: @escaping @Sendable () -> Void = {}
+    ) async throws(UpstreamError) -> UpstreamResponse {
+        if let cache = options.cache, use != .none || cache.options.offline {
+            return try await cached(
+                cache, use: use, url, range: range, keepBody: keepBody, retries: retries, secret: secret, onHead: onHead, onBody: onBody,
+                onReadEnd: onReadEnd)
+        }
+        return try await network(
+            url, range: range, keepBody: keepBody, retries: retries, secret: secret, onHead: onHead, onBody: onBody, onReadEnd: onReadEnd)
+    }
+
+    /// `get` from the origin itself.
+    func network(
+        _ url: String, range: String?, extraHeaders: [(String, String)] = [], keepBody: Int, retries: Int?, secret: Bool,
+        onHead: @escaping @Sendable (UpstreamHead) -> Void,
+        onBody: @escaping @Sendable (ByteBuffer) -> Void,
+        onReadEnd: @escaping @Sendable () -> Void
     ) async throws(UpstreamError) -> UpstreamResponse {
         // Once a head went to the caller the answer cannot start again: a truncated stream is not retried.
         let streamed = NIOLockedValueBox(false)
@@ -126,7 +149,7 @@ public final class UpstreamClient: Sendable {
         while true {
             do {
                 let r = try await once(
-                    current, range: range, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, secret: secret,
+                    current, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, secret: secret,
                     streaming: streaming)
                 if [301, 302, 303, 307, 308].contains(r.head.status), let loc = r.head.header("location") {
                     redirects += 1
@@ -160,12 +183,13 @@ public final class UpstreamClient: Sendable {
     }
 
     func once(
-        _ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int, secret: Bool,
+        _ url: String, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int, secret: Bool,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
         guard let tap = options.tap else {
             return try await attempt(
-                url, range: range, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
+                url, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: keepBody,
+                streaming: streaming)
         }
         // Recorded: the whole body is kept for the recording, the caller still gets what it asked to keep.
         let sent = Date()
@@ -178,7 +202,7 @@ public final class UpstreamClient: Sendable {
         }
         do {
             var r = try await attempt(
-                url, range: range, start: start, redirects: redirects, retries: retries, keepBody: .max, streaming: streaming)
+                url, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: .max, streaming: streaming)
             record(r.head, r.body, bytes: r.bytes, failure: nil)
             if r.body.count > keepBody { r.body = Array(r.body.prefix(keepBody)) }
             return r
@@ -192,12 +216,12 @@ public final class UpstreamClient: Sendable {
     }
 
     func attempt(
-        _ url: String, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int, streaming: Streaming
+        _ url: String, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int, streaming: Streaming
     ) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
         do {
             return try await exchange(
-                url, t, range: range, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
+                url, t, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
         } catch let e as UpstreamError where t.tls && e.cause == .connect && !e.detail.contains("client certificate") {
             // A TLS 1.3 server that refuses a client certificate may just close after the handshake: say what that can mean.
             let hint =
@@ -209,7 +233,7 @@ public final class UpstreamClient: Sendable {
     }
 
     func exchange(
-        _ url: String, _ t: Target, range: String?, start: Date, redirects: Int, retries: Int, keepBody: Int,
+        _ url: String, _ t: Target, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
         let channel = try await connection(t, url: url)
@@ -219,7 +243,7 @@ public final class UpstreamClient: Sendable {
         headers.add(name: "Accept", value: "*/*")
         headers.add(name: "Connection", value: "keep-alive")
         if let range { headers.add(name: "Range", value: range) }
-        for (k, v) in options.headers { headers.add(name: k, value: v) }
+        for (k, v) in options.headers + extraHeaders { headers.add(name: k, value: v) }
         let sent = Date()
         let exchange = Exchange(url: url, redirects: redirects, retries: retries, sent: sent, keepBody: keepBody, streaming: streaming)
         // Look the handler up first: on a connection that closed meanwhile this throws, and a promise made before it would leak (a NIO trap).

@@ -18,6 +18,16 @@ public enum RequestOutcome: Sendable, Equatable {
     public init(failure: String?) { self = failure.map(RequestOutcome.failed) ?? .ok }
 }
 
+/// How the disk cache (`--cache`) took part in a request.
+public enum CacheOutcome: String, Sendable, Equatable {
+    /// Served from the cache: no request went upstream.
+    case hit
+    /// Asked of the origin (and kept).
+    case miss
+    /// The cache held the start of a body cut off earlier; only the rest was asked for, with Range.
+    case resumed
+}
+
 /// One request the Loader served, with what it cost upstream (the truth behind the request log).
 public struct RequestEvent: Sendable {
     public var kind: ResourceKind
@@ -37,11 +47,17 @@ public struct RequestEvent: Sendable {
     public var outcome: RequestOutcome
     /// First media timestamp in the segment's bytes (TS PES PTS / 90 kHz, or fMP4 tfdt / timescale), seconds.
     public var firstPTS: Double?
+    /// With `--cache`: hit, miss or resumed, and the bytes not asked of the origin.
+    public var cache: CacheOutcome?
+    public var savedBytes: Int
 
     public init(
         kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
-        local: Bool, prefetch: Bool, retries: Int, outcome: RequestOutcome, firstPTS: Double?
+        local: Bool, prefetch: Bool, retries: Int, outcome: RequestOutcome, firstPTS: Double?, cache: CacheOutcome? = nil,
+        savedBytes: Int = 0
     ) {
+        self.cache = cache
+        self.savedBytes = savedBytes
         self.kind = kind
         self.url = url
         self.rung = rung
@@ -70,7 +86,7 @@ public struct RequestEvent: Sendable {
             ("ttfbMs", .double(ttfbMs)), ("durationMs", .double(durationMs)), ("bytes", .int(bytes)), ("status", .int(status)),
             ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)),
             ("error", .string(outcome == .gap ? "GAP" : failure)),
-            ("firstPTS", .double(firstPTS)),
+            ("firstPTS", .double(firstPTS)), ("cache", .string(cache?.rawValue)), ("savedBytes", .int(cache == nil ? nil : savedBytes)),
         ])
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Player
 import Recording
 import Loader
+import LoaderCore
 import Origin
 import Session
 import Terminal
@@ -65,11 +66,15 @@ struct LoaderFlagGroup: ParsableArguments {
         help: "Seconds within which a rotated live key is fetched at a random moment before it is due (0: at once).")
     var keySpread: Double = 4
 
+    @OptionGroup(title: "Cache")
+    var cache: CacheFlagGroup
+
     var insecure: Bool { origin.insecure }
 
     func options() throws -> LoaderOptions {
         var o = LoaderOptions()
         o.upstream = try origin.options()
+        o.upstream.cache = try cache.open()
         o.keyOverrides = try LoaderFlags.keys(keys)
         o.keyCommand = keyCommand
         o.decryptAES = !noDecrypt
@@ -181,5 +186,41 @@ struct RecordFlagGroup: ParsableArguments {
 
     func recording() -> RecordingRequest? {
         record.map { RecordingRequest(path: $0, redactor: redact || !redactParams.isEmpty ? Redactor(parameters: redactParams) : nil) }
+    }
+}
+
+/// `--cache` and `--offline`: the Loader's disk cache (DECISIONS.md "The Loader's disk cache").
+struct CacheFlagGroup: ParsableArguments {
+    @Flag(
+        help:
+            "Keep segments, init sections, VOD playlists and keys (sealed) on disk and serve them again; a body cut off is resumed with Range.")
+    var cache = false
+
+    @Option(name: .customLong("cache-dir"), help: "The cache's directory (implies --cache; default $XDG_CACHE_HOME/hlstui).")
+    var cacheDir: String?
+
+    @Option(name: .customLong("cache-size"), help: "Bytes the cache keeps at most, least recently used out first: 2G, 500M.")
+    var cacheSize = "2G"
+
+    @Option(
+        name: .customLong("cache-ignore-query"),
+        help: "Query parameters left out of the cache key, comma-separated (repeatable): token,exp.")
+    var ignoreQuery: [String] = []
+
+    @Flag(help: "Play only from the cache (implies --cache): nothing is asked of the origin; a missing piece is named.")
+    var offline = false
+
+    func validate() throws {
+        if CachePolicy.size(cacheSize) == nil { throw ValidationError("--cache-size takes a size such as 2G or 500M, got \(cacheSize)") }
+    }
+
+    /// The session's cache, when asked for; a directory that cannot be used is one line.
+    func open() throws -> DiskCache? {
+        guard cache || offline || cacheDir != nil else { return nil }
+        let names = Set(ignoreQuery.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty })
+        let options = CacheOptions(
+            directory: cacheDir ?? CacheOptions.defaultDirectory, limit: CachePolicy.size(cacheSize) ?? 0, ignoredQuery: names,
+            offline: offline, vaultPath: CacheOptions.defaultVault)
+        do { return try DiskCache(options) } catch { throw CLIError("hlstui: \(error)") }
     }
 }
