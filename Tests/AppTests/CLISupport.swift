@@ -45,10 +45,11 @@ enum CLI {
     }
 
     /// Starts hlstui with `args` and returns the process and a reader of its stdout lines.
-    static func start(_ args: [String]) throws -> (Process, LineReader) {
+    static func start(_ args: [String], environment: [String: String] = [:]) throws -> (Process, LineReader) {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice

@@ -33,7 +33,7 @@ struct MonitorRun {
     /// `alone`: no other player runs beside it (a test whose timing is the point, with faults of its own).
     static func run(
         _ args: [String], timeout: Double = 90, alone: Bool = false, before: (@Sendable () async throws -> Void)? = nil,
-        alongside: (@Sendable () async -> Void)? = nil, command: [String] = ["monitor"]
+        alongside: (@Sendable () async -> Void)? = nil, command: [String] = ["monitor"], environment: [String: String] = [:]
     ) async throws -> MonitorRun {
         // A replay's streams are in its recording: the tests here replay one pane.
         let panes = alone ? PlayerSlots.shared.capacity : PlayerSlots.panes(in: args)
@@ -41,7 +41,7 @@ struct MonitorRun {
         defer { Task { await PlayerSlots.shared.release(panes) } }
         try await before?()
         let side = alongside.map { body in Task { await body() } }
-        let r = try await offPool { try CLI.run(command + ["--video", "none"] + args, timeout: timeout) }
+        let r = try await offPool { try CLI.run(command + ["--video", "none"] + args, timeout: timeout, environment: environment) }
         await side?.value
         if let dir = ProcessInfo.processInfo.environment["HLSTUI_TEST_EVENTS_DIR"] {
             try? r.stdout.write(toFile: "\(dir)/monitor-\(UUID().uuidString.prefix(8)).jsonl", atomically: true, encoding: .utf8)
