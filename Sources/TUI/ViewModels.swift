@@ -250,10 +250,18 @@ public struct DashboardModel: Sendable, Equatable {
         }
     }
 
+    static func size(_ n: Int) -> String {
+        n >= 1_048_576 ? fixed(Double(n) / 1_048_576, 1) + "M" : (n >= 1024 ? fixed(Double(n) / 1024, 1) + "k" : "\(n)")
+    }
+
+    /// With `--cache`: how the cache took part, and what it saved asking for ("hit 58.0k saved", "resumed 4.0k saved", "miss").
+    public static func cacheNote(_ r: RequestEvent) -> String? {
+        guard let c = r.cache else { return nil }
+        return r.savedBytes > 0 ? "\(c.rawValue) \(size(r.savedBytes)) saved" : c.rawValue
+    }
+
     static func requestLine(_ r: RequestEvent) -> (String, Role) {
-        let bytes =
-            r.bytes >= 1_048_576
-            ? fixed(Double(r.bytes) / 1_048_576, 1) + "M" : (r.bytes >= 1024 ? fixed(Double(r.bytes) / 1024, 1) + "k" : "\(r.bytes)")
+        let bytes = size(r.bytes)
         let ttfb = pad(r.ttfbMs.map { fixed($0, 1) } ?? "-", 6, right: true)
         let name = r.url.split(separator: "/").last.map(String.init) ?? r.url
         var text =
@@ -263,7 +271,7 @@ public struct DashboardModel: Sendable, Equatable {
             + pad(bytes, 7, right: true) + " "
         text +=
             ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name
-            + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "")
+            + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "") + (cacheNote(r).map { "  \($0)" } ?? "")
         let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
         return (text, role)
     }

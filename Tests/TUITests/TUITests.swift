@@ -119,6 +119,20 @@ struct SnapshotTests {
         #expect(!text.contains("nan") && !text.contains("inf"))
     }
 
+    @Test("with --cache each request line says hit, miss or resumed and the bytes saved; a hit is dimmed like a local answer")
+    func cacheNotes() {
+        func request(_ cache: CacheOutcome?, saved: Int) -> RequestEvent {
+            RequestEvent(
+                kind: .segment, url: "http://o/v/seg3.ts", rung: 0, msn: 3, start: 1, ttfbMs: 1, durationMs: 2, bytes: 58_000, status: 206,
+                local: cache == .hit, prefetch: false, retries: 0, outcome: .ok, firstPTS: nil, cache: cache, savedBytes: saved)
+        }
+        let hit = DashboardModel.requestLine(request(.hit, saved: 58_000))
+        #expect(hit.0.hasSuffix("seg3.ts  hit 56.6k saved") && hit.1 == .dim, "\(hit)")
+        #expect(DashboardModel.requestLine(request(.resumed, saved: 4096)).0.hasSuffix("seg3.ts  resumed 4.0k saved"))
+        #expect(DashboardModel.requestLine(request(.miss, saved: 0)).0.hasSuffix("seg3.ts  miss"))
+        #expect(DashboardModel.requestLine(request(nil, saved: 0)).0.hasSuffix("seg3.ts"))
+    }
+
     @Test("the buffer bar marks buffered ranges, GAP segments and the playhead in their own roles")
     func bar() {
         let t = TimelineModel(
