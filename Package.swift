@@ -99,6 +99,11 @@ let package = Package(
             path: "Benchmarks/LoaderBench"
         ),
         .executableTarget(
+            name: "hlstui-cache-bench",
+            dependencies: ["Loader", "LoaderCore", "Origin", "Recording", .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Benchmarks/CacheBench"
+        ),
+        .executableTarget(
             name: "hlstui-session-bench",
             dependencies: ["App", "Origin", "Player", "JSONValue"],
             path: "Benchmarks/SessionBench"

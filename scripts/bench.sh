@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage}"  # soak: only when named (an hour)
+sections="${*:-parse loader session switch sync outage record}"  # soak: only when named (an hour)
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -262,3 +262,46 @@ print("\n".join(md))
 PY
 fi
 
+
+if has record; then
+# Recording and the disk cache: the tap's cost per request and per session, replays of a faulty session with the origin
+# stopped, the replay's start, and cache hits through the Loader — each beside its baseline in the same run.
+swift build -c release --product hlstui-cache-bench >/dev/null
+bin=$(release_hlstui)
+cb=$("$bin/hlstui-cache-bench" .build/test-media)
+rb=$(python3 Benchmarks/record_bench.py "$bin/hlstui" .build/test-media "${RECORD_SECONDS:-30}" "${RECORD_REPLAYS:-10}")
+python3 - "$cb" "$rb" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Recording, replay and cache"
+import json, sys, datetime
+c, r = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+def pct(a, b): return f"{100 * (a - b) / b:+.1f} %"
+md = ["## Recording, replay and cache: hlstui with each beside without it", "",
+      f"`bash scripts/bench.sh record` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, embedded origin on 127.0.0.1.", "",
+      f"Recording (`--record`): `hlstui monitor` on the live TS stream for {r['seconds']:.0f} s, with and without `--record`, three alternating pairs "
+      "(median CPU seconds of the hlstui process, libmpv's decoding included: what the user pays); then the tap alone, in one process: "
+      f"{c['requests']:.0f} requests for distinct 68 KB bodies through the upstream client with the recording tap (and a request event per request, "
+      "as a session writes) beside the same client without it, alternating batches of 100; each recorded batch ends when its file is closed, so "
+      "every write is counted.", "",
+      "| measure | without | with `--record` | added | target |", "|---|---|---|---|---|",
+      f"| session CPU, {r['seconds']:.0f} s live | {r['cpuPlain']:.2f} s | {r['cpuRecord']:.2f} s | **{pct(r['cpuRecord'], r['cpuPlain'])}** | ≤ 5 % |",
+      f"| request latency p50 (tap) | {c['latPlainP50']:.3f} ms | {c['latRecordP50']:.3f} ms | +{c['latRecordP50'] - c['latPlainP50']:.3f} ms ({pct(c['latRecordP50'], c['latPlainP50'])}) | ≤ 5 % of a request's time on a real link |",
+      f"| request latency p99 (tap) | {c['latPlainP99']:.3f} ms | {c['latRecordP99']:.3f} ms | +{c['latRecordP99'] - c['latPlainP99']:.3f} ms | |",
+      f"| CPU per request (tap, writes included) | {c['cpuPlainMs']:.3f} ms | {c['cpuRecordMs']:.3f} ms | +{c['cpuRecordMs'] - c['cpuPlainMs']:.3f} ms | |",
+      "",
+      f"The recording of {r['seconds']:.0f} s of live TS takes {r['recordBytes'] / 1e6:.1f} MB. "
+      f"Replay: a VOD session with faults (500 twice, 404 once, a truncated body, a stalled body) recorded with `monitor --record`, "
+      f"{r['recordedRequests']} segment requests of which {r['recordedFaults']} failed; then the origin is stopped and `hlstui replay FILE --json` "
+      f"runs {r['replays']} times.", "",
+      "| measure | recorded run | replays | target |", "|---|---|---|---|",
+      f"| same segment request / status / retries / error sequence | – | **{r['replaySame']}/{r['replays']}** | {r['replays']}/{r['replays']} |",
+      f"| first frame, from the launch | {r['recordedFirstFrame']:.2f} s | {r['replayFirstFrameP50']:.2f} s p50 ({r['replayFirstFrameMax']:.2f} s max) | ≈ the recorded run |",
+      "",
+      "Cache hits (`--cache`): a 2 MB segment, median of 30 alternating requests, through the Loader from its disk cache, through the Loader "
+      "from the origin, and direct from the origin (loopback, unpaced: CPU-bound on 2 cores, see the Loader section).", "",
+      "| path | MB/s | vs direct |", "|---|---|---|",
+      f"| direct from the origin (baseline) | {c['directMBps']:.0f} | 100 % |",
+      f"| Loader, from the origin (miss, uncached Loader) | {c['missMBps']:.0f} | {100 * c['missMBps'] / c['directMBps']:.0f} % |",
+      f"| Loader, from the disk cache (hit) | {c['hitMBps']:.0f} | **{100 * c['hitMBps'] / c['directMBps']:.0f} %** |",
+      ""]
+print("\n".join(md))
+PY
+fi

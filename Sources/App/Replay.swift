@@ -15,6 +15,8 @@ public struct ReplaySession: Sendable {
     public let command: String
     /// What the replay cannot give again, said once at the start.
     public let notes: [String]
+    /// The recorded session's playback options, as command-line words.
+    public let options: [String]
 }
 
 public enum Replay {
@@ -55,6 +57,6 @@ public enum Replay {
             ]
         return ReplaySession(
             server: server, urls: mapped, commands: commands, length: last / max(0.01, speed), command: meta["command"] ?? "monitor",
-            notes: notes)
+            notes: notes, options: meta["options"].flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String] } ?? [])
     }
 }

@@ -6,9 +6,13 @@ import Recording
 public struct RecordingRequest: Sendable {
     public var path: String
     public var redactor: Redactor?
-    public init(path: String, redactor: Redactor?) {
+    /// The options that shape playback (pin, caps, switch modes, buffers, sync) as command-line words, kept so a replay plays
+    /// the same way.
+    public var options: [String]
+    public init(path: String, redactor: Redactor?, options: [String] = []) {
         self.path = path
         self.redactor = redactor
+        self.options = options
     }
 }
 
@@ -20,8 +24,9 @@ enum SessionRecording {
     ) throws(RecordingError) -> Recorder? {
         guard let request else { return nil }
         let urls = JSONValue.array(panes.map { .string($0.url) }).text
+        let options = JSONValue.array(request.options.map { .string($0) }).text
         let recorder = try Recorder(
-            path: request.path, meta: [("command", command), ("urls", urls), ("hlstui", AppInfo.version)], redactor: request.redactor,
+            path: request.path, meta: [("command", command), ("urls", urls), ("options", options), ("hlstui", AppInfo.version)], redactor: request.redactor,
             onFailure: onFailure)
         for i in panes.indices { panes[i].loader.upstream.tap = recorder.tap(pane: i) }
         return recorder

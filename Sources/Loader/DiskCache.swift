@@ -24,8 +24,8 @@ public struct CacheOptions: Sendable {
         self.vaultPath = vaultPath
     }
 
-    /// `$XDG_CACHE_HOME/hlstui` (default `~/.cache/hlstui`).
-    public static var defaultDirectory: String { xdg("XDG_CACHE_HOME", ".cache") + "/hlstui" }
+    /// `$XDG_CACHE_HOME/hlstui/http` (default `~/.cache/hlstui/http`), beside the origin's generated media.
+    public static var defaultDirectory: String { xdg("XDG_CACHE_HOME", ".cache") + "/hlstui/http" }
     /// `$XDG_DATA_HOME/hlstui/vault.key` (default `~/.local/share/hlstui/vault.key`): the user's key store.
     public static var defaultVault: String { xdg("XDG_DATA_HOME", ".local/share") + "/hlstui/vault.key" }
 

@@ -121,7 +121,8 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
             r.delivery = .cut(bytes: bytes.count)
             r.fault = "truncated"
         case "timeout":
-            r.delivery = .hang(bytes: bytes.count, seconds: transfer)
+            // The client gave up waiting: the silence outlasts its read timeout (at any --speed), so it gives up again.
+            r.delivery = .hang(bytes: bytes.count, seconds: e.seconds + 5)
             r.fault = "timeout"
         case .some(let other):
             r.delivery = .cut(bytes: bytes.count)

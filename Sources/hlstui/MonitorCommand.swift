@@ -56,7 +56,7 @@ struct MonitorCommand: AsyncParsableCommand {
         request.rate = rate
         request.verbose = verbose
         request.sync = !player.noSync
-        request.record = recordFlags.recording()
+        request.record = recordFlags.recording(player: player)
         if let c = commands {
             let text: String
             if c == "-" {

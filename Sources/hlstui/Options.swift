@@ -135,6 +135,27 @@ struct PlayerFlagGroup: ParsableArguments {
     @Option(help: "Append hlstui's log (requests, keys, messages) to this file.")
     var log: String?
 
+    /// The options that shape playback, as command-line words (kept in a recording; a replay plays the same way).
+    var playbackWords: [String] {
+        var w = ["--readahead", String(readahead), "--back-buffer", String(backBuffer), "--switch", switchMode.rawValue]
+        w += ["--abr-switch", abrSwitch.rawValue]
+        if let v = maxResolution { w += ["--max-resolution", String(v)] }
+        if let v = maxBitrate { w += ["--max-bitrate", v] }
+        if let v = pin { w += ["--pin", String(v)] }
+        if noSync { w.append("--no-sync") }
+        return w
+    }
+
+    /// These options with the playback ones taken from `recorded` (a replay's): what is shown stays the caller's.
+    func replaying(_ recorded: [String]) throws -> PlayerFlagGroup {
+        var out = self
+        guard !recorded.isEmpty else { return out }
+        let r = try PlayerFlagGroup.parse(recorded)
+        (out.readahead, out.backBuffer, out.switchMode, out.abrSwitch) = (r.readahead, r.backBuffer, r.switchMode, r.abrSwitch)
+        (out.maxResolution, out.maxBitrate, out.pin, out.noSync) = (r.maxResolution, r.maxBitrate, r.pin, r.noSync)
+        return out
+    }
+
     func paneConfig(url: String, loader: LoaderOptions, defaultAudio: String? = nil) throws -> PaneConfig {
         var c = PaneConfig(url: url)
         c.loader = loader
@@ -184,8 +205,11 @@ struct RecordFlagGroup: ParsableArguments {
         if record == nil && (redact || !redactParams.isEmpty) { throw ValidationError("--redact goes with --record FILE") }
     }
 
-    func recording() -> RecordingRequest? {
-        record.map { RecordingRequest(path: $0, redactor: redact || !redactParams.isEmpty ? Redactor(parameters: redactParams) : nil) }
+    func recording(player: PlayerFlagGroup) -> RecordingRequest? {
+        record.map {
+            RecordingRequest(
+                path: $0, redactor: redact || !redactParams.isEmpty ? Redactor(parameters: redactParams) : nil, options: player.playbackWords)
+        }
     }
 }
 
@@ -196,7 +220,7 @@ struct CacheFlagGroup: ParsableArguments {
             "Keep segments, init sections, VOD playlists and keys (sealed) on disk and serve them again; a body cut off is resumed with Range.")
     var cache = false
 
-    @Option(name: .customLong("cache-dir"), help: "The cache's directory (implies --cache; default $XDG_CACHE_HOME/hlstui).")
+    @Option(name: .customLong("cache-dir"), help: "The cache's directory (implies --cache; default $XDG_CACHE_HOME/hlstui/http).")
     var cacheDir: String?
 
     @Option(name: .customLong("cache-size"), help: "Bytes the cache keeps at most, least recently used out first: 2G, 500M.")

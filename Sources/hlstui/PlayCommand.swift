@@ -39,7 +39,7 @@ struct PlayCommand: AsyncParsableCommand {
         var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
         request.sync = !player.noSync
         request.ascii = player.ascii
-        request.record = recordFlags.recording()
+        request.record = recordFlags.recording(player: player)
         let status = await DashboardRunner.run(request)
         if status != 0 { throw ExitCode(status) }
     }

@@ -38,6 +38,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let session: ReplaySession
         do { session = try Replay.open(file, speed: speed) } catch { throw CLIError("hlstui replay: \(error.description)") }
         defer { session.server.stop() }
+        // Played as it was recorded: the recorded pin, caps, switch modes, buffers and sync.
+        let player = try self.player.replaying(session.options)
         let panes = try session.urls.map { try player.paneConfig(url: $0, loader: LoaderOptions(), defaultAudio: json ? "null" : nil) }
         let status: Int32
         if json {

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Recording and replay as a user runs them: `hlstui monitor` with and without `--record` (CPU over the same live stream,
+alternating), then a faulty VOD session recorded and replayed N times with the origin stopped (same request/status
+sequence?), and the replay's time to first frame beside the recorded run's.
+
+Usage: record_bench.py HLSTUI_BINARY MEDIA_CACHE [SECONDS] [REPLAYS]; prints one JSON object.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+hlstui, cache = sys.argv[1], sys.argv[2]
+seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 30.0
+replays = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+tick = os.sysconf("SC_CLK_TCK")
+scratch = tempfile.mkdtemp(prefix="hlstui-record-bench-")
+
+
+def cpu_of(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / tick
+
+
+def monitor(args, duration):
+    """Runs `hlstui monitor` (or replay) to its end; returns (events, CPU seconds of hlstui, wall seconds)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen([hlstui, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    cpu = 0.0
+    lines = []
+    # CPU is read from /proc just before the process exits: sampled while it runs.
+    import threading
+    out = []
+    reader = threading.Thread(target=lambda: out.extend(p.stdout.readlines()))
+    reader.start()
+    while p.poll() is None:
+        try:
+            cpu = cpu_of(p.pid)
+        except OSError:
+            pass
+        time.sleep(0.1)
+    reader.join()
+    events = [json.loads(l) for l in out if l.startswith("{")]
+    return events, cpu, time.monotonic() - t0
+
+
+def control(base, path):
+    with urllib.request.urlopen(base + path) as r:
+        return r.read()
+
+
+origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache", cache], stdout=subprocess.PIPE, text=True)
+base = origin.stdout.readline().split()[3]
+result = {"seconds": seconds, "replays": replays}
+try:
+    # 1. CPU of a live session with and without --record, alternating (3 pairs).
+    plain, recorded = [], []
+    for i in range(3):
+        for rec in (False, True):
+            args = ["monitor", f"{base}/live-ts/master.m3u8", "--video", "none", "--duration", str(seconds)]
+            if rec:
+                args += ["--record", os.path.join(scratch, f"live{i}.sqlite")]
+            _, cpu, _ = monitor(args, seconds)
+            (recorded if rec else plain).append(cpu)
+    result["cpuPlain"] = statistics.median(plain)
+    result["cpuRecord"] = statistics.median(recorded)
+    result["recordBytes"] = statistics.median(os.path.getsize(os.path.join(scratch, f"live{i}.sqlite")) for i in range(3))
+
+    # 2. A faulty session: 500 twice, 404 once, a truncated body, a stalled body (the read times out after 10 s).
+    control(base, "/control/clear")
+    for q in ["kind=status&status=500&msn=1&count=2", "kind=status&status=404&msn=3&count=1", "kind=truncate&msn=5&count=1",
+              "kind=stall&msn=7&count=1"]:
+        control(base, f"/control/fault?target=segment&scenario=vod-ts&rendition=v144&{q}")
+    file = os.path.join(scratch, "faulty.sqlite")
+    events, _, _ = monitor(["monitor", f"{base}/vod-ts/master.m3u8", "--pin", "0", "--video", "none", "--duration", "24",
+                            "--record", file], 24)
+
+    def sequence(evs):
+        out = []
+        for e in evs:
+            if e.get("event") == "request" and e.get("kind") == "segment":
+                line = f"{e['url']} {e['status']} retries {e['retries']} {e.get('error') or '-'}"
+                # The replay's origin has another address: only the paths are compared.
+                out.append(re.sub(r"http://127\.0\.0\.1:\d+(/h\d+)?", "", line))
+        return out
+
+    def first_frame(evs):
+        return next((e["t"] for e in evs if e.get("event") == "player" and e.get("state") == "playing"), None)
+
+    want = sequence(events)
+    result["recordedRequests"] = len(want)
+    result["recordedFaults"] = sum(1 for s in want if not s.endswith(" -"))
+    result["recordedFirstFrame"] = first_frame(events)
+    origin.send_signal(signal.SIGKILL)
+    origin.wait()
+    same, starts, diffs = 0, [], []
+    for _ in range(replays):
+        evs, _, _ = monitor(["replay", file, "--json", "--video", "none"], 24)
+        got = sequence(evs)
+        if got == want:
+            same += 1
+        else:
+            diffs.append({"replayed": got, "recorded": want})
+        if first_frame(evs) is not None:
+            starts.append(first_frame(evs))
+    result["replaySame"] = same
+    result["replayFirstFrameP50"] = statistics.median(starts) if starts else None
+    result["replayFirstFrameMax"] = max(starts) if starts else None
+    result["diffs"] = diffs[:2]
+finally:
+    if origin.poll() is None:
+        origin.send_signal(signal.SIGKILL)
+        origin.wait()
+    shutil.rmtree(scratch, ignore_errors=True)
+print(json.dumps(result))
