@@ -5,6 +5,7 @@ sequence?), and the replay's time to first frame beside the recorded run's.
 
 Usage: record_bench.py HLSTUI_BINARY MEDIA_CACHE [SECONDS] [REPLAYS]; prints one JSON object.
 """
+import datetime
 import json
 import os
 import re
@@ -31,8 +32,10 @@ def cpu_of(pid):
 
 
 def monitor(args, duration):
-    """Runs `hlstui monitor` (or replay) to its end; returns (events, CPU seconds of hlstui, wall seconds)."""
+    """Runs `hlstui monitor` (or replay) to its end; returns (events, CPU seconds of hlstui, wall seconds). Each event gets
+    `sinceLaunch`: seconds from the process's launch to its wall time."""
     t0 = time.monotonic()
+    launched = time.time()
     p = subprocess.Popen([hlstui, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     cpu = 0.0
     lines = []
@@ -49,6 +52,9 @@ def monitor(args, duration):
         time.sleep(0.1)
     reader.join()
     events = [json.loads(l) for l in out if l.startswith("{")]
+    for e in events:
+        if "wall" in e:
+            e["sinceLaunch"] = datetime.datetime.fromisoformat(e["wall"].replace("Z", "+00:00")).timestamp() - launched
     return events, cpu, time.monotonic() - t0
 
 
@@ -61,9 +67,9 @@ origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache"
 base = origin.stdout.readline().split()[3]
 result = {"seconds": seconds, "replays": replays}
 try:
-    # 1. CPU of a live session with and without --record, alternating (3 pairs).
+    # 1. CPU of a live session with and without --record, alternating (5 pairs).
     plain, recorded = [], []
-    for i in range(3):
+    for i in range(5):
         for rec in (False, True):
             args = ["monitor", f"{base}/live-ts/master.m3u8", "--video", "none", "--duration", str(seconds)]
             if rec:
@@ -72,7 +78,7 @@ try:
             (recorded if rec else plain).append(cpu)
     result["cpuPlain"] = statistics.median(plain)
     result["cpuRecord"] = statistics.median(recorded)
-    result["recordBytes"] = statistics.median(os.path.getsize(os.path.join(scratch, f"live{i}.sqlite")) for i in range(3))
+    result["recordBytes"] = statistics.median(os.path.getsize(os.path.join(scratch, f"live{i}.sqlite")) for i in range(5))
 
     # 2. A faulty session: 500 twice, 404 once, a truncated body, a stalled body (the read times out after 10 s).
     control(base, "/control/clear")
@@ -93,11 +99,12 @@ try:
         return out
 
     def first_frame(evs):
-        return next((e["t"] for e in evs if e.get("event") == "player" and e.get("state") == "playing"), None)
+        """Seconds from the launch to the first sample (4 Hz, and at every state change) that shows the player playing."""
+        return next((e["sinceLaunch"] for e in evs if e.get("event") == "player" and e.get("state") == "playing"), None)
 
     want = sequence(events)
     result["recordedRequests"] = len(want)
-    result["recordedFaults"] = sum(1 for s in want if not s.endswith(" -"))
+    result["recordedFaults"] = sum(1 for s in want if not s.endswith(" retries 0 -"))
     result["recordedFirstFrame"] = first_frame(events)
     origin.send_signal(signal.SIGKILL)
     origin.wait()

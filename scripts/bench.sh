@@ -276,7 +276,7 @@ c, r = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 def pct(a, b): return f"{100 * (a - b) / b:+.1f} %"
 md = ["## Recording, replay and cache: hlstui with each beside without it", "",
       f"`bash scripts/bench.sh record` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, embedded origin on 127.0.0.1.", "",
-      f"Recording (`--record`): `hlstui monitor` on the live TS stream for {r['seconds']:.0f} s, with and without `--record`, three alternating pairs "
+      f"Recording (`--record`): `hlstui monitor` on the live TS stream for {r['seconds']:.0f} s, with and without `--record`, five alternating pairs "
       "(median CPU seconds of the hlstui process, libmpv's decoding included: what the user pays); then the tap alone, in one process: "
       f"{c['requests']:.0f} requests for distinct 68 KB bodies through the upstream client with the recording tap (and a request event per request, "
       "as a session writes) beside the same client without it, alternating batches of 100; each recorded batch ends when its file is closed, so "

@@ -1,4 +1,5 @@
 import Foundation
+import Loader
 import Origin
 import Recording
 import Session
@@ -27,8 +28,13 @@ public enum Replay {
         guard let listed = meta["urls"], let urls = (try? JSONSerialization.jsonObject(with: Data(listed.utf8))) as? [String], !urls.isEmpty
         else { throw RecordingError("\(path): the recording names no stream") }
         let exchanges = try file.exchanges()
+        // Keys recorded sealed (--record-keys) open with this user's vault only.
+        let sealed = exchanges.filter(\.sealed)
+        let open = sealed.isEmpty ? nil : (try? KeyVault.sealing())?.open
+        let unopened = Set(sealed.filter { e in e.body.flatMap { try? file.body($0) }.flatMap { open?($0) } == nil }.map(\.url)).count
         let responder = ReplayResponder(
-            exchanges: exchanges, speed: speed, body: { try? file.body($0) }, startedAt: Date().timeIntervalSince1970)
+            exchanges: exchanges, speed: speed, body: { try? file.body($0) }, unseal: open ?? { _ in nil },
+            startedAt: Date().timeIntervalSince1970)
         let server: OriginServer
         do { server = try OriginServer.start(router: responder) } catch { throw RecordingError("cannot serve \(path): \(error)") }
         responder.listening(at: server.httpBase)
@@ -48,13 +54,18 @@ public enum Replay {
             }
         }
         let last = max(try file.events().last?.t ?? 0, exchanges.last.map { $0.t + $0.seconds } ?? 0)
-        let keys = Set(exchanges.filter(\.secret).map(\.url)).count
-        let notes =
-            keys == 0
-            ? []
-            : [
-                "the recording holds \(keys) key\(keys == 1 ? "" : "s") without \(keys == 1 ? "its" : "their") bytes (key bytes are never recorded): the encrypted segments cannot play again"
-            ]
+        let keys = Set(exchanges.filter { $0.secret && !$0.sealed }.map(\.url)).count
+        var notes: [String] = []
+        if keys > 0 {
+            notes.append(
+                "the recording holds \(keys) key\(keys == 1 ? "" : "s") without \(keys == 1 ? "its" : "their") bytes (recorded without --record-keys): the encrypted segments cannot play again"
+            )
+        }
+        if unopened > 0 {
+            notes.append(
+                "\(unopened) key\(unopened == 1 ? " was" : "s were") sealed under another user's vault key (--record-keys): the encrypted segments cannot play here"
+            )
+        }
         return ReplaySession(
             server: server, urls: mapped, commands: commands, length: last / max(0.01, speed), command: meta["command"] ?? "monitor",
             notes: notes, options: meta["options"].flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String] } ?? [])

@@ -1,5 +1,6 @@
 import Foundation
 import JSONValue
+import Loader
 import Recording
 
 /// `--record FILE` (`--redact`): where, and what to take out.
@@ -9,10 +10,13 @@ public struct RecordingRequest: Sendable {
     /// The options that shape playback (pin, caps, switch modes, buffers, sync) as command-line words, kept so a replay plays
     /// the same way.
     public var options: [String]
-    public init(path: String, redactor: Redactor?, options: [String] = []) {
+    /// `--record-keys`: key bytes kept sealed under the user's vault key, so the replay can decrypt.
+    public var keys: Bool
+    public init(path: String, redactor: Redactor?, options: [String] = [], keys: Bool = false) {
         self.path = path
         self.redactor = redactor
         self.options = options
+        self.keys = keys
     }
 }
 
@@ -25,9 +29,13 @@ enum SessionRecording {
         guard let request else { return nil }
         let urls = JSONValue.array(panes.map { .string($0.url) }).text
         let options = JSONValue.array(request.options.map { .string($0) }).text
+        var seal: (@Sendable ([UInt8]) -> [UInt8]?)?
+        if request.keys {
+            do { seal = try KeyVault.sealing().seal } catch { throw RecordingError("--record-keys: \(error)") }
+        }
         let recorder = try Recorder(
-            path: request.path, meta: [("command", command), ("urls", urls), ("options", options), ("hlstui", AppInfo.version)], redactor: request.redactor,
-            onFailure: onFailure)
+            path: request.path, meta: [("command", command), ("urls", urls), ("options", options), ("hlstui", AppInfo.version)],
+            redactor: request.redactor, sealKey: seal, onFailure: onFailure)
         for i in panes.indices { panes[i].loader.upstream.tap = recorder.tap(pane: i) }
         return recorder
     }

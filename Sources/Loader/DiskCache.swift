@@ -259,25 +259,6 @@ final class CacheWriter: @unchecked Sendable {
     }
 }
 
-/// The user's vault key (32 random bytes) in a file only its owner can read, outside any cache or download folder.
-enum KeyVault {
-    static func load(_ path: String) throws -> SymmetricKey {
-        let fm = FileManager.default
-        if let data = fm.contents(atPath: path) {
-            guard data.count == 32 else { throw CacheError("the vault key \(path) is not 32 bytes") }
-            return SymmetricKey(data: data)
-        }
-        let dir = (path as NSString).deletingLastPathComponent
-        try fm.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let key = SymmetricKey(size: .bits256)
-        let bytes = key.withUnsafeBytes { Data($0) }
-        guard fm.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
-            throw CacheError("the vault key \(path) cannot be written")
-        }
-        return key
-    }
-}
-
 public struct CacheError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ d: String) { description = d }

@@ -268,8 +268,10 @@ public struct RecordedExchange: Sendable {
     public var url: String
     public var range: String?
     public var attempt: Int
-    /// A key: its bytes were never recorded.
+    /// A key: its bytes were never recorded, unless `sealed`.
     public var secret: Bool
+    /// A key whose bytes were recorded sealed under the recording user's vault key (`--record-keys`).
+    public var sealed: Bool
     public var status: Int?
     /// The answer's headers, in order.
     public var headers: [(String, String)]
@@ -282,9 +284,10 @@ public struct RecordedExchange: Sendable {
     public var body: String?
 
     public init(
-        t: Double, pane: Int? = nil, url: String, range: String? = nil, attempt: Int = 0, secret: Bool = false, status: Int?,
-        headers: [(String, String)], ttfb: Double?, seconds: Double, bytes: Int, failure: String?, body: String?
+        t: Double, pane: Int? = nil, url: String, range: String? = nil, attempt: Int = 0, secret: Bool = false, sealed: Bool = false,
+        status: Int?, headers: [(String, String)], ttfb: Double?, seconds: Double, bytes: Int, failure: String?, body: String?
     ) {
+        self.sealed = sealed
         self.t = t
         self.pane = pane
         self.url = url

@@ -6,7 +6,8 @@ import NIOConcurrencyHelpers
 /// playlist is answered with the version the origin gave last at that moment of the session (a live window advances as it
 /// did), every other resource with the recorded answers in turn — the n-th request for a URL gets the n-th recorded answer,
 /// its status, its wait for the first byte, its pace, its cut or its silence; past the recorded ones, the last good one.
-/// `speed` scales every time. A key's bytes were never recorded: asking for one says so.
+/// `speed` scales every time. A key's bytes were recorded only sealed (`--record-keys`), opened with this user's vault; without
+/// them, asking for one says so.
 public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     public let state: OriginState
     /// The recorded origins (`scheme://host:port`), in order of first use.
@@ -15,6 +16,8 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     /// The URLs that are playlists (answered by time, not in turn), decided once.
     let playlists: Set<String>
     let body: @Sendable (String) -> [UInt8]?
+    /// Opens a sealed key's bytes (`--record-keys`) with this user's vault; nil when it cannot.
+    let unseal: @Sendable ([UInt8]) -> [UInt8]?
     let speed: Double
     /// Guards `served` and `base`.
     let lock = NIOLock()
@@ -23,8 +26,10 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
 
     /// `exchanges`: in the order they happened.
     public init(
-        exchanges: [RecordedExchange], speed: Double, body: @escaping @Sendable (String) -> [UInt8]?, startedAt: Double
+        exchanges: [RecordedExchange], speed: Double, body: @escaping @Sendable (String) -> [UInt8]?,
+        unseal: @escaping @Sendable ([UInt8]) -> [UInt8]? = { _ in nil }, startedAt: Double
     ) {
+        self.unseal = unseal
         var hosts: [String] = []
         var entries: [String: [RecordedExchange]] = [:]
         for e in exchanges {
@@ -91,11 +96,19 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
             return r
         }
         if e.secret && e.body == nil {
-            var r = OriginResponse.text(404, "\(url): a key's bytes are never recorded")
+            var r = OriginResponse.text(404, "\(url): a key's bytes are never recorded (unless with --record-keys)")
             r.kind = "key"
             return r
         }
         var bytes = e.body.flatMap(body) ?? []
+        if e.sealed {
+            guard let clear = unseal(bytes) else {
+                var r = OriginResponse.text(404, "\(url): the key was sealed under another user's vault key")
+                r.kind = "key"
+                return r
+            }
+            bytes = clear
+        }
         if playlist, !bytes.isEmpty, let text = String(bytes: bytes, encoding: .utf8) {
             // Absolute URIs to a recorded origin lead back here.
             var t = text

@@ -33,6 +33,8 @@ public final class Recorder: @unchecked Sendable {
     private var flushScheduled = false
     private var stopped: String?
     private let onFailure: @Sendable (String) -> Void
+    /// `--record-keys`: seals a key's bytes for the file (nil: keys are recorded without their bytes).
+    private let sealKey: (@Sendable ([UInt8]) -> [UInt8]?)?
     /// `--redact`: secrets taken out of everything before it is written.
     private let redactor: Redactor?
 
@@ -40,17 +42,19 @@ public final class Recorder: @unchecked Sendable {
     /// the URLs, hlstui's version).
     public convenience init(
         path: String, meta: [(String, String)], started: Date = Date(), redactor: Redactor? = nil,
-        onFailure: @escaping @Sendable (String) -> Void
+        sealKey: (@Sendable ([UInt8]) -> [UInt8]?)? = nil, onFailure: @escaping @Sendable (String) -> Void
     ) throws(RecordingError) {
-        try self.init(path: path, meta: meta, started: started, maxPages: nil, redactor: redactor, onFailure: onFailure)
+        try self.init(
+            path: path, meta: meta, started: started, maxPages: nil, redactor: redactor, sealKey: sealKey, onFailure: onFailure)
     }
 
     /// `maxPages`: a size limit on the file (tests: a disk that fills up).
     init(
         path: String, meta: [(String, String)], started: Date, maxPages: Int?, redactor: Redactor? = nil,
-        onFailure: @escaping @Sendable (String) -> Void
+        sealKey: (@Sendable ([UInt8]) -> [UInt8]?)? = nil, onFailure: @escaping @Sendable (String) -> Void
     ) throws(RecordingError) {
         self.redactor = redactor
+        self.sealKey = sealKey
         self.path = path
         self.started = started
         self.onFailure = onFailure
@@ -139,7 +143,15 @@ public final class Recorder: @unchecked Sendable {
 
     private func write(_ e: UpstreamExchange, pane: Int?, _ db: Database) throws {
         var hash: String?
-        // A key's bytes are never recorded (they would lie in the clear in the file); the exchange is, without its body.
+        // A key's bytes are never recorded in the clear: without `--record-keys` the exchange is recorded without its body,
+        // with it the bytes are sealed under the user's vault key (`secret` 2).
+        var secret = e.secret ? 1 : 0
+        if e.secret, e.status == 200, !e.body.isEmpty, let sealed = sealKey?(e.body) {
+            let h = Self.hash(sealed)
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO body(hash, size, bytes) VALUES (?, ?, ?)", arguments: [h, sealed.count, Data(sealed)])
+            (hash, secret) = (h, 2)
+        }
         if !e.secret && !e.body.isEmpty {
             var body = e.body
             // A playlist's URIs carry the same tokens as the URLs.
@@ -157,7 +169,7 @@ public final class Recorder: @unchecked Sendable {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                e.sent - started.timeIntervalSince1970, pane, redactor?.url(e.url) ?? e.url, e.range, e.attempt, e.secret, e.status,
+                e.sent - started.timeIntervalSince1970, pane, redactor?.url(e.url) ?? e.url, e.range, e.attempt, secret, e.status,
                 headers, e.ttfb, e.seconds, e.bytes, e.failure, e.detail.map { redactor?.text($0) ?? $0 }, hash,
             ])
     }

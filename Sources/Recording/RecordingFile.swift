@@ -41,7 +41,8 @@ public final class RecordingFile: Sendable {
                     """
             ).map { r in
                 RecordedExchange(
-                    t: r["t"], pane: r["pane"], url: r["url"], range: r["range"], attempt: r["attempt"], secret: r["secret"],
+                    t: r["t"], pane: r["pane"], url: r["url"], range: r["range"], attempt: r["attempt"], secret: (r["secret"] as Int) != 0,
+                    sealed: (r["secret"] as Int) == 2,
                     status: r["status"], headers: Self.headers(r["headers"]), ttfb: r["ttfb"], seconds: r["seconds"], bytes: r["bytes"],
                     failure: r["failure"], body: r["body"])
             }

@@ -61,6 +61,10 @@ public enum RecordingRedaction {
                     try db.execute(sql: "UPDATE exchange SET body = ? WHERE body = ?", arguments: [hash, old])
                     try db.execute(sql: "DELETE FROM body WHERE hash = ?", arguments: [old])
                 }
+                // Sealed keys (`--record-keys`) open only with the recording user's vault: a copy for others keeps none.
+                let sealed = try String.fetchAll(db, sql: "SELECT DISTINCT body FROM exchange WHERE secret = 2 AND body IS NOT NULL")
+                try db.execute(sql: "UPDATE exchange SET body = NULL, secret = 1 WHERE secret = 2")
+                for h in sealed { try db.execute(sql: "DELETE FROM body WHERE hash = ?", arguments: [h]) }
                 try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('redacted', ?)", arguments: [Recorder.iso(Date())])
             }
             try db.writeWithoutTransaction { db in

@@ -201,14 +201,23 @@ struct RecordFlagGroup: ParsableArguments {
     @Option(name: .customLong("redact-param"), help: "With --redact: another query parameter whose values are taken out (repeatable).")
     var redactParams: [String] = []
 
+    @Flag(
+        name: .customLong("record-keys"),
+        help:
+            "With --record: keep key bytes too, sealed under your vault key ($XDG_DATA_HOME/hlstui/vault.key), so the replay decrypts; never in the clear."
+    )
+    var recordKeys = false
+
     func validate() throws {
         if record == nil && (redact || !redactParams.isEmpty) { throw ValidationError("--redact goes with --record FILE") }
+        if record == nil && recordKeys { throw ValidationError("--record-keys goes with --record FILE") }
     }
 
     func recording(player: PlayerFlagGroup) -> RecordingRequest? {
         record.map {
             RecordingRequest(
-                path: $0, redactor: redact || !redactParams.isEmpty ? Redactor(parameters: redactParams) : nil, options: player.playbackWords)
+                path: $0, redactor: redact || !redactParams.isEmpty ? Redactor(parameters: redactParams) : nil, options: player.playbackWords,
+                keys: recordKeys)
         }
     }
 }

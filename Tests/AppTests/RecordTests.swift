@@ -75,26 +75,30 @@ struct RecordTests {
         }
     }
 
-    @Test("replay --json with the origin stopped: the same segment requests with the same statuses and retries, the same switch")
+    @Test(
+        "replay --json with the origin stopped: the same segment requests with the same statuses, retries and failures (a stalled body times out again), the same switch"
+    )
     func replay() async throws {
         let origin = AppOrigin.own()
         let state = origin.router.state
         let dir = try CLI.directory(["cmds": "3 pin 1\n"])
         let file = dir.appendingPathComponent("faulty.sqlite").path
-        for (kind, status, msn) in [(Fault.Kind.status, 500, 1), (.status, 404, 3), (.truncate, 200, 5)] {
+        for (kind, status, msn) in [(Fault.Kind.status, 500, 1), (.status, 404, 3), (.truncate, 200, 5), (.stall, 200, 2)] {
             _ = state.add(
                 Fault(
-                    id: 0, kind: kind, target: .segment, status: status, ms: 0, scenario: "vod-ts", rendition: nil, msn: msn,
-                    remaining: status == 500 ? 2 : 1, since: 0))
+                    id: 0, kind: kind, target: .segment, status: status, ms: 0, scenario: "vod-ts",
+                    rendition: kind == .stall ? "v144" : nil, msn: msn, remaining: status == 500 ? 2 : 1, since: 0))
         }
+        // Started pinned: the replay starts pinned too (the recorded options), or its first switches differ.
         let recorded = try await MonitorRun.run([
-            "\(origin.httpBase)/vod-ts/master.m3u8", "--duration", "8", "--record", file, "--commands",
+            "\(origin.httpBase)/vod-ts/master.m3u8", "--duration", "13", "--pin", "0", "--record", file, "--commands",
             dir.appendingPathComponent("cmds").path,
         ])
         origin.stop()
         #expect(recorded.status == 0, "\(recorded.stderr.suffix(400))")
         let want = Self.requests(recorded)
         #expect(want.contains { $0.contains("retries 2") } && want.contains { $0.contains(" 404 ") }, "the faults happened: \(want)")
+        #expect(want.contains { $0.contains("seg2.ts") && $0.contains("read timeout") }, "the stall timed out: \(want)")
         let switches = { (r: MonitorRun) in r.named("variant").map { "\($0["to"] ?? "") \($0["reason"] ?? "")" } }
         for _ in 0..<2 {
             let again = try await MonitorRun.run(["--json"], command: ["replay", file])
@@ -152,5 +156,44 @@ struct RecordTests {
         let again = try await MonitorRun.run(["--json", "--pin", "2"], command: ["replay", file])
         #expect(again.named("command").first?["action"] as? String == "capDown", "\(again.named("command"))")
         #expect(again.named("variant").contains { $0["reason"] as? String == "cap" && $0["to"] as? Int == 1 })
+    }
+
+    @Test("--record-keys: key bytes sealed (never raw or hex in the file), the replay decrypts; another vault or a redacted copy cannot")
+    func sealedKeys() async throws {
+        let origin = AppOrigin.own()
+        let dir = try CLI.directory([:])
+        let file = dir.appendingPathComponent("keys.sqlite").path
+        let mine = ["XDG_DATA_HOME": dir.appendingPathComponent("mine").path]
+        let url = "\(origin.httpBase)/aes-vod/master.m3u8"
+        let recorded = try await MonitorRun.run(
+            [url, "--pin", "0", "--duration", "6", "--record", file, "--record-keys"], environment: mine)
+        #expect(recorded.status == 0, "\(recorded.stderr.suffix(300))")
+        let keyURLs = Set(try RecordingFile(path: file).exchanges().filter(\.secret).map(\.url))
+        let keyRows = try RecordingFile(path: file).exchanges().filter(\.secret)
+        #expect(!keyURLs.isEmpty && keyRows.allSatisfy { $0.sealed || $0.status != 200 })
+        let keys = try keyURLs.map { [UInt8](try CLI.tool("curl", ["-s", $0])) }
+        origin.stop()
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let text = String(decoding: bytes, as: UTF8.self).lowercased()
+        for k in keys {
+            #expect(k.count == 16)
+            let raw = (0...(bytes.count - k.count)).contains { bytes[$0..<($0 + k.count)].elementsEqual(k) }
+            #expect(!raw && !text.contains(k.map { String(format: "%02x", $0) }.joined()), "a key is in the file")
+        }
+        let want = Self.requests(recorded)
+        let again = try await MonitorRun.run(["--json"], command: ["replay", file], environment: mine)
+        #expect(again.status == 0 && again.named("error").isEmpty, "\(again.named("error")) \(again.stderr.suffix(300))")
+        #expect(Self.requests(again) == want)
+        #expect(again.named("key").allSatisfy { $0["error"] is NSNull || $0["error"] == nil } && !again.named("key").isEmpty)
+        // Someone else's vault opens nothing, and says so once at the start.
+        let other = try await MonitorRun.run(
+            ["--json", "--duration", "3"], command: ["replay", file], environment: ["XDG_DATA_HOME": dir.appendingPathComponent("other").path])
+        let notes = other.named("diagnostic").compactMap { $0["message"] as? String }
+        #expect(notes.contains { $0.contains("sealed under another user's vault key") }, "\(notes)")
+        // A redacted copy keeps no key at all.
+        let copy = dir.appendingPathComponent("copy.sqlite").path
+        _ = try CLI.runTool(CLI.binary.path, ["recording", "redact", file, copy])
+        let copied = try RecordingFile(path: copy).exchanges().filter(\.secret)
+        #expect(!copied.isEmpty && copied.allSatisfy { !$0.sealed && $0.body == nil })
     }
 }
