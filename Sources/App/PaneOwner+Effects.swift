@@ -131,7 +131,9 @@ extension PaneOwner {
                 try? mpv.command(.seekAbsolute(to))
                 step.sought = true
             }
-        } else if !done, let to, let now = mpv.get(.timePos), abs(now - to) < 0.1 {
+        } else if !done, let to, mpv.get(.seeking) == false, let now = mpv.get(.timePos), abs(now - to) < 0.1 {
+            // Not while the seek is still running: time-pos reads its target at once, and a player let go then shows the
+            // keyframe before the target for a moment, then jumps to it (measured under load: 2.07 s, then 3.47 s 37 ms later).
             done = true
         }
         guard done else { return after(5, .inPlace(step)) }

@@ -22,6 +22,8 @@ extension MPVProperty where Value == Bool {
     public static var pause: Self { .init("pause", .flag) { $0.flag } }
     public static var pausedForCache: Self { .init("paused-for-cache", .flag) { $0.flag } }
     public static var coreIdle: Self { .init("core-idle", .flag) { $0.flag } }
+    /// True from a seek until playback has restarted at its target (time-pos already reads the target meanwhile).
+    public static var seeking: Self { .init("seeking", .flag) { $0.flag } }
     public static var eofReached: Self { .init("eof-reached", .flag) { $0.flag } }
 }
 
