@@ -90,7 +90,9 @@ let package = Package(
             ]),
         .executableTarget(
             name: "hlstui",
-            dependencies: ["App", "Origin", "Loader", "LoaderCore", "Recording", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "App", "Origin", "Loader", "LoaderCore", "Recording", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
         .executableTarget(

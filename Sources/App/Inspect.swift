@@ -35,6 +35,7 @@ public struct InspectOutcome: Sendable {
 /// Runs `hlstui inspect`: load, parse, report.
 public enum Inspect {
     public static func run(_ req: InspectRequest) async -> InspectOutcome {
+        if InspectMP4.applies(req.source) { return await InspectMP4.run(req) }
         let text: String
         do {
             text = try await PlaylistSource.load(req.source, timeout: req.timeout, upstream: req.upstream)

@@ -45,7 +45,8 @@ public enum ProxyRunner {
             let pts = r.firstPTS.map { String(format: " pts=%.3f", $0) } ?? ""
             let ttfb = r.ttfbMs.map { String(format: " ttfb=%.1fms", $0) } ?? ""
             return String(
-                format: "%@%8.3f %@ %@ %d %d B%@ %.1fms%@%@%@%@", flag, r.start, r.kind.rawValue, r.msn.map { "msn=\($0)" } ?? "-", r.status,
+                format: "%@%8.3f %@ %@ %d %d B%@ %.1fms%@%@%@%@", flag, r.start, r.kind.rawValue, r.msn.map { "msn=\($0)" } ?? "-",
+                r.status,
                 r.bytes, ttfb,
                 r.durationMs, pts, r.local ? " local" : "", (r.outcome == .gap ? " GAP" : r.failure.map { " error=\($0)" } ?? ""),
                 r.cache.map { " cache=\($0.rawValue)" + (r.savedBytes > 0 ? " saved=\(r.savedBytes)" : "") } ?? "")

@@ -119,13 +119,15 @@ public final class DiskCache: Sendable {
     }
 
     /// A stored body, opened when sealed; marks it used now (LRU).
-    func body(_ name: String, meta: CacheMeta) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path(name, "body")) else { throw CacheError("cached body missing") }
+    func body(_ name: String, meta: CacheMeta) throws -> Data {
+        guard let h = FileHandle(forReadingAtPath: path(name, "body")), let data = try h.readToEnd() else {
+            throw CacheError("cached body missing")
+        }
+        try? h.close()
         let now = Date()
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: path(name, "meta"))
         index.withLockedValue { $0.stored[name]?.lastUse = now.timeIntervalSince1970 }
-        let bytes = [UInt8](data)
-        return meta.sealed ? try KeySeal.open(bytes, with: vault()) : bytes
+        return meta.sealed ? Data(try KeySeal.open([UInt8](data), with: vault())) : data
     }
 
     /// Starts writing `key`'s answer as it streams (`append` true: after the bytes already there); nil when another request

@@ -63,7 +63,8 @@ extension LoaderServer {
                 }
                 let next = i + 1 < sources.count ? sources[i + 1] : nil
                 if firstFailure == nil, let r = src.rung, sources.count > 1 { firstFailure = (r, cause) }
-                if next == nil, SegmentHold.passing(status), status != 504 || client.options.cache?.options.offline != true, let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
+                if next == nil, SegmentHold.passing(status), status != 504 || client.options.cache?.options.offline != true,
+                    let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
                     writer.channel.isActive
                 {
                     // Every source failed a VOD segment for now: held and retried, so the player waits (a stall with this

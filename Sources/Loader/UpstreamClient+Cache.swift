@@ -32,10 +32,16 @@ extension UpstreamClient {
             head.cache = .hit
             head.savedBytes = hit.body.count
             onHead(head)
-            Self.feed(hit.body, to: onBody)
+            // Straight from the file's bytes into the buffers the player is sent, a megabyte at a time.
+            var at = hit.body.startIndex
+            while at < hit.body.endIndex {
+                let end = min(at + 1_048_576, hit.body.endIndex)
+                onBody(ByteBuffer(bytes: hit.body[at..<end]))
+                at = end
+            }
             onReadEnd()
             return UpstreamResponse(
-                head: head, body: Array(hit.body.prefix(keepBody)), bytes: hit.body.count, seconds: Date().timeIntervalSince(start))
+                head: head, body: [UInt8](hit.body.prefix(keepBody)), bytes: hit.body.count, seconds: Date().timeIntervalSince(start))
         }
         if offline {
             throw UpstreamError(cause: .offline, detail: "\(url): not in the cache (--offline plays only what the cache holds)")
@@ -53,7 +59,8 @@ extension UpstreamClient {
             case .partial(let name, let meta, let have) = cache.lookup(whole), have > 0
         {
             if let r = try await resume(
-                cache, name: name, meta: meta, have: have, key: whole, url, span: span, keepBody: keepBody, retries: retries, secret: secret,
+                cache, name: name, meta: meta, have: have, key: whole, url, span: span, keepBody: keepBody, retries: retries,
+                secret: secret,
                 onHead: onHead, onBody: onBody, onReadEnd: onReadEnd)
             {
                 return r
@@ -67,7 +74,7 @@ extension UpstreamClient {
     /// What the cache can answer for `span` now: nil for a miss, a playlist that may still change (online), or a body that no
     /// longer reads (dropped).
     func hit(_ cache: DiskCache, use: CacheUse, exact: String, whole: String, span: RequestedSpan, offline: Bool) -> (
-        status: Int, headers: [(String, String)], url: String, body: ArraySlice<UInt8>
+        status: Int, headers: [(String, String)], url: String, body: Data
     )? {
         for key in exact == whole ? [whole] : [exact, whole] {
             guard case .complete(let name, let meta) = cache.lookup(key) else { continue }
@@ -76,10 +83,11 @@ extension UpstreamClient {
                 cache.remove(key)
                 continue
             }
-            if key != whole { return (meta.status, meta.headerPairs, meta.url, all[...]) }
+            if key != whole { return (meta.status, meta.headerPairs, meta.url, all) }
             guard let h = CachePolicy.head(headers: meta.headerPairs, length: all.count, span: span), let b = span.bounds(length: all.count)
             else { return nil }
-            return (h.status, h.headers, meta.url, all[b])
+            let body = b.count == all.count ? all : all.subdata(in: (all.startIndex + b.lowerBound)..<(all.startIndex + b.upperBound))
+            return (h.status, h.headers, meta.url, body)
         }
         return nil
     }
@@ -117,7 +125,8 @@ extension UpstreamClient {
                 }, onReadEnd: onReadEnd)
             if let w = writer.withLockedValue({ $0 }) {
                 w.complete(final: use == .playlist && CachePolicy.isFinal(playlist: r.body))
-            } else if use == .playlist, r.head.status == 200, let w = cache.writer(key, meta: Self.meta(r.head, url: url, range: range), append: false)
+            } else if use == .playlist, r.head.status == 200,
+                let w = cache.writer(key, meta: Self.meta(r.head, url: url, range: range), append: false)
             {
                 // Not streamed (a playlist is read whole): kept now.
                 w.append(ByteBuffer(bytes: r.body))
@@ -153,7 +162,8 @@ extension UpstreamClient {
         let shownHead = NIOLockedValueBox<(Int, [(String, String)])?>(nil)
         do throws(UpstreamError) {
             var r = try await network(
-                url, range: "bytes=\(have)-", extraHeaders: validator.map { [("If-Range", $0)] } ?? [], keepBody: keepBody, retries: retries,
+                url, range: "bytes=\(have)-", extraHeaders: validator.map { [("If-Range", $0)] } ?? [], keepBody: keepBody,
+                retries: retries,
                 secret: secret,
                 onHead: { h in
                     let cr = ContentRange(h.header("content-range"))
@@ -203,7 +213,8 @@ extension UpstreamClient {
         let whole = h.status == 206 && RequestedSpan(range: range) == .whole(asRange: true)
         let length = whole ? ContentRange(h.header("content-range"))?.total : h.header("content-length").flatMap { Int($0) }
         return CacheMeta(
-            url: url, status: h.status, headers: h.headers.map { [$0.0, $0.1] }, length: length, complete: false, final: false, sealed: false,
+            url: url, status: h.status, headers: h.headers.map { [$0.0, $0.1] }, length: length, complete: false, final: false,
+            sealed: false,
             etag: h.header("etag"), lastModified: h.header("last-modified"))
     }
 

@@ -29,7 +29,9 @@ public struct UpstreamOptions: Sendable {
 
 /// Why an upstream request failed, in one line naming the cause.
 public struct UpstreamError: Error, Sendable, CustomStringConvertible {
-    public enum Cause: String, Sendable { case connect, timeout, truncated, tls, redirect, protocolError = "protocol", badURL = "url", offline }
+    public enum Cause: String, Sendable {
+        case connect, timeout, truncated, tls, redirect, protocolError = "protocol", badURL = "url", offline
+    }
     public var cause: Cause
     public var detail: String
     /// What came before the failure, when an answer had begun (a truncated body): its head and the bytes received.
@@ -149,7 +151,8 @@ public final class UpstreamClient: Sendable {
         while true {
             do {
                 let r = try await once(
-                    current, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: attempt, keepBody: keepBody, secret: secret,
+                    current, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: attempt,
+                    keepBody: keepBody, secret: secret,
                     streaming: streaming)
                 if [301, 302, 303, 307, 308].contains(r.head.status), let loc = r.head.header("location") {
                     redirects += 1
@@ -183,7 +186,8 @@ public final class UpstreamClient: Sendable {
     }
 
     func once(
-        _ url: String, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int, secret: Bool,
+        _ url: String, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int,
+        secret: Bool,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
         guard let tap = options.tap else {
@@ -202,7 +206,8 @@ public final class UpstreamClient: Sendable {
         }
         do {
             var r = try await attempt(
-                url, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: .max, streaming: streaming)
+                url, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: .max,
+                streaming: streaming)
             record(r.head, r.body, bytes: r.bytes, failure: nil)
             if r.body.count > keepBody { r.body = Array(r.body.prefix(keepBody)) }
             return r
@@ -216,12 +221,14 @@ public final class UpstreamClient: Sendable {
     }
 
     func attempt(
-        _ url: String, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int, streaming: Streaming
+        _ url: String, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int,
+        streaming: Streaming
     ) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
         do {
             return try await exchange(
-                url, t, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: keepBody, streaming: streaming)
+                url, t, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: keepBody,
+                streaming: streaming)
         } catch let e as UpstreamError where t.tls && e.cause == .connect && !e.detail.contains("client certificate") {
             // A TLS 1.3 server that refuses a client certificate may just close after the handshake: say what that can mean.
             let hint =
@@ -233,7 +240,8 @@ public final class UpstreamClient: Sendable {
     }
 
     func exchange(
-        _ url: String, _ t: Target, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int,
+        _ url: String, _ t: Target, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int,
+        keepBody: Int,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
         let channel = try await connection(t, url: url)

@@ -152,8 +152,7 @@ public enum CachePolicy {
     /// The head a stored answer is served with for `span`: 200 with the whole length for a request without Range, 206 with
     /// its Content-Range otherwise (what the origin would have answered). `headers` are the origin's, whose length and
     /// range fields are replaced.
-    public static func head(headers: [(String, String)], length: Int, span: RequestedSpan) -> (status: Int, headers: [(String, String)])?
-    {
+    public static func head(headers: [(String, String)], length: Int, span: RequestedSpan) -> (status: Int, headers: [(String, String)])? {
         guard let b = span.bounds(length: length) else { return nil }
         var h = headers.filter { !["content-length", "content-range", "transfer-encoding"].contains($0.0.lowercased()) }
         h.append(("Content-Length", String(b.count)))

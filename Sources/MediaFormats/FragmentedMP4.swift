@@ -35,7 +35,7 @@ public enum FragmentedMP4 {
 
     /// The box whose header starts at `o` (ISO/IEC 14496-12 §4.2: 32-bit size, 64-bit when 1, to the end when 0), before `end`;
     /// its size may run past `end` (the caller decides whether that is an error).
-    static func header(_ bytes: [UInt8], at o: Int, end: Int) -> Box? {
+    public static func header(_ bytes: [UInt8], at o: Int, end: Int) -> Box? {
         guard o + 8 <= end else { return nil }
         var size = Int(u32(bytes, o))
         var header = 8

@@ -114,7 +114,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v6"
+    public static let version = "media-v7"
 
     /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, four cameras;
     /// the same ladder packaged as broadcasters do.
@@ -160,6 +160,9 @@ public final class MediaLibrary: Sendable {
     public let directory: URL
     /// Keyed `container/id`, e.g. `ts/v360`.
     public let renditions: [String: MediaRendition]
+    /// Progressive MP4 files of the v240 encode, by name: `moov-end.mp4` (as an encoder writes it), `faststart.mp4` (moov
+    /// moved to the front) and `fragmented.mp4` (moof fragments, an empty moov first).
+    public let progressive: [String: [UInt8]]
     /// Seconds the last generation took (0 when the cache was reused).
     public let generationSeconds: Double
 
@@ -167,9 +170,10 @@ public final class MediaLibrary: Sendable {
         renditions["\(packaging.keyPrefix)\(container.rawValue)/\(id)"]
     }
 
-    init(directory: URL, renditions: [String: MediaRendition], generationSeconds: Double) {
+    init(directory: URL, renditions: [String: MediaRendition], progressive: [String: [UInt8]] = [:], generationSeconds: Double) {
         self.directory = directory
         self.renditions = renditions
+        self.progressive = progressive
         self.generationSeconds = generationSeconds
     }
 
@@ -193,7 +197,12 @@ public final class MediaLibrary: Sendable {
             try generate(into: dir, progress: progress)
             seconds = Date().timeIntervalSince(start)
         }
-        return try MediaLibrary(directory: dir, renditions: loadRenditions(dir), generationSeconds: seconds)
+        let files = dir.appendingPathComponent("progressive")
+        var progressive: [String: [UInt8]] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: files.path)) ?? [] where name.hasSuffix(".mp4") {
+            progressive[name] = [UInt8](try Data(contentsOf: files.appendingPathComponent(name)))
+        }
+        return try MediaLibrary(directory: dir, renditions: loadRenditions(dir), progressive: progressive, generationSeconds: seconds)
     }
 
     static let generationLock = NSLock()
@@ -217,6 +226,18 @@ public final class MediaLibrary: Sendable {
             let src = tmp.appendingPathComponent(
                 "src/\(spec.key.replacingOccurrences(of: "/", with: "-")).\(spec.width == nil ? "m4a" : "mp4")")
             try run(ffmpeg, encodeArguments(spec, output: src.path))
+            if spec.id == "v240" && spec.packaging == .plain {
+                // Progressive MP4 as encoders write it (moov after the media), moved to the front, and fragmented.
+                let files = tmp.appendingPathComponent("progressive")
+                try fm.createDirectory(at: files, withIntermediateDirectories: true)
+                try fm.copyItem(at: src, to: files.appendingPathComponent("moov-end.mp4"))
+                for (name, flags) in [("faststart.mp4", "+faststart"), ("fragmented.mp4", "frag_keyframe+empty_moov+default_base_moof")] {
+                    try run(
+                        ffmpeg,
+                        ["-hide_banner", "-loglevel", "error", "-y", "-i", src.path, "-c", "copy", "-movflags", flags]
+                            + [files.appendingPathComponent(name).path])
+                }
+            }
             func segment(_ c: Container, offset: Double) throws -> URL {
                 let out = tmp.appendingPathComponent("\(spec.packaging.keyPrefix)\(c.rawValue)/\(spec.id)")
                 try? fm.removeItem(at: out)

@@ -144,6 +144,14 @@ public struct OriginRouter: OriginResponder {
         if parts.isEmpty { return .text(200, index()) }
         if parts[0] == "control" { return control(parts, req, now: now) }
         if parts[0] == "keys", parts.count == 3 { return key(parts[1], parts[2], req) }
+        if parts[0] == "progressive", parts.count == 2 {
+            // Plain MP4 files, answered with Range like any segment (`Accept-Ranges`, 206, 416).
+            guard let bytes = media.progressive[parts[1]] else { return .text(404, "no progressive file \(parts[1])") }
+            var r = OriginResponse(status: 200, contentType: "video/mp4", body: bytes, kind: "segment")
+            r.scenario = "progressive"
+            r.rendition = parts[1]
+            return applyFault(r, req)
+        }
         guard let scenario = Scenario.named(parts[0]) else { return .text(404, "no scenario \(parts[0]); see / for the list") }
         var r = route(scenario, Array(parts.dropFirst()), req, now: now)
         r.scenario = scenario.name
@@ -413,6 +421,8 @@ public struct OriginRouter: OriginResponder {
     func index() -> String {
         var s = "hlstui origin\n\nscenarios:\n"
         for sc in Scenario.all { s += "  /\(sc.name)/master.m3u8  \(sc.summary)\n" }
+        s += "\nprogressive MP4 (Range honoured): "
+        s += media.progressive.keys.sorted().map { "/progressive/\($0)" }.joined(separator: "  ") + "\n"
         s +=
             "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset|nopdt&target=segment|key|playlist|init|any"
         s +=

@@ -65,6 +65,9 @@ public final class Recorder: @unchecked Sendable {
             db = try DatabaseQueue(path: path)
             try db.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
+                // A commit is not synced to the disk: the write-ahead log survives a crash of hlstui (kill -9) whole; only a
+                // power loss may lose the last quarter seconds (DECISIONS.md, recordings).
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 if let maxPages { try db.execute(sql: "PRAGMA max_page_count = \(maxPages)") }
             }
             try db.write { db in

@@ -216,7 +216,8 @@ struct RecordFlagGroup: ParsableArguments {
     func recording(player: PlayerFlagGroup) -> RecordingRequest? {
         record.map {
             RecordingRequest(
-                path: $0, redactor: redact || !redactParams.isEmpty ? Redactor(parameters: redactParams) : nil, options: player.playbackWords,
+                path: $0, redactor: redact || !redactParams.isEmpty ? Redactor(parameters: redactParams) : nil,
+                options: player.playbackWords,
                 keys: recordKeys)
         }
     }
@@ -226,7 +227,8 @@ struct RecordFlagGroup: ParsableArguments {
 struct CacheFlagGroup: ParsableArguments {
     @Flag(
         help:
-            "Keep segments, init sections, VOD playlists and keys (sealed) on disk and serve them again; a body cut off is resumed with Range.")
+            "Keep segments, init sections, VOD playlists and keys (sealed) on disk and serve them again; a body cut off is resumed with Range."
+    )
     var cache = false
 
     @Option(name: .customLong("cache-dir"), help: "The cache's directory (implies --cache; default $XDG_CACHE_HOME/hlstui/http).")
@@ -250,7 +252,8 @@ struct CacheFlagGroup: ParsableArguments {
     /// The session's cache, when asked for; a directory that cannot be used is one line.
     func open() throws -> DiskCache? {
         guard cache || offline || cacheDir != nil else { return nil }
-        let names = Set(ignoreQuery.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty })
+        let names = Set(
+            ignoreQuery.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty })
         let options = CacheOptions(
             directory: cacheDir ?? CacheOptions.defaultDirectory, limit: CachePolicy.size(cacheSize) ?? 0, ignoredQuery: names,
             offline: offline, vaultPath: CacheOptions.defaultVault)

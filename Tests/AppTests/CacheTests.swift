@@ -54,7 +54,10 @@ struct CacheTests {
         let asked = Self.segmentPaths(since: again)
         #expect(asked.first == "/vod-ts/v144/seg3.ts bytes=\(saved)-", "only the rest of segment 3 first: \(asked)")
         #expect(!asked.contains { $0.contains("seg0.ts") || $0.contains("seg1.ts") || $0.contains("seg2.ts") }, "\(asked)")
-        #expect(r.named("request").filter { ["seg0.ts", "seg1.ts", "seg2.ts"].contains(($0["url"] as? String)?.split(separator: "/").last ?? "") }
+        #expect(
+            r.named("request").filter {
+                ["seg0.ts", "seg1.ts", "seg2.ts"].contains(($0["url"] as? String)?.split(separator: "/").last ?? "")
+            }
             .allSatisfy { $0["cache"] as? String == "hit" })
     }
 

@@ -62,6 +62,38 @@ struct InspectCLITests {
         #expect((obj?["diagnostics"] as? [[String: Any]])?.contains { $0["line"] as? Int == 5 } == true)
     }
 
+    @Test("MP4: where moov is and what it costs a player, over HTTP with a few small ranges and from a file alike")
+    func mp4() throws {
+        let base = AppOrigin.base
+        let mark = AppOrigin.state.log().count
+        let end = try CLI.run(["inspect", "\(base)/progressive/moov-end.mp4"])
+        #expect(end.status == 0, "\(end.stderr)")
+        #expect(end.stdout.contains("moov: at the end") && end.stdout.contains("fragmented: no (progressive)"), "\(end.stdout)")
+        #expect(
+            end.stdout.contains("warning: moov at the end: a player needs a second round trip (bytes="),
+            "one line names the cost: \(end.stdout)")
+        let asked = AppOrigin.state.log(since: mark).filter { $0.path.hasSuffix("moov-end.mp4") }
+        #expect(asked.count <= 4 && asked.allSatisfy { $0.range != nil }, "\(asked.map { $0.range ?? "-" })")
+        #expect(try CLI.run(["inspect", "--strict", "\(base)/progressive/moov-end.mp4"]).status == 1)
+        let json = try CLI.run(["inspect", "--json", "\(base)/progressive/moov-end.mp4"])
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let size = try #require(doc["size"] as? Int)
+        #expect(doc["moov"] as? String == "end" && (doc["playerRequests"] as? [String])?.count == 3, "\(doc)")
+        #expect((doc["bytesRead"] as? Int ?? size) < size / 2, "read \(doc["bytesRead"] ?? "") of \(size) bytes")
+        let front = try CLI.run(["inspect", "\(base)/progressive/faststart.mp4"])
+        #expect(front.status == 0 && front.stdout.contains("moov: at the front") && !front.stdout.contains("warning"), "\(front.stdout)")
+        let fragmented = try CLI.run(["inspect", "\(base)/progressive/fragmented.mp4"])
+        #expect(fragmented.stdout.contains("fragmented: yes"), "\(fragmented.stdout)")
+        // The same file on disk.
+        let file = try CLI.directory([:]).appendingPathComponent("movie.mp4")
+        try Data(try CLI.tool("curl", ["-s", "\(base)/progressive/moov-end.mp4"])).write(to: file)
+        let local = try CLI.run(["inspect", file.path])
+        #expect(
+            local.status == 0 && local.stdout.contains("moov: at the end") && !local.stdout.contains("range request"), "\(local.stdout)")
+        let missing = try CLI.run(["inspect", "\(base)/progressive/nope.mp4"])
+        #expect(missing.status == 2 && missing.stderr.contains("HTTP 404"), "\(missing.stderr)")
+    }
+
     @Test("a missing file, a directory and a binary file each get a one-line reason and exit 2")
     func unreadable() throws {
         let dir = try CLI.directory([:])

@@ -187,7 +187,8 @@ struct RecordTests {
         #expect(again.named("key").allSatisfy { $0["error"] is NSNull || $0["error"] == nil } && !again.named("key").isEmpty)
         // Someone else's vault opens nothing, and says so once at the start.
         let other = try await MonitorRun.run(
-            ["--json", "--duration", "3"], command: ["replay", file], environment: ["XDG_DATA_HOME": dir.appendingPathComponent("other").path])
+            ["--json", "--duration", "3"], command: ["replay", file],
+            environment: ["XDG_DATA_HOME": dir.appendingPathComponent("other").path])
         let notes = other.named("diagnostic").compactMap { $0["message"] as? String }
         #expect(notes.contains { $0.contains("sealed under another user's vault key") }, "\(notes)")
         // A redacted copy keeps no key at all.
