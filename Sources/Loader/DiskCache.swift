@@ -119,15 +119,32 @@ public final class DiskCache: Sendable {
     }
 
     /// A stored body, opened when sealed; marks it used now (LRU).
-    func body(_ name: String, meta: CacheMeta) throws -> Data {
-        guard let h = FileHandle(forReadingAtPath: path(name, "body")), let data = try h.readToEnd() else {
-            throw CacheError("cached body missing")
-        }
-        try? h.close()
+    func body(_ name: String, meta: CacheMeta) throws -> [UInt8] {
+        let bytes = try Self.read(path(name, "body"))
         let now = Date()
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: path(name, "meta"))
         index.withLockedValue { $0.stored[name]?.lastUse = now.timeIntervalSince1970 }
-        return meta.sealed ? Data(try KeySeal.open([UInt8](data), with: vault())) : data
+        return meta.sealed ? try KeySeal.open(bytes, with: vault()) : bytes
+    }
+
+    /// A file's bytes, read straight into one array (its size from `fstat`).
+    static func read(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw CacheError("cached body missing") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw CacheError("cached body unreadable") }
+        let size = Int(st.st_size)
+        var done = 0
+        let out = try [UInt8](unsafeUninitializedCapacity: size) { buf, count in
+            while done < size {
+                let n = Foundation.read(fd, buf.baseAddress! + done, size - done)
+                guard n > 0 else { throw CacheError("cached body cut short") }
+                done += n
+            }
+            count = size
+        }
+        return out
     }
 
     /// Starts writing `key`'s answer as it streams (`append` true: after the bytes already there); nil when another request

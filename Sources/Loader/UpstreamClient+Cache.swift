@@ -41,7 +41,7 @@ extension UpstreamClient {
             }
             onReadEnd()
             return UpstreamResponse(
-                head: head, body: [UInt8](hit.body.prefix(keepBody)), bytes: hit.body.count, seconds: Date().timeIntervalSince(start))
+                head: head, body: Array(hit.body.prefix(keepBody)), bytes: hit.body.count, seconds: Date().timeIntervalSince(start))
         }
         if offline {
             throw UpstreamError(cause: .offline, detail: "\(url): not in the cache (--offline plays only what the cache holds)")
@@ -74,7 +74,7 @@ extension UpstreamClient {
     /// What the cache can answer for `span` now: nil for a miss, a playlist that may still change (online), or a body that no
     /// longer reads (dropped).
     func hit(_ cache: DiskCache, use: CacheUse, exact: String, whole: String, span: RequestedSpan, offline: Bool) -> (
-        status: Int, headers: [(String, String)], url: String, body: Data
+        status: Int, headers: [(String, String)], url: String, body: ArraySlice<UInt8>
     )? {
         for key in exact == whole ? [whole] : [exact, whole] {
             guard case .complete(let name, let meta) = cache.lookup(key) else { continue }
@@ -83,11 +83,10 @@ extension UpstreamClient {
                 cache.remove(key)
                 continue
             }
-            if key != whole { return (meta.status, meta.headerPairs, meta.url, all) }
+            if key != whole { return (meta.status, meta.headerPairs, meta.url, all[...]) }
             guard let h = CachePolicy.head(headers: meta.headerPairs, length: all.count, span: span), let b = span.bounds(length: all.count)
             else { return nil }
-            let body = b.count == all.count ? all : all.subdata(in: (all.startIndex + b.lowerBound)..<(all.startIndex + b.upperBound))
-            return (h.status, h.headers, meta.url, body)
+            return (h.status, h.headers, meta.url, all[b])
         }
         return nil
     }
