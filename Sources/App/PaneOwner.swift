@@ -361,7 +361,7 @@ final class PaneOwner {
         // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
         // put tens of milliseconds between two property reads).
         let at = ContinuousClock.now
-        guard let raw, let p = s.locate(raw), let m = media, !s.ambiguous(p, in: m) else {
+        guard let raw, let p = s.locate(raw), let m = media else {
             return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at, window: window, stalled: stalled)
         }
         // Behind the window (a hold reads on while the window slides) the PDT its playlist gave when it listed it.

@@ -751,18 +751,6 @@ public struct SessionState: Sendable {
     public var playhead: StreamPoint? { sample.timePos.flatMap(locate) }
 
     /// The segment and offset of raw media time `t`.
-    /// The player may be playing not at `p` but in a segment after a discontinuity that follows it (timestamps restart
-    /// there: a camera's loop), asked for and not yet measured: its first PTS is unknown, so the same raw time also fits
-    /// it. A clock read then is a guess one loop early; there is no reading until the segment's first PTS arrives.
-    public func ambiguous(_ p: StreamPoint, in m: MediaPlaylist) -> Bool {
-        var crossed = false
-        for s in m.segments where s.mediaSequence > p.msn {
-            if s.discontinuity { crossed = true }
-            if crossed, clock.firstPTS[s.mediaSequence] == nil, inFlight[s.mediaSequence] != nil { return true }
-        }
-        return false
-    }
-
     public func locate(_ t: Double) -> StreamPoint? {
         guard let m = media[loadedRung ?? 0] ?? media.values.first else { return nil }
         return clock.locate(t, in: m)
