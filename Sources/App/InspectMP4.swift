@@ -58,21 +58,15 @@ enum InspectMP4 {
             first = try await reader.read(0..<min(size, chunk))
             reader.bytes += first.count
         }
-        var layout = MP4Layout(size: reader.size)
-        layout.feed(first, at: 0)
-        guard layout.boxes.first.map({ ["ftyp", "styp", "moov", "free", "mdat"].contains($0.type) }) == true else {
-            throw SourceError("\(req.source): not an MP4 file (no ftyp, moov or mdat box at its start)")
+        var read = reader.bytes
+        let layout = try await MP4Layout.scan(size: reader.size, first: first, chunk: chunk) { r throws(SourceError) in
+            let bytes = try await reader.read(r)
+            read += bytes.count
+            return bytes
         }
-        // One range per step, each at least a chunk (small boxes come together), at most 32.
-        var steps = 0
-        while !layout.enough, let need = layout.needed, steps < 32 {
-            steps += 1
-            let range = need.lowerBound..<min(reader.size, max(need.upperBound, need.lowerBound + chunk))
-            let bytes = try await reader.read(range)
-            reader.bytes += bytes.count
-            let before = (layout.boxes.count, layout.movieExtends)
-            layout.feed(bytes, at: range.lowerBound)
-            if (layout.boxes.count, layout.movieExtends) == before && layout.broken == nil { break }
+        reader.bytes = read
+        guard layout.startsLikeMP4 else {
+            throw SourceError("\(req.source): not an MP4 file (no ftyp, moov or mdat box at its start)")
         }
         return (layout, reader)
     }

@@ -91,7 +91,7 @@ public enum MonitorJSON {
     /// The `ladder` event.
     static func ladder(_ s: SessionState, pane: Int) -> [(String, JSONValue)] {
         [
-            ("pane", .int(pane)), ("url", .string(s.url)), ("single", .bool(s.ladder.single)),
+            ("pane", .int(pane)), ("url", .string(s.url)), ("single", .bool(s.ladder.single)), ("file", .bool(s.ladder.file)),
             ("variants", .array(s.ladder.rungs.map { InspectJSON.variant($0.variant, index: $0.index) })),
             ("caps", .object([("maxHeight", .int(s.caps.maxHeight)), ("maxBitrate", .int(s.caps.maxBitrate))])),
         ]

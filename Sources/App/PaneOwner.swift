@@ -242,7 +242,7 @@ final class PaneOwner {
 
     func opened(_ f: OpenedStream) {
         fetched = f
-        apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics))
+        apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics, file: f.file != nil))
         budget()
         report(.ladder)
         if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {

@@ -48,6 +48,8 @@ struct CacheMeta: Codable, Sendable {
     var sealed: Bool
     var etag: String?
     var lastModified: String?
+    /// A progressive file kept by ranges (`SpanFile`): the byte ranges its sparse body holds.
+    var spans: SpanSet? = nil
 
     var headerPairs: [(String, String)] { headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil } }
 }
@@ -63,6 +65,8 @@ public final class DiskCache: Sendable {
         var stored: [String: CachePolicy.Stored] = [:]
         var writing: Set<String> = []
         var vault: [UInt8]?
+        /// Progressive files open for this session, written by ranges (never evicted while open).
+        var spanFiles: [String: SpanFile] = [:]
     }
     let index = NIOLockedValueBox(Index())
 
@@ -200,7 +204,8 @@ public final class DiskCache: Sendable {
     func stored(_ name: String, bytes: Int) {
         let victims = index.withLockedValue { i -> [String] in
             i.stored[name] = CachePolicy.Stored(name: name, bytes: bytes, lastUse: Date().timeIntervalSince1970)
-            return CachePolicy.evict(Array(i.stored.values), limit: options.limit, keep: i.writing.union([name]))
+            let keep = i.writing.union(i.spanFiles.keys).union([name])
+            return CachePolicy.evict(Array(i.stored.values), limit: options.limit, keep: keep)
         }
         for v in victims { drop(v) }
     }

@@ -64,6 +64,29 @@ final class ResponseWriter: Sendable {
             HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
+    /// Starts an answer with these headers (its Content-Length among them); the body follows in chunks.
+    func head(_ status: Int, headers: [(String, String)]) {
+        started.withLockedValue { $0 = true }
+        var h = HTTPHeaders(headers)
+        h.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        channel.write(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
+    }
+
+    /// Sends what is queued and returns once the player's connection took it in; false when the player went away (it closed
+    /// the connection: a seek). What the Loader reads next for it waits on this.
+    func drained() async -> Bool {
+        guard !headOnly else { return true }
+        let p = channel.eventLoop.makePromise(of: Void.self)
+        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer())), promise: p)
+        do {
+            try await p.futureResult.get()
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Queues a body chunk; `flush` sends what is queued (once per batch of upstream reads, not per chunk).
     func chunk(_ b: ByteBuffer) {
         guard !headOnly else { return }

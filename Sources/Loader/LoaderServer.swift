@@ -87,6 +87,9 @@ public struct OpenedStream: Sendable {
     public var url: String
     public var playlist: Playlist
     public var diagnostics: [Diagnostic]
+    /// A progressive file (MP4) rather than a playlist: the player reads it by ranges (`playlist` is a one-segment VOD
+    /// playlist standing for it, so the timeline, buffer and request log work as for any stream).
+    public var file: ProgressiveFile?
 }
 
 /// The player's only network (docs/ARCHITECTURE.md): a loopback HTTP server that fetches, times, rewrites, decrypts and serves.
@@ -135,6 +138,8 @@ public final class LoaderServer: Sendable {
         var complete: Set<PlaylistID> = []
         /// Segments each live media playlist (by URL) listed, while the server must still keep them.
         var recent: [String: RecentSegments] = [:]
+        /// Progressive files opened, by URL.
+        var files: [String: RemoteFile] = [:]
     }
 
     /// The base every player URL starts with, token included.
@@ -218,7 +223,7 @@ public final class LoaderServer: Sendable {
         switch r.kind {
         case .multivariant, .media: ext = "m3u8"
         case .key: ext = "key"
-        case .initSection: ext = "mp4"
+        case .initSection, .file: ext = "mp4"
         case .segment, .part:
             let last = URL(string: r.upstream)?.pathExtension.lowercased() ?? ""
             ext = ["ts", "m4s", "mp4", "aac", "vtt", "webvtt", "mp3", "ac3", "ec3", "m4a", "cmfv", "cmfa"].contains(last) ? last : "ts"
@@ -239,8 +244,13 @@ public final class LoaderServer: Sendable {
 
     /// Reads the playlist a session starts from (multivariant or media), without giving the player anything yet.
     public func fetchTop(_ url: String) async throws(UpstreamError) -> OpenedStream {
+        if ProgressiveFile.named(url) { return try await openFile(url) }
         let r = try await read(url, kind: .multivariant, rung: nil)
         guard r.head.status == 200 else { throw UpstreamError(cause: .protocolError, detail: "\(url): HTTP \(r.head.status)") }
+        // Named like a playlist but an MP4 file: read it as one (by ranges, from here on).
+        if !r.body.starts(with: Array("#EXTM3U".utf8)), FragmentedMP4.startsLikeMP4(Array(r.body.prefix(16))) {
+            return try await openFile(url)
+        }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(url: r.head.url))
         if parsed.playlist.multivariant != nil { table.withLockedValue { $0.variables = parsed.variables } }
         return OpenedStream(playerURL: "", url: r.head.url, playlist: parsed.playlist, diagnostics: parsed.diagnostics)
@@ -258,6 +268,11 @@ public final class LoaderServer: Sendable {
         table.withLockedValue { t in
             t.progress = [:]
             t.behindSaid = []
+        }
+        if fetched.file != nil {
+            let res = Resource(upstream: base, kind: .file, rung: 0)
+            out.playerURL = path(register(res), res)
+            return out
         }
         guard case .multivariant(let m) = fetched.playlist.body else {
             let res = Resource(upstream: base, kind: .media, rung: 0, startMSN: startMSN)
@@ -307,6 +322,7 @@ public final class LoaderServer: Sendable {
     /// cache, or a playlist the Loader ended before a break); not reported as the player's playlist; new keys are spread as usual.
     public func refresh(_ fetched: OpenedStream, rung: Int) async -> MediaPlaylist? {
         let (variables, spliced) = table.withLockedValue { ($0.variables, $0.route != nil) }
+        if fetched.file != nil { return fetched.playlist.media }
         guard let m = fetched.playlist.multivariant else {
             return await prewarm(fetched.url, rung: 0, variables: variables, playlist: .upstream(fetched.url), report: false)
         }
@@ -340,6 +356,7 @@ public final class LoaderServer: Sendable {
         case .media: await media(res, writer: writer)
         case .segment, .part, .initSection: await segment(res, range: range, writer: writer)
         case .key: await keyResource(res, writer: writer)
+        case .file: await file(res, range: range, writer: writer)
         }
     }
 
@@ -353,7 +370,8 @@ extension LoaderServer {
     func record(
         _ kind: ResourceKind, _ url: String, rung: Int?, msn: Int? = nil, since t0: Double, head: UpstreamHead? = nil,
         durationMs: Double? = nil,
-        bytes: Int = 0, status: Int, local: Bool = false, prefetch: Bool = false, outcome: RequestOutcome, firstPTS: Double? = nil
+        bytes: Int = 0, status: Int, local: Bool = false, prefetch: Bool = false, outcome: RequestOutcome, firstPTS: Double? = nil,
+        range: String? = nil
     ) {
         emit(
             .request(
@@ -361,6 +379,6 @@ extension LoaderServer {
                     kind: kind, url: url, rung: rung, msn: msn, start: t0, ttfbMs: head.map { $0.ttfb * 1000 },
                     durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status, local: local || head?.cache == .hit,
                     prefetch: prefetch, retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS, cache: head?.cache,
-                    savedBytes: head?.savedBytes ?? 0)))
+                    savedBytes: head?.savedBytes ?? 0, range: range)))
     }
 }

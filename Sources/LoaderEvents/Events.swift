@@ -4,6 +4,8 @@ import JSONValue
 /// What a URI in a playlist points at, so the proxy can name it and treat it right.
 public enum ResourceKind: String, Sendable {
     case multivariant, media, segment, initSection = "init", key, part
+    /// A progressive file (MP4) the player reads by byte ranges, without a playlist.
+    case file
 }
 
 /// How a request ended.
@@ -50,12 +52,15 @@ public struct RequestEvent: Sendable {
     /// With `--cache`: hit, miss or resumed, and the bytes not asked of the origin.
     public var cache: CacheOutcome?
     public var savedBytes: Int
+    /// The byte range asked of the origin (`bytes=A-B`), when the request was for part of a resource.
+    public var range: String?
 
     public init(
         kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
         local: Bool, prefetch: Bool, retries: Int, outcome: RequestOutcome, firstPTS: Double?, cache: CacheOutcome? = nil,
-        savedBytes: Int = 0
+        savedBytes: Int = 0, range: String? = nil
     ) {
+        self.range = range
         self.cache = cache
         self.savedBytes = savedBytes
         self.kind = kind
@@ -87,6 +92,7 @@ public struct RequestEvent: Sendable {
             ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)),
             ("error", .string(outcome == .gap ? "GAP" : failure)),
             ("firstPTS", .double(firstPTS)), ("cache", .string(cache?.rawValue)), ("savedBytes", .int(cache == nil ? nil : savedBytes)),
+            ("range", .string(range)),
         ])
     }
 }

@@ -36,6 +36,8 @@ public struct Ladder: Sendable, Equatable {
     public var renditions: [Rendition] = []
     /// True when the stream was opened from a media playlist (one implicit rung).
     public var single = false
+    /// A progressive file (MP4) played without a playlist: one rung, the file.
+    public var file = false
 
     public init() {}
 

@@ -23,7 +23,9 @@ public struct MediaClock: Sendable {
         var best: (msn: Int, pts: Double)?
         // Only segments near the window: a live loop restarts timestamps, so old segments can carry the same PTS as new ones.
         let oldest = playlist.mediaSequence - 30
-        for (msn, pts) in firstPTS where msn >= oldest && pts <= t + 0.0005 && t - pts < 120 {
+        // And only within reach of the segment: 120 s, or its own length (a progressive file is one segment as long as the movie).
+        func reach(_ msn: Int) -> Double { max(120, (playlist.segments[safe: msn - playlist.mediaSequence]?.duration ?? 0) + 1) }
+        for (msn, pts) in firstPTS where msn >= oldest && pts <= t + 0.0005 && t - pts < reach(msn) {
             if best == nil || pts > best!.pts || (pts == best!.pts && msn > best!.msn) { best = (msn, pts) }
         }
         if best == nil {

@@ -204,7 +204,8 @@ public struct LiveEdge: Sendable, Equatable {
 }
 
 public enum SessionEvent: Sendable {
-    case opened(url: String, playlist: Playlist, diagnostics: [Diagnostic])
+    /// `file`: a progressive file the player reads whole, which `playlist` (one segment) stands for.
+    case opened(url: String, playlist: Playlist, diagnostics: [Diagnostic], file: Bool = false)
     case loader(LoaderEvent)
     case sample(PlayerSample)
     case playbackStarted
@@ -340,9 +341,10 @@ public struct SessionState: Sendable {
     public mutating func apply(_ event: SessionEvent, at t: Double) -> [SessionFact] {
         now = max(now, t)
         switch event {
-        case .opened(let url, let playlist, let diagnostics):
+        case .opened(let url, let playlist, let diagnostics, let file):
             self.url = url
             ladder = Ladder(playlist)
+            ladder.file = file
             openDiagnostics = diagnostics
             if case .media(let m) = playlist.body { media[0] = m }
             for d in diagnostics where d.severity == .error {
@@ -449,6 +451,10 @@ public struct SessionState: Sendable {
                     if delivered.count > 64, let oldest = delivered.keys.min() { delivered[oldest] = nil }
                     notePeak(bytes: r.bytes, msn: msn)
                 }
+            }
+            // A progressive file's pieces time the network as segments do.
+            if r.kind == .file, r.status == 200 || r.status == 206, !r.local {
+                throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000)
             }
             if let err = r.failure {
                 let text = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(SessionState.shortName(r.url)): \(err)"

@@ -157,7 +157,7 @@ public struct DashboardModel: Sendable, Equatable {
             clock = "--:--/" + clockText(d)
         }
         let rung = s.playingRung.flatMap { s.ladder.rungs.indices.contains($0) ? s.ladder.rungs[$0] : nil }
-        let rungText = rung.map { s.ladder.single ? "single" : "#\($0.index) \($0.name)" } ?? "-"
+        let rungText = rung.map { s.ladder.file ? "MP4 file" : s.ladder.single ? "single" : "#\($0.index) \($0.name)" } ?? "-"
         let mode: String
         switch s.mode {
         case .automatic: mode = "auto"
@@ -194,7 +194,8 @@ public struct DashboardModel: Sendable, Equatable {
             if let vr = v.videoRange, vr != "SDR" { extra.append(vr) }
             extra += r.marks.map { "⚠\($0)" }
             var row = LadderRow(
-                index: r.index, resolution: v.resolution?.description ?? (s.ladder.single ? "media playlist" : "audio/—"),
+                index: r.index,
+                resolution: v.resolution?.description ?? (s.ladder.file ? "MP4 file" : s.ladder.single ? "media playlist" : "audio/—"),
                 bandwidth: v.bandwidth.map(Rung.rate) ?? "-", average: v.averageBandwidth.map(Rung.rate) ?? "-",
                 frameRate: v.frameRate.map { $0 == $0.rounded() ? fixed($0, 0) : fixed($0, 2) } ?? "-", codecs: v.codecs ?? "-",
                 extra: extra.joined(separator: " "))
@@ -270,7 +271,7 @@ public struct DashboardModel: Sendable, Equatable {
             pad(r.msn.map(String.init) ?? "-", 9, right: true) + " " + pad(String(r.status), 3, right: true) + " "
             + pad(bytes, 7, right: true) + " "
         text +=
-            ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name
+            ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (r.range.map { " \($0)" } ?? "")
             + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "") + (cacheNote(r).map { "  \($0)" } ?? "")
         let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
         return (text, role)

@@ -64,4 +64,29 @@ struct MP4LayoutTests {
         let junk = Self.ftyp + [UInt8](repeating: 0xFF, count: 40)
         #expect(Self.walk(junk, first: 64).0.broken?.contains("not MP4") == true)
     }
+
+    static func be(_ v: UInt64, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(v >> (8 * UInt64(n - 1 - $0)) & 0xFF) } }
+
+    @Test("the movie's duration from mvhd, version 0 and 1; none when it says all ones or nothing")
+    func duration() async {
+        // version 0: creation, modification, timescale, duration (32-bit); version 1: 64-bit times and duration.
+        let v0 = Self.box("mvhd", [0, 0, 0, 0] + Self.be(0, 8) + Self.be(1000, 4) + Self.be(20_500, 4) + [UInt8](repeating: 0, count: 80))
+        let v1 = Self.box(
+            "mvhd", [1, 0, 0, 0] + Self.be(0, 16) + Self.be(90_000, 4) + Self.be(90_000 * 3600, 8) + [UInt8](repeating: 0, count: 80))
+        let unknown = Self.box(
+            "mvhd", [0, 0, 0, 0] + Self.be(0, 8) + Self.be(1000, 4) + Self.be(0xFFFF_FFFF, 4) + [UInt8](repeating: 0, count: 80))
+        for (mvhd, want) in [(v0, 20.5), (v1, 3600.0), (unknown, nil)] as [([UInt8], Double?)] {
+            let file = Self.ftyp + Self.mdat + Self.box("moov", mvhd)
+            // Read as the Loader and inspect read it: a first range, then what the layout needs.
+            var reads: [Range<Int>] = []
+            let l = await MP4Layout.scan(size: file.count, first: Array(file.prefix(64)), chunk: 64) { r in
+                reads.append(r)
+                return Array(file[r])
+            }
+            #expect(l.duration == want && l.moovFirst == false && l.startsLikeMP4, "\(String(describing: l.duration)) \(l.boxes) \(reads)")
+            #expect(reads.allSatisfy { $0.lowerBound >= Self.ftyp.count + Self.mdat.count }, "the media is never read: \(reads)")
+        }
+        let notMP4 = await MP4Layout.scan(size: 100, first: Array("#EXTM3U\n#EXT-X-VERSION:3\n".utf8), chunk: 64) { _ in [] }
+        #expect(!notMP4.startsLikeMP4)
+    }
 }

@@ -1,0 +1,118 @@
+import Foundation
+import LoaderCore
+import NIOConcurrencyHelpers
+
+/// A progressive file in the disk cache, kept by byte ranges as the player reads it, in any order (DECISIONS.md "Progressive
+/// files"): a sparse body written at each range's offset and, in its record, the ranges it holds. The record is saved after the
+/// bytes it names are on disk (at most 0.2 s after them, and at each piece's end), so after a crash it may hold less than the
+/// body, never more.
+final class SpanFile: @unchecked Sendable {
+    let cache: DiskCache
+    let name: String
+    private let lock = NIOLock()
+    private var fd: Int32
+    private var meta: CacheMeta
+    private var saving = false
+
+    init(cache: DiskCache, name: String, fd: Int32, meta: CacheMeta) {
+        (self.cache, self.name, self.fd, self.meta) = (cache, name, fd, meta)
+    }
+
+    /// The file's length, once an answer said it.
+    var length: Int? { lock.withLock { meta.length } }
+    var spans: SpanSet { lock.withLock { meta.spans ?? SpanSet() } }
+    var contentType: String? { lock.withLock { meta.headerPairs.first { $0.0.lowercased() == "content-type" }?.1 } }
+
+    /// Records the file's length and the head the origin gave (from its first answer); a length that differs from the one kept
+    /// means the file changed upstream: what was held is dropped.
+    func learn(length: Int, headers: [(String, String)]) {
+        lock.withLock {
+            if let known = meta.length, known != length {
+                meta.spans = SpanSet()
+                _ = ftruncate(fd, 0)
+            }
+            meta.length = length
+            meta.headers = headers.filter { ["content-type", "etag", "last-modified"].contains($0.0.lowercased()) }.map { [$0.0, $0.1] }
+        }
+    }
+
+    /// The bytes of `r`, when they are all held.
+    func read(_ r: Range<Int>) -> [UInt8]? {
+        lock.withLock {
+            guard fd >= 0, (meta.spans ?? SpanSet()).covers(r) else { return nil }
+            var out = [UInt8](repeating: 0, count: r.count)
+            var done = 0
+            while done < r.count {
+                let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, r.count - done, off_t(r.lowerBound + done)) }
+                guard n > 0 else { return nil }
+                done += n
+            }
+            return out
+        }
+    }
+
+    /// Writes bytes that start at `offset`; a write that fails (a full disk) stops keeping this file, the player is still served.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        let save: Bool = lock.withLock {
+            guard fd >= 0, bytes.count > 0 else { return false }
+            var done = 0
+            while done < bytes.count {
+                let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+                guard n > 0 else {
+                    close(fd)
+                    fd = -1
+                    return false
+                }
+                done += n
+            }
+            var spans = meta.spans ?? SpanSet()
+            spans.insert(offset..<(offset + bytes.count))
+            meta.spans = spans
+            defer { saving = true }
+            return !saving
+        }
+        if save {
+            Task {
+                try? await Task.sleep(for: .milliseconds(200))
+                self.save()
+            }
+        }
+    }
+
+    /// Saves the record (the ranges held) and tells the cache how much it holds.
+    func save() {
+        let (m, held) = lock.withLock { () -> (CacheMeta, Int) in
+            saving = false
+            let held = meta.spans?.total ?? 0
+            meta.complete = meta.length.map { held >= $0 } ?? false
+            return (meta, held)
+        }
+        try? cache.write(m, name)
+        cache.stored(name, bytes: held)
+    }
+}
+
+extension DiskCache {
+    /// The progressive file at `url`, opened (created when new) for this session.
+    func spanFile(_ url: String) -> SpanFile? {
+        let name = CachePolicy.fileName(key(url, span: .whole(asRange: false)) + "#spans")
+        if let open = index.withLockedValue({ $0.spanFiles[name] }) { return open }
+        var meta =
+            FileManager.default.contents(atPath: path(name, "meta")).flatMap { try? JSONDecoder().decode(CacheMeta.self, from: $0) }
+            ?? CacheMeta(
+                url: url, status: 200, headers: [], length: nil, complete: false, final: false, sealed: false, etag: nil, lastModified: nil,
+                spans: SpanSet())
+        if meta.spans == nil { meta.spans = SpanSet() }
+        let fd = open(path(name, "body"), O_RDWR | O_CREAT, 0o600)
+        guard fd >= 0 else { return nil }
+        let file = SpanFile(cache: self, name: name, fd: fd, meta: meta)
+        return index.withLockedValue { i in
+            if let other = i.spanFiles[name] {
+                close(fd)
+                return other
+            }
+            i.spanFiles[name] = file
+            return file
+        }
+    }
+}
