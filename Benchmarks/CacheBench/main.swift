@@ -1,6 +1,6 @@
 // Recording and cache benchmark, each side against its baseline in the same run. Prints one JSON object.
 // 1. Recording overhead: requests for distinct real-sized bodies through the upstream client with the recording tap (and a
-//    request event recorded per request, as a session does) vs without, alternating batches; latency per request and the
+//    request event recorded per request, as a session does) vs without, alternating paced batches; latency per request and the
 //    process's CPU seconds per request (the recorder's writes included: each recorded batch ends when its file is closed).
 // 2. Cache hits: a 2 MB segment through the Loader from its disk cache vs through the Loader from the origin vs direct.
 import Foundation
@@ -48,6 +48,9 @@ func batch(_ n: Int, record: Bool) async throws -> (latencies: [Double], cpu: Do
     let t0 = Date()
     for _ in 0..<n {
         serial += 1
+        // Paced as a session asks (a few requests a second per pane, here one per 10 ms): the recorder writes between requests,
+        // as it does in a session, instead of competing with a request loop that keeps both cores busy.
+        try await Task.sleep(for: .milliseconds(10))
         let r = try await client.get("\(origin.httpBase)/control/blob.ts?bytes=\(68_000 + serial)", keepBody: 65_536)
         lat.append(r.seconds * 1000)
         recorder?.event(

@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 
 /// Serves a recording with its timing: the recorded origins each get a path prefix (`/h0`, `/h1`, …) on this server; a
 /// playlist is answered with the version the origin gave last at that moment of the session (a live window advances as it
-/// did), every other resource with the recorded answers in turn — the n-th request for a URL gets the n-th recorded answer,
+/// did), every other resource with the recorded answers in turn — the n-th request for a URL (and range) gets the n-th recorded answer,
 /// its status, its wait for the first byte, its pace, its cut or its silence; past the recorded ones, the last good one.
 /// `speed` scales every time. A key's bytes were recorded only sealed (`--record-keys`), opened with this user's vault; without
 /// them, asking for one says so.
@@ -76,11 +76,16 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
             // The version the origin gave last at this moment of the session (the first, before it).
             entry = list.last { $0.t <= sessionTime } ?? list[0]
         } else {
+            // A range gets the answers recorded for that range in turn (a progressive file's pieces, byte-range segments, a
+            // resumed body); a range never recorded, the URL's answers.
+            let same = list.filter { $0.range == req.range }
+            let pool = same.isEmpty ? list : same
+            let key = url + "#" + (same.isEmpty ? "" : req.range ?? "")
             let n = lock.withLock { () -> Int in
-                defer { served[url, default: 0] += 1 }
-                return served[url, default: 0]
+                defer { served[key, default: 0] += 1 }
+                return served[key, default: 0]
             }
-            entry = n < list.count ? list[n] : (list.last { $0.answered } ?? list[list.count - 1])
+            entry = n < pool.count ? pool[n] : (pool.last { $0.answered } ?? pool[pool.count - 1])
         }
         return answer(entry, playlist: playlist, url: url)
     }

@@ -32,6 +32,9 @@ public final class Recorder: @unchecked Sendable {
     private var pending: [Item] = []
     private var flushScheduled = false
     private var stopped: String?
+    /// CPU seconds spent writing (hashing, SQLite, the last checkpoint), on the recorder's queue: what recording costs the
+    /// session beyond keeping each body until it is written; saved as `meta.writerCPUSeconds` at close.
+    private var writerCPU = 0.0
     private let onFailure: @Sendable (String) -> Void
     /// `--record-keys`: seals a key's bytes for the file (nil: keys are recorded without their bytes).
     private let sealKey: (@Sendable ([UInt8]) -> [UInt8]?)?
@@ -100,8 +103,20 @@ public final class Recorder: @unchecked Sendable {
     /// Writes everything queued and closes the file; later items are dropped.
     public func close() {
         queue.sync { flush() }
-        lock.withLock { stopped = stopped ?? "closed" }
+        let failed = lock.withLock { () -> Bool in
+            defer { stopped = stopped ?? "closed" }
+            return stopped != nil
+        }
+        let cpu0 = Self.threadCPU()
         try? db.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        let spent = queue.sync { writerCPU } + Self.threadCPU() - cpu0
+        if !failed {
+            try? db.write { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('writerCPUSeconds', ?)",
+                    arguments: [String(format: "%.4f", spent)])
+            }
+        }
         try? db.close()
     }
 
@@ -124,6 +139,8 @@ public final class Recorder: @unchecked Sendable {
             return stopped == nil ? pending : []
         }
         guard !items.isEmpty else { return }
+        let cpu0 = Self.threadCPU()
+        defer { writerCPU += Self.threadCPU() - cpu0 }
         do {
             try db.write { db in
                 for item in items {
@@ -177,7 +194,24 @@ public final class Recorder: @unchecked Sendable {
             ])
     }
 
-    static func hash(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
+    /// The SHA-256 of `bytes` in lower-case hex (written digit by digit: `String(format:)` per byte costs more than the hash).
+    static func hash(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for b in SHA256.hash(data: bytes) {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// CPU seconds the calling thread has used.
+    static func threadCPU() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 
     static func headersJSON(_ headers: [(String, String)]) -> String {
         JSONValue.array(headers.map { .array([.string($0.0), .string($0.1)]) }).text

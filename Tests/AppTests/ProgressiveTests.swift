@@ -72,6 +72,22 @@ struct ProgressiveTests {
             said == ["cannot open the stream: bytes=0-65535 not in the cache (--offline plays only what the cache holds)"], "\(said)")
     }
 
+    @Test("a recorded progressive session replays with the origin out of the loop: the same ranges, each answered as recorded")
+    func replayed() async throws {
+        let file = try CLI.directory([:]).path + "/progressive.sqlite"
+        let url = "\(ProgressiveOrigin.base)/progressive/moov-end.mp4"
+        let recorded = try await MonitorRun.run([url, "--duration", "6", "--record", file])
+        #expect(recorded.status == 0, "\(recorded.stderr.suffix(300))")
+        let mark = ProgressiveOrigin.state.log().count
+        let replayed = try await MonitorRun.run(["--json", "--duration", "6"], command: ["replay", file])
+        #expect(replayed.status == 0 && replayed.named("error").isEmpty, "\(replayed.stderr.suffix(300))")
+        #expect(ProgressiveOrigin.fileRequests(since: mark).isEmpty, "the replay asked the origin")
+        // As a set: the player reads `moov` on a second connection while the first still reads, so two pieces may end in either order.
+        func ranges(_ r: MonitorRun) -> [String] { Self.fileRequests(r).map { "\($0["range"] ?? "-") \($0["status"] ?? "-")" }.sorted() }
+        #expect(!ranges(recorded).isEmpty && ranges(replayed) == ranges(recorded), "\(ranges(replayed)) vs \(ranges(recorded))")
+        #expect(Self.played(replayed) > 3)
+    }
+
     @Test("kill -9 mid-download, then a new run asks the origin only for the bytes the file lacked")
     func killedMidDownload() async throws {
         let state = ProgressiveOrigin.state

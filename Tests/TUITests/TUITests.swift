@@ -133,6 +133,21 @@ struct SnapshotTests {
         #expect(DashboardModel.requestLine(request(nil, saved: 0)).0.hasSuffix("seg3.ts"))
     }
 
+    @Test("a progressive file: its pieces with their byte ranges in the request log, the ladder's one rung named MP4 file")
+    func progressiveFile() {
+        let piece = RequestEvent(
+            kind: .file, url: "http://o/progressive/movie.mp4", rung: 0, msn: nil, start: 1, ttfbMs: 1, durationMs: 2, bytes: 262_144,
+            status: 206, local: false, prefetch: false, retries: 0, outcome: .ok, firstPTS: nil, cache: .miss, range: "bytes=0-262143")
+        #expect(DashboardModel.requestLine(piece).0.hasSuffix("movie.mp4 bytes=0-262143  miss"), "\(DashboardModel.requestLine(piece))")
+        var media = MediaPlaylist()
+        (media.targetDuration, media.endList, media.playlistType) = (20, true, "VOD")
+        media.segments = [Segment(uri: "http://o/progressive/movie.mp4", duration: 20)]
+        var s = SessionState(url: "http://o/progressive/movie.mp4")
+        s.apply(.opened(url: s.url, playlist: Playlist(body: .media(media)), diagnostics: [], file: true), at: 0)
+        let text = Dashboard.render(DashboardModel(s, ui: UIState()), width: 100, height: 30).text
+        #expect(text.contains("MP4 file"), "\(text)")
+    }
+
     @Test("the buffer bar marks buffered ranges, GAP segments and the playhead in their own roles")
     func bar() {
         let t = TimelineModel(
