@@ -291,6 +291,7 @@ md = ["## Recording, replay and cache: hlstui with each beside without it", "",
       f"| request latency p99 (tap) | {c['latPlainP99']:.3f} ms | {c['latRecordP99']:.3f} ms | +{c['latRecordP99'] - c['latPlainP99']:.3f} ms | |",
       f"| CPU per request (tap, writes included) | {c['cpuPlainMs']:.3f} ms | {c['cpuRecordMs']:.3f} ms | +{c['cpuRecordMs'] - c['cpuPlainMs']:.3f} ms | |",
       "",
+      "One pair alone says little — two identical sessions run side by side differ by as much as 30 % in CPU (scheduling on 2 cores, audio decoding) — so the figures to read are the median of the pairs and the recorder's own CPU clock, which measure the same cost two ways. ",
       f"The recording of {r['seconds']:.0f} s of live TS takes {r['recordBytes'] / 1e6:.1f} MB. "
       f"Replay: a VOD session with faults (500 twice, 404 once, a truncated body, a stalled body) recorded with `monitor --record`, "
       f"{r['recordedRequests']} segment requests of which {r['recordedFaults']} failed; then the origin is stopped and `hlstui replay FILE --json` "
