@@ -251,6 +251,12 @@ public final class LoaderServer: Sendable {
         if !r.body.starts(with: Array("#EXTM3U".utf8)), FragmentedMP4.startsLikeMP4(Array(r.body.prefix(16))) {
             return try await openFile(url)
         }
+        // An MPEG-TS segment (a sync byte every 188 bytes, ISO/IEC 13818-1 §2.4.3.2) where a playlist was expected: said as
+        // such, not as the playlist rules it breaks.
+        if r.body.count >= 376, r.body[0] == 0x47, r.body[188] == 0x47 {
+            throw UpstreamError(
+                cause: .protocolError, detail: "\(url): an MPEG-TS segment, not a playlist (give hlstui the playlist that lists it)")
+        }
         let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(url: r.head.url))
         if parsed.playlist.multivariant != nil { table.withLockedValue { $0.variables = parsed.variables } }
         return OpenedStream(playerURL: "", url: r.head.url, playlist: parsed.playlist, diagnostics: parsed.diagnostics)

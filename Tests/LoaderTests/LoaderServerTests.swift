@@ -92,6 +92,27 @@ struct LoaderServerTests {
         #expect(try await c.get("http://127.0.0.1:\(loader.port)/").head.status == 403)
     }
 
+    @Test("a segment URL where a playlist was expected is named as a segment: MPEG-TS in one line, fMP4 as a file without moov")
+    func segmentGivenForPlaylist() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        do {
+            _ = try await loader.fetchTop("\(origin.httpBase)/vod-ts/v144/seg0.ts")
+            Issue.record("a TS segment opened as a playlist")
+        } catch {
+            #expect(
+                error.description
+                    == "\(origin.httpBase)/vod-ts/v144/seg0.ts: an MPEG-TS segment, not a playlist (give hlstui the playlist that lists it)"
+            )
+        }
+        do {
+            _ = try await loader.fetchTop("\(origin.httpBase)/vod-fmp4/v144/seg0.m4s")
+            Issue.record("an fMP4 segment opened as a playlist")
+        } catch {
+            #expect(error.description.hasSuffix("no moov box: no player can play this file"), "\(error.description)")
+        }
+    }
+
     @Test("mpv plays the VOD ladder through the Loader; every origin request comes from hlstui, and each segment's first PTS is reported")
     func vod() async throws {
         let loader = try LoaderServer.start()
