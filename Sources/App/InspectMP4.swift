@@ -9,8 +9,7 @@ import NIOPosix
 enum InspectMP4 {
     /// A path or URL whose name says MP4 (`.mp4`, `.m4v`, `.m4a`, `.mov`), or a file whose first box is `ftyp`.
     static func applies(_ source: String) -> Bool {
-        let path = (URLComponents(string: source)?.path ?? source).lowercased()
-        if [".mp4", ".m4v", ".m4a", ".mov"].contains(where: path.hasSuffix) { return true }
+        if ProgressiveFile.named(source) { return true }
         guard !PlaylistSource.isURL(source), let h = FileHandle(forReadingAtPath: source) else { return false }
         defer { try? h.close() }
         return FragmentedMP4.startsLikeMP4([UInt8]((try? h.read(upToCount: 16)) ?? Data()))

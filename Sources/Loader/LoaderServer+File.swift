@@ -64,6 +64,10 @@ extension LoaderServer {
         guard layout.startsLikeMP4 else {
             throw UpstreamError(cause: .protocolError, detail: "\(url): not an MP4 file (no ftyp, moov or mdat box at its start)")
         }
+        if layout.moov == nil {
+            throw UpstreamError(cause: .protocolError, detail: "\(url): no moov box: no player can play this file")
+        }
+        if let b = layout.broken { throw UpstreamError(cause: .protocolError, detail: "\(url): \(b)") }
         // What costs the player, said once as the file opens.
         if remote.ignoresRange {
             emit(
@@ -77,10 +81,6 @@ extension LoaderServer {
                     "\(url): moov at the end: the player needs a second round trip (bytes=\(m.offset)-\(m.offset + m.size - 1)) before its first frame"
                 ))
         }
-        if layout.moov == nil {
-            throw UpstreamError(cause: .protocolError, detail: "\(url): no moov box: no player can play this file")
-        }
-        if let b = layout.broken { throw UpstreamError(cause: .protocolError, detail: "\(url): \(b)") }
         // The playlist hlstui reads: one segment, the whole file (RFC 8216bis §4.4.3.5: a VOD playlist that ended).
         var media = MediaPlaylist()
         let seconds = layout.duration ?? 0

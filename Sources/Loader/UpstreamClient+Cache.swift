@@ -150,11 +150,11 @@ extension UpstreamClient {
         onBody: @escaping @Sendable (ByteBuffer) -> Void,
         onReadEnd: @escaping @Sendable () -> Void
     ) async throws(UpstreamError) -> UpstreamResponse? {
-        guard let data = FileManager.default.contents(atPath: cache.path(name, "body")), data.count >= have else {
+        guard let data = try? DiskCache.read(cache.path(name, "body")), data.count >= have else {
             cache.remove(key)
             return nil
         }
-        let prefix = [UInt8](data.prefix(have))
+        let prefix = Array(data.prefix(have))
         let validator = meta.etag ?? meta.lastModified
         let writer = NIOLockedValueBox<CacheWriter?>(nil)
         let refused = NIOLockedValueBox(false)
