@@ -202,8 +202,12 @@ public final class Pane: Sendable {
     /// Waits (paused) while another pane rebuffers (`on`), or plays on (unless the user paused).
     public func wait(_ on: Bool) { inputs.yield(.syncWait(on)) }
 
-    /// Reloads at the segment holding wall-clock moment `date` (the other pane is that far behind); false when no segment does.
-    public func realign(to date: DateTime) async -> Bool { await ask(false) { .realign(date, $0) } }
+    /// Reloads at the segment holding wall-clock moment `date`, a moment computed from readings taken at `readAt`; the seek
+    /// inside the fresh cache goes to that moment carried on by the time since (the other panes play on meanwhile). False
+    /// when no segment holds it.
+    public func realign(to date: DateTime, readAt: ContinuousClock.Instant) async -> Bool {
+        await ask(false) { .realign(date, readAt, $0) }
+    }
 
     /// Stops every task the pane started and lets the owner finish what was sent before; then closes the player and the
     /// Loader. Nothing can reach the player after it closed: only the owner calls it, and the owner has ended.

@@ -16,7 +16,8 @@ extension PaneOwner {
             case .route(let rung, let fill): routedAt = loader.route(SpliceRoute(rung: rung, fill: fill))
             case .reread(let rung, let msn): reread(rung: rung, at: msn)
             case .reloadInPlace(let rung, let msn, let to): reloadInPlace(rung: rung, msn: msn, to: .raw(to))
-            case .reloadAtMoment(let rung, let msn, let moment): reloadInPlace(rung: rung, msn: msn, to: .moment(moment, msn: msn))
+            case .reloadAtMoment(let rung, let msn, let moment):
+                reloadInPlace(rung: rung, msn: msn, to: .moment(moment, msn: msn, readAt: moveReadAt ?? .now))
             case .prewarm(let rung):
                 guard let f = fetched else { continue }
                 let loader = self.loader
@@ -123,15 +124,18 @@ extension PaneOwner {
             if state.playerLoading { nil } else {
                 switch step.to {
                 case .raw(let t): t
-                case .moment(let date, let msn): state.rawTime(of: date, in: msn)
+                case .moment(let date, let msn, let readAt):
+                    // Where the other panes are now: a reload that took longer (a loaded machine, a slow origin) still lands
+                    // the same distance ahead of them.
+                    state.rawTime(of: date.adding(seconds: Pane.seconds(.now - readAt)), from: msn)
                 }
             }
-        if !done && !step.sought {
+        if !done, step.soughtTo == nil {
             if let to, mpv.get(.demuxerCacheState)?.holds(to, margin: 0.05) == true {
                 try? mpv.command(.seekAbsolute(to))
-                step.sought = true
+                step.soughtTo = to
             }
-        } else if !done, let to, mpv.get(.seeking) == false, let now = mpv.get(.timePos), abs(now - to) < 0.1 {
+        } else if !done, let to = step.soughtTo, mpv.get(.seeking) == false, let now = mpv.get(.timePos), abs(now - to) < 0.1 {
             // Not while the seek is still running: time-pos reads its target at once, and a player let go then shows the
             // keyframe before the target for a moment, then jumps to it (measured under load: 2.07 s, then 3.47 s 37 ms later).
             done = true
@@ -139,7 +143,7 @@ extension PaneOwner {
         guard done else { return after(5, .inPlace(step)) }
         if !step.wasPaused { try? mpv.set(.pause(false)) }
         holding = false
-        if !step.sought {
+        if step.soughtTo == nil {
             let what =
                 switch step.to {
                 case .moment: "sync: the reloaded cache never held the moment"

@@ -27,7 +27,8 @@ enum PaneInput: Sendable {
     case hold(Double)
     /// Sync: wait (paused) while another pane rebuffers, or play on.
     case syncWait(Bool)
-    case realign(DateTime, CheckedContinuation<Bool, Never>)
+    /// Sync: move to a moment read at an instant (`Pane.realign`).
+    case realign(DateTime, ContinuousClock.Instant, CheckedContinuation<Bool, Never>)
 }
 
 /// The steps of an effect that takes time; each comes back as an input when it is due.
@@ -48,11 +49,14 @@ struct InPlace: Sendable {
     /// segment (sync), whose raw time is known once the Loader has read that segment.
     enum Target: Sendable {
         case raw(Double)
-        case moment(DateTime, msn: Int)
+        /// A moment read at `readAt`, which runs on with the wall clock until the cache holds it: the other panes play on
+        /// while this one reloads (DECISIONS.md, sync).
+        case moment(DateTime, msn: Int, readAt: ContinuousClock.Instant)
     }
     var to: Target
     var wasPaused: Bool
-    var sought = false
+    /// The raw time the seek went to, once it was issued.
+    var soughtTo: Double?
     var deadline: ContinuousClock.Instant
 }
 
@@ -82,6 +86,8 @@ final class PaneOwner {
     var logFilter = MPVLogFilter()
     /// True while hlstui holds the player paused to move it inside a freshly loaded rung (not a pause of the user's).
     var holding = false
+    /// The instant of the readings a sync move being planned was computed from (`Pane.realign`), for its effects.
+    var moveReadAt: ContinuousClock.Instant?
     /// True while sync keeps the player paused for another pane that rebuffers.
     var syncWaiting = false
     /// The read-ahead in effect (a hold lengthens it) and the cache caps last given to the player.
@@ -181,9 +187,11 @@ final class PaneOwner {
             // Reading on while it waits, as a hold does (as long as the longest hold).
             readahead(parts.config.player.readahead + (on ? SyncController().maxHold : 0))
             if on || !state.userPaused { run([.pause(on)]) }
-        case .realign(let date, let k):
+        case .realign(let date, let readAt, let k):
             guard let effects = state.planRealign(to: date, at: t) else { return k.resume(returning: false) }
+            moveReadAt = readAt
             run(effects)
+            moveReadAt = nil
             k.resume(returning: true)
         }
     }

@@ -107,7 +107,7 @@ public final class SyncRunner: Sendable {
         for i in cmd.waits.subtracting(waited) { panes[i].wait(true) }
         for i in waited.subtracting(cmd.waits) { panes[i].wait(false) }
         for h in cmd.holds { panes[h.pane].hold(seconds: h.seconds) }
-        for r in cmd.realigns where await !panes[r.pane].realign(to: r.to) {
+        for r in cmd.realigns where await !panes[r.pane].realign(to: r.to, readAt: last) {
             // The window moved on between the reading and the reload.
             let apart = offset.map { DurationText.words(abs($0)) } ?? "far"
             let w = { (i: Int) in clocks[i].window.map { "pane \(i + 1) lists \($0.text)" } ?? "pane \(i + 1)'s window unknown" }

@@ -12,7 +12,7 @@ public enum PaneEffect: Sendable, Equatable {
     /// Reload `rung` from segment `msn` held paused, seek inside the fresh cache to raw media time `to`, then play (reload+seek).
     case reloadInPlace(rung: Int, msn: Int, to: Double)
     /// Sync: reload `rung` from segment `msn` held paused, seek inside the fresh cache to where wall-clock moment `moment`
-    /// plays (the segment's first PTS plus the moment's distance from its PDT, `rawTime(of:in:)`), then play.
+    /// plays (the segment's first PTS plus the moment's distance from its PDT, `rawTime(of:from:)`), then play.
     case reloadAtMoment(rung: Int, msn: Int, moment: DateTime)
     /// Read `rung`'s media playlist now, so the session knows its segments before the player asks.
     case prewarm(rung: Int)
@@ -287,15 +287,22 @@ extension SessionState {
         return [.reloadAtMoment(rung: rung, msn: msn, moment: date)]
     }
 
-    /// The raw media time (mpv's `time-pos`) at which wall-clock moment `date` plays in segment `msn`: the first PTS the Loader
-    /// read from that segment plus the moment's distance from its EXT-X-PROGRAM-DATE-TIME (RFC 8216bis §4.4.4.6); nil until
-    /// the segment has been read, or when the moment is not inside it.
-    public func rawTime(of date: DateTime, in msn: Int) -> Double? {
-        guard let pts = clock.firstPTS[msn], let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia,
-            let s = m.segments.first(where: { $0.mediaSequence == msn }), let pdt = s.effectiveProgramDateTime
+    /// The raw media time (mpv's `time-pos`) at which wall-clock moment `date` plays, in segment `msn` or one after it on the
+    /// same timeline (a sync move's target runs on while its reload lands): that segment's first PTS as the Loader read it plus
+    /// the moment's distance from its EXT-X-PROGRAM-DATE-TIME (RFC 8216bis §4.4.4.6); nil until that segment has been read,
+    /// when the moment is before segment `msn` or past what the playlist lists, or when a discontinuity lies between.
+    public func rawTime(of date: DateTime, from msn: Int) -> Double? {
+        guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia,
+            let first = m.segments.firstIndex(where: { $0.mediaSequence == msn })
         else { return nil }
-        let into = date.seconds(since: pdt)
-        return into >= 0 && into <= s.duration ? pts + into : nil
+        for (k, s) in m.segments[first...].enumerated() {
+            if k > 0 && s.discontinuity { return nil }
+            guard let pdt = s.effectiveProgramDateTime else { return nil }
+            let into = date.seconds(since: pdt)
+            if into < 0 { return nil }
+            if into <= s.duration { return clock.firstPTS[s.mediaSequence].map { $0 + into } }
+        }
+        return nil
     }
 
     /// Sync: hold the picture for `seconds` so the other pane reaches the same moment.

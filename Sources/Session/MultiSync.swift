@@ -60,9 +60,10 @@ public struct MultiSync: Sendable {
     var released: Set<Int> = []
     /// The reference's own move at the start (forward to a moment every pane can play on from), shown until the lock.
     public private(set) var lead: SyncAction?
-    /// How far past the reference's moment the panes moved with it at the start are moved (seconds): beside the spread of
-    /// reload times on the origin's cameras (about ±0.3 s), enough that each lands ahead of the reference and is held, not
-    /// behind it and moved again.
+    /// How far past the reference's moment the panes moved with it at the start are moved (seconds). Every target runs on
+    /// with the wall clock until its reload's cache holds it, so what spreads the landings is only each player's seek and
+    /// restart; a pane that lands behind the reference is never held in its place but moved again (or, within
+    /// `steerLimit`, sped up for seconds), so this is wider than `SyncController.landingMargin`.
     public static let landingMargin = 0.75
 
     /// The latest moment every pane can play on from: two target durations before the nearest live edge (RFC 8216bis §6.3.3
@@ -114,12 +115,13 @@ public struct MultiSync: Sendable {
                 lead = .forward(pane: earliest)
                 out.realigns.append(SyncRealign(pane: earliest, to: m))
                 // The others move in the same step when they will have to move once it lands (further ahead of it than a
-                // hold is worth, or behind it), each a little past the moment: their reloads and its own take about as
-                // long, so each lands just ahead of it and is held the difference — one reload's time sooner than moving
-                // them after it lands.
+                // hold is worth, or behind it), each a little past the moment: every target runs on with the clock during
+                // its reload, so each lands just ahead of it and is held the difference — one reload's time sooner than
+                // moving them after it lands.
                 for i in 0..<count where i != earliest {
                     guard var c = pairs[i], let q = readings[i].pdt else { continue }
-                    let after = q.seconds(since: m) + c.reloadTime
+                    // Both play on at the same pace once the reference lands (its target runs on with the clock meanwhile).
+                    let after = q.seconds(since: m)
                     guard after > c.realignThreshold || after < 0 else { continue }
                     guard
                         let target = [m.adding(seconds: Self.landingMargin), m].first(where: {

@@ -133,10 +133,13 @@ public struct SyncController: Sendable {
     public var realignThreshold = 3.0
     /// The longest hold when no reload can bring the panes together.
     public var maxHold = 120.0
-    /// What the other pane plays on while one reloads (measured on the origin's cameras: 0.3–0.8 s), added to a reload's
-    /// target so it lands past the other. A reload lands at its moment exactly: it starts at the segment holding it and seeks
-    /// inside the fresh cache (`PaneEffect.reloadAtMoment`).
-    public var reloadTime = 1.0
+    /// How far past the other's moment a move aims (seconds), so it lands ahead of the other and is held the rest rather than
+    /// behind it and moved again. A move's target runs on with the wall clock until the reload's fresh cache holds it, as the
+    /// other pane plays on meanwhile (`PaneOwner.inPlaceStep`), so this covers only the seek inside that cache and the
+    /// player's restart (DECISIONS.md, sync).
+    public var landingMargin = 0.5
+    /// A move forward is preferred (less latency) while the hold it leaves is at most this (seconds).
+    public var shortHold = 1.0
     /// Beside more panes, a pane this close behind the reference (seconds) catches up by speed alone.
     public var steerLimit = 0.25
     /// What was done last to bring the panes together.
@@ -251,12 +254,11 @@ public struct SyncController: Sendable {
             movable[ahead] && gap <= maxHold
             && (windows[ahead].map { $0.canHold(at: aheadPDT, bufferedUntil: $0.bufferedUntil) } ?? true)
         let holdLimit = max(realignThreshold, (windows[behind]?.targetDuration ?? 0) * 1.5)
-        // When the window lists the other's moment: back to a reload's time past it (the reload lands at that moment, past
-        // where the other is by then; a hold of under a second follows), or to the moment itself when the window ends too soon
-        // for that.
+        // When the window lists the other's moment: back to a landing margin past it (a short hold follows), or to the moment
+        // itself when the window ends too soon for that.
         let backTarget =
             movable[ahead] && (windows[ahead]?.canStart(at: behindPDT) ?? true)
-            ? [behindPDT.adding(seconds: reloadTime), behindPDT].first { windows[ahead]?.canStart(at: $0) ?? true }
+            ? [behindPDT.adding(seconds: landingMargin), behindPDT].first { windows[ahead]?.canStart(at: $0) ?? true }
             : nil
         // A reload and a hold of under a second lock sooner than a longer pause.
         let backIsQuicker = backTarget != nil && gap > realignThreshold
@@ -267,10 +269,10 @@ public struct SyncController: Sendable {
             return SyncCommand(speeds: speeds, hold: (pane: ahead, seconds: gap))
         }
         if !movable[ahead] && gap <= steerLimit { return steer() }
-        // Forward to a reload's time past the other's moment (the reload lands there, past where the other is by then, and
-        // the pane moved is held for the rest), or as near it as the window lets the pane behind play on (`edgeMargin`).
+        // Forward to a landing margin past the other's moment (the pane moved is held for the rest), or as near it as the
+        // window lets the pane behind play on (`edgeMargin`).
         let target =
-            windows[behind].map { w in min(aheadPDT.adding(seconds: reloadTime), w.end.adding(seconds: -w.edgeMargin)) } ?? aheadPDT
+            windows[behind].map { w in min(aheadPDT.adding(seconds: landingMargin), w.end.adding(seconds: -w.edgeMargin)) } ?? aheadPDT
         let canForward = movable[behind] && target.seconds(since: behindPDT) >= 1 && (windows[behind]?.canStart(at: target) ?? true)
         func forward() -> SyncCommand {
             holdUntil = t + 0.5
@@ -280,7 +282,7 @@ public struct SyncController: Sendable {
         // One move and a hold of at most `realignThreshold`: forward first (less latency), unless moving the pane ahead back
         // leaves a shorter hold.
         let heldAfterForward = aheadPDT.seconds(since: target)
-        if canForward && (heldAfterForward <= reloadTime || heldAfterForward <= realignThreshold && backTarget == nil) { return forward() }
+        if canForward && (heldAfterForward <= shortHold || heldAfterForward <= realignThreshold && backTarget == nil) { return forward() }
         if let backTarget {
             holdUntil = t + 0.5
             action = .back(pane: panes[ahead])

@@ -1,6 +1,7 @@
 import Foundation
 import HLS
 import Origin
+import Session
 import Testing
 
 /// Live feeds as other encoders deliver them, kept in sync through real libmpv: an encoder clock drifting against its PDT,
@@ -148,8 +149,8 @@ struct SyncFeedsE2ETests {
         let moves = actions.filter { $0.hasSuffix(" back") || $0.hasSuffix(" forward") }
         let holds = actions.compactMap { a in a.hasPrefix("pane 1 held ") ? Double(a.dropFirst(12).dropLast(2)) : nil }
         #expect(moves.count <= (skipped ? 1 : 0), "\(actions)")
-        // One cam-a segment, and the reload time the move aims past the moment (`SyncController.reloadTime`, 1 s).
-        let landing = 2.0 + 1.0
+        // One cam-a segment, and the margin the move aims past the moment (`SyncController.landingMargin`).
+        let landing = 2.0 + SyncController().landingMargin
         #expect(holds.allSatisfy { $0 <= (skipped ? landing : 0) }, "\(actions)")
     }
 

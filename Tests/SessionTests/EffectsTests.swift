@@ -181,10 +181,20 @@ struct EffectsTests {
         let seg = try #require(s.playingMedia?.segments.first { $0.mediaSequence == 3 })
         let into = date.seconds(since: try #require(seg.effectiveProgramDateTime))
         s.clock.firstPTS[3] = nil
-        #expect(s.rawTime(of: date, in: 3) == nil)
+        #expect(s.rawTime(of: date, from: 3) == nil)
         s.clock.firstPTS[3] = 50
-        #expect(abs((s.rawTime(of: date, in: 3) ?? 0) - (50 + into)) < 1e-9 && into > 0)
-        #expect(s.rawTime(of: date, in: 2) == nil, "a moment outside the segment has no raw time there")
+        #expect(abs((s.rawTime(of: date, from: 3) ?? 0) - (50 + into)) < 1e-9 && into > 0)
+        #expect(s.rawTime(of: date, from: 4) == nil, "a moment before the segment has no raw time from there")
+        // A moment the target ran on to, in a later segment: that segment's own first PTS, once the Loader has read it.
+        let next = try #require(s.playingMedia?.segments.first { $0.mediaSequence == 4 })
+        let later = try #require(next.effectiveProgramDateTime).adding(seconds: 0.25)
+        s.clock.firstPTS[2] = 40
+        #expect(abs((s.rawTime(of: date, from: 2) ?? 0) - (50 + into)) < 1e-9, "read from the segment holding it, not segment 2")
+        #expect(s.rawTime(of: later, from: 3) == nil, "segment 4 not read yet")
+        s.clock.firstPTS[4] = 60.125
+        #expect(abs((s.rawTime(of: later, from: 3) ?? 0) - 60.375) < 1e-9)
+        let past = try #require(s.playingMedia?.segments.last?.effectiveProgramDateTime).adding(seconds: 60)
+        #expect(s.rawTime(of: past, from: 3) == nil, "past what the playlist lists")
         // The move was asked for: the reload it gives is not measured as a skip from where the playhead was.
         s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.1)
         #expect(s.progress == nil && !s.moveAsked)

@@ -108,9 +108,10 @@ struct SyncTests {
     @Test("a way is found whenever one exists: the pane behind forward past the other's moment when only a short hold is left")
     func forward() throws {
         var c = SyncController()
-        // B lists up to 12 s past A's moment: it reloads a reload's time past it, so it lands just after A's moment.
+        // B lists up to 12 s past A's moment: it reloads a landing margin past it (the target runs on while the reload lands),
+        // so it lands just after A's moment.
         let r = try #require(first(&c, windows(a: (90, 106), b: (80, 112))).realign)
-        #expect(r.pane == 1 && r.to == at(101) && c.action == .forward(pane: 1))
+        #expect(r.pane == 1 && r.to == at(100.5) && c.action == .forward(pane: 1))
         // The reload landed 0.3 s past A: B, the pane moved, is held for it.
         let h = c.step(
             t: 2, pdts: [at(101.2), at(101.5)], playing: [true, true], hasPDT: [true, true], windows: windows(a: (92, 108), b: (80, 112)))
@@ -118,9 +119,9 @@ struct SyncTests {
         // B can come only 3.6 s forward (two segments before its edge), which would leave A held 4 s; A lists B's moment: A
         // goes back instead, one move.
         var b = SyncController()
-        // It aims a reload's time past B's moment, so it lands past where B is by then, and is held briefly.
+        // It aims a landing margin past B's moment, so it lands past where B is by then, and is held briefly.
         let back = try #require(first(&b, windows(a: (90, 106), b: (80, 104))).realign)
-        #expect(back.pane == 0 && back.to == at(93.4) && b.action == .back(pane: 0))
+        #expect(back.pane == 0 && back.to == at(92.9) && b.action == .back(pane: 0))
         // Where A cannot go back (its window starts after B's moment), B comes forward that far and A is held the 4 s.
         var f = SyncController()
         let part = try #require(first(&f, windows(a: (93, 106), b: (80, 104))).realign)
@@ -156,7 +157,7 @@ struct SyncTests {
         // B's edge is 3 s past A's moment: B cannot play on from a later moment. A lists 16 s, B's moment among them: A goes back.
         var c = SyncController()
         let r = try #require(first(&c, windows(a: (90, 106), b: (80, 97))).realign)
-        #expect(r.pane == 0 && r.to == at(93.4) && c.action == .back(pane: 0))
+        #expect(r.pane == 0 && r.to == at(92.9) && c.action == .back(pane: 0))
         // A VOD ahead (its window does not slide) that lists neither B's moment nor a segment past it: held for the whole offset.
         var v = SyncController()
         let vod = [SyncWindow(start: at(96.5), end: at(200), live: false, targetDuration: 2), windows(a: (0, 0), b: (80, 97))[1]]
@@ -233,8 +234,8 @@ struct MultiSyncTests {
         // Every window lists 96 with two segments to spare before its edge: the reference comes forward to it first.
         #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
         let lead = m.step(t: 1, readings: r)
-        // In the same step pane 1, 4 s ahead of that moment (5 s once the reference's reload is done), moves back a little past
-        // it; pane 2, 2 s ahead, stays, to be held.
+        // In the same step pane 1, 4 s ahead of that moment (as far ahead of the reference once it lands: every pane plays on
+        // meanwhile, the reference's target with them), moves back a little past it; pane 2, 2 s ahead, stays, to be held.
         #expect(m.reference == 2 && m.lead == .forward(pane: 2), "\(lead)")
         #expect(lead.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 0, to: at(96 + MultiSync.landingMargin))], "\(lead)")
         // The reference landed at 95, pane 1 0.6 s ahead of it: both others are held.
@@ -245,10 +246,13 @@ struct MultiSyncTests {
         #expect(cmd.realigns.isEmpty && cmd.holds == [SyncHold(pane: 0, seconds: 0.6), SyncHold(pane: 1, seconds: 3)], "\(cmd)")
         #expect(cmd.speeds == [1, 1, 1])
         #expect(m.actions == [.forward(pane: 2), .hold(pane: 0, seconds: 0.6), .hold(pane: 1, seconds: 3)] && m.state == .aligning)
-        // A pane behind the moment moves with the reference too, and one already near it stays.
-        let (behind, b) = firstStep([95.5, 94.5, 92], [(84, 106), (84, 104), (80, 100)])
+        // A pane behind the moment moves with the reference too, even half a second behind (it would be that far behind the
+        // reference when it lands); one just ahead of it stays, to be held.
+        let (behind, b) = firstStep([96.5, 94.5, 92], [(84, 106), (84, 104), (80, 100)])
         #expect(b.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 1, to: at(96 + MultiSync.landingMargin))], "\(b)")
         #expect(behind.actions == [.forward(pane: 2), .forward(pane: 1)])
+        let (_, half) = firstStep([95.5, 97, 92], [(84, 106), (84, 104), (80, 100)])
+        #expect(half.realigns.map(\.pane) == [2, 0], "\(half)")
         // The nearest live edge decides, even when a window starts after that moment: the pane there is ahead and waits.
         #expect(MultiSync.commonMoment([live(84, 106), live(103, 120)]) == at(102))
         #expect(MultiSync.commonMoment([live(84, 106), nil]) == nil)
@@ -292,7 +296,7 @@ struct MultiSyncTests {
         #expect(cmd.holds.isEmpty && cmd.realigns.isEmpty && cmd.speeds[0] == 1 && cmd.speeds[2] > 1, "\(cmd)")
     }
 
-    @Test("a pane that landed 0.8 s behind the reference reloads a reload's time past it, then is held; 0.2 s behind, it speeds up")
+    @Test("a pane that landed 0.8 s behind the reference reloads a landing margin past it, then is held; 0.2 s behind, it speeds up")
     func behindReference() throws {
         var m = MultiSync(count: 3)
         m.pinReference(2)
@@ -302,7 +306,7 @@ struct MultiSyncTests {
             SyncReading(pdt: at(100), playing: true, window: w),
         ]
         let cmd = m.step(t: 1, readings: r)
-        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(101))] && m.actions.first == .forward(pane: 0), "\(cmd)")
+        #expect(cmd.realigns == [SyncRealign(pane: 0, to: at(100.5))] && m.actions.first == .forward(pane: 0), "\(cmd)")
         #expect(cmd.speeds[1] == 1.05 && cmd.speeds[2] == 1 && cmd.holds.isEmpty, "0.2 s behind: speed alone")
     }
 
