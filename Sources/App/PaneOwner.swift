@@ -384,7 +384,11 @@ final class PaneOwner {
         guard let first = m.segments.first(where: { $0.effectiveProgramDateTime != nil }), let a = first.effectiveProgramDateTime,
             let last = m.segments.last(where: { $0.effectiveProgramDateTime != nil }), let b = last.effectiveProgramDateTime
         else { return nil }
-        return SyncWindow(start: a, end: b.adding(seconds: last.duration), live: m.isLive, targetDuration: Double(m.targetDuration ?? 0))
+        let starts = m.segments.compactMap(\.effectiveProgramDateTime)
+        let lastBreak = m.segments.last(where: \.discontinuity)?.effectiveProgramDateTime
+        return SyncWindow(
+            start: a, end: b.adding(seconds: last.duration), live: m.isLive, targetDuration: Double(m.targetDuration ?? 0),
+            segmentStarts: starts, lastBreak: lastBreak)
     }
 
     // MARK: decisions

@@ -111,7 +111,11 @@ public struct MultiSync: Sendable {
             // The reference first comes forward to the latest moment every pane can play on from, when that is later: the
             // others then move back or wait a short while, not for the whole latency of the slowest feed (less latency is
             // preferred when monitoring).
-            if count > 2, let m = Self.commonMoment(readings.map(\.window)), let p = readings[earliest].pdt, m.seconds(since: p) >= 1 {
+            // Aimed where the reference's reload lands as aimed: before a discontinuity its reload starts at a segment's first
+            // frame, and aimed mid-segment it would land up to a segment later, behind every pane moved with it.
+            if count > 2, let common = Self.commonMoment(readings.map(\.window)), let p = readings[earliest].pdt,
+                case let m = readings[earliest].window?.exactLanding(near: common) ?? common, m.seconds(since: p) >= 1
+            {
                 lead = .forward(pane: earliest)
                 out.realigns.append(SyncRealign(pane: earliest, to: m))
                 // The others move in the same step when they will have to move once it lands (further ahead of it than a

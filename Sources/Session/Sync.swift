@@ -40,12 +40,30 @@ public struct SyncWindow: Sendable, Equatable {
     public var targetDuration: Double
     /// The PDT where the pane's buffer ends.
     public var bufferedUntil: DateTime?
-    public init(start: DateTime, end: DateTime, live: Bool, targetDuration: Double, bufferedUntil: DateTime? = nil) {
+    /// The PDT of each segment listed, in order.
+    public var segmentStarts: [DateTime]
+    /// The PDT of the last segment listed after an EXT-X-DISCONTINUITY (RFC 8216bis §4.4.4.3): a move aimed before it reloads
+    /// without a seek and starts at a segment's first frame (`SessionState.planRealign`).
+    public var lastBreak: DateTime?
+    public init(
+        start: DateTime, end: DateTime, live: Bool, targetDuration: Double, bufferedUntil: DateTime? = nil, segmentStarts: [DateTime] = [],
+        lastBreak: DateTime? = nil
+    ) {
         self.start = start
         self.end = end
         self.live = live
         self.targetDuration = targetDuration
         self.bufferedUntil = bufferedUntil
+        self.segmentStarts = segmentStarts
+        self.lastBreak = lastBreak
+    }
+
+    /// Where a move can land exactly, aimed at `moment`: the moment itself (a seek inside the reloaded cache), or — a
+    /// discontinuity listed after it, where the reload does not seek — the start of the segment holding it, the latest moment
+    /// before it such a reload lands on as aimed.
+    public func exactLanding(near moment: DateTime) -> DateTime {
+        guard let b = lastBreak, moment.seconds(since: b) < 0 else { return moment }
+        return segmentStarts.last { moment.seconds(since: $0) >= 0 } ?? moment
     }
 
     /// Seconds a reload must start before the live edge to play on without waiting for the origin: two target durations

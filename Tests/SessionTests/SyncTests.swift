@@ -281,6 +281,37 @@ struct MultiSyncTests {
         #expect(m.state == .steering && !m.actions.contains(.forward(pane: 2)), "\(m.state) \(m.actions)")
     }
 
+    @Test(
+        "a discontinuity listed after the common moment in the reference's window: it is aimed at the start of the segment holding the moment, where its reload lands, and the others a margin past that"
+    )
+    func leadBeforeBreak() {
+        // The reference (pane 3) lists 4 s segments from 80 to 100, a camera's loop point at 96: a reload aimed at 94.5 would
+        // start at 96, the segment after, without a seek.
+        var ref = live(80, 100, td: 2)
+        ref.segmentStarts = stride(from: 80.0, to: 100, by: 4).map(at)
+        ref.lastBreak = at(96)
+        #expect(ref.exactLanding(near: at(94.5)) == at(92) && ref.exactLanding(near: at(97)) == at(97))
+        #expect(live(80, 100).exactLanding(near: at(94.5)) == at(94.5), "no discontinuity: the moment itself")
+        var m = MultiSync(count: 3)
+        let r = [
+            SyncReading(pdt: at(100), playing: true, window: live(84, 106)), SyncReading(pdt: at(98), playing: true, window: live(84, 104)),
+            SyncReading(pdt: at(88), playing: true, window: ref),
+        ]
+        #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
+        let lead = m.step(t: 1, readings: r)
+        // 96 is the break itself: the moment. Earlier, mid-segment, the segment's start.
+        #expect(lead.realigns.first == SyncRealign(pane: 2, to: at(96)), "\(lead)")
+        var early = r
+        early[2].window?.end = at(98.5)
+        var n = MultiSync(count: 3)
+        let aimed = n.step(t: 1, readings: early)
+        #expect(MultiSync.commonMoment(early.map(\.window)) == at(94.5))
+        let past = at(92 + MultiSync.landingMargin)
+        #expect(
+            aimed.realigns == [SyncRealign(pane: 2, to: at(92)), SyncRealign(pane: 0, to: past), SyncRealign(pane: 1, to: past)]
+                && n.lead == .forward(pane: 2), "\(aimed)")
+    }
+
     @Test("the reference ahead of a pane is never held: the pane catches up by speed; `r` makes another pane the reference")
     func pinned() {
         var m = MultiSync(count: 3)
