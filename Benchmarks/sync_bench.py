@@ -5,8 +5,11 @@ one encoder clock drifting against its PDT.
 
 Usage: sync_bench.py HLSTUI_BINARY MEDIA_CACHE [STARTS] [START_SECONDS] [SOAK_SECONDS]; prints one JSON object.
 Runs one at a time (two cores: players running side by side would measure the scheduler).
+SYNC_EVENTS=DIR keeps each run's JSON Lines there (run-N.jsonl, in order) to read afterwards.
 """
+import itertools
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -21,9 +24,13 @@ soak_seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 600.0
 baseline_starts = max(1, starts // 5)
 
 
+runs = itertools.count(1)
+
+
 def monitor(urls, duration, extra=()):
     """One `hlstui monitor` run; its events."""
-    with tempfile.TemporaryFile("w+") as out:
+    keep = os.environ.get("SYNC_EVENTS")
+    with (open(f"{keep}/run-{next(runs)}.jsonl", "w+") if keep else tempfile.TemporaryFile("w+")) as out:
         p = subprocess.Popen([hlstui, "monitor", *urls, "--video", "none", "--duration", str(duration), *extra],
                              stdout=out, stderr=subprocess.DEVNULL, text=True)
         p.wait(timeout=duration + 120)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -138,17 +138,22 @@ public final class DiskCache: Sendable {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw CacheError("cached body unreadable") }
-        let size = Int(st.st_size)
-        var done = 0
-        let out = try [UInt8](unsafeUninitializedCapacity: size) { buf, count in
-            while done < size {
-                let n = Foundation.read(fd, buf.baseAddress! + done, size - done)
-                guard n > 0 else { throw CacheError("cached body cut short") }
-                done += n
-            }
-            count = size
-        }
+        guard let out = read(fd, count: Int(st.st_size), at: 0) else { throw CacheError("cached body cut short") }
         return out
+    }
+
+    /// `count` bytes of open file `fd` from `offset`, short reads continued; nil when the file ends first or a read fails.
+    static func read(_ fd: Int32, count: Int, at offset: Int) -> [UInt8]? {
+        var done = 0
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buf, n in
+            while done < count {
+                let got = pread(fd, buf.baseAddress! + done, count - done, off_t(offset + done))
+                guard got > 0 else { break }
+                done += got
+            }
+            n = done
+        }
+        return done == count ? out : nil
     }
 
     /// Starts writing `key`'s answer as it streams (`append` true: after the bytes already there); nil when another request

@@ -40,14 +40,7 @@ final class SpanFile: @unchecked Sendable {
     func read(_ r: Range<Int>) -> [UInt8]? {
         lock.withLock {
             guard fd >= 0, (meta.spans ?? SpanSet()).covers(r) else { return nil }
-            var out = [UInt8](repeating: 0, count: r.count)
-            var done = 0
-            while done < r.count {
-                let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, r.count - done, off_t(r.lowerBound + done)) }
-                guard n > 0 else { return nil }
-                done += n
-            }
-            return out
+            return DiskCache.read(fd, count: r.count, at: r.lowerBound)
         }
     }
 

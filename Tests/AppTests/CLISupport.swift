@@ -57,6 +57,21 @@ enum CLI {
         return (p, LineReader(out.fileHandleForReading))
     }
 
+    /// Starts hlstui with `args`, waits (up to 30 s) until `reached()` says the origin has the request the run is to die in,
+    /// lets `settle` pass (what arrived is kept meanwhile), then kills it with SIGKILL: no exit path of its own runs. True
+    /// when the process ended by that signal.
+    static func killed(
+        _ args: [String], environment: [String: String], when reached: () -> Bool, settle: Duration
+    ) async throws -> Bool {
+        let (p, _) = try start(args, environment: environment)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !reached() { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: settle)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        return p.terminationReason == .uncaughtSignal
+    }
+
     /// Runs a system tool (`sqlite3`, `curl`) and returns what it wrote on stdout.
     static func tool(_ name: String, _ args: [String]) throws -> Data {
         let p = Process()

@@ -33,15 +33,10 @@ struct CacheTests {
                 since: 0))
         let mark = state.log().count
         let url = "\(CacheOrigin.base)/vod-ts/master.m3u8"
-        let (p, _) = try CLI.start(["monitor", url, "--pin", "0", "--video", "none", "--cache-dir", cache], environment: env)
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !state.log(since: mark).contains(where: { $0.path.hasSuffix("v144/seg3.ts") }) {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try await Task.sleep(for: .milliseconds(500))
-        kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
-        #expect(p.terminationReason == .uncaughtSignal)
+        let died = try await CLI.killed(
+            ["monitor", url, "--pin", "0", "--video", "none", "--cache-dir", cache], environment: env,
+            when: { state.log(since: mark).contains { $0.path.hasSuffix("v144/seg3.ts") } }, settle: .milliseconds(500))
+        #expect(died)
         state.clearFaults()
         let before = Self.segmentPaths(since: mark)
         #expect(before.contains("/vod-ts/v144/seg3.ts bytes=0-"), "\(before)")

@@ -101,16 +101,11 @@ struct ProgressiveTests {
                 remaining: 1, since: 0))
         let mark = state.log().count
         let url = "\(ProgressiveOrigin.base)/progressive/faststart.mp4"
-        let (p, _) = try CLI.start(["monitor", url, "--video", "none", "--cache-dir", dir + "/cache"], environment: env)
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, ProgressiveOrigin.fileRequests(since: mark).isEmpty {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        // Longer than the cache takes to record what arrived (0.2 s).
-        try await Task.sleep(for: .milliseconds(700))
-        kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
-        #expect(p.terminationReason == .uncaughtSignal)
+        // Settled longer than the cache takes to record what arrived (0.2 s).
+        let died = try await CLI.killed(
+            ["monitor", url, "--video", "none", "--cache-dir", dir + "/cache"], environment: env,
+            when: { !ProgressiveOrigin.fileRequests(since: mark).isEmpty }, settle: .milliseconds(700))
+        #expect(died)
         state.clearFaults()
         #expect(ProgressiveOrigin.fileRequests(since: mark) == ["/progressive/faststart.mp4 bytes=0-65535"])
         let again = state.log().count
