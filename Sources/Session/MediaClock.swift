@@ -19,20 +19,14 @@ public struct MediaClock: Sendable {
 
     /// The segment holding raw time `t` in `playlist`, and how far into it: the known segment with the latest first PTS at or before `t`,
     /// then walked forward through the playlist's durations (for times in segments whose bytes have not passed yet).
-    ///
-    /// `near`: the segment the playhead was last located in. A live loop restarts timestamps, so two segments of the window
-    /// can both hold `t` — one directly, one walked on from the newest known segment of the next loop whose own first PTS has
-    /// not reached the session yet; the player moves on from where it was, so the place nearest `near` is taken.
-    public func locate(_ t: Double, in playlist: MediaPlaylist, near: Int? = nil) -> StreamPoint? {
+    public func locate(_ t: Double, in playlist: MediaPlaylist) -> StreamPoint? {
         var best: (msn: Int, pts: Double)?
-        var candidates: [(msn: Int, pts: Double)] = []
         // Only segments near the window: a live loop restarts timestamps, so old segments can carry the same PTS as new ones.
         let oldest = playlist.mediaSequence - 30
         // And only within reach of the segment: 120 s, or its own length (a progressive file is one segment as long as the movie).
         func reach(_ msn: Int) -> Double { max(120, (playlist.segments[safe: msn - playlist.mediaSequence]?.duration ?? 0) + 1) }
         for (msn, pts) in firstPTS where msn >= oldest && pts <= t + 0.0005 && t - pts < reach(msn) {
             if best == nil || pts > best!.pts || (pts == best!.pts && msn > best!.msn) { best = (msn, pts) }
-            if near != nil { candidates.append((msn, pts)) }
         }
         if best == nil {
             // Just before the earliest known segment (audio may start a frame earlier than video): clamp to its start.
@@ -40,21 +34,14 @@ public struct MediaClock: Sendable {
             if let n = near { return StreamPoint(msn: n.key, offset: 0) }
         }
         guard let b = best else { return nil }
+        var p = StreamPoint(msn: b.msn, offset: max(0, t - b.pts))
         let first = playlist.mediaSequence
-        func walked(_ c: (msn: Int, pts: Double)) -> StreamPoint {
-            var p = StreamPoint(msn: c.msn, offset: max(0, t - c.pts))
-            while let seg = playlist.segments[safe: p.msn - first], p.offset >= seg.duration,
-                playlist.segments[safe: p.msn + 1 - first] != nil
-            {
-                p.offset -= seg.duration
-                p.msn += 1
-            }
-            return p
+        while let seg = playlist.segments[safe: p.msn - first], p.offset >= seg.duration, playlist.segments[safe: p.msn + 1 - first] != nil
+        {
+            p.offset -= seg.duration
+            p.msn += 1
         }
-        let chosen = walked(b)
-        guard let near, candidates.count > 1 else { return chosen }
-        // Another place only when strictly nearer, so without a second loop in the window nothing changes.
-        return candidates.map(walked).reduce(chosen) { abs($1.msn - near) < abs($0.msn - near) ? $1 : $0 }
+        return p
     }
 
     /// Seconds from the start of the playlist's window to `p` (nil when the segment is not in the window).

@@ -66,75 +66,6 @@ public struct MultiSync: Sendable {
     /// `steerLimit`, sped up for seconds), so this is wider than `SyncController.landingMargin`.
     public static let landingMargin = 0.75
 
-    /// What a reload that starts at a segment's first frame loses against one whose target runs on with the clock (seconds;
-    /// a reload takes 0.3–0.8 s on an idle machine): the lead planned for such a landing is counted that much shorter.
-    public static let reloadAllowance = 1.0
-    /// How many seconds of latency a second less of holding at the start is worth, when choosing the reference's moment.
-    public static let latencyWeight = 0.25
-
-    /// The reference's move at the start and the others' moves with it: the moment the reference goes to and where each
-    /// other pane is aimed. Where a discontinuity is listed after a target the reload does not seek but starts at a segment's
-    /// first frame (`SyncWindow.landing`), up to a segment later than aimed, and that pane is then held for the difference:
-    /// so besides the common moment, moments a margin before such a pane's segment starts are weighed — each costing the
-    /// longest hold it leaves (a pane landing behind the reference, which is moved again, counts as a long one) plus
-    /// `latencyWeight` per second it is earlier — and the cheapest taken. Nil when no window is known.
-    public static func lead(_ readings: [SyncReading], reference r: Int) -> (moment: DateTime, moves: [Int: DateTime])? {
-        guard let common = commonMoment(readings.map(\.window)), let rw = readings[r].window else { return nil }
-        let threshold = SyncController().realignThreshold
-        // Candidates: the common moment and, back to one longest segment before it, the moments that leave another pane's
-        // segment start just the margin ahead (with or without what a reload that does not seek loses); each taken where the
-        // reference lands exactly near it.
-        let span = readings.compactMap { $0.window?.targetDuration }.max() ?? 0
-        var aims = [common]
-        for (i, x) in readings.enumerated() where i != r {
-            for s in x.window?.segmentStarts ?? [] {
-                for back in [landingMargin, landingMargin + reloadAllowance] {
-                    let a = s.adding(seconds: -back)
-                    if a.seconds(since: common) <= 0, common.seconds(since: a) <= span { aims.append(a) }
-                }
-            }
-        }
-        var best: (cost: Double, moment: DateTime, moves: [Int: DateTime])?
-        for aim in aims {
-            let m = rw.exactLanding(near: aim)
-            guard rw.canStart(at: m) || m == common else { continue }
-            let refSeeks = rw.landing(aimedAt: m).seeks
-            var worst = 0.0
-            var moves: [Int: DateTime] = [:]
-            for (i, x) in readings.enumerated() where i != r {
-                guard let q = x.pdt else { continue }
-                let after = q.seconds(since: m)
-                if after >= 0 && after <= threshold {
-                    worst = max(worst, after)
-                    continue
-                }
-                // How far ahead of the reference a landing at `l` leaves the pane, both playing.
-                func ahead(_ l: (at: DateTime, seeks: Bool)) -> Double {
-                    l.at.seconds(since: m) - (l.seeks ? 0 : reloadAllowance) + (refSeeks ? 0 : reloadAllowance)
-                }
-                // A margin past the moment, or the moment itself where the window ends too soon; or a segment start of its
-                // own, which a reload reaches exactly: the nearest landing that leaves it ahead.
-                var options =
-                    [m.adding(seconds: landingMargin), m].first { x.window?.canStart(at: $0) ?? true }.map { t in
-                        [(target: t, ahead: x.window.map { ahead($0.landing(aimedAt: t)) } ?? landingMargin)]
-                    } ?? []
-                for s in x.window?.segmentStarts ?? [] where x.window?.canStart(at: s) == true && s.seconds(since: m) > 0 {
-                    options.append((s, ahead((s, x.window!.landing(aimedAt: s).seeks))))
-                }
-                guard let o = options.filter({ $0.ahead >= landingMargin - 1e-9 }).min(by: { $0.ahead < $1.ahead }) else {
-                    // Nowhere ahead of it: moved again once it lands.
-                    worst = max(worst, 2 * threshold)
-                    continue
-                }
-                worst = max(worst, o.ahead)
-                moves[i] = o.target
-            }
-            let cost = worst + latencyWeight * common.seconds(since: m)
-            if best == nil || cost < best!.cost - 1e-9 { best = (cost, m, moves) }
-        }
-        return best.map { ($0.moment, $0.moves) }
-    }
-
     /// The latest moment every pane can play on from: two target durations before the nearest live edge (RFC 8216bis §6.3.3
     /// asks three of a first start; DECISIONS.md, sync); nil when a window is not known or not live. A pane whose window
     /// starts after it is ahead of it and is held or moved back part of the way.
@@ -177,17 +108,30 @@ public struct MultiSync: Sendable {
             let pdts = readings.compactMap(\.pdt)
             guard pdts.count == count, let earliest = pdts.indices.min(by: { pdts[$0].seconds(since: pdts[$1]) < 0 }) else { return out }
             use(reference: earliest)
-            // The reference first comes forward to a moment every pane can play on from, when that is later: the others then
-            // move back or wait a short while, not for the whole latency of the slowest feed (less latency is preferred when
-            // monitoring). In the same step the others that will have to move once it lands (further ahead of it than a hold
-            // is worth, or behind it) move too: one reload's time sooner than moving them after it lands.
-            if count > 2, let p = readings[earliest].pdt, let plan = Self.lead(readings, reference: earliest),
-                plan.moment.seconds(since: p) >= 1
+            // The reference first comes forward to the latest moment every pane can play on from, when that is later: the
+            // others then move back or wait a short while, not for the whole latency of the slowest feed (less latency is
+            // preferred when monitoring).
+            // Aimed where the reference's reload lands as aimed: before a discontinuity its reload starts at a segment's first
+            // frame, and aimed mid-segment it would land up to a segment later, behind every pane moved with it.
+            if count > 2, let common = Self.commonMoment(readings.map(\.window)), let p = readings[earliest].pdt,
+                case let m = readings[earliest].window?.exactLanding(near: common) ?? common, m.seconds(since: p) >= 1
             {
                 lead = .forward(pane: earliest)
-                out.realigns.append(SyncRealign(pane: earliest, to: plan.moment))
-                for (i, target) in plan.moves.sorted(by: { $0.key < $1.key }) {
+                out.realigns.append(SyncRealign(pane: earliest, to: m))
+                // The others move in the same step when they will have to move once it lands (further ahead of it than a
+                // hold is worth, or behind it), each a little past the moment: every target runs on with the clock during
+                // its reload, so each lands just ahead of it and is held the difference — one reload's time sooner than
+                // moving them after it lands.
+                for i in 0..<count where i != earliest {
                     guard var c = pairs[i], let q = readings[i].pdt else { continue }
+                    // Both play on at the same pace once the reference lands (its target runs on with the clock meanwhile).
+                    let after = q.seconds(since: m)
+                    guard after > c.realignThreshold || after < 0 else { continue }
+                    guard
+                        let target = [m.adding(seconds: Self.landingMargin), m].first(where: {
+                            readings[i].window?.canStart(at: $0) ?? true
+                        })
+                    else { continue }
                     c.moved(at: t, from: q, to: target)
                     pairs[i] = c
                     out.realigns.append(SyncRealign(pane: i, to: target))

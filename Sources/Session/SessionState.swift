@@ -759,8 +759,7 @@ public struct SessionState: Sendable {
     /// The segment and offset of raw media time `t`.
     public func locate(_ t: Double) -> StreamPoint? {
         guard let m = media[loadedRung ?? 0] ?? media.values.first else { return nil }
-        // Near the place the last sample was located (`MediaClock.locate`): a live loop repeats the raw times.
-        return clock.locate(t, in: m, near: progress?.point.msn)
+        return clock.locate(t, in: m)
     }
 
     /// The rung whose bytes are on screen: the rung that served the segment at the playhead (measured), else the rung loaded.

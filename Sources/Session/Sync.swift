@@ -58,16 +58,6 @@ public struct SyncWindow: Sendable, Equatable {
         self.lastBreak = lastBreak
     }
 
-    /// Where a move aimed at `moment` lands, and whether it seeks there (its target then runs on with the clock while the
-    /// reload lands) or starts at a segment's first frame (a discontinuity listed after it: `SessionState.planRealign` — the
-    /// segment holding the moment when the moment is within 50 ms of its start, else the next one).
-    public func landing(aimedAt moment: DateTime) -> (at: DateTime, seeks: Bool) {
-        guard let b = lastBreak, moment.seconds(since: b) < 0, let k = segmentStarts.lastIndex(where: { moment.seconds(since: $0) >= 0 })
-        else { return (moment, true) }
-        let next = moment.seconds(since: segmentStarts[k]) > 0.05 && k + 1 < segmentStarts.count
-        return (segmentStarts[next ? k + 1 : k], false)
-    }
-
     /// Where a move can land exactly, aimed at `moment`: the moment itself (a seek inside the reloaded cache), or — a
     /// discontinuity listed after it, where the reload does not seek — the start of the segment holding it, the latest moment
     /// before it such a reload lands on as aimed.
@@ -288,17 +278,8 @@ public struct SyncController: Sendable {
             movable[ahead] && (windows[ahead]?.canStart(at: behindPDT) ?? true)
             ? [behindPDT.adding(seconds: landingMargin), behindPDT].first { windows[ahead]?.canStart(at: $0) ?? true }
             : nil
-        // A move back that does not seek (a discontinuity listed after its target) starts at a segment's first frame, up to a
-        // segment later than aimed; where that saves less than a second of the hold, the pane is held instead.
-        let backSavesLittle =
-            backTarget.flatMap { b in
-                windows[ahead].map { w in
-                    let l = w.landing(aimedAt: b)
-                    return !l.seeks && l.at.seconds(since: behindPDT) > gap - 1
-                }
-            } ?? false
         // A reload and a hold of under a second lock sooner than a longer pause.
-        let backIsQuicker = backTarget != nil && !backSavesLittle && gap > realignThreshold
+        let backIsQuicker = backTarget != nil && gap > realignThreshold
         if gap <= holdLimit && canHold && !backIsQuicker {
             // The pane ahead on the wall clock waits for the other.
             holdUntil = t + gap + 0.3
@@ -320,11 +301,6 @@ public struct SyncController: Sendable {
         // leaves a shorter hold.
         let heldAfterForward = aheadPDT.seconds(since: target)
         if canForward && (heldAfterForward <= shortHold || heldAfterForward <= realignThreshold && backTarget == nil) { return forward() }
-        if backSavesLittle && canHold {
-            holdUntil = t + gap + 0.3
-            action = .hold(pane: panes[ahead], seconds: gap)
-            return SyncCommand(speeds: speeds, hold: (pane: ahead, seconds: gap))
-        }
         if let backTarget {
             holdUntil = t + 0.5
             action = .back(pane: panes[ahead])

@@ -38,24 +38,6 @@ struct SessionStateTests {
         #expect(clock.locate(2, in: m) == nil)
     }
 
-    @Test(
-        "a second loop in the window: the raw time is located nearest where the playhead was, whether it is still in the old loop or has crossed into the new one before that segment's first PTS arrived"
-    )
-    func loopInWindow() {
-        // Ten 2 s segments from msn 100; the camera loops at msn 104 (timestamps start again at 0).
-        let m = Fixture.playlist(Fixture.media(live: true, sequence: 100)).media!
-        let d = m.segments[0].duration
-        var clock = MediaClock()
-        clock.firstPTS = [100: 0, 101: d, 102: 2 * d, 103: 3 * d, 104: 0, 105: d]
-        // Just past msn 105's start plus its own length: msn 106 (not read yet) or msn 102 of the loop before.
-        let t = 2 * d + 0.1
-        #expect(clock.locate(t, in: m)?.msn == 102, "no hint: the latest first PTS at or before it")
-        let crossed = clock.locate(t, in: m, near: 105)
-        #expect(crossed?.msn == 106 && abs((crossed?.offset ?? 9) - 0.1) < 1e-9, "it was in 105: 106, walked on from 105")
-        #expect(clock.locate(t, in: m, near: 101)?.msn == 102, "it was in 101: still the old loop")
-        #expect(clock.locate(0.5, in: m, near: 103)?.msn == 104, "across the reset, the new loop's first segment")
-    }
-
     @Test("live: latency behind the live edge")
     func liveLatency() throws {
         var s = Fixture.session(live: true)

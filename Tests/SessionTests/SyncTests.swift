@@ -128,26 +128,6 @@ struct SyncTests {
         #expect(part.pane == 1 && part.to == at(96) && f.action == .forward(pane: 1))
     }
 
-    @Test("a move back that would start a segment late (a discontinuity listed after its target) and save under a second: held instead")
-    func backWithoutSeek() throws {
-        // A is 3.2 s ahead of B; a move back aimed at B's moment plus the margin (0.1 s into A's segment at 100.4) would start
-        // at the next one, 102.4 (a loop point listed at 104.4): 2.4 s past B's moment, under a second saved. A is held;
-        // without the loop point it moves back.
-        var w = SyncWindow(start: at(90), end: at(106), live: true, targetDuration: 2)
-        w.segmentStarts = stride(from: 90.4, to: 106, by: 2).map(at)
-        w.lastBreak = at(104.4)
-        let pdts = [at(103.2), at(100)]
-        // B's window ends too soon for B to come forward.
-        let bw = SyncWindow(start: at(80), end: at(101), live: true, targetDuration: 2)
-        var c = SyncController()
-        let h = c.step(t: 1, pdts: pdts, playing: [true, true], hasPDT: [true, true], windows: [w, bw])
-        #expect(h.realign == nil && h.hold?.pane == 0 && abs((h.hold?.seconds ?? 0) - 3.2) < 1e-9, "\(h)")
-        w.lastBreak = nil
-        var d = SyncController()
-        let b = d.step(t: 1, pdts: pdts, playing: [true, true], hasPDT: [true, true], windows: [w, bw])
-        #expect(b.realign?.pane == 0 && b.realign?.to == at(100.5) && d.action == .back(pane: 0), "\(b)")
-    }
-
     @Test("two cameras 11 s apart whose windows share 6 s: B forward as near A as it can play on, then A held for the rest")
     func sharedWindows() throws {
         // A: 2 s segments, 12 s window, playhead 6 s behind its edge; B: 4 s segments, 24 s window, 11 s behind A.
@@ -330,37 +310,6 @@ struct MultiSyncTests {
         #expect(
             aimed.realigns == [SyncRealign(pane: 2, to: at(92)), SyncRealign(pane: 0, to: past), SyncRealign(pane: 1, to: past)]
                 && n.lead == .forward(pane: 2), "\(aimed)")
-    }
-
-    @Test(
-        "a pane whose move would start a segment late (a discontinuity listed after it): the reference's moment is taken earlier, so that pane's segment start leaves it just ahead"
-    )
-    func leadWeighsLandings() throws {
-        // Pane 1: 4 s segments from 84, a camera's loop point at 104. Aimed at the common moment (96) plus the margin, its
-        // reload would start at 100, the next segment, 4 s ahead less what the reload loses: held 3 s.
-        var a = live(84, 106, td: 4)
-        a.segmentStarts = stride(from: 84.0, to: 106, by: 4).map(at)
-        a.lastBreak = at(104)
-        #expect(a.landing(aimedAt: at(96.75)) == (at(100), false) && a.landing(aimedAt: at(96)) == (at(96), false))
-        #expect(a.landing(aimedAt: at(104.5)) == (at(104.5), true), "after the break: a seek")
-        let r = [
-            SyncReading(pdt: at(100), playing: true, window: a), SyncReading(pdt: at(98), playing: true, window: live(84, 104)),
-            SyncReading(pdt: at(92), playing: true, window: live(80, 100)),
-        ]
-        #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
-        // 1.75 s earlier, pane 1's own segment start at 96 is a margin ahead once its reload's loss is counted; pane 2, now
-        // more than 3 s ahead, moves too.
-        let plan = try #require(MultiSync.lead(r, reference: 2))
-        #expect(plan.moment == at(94.25) && plan.moves == [0: at(95), 1: at(95)], "\(plan)")
-        var m = MultiSync(count: 3)
-        let cmd = m.step(t: 1, readings: r)
-        #expect(cmd.realigns == [SyncRealign(pane: 2, to: at(94.25)), SyncRealign(pane: 0, to: at(95)), SyncRealign(pane: 1, to: at(95))])
-        // Without the loop point, and pane 2 only half a second ahead of it, the common moment stands: only pane 1 moves.
-        var plain = r
-        plain[0].window?.lastBreak = nil
-        plain[1].pdt = at(96.5)
-        let p2 = try #require(MultiSync.lead(plain, reference: 2))
-        #expect(p2.moment == at(96) && p2.moves == [0: at(96.75)], "\(p2)")
     }
 
     @Test("the reference ahead of a pane is never held: the pane catches up by speed; `r` makes another pane the reference")
