@@ -50,6 +50,9 @@ public final class SyncRunner: Sendable {
         applied = NIOLockedValueBox(Array(repeating: 1, count: panes.count))
     }
 
+    /// Seconds before a move that found no segment at its moment is tried again.
+    static let retryAfter = 5.0
+
     /// The latest state, for the strip and the `sync` events.
     public var snapshot: SyncSnapshot { latest.withLockedValue { $0 } }
 
@@ -113,7 +116,10 @@ public final class SyncRunner: Sendable {
             let w = { (i: Int) in clocks[i].window.map { "pane \(i + 1) lists \($0.text)" } ?? "pane \(i + 1)'s window unknown" }
             let listed = (0..<panes.count).map(w).joined(separator: ", ")
             controller.withLockedValue {
-                $0.giveUp(pane: r.pane, "no moment in common (\(apart) apart): pane \(r.pane + 1) has no segment at \(r.to); \(listed)")
+                // Tried again after a while: the window spanned the moment, so segments there may only lack PDT for now.
+                $0.giveUp(
+                    pane: r.pane, "no moment in common (\(apart) apart): pane \(r.pane + 1) has no segment at \(r.to); \(listed)",
+                    retryAt: t + Self.retryAfter)
             }
         }
         let snap = controller.withLockedValue { c in

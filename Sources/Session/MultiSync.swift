@@ -174,10 +174,10 @@ public struct MultiSync: Sendable {
     }
 
     /// Gives up bringing `pane` to the reference (its reload found no segment at the moment asked).
-    public mutating func giveUp(pane: Int, _ why: String) {
+    public mutating func giveUp(pane: Int, _ why: String, retryAt: Double? = nil) {
         // The reference's own move at the start: the others are brought to wherever it is.
         guard pane != reference || count == 2 else { return }
-        if let k = pairs.first(where: { $0.value.panes.contains(pane) })?.key { pairs[k]?.giveUp(why) }
+        if let k = pairs.first(where: { $0.value.panes.contains(pane) })?.key { pairs[k]?.giveUp(why, retryAt: retryAt) }
     }
 
     /// The state of the whole: locked when every pane is; off when every pane is off (with the first reason); else the least

@@ -184,9 +184,14 @@ public struct SyncController: Sendable {
     public private(set) var gaveUp: String?
     public init() {}
 
-    /// Stops trying: the pane ahead could not reach the other's moment.
-    public mutating func giveUp(_ why: String) {
+    /// When to try again after a move that found no segment at its moment (nil: not until switched off and on).
+    var retryAt: Double?
+
+    /// Stops trying: the pane ahead could not reach the other's moment. `retryAt`: a session time to try again — a reload that
+    /// found no segment at a moment its window spans (segments there without PDT) may find one once the window moves on.
+    public mutating func giveUp(_ why: String, retryAt: Double? = nil) {
         gaveUp = why
+        self.retryAt = retryAt
         state = .off(why)
         _ = release()
     }
@@ -206,6 +211,10 @@ public struct SyncController: Sendable {
         guard enabled else {
             state = .off("switched off")
             return release()
+        }
+        if let r = retryAt, t >= r {
+            gaveUp = nil
+            retryAt = nil
         }
         if let why = gaveUp {
             state = .off(why)

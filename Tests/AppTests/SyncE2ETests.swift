@@ -61,7 +61,16 @@ struct SyncE2ETests {
         let lock = try #require(sync.first { $0["locked"] as? Bool == true }?["t"] as? Double, "never locked: \(actions)")
         let held = actions.filter { $0.contains(" held ") }.compactMap { Double($0.split(separator: " ")[3]) }.reduce(0, +)
         #expect(lock <= held + 6, "locked after \(lock) s, \(held) s of it held: \(actions)")
-        let after = sync.filter { ($0["t"] as? Double ?? 0) >= lock + 1 }.compactMap { $0["offsetMs"] as? Double }.map(abs).sorted()
+        // Away from the cameras' loop points, as with more panes below: at a timestamp reset mpv restarts a pane's playback and
+        // drops about 0.3 s (docs/PLATFORM.md), which steering takes a second or two to take up on a loaded machine; in this
+        // test's short window after the lock two such resets can fall.
+        let resets = r.named("log").filter { ($0["text"] as? String)?.contains("timestamp reset") == true }.compactMap {
+            $0["t"] as? Double
+        }
+        let after = sync.filter { e in
+            let t = e["t"] as? Double ?? 0
+            return t >= lock + 1 && !resets.contains { t >= $0 && t <= $0 + 2.5 }
+        }.compactMap { $0["offsetMs"] as? Double }.map(abs).sorted()
         #expect(!after.isEmpty && after[Int(Double(after.count) * 0.9)] <= 40, "p90 offset after the lock: \(after.suffix(5))")
         #expect(r.named("stall").isEmpty)
     }

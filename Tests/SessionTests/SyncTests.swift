@@ -128,6 +128,20 @@ struct SyncTests {
         #expect(part.pane == 1 && part.to == at(96) && f.action == .forward(pane: 1))
     }
 
+    @Test("a move that found no segment at its moment: off with the line, tried again after the time given; without one, off")
+    func retryAfterFailedMove() {
+        var c = SyncController()
+        c.giveUp("no moment in common (6.0 s apart): pane 1 has no segment at …", retryAt: 5)
+        #expect(c.step(t: 4, pdts: [at(10), at(10)], playing: [true, true], hasPDT: [true, true]).speeds == [1, 1])
+        #expect(c.state == .off("no moment in common (6.0 s apart): pane 1 has no segment at …"))
+        _ = c.step(t: 5, pdts: [at(11), at(11)], playing: [true, true], hasPDT: [true, true])
+        #expect(c.state == .steering && c.gaveUp == nil, "\(c.state)")
+        var d = SyncController()
+        d.giveUp("no moment in common")
+        _ = d.step(t: 100, pdts: [at(11), at(11)], playing: [true, true], hasPDT: [true, true])
+        #expect(d.state == .off("no moment in common"))
+    }
+
     @Test("two cameras 11 s apart whose windows share 6 s: B forward as near A as it can play on, then A held for the rest")
     func sharedWindows() throws {
         // A: 2 s segments, 12 s window, playhead 6 s behind its edge; B: 4 s segments, 24 s window, 11 s behind A.
