@@ -21,6 +21,7 @@ let package = Package(
         .target(name: "HLS"),
         .target(name: "HLSReport", dependencies: ["HLS", "JSONValue"]),
         .target(name: "MediaFormats"),
+        .target(name: "Offline", dependencies: ["HLS"]),
         // What the Loader reports (requests, keys, playlists), without NIO, so the Session can consume it.
         .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue"]),
         // One pane's state, reducer and controllers; pure (time arrives with each event).
@@ -85,13 +86,13 @@ let package = Package(
         .target(
             name: "App",
             dependencies: [
-                "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI", "Recording",
+                "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI", "Recording", "Offline",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .executableTarget(
             name: "hlstui",
             dependencies: [
-                "App", "Origin", "Loader", "LoaderCore", "Recording", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "App", "Origin", "Loader", "LoaderCore", "Recording", "Offline", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
@@ -116,9 +117,10 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(
-            name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "TestSupport"],
+            name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "LoaderEvents"]),
+        .testTarget(name: "OfflineTests", dependencies: ["Offline", "HLS"]),
         .testTarget(
             name: "LoaderTests",
             dependencies: [

@@ -53,6 +53,15 @@ public protocol OriginResponder: Sendable {
     func respond(_ req: OriginRequest, now: Double) -> OriginResponse
 }
 
+extension OriginResponse {
+    /// A plain answer, for responders outside this module.
+    public init(status: Int, contentType: String, body: [UInt8]) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+    }
+}
+
 /// A response with what the request log needs to say about it.
 public struct OriginResponse: Sendable {
     public var status: Int

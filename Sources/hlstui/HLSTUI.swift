@@ -17,7 +17,7 @@ struct HLSTUI: AsyncParsableCommand {
         version: "hlstui \(AppInfo.version) (libmpv client API \(MPVInfo.clientAPIVersion), \(CursesInfo.version))",
         subcommands: [
             PlayCommand.self, MonitorCommand.self, InspectCommand.self, OriginCommand.self, DemoCommand.self, ProxyCommand.self,
-            KeysCommand.self, ReplayCommand.self, RecordingCommand.self,
+            KeysCommand.self, ReplayCommand.self, RecordingCommand.self, DownloadCommand.self, OfflineCommand.self,
         ],
         defaultSubcommand: PlayCommand.self
     )

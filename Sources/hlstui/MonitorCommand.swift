@@ -17,7 +17,7 @@ struct MonitorCommand: AsyncParsableCommand {
         discussion: "Exit status: 0 when every stream played, 1 when playback failed, 2 when it could not start."
     )
 
-    @Argument(help: "Multivariant or media playlist URLs (one pane each).")
+    @Argument(help: "Multivariant or media playlist URLs, or folders made by `hlstui download` (one pane each).")
     var urls: [String]
 
     @Option(help: "Stop after this many seconds (default: when every stream has ended).")
@@ -51,8 +51,13 @@ struct MonitorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let loader = try loaderFlags.options()
-        let panes = try urls.map { try player.paneConfig(url: $0, loader: loader, defaultAudio: "null") }
+        var offline = OfflineSources()
+        defer { offline.stop() }
+        let panes = try urls.map {
+            try offline.pane($0, loader: loader) { try player.paneConfig(url: $0, loader: $1, defaultAudio: "null") }
+        }
         var request = MonitorRequest(panes: panes, duration: duration)
+        request.notes = offline.notes
         request.rate = rate
         request.verbose = verbose
         request.sync = !player.noSync

@@ -260,3 +260,26 @@ struct CacheFlagGroup: ParsableArguments {
         do { return try DiskCache(options) } catch { throw CLIError("hlstui: \(error)") }
     }
 }
+
+/// `hlstui DIR` and `hlstui monitor DIR`: a download folder opened for playing (its keys checked and handed to the Loader); any
+/// other argument is a URL, as it is.
+struct OfflineSources {
+    var sessions: [OfflineSession] = []
+
+    /// The pane for `arg`: a download folder is served on 127.0.0.1, its keys given to the Loader as overrides.
+    mutating func pane(_ arg: String, loader: LoaderOptions, make: (String, LoaderOptions) throws -> PaneConfig) throws -> PaneConfig {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: arg, isDirectory: &isDir), isDir.boolValue else { return try make(arg, loader) }
+        let session: OfflineSession
+        do { session = try OfflineLibrary.open(arg) } catch { throw CLIError("hlstui: \(error.description)") }
+        sessions.append(session)
+        var o = loader
+        o.keyOverrides.merge(session.keys) { a, _ in a }
+        return try make(session.url, o)
+    }
+
+    /// A line per key: its countdowns, for the dashboard's notes and the monitor's.
+    var notes: [String] { sessions.flatMap(\.notes) }
+
+    func stop() { for s in sessions { s.server.stop() } }
+}

@@ -16,7 +16,7 @@ struct PlayCommand: AsyncParsableCommand {
         discussion: "Keys: `hlstui keys`. The terminal is restored on q, Ctrl-C, SIGTERM and crashes."
     )
 
-    @Argument(help: "Multivariant or media playlist URLs (one pane each, at most four).")
+    @Argument(help: "Multivariant or media playlist URLs, or folders made by `hlstui download` (one pane each, at most four).")
     var urls: [String]
 
     @OptionGroup(title: "Player and dashboard")
@@ -35,8 +35,11 @@ struct PlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let loader = try loaderFlags.options()
-        let panes = try urls.map { try player.paneConfig(url: $0, loader: loader) }
+        var offline = OfflineSources()
+        defer { offline.stop() }
+        let panes = try urls.map { try offline.pane($0, loader: loader) { try player.paneConfig(url: $0, loader: $1) } }
         var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
+        request.notes = offline.notes
         request.sync = !player.noSync
         request.ascii = player.ascii
         request.record = recordFlags.recording(player: player)
