@@ -92,7 +92,8 @@ let package = Package(
         .executableTarget(
             name: "hlstui",
             dependencies: [
-                "App", "Origin", "Loader", "LoaderCore", "Recording", "Offline", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "App", "Origin", "Loader", "LoaderCore", "Recording", "Offline",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
@@ -117,7 +118,8 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(
-            name: "AppTests", dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport"],
+            name: "AppTests",
+            dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "LoaderEvents"]),
         .testTarget(name: "OfflineTests", dependencies: ["Offline", "HLS"]),

@@ -160,7 +160,7 @@ struct ExpiryTests {
 
 @Suite("Download playlists: local, relative, without what only a live origin answers (pure)")
 struct RewriteTests {
-    let media = """
+    let source = """
         #EXTM3U
         #EXT-X-VERSION:9
         #EXT-X-TARGETDURATION:4
@@ -181,8 +181,8 @@ struct RewriteTests {
         """
 
     @Test("segments by MSN, one file per byte range, keys and init local, LL-HLS tags gone, a capture closed as VOD")
-    func media() throws {
-        let source = PlaylistParser.parseLenient(media).playlist
+    func mediaPlaylist() throws {
+        let source = PlaylistParser.parseLenient(self.source).playlist
         guard case .media(let m) = source.body else { Issue.record("not media"); return }
         let out = OfflineRewrite.media(
             source, segments: m.segments, final: true, key: { _ in "../keys/k0.key" }, map: { _ in "init-0.mp4" })
