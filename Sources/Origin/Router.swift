@@ -190,6 +190,13 @@ public struct OriginRouter: OriginResponder {
                 }
                 p.body = .multivariant(m)
             }
+            // ?drm=RUNG: that rung's media playlist marks every segment as a DRM packager does (the system from ?system=,
+            // default FairPlay) — a rendition no player here can decrypt, for what hlstui says of it.
+            if let rung = req.query["drm"], case .multivariant(var m) = p.body {
+                let system = req.query["system"] ?? "fairplay"
+                for i in m.variants.indices where m.variants[i].uri.hasPrefix(rung + "/") { m.variants[i].uri += "?drm=\(system)" }
+                p.body = .multivariant(m)
+            }
             var r = OriginResponse.playlist(p)
             r.kind = "multivariant"
             return r
@@ -212,7 +219,8 @@ public struct OriginRouter: OriginResponder {
         var r: OriginResponse
         switch file {
         case "index.m3u8":
-            let p = rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o)
+            var p = rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o)
+            if let system = req.query["drm"] { p = Self.protected(p, system: system, rendition: rest[0]) }
             r = .playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
         case "iframes.m3u8" where scenario.container == .ts && !model.aes && model.rendition.hasVideo:
             r = .playlist(model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true))
@@ -297,6 +305,27 @@ public struct OriginRouter: OriginResponder {
     }
 
     /// The playlist with `?client=` kept on every segment and init section URI it lists, so faults can single out one client.
+    /// Every segment under a DRM key (RFC 8216bis §4.4.4.4 KEYFORMAT): FairPlay (`skd://`), Widevine or PlayReady.
+    static func protected(_ p: Playlist, system: String, rendition: String) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        var key = Key(method: .sampleAES, uri: "skd://hlstui/\(rendition)")
+        key.keyFormat = "com.apple.streamingkeydelivery"
+        key.keyFormatVersions = "1"
+        switch system {
+        case "widevine":
+            key = Key(method: .sampleAESCTR, uri: "data:text/plain;base64,AAAAW3Bzc2gAAAAA7e+LqXnWSs6jyCfc1R0h7QAAADsIARIQ")
+            key.keyFormat = "urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
+        case "playready":
+            key = Key(method: .sampleAESCTR, uri: "data:text/plain;charset=UTF-16;base64,AAAA")
+            key.keyFormat = "com.microsoft.playready"
+        default: break
+        }
+        for i in m.segments.indices { m.segments[i].keys = [key] }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
     static func keeping(client: String, in p: Playlist) -> Playlist {
         guard case .media(var m) = p.body else { return p }
         let tag = "client=" + (client.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
@@ -441,6 +470,7 @@ public struct OriginRouter: OriginResponder {
         s += "&drift=PPM (media runs fast against its PDT), &pdtat=discontinuity (PDT only after discontinuities),\n"
         s += "&client=NAME (kept on every URI listed; a fault with client=NAME hits only that client),\n"
         s += "e.g. /cam-b/cam-b/index.m3u8?delay=3&window=6\n"
+        s += "multivariant playlists take ?drm=RUNG&system=fairplay|widevine|playready: that rung marked as DRM-protected\n"
         return s
     }
 }
