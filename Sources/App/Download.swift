@@ -289,6 +289,11 @@ actor DownloadJob {
 
     func run() async throws(DownloadError) {
         progress.start(now: Date().timeIntervalSince1970)
+        progress.live = manifest.live
+        progress.goal = request.duration
+        for i in manifest.renditions.indices {
+            (manifest.renditions[i].stored, manifest.renditions[i].bytes, manifest.renditions[i].duration) = (0, 0, 0)
+        }
         let ticker = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
@@ -380,7 +385,7 @@ actor DownloadJob {
         manifest.renditions[rendition].stored += 1
         manifest.renditions[rendition].bytes += bytes
         manifest.renditions[rendition].duration += duration
-        progress.add(rendition, bytes: bytes, now: Date().timeIntervalSince1970)
+        progress.add(rendition, bytes: bytes, seconds: duration, now: Date().timeIntervalSince1970)
     }
 
     /// Fetches `url` (the `range` of it) into `file`, resuming a `.part` left by a cut: bytes already held are asked for with

@@ -9,11 +9,16 @@ struct DownloadProgress {
         var expected = 0
         var done = 0
         var bytes = 0
+        /// Seconds of media stored.
+        var seconds = 0.0
         /// (time, bytes) of the last few seconds, for the rate.
         var recent: [(Double, Int)] = []
     }
     var rows: [Row]
     let interactive: Bool
+    /// A live capture: media arrives in real time, so the line counts seconds of media against the goal (nil: until ENDLIST).
+    var live = false
+    var goal: Double?
     var started = 0.0
     var drawn = 0
     var lastPlain = 0.0
@@ -30,9 +35,10 @@ struct DownloadProgress {
 
     mutating func expect(_ i: Int, segments: Int) { rows[i].expected = segments }
 
-    mutating func add(_ i: Int, bytes: Int, now: Double) {
+    mutating func add(_ i: Int, bytes: Int, seconds: Double, now: Double) {
         rows[i].done += 1
         rows[i].bytes += bytes
+        rows[i].seconds += seconds
         rows[i].recent.append((now, bytes))
         rows[i].recent.removeAll { now - $0.0 > 5 }
     }
@@ -54,6 +60,12 @@ struct DownloadProgress {
             eta = span(Double(r.expected - r.done) * perSegment / rate)
         }
         let name = r.name.padding(toLength: width, withPad: " ", startingAt: 0)
+        if live {
+            let of = goal.map { "of \(Int($0)) s" } ?? "(until ENDLIST)"
+            let left = goal.map { max(0, $0 - r.seconds) }
+            let eta = left.map { $0 <= 0 ? "done" : span($0) } ?? "–"
+            return "\(name)  \(String(format: "%.1f", r.seconds)) s \(of)  \(r.done) segments  \(bytes(r.bytes))  ETA \(eta)"
+        }
         return "\(name)  \(r.done)/\(r.expected) segments  \(bytes(r.bytes))  \(bytes(Int(rate)))/s  ETA \(eta)"
     }
 

@@ -42,6 +42,8 @@ public struct OfflineSession: Sendable {
     public let url: String
     /// Key URIs as the Loader will resolve them → key bytes.
     public let keys: [String: [UInt8]]
+    /// The same URIs → when each key stops playing (the earlier of its clocks), for the Loader to enforce and show.
+    public let deadlines: [String: KeyDeadline]
     public let server: OriginServer
     public let manifest: DownloadManifest
     /// One line per key: its countdowns.
@@ -117,9 +119,15 @@ public enum OfflineLibrary {
         }
         let base = server.httpBase + "/" + token + "/"
         var keys: [String: [UInt8]] = [:]
-        for (id, key) in clear { keys[base + "keys/\(id).key"] = key }
+        var deadlines: [String: KeyDeadline] = [:]
+        for k in m.keys {
+            let uri = base + "keys/\(k.id).key"
+            keys[uri] = clear[k.id]
+            let ends = [(k.storageExpires, "storage"), (k.playbackExpires, "playback")].compactMap { t, c in t.map { ($0, c) } }
+            if let first = ends.min(by: { $0.0 < $1.0 }) { deadlines[uri] = KeyDeadline(at: first.0, clock: first.1) }
+        }
         let notes = m.keys.map { "offline key \($0.fingerprint.prefix(4))…: \($0.countdown(now: now))" }
-        return OfflineSession(url: base + m.entry, keys: keys, server: server, manifest: m, notes: notes)
+        return OfflineSession(url: base + m.entry, keys: keys, deadlines: deadlines, server: server, manifest: m, notes: notes)
     }
 
     static func randomToken() -> String {

@@ -10,6 +10,7 @@ actor KeyStore {
 
     let client: UpstreamClient
     let overrides: [String: [UInt8]]
+    let deadlines: [String: KeyDeadline]
     let command: String?
     let emit: @Sendable (LoaderEvent) -> Void
     let clock: @Sendable () -> Double
@@ -21,12 +22,14 @@ actor KeyStore {
     let limit: Int
 
     init(
-        client: UpstreamClient, overrides: [String: [UInt8]], command: String?, emit: @escaping @Sendable (LoaderEvent) -> Void,
+        client: UpstreamClient, overrides: [String: [UInt8]], deadlines: [String: KeyDeadline] = [:], command: String?,
+        emit: @escaping @Sendable (LoaderEvent) -> Void,
         clock: @escaping @Sendable () -> Double, limit: Int = 512
     ) {
         self.limit = limit
         self.client = client
         self.overrides = overrides
+        self.deadlines = deadlines
         self.command = command
         self.emit = emit
         self.clock = clock
@@ -42,6 +45,7 @@ actor KeyStore {
         if let e = entries[uri] { return await e.task.value }
         let requested = clock()
         fetchCount[uri, default: 0] += 1
+        let deadline = deadlines[uri]
         let task = Task { [client, overrides, command, emit, clock] () -> Result<[UInt8], KeyError> in
             var source = "origin"
             /// Reports the outcome as a key event (never with the key's bytes).
@@ -53,12 +57,19 @@ actor KeyStore {
                             lastMSN: msns?.upperBound,
                             requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: repair,
                             source: source,
-                            error: error, spreadMs: spreadMs)))
+                            error: error, spreadMs: spreadMs, expires: deadline?.at, expiresClock: deadline?.clock)))
             }
             var bytes: [UInt8]
             if let o = overrides[uri] {
-                source = "--key"
+                source = deadline == nil ? "--key" : "download"
                 bytes = o
+                if let d = deadline, Date().timeIntervalSince1970 >= d.at {
+                    let e = KeyError(
+                        description:
+                            "key \(KeyMaterial.fingerprint(o).prefix(4))… expired (\(d.clock)) at \(DateTime(seconds: d.at).iso8601)")
+                    report(fingerprint: KeyMaterial.fingerprint(o), error: e.description)
+                    return .failure(e)
+                }
             } else if let command {
                 source = "--key-command"
                 do { bytes = try await KeyCommand.run(command, uri) } catch {

@@ -14,6 +14,8 @@ public struct LoaderOptions: Sendable {
     public var decryptAES = true
     /// `--key URI=HEX`: keys that replace what the origin serves.
     public var keyOverrides: [String: [UInt8]] = [:]
+    /// Keys kept with a download (among `keyOverrides`): when each stops playing; one asked for past it fails naming the clock.
+    public var keyDeadlines: [String: KeyDeadline] = [:]
     /// `--key-command CMD`: run with the key URI, prints the key.
     public var keyCommand: String?
     /// `--key-spread S`: a key first seen in a live refresh is fetched at a random moment within this many seconds, before it is due (0: at once).
@@ -27,6 +29,18 @@ public struct LoaderOptions: Sendable {
     /// retried before the failure reaches the player: FFmpeg skips a segment it cannot open, losing its media for good.
     public var vodHold: Double = 30
     public init() {}
+}
+
+/// When a key kept with a download stops playing, and by which of its clocks.
+public struct KeyDeadline: Sendable, Equatable {
+    /// Unix seconds.
+    public var at: Double
+    /// "storage" or "playback".
+    public var clock: String
+    public init(at: Double, clock: String) {
+        self.at = at
+        self.clock = clock
+    }
 }
 
 /// A resource the player may ask for, by its Loader id.
@@ -182,7 +196,8 @@ public final class LoaderServer: Sendable {
         self.started = started
         client = try UpstreamClient(group: group, options: options.upstream)
         keys = KeyStore(
-            client: client, overrides: options.keyOverrides, command: options.keyCommand, emit: { cont.yield($0) },
+            client: client, overrides: options.keyOverrides, deadlines: options.keyDeadlines, command: options.keyCommand,
+            emit: { cont.yield($0) },
             clock: { Date().timeIntervalSince(started) })
     }
 

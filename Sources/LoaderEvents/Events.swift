@@ -113,11 +113,15 @@ public struct KeyEvent: Sendable {
     public var error: String?
     /// Key-request spreading: how long the fetch was held back after the key was first seen (DECISIONS.md, keys are prefetched), when it was.
     public var spreadMs: Double?
+    /// A key kept with a download: when it stops playing (Unix seconds) and by which clock ("storage", "playback").
+    public var expires: Double?
+    public var expiresClock: String?
 
     public init(
         uri: String, method: KeyMethod, keyFormat: String, fingerprint: String?, firstMSN: Int?, lastMSN: Int?, requested: Double,
         latencyMs: Double,
-        prefetch: Bool, repair: String?, source: String, error: String?, spreadMs: Double? = nil
+        prefetch: Bool, repair: String?, source: String, error: String?, spreadMs: Double? = nil, expires: Double? = nil,
+        expiresClock: String? = nil
     ) {
         self.uri = uri
         self.method = method
@@ -132,6 +136,8 @@ public struct KeyEvent: Sendable {
         self.source = source
         self.error = error
         self.spreadMs = spreadMs
+        self.expires = expires
+        self.expiresClock = expiresClock
     }
 
     public var json: JSONValue {
@@ -140,7 +146,7 @@ public struct KeyEvent: Sendable {
             ("fingerprint", .string(fingerprint)),
             ("firstMsn", .int(firstMSN)), ("lastMsn", .int(lastMSN)), ("requested", .double(requested)), ("latencyMs", .double(latencyMs)),
             ("prefetch", .bool(prefetch)), ("repair", .string(repair)), ("source", .string(source)), ("error", .string(error)),
-            ("spreadMs", .double(spreadMs)),
+            ("spreadMs", .double(spreadMs)), ("expires", .double(expires)), ("expiresClock", .string(expiresClock)),
         ])
     }
 }

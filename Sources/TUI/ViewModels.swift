@@ -245,10 +245,23 @@ public struct DashboardModel: Sendable, Equatable {
             let range = k.firstMSN.map { a in "msn \(a)–\(k.lastMSN ?? a)" } ?? "msn ?"
             let what = k.error.map { "FAILED \($0)" } ?? "fp \(k.fingerprint ?? "?")"
             let text =
-                "\(what) \(range) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.spreadMs.map { " spread \(fixed($0 / 1000, 1))s" } ?? "")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)"
+                "\(what) \(range) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.spreadMs.map { " spread \(fixed($0 / 1000, 1))s" } ?? "")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)\(persisted(k, wall: s.sample.wall))"
             return KeyRow(
                 start: start, end: end, role: k.error != nil ? .keyFailed : (k.prefetch ? .keyPrefetch : .keyOnDemand), text: text)
         }
+    }
+
+    /// A key kept with a download: its countdown to the clock that ends it first, from the wall time of the latest sample.
+    static func persisted(_ k: KeyEvent, wall: DateTime?) -> String {
+        guard k.source == "download" else { return "" }
+        guard let at = k.expires, let clock = k.expiresClock else { return " download, no expiry" }
+        guard let now = wall?.seconds else { return " download, \(clock) expiry" }
+        let left = at - now
+        guard left > 0 else { return " download, EXPIRED (\(clock))" }
+        let s = Int(left)
+        let text =
+            s >= 86400 ? "\(s / 86400)d \(s % 86400 / 3600)h" : s >= 3600 ? "\(s / 3600)h \(s % 3600 / 60)m" : "\(s / 60)m \(s % 60)s"
+        return " download, \(clock) expires in \(text)"
     }
 
     static func size(_ n: Int) -> String {

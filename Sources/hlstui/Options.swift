@@ -275,6 +275,7 @@ struct OfflineSources {
         sessions.append(session)
         var o = loader
         o.keyOverrides.merge(session.keys) { a, _ in a }
+        o.keyDeadlines.merge(session.deadlines) { a, _ in a }
         return try make(session.url, o)
     }
 
