@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [download] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage record}"  # soak: only when named (an hour)
+sections="${*:-parse loader session switch sync outage record download}"  # soak: only when named (an hour)
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -307,6 +307,29 @@ md = ["## Recording, replay and cache: hlstui with each beside without it", "",
       f"| Loader, from the origin (miss, uncached Loader) | {c['missMBps']:.0f} | {100 * c['missMBps'] / c['directMBps']:.0f} % |",
       f"| Loader, from the disk cache (hit) | {c['hitMBps']:.0f} | **{100 * c['hitMBps'] / c['directMBps']:.0f} %** |",
       ""]
+print("\n".join(md))
+PY
+fi
+
+if has download; then
+# Offline download: hlstui download against curl fetching the same segments with as many at once, same origin, same run.
+bin=$(release_hlstui)
+db=$(python3 Benchmarks/download_bench.py "$bin/hlstui" .build/test-media "${DOWNLOAD_ROUNDS:-7}")
+python3 - "$db" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Offline download"
+import json, sys, datetime
+d = json.loads(sys.argv[1])
+md = ["## Offline download: `hlstui download` vs curl fetching the same segments", "",
+      f"`bash scripts/bench.sh download` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, embedded origin on 127.0.0.1. "
+      f"One VOD media playlist of equal segments (`/control/bench.m3u8`), fetched whole by `hlstui download --parallel {d['parallel']}` "
+      f"(playlist, rewritten playlist, manifest, every segment written to disk through a `.part` file) and by `curl --parallel --parallel-max {d['parallel']}` "
+      f"given the same segment URLs and writing each to a file; wall time of each process, median of {d['rounds']} rounds, the order alternating.", "",
+      "| case | data | curl | hlstui download | hlstui / curl throughput | target |", "|---|---|---|---|---|---|"]
+for c in d["cases"]:
+    md.append(f"| {c['name']} | {c['segments']} × {c['bytes'] / c['segments'] / 1e6:.0f} MB | {c['curlSeconds']:.2f} s ({c['curlMBps']:.0f} MB/s) | "
+              f"{c['hlstuiSeconds']:.2f} s ({c['hlstuiMBps']:.0f} MB/s) | **{100 * c['ratio']:.0f} %** | ≥ 90 % |")
+md += ["", "Runs (s): " + "; ".join(f"{c['name']}: hlstui {', '.join(f'{x:.2f}' for x in c['hlstuiRuns'])}, curl {', '.join(f'{x:.2f}' for x in c['curlRuns'])}" for c in d["cases"]) + ".",
+       "Unpaced loopback is CPU-bound (both sides share the machine's two cores with the origin); the paced case is how a download over a network behaves: "
+       "both are limited by the origin's pace per connection, and hlstui keeps as many connections busy as curl does.", ""]
 print("\n".join(md))
 PY
 fi

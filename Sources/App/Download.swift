@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HLS
 import Loader
 import LoaderCore
@@ -428,15 +429,24 @@ actor DownloadJob {
                     },
                     onBody: { buf in
                         box.withLockedValue { b in
-                            var bytes = buf.readableBytesView[...]
-                            let drop = min(b.skip, bytes.count)
-                            bytes = bytes.dropFirst(drop)
+                            let drop = min(b.skip, buf.readableBytes)
                             b.skip -= drop
-                            let take = min(b.keep, bytes.count)
-                            if take > 0 {
-                                do { try handle.write(contentsOf: Data(bytes.prefix(take))) } catch { b.failed = true }
-                                if b.keep != .max { b.keep -= take }
+                            let take = min(b.keep, buf.readableBytes - drop)
+                            guard take > 0 else { return }
+                            // Straight from the network buffer to the file, no copy.
+                            buf.withUnsafeReadableBytes { raw in
+                                var at = drop
+                                while at < drop + take {
+                                    let n = Glibc.write(handle.fileDescriptor, raw.baseAddress! + at, drop + take - at)
+                                    if n < 0 && errno == EINTR { continue }
+                                    guard n > 0 else {
+                                        b.failed = true
+                                        return
+                                    }
+                                    at += n
+                                }
                             }
+                            if b.keep != .max { b.keep -= take }
                         }
                     })
                 guard (200..<300).contains(r.head.status) else {

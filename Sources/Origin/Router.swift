@@ -392,12 +392,13 @@ public struct OriginRouter: OriginResponder {
             return .json(state.add(fault).json)
         case "faults": return .json(.array(state.faults.map(\.json)))
         case "bench.m3u8":
-            // One segment of `bytes` bytes, for throughput benchmarks.
+            // `segments` segments (default one) of `bytes` bytes each, for throughput benchmarks.
             let n = Int(q["bytes"] ?? "") ?? 2_000_000
+            let count = max(1, min(10_000, Int(q["segments"] ?? "") ?? 1))
+            let pace = q["mbit"].map { "&mbit=\($0)" } ?? ""
+            let list = (0..<count).map { i in "#EXTINF:10.0,\nblob.ts?bytes=\(n)\(pace)\(count > 1 ? "&i=\(i)" : "")\n" }.joined()
             var r = OriginResponse.text(
-                200,
-                "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:10.0,\nblob.ts?bytes=\(n)\(q["mbit"].map { "&mbit=\($0)" } ?? "")\n#EXT-X-ENDLIST"
-            )
+                200, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n\(list)#EXT-X-ENDLIST")
             r.contentType = "application/vnd.apple.mpegurl"
             return r
         case "blob.ts":
@@ -465,7 +466,8 @@ public struct OriginRouter: OriginResponder {
             "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset|nopdt&target=segment|key|playlist|init|any"
         s +=
             "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
-        s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144\n"
+        s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144"
+        s += "  /control/bench.m3u8?bytes=N&segments=K&mbit=M\n"
         s += "\nlive media playlists take ?delay=SECONDS (more publishing delay), &window=SEGMENTS, &pdt=SECONDS (PDT offset),\n"
         s += "&drift=PPM (media runs fast against its PDT), &pdtat=discontinuity (PDT only after discontinuities),\n"
         s += "&client=NAME (kept on every URI listed; a fault with client=NAME hits only that client),\n"
