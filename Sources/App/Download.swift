@@ -85,6 +85,8 @@ actor DownloadJob {
     var manifest: DownloadManifest
     var renditions: [RenditionJob]
     var multivariant: (playlist: Playlist, selection: Selection)?
+    /// The multivariant playlist's variables, for a live media playlist read again.
+    var variables: [String: String] = [:]
     var progress: DownloadProgress
     /// Init sections by source URL (and range): their local names, per rendition.
     var maps: [Int: [MapSection: String]] = [:]
@@ -171,9 +173,9 @@ actor DownloadJob {
             func load(_ uri: String) async throws(DownloadError) -> (url: String, playlist: Playlist) {
                 let url = VirtualPlaylists.resolve(uri, against: top.url)
                 if let p = media[url] { return p }
-                let p = try await fetchPlaylist(url, client: client)
-                media[url] = p
-                return p
+                let p = try await fetchPlaylist(url, client: client, variables: top.variables)
+                media[url] = (p.url, p.playlist)
+                return (p.url, p.playlist)
             }
             var selection: Selection
             while true {
@@ -256,6 +258,7 @@ actor DownloadJob {
         let job = DownloadJob(
             request: r, client: client, say: say, manifest: manifest, renditions: jobs, multivariant: mv.map { ($0.0, $0.1) },
             seal: sealing.seal)
+        await job.setVariables(top.variables)
         if let (p, _) = mv { try await job.write(PlaylistWriter.write(p, resolveVariables: true), to: "index.m3u8") }
         for line in manifest.choice { say("chose: \(line)") }
         return job
@@ -277,13 +280,17 @@ actor DownloadJob {
     }
 
     /// A playlist fetched and parsed, or one line naming why not.
-    static func fetchPlaylist(_ url: String, client: UpstreamClient) async throws(DownloadError) -> (url: String, playlist: Playlist) {
+    /// `variables`: the multivariant playlist's, for a media playlist's EXT-X-DEFINE IMPORT (RFC 8216bis §4.4.2.3).
+    static func fetchPlaylist(_ url: String, client: UpstreamClient, variables: [String: String] = [:]) async throws(DownloadError) -> (
+        url: String, playlist: Playlist, variables: [String: String]
+    ) {
         let r: UpstreamResponse
         do { r = try await client.get(url) } catch { throw DownloadError("\(url): \(error.detail)") }
         guard r.head.status == 200 else { throw DownloadError("\(url): \(r.head.statusLine)") }
-        let parsed = PlaylistParser.parseLenient(String(decoding: r.body, as: UTF8.self), options: ParseOptions(url: r.head.url))
+        let parsed = PlaylistParser.parseLenient(
+            String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let e = parsed.errors.first { throw DownloadError("\(url): line \(e.line ?? 0): \(e.message)") }
-        return (r.head.url, parsed.playlist)
+        return (r.head.url, parsed.playlist, parsed.variables)
     }
 
     // MARK: running
@@ -323,24 +330,25 @@ actor DownloadJob {
         )
     }
 
+    func setVariables(_ v: [String: String]) { variables = v }
+
     func tick() { progress.draw(now: Date().timeIntervalSince1970, say: say) }
 
     /// Fetches `pieces` (rendition, segment) with at most `parallel` at once; the first failure stops the rest.
     func fetchAll(_ pieces: [(Int, Segment)]) async throws(DownloadError) {
         var queue = pieces.filter { !$0.1.gap }[...]
-        // The init sections first, each once.
+        // The init sections first, each once (a file already stored is not fetched again).
         var inits: [(Int, MapSection, String)] = []
         for (i, s) in queue {
-            guard let m = s.map else { continue }
-            if maps[i]?[m] == nil {
-                let name = OfflineNames.map(maps[i]?.count ?? 0, m)
-                maps[i, default: [:]][m] = name
-                inits.append((i, m, name))
-            }
+            guard let m = s.map, !inits.contains(where: { $0.0 == i && $0.1 == m }) else { continue }
+            let name = maps[i]?[m] ?? OfflineNames.map(maps[i]?.count ?? 0, m)
+            maps[i, default: [:]][m] = name
+            inits.append((i, m, name))
         }
         for (i, m, name) in inits {
             let url = VirtualPlaylists.resolve(m.uri, against: renditions[i].url)
-            _ = try await Self.fetch(client, url, range: m.byteRange, to: root.appendingPathComponent(renditions[i].dir + "/" + name))
+            let n = try await Self.fetch(client, url, range: m.byteRange, to: root.appendingPathComponent(renditions[i].dir + "/" + name))
+            manifest.renditions[i].bytes += n
         }
         let limit = max(1, request.parallel)
         let client = self.client
@@ -531,7 +539,7 @@ actor DownloadJob {
         while ended.contains(false) {
             var target = 6.0
             for i in renditions.indices where !ended[i] {
-                let fresh = try await Self.fetchPlaylist(renditions[i].url, client: client)
+                let fresh = try await Self.fetchPlaylist(renditions[i].url, client: client, variables: variables)
                 guard case .media(let m) = fresh.playlist.body else { throw DownloadError("\(renditions[i].url): not a media playlist") }
                 renditions[i].playlist = fresh.playlist
                 target = min(target, Double(m.targetDuration ?? 6))

@@ -158,6 +158,38 @@ struct DownloadLifecycleTests {
         #expect(!(try CLI.run(["offline", "ls"], environment: env)).stdout.contains(out))
     }
 
+    @Test("a truncated body is resumed in the same run; a 404 segment stops with one line naming it, and the same command finishes")
+    func faults() throws {
+        let state = Self.origin.router.state
+        defer { state.clearFaults() }
+        let (out, env) = try DownloadTests.setting()
+        let url = "\(Self.origin.httpBase)/vod-fmp4/master.m3u8"
+        let args = ["download", url, "--out", out, "--max-resolution", "144", "--subs", "none"]
+        _ = state.add(
+            Fault(
+                id: 0, kind: .truncate, target: .segment, status: 200, ms: 0, scenario: "vod-fmp4", rendition: "v144", msn: 2, remaining: 1,
+                since: 0))
+        _ = state.add(
+            Fault(
+                id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "vod-fmp4", rendition: "v144", msn: 6, remaining: 100,
+                since: 0))
+        let mark = state.log().count
+        let cut = try CLI.run(args, environment: env)
+        #expect(cut.status == 1, "\(cut.stdout)")
+        let lines = cut.stdout.split(separator: "\n").filter { $0.hasPrefix("hlstui download:") }
+        #expect(lines.first?.contains("segment 6") == true && lines.first?.contains("HTTP 404") == true, "\(cut.stdout)")
+        let seg2 = state.log(since: mark).filter { $0.path.hasSuffix("v144/seg2.m4s") }.map { $0.range ?? "-" }
+        #expect(seg2.count == 2 && seg2[1].hasPrefix("bytes=") && seg2[1] != "bytes=0-", "the truncated body resumed: \(seg2)")
+        state.clearFaults()
+        let again = state.log().count
+        let done = try CLI.run(args, environment: env)
+        #expect(done.status == 0, "\(done.stdout)")
+        let asked = state.log(since: again).filter { $0.path.contains("/v144/seg") }.map(\.path)
+        #expect(asked.contains("/vod-fmp4/v144/seg6.m4s") && !asked.contains("/vod-fmp4/v144/seg2.m4s"), "\(asked)")
+        let m = try DownloadTests.manifest(out)
+        #expect(m.complete && m.renditions[0].stored == 10)
+    }
+
     @Test("a rung marked FairPlay is named and passed over for the next clear one")
     func drm() throws {
         let (out, env) = try DownloadTests.setting()
