@@ -317,9 +317,10 @@ actor DownloadJob {
                 renditions[i].segments = m.segments
                 progress.expect(i, segments: m.segments.filter { !$0.gap }.count)
             }
-            try await storeKeys()
+            let pieces = renditions.indices.flatMap { i in renditions[i].segments.map { (i, $0) } }
+            try await storeKeys(pieces)
             for i in renditions.indices { try writePlaylist(i, final: true) }
-            try await fetchAll(renditions.indices.flatMap { i in renditions[i].segments.map { (i, $0) } })
+            try await fetchAll(pieces)
         }
         manifest.complete = true
         save()
@@ -484,17 +485,15 @@ actor DownloadJob {
 
     // MARK: keys
 
-    /// Fetches, checks and seals every key the stored segments name that the folder does not hold yet.
-    func storeKeys() async throws(DownloadError) {
+    /// Fetches, checks and seals every key `pieces` (rendition, segment) name that the folder does not hold yet.
+    func storeKeys(_ pieces: [(Int, Segment)]) async throws(DownloadError) {
         var wanted: [(Key, String)] = []
-        for job in renditions {
-            for s in job.segments {
-                for k in s.keys + (s.map?.keys ?? []) where k.method != .none {
-                    guard let uri = k.uri else { continue }
-                    let abs = VirtualPlaylists.resolve(uri, against: job.url)
-                    if !wanted.contains(where: { $0.1 == abs }) && !manifest.keys.contains(where: { $0.uri == abs }) {
-                        wanted.append((k, abs))
-                    }
+        for (i, s) in pieces {
+            for k in s.keys + (s.map?.keys ?? []) where k.method != .none {
+                guard let uri = k.uri else { continue }
+                let abs = VirtualPlaylists.resolve(uri, against: renditions[i].url)
+                if !wanted.contains(where: { $0.1 == abs }) && !manifest.keys.contains(where: { $0.uri == abs }) {
+                    wanted.append((k, abs))
                 }
             }
         }
@@ -536,6 +535,24 @@ actor DownloadJob {
         var ended = Array(repeating: false, count: renditions.count)
         let goal = request.duration ?? .infinity
         var startPDT: Double?
+        // A capture that was cut: what its playlists list is kept, and the capture goes on after it.
+        for i in renditions.indices {
+            let local = root.appendingPathComponent(renditions[i].dir + "/index.m3u8").path
+            guard let text = try? String(contentsOfFile: local, encoding: .utf8),
+                case .media(let stored) = PlaylistParser.parseLenient(text).playlist.body, let last = stored.segments.last
+            else { continue }
+            renditions[i].segments = stored.segments
+            next[i] = last.mediaSequence + 1
+            captured[i] = stored.totalDuration
+            if i == 0 { startPDT = stored.segments.first?.effectiveProgramDateTime?.seconds }
+            for s in stored.segments where !s.gap {
+                let file = root.appendingPathComponent(renditions[i].dir + "/" + OfflineNames.segment(s)).path
+                done(i, bytes: (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int ?? 0, duration: s.duration)
+            }
+            say(
+                "hlstui download: \(renditions[i].dir): continuing the capture after segment \(last.mediaSequence) (\(Int(captured[i])) s kept)"
+            )
+        }
         while ended.contains(false) {
             var target = 6.0
             for i in renditions.indices where !ended[i] {
@@ -555,11 +572,13 @@ actor DownloadJob {
                     }
                     next[i] = m.segments[safe: from]?.mediaSequence ?? m.mediaSequence
                 }
-                let new = m.segments.filter { $0.mediaSequence >= next[i]! }
+                var new = m.segments.filter { $0.mediaSequence >= next[i]! }
                 if let n = new.first, n.mediaSequence > next[i]!, !renditions[i].segments.isEmpty {
                     say(
                         "hlstui download: \(renditions[i].dir): segments \(next[i]!)–\(n.mediaSequence - 1) left the live window before they were stored"
                     )
+                    // What is missing is a break in the media: the player is told (RFC 8216bis §4.4.4.3).
+                    new[0].discontinuity = true
                 }
                 var take: [Segment] = []
                 for s in new where captured[i] < goal {
@@ -571,7 +590,7 @@ actor DownloadJob {
                 progress.expect(i, segments: renditions[i].segments.filter { !$0.gap }.count)
                 if captured[i] >= goal || m.endList { ended[i] = true }
                 if !take.isEmpty {
-                    try await storeKeys()
+                    try await storeKeys(take.map { (i, $0) })
                     try await fetchAll(take.map { (i, $0) })
                 }
                 try writePlaylist(i, final: ended[i])
