@@ -201,14 +201,19 @@ struct DownloadLifecycleTests {
         #expect(m.renditions.first?.name.hasPrefix("426x240") == true && m.leftOut.contains { $0.contains("FairPlay") }, "\(m)")
     }
 
-    @Test("a live capture of 30 s with rotating keys plays back to its end with the origin stopped")
+    @Test("a live capture of 30 s with rotating keys, killed and continued, plays back to its end with the origin stopped")
     func liveCapture() async throws {
         let own = AppOrigin.own()
         let (out, env) = try DownloadTests.setting()
-        let r = try CLI.run(
-            ["download", "\(own.httpBase)/aes-live/master.m3u8", "--out", out, "--max-resolution", "144", "--duration", "30"], timeout: 90,
-            environment: env)
+        let args = ["download", "\(own.httpBase)/aes-live/master.m3u8", "--out", out, "--max-resolution", "144", "--duration", "30"]
+        let died = try await CLI.killed(
+            args, environment: env,
+            when: { own.router.state.log().filter { $0.path.contains("/v144/") && $0.path.hasSuffix(".ts") }.count >= 5 },
+            settle: .milliseconds(300))
+        #expect(died)
+        let r = try CLI.run(args, timeout: 90, environment: env)
         #expect(r.status == 0, "\(r.stdout.suffix(600))")
+        #expect(r.stdout.contains("v144: continuing the capture after segment"), "\(r.stdout.prefix(600))")
         let m = try DownloadTests.manifest(out)
         #expect(m.live && m.complete)
         let video = try #require(m.renditions.first)
