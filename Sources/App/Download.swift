@@ -67,7 +67,6 @@ public enum DownloadRunner {
 
 /// One rendition being stored: its source playlist and where its files go.
 struct RenditionJob: Sendable {
-    var index: Int
     var dir: String
     var url: String
     var playlist: Playlist
@@ -84,17 +83,15 @@ actor DownloadJob {
     let seal: @Sendable ([UInt8]) -> [UInt8]?
     var manifest: DownloadManifest
     var renditions: [RenditionJob]
-    var multivariant: (playlist: Playlist, selection: Selection)?
     /// The multivariant playlist's variables, for a live media playlist read again.
     var variables: [String: String] = [:]
     var progress: DownloadProgress
     /// Init sections by source URL (and range): their local names, per rendition.
     var maps: [Int: [MapSection: String]] = [:]
-    let started = Date().timeIntervalSince1970
 
     init(
         request: DownloadRequest, client: UpstreamClient, say: @escaping @Sendable (String) -> Void, manifest: DownloadManifest,
-        renditions: [RenditionJob], multivariant: (Playlist, Selection)?, seal: @escaping @Sendable ([UInt8]) -> [UInt8]?
+        renditions: [RenditionJob], seal: @escaping @Sendable ([UInt8]) -> [UInt8]?
     ) {
         self.request = request
         self.client = client
@@ -102,7 +99,6 @@ actor DownloadJob {
         root = URL(fileURLWithPath: request.out)
         self.manifest = manifest
         self.renditions = renditions
-        self.multivariant = multivariant
         self.seal = seal
         progress = DownloadProgress(names: renditions.map(\.dir), interactive: request.interactive)
     }
@@ -140,7 +136,7 @@ actor DownloadJob {
 
         let top = try await fetchPlaylist(r.url, client: client)
         var jobs: [RenditionJob] = []
-        var mv: (Playlist, Selection)?
+        var rewritten: Playlist?
         var manifest = previous ?? DownloadManifest(source: r.url, created: Date().timeIntervalSince1970, entry: "", live: false)
         manifest.leftOut = []
         var usedDirs: Set<String> = ["keys"]
@@ -160,8 +156,9 @@ actor DownloadJob {
         }
         switch top.playlist.body {
         case .media:
+            if let why = drm(top.playlist) { throw DownloadError("\(r.url) cannot be stored: \(why)") }
             let d = dir(for: top.url, fallback: "media")
-            jobs.append(RenditionJob(index: 0, dir: d, url: top.url, playlist: top.playlist, segments: []))
+            jobs.append(RenditionJob(dir: d, url: top.url, playlist: top.playlist, segments: []))
             manifest.choice = ["a media playlist: stored as it is"]
             manifest.entry = d + "/index.m3u8"
             if manifest.renditions.isEmpty {
@@ -204,7 +201,7 @@ actor DownloadJob {
             let v = m.variants[selection.variant]
             let vp = try await load(v.uri)
             let vd = dir(for: vp.url, fallback: "video")
-            jobs.append(RenditionJob(index: 0, dir: vd, url: vp.url, playlist: vp.playlist, segments: []))
+            jobs.append(RenditionJob(dir: vd, url: vp.url, playlist: vp.playlist, segments: []))
             var stored = [
                 StoredRendition(type: "VIDEO", name: Selector.describe(v), language: nil, source: vp.url, playlist: vd + "/index.m3u8")
             ]
@@ -224,7 +221,7 @@ actor DownloadJob {
                     continue
                 }
                 let d = dir(for: p.url, fallback: rend.type.lowercased())
-                jobs.append(RenditionJob(index: jobs.count, dir: d, url: p.url, playlist: p.playlist, segments: []))
+                jobs.append(RenditionJob(dir: d, url: p.url, playlist: p.playlist, segments: []))
                 stored.append(
                     StoredRendition(type: rend.type, name: rend.name, language: rend.language, source: p.url, playlist: d + "/index.m3u8"))
                 kept.append(i)
@@ -243,12 +240,8 @@ actor DownloadJob {
             }
             manifest.renditions = previous?.renditions ?? stored
             let local = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, jobs[$0 + 1].dir + "/index.m3u8") })
-            mv = (
-                OfflineRewrite.multivariant(
-                    top.playlist, variant: selection.variant, variantURI: vd + "/index.m3u8", renditions: local, keptMuxed: muxed),
-                selection
-            )
-            _ = mv
+            rewritten = OfflineRewrite.multivariant(
+                top.playlist, variant: selection.variant, variantURI: vd + "/index.m3u8", renditions: local, keptMuxed: muxed)
         }
         guard case .media(let first) = jobs[0].playlist.body else { throw DownloadError("\(jobs[0].url): not a media playlist") }
         manifest.live = first.isLive
@@ -256,10 +249,9 @@ actor DownloadJob {
             say("hlstui download: \(r.url) is live: capturing until ENDLIST (give --duration S to stop after S seconds of media)")
         }
         let job = DownloadJob(
-            request: r, client: client, say: say, manifest: manifest, renditions: jobs, multivariant: mv.map { ($0.0, $0.1) },
-            seal: sealing.seal)
+            request: r, client: client, say: say, manifest: manifest, renditions: jobs, seal: sealing.seal)
         await job.setVariables(top.variables)
-        if let (p, _) = mv { try await job.write(PlaylistWriter.write(p, resolveVariables: true), to: "index.m3u8") }
+        if let p = rewritten { try await job.write(PlaylistWriter.write(p, resolveVariables: true), to: "index.m3u8") }
         for line in manifest.choice { say("chose: \(line)") }
         return job
     }
@@ -408,7 +400,7 @@ actor DownloadJob {
         var lastError = DownloadError("\(url): not fetched")
         for attempt in 0..<3 {
             if attempt > 0 { try? await Task.sleep(for: .milliseconds(300 << attempt)) }
-            if !fm.fileExists(atPath: part) { fm.createFile(atPath: part, contents: nil) }
+            if !fm.fileExists(atPath: part) { _ = fm.createFile(atPath: part, contents: nil) }
             guard let handle = FileHandle(forUpdatingAtPath: part) else { throw DownloadError("\(part) cannot be written") }
             defer { try? handle.close() }
             let have = Int((try? handle.seekToEnd()) ?? 0)

@@ -290,17 +290,26 @@ extension SessionState {
     /// The raw media time (mpv's `time-pos`) at which wall-clock moment `date` plays, in segment `msn` or one after it on the
     /// same timeline (a sync move's target runs on while its reload lands): that segment's first PTS as the Loader read it plus
     /// the moment's distance from its EXT-X-PROGRAM-DATE-TIME (RFC 8216bis §4.4.4.6); nil until that segment has been read,
-    /// when the moment is before segment `msn` or past what the playlist lists, or when a discontinuity lies between.
+    /// when the moment is before segment `msn` or past what the playlists listed, or when a discontinuity lies between. A
+    /// segment that left the live window meanwhile is found in what earlier playlists said of it: a move aimed near the start
+    /// of a short window reloads there, and the window moves on before the cache holds it (the Loader still serves it,
+    /// DECISIONS.md "A reload, or a player behind, may start at a segment that just left the live window").
     public func rawTime(of date: DateTime, from msn: Int) -> Double? {
-        guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia,
-            let first = m.segments.firstIndex(where: { $0.mediaSequence == msn })
-        else { return nil }
-        for (k, s) in m.segments[first...].enumerated() {
-            if k > 0 && s.discontinuity { return nil }
-            guard let pdt = s.effectiveProgramDateTime else { return nil }
+        let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia
+        func facts(_ k: Int) -> SegmentFacts? {
+            if let m, let s = m.segments[safe: k - m.mediaSequence] {
+                return SegmentFacts(duration: s.duration, pdt: s.effectiveProgramDateTime, discontinuity: s.discontinuity)
+            }
+            return seen[k]
+        }
+        var k = msn
+        while let s = facts(k) {
+            if k > msn && s.discontinuity { return nil }
+            guard let pdt = s.pdt else { return nil }
             let into = date.seconds(since: pdt)
             if into < 0 { return nil }
-            if into <= s.duration { return clock.firstPTS[s.mediaSequence].map { $0 + into } }
+            if into <= s.duration { return clock.firstPTS[k].map { $0 + into } }
+            k += 1
         }
         return nil
     }

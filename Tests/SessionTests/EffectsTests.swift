@@ -195,6 +195,15 @@ struct EffectsTests {
         #expect(abs((s.rawTime(of: later, from: 3) ?? 0) - 60.375) < 1e-9)
         let past = try #require(s.playingMedia?.segments.last?.effectiveProgramDateTime).adding(seconds: 60)
         #expect(s.rawTime(of: past, from: 3) == nil, "past what the playlist lists")
+        // The window moves on before the cache holds the moment: segment 3 is no longer listed, what was said of it stands.
+        var moved = try #require(s.playingMedia)
+        moved.segments.removeFirst(4)
+        moved.mediaSequence += 4
+        var left = s
+        left.media[0] = moved
+        #expect(left.playingMedia?.lists(3) == false)
+        #expect(abs((left.rawTime(of: date, from: 3) ?? 0) - (50 + into)) < 1e-9, "segment 3 left the window")
+        #expect(abs((left.rawTime(of: later, from: 3) ?? 0) - 60.375) < 1e-9)
         // The move was asked for: the reload it gives is not measured as a skip from where the playhead was.
         s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.1)
         #expect(s.progress == nil && !s.moveAsked)
