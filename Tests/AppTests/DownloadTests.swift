@@ -68,7 +68,8 @@ struct DownloadTests {
         let r = try CLI.run(args, environment: env)
         #expect(r.status == 0, "\(r.stdout.suffix(600)) \(r.stderr.suffix(300))")
         let asked = Self.segmentRequests(since: again)
-        #expect(asked.first == "/aes-vod/v360/seg4.ts bytes=\(held)-", "the cut segment first, from the bytes held: \(asked)")
+        // The cut segment from the bytes held, and only so (the fetches run four at once: their order at the origin varies).
+        #expect(asked.filter { $0.hasPrefix("/aes-vod/v360/seg4.ts") } == ["/aes-vod/v360/seg4.ts bytes=\(held)-"], "\(asked)")
         let v360 = asked.filter { $0.contains("/v360/") }.map { String($0.split(separator: " ")[0]) }
         for done in first.filter({ $0.contains("/v360/") && !$0.contains("seg4.ts") }).map({ String($0.split(separator: " ")[0]) }) {
             #expect(!v360.contains(done), "\(done) was stored before the kill and fetched again")
