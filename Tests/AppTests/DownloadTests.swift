@@ -58,8 +58,12 @@ struct DownloadTests {
             when: { state.log(since: mark).contains { $0.path.hasSuffix("v360/seg4.ts") } }, settle: .milliseconds(800))
         #expect(died)
         state.clearFaults()
+        // How far the killed run got, should it not have reached segment 4.
+        let reached = (FileManager.default.enumerator(atPath: out)?.allObjects as? [String] ?? []).sorted()
+        let requested = state.log(since: mark).map(\.path)
         let held = try #require(
-            (try? FileManager.default.attributesOfItem(atPath: out + "/v360/000004.ts.part"))?[.size] as? Int, "segment 4's part")
+            (try? FileManager.default.attributesOfItem(atPath: out + "/v360/000004.ts.part"))?[.size] as? Int,
+            "segment 4's part: the folder holds \(reached), the origin saw \(requested)")
         #expect(held > 0)
         let first = Self.segmentRequests(since: mark)
         state.keyFormat = "binary"
