@@ -60,14 +60,25 @@ enum CLI {
     /// Starts hlstui with `args`, waits (up to 30 s) until `reached()` says the origin has the request the run is to die in,
     /// lets `settle` pass (what arrived is kept meanwhile), then kills it with SIGKILL: no exit path of its own runs. True
     /// when the process ended by that signal.
+    ///
+    /// The watch runs on a thread of its own, not on the test's task: other tests block the cooperative pool's few threads
+    /// in `waitUntilExit` for many seconds, and a watch starved that long saw the run finish (the stalled body timed out
+    /// and was fetched again) before it could kill it.
     static func killed(
-        _ args: [String], environment: [String: String], when reached: () -> Bool, settle: Duration
+        _ args: [String], environment: [String: String], when reached: @escaping @Sendable () -> Bool, settle: Duration
     ) async throws -> Bool {
         let (p, _) = try start(args, environment: environment)
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !reached() { try await Task.sleep(for: .milliseconds(50)) }
-        try await Task.sleep(for: settle)
-        kill(p.processIdentifier, SIGKILL)
+        let pid = p.processIdentifier
+        let settleMs = UInt32(settle.components.seconds * 1000 + settle.components.attoseconds / 1_000_000_000_000_000)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(30)
+                while Date() < deadline, !reached() { usleep(20_000) }
+                usleep(settleMs * 1000)
+                kill(pid, SIGKILL)
+                done.resume()
+            }
+        }
         p.waitUntilExit()
         return p.terminationReason == .uncaughtSignal
     }
