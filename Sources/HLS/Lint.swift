@@ -134,21 +134,26 @@ public enum Lint {
             return checkSegments(m, p, version, nil, &d)
         }
         checkSegments(m, p, version, target, &d)
+        checkLowLatency(m, p, target: target, &d)
         if let sc = m.serverControl {
             if let skip = sc.canSkipUntil, skip < Double(target) * 6 {
                 d.append(
                     Diagnostic(
-                        .error, line: nil, rule: bis("4.4.3.8"), "CAN-SKIP-UNTIL \(skip) is below six target durations (\(target * 6) s)"))
+                        .error, line: nil, rule: bis("4.4.3.8"),
+                        "CAN-SKIP-UNTIL \(formatSeconds(skip)) is below six target durations (\(target * 6) s)"))
             }
             if let hb = sc.holdBack, hb < Double(target) * 3 {
                 d.append(
-                    Diagnostic(.error, line: nil, rule: bis("4.4.3.8"), "HOLD-BACK \(hb) is below three target durations (\(target * 3) s)")
+                    Diagnostic(
+                        .error, line: nil, rule: bis("4.4.3.8"),
+                        "HOLD-BACK \(formatSeconds(hb)) is below three target durations (\(target * 3) s)")
                 )
             }
             if let phb = sc.partHoldBack, let pt = m.partTarget, phb < pt * 2 {
                 d.append(
                     Diagnostic(
-                        .error, line: nil, rule: bis("4.4.3.8"), "PART-HOLD-BACK \(phb) is below twice the part target (\(pt * 2) s)"))
+                        .error, line: nil, rule: bis("4.4.3.8"),
+                        "PART-HOLD-BACK \(formatSeconds(phb)) is below twice the part target (\(formatSeconds(pt * 2)) s)"))
             }
         }
     }

@@ -148,6 +148,22 @@ public enum InspectText {
         if parts > 0 || !m.preloadHints.isEmpty {
             out.append("low latency: \(parts) parts, \(m.preloadHints.count) preload hints, \(m.renditionReports.count) rendition reports")
         }
+        if let sc = m.serverControl {
+            var can: [String] = []
+            if sc.canBlockReload { can.append("blocking reload") }
+            if let x = sc.canSkipUntil {
+                can.append("delta updates beyond \(formatSeconds(x)) s" + (sc.canSkipDateRanges ? " (date ranges too)" : ""))
+            }
+            if let x = sc.partHoldBack { can.append("PART-HOLD-BACK \(formatSeconds(x)) s") }
+            if let x = sc.holdBack { can.append("HOLD-BACK \(formatSeconds(x)) s") }
+            if !can.isEmpty { out.append("server control: " + can.joined(separator: ", ")) }
+        }
+        if let skip = m.skip {
+            out.append(
+                "delta update: \(skip.skippedSegments) segments skipped (EXT-X-SKIP)"
+                    + (skip.recentlyRemovedDateRanges.isEmpty
+                        ? "" : ", date ranges removed: \(skip.recentlyRemovedDateRanges.joined(separator: ", "))"))
+        }
         if !m.dateRanges.isEmpty {
             out.append(
                 "date ranges: \(m.dateRanges.count) (" + m.dateRanges.prefix(5).map(\.id).joined(separator: ", ")

@@ -174,3 +174,30 @@ extension TransportStream {
         return crc32MPEG2(bytes[table..<(table + 3 + length)]) == 0
     }
 }
+
+extension TransportStream {
+    /// Where each video PES begins, in stream (decode) order: the offset of the packet that starts it and its decode time
+    /// (DTS, or PTS when the header has no DTS; 90 kHz). `videoPID` for bytes without the PAT and PMT (a slice of a stream).
+    public static func videoPESStarts(_ bytes: [UInt8], videoPID: Int? = nil) -> [(offset: Int, dts: UInt64)] {
+        guard let video = videoPID ?? probe(bytes).videoPID else { return [] }
+        return bytes.withUnsafeBufferPointer { p in
+            var out: [(offset: Int, dts: UInt64)] = []
+            var offset = 0
+            while offset + packetSize <= p.count {
+                defer { offset += packetSize }
+                guard p[offset] == 0x47, p[offset + 1] & 0x40 != 0 else { continue }
+                let pid = Int(p[offset + 1] & 0x1F) << 8 | Int(p[offset + 2])
+                let afc = (p[offset + 3] >> 4) & 0x3
+                guard pid == video, afc & 0x1 != 0 else { continue }
+                var start = offset + 4
+                if afc & 0x2 != 0 { start += 1 + Int(p[offset + 4]) }
+                guard start + 19 <= offset + packetSize, p[start] == 0, p[start + 1] == 0, p[start + 2] == 1,
+                    p[start + 7] & 0x80 != 0
+                else { continue }
+                // PTS_DTS_flags 11: the DTS follows the PTS.
+                out.append((offset, timestamp(p, p[start + 7] & 0xC0 == 0xC0 ? start + 14 : start + 9)))
+            }
+            return out
+        }
+    }
+}

@@ -165,6 +165,8 @@ public final class MediaLibrary: Sendable {
     public let progressive: [String: [UInt8]]
     /// Seconds the last generation took (0 when the cache was reused).
     public let generationSeconds: Double
+    /// The plain MPEG-TS video rungs cut for LL-HLS (`ll-ts`): 4 s segments of 1 s parts, by rung.
+    public let lowLatency: [String: LowLatencyRendition]
 
     public func rendition(_ id: String, _ container: Container, _ packaging: Packaging = .plain) -> MediaRendition? {
         renditions["\(packaging.keyPrefix)\(container.rawValue)/\(id)"]
@@ -175,6 +177,11 @@ public final class MediaLibrary: Sendable {
         self.renditions = renditions
         self.progressive = progressive
         self.generationSeconds = generationSeconds
+        var ll: [String: LowLatencyRendition] = [:]
+        for id in OriginTiming.videoRungs {
+            if let r = renditions["ts/\(id)"], let cut = LowLatencyRendition.make(r, group: 2, split: 2) { ll[id] = cut }
+        }
+        lowLatency = ll
     }
 
     /// The default cache directory: `$HLSTUI_CACHE`, else `$XDG_CACHE_HOME/hlstui`, else `~/.cache/hlstui`.

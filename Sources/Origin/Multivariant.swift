@@ -17,6 +17,16 @@ public enum MultivariantBuilder {
             v.resolution = r.resolution
             v.frameRate = r.frameRate
             m.variants = [v]
+        case .lowLatency(let container):
+            for id in OriginTiming.videoRungs {
+                guard let r = media.lowLatency[id]?.rendition, r.container == container else { return nil }
+                var v = Variant(uri: "\(id)/index.m3u8", bandwidth: r.peakBitrate)
+                v.averageBandwidth = r.averageBitrate
+                v.codecs = r.codecs
+                v.resolution = r.resolution
+                v.frameRate = r.frameRate
+                m.variants.append(v)
+            }
         case .ladder(let container, _, let aes, _, let define):
             let q = define ? "?token={$token}" : ""
             let prefix = define ? "{$rung}" : ""

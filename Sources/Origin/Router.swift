@@ -126,6 +126,7 @@ public struct OriginRouter: OriginResponder {
     /// The stream model of `rendition` in `scenario` (subtitles follow v144's cadence).
     public func model(_ scenario: Scenario, _ rendition: String) -> StreamModel? {
         let id: String
+        if case .lowLatency = scenario.kind { return lowLatency(scenario, rendition)?.model }
         if case .camera(let cam, _, _) = scenario.kind {
             guard rendition == cam else { return nil }
             id = cam
@@ -134,6 +135,12 @@ public struct OriginRouter: OriginResponder {
             id = rendition == "subs-en" ? "v144" : rendition
         }
         return media.rendition(id, scenario.container, scenario.packaging).map { StreamModel(scenario: scenario, rendition: $0) }
+    }
+
+    /// The LL-HLS timeline of a rung of an LL scenario.
+    public func lowLatency(_ scenario: Scenario, _ rendition: String) -> LowLatencyModel? {
+        guard case .lowLatency = scenario.kind, let r = media.lowLatency[rendition] else { return nil }
+        return LowLatencyModel(scenario: scenario, rendition: r)
     }
 
     /// Freeze and reset in force for `model` at this moment.
@@ -216,6 +223,11 @@ public struct OriginRouter: OriginResponder {
             o.driftEpoch = state.startedAt
             o.pdtAtDiscontinuitiesOnly = req.query["pdtat"] == "discontinuity"
         }
+        if let ll = lowLatency(scenario, rest[0]), let r = lowLatencyRoute(ll, rest[0], file, req, now: now, o) {
+            var r = r
+            r.rendition = rest[0]
+            return r
+        }
         var r: OriginResponse
         switch file {
         case "index.m3u8":
@@ -240,6 +252,70 @@ public struct OriginRouter: OriginResponder {
             if rest[0] == "subs-en" { r = subtitle(model, file, now: now, o) } else { r = segment(model, file, now: now, o) }
         }
         r.rendition = rest[0]
+        return r
+    }
+
+    /// An LL rung's playlist (blocking reload and delta updates, §6.2.5) and parts (a hinted part is held until it is
+    /// published, §6.2.6); nil for what a plain live rung answers the same way (whole segments).
+    func lowLatencyRoute(
+        _ ll: LowLatencyModel, _ rung: String, _ file: String, _ req: OriginRequest, now: Double, _ o: LiveOverrides
+    ) -> OriginResponse? {
+        let target = Double(ll.model.rendition.nominalDuration.rounded())
+        if file == "index.m3u8" {
+            let reports = OriginTiming.videoRungs.filter { $0 != rung && media.lowLatency[$0] != nil }
+            var at = now
+            let msnText = req.query["_HLS_msn"]
+            let partText = req.query["_HLS_part"]
+            if partText != nil && msnText == nil {
+                var r = OriginResponse.text(400, "_HLS_part without _HLS_msn (RFC 8216bis §6.2.5.2)")
+                r.kind = "playlist"
+                return r
+            }
+            if let msnText {
+                guard let msn = Int(msnText), msn >= 0, partText.map({ Int($0).map { $0 >= 0 } ?? false }) ?? true else {
+                    var r = OriginResponse.text(400, "bad delivery directive: _HLS_msn=\(msnText) _HLS_part=\(partText ?? "")")
+                    r.kind = "playlist"
+                    return r
+                }
+                let part = partText.flatMap { Int($0) }
+                let last = ll.lastCompleteMSN(at: now, overrides: o)
+                // §6.2.5.2: further than two segments past the last, or parts past the Advance Part Limit: 400 at once.
+                let advanceLimit = ll.partTarget < 1 ? Int((3 / ll.partTarget).rounded(.down)) : 3
+                let ready = ll.published(msn: msn, part: part, overrides: o)
+                let partsAhead = part.map { _ in Int(((ready - now) / ll.partTarget).rounded(.up)) } ?? 0
+                if msn > last + 2 || partsAhead > advanceLimit {
+                    var r = OriginResponse.text(400, "_HLS_msn=\(msn) is beyond what this playlist will publish soon (last \(last))")
+                    r.kind = "playlist"
+                    return r
+                }
+                at = max(now, ready)
+                if at - now > 3 * target {
+                    var r = OriginResponse.text(503, "segment \(msn) is more than three target durations away")
+                    r.kind = "playlist"
+                    return r
+                }
+            }
+            let skip = req.query["_HLS_skip"] == "YES" || req.query["_HLS_skip"] == "v2"
+            var r = OriginResponse.playlist(ll.playlist(at: at, overrides: o, skip: skip, reports: reports))
+            r.delayMs = Int(((at - now) * 1000).rounded(.up))
+            return r
+        }
+        guard let (n, i) = ll.partIndex(file: file) else { return nil }
+        var t = ll.model.truth(n, overrides: o)
+        t.duration = ll.parts[ll.position(n)][i].duration
+        let msn = n - (o.resetIndex ?? 0)
+        let ready = ll.published(msn: msn, part: i, overrides: o)
+        let previous = i > 0 ? ll.published(msn: msn, part: i - 1, overrides: o) : ll.published(msn: msn - 1, part: nil, overrides: o)
+        // The hinted part (the one after the newest) is held until it exists; one further ahead is not there (§6.2.6).
+        if ready > now && previous > now {
+            var r = OriginResponse.text(404, "part \(i) of segment \(n) is not published and not hinted")
+            r.kind = "segment"
+            r.truth = t
+            return r
+        }
+        var r = OriginResponse(status: 200, contentType: "video/mp2t", body: Array(ll.partBytes(n, i)), kind: "segment")
+        r.delayMs = ready > now ? Int(((ready - now) * 1000).rounded(.up)) : 0
+        r.truth = t
         return r
     }
 

@@ -23,6 +23,9 @@ public struct Scenario: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case ladder(container: Container, live: Bool, encryption: Encryption, gap: GapMode, define: Bool)
         case camera(id: String, offset: Double, latency: Double)
+        /// The video rungs as LL-HLS (RFC 8216bis §3.2, §6.2.5, §6.2.6): segments of two encoded segments, each part half of
+        /// one.
+        case lowLatency(container: Container)
     }
 
     public var name: String
@@ -36,7 +39,7 @@ public struct Scenario: Sendable, Equatable {
     public var isLive: Bool {
         switch kind {
         case .ladder(_, let live, _, _, _): return live
-        case .camera: return true
+        case .camera, .lowLatency: return true
         }
     }
 
@@ -44,6 +47,7 @@ public struct Scenario: Sendable, Equatable {
         switch kind {
         case .ladder(let c, _, _, _, _): return c
         case .camera: return .ts
+        case .lowLatency(let c): return c
         }
     }
 
@@ -113,6 +117,11 @@ public struct Scenario: Sendable, Equatable {
         Scenario(
             name: "cam-d", summary: "camera D: live, 6 s segments, 59.94 fps, segment grid 2.5 s after A, 6 s more latency",
             kind: .camera(id: "cam-d", offset: 2.5, latency: 6)),
+        Scenario(
+            name: "ll-ts",
+            summary:
+                "low-latency HLS, MPEG-TS: 4 s segments of 1 s parts, blocking reload, delta updates, preload hints, rendition reports",
+            kind: .lowLatency(container: .ts)),
         Scenario(
             name: "demo", summary: "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360",
             kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false)),

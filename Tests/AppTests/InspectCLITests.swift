@@ -62,6 +62,33 @@ struct InspectCLITests {
         #expect((obj?["diagnostics"] as? [[String: Any]])?.contains { $0["line"] as? Int == 5 } == true)
     }
 
+    @Test("LL-HLS: the origin's ll-ts stream reads clean with what its server can do; a faulty LL playlist names each rule")
+    func lowLatency() throws {
+        let url = "\(AppOrigin.base)/ll-ts/v240/index.m3u8"
+        let live = try CLI.run(["inspect", "--strict", url])
+        #expect(live.status == 0, "\(live.stdout) \(live.stderr)")
+        #expect(live.stdout.contains("part target: 1 s"), "\(live.stdout)")
+        #expect(live.stdout.contains("server control: blocking reload, delta updates beyond 24 s, PART-HOLD-BACK 3 s, HOLD-BACK 12 s"))
+        let delta = try CLI.run(["inspect", url + "?_HLS_skip=YES"])
+        #expect(delta.status == 0 && delta.stdout.contains("delta update: 5 segments skipped (EXT-X-SKIP)"), "\(delta.stdout)")
+        let faulty = [
+            "#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:4", "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=12",
+            "#EXT-X-PART-INF:PART-TARGET=1", "#EXT-X-MEDIA-SEQUENCE:7", "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z",
+            "#EXT-X-PART:DURATION=1,URI=\"p7.0.ts\"", "#EXT-X-PART:DURATION=0.5,URI=\"p7.1.ts\"",
+            "#EXT-X-PART:DURATION=1.5,URI=\"p7.2.ts\"", "#EXTINF:3,", "s7.ts", "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"p8.0.ts\"",
+        ].joined(separator: "\n")
+        let dir = try CLI.directory(["ll.m3u8": faulty + "\n"])
+        let r = try CLI.run(["inspect", dir.appendingPathComponent("ll.m3u8").path])
+        #expect(r.status == 1)
+        for rule in [
+            "CAN-SKIP-UNTIL 12 is below six target durations (24 s)", "EXT-X-PART-INF without PART-HOLD-BACK",
+            "line 9: error: EXT-X-PART p7.1.ts lasts 0.5 s, under 85 % of PART-TARGET 1",
+            "line 10: error: EXT-X-PART DURATION 1.5 is above PART-TARGET 1", "no EXT-X-PART has INDEPENDENT=YES",
+        ] {
+            #expect(r.stdout.contains(rule), "\(rule) in \(r.stdout)")
+        }
+    }
+
     @Test("MP4: where moov is and what it costs a player, over HTTP with a few small ranges and from a file alike")
     func mp4() throws {
         let base = AppOrigin.base

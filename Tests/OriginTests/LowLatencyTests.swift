@@ -1,0 +1,126 @@
+import Foundation
+import HLS
+import MediaFormats
+import Testing
+@testable import Origin
+import TestSupport
+
+@Suite("The origin's LL-HLS stream (ll-ts): parts cut from real media, blocking reload, delta updates, preload hints")
+struct LowLatencyTests {
+    static var media: MediaLibrary { TestOrigins.media }
+    static var model: LowLatencyModel {
+        LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: media.lowLatency["v240"]!)
+    }
+
+    @Test("each 4 s segment is four 1 s parts that concatenate to it; the two that open an encoded segment start with its IDR")
+    func parts() throws {
+        for id in OriginTiming.videoRungs {
+            let ll = try #require(Self.media.lowLatency[id], "\(id)")
+            #expect(ll.rendition.segments.count == 5 && ll.rendition.nominalDuration == 4)
+            for (pos, seg) in ll.rendition.segments.enumerated() {
+                let parts = ll.parts[pos]
+                #expect(parts.map(\.independent) == [true, false, true, false])
+                #expect(parts.allSatisfy { abs($0.duration - 1) < 0.001 }, "\(parts.map(\.duration))")
+                #expect(parts.flatMap { seg.bytes[$0.range] } == seg.bytes)
+                // Each part is whole TS packets and starts with the video frame of its second.
+                let pid = TransportStream.probe(seg.bytes).videoPID
+                let first = try #require(TransportStream.videoPESStarts(seg.bytes).first?.dts)
+                for (k, p) in parts.enumerated() {
+                    let bytes = Array(seg.bytes[p.range])
+                    #expect(bytes.count % 188 == 0 && bytes.first == 0x47)
+                    let dts = try #require(TransportStream.videoPESStarts(bytes, videoPID: pid).first?.dts)
+                    #expect(abs(Double(dts &- first) / 90000 - Double(k)) < 0.001, "\(id) segment \(pos) part \(k)")
+                }
+            }
+        }
+    }
+
+    @Test("the playlist at a moment: parts near the edge only, the next part hinted, reports for the other rungs, lint-clean")
+    func playlist() throws {
+        let m = Self.model
+        // 2.5 s into segment 500_001 (its parts 0 and 1 are out).
+        let now = 2_000_006.5
+        let text = PlaylistWriter.write(m.playlist(at: now, overrides: LiveOverrides(), skip: false, reports: ["v144", "v360"]))
+        let r = PlaylistParser.parseLenient(text)
+        #expect(r.diagnostics.isEmpty, "\(r.diagnostics.map(\.message))\n\(text)")
+        let p = try #require(r.playlist.media)
+        #expect(p.segments.count == 12 && p.segments.last?.mediaSequence == 500_000)
+        #expect(p.trailingParts.map(\.uri) == ["s500001.0.ts", "s500001.1.ts"])
+        #expect(p.preloadHints.map(\.uri) == ["s500001.2.ts"])
+        // Parts only on segments that end within 12 s of the end: 500000 (2 s), 499999 (6 s), 499998 (10 s).
+        #expect(p.segments.filter { !$0.parts.isEmpty }.map(\.mediaSequence) == [499_998, 499_999, 500_000])
+        #expect(p.partTarget == 1 && p.serverControl?.partHoldBack == 3 && p.serverControl?.canBlockReload == true)
+        #expect(p.renditionReports.map(\.uri) == ["../v144/index.m3u8", "../v360/index.m3u8"])
+        #expect(p.renditionReports.allSatisfy { $0.lastMSN == 500_001 && $0.lastPart == 1 })
+    }
+
+    @Test("a delta update skips the segments beyond six target durations and merges back into the full playlist")
+    func delta() throws {
+        let m = Self.model
+        let now = 2_000_006.5
+        let full = try #require(
+            PlaylistParser.parseLenient(PlaylistWriter.write(m.playlist(at: now, overrides: LiveOverrides(), skip: false, reports: [])))
+                .playlist.media)
+        let deltaText = PlaylistWriter.write(m.playlist(at: now, overrides: LiveOverrides(), skip: true, reports: []))
+        let r = PlaylistParser.parseLenient(deltaText)
+        #expect(r.diagnostics.isEmpty, "\(r.diagnostics.map(\.message))")
+        let delta = try #require(r.playlist.media)
+        // Segment ends lie 0, 4, …, 44 s from the end of the last; more than 24 s (six 4 s targets): the first five.
+        #expect(delta.skip?.skippedSegments == 5, "\(deltaText)")
+        let skipped = delta.skip?.skippedSegments ?? 0
+        #expect(Array(full.segments.dropFirst(skipped)).map(\.uri) == delta.segments.map(\.uri))
+        #expect(delta.segments.first?.mediaSequence == full.segments[skipped].mediaSequence)
+        // What a client holds merges with it into the full playlist.
+        let merged = try DeltaUpdate.merge(delta, into: full).get()
+        #expect(merged.segments.map(\.uri) == full.segments.map(\.uri))
+        #expect(merged.segments.map(\.effectiveProgramDateTime) == full.segments.map(\.effectiveProgramDateTime))
+        #expect(merged.segments.map(\.discontinuitySequence) == full.segments.map(\.discontinuitySequence))
+        #expect(deltaText.count < PlaylistWriter.write(m.playlist(at: now, overrides: LiveOverrides(), skip: false, reports: [])).count)
+    }
+
+    @Test("when a blocked request is answered: a part, a part past the segment's last (the next segment's first), a segment")
+    func published() {
+        let m = Self.model
+        let o = LiveOverrides()
+        // Segment 500_001 starts at 2_000_004.
+        #expect(m.published(msn: 500_001, part: 0, overrides: o) == 2_000_005)
+        #expect(m.published(msn: 500_001, part: 3, overrides: o) == 2_000_008)
+        #expect(m.published(msn: 500_001, part: 4, overrides: o) == m.published(msn: 500_002, part: 0, overrides: o))
+        #expect(m.published(msn: 500_001, part: nil, overrides: o) == 2_000_008)
+        #expect(m.partsPublished(500_001, at: 2_000_006.5) == 2)
+    }
+
+    @Test("over HTTP: a blocking reload waits for the part asked for; a hinted part is held until it exists; bad directives are 400")
+    func http() async throws {
+        let base = "\(TestOrigin.base)/ll-ts/v240/index.m3u8"
+        let first = try await get(base)
+        #expect(first.status == 200)
+        let p = try #require(PlaylistParser.parseLenient(first.text).playlist.media)
+        let report = try #require(p.renditionReports.first)
+        let (msn, part) = (report.lastMSN ?? 0, report.lastPart ?? 0)
+        // Ask for the part after the newest: held until it is published (at most one part target), and then listed.
+        let next = part + 1 < 4 ? (msn, part + 1) : (msn + 1, 0)
+        let blocked = try await get("\(base)?_HLS_msn=\(next.0)&_HLS_part=\(next.1)")
+        #expect(blocked.status == 200)
+        let q = try #require(PlaylistParser.parseLenient(blocked.text).playlist.media)
+        let last = try #require(q.renditionReports.first)
+        #expect(last.lastMSN == next.0 && last.lastPart == next.1, "\(blocked.text)")
+        #expect(blocked.seconds < 1.6, "\(blocked.seconds)")
+        // The hinted part: requested before it exists, answered when it does, with its bytes.
+        let hint = try #require(q.preloadHints.first?.uri)
+        let hinted = try await get(resolve(hint, against: base))
+        #expect(hinted.status == 200 && hinted.body.count % 188 == 0 && hinted.body.first == 0x47)
+        #expect(hinted.seconds > 0.05, "answered \(hinted.seconds) s after the ask: it was not held")
+        // A part beyond the hint is not there.
+        let fields = hint.dropLast(3).split(separator: ".")
+        let n = Int(fields[0].dropFirst())!
+        let ahead = try await get(resolve("s\(n + 1).3.ts", against: base))
+        #expect(ahead.status == 404)
+        // §6.2.5.2: _HLS_part alone, a media sequence number far ahead.
+        #expect(try await get("\(base)?_HLS_part=1").status == 400)
+        #expect(try await get("\(base)?_HLS_msn=\(msn + 10)").status == 400)
+        // A delta update on request.
+        let delta = try await get("\(base)?_HLS_skip=YES")
+        #expect(delta.text.contains("#EXT-X-SKIP:SKIPPED-SEGMENTS="))
+    }
+}
