@@ -111,6 +111,51 @@ extension LoaderServer {
         }
     }
 
+    /// Reads a live media playlist for the player with the delivery directives its server offers (RFC 8216bis §6.2.5): a
+    /// blocking reload for the segment the player needs next once it has reached the end of what it holds, a delta update
+    /// merged back into the full playlist. The answer reads as the stream's own URL, whole; a delta that does not merge is
+    /// asked again in full (§6.3.7), with one line saying why, and no delta is asked of that playlist again.
+    func readLive(_ url: String, playlist: PlaylistID, retries: Int? = nil) async throws(UpstreamError) -> UpstreamResponse {
+        let (held, playerAt, refused) = table.withLockedValue { t in (t.held[url], t.lastRequested[playlist], t.deltaRefused.contains(url))
+        }
+        var d = DeliveryDirectives.choose(held: held?.playlist, age: now - (held?.at ?? now), playerAt: playerAt)
+        // A server whose delta updates did not merge once is asked in full from then on.
+        if refused { d.skip = false }
+        var r = try await client.get(d.applied(to: url), retries: retries, cache: .playlist)
+        r.head.url = DeliveryDirectives.stripped(r.head.url)
+        guard r.head.status == 200 else { return r }
+        let vars = table.withLockedValue { $0.variables }
+        let text = String(decoding: r.body, as: UTF8.self)
+        guard var m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: vars, url: r.head.url)).playlist.media
+        else { return r }
+        if m.skip != nil, let h = held?.playlist {
+            switch DeltaUpdate.merge(m, into: h) {
+            case .success(let full):
+                m = full
+                var p = Playlist(body: .media(full))
+                p.version = 9
+                r.body = Array(PlaylistWriter.write(p).utf8)
+            case .failure(let why):
+                if table.withLockedValue({ $0.deltaRefused.insert(url).inserted }) {
+                    emit(.diagnostic("\(url): \(why); asked again in full"))
+                }
+                r = try await client.get(DeliveryDirectives(msn: d.msn).applied(to: url), retries: retries, cache: .playlist)
+                r.head.url = DeliveryDirectives.stripped(r.head.url)
+                guard r.head.status == 200,
+                    let again = PlaylistParser.parseLenient(
+                        String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: vars, url: r.head.url)
+                    ).playlist.media
+                else { return r }
+                m = again
+            }
+        }
+        let read = m
+        table.withLockedValue { t in
+            if read.serverControl != nil && !read.endList { t.held[url] = (read, now) } else { t.held[url] = nil }
+        }
+        return r
+    }
+
     /// Reads a media playlist ahead of the player and prefetches its keys.
     @discardableResult
     func prewarm(_ url: String, rung: Int?, variables: [String: String], playlist: PlaylistID? = nil, report: Bool = true) async
@@ -152,7 +197,7 @@ extension LoaderServer {
     /// another allowed rung's is read instead — the splice lines rungs up by MSN, and each segment is still asked of the
     /// routed rung first. `res` names the rung actually read.
     func slotPlaylist(_ res: inout Resource, t0: Double) async throws(UpstreamError) -> UpstreamResponse {
-        guard res.slot, let first = res.rung else { return try await client.get(res.upstream, cache: .playlist) }
+        guard res.slot, let first = res.rung else { return try await readLive(res.upstream, playlist: res.playlistID) }
         let urls = table.withLockedValue { $0.rungURLs }
         let candidates = [first] + failoverOrder(from: first)
         let order = table.withLockedValue { t in t.health.order(candidates, at: now) }
@@ -162,7 +207,7 @@ extension LoaderServer {
             let more = i + 1 < order.count
             let t1 = now
             do throws(UpstreamError) {
-                let r = try await client.get(url, retries: more ? 0 : nil, cache: .playlist)
+                let r = try await readLive(url, playlist: res.playlistID, retries: more ? 0 : nil)
                 // The answer used is reported by the caller; a failed attempt before it, here.
                 if r.head.status != 200 && more { report(r, kind: .media, url: url, rung: rung, t0: t1) }
                 if r.head.status == 200 {

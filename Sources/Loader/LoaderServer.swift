@@ -152,6 +152,11 @@ public final class LoaderServer: Sendable {
         var complete: Set<PlaylistID> = []
         /// Segments each live media playlist (by URL) listed, while the server must still keep them.
         var recent: [String: RecentSegments] = [:]
+        /// Each live LL-HLS media playlist (by URL) as last read whole (a delta update merged in), and when: what the next
+        /// reload's delivery directives are chosen from (`DeliveryDirectives`).
+        var held: [String: (playlist: MediaPlaylist, at: Double)] = [:]
+        /// Playlists whose delta updates did not merge (said once each).
+        var deltaRefused: Set<String> = []
         /// Progressive files opened, by URL.
         var files: [String: RemoteFile] = [:]
     }

@@ -131,7 +131,11 @@ public struct LowLatencyModel: Sendable {
     /// The media playlist at `now`: complete segments, the parts of the last three target durations and of the segment in
     /// progress, the next part as a preload hint, one rendition report per other rendition in `reports`; with `skip`, the
     /// delta update (§6.2.5.1) that replaces the segments beyond the skip boundary with EXT-X-SKIP.
-    public func playlist(at now: Double, overrides o0: LiveOverrides, skip: Bool, reports: [String]) -> Playlist {
+    /// `wrongSkip`: the fault of a delta update whose EXT-X-SKIP counts one segment more than it replaced, so every segment
+    /// it lists reads one place off.
+    public func playlist(at now: Double, overrides o0: LiveOverrides, skip: Bool, reports: [String], wrongSkip: Bool = false)
+        -> Playlist
+    {
         var o = o0
         o.windowSegments = o.windowSegments ?? Self.window
         var p = model.mediaPlaylist(at: now, overrides: o)
@@ -177,7 +181,7 @@ public struct LowLatencyModel: Sendable {
             }
             if skipped > 0 {
                 m.segments.removeFirst(skipped)
-                m.skip = Skip(skippedSegments: skipped, recentlyRemovedDateRanges: [])
+                m.skip = Skip(skippedSegments: skipped + (wrongSkip ? 1 : 0), recentlyRemovedDateRanges: [])
             }
         }
         p.body = .media(m)

@@ -296,7 +296,9 @@ public struct OriginRouter: OriginResponder {
                 }
             }
             let skip = req.query["_HLS_skip"] == "YES" || req.query["_HLS_skip"] == "v2"
-            var r = OriginResponse.playlist(ll.playlist(at: at, overrides: o, skip: skip, reports: reports))
+            // `llfault=badskip`: delta updates that skip wrongly (one segment more counted than replaced).
+            var r = OriginResponse.playlist(
+                ll.playlist(at: at, overrides: o, skip: skip, reports: reports, wrongSkip: req.query["llfault"] == "badskip"))
             r.delayMs = Int(((at - now) * 1000).rounded(.up))
             return r
         }

@@ -1,0 +1,55 @@
+import HLS
+
+/// The delivery directives a reload of a live media playlist carries (RFC 8216bis §6.2.5), chosen from the playlist held
+/// (pure). The player is given whole segments, so a blocking reload waits for the segment it needs next, not for parts.
+public struct DeliveryDirectives: Sendable, Equatable {
+    /// `_HLS_msn`: answer once the playlist holds this segment (§6.2.5.2).
+    public var msn: Int?
+    /// `_HLS_skip=YES`: a delta update (§6.2.5.1).
+    public var skip = false
+
+    public init(msn: Int? = nil, skip: Bool = false) {
+        self.msn = msn
+        self.skip = skip
+    }
+
+    /// What to ask for, given the playlist `held` (read `age` seconds ago) and the newest segment the player asked for
+    /// (`playerAt`): block for the segment after the held playlist's last once the player has reached that last (a player
+    /// still inside the playlist needs no wait); a delta update while the held playlist is younger than half the skip boundary
+    /// (§6.3.7). Nothing for an ended playlist, or a server that does not say it can (§6.3.8: clients MUST NOT block unless
+    /// CAN-BLOCK-RELOAD=YES).
+    public static func choose(held: MediaPlaylist?, age: Double, playerAt: Int?) -> DeliveryDirectives {
+        guard let h = held, !h.endList, let sc = h.serverControl else { return DeliveryDirectives() }
+        var d = DeliveryDirectives()
+        if sc.canBlockReload, let last = h.segments.last?.mediaSequence, let at = playerAt, at >= last { d.msn = last + 1 }
+        if let until = sc.canSkipUntil, age < until / 2, !h.segments.isEmpty { d.skip = true }
+        return d
+    }
+
+    public var isEmpty: Bool { msn == nil && !skip }
+
+    /// `url` with the directives appended, after its own query (in the order §6.2.5 lists them).
+    public func applied(to url: String) -> String {
+        var q: [String] = []
+        if let msn { q.append("_HLS_msn=\(msn)") }
+        if skip { q.append("_HLS_skip=YES") }
+        guard !q.isEmpty else { return url }
+        let (head, fragment) = url.firstIndex(of: "#").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")
+        return head + (head.contains("?") ? "&" : "?") + q.joined(separator: "&") + fragment
+    }
+}
+
+extension DeliveryDirectives {
+    /// `url` without delivery directives (query parameters starting `_HLS_`, §6.2.5), as the stream's own URL.
+    public static func stripped(_ url: String) -> String {
+        guard let q = url.firstIndex(of: "?") else { return url }
+        let (query, fragment) = url[url.index(after: q)...].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+            .map(String.init).splitFirst()
+        let kept = query.split(separator: "&").filter { !$0.hasPrefix("_HLS_") }
+        return String(url[..<q]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + (fragment.map { "#" + $0 } ?? "")
+    }
+}
+
+extension Array where Element == String {
+    fileprivate func splitFirst() -> (String, String?) { (first ?? "", count > 1 ? self[1] : nil) }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Origin
+import Testing
+
+enum LowLatencyOrigin {
+    static let server = AppOrigin.own()
+    static var base: String { server.httpBase }
+    static var state: OriginState { server.router.state }
+}
+
+@Suite("LL-HLS through hlstui: blocking reloads and delta updates upstream, whole playlists to the player", .serialized)
+struct LowLatencyPlaybackTests {
+    @Test("the origin's ll-ts: reloads block for the next segment and ask for deltas; playback has no error and no stall")
+    func directives() async throws {
+        let state = LowLatencyOrigin.state
+        let mark = state.log().count
+        let r = try await MonitorRun.run(["\(LowLatencyOrigin.base)/ll-ts/master.m3u8", "--duration", "12"])
+        #expect(r.status == 0, "\(r.stderr.suffix(300))")
+        #expect(r.named("error").isEmpty && r.named("stall").isEmpty, "\(r.named("error")) \(r.named("stall"))")
+        #expect(r.named("diagnostic").isEmpty, "\(r.named("diagnostic"))")
+        let playing = r.named("player").filter { $0["state"] as? String == "playing" }
+        #expect(playing.count >= 20, "\(playing.count) samples playing")
+        let reloads = state.log(since: mark).map(\.path).filter { $0.contains("/index.m3u8?") }
+        #expect(reloads.contains { $0.contains("_HLS_msn=") }, "\(reloads)")
+        #expect(reloads.contains { $0.contains("_HLS_skip=YES") }, "\(reloads)")
+    }
+
+    @Test("a server whose delta updates skip wrongly: one line naming the mismatch, full playlists from then on, playback goes on")
+    func wrongDelta() async throws {
+        let state = LowLatencyOrigin.state
+        let mark = state.log().count
+        let r = try await MonitorRun.run(["\(LowLatencyOrigin.base)/ll-ts/v240/index.m3u8?llfault=badskip", "--duration", "12"])
+        #expect(r.status == 0, "\(r.stderr.suffix(300))")
+        let lines = r.named("diagnostic").compactMap { $0["message"] as? String }.filter { $0.contains("delta update") }
+        #expect(lines.count == 1, "\(r.named("diagnostic"))")
+        #expect(lines.first?.contains("the full playlist had") == true, "\(lines)")
+        #expect(r.named("error").isEmpty && r.named("stall").isEmpty)
+        // After the refusal no delta is asked for again.
+        let reloads = state.log(since: mark).map(\.path).filter { $0.contains("index.m3u8") }
+        let skips = reloads.filter { $0.contains("_HLS_skip=YES") }
+        #expect(skips.count == 1, "\(reloads)")
+        let playing = r.named("player").filter { $0["state"] as? String == "playing" }
+        #expect(playing.count >= 20)
+    }
+}
