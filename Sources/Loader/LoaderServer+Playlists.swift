@@ -149,6 +149,15 @@ extension LoaderServer {
                 m = again
             }
         }
+        // §6.2.5.2: the server MUST hold a blocking reload until the playlist holds the segment asked for.
+        if let want = d.msn, !m.endList, let last = m.segments.last?.mediaSequence, last < want,
+            table.withLockedValue({ $0.earlyAnswer.insert(url).inserted })
+        {
+            emit(
+                .diagnostic(
+                    "\(url): the blocking reload for segment \(want) was answered without it (the playlist ends at \(last)); the server MUST hold it until the segment exists (RFC 8216bis §6.2.5.2)"
+                ))
+        }
         let read = m
         table.withLockedValue { t in
             if read.serverControl != nil && !read.endList { t.held[url] = (read, now) } else { t.held[url] = nil }

@@ -157,6 +157,8 @@ public final class LoaderServer: Sendable {
         var held: [String: (playlist: MediaPlaylist, at: Double)] = [:]
         /// Playlists whose delta updates did not merge (said once each).
         var deltaRefused: Set<String> = []
+        /// Playlists whose server answered a blocking reload before it could (said once each).
+        var earlyAnswer: Set<String> = []
         /// Progressive files opened, by URL.
         var files: [String: RemoteFile] = [:]
     }

@@ -288,7 +288,8 @@ public struct OriginRouter: OriginResponder {
                     r.kind = "playlist"
                     return r
                 }
-                at = max(now, ready)
+                // `llfault=early`: the blocking reload answered at once, before what it asked for exists.
+                at = req.query["llfault"] == "early" ? now : max(now, ready)
                 if at - now > 3 * target {
                     var r = OriginResponse.text(503, "segment \(msn) is more than three target durations away")
                     r.kind = "playlist"

@@ -1,0 +1,62 @@
+import Foundation
+import HLS
+import TestSupport
+import Testing
+@testable import Loader
+@testable import LoaderCore
+@testable import Origin
+
+@Suite("The Loader as an LL-HLS client of the origin's ll-ts stream")
+struct LowLatencyLoaderTests {
+    static let origin = TestOrigins.start()
+
+    /// The player's media playlist URL for `url` and the segment URLs it lists, with their MSNs.
+    func media(_ c: UpstreamClient, _ playerURL: String) async throws -> (url: String, segments: [(msn: Int, url: String)]) {
+        let text = String(decoding: try await c.get(playerURL).body, as: UTF8.self)
+        let url = text.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") }.map(String.init) ?? playerURL
+        let body = url == playerURL ? text : String(decoding: try await c.get(url).body, as: UTF8.self)
+        let m = try #require(PlaylistParser.parseLenient(body).playlist.media)
+        return (url, m.segments.map { ($0.mediaSequence, $0.uri) })
+    }
+
+    @Test("once the player has the last segment, the reload blocks until the next one exists and lists it")
+    func blocks() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let mark = Self.origin.router.state.log().count
+        let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v240/index.m3u8")
+        let (url, segments) = try await media(c, playerURL)
+        let last = try #require(segments.last)
+        #expect(try await c.get(last.url).head.status == 200)
+        let again = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(url).body, as: UTF8.self)).playlist.media)
+        #expect(again.segments.last?.mediaSequence == last.msn + 1, "\(again.segments.map(\.mediaSequence))")
+        // (The other test's origin requests carry its fault in their query.)
+        let asked = Self.origin.router.state.log(since: mark).map(\.path).filter {
+            $0.contains("_HLS_msn=\(last.msn + 1)") && !$0.contains("llfault")
+        }
+        #expect(asked.count == 1, "\(Self.origin.router.state.log(since: mark).map { "\($0.path) \($0.time)" })")
+    }
+
+    @Test("a server that answers a blocking reload before the segment exists is named once (RFC 8216bis §6.2.5.2)")
+    func earlyAnswer() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v240/index.m3u8?llfault=early")
+        // Each round: the player takes the last segment, then reloads. The fault answers at once, so one round in a few may
+        // straddle a publication by chance and hold the segment after all.
+        for _ in 0..<3 {
+            let (url, segments) = try await media(c, playerURL)
+            _ = try await c.get(try #require(segments.last).url)
+            _ = try await c.get(url)
+            if log.diagnostics.contains(where: { $0.contains("blocking reload") }) { break }
+        }
+        let lines = log.diagnostics.filter { $0.contains("blocking reload") }
+        #expect(lines.count == 1, "\(log.diagnostics)")
+        #expect(lines.first?.contains("was answered without it") == true && lines.first?.contains("§6.2.5.2") == true)
+    }
+}
