@@ -120,6 +120,7 @@ public enum MonitorJSON {
         case .loader(.key(let k)): return ("key", [("pane", .int(i))] + rounded(k.json.objectFields))
         case .loader(.diagnostic(let d)): return ("diagnostic", [("pane", .int(i)), ("message", .string(d))])
         case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): return nil
+        case .loader(.reload(let r)): return ("reload", [("pane", .int(i))] + rounded(r.json.objectFields))
         case .loader(.playlist(let p)):
             return ("playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
         case .ladder: return ("ladder", ladder(report.state, pane: i))

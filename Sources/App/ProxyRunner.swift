@@ -69,6 +69,11 @@ public enum ProxyRunner {
                 + (by.map { "served from rung \($0)" } ?? "no other rung has it")
         case .recovered(let rung, let down, let cause):
             return "\(flag)rung \(rung) answers again after \(String(format: "%.1f", down)) s (it failed with \(cause))"
+        case .reload(let r):
+            return String(
+                format: "%@reload %@%@%@ held %.0f ms, %d bytes%@", flag, r.url, r.blockedFor.map { " blocked for msn \($0)" } ?? "",
+                r.delta ? " delta" : "", r.holdSeconds * 1000, r.bytes,
+                r.wholeBytes > r.bytes ? " (\(r.wholeBytes - r.bytes) saved, \(r.skipped) segments skipped)" : "")
         case .playlist(let p):
             return String(
                 format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence,

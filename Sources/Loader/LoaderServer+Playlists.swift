@@ -115,7 +115,7 @@ extension LoaderServer {
     /// blocking reload for the segment the player needs next once it has reached the end of what it holds, a delta update
     /// merged back into the full playlist. The answer reads as the stream's own URL, whole; a delta that does not merge is
     /// asked again in full (§6.3.7), with one line saying why, and no delta is asked of that playlist again.
-    func readLive(_ url: String, playlist: PlaylistID, retries: Int? = nil) async throws(UpstreamError) -> UpstreamResponse {
+    func readLive(_ url: String, playlist: PlaylistID, rung: Int?, retries: Int? = nil) async throws(UpstreamError) -> UpstreamResponse {
         let (held, playerAt, refused) = table.withLockedValue { t in (t.held[url], t.lastRequested[playlist], t.deltaRefused.contains(url))
         }
         var d = DeliveryDirectives.choose(held: held?.playlist, age: now - (held?.at ?? now), playerAt: playerAt)
@@ -128,13 +128,18 @@ extension LoaderServer {
         let text = String(decoding: r.body, as: UTF8.self)
         guard var m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: vars, url: r.head.url)).playlist.media
         else { return r }
+        let received = r.body.count
+        // What a merged delta saved: the whole playlist it stands for (as written here) against what came.
+        var (whole, skipped) = (received, 0)
         if m.skip != nil, let h = held?.playlist {
             switch DeltaUpdate.merge(m, into: h) {
             case .success(let full):
+                skipped = m.skip?.skippedSegments ?? 0
                 m = full
                 var p = Playlist(body: .media(full))
                 p.version = 9
                 r.body = Array(PlaylistWriter.write(p).utf8)
+                whole = r.body.count
             case .failure(let why):
                 if table.withLockedValue({ $0.deltaRefused.insert(url).inserted }) {
                     emit(.diagnostic("\(url): \(why); asked again in full"))
@@ -157,6 +162,14 @@ extension LoaderServer {
                 .diagnostic(
                     "\(url): the blocking reload for segment \(want) was answered without it (the playlist ends at \(last)); the server MUST hold it until the segment exists (RFC 8216bis §6.2.5.2)"
                 ))
+        }
+        if !d.isEmpty {
+            emit(
+                .reload(
+                    ReloadEvent(
+                        url: url, rung: rung, blockedFor: d.msn, delta: d.skip, holdSeconds: r.head.ttfb, bytes: received,
+                        wholeBytes: whole, skipped: skipped,
+                        lastMSN: m.segments.last?.mediaSequence, targetDuration: m.targetDuration, partTarget: m.partTarget)))
         }
         let read = m
         table.withLockedValue { t in
@@ -206,7 +219,7 @@ extension LoaderServer {
     /// another allowed rung's is read instead — the splice lines rungs up by MSN, and each segment is still asked of the
     /// routed rung first. `res` names the rung actually read.
     func slotPlaylist(_ res: inout Resource, t0: Double) async throws(UpstreamError) -> UpstreamResponse {
-        guard res.slot, let first = res.rung else { return try await readLive(res.upstream, playlist: res.playlistID) }
+        guard res.slot, let first = res.rung else { return try await readLive(res.upstream, playlist: res.playlistID, rung: res.rung) }
         let urls = table.withLockedValue { $0.rungURLs }
         let candidates = [first] + failoverOrder(from: first)
         let order = table.withLockedValue { t in t.health.order(candidates, at: now) }
@@ -216,7 +229,7 @@ extension LoaderServer {
             let more = i + 1 < order.count
             let t1 = now
             do throws(UpstreamError) {
-                let r = try await readLive(url, playlist: res.playlistID, retries: more ? 0 : nil)
+                let r = try await readLive(url, playlist: res.playlistID, rung: rung, retries: more ? 0 : nil)
                 // The answer used is reported by the caller; a failed attempt before it, here.
                 if r.head.status != 200 && more { report(r, kind: .media, url: url, rung: rung, t0: t1) }
                 if r.head.status == 200 {

@@ -168,6 +168,54 @@ public struct PlaylistEvent: Sendable {
     }
 }
 
+/// A live media playlist read with delivery directives (RFC 8216bis §6.2.5): how long the origin held it, and what a delta
+/// update saved.
+public struct ReloadEvent: Sendable {
+    public var url: String
+    public var rung: Int?
+    /// `_HLS_msn` asked for, when the reload blocked.
+    public var blockedFor: Int?
+    /// A delta update (`_HLS_skip=YES`) was asked for.
+    public var delta: Bool
+    /// Seconds from the request to the first byte (the hold, for a blocking reload).
+    public var holdSeconds: Double
+    /// Bytes received, and the bytes of the whole playlist it stands for (the delta merged back).
+    public var bytes: Int
+    public var wholeBytes: Int
+    /// Segments the delta update skipped.
+    public var skipped: Int
+    /// The newest segment the answer lists.
+    public var lastMSN: Int?
+    public var targetDuration: Int?
+    public var partTarget: Double?
+
+    public init(
+        url: String, rung: Int?, blockedFor: Int?, delta: Bool, holdSeconds: Double, bytes: Int, wholeBytes: Int, skipped: Int,
+        lastMSN: Int?, targetDuration: Int?, partTarget: Double?
+    ) {
+        self.url = url
+        self.rung = rung
+        self.blockedFor = blockedFor
+        self.delta = delta
+        self.holdSeconds = holdSeconds
+        self.bytes = bytes
+        self.wholeBytes = wholeBytes
+        self.skipped = skipped
+        self.lastMSN = lastMSN
+        self.targetDuration = targetDuration
+        self.partTarget = partTarget
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("url", .string(url)), ("rung", .int(rung)), ("blockedFor", .int(blockedFor)), ("delta", .bool(delta)),
+            ("holdMs", .double((holdSeconds * 1_000_000).rounded() / 1000)), ("bytes", .int(bytes)), ("wholeBytes", .int(wholeBytes)),
+            ("savedBytes", .int(max(0, wholeBytes - bytes))), ("skipped", .int(skipped)), ("lastMSN", .int(lastMSN)),
+            ("targetDuration", .int(targetDuration)), ("partTarget", .double(partTarget)),
+        ])
+    }
+}
+
 /// What the Loader tells the session.
 public enum LoaderEvent: Sendable {
     case request(RequestEvent)
@@ -186,6 +234,8 @@ public enum LoaderEvent: Sendable {
     case failover(msn: Int, failedRung: Int, by: Int?, cause: String)
     /// Rung `rung` answers again after failing for `downSeconds` (`cause` was its last failure).
     case recovered(rung: Int, downSeconds: Double, cause: String)
+    /// A live playlist read with delivery directives (LL-HLS).
+    case reload(ReloadEvent)
 
     public var json: JSONValue {
         switch self {
@@ -207,6 +257,7 @@ public enum LoaderEvent: Sendable {
             return .object([
                 ("event", .string("recovered")), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause)),
             ])
+        case .reload(let r): return .object([("event", .string("reload"))] + r.json.objectFields)
         case .playlist(let p):
             return .object([
                 ("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)),

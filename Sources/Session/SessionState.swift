@@ -517,6 +517,9 @@ public struct SessionState: Sendable {
             let name = ladder.rungs[safe: rung]?.name ?? "rung \(rung)"
             note(.info, "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
             return []
+        case .reload:
+            // LL-HLS reload figures go to `monitor` as they are; the playlist itself follows as a `playlist` event.
+            return []
         case .gapFilled(let msn, let gapRung, let by):
             guard reportGap(rung: gapRung, msn: msn) else { return [] }
             let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }

@@ -23,6 +23,14 @@ struct LowLatencyPlaybackTests {
         let reloads = state.log(since: mark).map(\.path).filter { $0.contains("/index.m3u8?") }
         #expect(reloads.contains { $0.contains("_HLS_msn=") }, "\(reloads)")
         #expect(reloads.contains { $0.contains("_HLS_skip=YES") }, "\(reloads)")
+        // Each such reload is a `reload` event: the hold, and what the delta saved against the whole playlist.
+        let events = r.named("reload")
+        // (A reload the origin answered as the run ended may not have reached the monitor.)
+        let asked = reloads.filter { $0.contains("_HLS_") }.count
+        #expect(events.count == asked || events.count == asked - 1, "\(events.count) events, \(reloads)")
+        let deltas = events.filter { $0["delta"] as? Bool == true && ($0["skipped"] as? Int ?? 0) > 0 }
+        #expect(!deltas.isEmpty && deltas.allSatisfy { ($0["savedBytes"] as? Int ?? 0) > 0 }, "\(events)")
+        #expect(events.allSatisfy { ($0["holdMs"] as? Double ?? -1) >= 0 && $0["partTarget"] as? Double == 1 }, "\(events)")
     }
 
     @Test("a server whose delta updates skip wrongly: one line naming the mismatch, full playlists from then on, playback goes on")
