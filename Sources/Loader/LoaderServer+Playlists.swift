@@ -154,8 +154,10 @@ extension LoaderServer {
                 m = again
             }
         }
-        // §6.2.5.2: the server MUST hold a blocking reload until the playlist holds the segment asked for.
+        // §6.2.5.2: the server MUST hold a blocking reload until the playlist holds the segment asked for (a stream that
+        // restarted its numbering is another matter, named where the session sees it).
         if let want = d.msn, !m.endList, let last = m.segments.last?.mediaSequence, last < want,
+            m.mediaSequence >= held?.playlist.mediaSequence ?? 0,
             table.withLockedValue({ $0.earlyAnswer.insert(url).inserted })
         {
             emit(
