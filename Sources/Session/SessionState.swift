@@ -291,6 +291,8 @@ public struct SessionState: Sendable {
     public var givenStart: Int?
     public var throughput = ThroughputEstimator()
     public var insecureTLS = false
+    /// LL-HLS reloads with delivery directives: the latest, and what delta updates saved in all.
+    public private(set) var lowLatency = LowLatencyReloads()
     /// Segment downloads in progress, by MSN: the rung and the session time they started.
     public var inFlight: [Int: InFlight] = [:]
     /// Session time of the latest segment request (started or finished) of each rung.
@@ -517,8 +519,8 @@ public struct SessionState: Sendable {
             let name = ladder.rungs[safe: rung]?.name ?? "rung \(rung)"
             note(.info, "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
             return []
-        case .reload:
-            // LL-HLS reload figures go to `monitor` as they are; the playlist itself follows as a `playlist` event.
+        case .reload(let r):
+            lowLatency.add(r)
             return []
         case .gapFilled(let msn, let gapRung, let by):
             guard reportGap(rung: gapRung, msn: msn) else { return [] }
@@ -958,3 +960,29 @@ extension MediaPlaylist {
     /// True when segment `msn` is in this window.
     public func lists(_ msn: Int) -> Bool { msn >= mediaSequence && msn < mediaSequence + segments.count }
 }
+
+/// What LL-HLS delivery directives did over a session (RFC 8216bis §6.2.5): the last reload's hold, and the bytes delta
+/// updates saved against the whole playlists they stand for.
+public struct LowLatencyReloads: Sendable, Equatable {
+    public private(set) var last: (hold: Double, blocked: Bool, partTarget: Double?)?
+    public private(set) var count = 0
+    public private(set) var received = 0
+    public private(set) var whole = 0
+
+    public init() {}
+
+    mutating func add(_ r: ReloadEvent) {
+        last = (r.holdSeconds, r.blockedFor != nil, r.partTarget)
+        count += 1
+        received += r.bytes
+        whole += r.wholeBytes
+    }
+
+    /// The share of playlist bytes delta updates saved, 0…1.
+    public var savedShare: Double { whole > 0 ? Double(whole - received) / Double(whole) : 0 }
+
+    public static func == (a: LowLatencyReloads, b: LowLatencyReloads) -> Bool {
+        a.count == b.count && a.received == b.received && a.whole == b.whole && a.last?.hold == b.last?.hold
+    }
+}
+

@@ -63,6 +63,7 @@ public enum Dashboard {
         } else {
             var info = "PDT \(s.pdt ?? "-")  cap \(s.caps)  \(s.mode)"
             if let l = s.lastSwitch { info += "  " + l }
+            if let l = s.lowLatency { info += "  " + l }
             info += "  " + s.url
             c.put(0, y, fit(info, c.width), .accent)
         }

@@ -35,6 +35,8 @@ public struct StatusModel: Sendable, Equatable {
     public var url: String
     /// The latest switch: "#0→#2 abr splice 3s ago".
     public var lastSwitch: String? = nil
+    /// LL-HLS reloads: "LL hold 0.62s delta -18%".
+    public var lowLatency: String? = nil
 }
 
 /// One ladder row.
@@ -178,6 +180,11 @@ public struct DashboardModel: Sendable, Equatable {
             insecure: s.insecureTLS, url: s.url)
         status.lastSwitch = last
         status.skips = s.skipCount
+        if let l = s.lowLatency.last {
+            status.lowLatency =
+                "LL " + (l.blocked ? "held " : "reload ") + fixed(l.hold, 2) + "s"
+                + (s.lowLatency.whole > s.lowLatency.received ? " delta -\(Int((s.lowLatency.savedShare * 100).rounded()))%" : "")
+        }
         return status
     }
 

@@ -105,6 +105,24 @@ struct SnapshotTests {
         try check("dashboard-\(size.0)x\(size.1).txt", c)
     }
 
+    @Test("LL-HLS reloads: the last hold and what delta updates saved, on the second status line")
+    func lowLatency() {
+        var s = sampleSession()
+        #expect(!Dashboard.render(DashboardModel(s, ui: UIState()), width: 120, height: 40).text.contains("LL "))
+        for (bytes, whole, hold) in [(1000, 1000, 0.4), (600, 1000, 0.62)] {
+            s.apply(
+                .loader(
+                    .reload(
+                        ReloadEvent(
+                            url: "http://origin.test/v360/index.m3u8", rung: 1, blockedFor: 9, delta: true, holdSeconds: hold, bytes: bytes,
+                            wholeBytes: whole, skipped: bytes < whole ? 5 : 0, lastMSN: 9, targetDuration: 4, partTarget: 1))),
+                at: 6)
+        }
+        let text = Dashboard.render(DashboardModel(s, ui: UIState()), width: 120, height: 40).text
+        // 400 of 2000 playlist bytes saved; the last reload was held 0.62 s.
+        #expect(text.contains("LL held 0.62s delta -20%"), "\(text)")
+    }
+
     @Test("what the dashboard says is what the session measured")
     func content() {
         let text = Dashboard.render(DashboardModel(sampleSession(), ui: UIState()), width: 120, height: 40).text
