@@ -985,4 +985,3 @@ public struct LowLatencyReloads: Sendable, Equatable {
         a.count == b.count && a.received == b.received && a.whole == b.whole && a.last?.hold == b.last?.hold
     }
 }
-
