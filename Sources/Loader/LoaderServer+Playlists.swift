@@ -116,12 +116,31 @@ extension LoaderServer {
     /// merged back into the full playlist. The answer reads as the stream's own URL, whole; a delta that does not merge is
     /// asked again in full (§6.3.7), with one line saying why, and no delta is asked of that playlist again.
     func readLive(_ url: String, playlist: PlaylistID, rung: Int?, retries: Int? = nil) async throws(UpstreamError) -> UpstreamResponse {
-        let (held, playerAt, refused) = table.withLockedValue { t in (t.held[url], t.lastRequested[playlist], t.deltaRefused.contains(url))
+        let t0 = now
+        let (held, playerAt, refused, slow) = table.withLockedValue { t in
+            (t.held[url], t.lastRequested[playlist], t.deltaRefused.contains(url), t.slowHold.contains(url))
         }
         var d = DeliveryDirectives.choose(held: held?.playlist, age: now - (held?.at ?? now), playerAt: playerAt)
-        // A server whose delta updates did not merge once is asked in full from then on.
+        // A server whose delta updates did not merge once is asked in full from then on; one that held a blocking reload
+        // past the read timeout is polled.
         if refused { d.skip = false }
-        var r = try await client.get(d.applied(to: url), retries: retries, cache: .playlist)
+        if slow { d.msn = nil }
+        var r: UpstreamResponse
+        do throws(UpstreamError) {
+            // A blocking reload is not retried: a server that holds too long would be waited for three times over.
+            r = try await client.get(d.applied(to: url), retries: d.msn == nil ? retries : 0, cache: .playlist)
+        } catch {
+            guard let want = d.msn, error.cause == .timeout else { throw error }
+            record(.media, d.applied(to: url), rung: rung, since: t0, status: 504, outcome: .failed(error.description))
+            if table.withLockedValue({ $0.slowHold.insert(url).inserted }) {
+                emit(
+                    .diagnostic(
+                        "\(url): the blocking reload for segment \(want) was not answered within \(Int(client.options.readTimeout.rounded())) s (RFC 8216bis §6.2.5.2: a server that cannot answer within three target durations SHOULD say 503); this playlist is polled from now on"
+                    ))
+            }
+            d.msn = nil
+            r = try await client.get(d.applied(to: url), retries: retries, cache: .playlist)
+        }
         r.head.url = DeliveryDirectives.stripped(r.head.url)
         guard r.head.status == 200 else { return r }
         let vars = table.withLockedValue { $0.variables }

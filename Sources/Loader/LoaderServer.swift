@@ -159,6 +159,8 @@ public final class LoaderServer: Sendable {
         var deltaRefused: Set<String> = []
         /// Playlists whose server answered a blocking reload before it could (said once each).
         var earlyAnswer: Set<String> = []
+        /// Playlists whose server held a blocking reload past the read timeout: polled from then on.
+        var slowHold: Set<String> = []
         /// Progressive files opened, by URL.
         var files: [String: RemoteFile] = [:]
     }

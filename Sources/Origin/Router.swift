@@ -288,9 +288,11 @@ public struct OriginRouter: OriginResponder {
                     r.kind = "playlist"
                     return r
                 }
-                // `llfault=early`: the blocking reload answered at once, before what it asked for exists.
+                // `llfault=early`: the blocking reload answered at once, before what it asked for exists; `llfault=slowhold`:
+                // held three and a half target durations past the moment it could be answered.
                 at = req.query["llfault"] == "early" ? now : max(now, ready)
-                if at - now > 3 * target {
+                if req.query["llfault"] == "slowhold" { at = max(now, ready) + 3.5 * target }
+                if at - now > 3 * target && req.query["llfault"] != "slowhold" {
                     var r = OriginResponse.text(503, "segment \(msn) is more than three target durations away")
                     r.kind = "playlist"
                     return r

@@ -59,4 +59,33 @@ struct LowLatencyLoaderTests {
         #expect(lines.count == 1, "\(log.diagnostics)")
         #expect(lines.first?.contains("was answered without it") == true && lines.first?.contains("§6.2.5.2") == true)
     }
+
+    @Test("a server that holds a blocking reload past the read timeout: one line, the playlist polled for instead, no retry wait")
+    func slowHold() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        // The player waits longer than the Loader's read timeout, as mpv does (60 s).
+        let c = try ClientOrigins.client { $0.readTimeout = 60 }
+        defer { c.shutdown() }
+        let mark = Self.origin.router.state.log().count
+        let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v240/index.m3u8?llfault=slowhold")
+        let (url, segments) = try await media(c, playerURL)
+        let last = try #require(segments.last)
+        _ = try await c.get(last.url)
+        let start = Date()
+        let again = try await c.get(url)
+        let waited = Date().timeIntervalSince(start)
+        // The player got its playlist after one read timeout (10 s), not after retries of it.
+        #expect(again.head.status == 200 && waited < 15, "\(again.head.status) after \(waited) s")
+        let lines = log.diagnostics.filter { $0.contains("blocking reload") }
+        #expect(lines.count == 1 && lines[0].contains("was not answered within 10 s") && lines[0].contains("polled"), "\(log.diagnostics)")
+        // From then on no blocking reload is asked for.
+        _ = try await c.get(url)
+        let asked = Self.origin.router.state.log(since: mark).map(\.path).filter { $0.contains("slowhold") && $0.contains("index.m3u8") }
+        // (The origin logs an answer when it sends it: the held one is not there yet. The Loader's request log has it.)
+        let held = log.requests.filter { $0.url.contains("_HLS_msn") }
+        #expect(held.count == 1 && held[0].status == 504 && held[0].failure?.contains("read timeout") == true, "\(held)")
+        #expect(!asked.isEmpty && asked.allSatisfy { !$0.contains("_HLS_msn") }, "\(asked)")
+    }
 }
