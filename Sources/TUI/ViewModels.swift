@@ -251,8 +251,9 @@ public struct DashboardModel: Sendable, Equatable {
             }
             let range = k.firstMSN.map { a in "msn \(a)–\(k.lastMSN ?? a)" } ?? "msn ?"
             let what = k.error.map { "FAILED \($0)" } ?? "fp \(k.fingerprint ?? "?")"
+            // A downloaded key's countdown right after what it covers: it must fit an 80-column key row.
             let text =
-                "\(what) \(range) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.spreadMs.map { " spread \(fixed($0 / 1000, 1))s" } ?? "")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)\(persisted(k, wall: s.sample.wall))"
+                "\(what) \(range)\(persisted(k, wall: s.sample.wall)) \(fixed(k.latencyMs, 0))ms \(k.prefetch ? "prefetch" : "on-demand")\(k.spreadMs.map { " spread \(fixed($0 / 1000, 1))s" } ?? "")\(k.repair.map { " repaired(\($0))" } ?? "") \(k.method)"
             return KeyRow(
                 start: start, end: end, role: k.error != nil ? .keyFailed : (k.prefetch ? .keyPrefetch : .keyOnDemand), text: text)
         }
@@ -261,14 +262,14 @@ public struct DashboardModel: Sendable, Equatable {
     /// A key kept with a download: its countdown to the clock that ends it first, from the wall time of the latest sample.
     static func persisted(_ k: KeyEvent, wall: DateTime?) -> String {
         guard k.source == "download" else { return "" }
-        guard let at = k.expires, let clock = k.expiresClock else { return " download, no expiry" }
-        guard let now = wall?.seconds else { return " download, \(clock) expiry" }
+        guard let at = k.expires, let clock = k.expiresClock else { return " stored · no expiry" }
+        guard let now = wall?.seconds else { return " stored · \(clock) expiry" }
         let left = at - now
-        guard left > 0 else { return " download, EXPIRED (\(clock))" }
+        guard left > 0 else { return " stored · EXPIRED (\(clock))" }
         let s = Int(left)
         let text =
             s >= 86400 ? "\(s / 86400)d \(s % 86400 / 3600)h" : s >= 3600 ? "\(s / 3600)h \(s % 3600 / 60)m" : "\(s / 60)m \(s % 60)s"
-        return " download, \(clock) expires in \(text)"
+        return " stored · \(clock) \(text) left"
     }
 
     static func size(_ n: Int) -> String {

@@ -123,6 +123,26 @@ struct SnapshotTests {
         #expect(text.contains("LL held 0.62s delta -20%"), "\(text)")
     }
 
+    @Test("a downloaded key's countdown to the clock that ends it first fits the 80-column key row; an expired one says so")
+    func persistedKeys() {
+        var s = sampleSession()
+        var sample = s.sample
+        sample.wall = DateTime(seconds: 1_000_000)
+        s.apply(.sample(sample), at: 6)
+        for (uri, fp, expires) in [("http://origin.test/k0.key", "5bd4e1f0", 1_003_592.0), ("http://origin.test/k1.key", "77aa0c12", 999_000.0)] {
+            s.apply(
+                .loader(
+                    .key(
+                        KeyEvent(
+                            uri: uri, method: .aes128, keyFormat: "identity", fingerprint: fp, firstMSN: 0, lastMSN: 3, requested: 0.05,
+                            latencyMs: 1, prefetch: true, repair: nil, source: "download", error: nil, expires: expires,
+                            expiresClock: "playback"))), at: 6)
+        }
+        let text = Dashboard.render(DashboardModel(s, ui: UIState()), width: 80, height: 24).text
+        #expect(text.contains("fp 5bd4e1f0 msn 0–3 stored · playback 59m 52s left"), "\(text)")
+        #expect(text.contains("fp 77aa0c12 msn 0–3 stored · EXPIRED (playback)"), "\(text)")
+    }
+
     @Test("what the dashboard says is what the session measured")
     func content() {
         let text = Dashboard.render(DashboardModel(sampleSession(), ui: UIState()), width: 120, height: 40).text
