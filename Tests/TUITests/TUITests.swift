@@ -129,7 +129,9 @@ struct SnapshotTests {
         var sample = s.sample
         sample.wall = DateTime(seconds: 1_000_000)
         s.apply(.sample(sample), at: 6)
-        for (uri, fp, expires) in [("http://origin.test/k0.key", "5bd4e1f0", 1_003_592.0), ("http://origin.test/k1.key", "77aa0c12", 999_000.0)] {
+        for (uri, fp, expires) in [
+            ("http://origin.test/k0.key", "5bd4e1f0", 1_003_592.0), ("http://origin.test/k1.key", "77aa0c12", 999_000.0),
+        ] {
             s.apply(
                 .loader(
                     .key(
