@@ -134,7 +134,7 @@ public enum Lint {
             return checkSegments(m, p, version, nil, &d)
         }
         checkSegments(m, p, version, target, &d)
-        checkLowLatency(m, p, target: target, &d)
+        checkLowLatency(m, target: target, &d)
         if let sc = m.serverControl {
             if let skip = sc.canSkipUntil, skip < Double(target) * 6 {
                 d.append(

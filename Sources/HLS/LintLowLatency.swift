@@ -1,7 +1,7 @@
 /// The low-latency rules of RFC 8216bis that need the whole media playlist: parts against the part target, the server-control
 /// attributes parts require, where part-level tags may stand, preload hints and rendition reports.
 extension Lint {
-    static func checkLowLatency(_ m: MediaPlaylist, _ p: Playlist, target: Int, _ d: inout [Diagnostic]) {
+    static func checkLowLatency(_ m: MediaPlaylist, target: Int, _ d: inout [Diagnostic]) {
         let withParts = m.segments.contains { !$0.parts.isEmpty } || !m.trailingParts.isEmpty
         if let sc = m.serverControl {
             // §4.4.3.8: CAN-SKIP-DATERANGES REQUIRES CAN-SKIP-UNTIL.

@@ -143,8 +143,13 @@ extension LoaderServer {
         }
         r.head.url = DeliveryDirectives.stripped(r.head.url)
         guard r.head.status == 200 else { return r }
-        let vars = table.withLockedValue { $0.variables }
         let text = String(decoding: r.body, as: UTF8.self)
+        // Only a playlist with a server control has directives to offer: any other is parsed once, by the caller.
+        guard text.contains("#EXT-X-SERVER-CONTROL") else {
+            if held != nil { table.withLockedValue { $0.held[url] = nil } }
+            return r
+        }
+        let vars = table.withLockedValue { $0.variables }
         guard var m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: vars, url: r.head.url)).playlist.media
         else { return r }
         let received = r.body.count

@@ -42,14 +42,9 @@ public struct DeliveryDirectives: Sendable, Equatable {
 extension DeliveryDirectives {
     /// `url` without delivery directives (query parameters starting `_HLS_`, §6.2.5), as the stream's own URL.
     public static func stripped(_ url: String) -> String {
-        guard let q = url.firstIndex(of: "?") else { return url }
-        let (query, fragment) = url[url.index(after: q)...].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-            .map(String.init).splitFirst()
-        let kept = query.split(separator: "&").filter { !$0.hasPrefix("_HLS_") }
-        return String(url[..<q]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + (fragment.map { "#" + $0 } ?? "")
+        let hash = url.firstIndex(of: "#") ?? url.endIndex
+        guard let q = url[..<hash].firstIndex(of: "?") else { return url }
+        let kept = url[url.index(after: q)..<hash].split(separator: "&").filter { !$0.hasPrefix("_HLS_") }
+        return String(url[..<q]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + url[hash...]
     }
-}
-
-extension Array where Element == String {
-    fileprivate func splitFirst() -> (String, String?) { (first ?? "", count > 1 ? self[1] : nil) }
 }

@@ -261,21 +261,22 @@ public struct OriginRouter: OriginResponder {
         _ ll: LowLatencyModel, _ rung: String, _ file: String, _ req: OriginRequest, now: Double, _ o: LiveOverrides
     ) -> OriginResponse? {
         let target = Double(ll.model.rendition.nominalDuration.rounded())
+        func refused(_ status: Int, _ why: String) -> OriginResponse {
+            var r = OriginResponse.text(status, why)
+            r.kind = "playlist"
+            return r
+        }
         if file == "index.m3u8" {
             let reports = OriginTiming.videoRungs.filter { $0 != rung && media.lowLatency[$0] != nil }
             var at = now
             let msnText = req.query["_HLS_msn"]
             let partText = req.query["_HLS_part"]
             if partText != nil && msnText == nil {
-                var r = OriginResponse.text(400, "_HLS_part without _HLS_msn (RFC 8216bis §6.2.5.2)")
-                r.kind = "playlist"
-                return r
+                return refused(400, "_HLS_part without _HLS_msn (RFC 8216bis §6.2.5.2)")
             }
             if let msnText {
                 guard let msn = Int(msnText), msn >= 0, partText.map({ Int($0).map { $0 >= 0 } ?? false }) ?? true else {
-                    var r = OriginResponse.text(400, "bad delivery directive: _HLS_msn=\(msnText) _HLS_part=\(partText ?? "")")
-                    r.kind = "playlist"
-                    return r
+                    return refused(400, "bad delivery directive: _HLS_msn=\(msnText) _HLS_part=\(partText ?? "")")
                 }
                 let part = partText.flatMap { Int($0) }
                 let last = ll.lastCompleteMSN(at: now, overrides: o)
@@ -284,18 +285,14 @@ public struct OriginRouter: OriginResponder {
                 let ready = ll.published(msn: msn, part: part, overrides: o)
                 let partsAhead = part.map { _ in Int(((ready - now) / ll.partTarget).rounded(.up)) } ?? 0
                 if msn > last + 2 || partsAhead > advanceLimit {
-                    var r = OriginResponse.text(400, "_HLS_msn=\(msn) is beyond what this playlist will publish soon (last \(last))")
-                    r.kind = "playlist"
-                    return r
+                    return refused(400, "_HLS_msn=\(msn) is beyond what this playlist will publish soon (last \(last))")
                 }
                 // `llfault=early`: the blocking reload answered at once, before what it asked for exists; `llfault=slowhold`:
                 // held three and a half target durations past the moment it could be answered.
                 at = req.query["llfault"] == "early" ? now : max(now, ready)
                 if req.query["llfault"] == "slowhold" { at = max(now, ready) + 3.5 * target }
                 if at - now > 3 * target && req.query["llfault"] != "slowhold" {
-                    var r = OriginResponse.text(503, "segment \(msn) is more than three target durations away")
-                    r.kind = "playlist"
-                    return r
+                    return refused(503, "segment \(msn) is more than three target durations away")
                 }
             }
             let skip = req.query["_HLS_skip"] == "YES" || req.query["_HLS_skip"] == "v2"

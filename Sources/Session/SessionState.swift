@@ -964,7 +964,14 @@ extension MediaPlaylist {
 /// What LL-HLS delivery directives did over a session (RFC 8216bis §6.2.5): the last reload's hold, and the bytes delta
 /// updates saved against the whole playlists they stand for.
 public struct LowLatencyReloads: Sendable, Equatable {
-    public private(set) var last: (hold: Double, blocked: Bool, partTarget: Double?)?
+    /// The latest reload: how long the origin held it, whether it blocked, the stream's part target.
+    public struct Last: Sendable, Equatable {
+        public var hold: Double
+        public var blocked: Bool
+        public var partTarget: Double?
+    }
+
+    public private(set) var last: Last?
     public private(set) var count = 0
     public private(set) var received = 0
     public private(set) var whole = 0
@@ -972,7 +979,7 @@ public struct LowLatencyReloads: Sendable, Equatable {
     public init() {}
 
     mutating func add(_ r: ReloadEvent) {
-        last = (r.holdSeconds, r.blockedFor != nil, r.partTarget)
+        last = Last(hold: r.holdSeconds, blocked: r.blockedFor != nil, partTarget: r.partTarget)
         count += 1
         received += r.bytes
         whole += r.wholeBytes
@@ -980,8 +987,4 @@ public struct LowLatencyReloads: Sendable, Equatable {
 
     /// The share of playlist bytes delta updates saved, 0…1.
     public var savedShare: Double { whole > 0 ? Double(whole - received) / Double(whole) : 0 }
-
-    public static func == (a: LowLatencyReloads, b: LowLatencyReloads) -> Bool {
-        a.count == b.count && a.received == b.received && a.whole == b.whole && a.last?.hold == b.last?.hold
-    }
 }
