@@ -82,9 +82,15 @@ struct ProgressiveTests {
         let replayed = try await MonitorRun.run(["--json", "--duration", "6"], command: ["replay", file])
         #expect(replayed.status == 0 && replayed.named("error").isEmpty, "\(replayed.stderr.suffix(300))")
         #expect(ProgressiveOrigin.fileRequests(since: mark).isEmpty, "the replay asked the origin")
-        // As a set: the player reads `moov` on a second connection while the first still reads, so two pieces may end in either order.
+        // Every range the replay was asked for is one the recording holds, answered with the recorded status. Not the same
+        // list: the player reads `moov` on a second connection while the first still reads, and how far the first gets before
+        // it is dropped depends on timing (one run asked 786432- as well as 786480-, the next did not) — the replay answers
+        // what the player asks, it cannot make mpv ask the same.
         func ranges(_ r: MonitorRun) -> [String] { Self.fileRequests(r).map { "\($0["range"] ?? "-") \($0["status"] ?? "-")" }.sorted() }
-        #expect(!ranges(recorded).isEmpty && ranges(replayed) == ranges(recorded), "\(ranges(replayed)) vs \(ranges(recorded))")
+        let held = Set(ranges(recorded))
+        #expect(
+            !held.isEmpty && !ranges(replayed).isEmpty && ranges(replayed).allSatisfy(held.contains),
+            "\(ranges(replayed)) vs \(ranges(recorded))")
         #expect(Self.played(replayed) > 3)
     }
 
