@@ -183,7 +183,12 @@ struct RecordTests {
         let want = Self.requests(recorded)
         let again = try await MonitorRun.run(["--json"], command: ["replay", file], environment: mine)
         #expect(again.status == 0 && again.named("error").isEmpty, "\(again.named("error")) \(again.stderr.suffix(300))")
-        #expect(Self.requests(again) == want)
+        // Rendition by rendition, in order: the video, audio and subtitle streams are read side by side, so how their
+        // requests interleave varies from run to run.
+        func byRendition(_ l: [String]) -> [String: [String]] {
+            Dictionary(grouping: l) { String($0.split(separator: " ")[0].split(separator: "/").dropLast().joined(separator: "/")) }
+        }
+        #expect(!want.isEmpty && byRendition(Self.requests(again)) == byRendition(want), "\(Self.requests(again)) vs \(want)")
         #expect(again.named("key").allSatisfy { $0["error"] is NSNull || $0["error"] == nil } && !again.named("key").isEmpty)
         // Someone else's vault opens nothing, and says so once at the start.
         let other = try await MonitorRun.run(
