@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.19.4"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // Pure: no I/O, no C modules, no wall clock.
@@ -88,6 +90,8 @@ let package = Package(
             dependencies: [
                 "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI", "Recording", "Offline",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Yams", package: "Yams"),
             ]),
         .executableTarget(
             name: "hlstui",

@@ -21,6 +21,8 @@ public struct MonitorRequest: Sendable {
     public var record: RecordingRequest?
     /// Said once at the start, as `diagnostic` events (a replay's limits).
     public var notes: [String] = []
+    /// Gets every report and tick too (`--metrics`, `fleet`).
+    public var observer: SessionObserver?
     public init(panes: [PaneConfig], duration: Double?) {
         self.panes = panes
         self.duration = duration
@@ -192,6 +194,17 @@ public enum MonitorJSON {
 public enum MonitorRunner {
     /// Runs until `duration`, a `quit` command, or every pane has ended or failed; returns the exit status (1 when playback failed).
     public static func run(_ request: MonitorRequest, write: @escaping @Sendable (String) -> Void) async -> Int32 {
+        await session(request, write: write).status
+    }
+
+    /// What a session came to: its exit status and each pane's last state (nil: it could not start).
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var states: [SessionState]
+    }
+
+    /// Runs as `run` does, until the task is cancelled too; `write` nil: no JSON lines are made at all (a fleet's sessions).
+    public static func session(_ request: MonitorRequest, write: (@Sendable (String) -> Void)?) async -> Outcome {
         let started = ContinuousClock.now
         let out = MonitorOutput(started: started, write: write)
         var configs = request.panes
@@ -202,7 +215,7 @@ public enum MonitorRunner {
             }
         } catch {
             out.emit("error", [("message", .string(error.description)), ("cause", .string("record"))])
-            return 2
+            return Outcome(status: 2, states: [])
         }
         defer { recorder?.close() }
         out.recorder = recorder
@@ -210,14 +223,16 @@ public enum MonitorRunner {
         var panes: [Pane] = []
         for (i, config) in configs.enumerated() {
             do {
-                let pane = try Pane(index: i, config: config, started: started) { report in
+                let pane = try Pane(index: i, config: config, started: started) { [observer = request.observer] report in
+                    observer?.report(report)
+                    guard out.wanted else { return }
                     if let (event, fields) = MonitorJSON.event(for: report, verbose: request.verbose) { out.emit(event, fields) }
                 }
                 panes.append(pane)
             } catch {
                 out.emit("error", [("pane", .int(i)), ("message", .string("cannot start: \(error)")), ("cause", .string("setup"))])
                 for p in panes { await p.close() }
-                return 2
+                return Outcome(status: 2, states: [])
             }
         }
         await withTaskGroup(of: Void.self) { g in for p in panes { g.addTask { await p.open() } } }
@@ -244,17 +259,23 @@ public enum MonitorRunner {
             // Every pane is sampled in the same tick.
             var states: [SessionState] = []
             for p in panes { states.append(await p.sample()) }
+            let snapshot = sync?.snapshot
+            request.observer?.tick(states, sync: snapshot)
             // One tick's lines share one stamp.
-            var lines = states.enumerated().map { ("player", MonitorJSON.player($1, pane: $0)) }
-            if let y = sync?.snapshot { lines.append(("sync", MonitorJSON.sync(y))) }
-            out.emit(lines)
+            if out.wanted {
+                var lines = states.enumerated().map { ("player", MonitorJSON.player($1, pane: $0)) }
+                if let y = snapshot { lines.append(("sync", MonitorJSON.sync(y))) }
+                out.emit(lines)
+            }
             if let d = request.duration, t >= d { break }
+            if Task.isCancelled { break }
             if states.allSatisfy({ $0.state == .ended || $0.state == .error }) { break }
         }
         let states = panes.map(\.snapshot)
-        out.emit("end", [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))])
+        if out.wanted { out.emit("end", [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))]) }
+        request.observer?.finished(states)
         for p in panes { await p.close() }
-        return states.allSatisfy { $0.error == nil && $0.started } ? 0 : 1
+        return Outcome(status: states.allSatisfy { $0.error == nil && $0.started } ? 0 : 1, states: states)
     }
 }
 
@@ -263,11 +284,13 @@ public enum MonitorRunner {
 final class MonitorOutput: @unchecked Sendable {
     private let lock = NSLock()
     private let started: ContinuousClock.Instant
-    private let write: @Sendable (String) -> Void
+    private let write: (@Sendable (String) -> Void)?
     /// Gets every line too, when the session is recorded (set before the panes start).
     var recorder: Recorder?
+    /// Whether anybody reads the lines (nil `write` and no recording: none are made).
+    var wanted: Bool { write != nil || recorder != nil }
 
-    init(started: ContinuousClock.Instant, write: @escaping @Sendable (String) -> Void) {
+    init(started: ContinuousClock.Instant, write: (@Sendable (String) -> Void)?) {
         self.started = started
         self.write = write
     }
@@ -280,7 +303,7 @@ final class MonitorOutput: @unchecked Sendable {
             let wall = Date()
             for (event, fields) in lines {
                 let line = MonitorJSON.line(event, t: t, wall: wall, fields)
-                write(line)
+                write?(line)
                 recorder?.event(t: t, name: event, pane: fields.first { $0.0 == "pane" }?.1.intValue, json: line)
             }
         }

@@ -13,6 +13,9 @@ public struct PlayerOptions: Sendable {
     public var audioOutput: String?
     /// Muted: no audio device is opened at all.
     public var mute = false
+    /// false: no video track is decoded (mpv `vid=no`); the stream is still read whole, audio played (a fleet watching
+    /// delivery only).
+    public var decodeVideo = true
     /// Seconds mpv reads ahead (a player-like buffer, so the bar tells the truth; docs/PLATFORM.md).
     public var readahead = 10.0
     /// Seconds kept behind the playhead for the buffer bar and seeking back (`--back-buffer`).
@@ -33,6 +36,7 @@ public struct PlayerOptions: Sendable {
         ]
         let display = ProcessInfo.processInfo.environment["DISPLAY"] != nil || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil
         if video == .none || (video == .auto && !display) { o.append(("vo", "null")) }
+        if !decodeVideo { o.append(("vid", "no")) }
         o.append(("ao", audio.ao))
         if mute { o.append(("mute", "yes")) }
         return o

@@ -49,7 +49,7 @@ actor KeyStore {
         let task = Task { [client, overrides, command, emit, clock] () -> Result<[UInt8], KeyError> in
             var source = "origin"
             /// Reports the outcome as a key event (never with the key's bytes).
-            func report(fingerprint: String? = nil, repair: String? = nil, error: String? = nil) {
+            func report(fingerprint: String? = nil, repair: String? = nil, error: String? = nil, failure: KeyFailure? = nil) {
                 emit(
                     .key(
                         KeyEvent(
@@ -57,7 +57,7 @@ actor KeyStore {
                             lastMSN: msns?.upperBound,
                             requested: requested, latencyMs: (clock() - requested) * 1000, prefetch: prefetch, repair: repair,
                             source: source,
-                            error: error, spreadMs: spreadMs, expires: deadline?.at, expiresClock: deadline?.clock)))
+                            error: error, failure: failure, spreadMs: spreadMs, expires: deadline?.at, expiresClock: deadline?.clock)))
             }
             var bytes: [UInt8]
             if let o = overrides[uri] {
@@ -67,25 +67,29 @@ actor KeyStore {
                     let e = KeyError(
                         description:
                             "key \(KeyMaterial.fingerprint(o).prefix(4))… expired (\(d.clock)) at \(DateTime(seconds: d.at).iso8601)")
-                    report(fingerprint: KeyMaterial.fingerprint(o), error: e.description)
+                    report(fingerprint: KeyMaterial.fingerprint(o), error: e.description, failure: .expired)
                     return .failure(e)
                 }
             } else if let command {
                 source = "--key-command"
                 do { bytes = try await KeyCommand.run(command, uri) } catch {
                     let e = KeyError(description: "key command failed for \(uri): \(String(describing: error))")
-                    report(error: e.description)
+                    report(error: e.description, failure: .command)
                     return .failure(e)
                 }
             } else {
                 do {
                     let r = try await client.get(uri, secret: true, cache: .key)
-                    guard r.head.status == 200 else { throw UpstreamError(cause: .protocolError, detail: "\(uri): HTTP \(r.head.status)") }
+                    guard r.head.status == 200 else {
+                        let e = KeyError(description: "key \(uri) could not be fetched: \(uri): HTTP \(r.head.status)")
+                        report(error: e.description, failure: r.head.status >= 500 ? .status5xx : .status4xx)
+                        return .failure(e)
+                    }
                     bytes = r.body
                     if r.head.cache == .hit { source = "cache" }
                 } catch {
                     let e = KeyError(description: "key \(uri) could not be fetched: \(String(describing: error))")
-                    report(error: e.description)
+                    report(error: e.description, failure: .transport)
                     return .failure(e)
                 }
             }
@@ -95,7 +99,7 @@ actor KeyStore {
                 if let repair { emit(.diagnostic("key \(uri): \(repair.rawValue) (fingerprint \(KeyMaterial.fingerprint(key)))")) }
                 return .success(key)
             } catch {
-                report(error: "key \(uri): \(String(describing: error))")
+                report(error: "key \(uri): \(String(describing: error))", failure: .invalid)
                 return .failure(KeyError(description: "key \(uri): \(String(describing: error))"))
             }
         }

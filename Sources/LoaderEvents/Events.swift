@@ -98,6 +98,21 @@ public struct RequestEvent: Sendable {
 }
 
 /// One key the Loader fetched (or failed to), never with its bytes: a fingerprint names it.
+/// Why a key could not be had, as one of a fixed set (a metric label, a filter), beside the one-line `error`.
+public enum KeyFailure: String, Sendable, CaseIterable {
+    /// The origin answered with a status other than 200: 4xx or 5xx.
+    case status4xx = "http_4xx"
+    case status5xx = "http_5xx"
+    /// No answer: connection refused or reset, a timeout, TLS, a truncated body.
+    case transport
+    /// An answer that is not a key (not 16 bytes, in any encoding hlstui repairs).
+    case invalid
+    /// `--key-command` failed.
+    case command
+    /// A key kept with a download past its expiry.
+    case expired
+}
+
 public struct KeyEvent: Sendable {
     public var uri: String
     public var method: KeyMethod
@@ -111,6 +126,8 @@ public struct KeyEvent: Sendable {
     public var repair: String?
     public var source: String
     public var error: String?
+    /// The failure's kind, with `error`.
+    public var failure: KeyFailure?
     /// Key-request spreading: how long the fetch was held back after the key was first seen (DECISIONS.md, keys are prefetched), when it was.
     public var spreadMs: Double?
     /// A key kept with a download: when it stops playing (Unix seconds) and by which clock ("storage", "playback").
@@ -120,9 +137,10 @@ public struct KeyEvent: Sendable {
     public init(
         uri: String, method: KeyMethod, keyFormat: String, fingerprint: String?, firstMSN: Int?, lastMSN: Int?, requested: Double,
         latencyMs: Double,
-        prefetch: Bool, repair: String?, source: String, error: String?, spreadMs: Double? = nil, expires: Double? = nil,
-        expiresClock: String? = nil
+        prefetch: Bool, repair: String?, source: String, error: String?, failure: KeyFailure? = nil, spreadMs: Double? = nil,
+        expires: Double? = nil, expiresClock: String? = nil
     ) {
+        self.failure = failure
         self.uri = uri
         self.method = method
         self.keyFormat = keyFormat
@@ -146,7 +164,8 @@ public struct KeyEvent: Sendable {
             ("fingerprint", .string(fingerprint)),
             ("firstMsn", .int(firstMSN)), ("lastMsn", .int(lastMSN)), ("requested", .double(requested)), ("latencyMs", .double(latencyMs)),
             ("prefetch", .bool(prefetch)), ("repair", .string(repair)), ("source", .string(source)), ("error", .string(error)),
-            ("spreadMs", .double(spreadMs)), ("expires", .double(expires)), ("expiresClock", .string(expiresClock)),
+            ("failure", .string(failure?.rawValue)), ("spreadMs", .double(spreadMs)), ("expires", .double(expires)),
+            ("expiresClock", .string(expiresClock)),
         ])
     }
 }

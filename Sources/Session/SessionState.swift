@@ -313,6 +313,14 @@ public struct SessionState: Sendable {
     /// Session time of the last attempt to reload a player its origin stopped.
     var lastRecoveryAttempt: Double?
 
+    /// Seconds since rung `rung`'s live playlist last gained a segment (nil: not live, ended, or not read yet). Beyond three
+    /// target durations the origin has stopped publishing (a live origin adds one about every target duration; the shipped alert
+    /// rules, docs/METRICS.md, call it stuck past three).
+    public func liveEdgeAge(rung: Int) -> Double? {
+        guard let m = media[rung], m.isLive, let e = edgeSeen[rung] else { return nil }
+        return max(0, now - e.at)
+    }
+
     /// Records a live playlist's newest segment (and where it ends on the wall clock) the first time it is seen.
     mutating func noteEdge(_ rung: Int, _ m: MediaPlaylist) {
         guard m.isLive, let last = m.segments.last, (edgeSeen[rung]?.msn ?? Int.min) < last.mediaSequence else { return }

@@ -18,6 +18,7 @@ struct HLSTUI: AsyncParsableCommand {
         subcommands: [
             PlayCommand.self, MonitorCommand.self, InspectCommand.self, OriginCommand.self, DemoCommand.self, ProxyCommand.self,
             KeysCommand.self, ReplayCommand.self, RecordingCommand.self, DownloadCommand.self, OfflineCommand.self,
+            FleetCommand.self,
         ],
         defaultSubcommand: PlayCommand.self
     )

@@ -35,6 +35,12 @@ struct MonitorCommand: AsyncParsableCommand {
     @Flag(help: "Also write info-level log lines (reloads, GAP crossings, why each switch happened).")
     var verbose = false
 
+    @Option(help: "Also serve the session as Prometheus metrics on HOST:PORT /metrics while it runs (docs/METRICS.md).")
+    var metrics: String?
+
+    @Option(name: .customLong("metrics-name"), help: "With --metrics: the stream label of this session.")
+    var metricsName = "monitor"
+
     @OptionGroup(title: "Recording")
     var recordFlags: RecordFlagGroup
 
@@ -74,6 +80,13 @@ struct MonitorCommand: AsyncParsableCommand {
             }
             do { request.commands = try parseCommandScript(text) } catch { throw CLIError("hlstui monitor: \(error.description)") }
         }
+        var server: MetricsServer?
+        if let address = metrics {
+            let registry = PlaybackMetrics()
+            do { server = try MetricsServer(address: address, metrics: registry) } catch { throw CLIError("hlstui monitor: \(error)") }
+            request.observer = registry.stream(metricsName)
+        }
+        defer { server?.close() }
         TerminalOutput.lineBuffered()
         let status = await MonitorRunner.run(request) { line in print(line) }
         if status != 0 { throw ExitCode(status) }

@@ -1,0 +1,69 @@
+import App
+import ArgumentParser
+import Foundation
+import Terminal
+
+/// `hlstui fleet FILE`: many headless sessions in one process, one Prometheus endpoint.
+struct FleetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Watch many streams at once, headless: one session per stream of a YAML file, their playback as Prometheus metrics.",
+        discussion: """
+            FILE lists the streams (docs/METRICS.md):
+              metrics: 127.0.0.1:9464
+              streams:
+                - name: news            # the stream label: letters, digits, _ . -
+                  url: https://example.com/news/master.m3u8
+                  video: false          # delivery only: no video decoding
+                  maxResolution: 720
+                - name: cams
+                  urls: [https://a.example/cam/index.m3u8, https://b.example/cam/index.m3u8]   # kept in sync
+            A session that ends or fails is started again after 1 s, doubling to a minute (hlstui_session_restarts_total).
+            Runs until SIGINT or SIGTERM; one line on stderr per start problem and restart.
+            """
+    )
+
+    @Argument(help: "The fleet file (YAML).")
+    var file: String
+
+    @Option(help: "Serve /metrics on HOST:PORT (overrides the file's metrics:; default 127.0.0.1:9464).")
+    var metrics: String?
+
+    @Option(help: "Stop after this many seconds (default: until SIGINT or SIGTERM).")
+    var duration: Double?
+
+    @OptionGroup(title: "Origin, TLS and keys (for every stream)")
+    var loaderFlags: LoaderFlagGroup
+
+    func run() async throws {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError("hlstui fleet: cannot read \(file)") }
+        let config: FleetConfig
+        do { config = try FleetConfig.parse(text) } catch { throw CLIError("hlstui fleet: \(error)") }
+        let loader = try loaderFlags.options()
+        let registry = PlaybackMetrics()
+        let server: MetricsServer
+        do { server = try MetricsServer(address: metrics ?? config.metrics ?? "127.0.0.1:9464", metrics: registry) } catch {
+            throw CLIError("hlstui fleet: \(error)")
+        }
+        defer { server.close() }
+        let say: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data("hlstui fleet: \(line)\n".utf8)) }
+        say("\(config.streams.count) stream(s); metrics on http://\(server.host):\(server.port)/metrics")
+        let fleet = Task {
+            await FleetRunner.run(
+                config, metrics: registry,
+                pane: { stream, url in
+                    var c = PaneConfig(url: url)
+                    c.loader = loader
+                    c.loader.upstream.tls.insecure = loader.upstream.tls.insecure || stream.insecure
+                    c.player.video = .none
+                    c.player.decodeVideo = stream.video
+                    c.player.audioOutput = "null"
+                    c.caps.maxHeight = stream.maxResolution
+                    return c
+                }, say: say)
+        }
+        await OriginRunner.wait(duration: duration)
+        fleet.cancel()
+        await fleet.value
+    }
+}
