@@ -4,7 +4,7 @@
 # HLSTUI_TEST_LOAD=N runs the whole suite itself with N busy processes beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh test
 # The code's format is checked first (.swift-format; `swift format format -i -r Sources Tests Benchmarks Package.swift` fixes it).
 if ! swift format lint --strict -r --configuration .swift-format Sources Tests Benchmarks Package.swift; then
   echo "hlstui tests: the code is not formatted as .swift-format says (fix: swift format format -i -r Sources Tests Benchmarks Package.swift)" >&2

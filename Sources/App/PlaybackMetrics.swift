@@ -135,11 +135,12 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
             set("hlstui_live_latency_seconds", "Seconds the playhead is behind the live edge.", pane: p, s.liveLatency)
             set("hlstui_glass_to_glass_seconds", "Wall clock minus the PROGRAM-DATE-TIME at the playhead.", pane: p, s.pdtLatency)
             set("hlstui_buffer_ahead_seconds", "Seconds of media held ahead of the playhead.", pane: p, s.bufferedAhead)
-            set("hlstui_throughput_bits_per_second", "Measured throughput estimate.", pane: p, s.throughput.estimate)
+            // Bytes, as Prometheus names units (HLS's BANDWIDTH and hlstui's screen say bits: divide by 8 once, here).
+            set("hlstui_throughput_bytes_per_second", "Measured throughput estimate.", pane: p, s.throughput.estimate.map { $0 / 8 })
             set("hlstui_playing_rung", "Index of the variant on screen in the multivariant playlist.", pane: p, rung.map(Double.init))
             set(
-                "hlstui_playing_bandwidth_bits_per_second", "BANDWIDTH of the variant on screen.", pane: p,
-                rung.flatMap { s.ladder.rungs[safe: $0]?.variant.bandwidth }.map(Double.init))
+                "hlstui_playing_bandwidth_bytes_per_second", "BANDWIDTH of the variant on screen, in bytes.", pane: p,
+                rung.flatMap { s.ladder.rungs[safe: $0]?.variant.bandwidth }.map { Double($0) / 8 })
             let live = rung ?? s.loadedRung ?? 0
             let m = s.media[live]
             set(

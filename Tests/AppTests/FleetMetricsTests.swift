@@ -1,0 +1,183 @@
+import Foundation
+import LoaderEvents
+import Session
+import Testing
+
+@testable import App
+
+/// The fleet file, the restart backoff and the metrics a session's reports make (pure: no player, no network).
+@Suite("Fleet file, restart backoff and playback metrics")
+struct FleetMetricsTests {
+    @Test("a fleet file: names, one URL or up to four, options with their defaults")
+    func parse() throws {
+        let c = try FleetConfig.parse(
+            """
+            metrics: 0.0.0.0:9500
+            streams:
+              - name: news
+                url: https://example.com/news/master.m3u8
+              - name: cams.2-a_b
+                urls: [http://a/1.m3u8, http://b/2.m3u8]
+                video: false
+                maxResolution: 720
+                insecure: true
+            """)
+        #expect(c.metrics == "0.0.0.0:9500")
+        #expect(c.streams.map(\.name) == ["news", "cams.2-a_b"])
+        #expect(c.streams[0].urls == ["https://example.com/news/master.m3u8"] && c.streams[0].video && !c.streams[0].insecure)
+        #expect(c.streams[0].maxResolution == nil)
+        #expect(c.streams[1].urls.count == 2 && !c.streams[1].video && c.streams[1].maxResolution == 720 && c.streams[1].insecure)
+    }
+
+    @Test(
+        "every problem in a fleet file is one line naming the stream and what is wrong",
+        arguments: [
+            ("streams: []", "fleet file: no streams"),
+            ("metrics: 1", "fleet file: no streams"),
+            ("streams:\n  - url: http://a/x.m3u8", "fleet file: stream 1 has no name"),
+            (
+                "streams:\n  - name: a b\n    url: http://a/x.m3u8",
+                "fleet file: stream 1: name \"a b\" may hold only letters, digits, _ . -"
+            ),
+            (
+                "streams:\n  - name: a\n    url: http://a/x.m3u8\n  - name: a\n    url: http://b/x.m3u8",
+                "fleet file: two streams are named a"
+            ),
+            ("streams:\n  - name: a", "fleet file: a has no url"),
+            (
+                "streams:\n  - name: a\n    urls: [http://1, http://2, http://3, http://4, http://5]",
+                "fleet file: a lists 5 urls, at most four"
+            ),
+            ("streams:\n  - name: a\n    url: ftp://a/x.m3u8", "fleet file: a: ftp://a/x.m3u8 is not an http(s) URL"),
+            (
+                "streams:\n  - name: a\n    url: http://a/x.m3u8\n    maxResolution: 0",
+                "fleet file: a: maxResolution takes a height in lines, got 0"
+            ),
+            ("streams:\n  - name: a\n    url: http://a/x.m3u8\n    video: maybe", "fleet file: streams.[1].video: expected Bool"),
+        ])
+    func problems(text: String, message: String) {
+        #expect(throws: FleetError.self) { try FleetConfig.parse(text) }
+        do {
+            _ = try FleetConfig.parse(text)
+        } catch {
+            #expect("\(error)" == message)
+        }
+    }
+
+    @Test("restarts wait 1 s, doubling to a minute; a session that ran a minute starts the count again")
+    func backoff() {
+        var b = RestartBackoff()
+        let delays = (0..<9).map { _ in b.delay(after: 2) }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 60, 60, 60])
+        #expect(b.delay(after: 61) == 1)
+        #expect(b.delay(after: 3) == 2)
+    }
+
+    @Test("--metrics addresses: HOST:PORT, [v6]:PORT, :PORT; anything else is refused")
+    func addresses() {
+        #expect(MetricsServer.parse("127.0.0.1:9464")! == ("127.0.0.1", 9464))
+        #expect(MetricsServer.parse("[::1]:9464")! == ("::1", 9464))
+        #expect(MetricsServer.parse(":9464")! == ("127.0.0.1", 9464))
+        #expect(MetricsServer.parse("9464") == nil && MetricsServer.parse("h:99999") == nil && MetricsServer.parse("h:x") == nil)
+    }
+
+    /// One pane's report of `output`, its state `state`.
+    func report(_ output: PaneOutput, t: Double = 1, state: SessionState = SessionState(url: "http://o/s/master.m3u8?token=SECRET"))
+        -> PaneReport
+    {
+        PaneReport(pane: 0, t: t, output: output, state: state)
+    }
+
+    func request(
+        _ kind: ResourceKind, status: Int, ms: Double, bytes: Int, ttfb: Double?, outcome: RequestOutcome = .ok, local: Bool = false
+    )
+        -> PaneOutput
+    {
+        .loader(
+            .request(
+                RequestEvent(
+                    kind: kind, url: "http://o/s/seg1.ts?token=SECRET", rung: 0, msn: 1, start: 0, ttfbMs: ttfb, durationMs: ms,
+                    bytes: bytes,
+                    status: status, local: local, prefetch: false, retries: 0, outcome: outcome, firstPTS: nil)))
+    }
+
+    func key(_ failure: KeyFailure?) -> PaneOutput {
+        .loader(
+            .key(
+                KeyEvent(
+                    uri: "http://o/k.key?token=SECRET", method: .aes128, keyFormat: "identity", fingerprint: nil, firstMSN: 1, lastMSN: 1,
+                    requested: 0, latencyMs: 5, prefetch: false, repair: nil, source: "origin", error: failure.map { "key: \($0)" },
+                    failure: failure)))
+    }
+
+    @Test("reports become counters and histograms with fixed labels; no URL, token or time is ever a label")
+    func reports() {
+        let metrics = PlaybackMetrics()
+        let m = metrics.stream("news")
+        m.report(report(request(.segment, status: 200, ms: 40, bytes: 1000, ttfb: 10)))
+        m.report(report(request(.segment, status: 503, ms: 2000, bytes: 0, ttfb: 5, outcome: .failed("HTTP 503"))))
+        m.report(report(request(.media, status: 502, ms: 30, bytes: 0, ttfb: nil, outcome: .failed("connection refused"))))
+        m.report(report(request(.segment, status: 200, ms: 0, bytes: 500, ttfb: nil, outcome: .gap, local: true)))
+        m.report(report(key(nil)))
+        m.report(report(key(.status4xx)))
+        m.report(report(.switched(VariantSwitch(t: 1, from: nil, to: 0, reason: .start, mechanism: .load))))
+        m.report(report(.switched(VariantSwitch(t: 5, from: 0, to: 2, reason: .abr, mechanism: .splice))))
+        m.report(report(.fact(.stallStarted(3))))
+        m.report(report(.fact(.stallEnded(Stall(start: 3, end: 4.5, cause: "HTTP 503")))))
+        m.report(report(.fact(.gap(rung: 0, msn: 7, pdt: nil, duration: 2, action: "served from rung 1"))))
+        m.report(report(.fact(.gap(rung: 0, msn: 9, pdt: nil, duration: 2, action: "crossed: reloaded at msn 10"))))
+        let text = String(decoding: metrics.exposition(), as: UTF8.self)
+        let has = { (line: String) in text.split(separator: "\n").contains { $0 == line } }
+        #expect(has(#"hlstui_bytes_total{stream="news",kind="segment"} 1000"#), "\(text)")
+        #expect(has(#"hlstui_request_duration_seconds_count{stream="news",kind="segment",status="2xx"} 1"#))
+        #expect(has(#"hlstui_request_duration_seconds_count{stream="news",kind="segment",status="5xx"} 1"#))
+        #expect(has(#"hlstui_request_duration_seconds_count{stream="news",kind="media",status="none"} 1"#), "no answer: none")
+        #expect(has(#"hlstui_request_duration_seconds_bucket{stream="news",kind="segment",status="2xx",le="0.05"} 1"#))
+        #expect(has(#"hlstui_key_requests_total{stream="news",pane="1"} 2"#))
+        #expect(has(#"hlstui_key_failures_total{stream="news",pane="1",cause="http_4xx"} 1"#))
+        #expect(has(#"hlstui_variant_switches_total{stream="news",pane="1",reason="abr",mechanism="splice"} 1"#))
+        #expect(has(#"hlstui_stalls_total{stream="news",pane="1"} 1"#))
+        #expect(has(#"hlstui_stalled_seconds_total{stream="news",pane="1"} 1.5"#))
+        #expect(has(#"hlstui_gap_segments_total{stream="news",pane="1",action="filled"} 1"#))
+        #expect(has(#"hlstui_gap_segments_total{stream="news",pane="1",action="crossed"} 1"#))
+        // The local GAP answer is not an origin request.
+        #expect(!text.contains("bytes_total{stream=\"news\",kind=\"segment\"} 1500"))
+        #expect(!text.contains("SECRET") && !text.contains("http://"), "no URL in any label")
+        #expect(has(#"hlstui_exits_before_first_frame_total{stream="news"} 0"#), "alerted series exist at zero")
+    }
+
+    @Test("ticks set gauges (NaN when unknown); startup counted once per session; dropped frames as a counter across player restarts")
+    func ticks() {
+        let metrics = PlaybackMetrics()
+        let m = metrics.stream("cam")
+        var s = SessionState(url: "http://o/cam/index.m3u8")
+        s.now = 0.8
+        s.started = true
+        s.sample.droppedFrames = 3
+        m.tick([s], sync: nil)
+        s.now = 1.6
+        s.sample.droppedFrames = 5
+        m.tick([s], sync: nil)
+        var text = String(decoding: metrics.exposition(), as: UTF8.self)
+        let has = { (t: String, line: String) in t.split(separator: "\n").contains { $0 == line } }
+        #expect(has(text, #"hlstui_startup_seconds_count{stream="cam",pane="1"} 1"#), "\(text)")
+        #expect(has(text, #"hlstui_startup_seconds_bucket{stream="cam",pane="1",le="1.0"} 1"#))
+        #expect(has(text, #"hlstui_dropped_frames_total{stream="cam",pane="1"} 5"#))
+        #expect(has(text, #"hlstui_live_latency_seconds{stream="cam",pane="1"} nan"#))
+        m.finished([s])
+        #expect(has(String(decoding: metrics.exposition(), as: UTF8.self), #"hlstui_playing{stream="cam",pane="1"} 0.0"#))
+        // The next session: a new player counts from 0 again; its first frame is a second startup.
+        s.sample.droppedFrames = 2
+        s.now = 2.5
+        m.tick([s], sync: nil)
+        text = String(decoding: metrics.exposition(), as: UTF8.self)
+        #expect(has(text, #"hlstui_dropped_frames_total{stream="cam",pane="1"} 7"#))
+        #expect(has(text, #"hlstui_startup_seconds_count{stream="cam",pane="1"} 2"#))
+        // A session that never showed a frame.
+        m.finished([SessionState(url: "x")])
+        m.restarted(failed: true)
+        text = String(decoding: metrics.exposition(), as: UTF8.self)
+        #expect(has(text, #"hlstui_exits_before_first_frame_total{stream="cam"} 1"#))
+        #expect(has(text, #"hlstui_session_restarts_total{stream="cam",reason="failed"} 1"#))
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import FoundationNetworking
+import Origin
+import TestSupport
+import Testing
+
+/// `hlstui fleet` as it is deployed: the real binary playing the origin's streams with real libmpv, scraped by Debian's
+/// real Prometheus loading the shipped alert rules, asked through its HTTP API for what the origin's faults caused.
+@Suite("hlstui fleet scraped by a real Prometheus", .serialized)
+struct FleetPrometheusTests {
+    /// A port nothing listens on now (bound and released).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        a.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: a.sin_port))
+    }
+
+    static func get(_ url: String) -> Data? {
+        guard let u = URL(string: url) else { return nil }
+        let box = DataBox()
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: u) { d, _, _ in
+            box.data = d
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + 10)
+        return box.data
+    }
+
+    final class DataBox: @unchecked Sendable { var data: Data? }
+
+    /// The value of a PromQL query that yields one number (nil: no series yet).
+    static func query(_ prom: Int, _ q: String) -> Double? {
+        let enc = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
+        guard let d = get("http://127.0.0.1:\(prom)/api/v1/query?query=\(enc)"),
+            let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any], let data = o["data"] as? [String: Any],
+            let result = data["result"] as? [[String: Any]], let first = result.first, let value = first["value"] as? [Any],
+            let text = value.last as? String
+        else { return nil }
+        return Double(text)
+    }
+
+    /// Active alerts (pending or firing): alertname and stream.
+    static func alerts(_ prom: Int) -> [(name: String, stream: String, state: String)] {
+        guard let d = get("http://127.0.0.1:\(prom)/api/v1/alerts"), let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
+            let data = o["data"] as? [String: Any], let alerts = data["alerts"] as? [[String: Any]]
+        else { return [] }
+        return alerts.compactMap { a in
+            guard let l = a["labels"] as? [String: String], let n = l["alertname"] else { return nil }
+            return (n, l["stream"] ?? "", a["state"] as? String ?? "")
+        }
+    }
+
+    static func tool(_ name: String) -> String? {
+        ["/usr/bin/\(name)", "/usr/local/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs `tool args` with `input` on stdin; exit status and output.
+    static func run(_ tool: String, _ args: [String], input: Data? = nil) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        let out = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        if input != nil { p.standardInput = inp }
+        try p.run()
+        if let input {
+            inp.fileHandleForWriting.write(input)
+            try inp.fileHandleForWriting.close()
+        }
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self))
+    }
+
+    @Test("the shipped alert rules pass promtool; every metric the rules and the Grafana dashboard use is one hlstui serves")
+    func shipped() throws {
+        let promtool = try #require(Self.tool("promtool"), "promtool (Debian's prometheus) is installed by scripts/setup.sh")
+        let root = CLI.packageRoot
+        let rules = root.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
+        let (status, out) = try Self.run(promtool, ["check", "rules", rules])
+        #expect(status == 0 && out.contains("SUCCESS: 8 rules found"), "\(out)")
+        let (cstatus, cout) = try Self.run(
+            promtool, ["check", "config", root.appendingPathComponent("deploy/prometheus/prometheus.yml").path])
+        #expect(cstatus == 0, "\(cout)")
+        // The names hlstui registers (PlaybackMetrics.swift) against the names the rules and the dashboard use.
+        let source = try String(contentsOf: root.appendingPathComponent("Sources/App/PlaybackMetrics.swift"), encoding: .utf8)
+        let served = Set(Self.names(in: source))
+        let dashboard = try Data(contentsOf: root.appendingPathComponent("deploy/grafana/hlstui-fleet.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: dashboard) as? [String: Any])
+        let panels = try #require(json["panels"] as? [[String: Any]])
+        #expect(panels.count >= 15)
+        let exprs = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        let used = Set(Self.names(in: try String(contentsOfFile: rules, encoding: .utf8)) + exprs.flatMap { Self.names(in: $0) })
+        #expect(!used.isEmpty && used.isSubset(of: served), "not served: \(used.subtracting(served).sorted())")
+    }
+
+    /// `hlstui_…` names in `text`, without a histogram's `_bucket`/`_count`/`_sum`.
+    static func names(in text: String) -> [String] {
+        let r = try! NSRegularExpression(pattern: "hlstui_[a-z_]+")
+        return r.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range, in: text).map { String(text[$0]) }
+        }
+        .map { n in
+            for s in ["_bucket", "_count", "_sum"] where n.hasSuffix(s) { return String(n.dropLast(s.count)) }
+            return n
+        }
+    }
+
+    @Test(
+        "a fleet of five streams with faults: Prometheus finds the stall, the key failures, the switches, the restarts and the stuck playlist"
+    )
+    func prometheus() async throws {
+        let prometheus = try #require(Self.tool("prometheus"), "Debian's prometheus is installed by scripts/setup.sh")
+        let promtool = try #require(Self.tool("promtool"))
+        let origin = AppOrigin.own()
+        defer { origin.stop() }
+        let base = origin.httpBase
+        let state = origin.router.state
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-fleet-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (metricsPort, promPort, deadPort) = (Self.freePort(), Self.freePort(), Self.freePort())
+        try """
+        metrics: 127.0.0.1:\(metricsPort)
+        streams:
+          - name: ladder
+            url: \(base)/live-fmp4/master.m3u8
+          - name: stall
+            url: \(base)/live-ts/master.m3u8
+            video: false
+          - name: keys
+            url: \(base)/aes-live/master.m3u8
+            video: false
+          - name: frozen
+            url: \(base)/cam-a/cam-a/index.m3u8
+            video: false
+          - name: dead
+            url: http://127.0.0.1:\(deadPort)/none/master.m3u8
+        """.write(to: dir.appendingPathComponent("fleet.yaml"), atomically: true, encoding: .utf8)
+        let rules = CLI.packageRoot.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
+        try """
+        global: {scrape_interval: 1s, evaluation_interval: 1s}
+        rule_files: ["\(rules)"]
+        scrape_configs:
+          - job_name: hlstui
+            static_configs: [{targets: ["127.0.0.1:\(metricsPort)"]}]
+        """.write(to: dir.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
+
+        // Four players: no other player runs beside them.
+        await PlayerSlots.shared.acquire(PlayerSlots.shared.capacity)
+        defer { Task { await PlayerSlots.shared.release(PlayerSlots.shared.capacity) } }
+        // Every key of aes-live refused from the start.
+        _ = state.add(
+            Fault(
+                id: 0, kind: .status, target: .key, status: 404, ms: 0, scenario: "aes-live", rendition: nil, msn: nil, remaining: nil,
+                since: Date().timeIntervalSince1970))
+        let promProcess = Process()
+        promProcess.executableURL = URL(fileURLWithPath: prometheus)
+        promProcess.arguments = [
+            "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/tsdb",
+            "--web.listen-address=127.0.0.1:\(promPort)",
+            "--log.level=warn",
+        ]
+        promProcess.standardOutput = FileHandle.nullDevice
+        promProcess.standardError = try FileHandle(
+            forWritingTo: { () -> URL in
+                let u = dir.appendingPathComponent("prometheus.log")
+                _ = FileManager.default.createFile(atPath: u.path, contents: nil)
+                return u
+            }())
+        try promProcess.run()
+        defer { if promProcess.isRunning { promProcess.terminate() } }
+        let fleet = Process()
+        fleet.executableURL = CLI.binary
+        fleet.arguments = ["fleet", dir.appendingPathComponent("fleet.yaml").path]
+        let err = Pipe()
+        fleet.standardOutput = FileHandle.nullDevice
+        fleet.standardError = err
+        try fleet.run()
+        defer { if fleet.isRunning { fleet.terminate() } }
+
+        // Once "stall" and "frozen" play (a fresh origin's live window takes seconds to fill): live-ts segments refused for
+        // 10 s, longer than the player holds; cam-a's playlist frozen for good.
+        let playing = await eventually(timeout: 60, every: 0.5) {
+            let text = Self.get("http://127.0.0.1:\(metricsPort)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return ["stall", "frozen"].allSatisfy { text.contains("hlstui_playing{stream=\"\($0)\",pane=\"1\"} 1.0") }
+        }
+        #expect(playing, "stall and frozen play")
+        let now = Date().timeIntervalSince1970
+        _ = state.add(
+            Fault(
+                id: 0, kind: .status, target: .segment, status: 503, ms: 0, scenario: "live-ts", rendition: nil, msn: nil, remaining: nil,
+                since: now, until: now + 10))
+        _ = state.add(
+            Fault(
+                id: 0, kind: .freeze, target: .playlist, status: 0, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
+                since: now))
+
+        // What the origin caused, as Prometheus has it from its scrapes.
+        let wanted: [(String, String)] = [
+            ("the stall", #"sum(hlstui_stalls_total{stream="stall"})"#),
+            ("the key failures", #"sum(hlstui_key_failures_total{stream="keys",cause="http_4xx"})"#),
+            ("the switches", #"sum(hlstui_variant_switches_total{stream="ladder",reason="abr"})"#),
+            ("the restarts", #"sum(hlstui_session_restarts_total{stream="dead",reason="failed"})"#),
+            ("exits before the first frame", #"sum(hlstui_exits_before_first_frame_total{stream="dead"})"#),
+        ]
+        var found: [String: Double] = [:]
+        var active: [(name: String, stream: String, state: String)] = []
+        let alertsWanted = [("HlstuiPlaylistStuck", "frozen"), ("HlstuiKeyFailures", "keys")]
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline {
+            for (what, q) in wanted where (found[what] ?? 0) < 1 { found[what] = Self.query(promPort, q) }
+            active = Self.alerts(promPort)
+            let alerted = alertsWanted.allSatisfy { w in active.contains { $0.name == w.0 && $0.stream == w.1 } }
+            if alerted && wanted.allSatisfy({ (found[$0.0] ?? 0) >= 1 }) { break }
+            try await Task.sleep(for: .seconds(1))
+        }
+        let now_ = Self.get("http://127.0.0.1:\(metricsPort)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
+        for (what, q) in wanted {
+            let stream = q.split(separator: "\"").dropFirst().first.map(String.init) ?? ""
+            let lines = now_.split(separator: "\n").filter { $0.contains("stream=\"\(stream)\"") && !$0.contains("_bucket") }
+            #expect(
+                (found[what] ?? 0) >= 1,
+                "\(what): \(q) = \(found[what].map { "\($0)" } ?? "no series"); now: \(lines.joined(separator: "\n"))")
+        }
+        for w in alertsWanted {
+            #expect(active.contains { $0.name == w.0 && $0.stream == w.1 }, "alert \(w.0) for \(w.1): \(active)")
+        }
+        // The stream nobody broke: playing, no key failure, no restart.
+        #expect(Self.query(promPort, #"hlstui_playing{stream="ladder"}"#) == 1)
+        #expect(Self.query(promPort, #"sum(hlstui_session_restarts_total{stream="ladder"})"#) == 0)
+        #expect(Self.query(promPort, #"count(hlstui_key_failures_total{stream="ladder"})"#) == nil)
+        // The exposition itself passes promtool's lint, and carries no URL.
+        let exposition = try #require(Self.get("http://127.0.0.1:\(metricsPort)/metrics"))
+        let (lint, lintOut) = try Self.run(promtool, ["check", "metrics"], input: exposition)
+        #expect(lint == 0, "\(lintOut)")
+        #expect(!String(decoding: exposition, as: UTF8.self).contains("http://"))
+        #expect(
+            Self.get("http://127.0.0.1:\(metricsPort)/other").map { String(decoding: $0, as: UTF8.self) } == "hlstui serves /metrics only\n"
+        )
+
+        // SIGTERM: the fleet closes its sessions and exits 0.
+        fleet.terminate()
+        let stopped = await eventually(timeout: 15) { !fleet.isRunning }
+        #expect(stopped, "fleet exited after SIGTERM")
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if stopped { #expect(fleet.terminationStatus == 0, "\(said)") }
+        #expect(said.contains("dead: session failed after") && said.contains("starting again in 1 s"), "\(said)")
+    }
+}
