@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [download] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [download] [fleet] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage record download}"  # soak: only when named (an hour)
+sections="${*:-parse loader session switch sync outage record download fleet}"  # soak: only when named (an hour)
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -330,6 +330,37 @@ for c in d["cases"]:
 md += ["", "Runs (s): " + "; ".join(f"{c['name']}: hlstui {', '.join(f'{x:.2f}' for x in c['hlstuiRuns'])}, curl {', '.join(f'{x:.2f}' for x in c['curlRuns'])}" for c in d["cases"]) + ".",
        "Unpaced loopback is CPU-bound (both sides share the machine's two cores with the origin); the paced case is how a download over a network behaves: "
        "both are limited by the origin's pace per connection, and hlstui keeps as many connections busy as curl does.", ""]
+print("\n".join(md))
+PY
+fi
+
+if has fleet; then
+# Fleet: CPU and memory per headless session with and without video decoding, against one monitor process per stream;
+# the scrape time of 50 sessions against one, same run.
+bin=$(release_hlstui)
+fb=$(python3 Benchmarks/fleet_bench.py "$bin/hlstui" "${FLEET_STREAMS:-8}" "${FLEET_SECONDS:-30}")
+python3 - "$fb" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Fleet"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+n, cores = r["n"], r["cores"]
+v, nv, m, one, fifty = r["fleetVideo"], r["fleetNoVideo"], r["monitors"], r["fleetOne"], r["fleetFifty"]
+per = lambda x: x["cpuPct"] / n
+md = ["## Fleet: sessions per core, one process against one `monitor` per stream", "",
+      f"`bash scripts/bench.sh fleet` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, {cores} cores, embedded origin on 127.0.0.1, "
+      f"{n} sessions of the live TS ladder (4 rungs up to 360p, ABR), `vo=null`, `ao=null`; CPU is the share of one core over {r['seconds']:.0f} s after 10 s of warm-up, "
+      "memory the processes' summed RSS at its peak in that window. Sessions per core = 100 % ÷ CPU per session.", "",
+      "| case | sessions playing | CPU, all | CPU per session | sessions per core | RSS, all | RSS per session |", "|---|---|---|---|---|---|---|",
+      f"| {n} × `hlstui monitor` (one process per stream, baseline) | – | {m['cpuPct']:.1f} % | {per(m):.2f} % | {100 / per(m):.0f} | {m['rssMiB']:.0f} MiB | {m['rssMiB'] / n:.0f} MiB |",
+      f"| `hlstui fleet`, {n} streams, video decoded | {v['playing']} | {v['cpuPct']:.1f} % | {per(v):.2f} % | **{100 / per(v):.0f}** | {v['rssMiB']:.0f} MiB | {v['rssMiB'] / n:.0f} MiB |",
+      f"| `hlstui fleet`, {n} streams, `video: false` | {nv['playing']} | {nv['cpuPct']:.1f} % | {per(nv):.2f} % | **{100 / per(nv):.0f}** | {nv['rssMiB']:.0f} MiB | {nv['rssMiB'] / n:.0f} MiB |",
+      "", f"Against one monitor per stream, the fleet (video decoded) uses **{v['cpuPct'] / m['cpuPct']:.2f}×** the CPU and **{v['rssMiB'] / m['rssMiB']:.2f}×** the memory; "
+      f"without video decoding **{nv['cpuPct'] / m['cpuPct']:.2f}×** the CPU.", "",
+      "Scrapes of `/metrics` (50 in a row, after the sessions have run; `video: false`):", "",
+      "| fleet | sessions playing | series | exposition | scrape median | p95 | CPU, all | RSS |", "|---|---|---|---|---|---|---|---|",
+      f"| 1 stream (baseline) | {one['playing']} | {one['series']} | {one['scrapeKiB']:.0f} KiB | {one['scrapeMedianMs']:.2f} ms | {one['scrapeP95Ms']:.2f} ms | {one['cpuPct']:.1f} % | {one['rssMiB']:.0f} MiB |",
+      f"| 50 streams | {fifty['playing']} | {fifty['series']} | {fifty['scrapeKiB']:.0f} KiB | {fifty['scrapeMedianMs']:.2f} ms (**{fifty['scrapeMedianMs'] / one['scrapeMedianMs']:.1f}×**) | {fifty['scrapeP95Ms']:.2f} ms | {fifty['cpuPct']:.1f} % | {fifty['rssMiB']:.0f} MiB |",
+      "", "The shared process saves each monitor's own runtime, Loader event loop and JSON writing; what a session costs beyond that is its player "
+      "(demuxing, decoding) and its Loader. Without video decoding a session reads and demuxes the whole stream and decodes audio only.", ""]
 print("\n".join(md))
 PY
 fi

@@ -256,4 +256,62 @@ struct FleetPrometheusTests {
         if stopped { #expect(fleet.terminationStatus == 0, "\(said)") }
         #expect(said.contains("dead: session failed after") && said.contains("starting again in 1 s"), "\(said)")
     }
+
+    @Test("monitor --metrics: two cameras in sync served while the session runs; the endpoint closes with it")
+    func monitorMetrics() async throws {
+        let port = Self.freePort()
+        let base = AppOrigin.base
+        let seen = SeenBox()
+        let r = try await MonitorRun.run(
+            [
+                "\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "14", "--metrics", "127.0.0.1:\(port)",
+                "--metrics-name", "studio",
+            ],
+            alongside: {
+                _ = await eventually(timeout: 14, every: 0.5) {
+                    let text = Self.get("http://127.0.0.1:\(port)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    seen.text = text.isEmpty ? seen.text : text
+                    return text.contains(#"hlstui_sync_locked{stream="studio"} 1.0"#)
+                }
+            })
+        #expect(r.status == 0, "\(r.stderr.suffix(300))")
+        #expect(!r.named("player").isEmpty, "the JSON lines as always")
+        let text = seen.text
+        #expect(text.contains(#"hlstui_sync_locked{stream="studio"} 1.0"#), "\(text.prefix(3000))")
+        #expect(text.contains(#"hlstui_playing{stream="studio",pane="2"} 1.0"#))
+        #expect(text.contains(#"hlstui_sync_offset_seconds{stream="studio",pane="1"}"#))
+        #expect(Self.get("http://127.0.0.1:\(port)/metrics") == nil, "no endpoint after the session")
+    }
+
+    final class SeenBox: @unchecked Sendable { var text = "" }
+
+    @Test("a fleet file with a problem, or an address in use: one line naming it, exit status 1, nothing started")
+    func refusals() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-fleet-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("fleet.yaml")
+        try "streams:\n  - name: a\n    url: http://x/1.m3u8\n  - name: a\n    url: http://x/2.m3u8\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let dup = try CLI.run(["fleet", file.path], timeout: 20)
+        #expect(dup.status == 1 && dup.stderr.contains("hlstui fleet: fleet file: two streams are named a"), "\(dup.stderr)")
+        #expect(dup.stderr.split(separator: "\n").count == 1, "\(dup.stderr)")
+        let missing = try CLI.run(["fleet", dir.appendingPathComponent("none.yaml").path], timeout: 20)
+        #expect(missing.status == 1 && missing.stderr.contains("hlstui fleet: cannot read"), "\(missing.stderr)")
+        // The port taken by another listener.
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, len) } }
+        _ = listen(taken, 1)
+        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &len) } }
+        let port = Int(UInt16(bigEndian: a.sin_port))
+        try "streams:\n  - name: a\n    url: http://127.0.0.1:1/x.m3u8\n".write(to: file, atomically: true, encoding: .utf8)
+        let busy = try CLI.run(["fleet", file.path, "--metrics", "127.0.0.1:\(port)"], timeout: 20)
+        #expect(busy.status == 1 && busy.stderr.contains("hlstui fleet: cannot serve metrics on 127.0.0.1:\(port)"), "\(busy.stderr)")
+        #expect(busy.stderr.split(separator: "\n").count == 1, "\(busy.stderr)")
+    }
 }
