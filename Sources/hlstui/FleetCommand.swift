@@ -16,8 +16,8 @@ struct FleetCommand: AsyncParsableCommand {
                   url: https://example.com/news/master.m3u8
                   video: false          # delivery only: no video decoding
                   maxResolution: 720
-                - name: cams
-                  urls: [https://a.example/cam/index.m3u8, https://b.example/cam/index.m3u8]   # kept in sync
+                - name: cams            # up to four URLs, kept in sync
+                  urls: [https://a.example/cam.m3u8, https://b.example/cam.m3u8]
             A session that ends or fails is started again after 1 s, doubling to a minute (hlstui_session_restarts_total).
             Runs until SIGINT or SIGTERM; one line on stderr per start problem and restart.
             """
@@ -37,9 +37,11 @@ struct FleetCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError("hlstui fleet: cannot read \(file)") }
-        let config: FleetConfig
+        var config: FleetConfig
         do { config = try FleetConfig.parse(text) } catch { throw CLIError("hlstui fleet: \(error)") }
         let loader = try loaderFlags.options()
+        // --insecure for all: every stream says so at each start, as one with `insecure: true` does.
+        if loader.upstream.tls.insecure { for i in config.streams.indices { config.streams[i].insecure = true } }
         let registry = PlaybackMetrics()
         let server: MetricsServer
         do { server = try MetricsServer(address: metrics ?? config.metrics ?? "127.0.0.1:9464", metrics: registry) } catch {
@@ -54,7 +56,7 @@ struct FleetCommand: AsyncParsableCommand {
                 pane: { stream, url in
                     var c = PaneConfig(url: url)
                     c.loader = loader
-                    c.loader.upstream.tls.insecure = loader.upstream.tls.insecure || stream.insecure
+                    c.loader.upstream.tls.insecure = stream.insecure
                     c.player.video = .none
                     c.player.decodeVideo = stream.video
                     c.player.audioOutput = "null"

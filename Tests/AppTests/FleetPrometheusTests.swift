@@ -145,6 +145,7 @@ struct FleetPrometheusTests {
             video: false
           - name: dead
             url: http://127.0.0.1:\(deadPort)/none/master.m3u8
+            insecure: true
         """.write(to: dir.appendingPathComponent("fleet.yaml"), atomically: true, encoding: .utf8)
         let rules = CLI.packageRoot.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
         try """
@@ -255,6 +256,7 @@ struct FleetPrometheusTests {
         let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         if stopped { #expect(fleet.terminationStatus == 0, "\(said)") }
         #expect(said.contains("dead: session failed after") && said.contains("starting again in 1 s"), "\(said)")
+        #expect(said.contains("dead: --insecure: TLS certificates are not checked"), "visibly flagged: \(said)")
     }
 
     @Test("monitor --metrics: two cameras in sync served while the session runs; the endpoint closes with it")
