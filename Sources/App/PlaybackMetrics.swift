@@ -42,6 +42,8 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
     /// Per pane: whether its first frame was counted, and the dropped-frame count last read (mpv's counter restarts with a
     /// new player).
     private var counted: Set<Int> = []
+    /// Panes whose alerted counters exist (at zero until something happens).
+    private var known: Set<Int> = []
     private var dropped: [Int: Int] = [:]
 
     init(name: String, registry: PrometheusCollectorRegistry) {
@@ -50,6 +52,19 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
         // Series that alerts compare against exist from the start, at zero.
         _ = counter("hlstui_session_restarts_total", "Sessions restarted after they ended or failed.", [("reason", "failed")])
         _ = counter("hlstui_exits_before_first_frame_total", "Sessions that ended or failed before their first frame.", [])
+        _ = counter("hlstui_session_restarts_total", "Sessions restarted after they ended or failed.", [("reason", "ended")])
+    }
+
+    /// Makes the counters the alert rules take `increase` of exist at zero for a pane, the first time it is seen: a series
+    /// that appears at its first increment shows no increase to Prometheus, so the first stall or key failure would be missed.
+    private func zeros(pane p: Int) {
+        guard lock.withLock({ known.insert(p).inserted }) else { return }
+        _ = counter("hlstui_stalls_total", "Stalls: playback waited for data after it had started.", pane: p, [])
+        _ = counter("hlstui_stalled_seconds_total", "Seconds spent stalled.", pane: p, [])
+        _ = counter("hlstui_playback_failures_total", "Playback that failed (the session's error).", pane: p, [])
+        for cause in KeyFailure.allCases {
+            _ = counter("hlstui_key_failures_total", "Keys that could not be had, by cause.", pane: p, [("cause", cause.rawValue)])
+        }
     }
 
     private func labels(_ pane: Int?, _ extra: [(String, String)]) -> [(String, String)] {
@@ -88,6 +103,7 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
 
     public func report(_ report: PaneReport) {
         let p = report.pane
+        zeros(pane: p)
         switch report.output {
         case .loader(.request(let r)) where !r.local:
             let status = Self.statusClass(r)
@@ -128,6 +144,7 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
 
     public func tick(_ states: [SessionState], sync: SyncSnapshot?) {
         for (p, s) in states.enumerated() {
+            zeros(pane: p)
             if s.started { firstFrame(pane: p, at: s.now) }
             gauge("hlstui_playing", "1 while the pane plays (not starting, buffering, paused, ended or failed).", pane: p)
                 .set(to: s.state == .playing ? 1 : 0)

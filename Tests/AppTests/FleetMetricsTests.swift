@@ -144,6 +144,8 @@ struct FleetMetricsTests {
         #expect(!text.contains("bytes_total{stream=\"news\",kind=\"segment\"} 1500"))
         #expect(!text.contains("SECRET") && !text.contains("http://"), "no URL in any label")
         #expect(has(#"hlstui_exits_before_first_frame_total{stream="news"} 0"#), "alerted series exist at zero")
+        #expect(has(#"hlstui_key_failures_total{stream="news",pane="1",cause="transport"} 0"#), "every cause, from the pane's first report")
+        #expect(has(#"hlstui_playback_failures_total{stream="news",pane="1"} 0"#))
     }
 
     @Test("ticks set gauges (NaN when unknown); startup counted once per session; dropped frames as a counter across player restarts")
