@@ -189,6 +189,24 @@ extension LoaderServer {
                     "\(url): the blocking reload for segment \(want) was answered without it (the playlist ends at \(last)); the server MUST hold it until the segment exists (RFC 8216bis §6.2.5.2)"
                 ))
         }
+        // §6.2.5.2: a server that cannot answer within three target durations SHOULD say 503 instead of holding on; a hold
+        // longer than that which still ended (within the read timeout) is named once per playlist.
+        if let want = d.msn, let td = m.targetDuration, r.head.ttfb > 3 * Double(td),
+            table.withLockedValue({ $0.longHold.insert(url).inserted })
+        {
+            emit(
+                .diagnostic(
+                    "\(url): the blocking reload for segment \(want) was held \(formatSeconds((r.head.ttfb * 10).rounded() / 10)) s, more than three target durations (\(3 * td) s); a server that cannot answer in that time SHOULD say 503 (RFC 8216bis §6.2.5.2)"
+                ))
+        }
+        if let h = held?.playlist, let miss = PreloadHintCheck.missed(held: h, later: m),
+            table.withLockedValue({ $0.falseHint.insert(url).inserted })
+        {
+            emit(
+                .diagnostic(
+                    "\(url): the preload hint \(miss.hint.uri) (part \(miss.part) of segment \(miss.msn)) never appeared: the playlist moved past it without listing it (RFC 8216bis §4.4.5.3)"
+                ))
+        }
         if !d.isEmpty {
             emit(
                 .reload(

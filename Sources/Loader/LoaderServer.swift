@@ -161,6 +161,10 @@ public final class LoaderServer: Sendable {
         var earlyAnswer: Set<String> = []
         /// Playlists whose server held a blocking reload past the read timeout: polled from then on.
         var slowHold: Set<String> = []
+        /// Live playlists whose server held a blocking reload longer than three target durations (and still answered), named.
+        var longHold: Set<String> = []
+        /// Live playlists whose server hinted a part it never listed, named.
+        var falseHint: Set<String> = []
         /// Progressive files opened, by URL.
         var files: [String: RemoteFile] = [:]
     }

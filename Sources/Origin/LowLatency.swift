@@ -133,9 +133,10 @@ public struct LowLatencyModel: Sendable {
     /// delta update (§6.2.5.1) that replaces the segments beyond the skip boundary with EXT-X-SKIP.
     /// `wrongSkip`: the fault of a delta update whose EXT-X-SKIP counts one segment more than it replaced, so every segment
     /// it lists reads one place off.
-    public func playlist(at now: Double, overrides o0: LiveOverrides, skip: Bool, reports: [String], wrongSkip: Bool = false)
-        -> Playlist
-    {
+    /// `falseHint`: the fault of a preload hint naming a part that is never published (its URI answers 404).
+    public func playlist(
+        at now: Double, overrides o0: LiveOverrides, skip: Bool, reports: [String], wrongSkip: Bool = false, falseHint: Bool = false
+    ) -> Playlist {
         var o = o0
         o.windowSegments = o.windowSegments ?? Self.window
         var p = model.mediaPlaylist(at: now, overrides: o)
@@ -163,7 +164,7 @@ public struct LowLatencyModel: Sendable {
         }
         m.trailingParts = (0..<published).map { part(inProgress, $0) }
         m.trailingDiscontinuity = published > 0 && position(inProgress) == 0
-        m.preloadHints = [PreloadHint(type: "PART", uri: partURI(inProgress, published))]
+        m.preloadHints = [PreloadHint(type: "PART", uri: partURI(inProgress, published) + (falseHint ? ".never" : ""))]
         // The renditions share this clock: the same last part (§4.4.5.4).
         let lastMSN = published > 0 ? inProgress - base : inProgress - 1 - base
         let lastPart = published > 0 ? published - 1 : parts[position(inProgress - 1)].count - 1

@@ -296,9 +296,12 @@ public struct OriginRouter: OriginResponder {
                 }
             }
             let skip = req.query["_HLS_skip"] == "YES" || req.query["_HLS_skip"] == "v2"
-            // `llfault=badskip`: delta updates that skip wrongly (one segment more counted than replaced).
+            // `llfault=badskip`: delta updates that skip wrongly (one segment more counted than replaced); `llfault=nohint`: the
+            // preload hint names a part never published.
+            let fault = req.query["llfault"]
             var r = OriginResponse.playlist(
-                ll.playlist(at: at, overrides: o, skip: skip, reports: reports, wrongSkip: req.query["llfault"] == "badskip"))
+                ll.playlist(at: at, overrides: o, skip: skip, reports: reports, wrongSkip: fault == "badskip", falseHint: fault == "nohint")
+            )
             r.delayMs = Int(((at - now) * 1000).rounded(.up))
             return r
         }

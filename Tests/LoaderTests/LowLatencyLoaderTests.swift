@@ -35,9 +35,9 @@ struct LowLatencyLoaderTests {
         let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency["v240"]!)
         #expect(Date().timeIntervalSince1970 >= model.published(msn: last.msn + 1, part: nil, overrides: LiveOverrides()) - 0.01)
         #expect((again.segments.last?.mediaSequence ?? 0) >= last.msn + 1, "\(again.segments.map(\.mediaSequence))")
-        // (The other test's origin requests carry its fault in their query.)
+        // (The other tests' origin requests carry their fault in their query, or are of another rung.)
         let asked = Self.origin.router.state.log(since: mark).map(\.path).filter {
-            $0.contains("_HLS_msn=\(last.msn + 1)") && !$0.contains("llfault")
+            $0.hasPrefix("/ll-ts/v240/") && $0.contains("_HLS_msn=\(last.msn + 1)") && !$0.contains("llfault")
         }
         #expect(asked.count == 1, "\(Self.origin.router.state.log(since: mark).map { "\($0.path) \($0.time)" })")
     }
@@ -90,5 +90,72 @@ struct LowLatencyLoaderTests {
         let held = log.requests.filter { $0.url.contains("_HLS_msn") }
         #expect(held.count == 1 && held[0].status == 504 && held[0].failure?.contains("read timeout") == true, "\(held)")
         #expect(!asked.isEmpty && asked.allSatisfy { !$0.contains("_HLS_msn") }, "\(asked)")
+    }
+
+    @Test("a server that holds a blocking reload longer than three target durations, and answers: one line, the playlist as usual")
+    func longHold() async throws {
+        // A Loader that waits longer than the hold (14 s: 3.5 target durations of 4 s), as one given a longer read timeout.
+        var options = LoaderOptions()
+        options.upstream.readTimeout = 20
+        let loader = try LoaderServer.start(options: options)
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client { $0.readTimeout = 60 }
+        defer { c.shutdown() }
+        let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v240/index.m3u8?llfault=slowhold")
+        let (url, segments) = try await media(c, playerURL)
+        let last = try #require(segments.last)
+        _ = try await c.get(last.url)
+        let again = try await c.get(url)
+        let m = try #require(PlaylistParser.parseLenient(String(decoding: again.body, as: UTF8.self)).playlist.media)
+        #expect(again.head.status == 200 && (m.segments.last?.mediaSequence ?? 0) >= last.msn + 1, "the held answer, whole")
+        let lines = log.diagnostics.filter { $0.contains("blocking reload") }
+        #expect(lines.count == 1, "\(log.diagnostics)")
+        // Held until the segment is published, then 3.5 target durations more: 14 s at least.
+        let held = lines.first.flatMap { $0.range(of: "was held ") }.flatMap { r in Double(lines[0][r.upperBound...].prefix { $0 != " " }) }
+        #expect((held ?? 0) >= 14 && lines.first?.contains("more than three target durations (12 s)") == true, "\(lines)")
+        #expect(lines.first?.contains("§6.2.5.2") == true && !(lines.first?.contains("polled") ?? true))
+    }
+
+    @Test("a preload hint naming a part never published: named once when the playlist moves past it (RFC 8216bis §4.4.5.3)")
+    func falseHint() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v240/index.m3u8?llfault=nohint")
+        // The player takes the last segment and reloads twice: the blocking reloads wait for the next segments, which list
+        // parts the hint never named.
+        for _ in 0..<2 {
+            let (url, segments) = try await media(c, playerURL)
+            _ = try await c.get(try #require(segments.last).url)
+            _ = try await c.get(url)
+        }
+        let lines = log.diagnostics.filter { $0.contains("preload hint") }
+        #expect(lines.count == 1, "\(log.diagnostics)")
+        #expect(lines.first?.contains(".never") == true && lines.first?.contains("never appeared") == true)
+        #expect(lines.first?.contains("§4.4.5.3") == true)
+        // The origin answers the hinted URI 404.
+        let hinted = try #require(
+            lines.first.flatMap { $0.range(of: "preload hint ") }.map { r in lines[0][r.upperBound...].prefix { $0 != " " } })
+        let base = "\(Self.origin.httpBase)/ll-ts/v240/"
+        #expect(try await c.get(base + hinted).head.status == 404)
+    }
+
+    @Test("the hints of a good server come true: nothing said")
+    func trueHints() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v360/index.m3u8")
+        for _ in 0..<2 {
+            let (url, segments) = try await media(c, playerURL)
+            _ = try await c.get(try #require(segments.last).url)
+            _ = try await c.get(url)
+        }
+        #expect(!log.diagnostics.contains { $0.contains("preload hint") }, "\(log.diagnostics)")
     }
 }
