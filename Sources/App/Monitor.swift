@@ -86,7 +86,7 @@ public enum MonitorJSON {
             ("bufferedAhead", .double(s.bufferedAhead.map { ($0 * 1000).rounded() / 1000 })),
             ("paused", .bool(p.paused)), ("speed", .double(p.speed)),
             // When the player's properties were read (the event's own time is when it was written).
-            ("readAt", .string(p.wall?.iso8601Milliseconds)), ("skips", .int(s.skipCount)),
+            ("readAt", .string(p.wall?.iso8601Milliseconds)), ("skips", .int(s.skipCount)), ("picture", .string(s.picture.label)),
         ]
     }
 
@@ -180,6 +180,15 @@ public enum MonitorJSON {
         case .fact(.failed(let message, let cause)):
             return ("error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
         case .fact(.ended): return ("ended", [("pane", .int(i))])
+        case .fact(.picture(let f)):
+            let (state, key, seconds): (String, String, Double) =
+                switch f {
+                case .frozen(let since): ("frozen", "since", since)
+                case .moving(let after): ("moving", "after", after)
+                case .black(let since): ("black", "since", since)
+                case .shown(let after): ("shown", "after", after)
+                }
+            return ("picture", [("pane", .int(i)), ("state", .string(state)), (key, .double((seconds * 1000).rounded() / 1000))])
         case .log(let level, let text) where level.isWarning:
             return ("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
         case .log(let level, let text) where verbose:

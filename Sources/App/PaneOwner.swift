@@ -96,6 +96,8 @@ final class PaneOwner {
     var opening: CheckedContinuation<Void, Never>?
     var lastPublished = ContinuousClock.now
     var publishedMilestone: [Int?] = []
+    /// When the picture was last sampled for frozen and black detection (`PictureWatch`).
+    var lastFrame: ContinuousClock.Instant?
 
     init(_ parts: Parts, state: SessionState) {
         self.parts = parts
@@ -342,12 +344,27 @@ final class PaneOwner {
             s.underrun = cache.underrun
         }
         apply(.sample(s))
+        samplePicture(decoding: s.width != nil)
         if let d = state.abrDecision(config: parts.config.abr),
             let plan = state.planSwitch(to: d.rung, reason: .abr, detail: d.reason, mode: parts.config.autoSwitch, look: look(), at: t)
         {
             carry(plan)
         }
     }
+
+    /// Twice a second while video is decoded: the frame on screen, reduced to its luma grid, for frozen and black detection.
+    func samplePicture(decoding: Bool) {
+        guard decoding, parts.config.player.decodeVideo, !state.playerLoading else { return }
+        let now = ContinuousClock.now
+        if let l = lastFrame, now - l < .milliseconds(Self.pictureEveryMs) { return }
+        lastFrame = now
+        guard let f = mpv.videoFrame(), f.format == "bgr0",
+            let g = LumaGrid.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride)
+        else { return }
+        apply(.frame(g))
+    }
+
+    static let pictureEveryMs = 500
 
     /// The wall-clock moment at the playhead now (see `PaneClock`).
     func clock() -> PaneClock {

@@ -62,6 +62,8 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
         _ = counter("hlstui_stalls_total", "Stalls: playback waited for data after it had started.", pane: p, [])
         _ = counter("hlstui_stalled_seconds_total", "Seconds spent stalled.", pane: p, [])
         _ = counter("hlstui_playback_failures_total", "Playback that failed (the session's error).", pane: p, [])
+        _ = counter("hlstui_picture_frozen_total", "Times the picture froze (no change for 2 s of playback).", pane: p, [])
+        _ = counter("hlstui_picture_black_total", "Times the picture went black (for 2 s or more).", pane: p, [])
         for cause in KeyFailure.allCases {
             _ = counter("hlstui_key_failures_total", "Keys that could not be had, by cause.", pane: p, [("cause", cause.rawValue)])
         }
@@ -137,6 +139,10 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
             counter("hlstui_skipped_seconds_total", "Seconds of content skipped.", pane: p, []).increment(by: k.seconds)
         case .fact(.failed):
             counter("hlstui_playback_failures_total", "Playback that failed (the session's error).", pane: p, []).increment()
+        case .fact(.picture(.frozen)):
+            counter("hlstui_picture_frozen_total", "Times the picture froze (no change for 2 s of playback).", pane: p, []).increment()
+        case .fact(.picture(.black)):
+            counter("hlstui_picture_black_total", "Times the picture went black (for 2 s or more).", pane: p, []).increment()
         default: break
         }
         if report.state.started { firstFrame(pane: p, at: report.t) }
@@ -169,6 +175,13 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
             set(
                 "hlstui_live_edge_gap", "1 when the newest segment of the live playlist is a GAP.", pane: p,
                 m.flatMap { $0.isLive ? ($0.segments.last?.gap == true ? 1 : 0) : nil })
+            let sampled = s.picture.label != nil
+            set(
+                "hlstui_picture_frozen", "1 while the picture is frozen (NaN: not sampled).", pane: p,
+                sampled ? (s.picture.frozenSince != nil ? 1 : 0) : nil)
+            set(
+                "hlstui_picture_black", "1 while the picture is black (NaN: not sampled).", pane: p,
+                sampled ? (s.picture.blackSince != nil ? 1 : 0) : nil)
             let frames = s.sample.droppedFrames
             let before = lock.withLock {
                 let b = dropped[p] ?? 0

@@ -80,6 +80,9 @@ public struct EncodeSpec: Sendable {
     public var toneHz: Int
     public var containers: [Container]
     public var packaging: Packaging = .plain
+    /// An ffmpeg filter graph from the pattern (`[0:v]` before it, `[v]` after: the picture-fault camera's still and black
+    /// spans).
+    public var videoFilter: String?
 
     public init(
         id: String, width: Int?, height: Int?, fps: Int, fpsDen: Int = 1, videoKbps: Int, gopFrames: Int, segments: Int,
@@ -114,7 +117,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v7"
+    public static let version = "media-v8"
 
     /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, four cameras;
     /// the same ladder packaged as broadcasters do.
@@ -133,6 +136,13 @@ public final class MediaLibrary: Sendable {
                 id: "cam-d", width: 320, height: 180, fps: 60000, fpsDen: 1001, videoKbps: 250, gopFrames: 360, segments: 4,
                 pattern: "testsrc", toneHz: 980, containers: [.ts]),
         ]
+        // The picture-fault camera: 16 s of moving pattern whose frames 6–10 s repeat one frame (a frozen encoder) and whose
+        // 10–14 s are black (a lost input), in 2 s segments at 30 fps.
+        var p = EncodeSpec(
+            id: "cam-p", width: 320, height: 180, fps: 30, videoKbps: 200, gopFrames: 60, segments: 8, pattern: "testsrc2", toneHz: 500,
+            containers: [.ts])
+        p.videoFilter = "split[a][b];[a][b]freezeframes=first=180:last=299:replace=179,drawbox=enable='between(t,10,14)':color=black:t=fill"
+        out.append(p)
         for p in Packaging.allCases {
             let (num, den, gop) = p == .plain ? (30, 1, 60) : (30000, 1001, 60)
             out.insert(
@@ -306,7 +316,14 @@ public final class MediaLibrary: Sendable {
             let videoSeconds = s.fpsDen == 1 ? s.seconds : s.seconds - 0.5 * Double(s.fpsDen) / Double(s.fpsNum)
             args += [
                 "-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(videoSeconds)",
-                "-f", "lavfi", "-i", audio, "-map", "0:v", "-map", "1:a",
+                "-f", "lavfi", "-i", audio,
+            ]
+            if let f = s.videoFilter {
+                args += ["-filter_complex", "[0:v]\(f)[v]", "-map", "[v]", "-map", "1:a"]
+            } else {
+                args += ["-map", "0:v", "-map", "1:a"]
+            }
+            args += [
                 "-c:v", "libx264", "-preset", broadcast ? "medium" : "veryfast", "-profile:v", broadcast ? "high" : "main",
                 "-level", broadcast ? "3.1" : "3.0", "-pix_fmt", "yuv420p",
                 "-b:v", "\(s.videoKbps)k", "-maxrate", "\(s.videoKbps * 6 / 5)k", "-bufsize", "\(s.videoKbps * 2)k",

@@ -118,6 +118,10 @@ public struct Scenario: Sendable, Equatable {
             name: "cam-d", summary: "camera D: live, 6 s segments, 59.94 fps, segment grid 2.5 s after A, 6 s more latency",
             kind: .camera(id: "cam-d", offset: 2.5, latency: 6)),
         Scenario(
+            name: "cam-p",
+            summary: "picture faults: live camera, 2 s segments, 30 fps; in each 16 s loop the picture freezes at 6 s and is black 10–14 s",
+            kind: .camera(id: "cam-p", offset: 0, latency: 0)),
+        Scenario(
             name: "ll-ts",
             summary:
                 "low-latency HLS, MPEG-TS: 4 s segments of 1 s parts, blocking reload, delta updates, preload hints, rendition reports",

@@ -52,6 +52,15 @@ public enum MPVValue: Sendable, Equatable {
     }
 }
 
+/// A decoded video frame copied out of libmpv: `format` "bgr0" (4 bytes a pixel, blue first), rows `stride` bytes apart.
+public struct VideoFrame: Sendable {
+    public var width: Int
+    public var height: Int
+    public var stride: Int
+    public var format: String
+    public var bytes: [UInt8]
+}
+
 /// Something that happened inside libmpv, copied out of the event before the next wait (DECISIONS.md, one pump thread per handle).
 public enum MPVEvent: Sendable {
     case property(id: UInt64, name: String, value: MPVValue)
@@ -208,6 +217,35 @@ public final class MPV: @unchecked Sendable {
         let args = c.arguments
         let rc = try withHandle(args[0]) { h in withCStrings(args) { mpv_command(h, $0) } }
         if rc < 0 { throw MPVError(code: rc, context: args.joined(separator: " ")) }
+    }
+
+    /// The video frame on screen now, as mpv's `screenshot-raw video` gives it (the decoded frame, before any window
+    /// scaling; it works with `vo=null`); nil when there is none (no video track, `vid=no`, nothing decoded yet).
+    public func videoFrame() -> VideoFrame? {
+        (try? withHandle("screenshot-raw") { h -> VideoFrame? in
+            var result = mpv_node()
+            let rc = withCStrings(["screenshot-raw", "video"]) { mpv_command_ret(h, $0, &result) }
+            guard rc >= 0 else { return nil }
+            defer { mpv_free_node_contents(&result) }
+            guard result.format == MPV_FORMAT_NODE_MAP, let list = result.u.list?.pointee else { return nil }
+            var f = VideoFrame(width: 0, height: 0, stride: 0, format: "", bytes: [])
+            for i in 0..<Int(list.num) {
+                guard let k = list.keys[i] else { continue }
+                let v = list.values[i]
+                switch String(cString: k) {
+                case "w": f.width = Int(v.u.int64)
+                case "h": f.height = Int(v.u.int64)
+                case "stride": f.stride = Int(v.u.int64)
+                case "format": f.format = v.format == MPV_FORMAT_STRING ? String(cString: v.u.string) : ""
+                case "data":
+                    if v.format == MPV_FORMAT_BYTE_ARRAY, let ba = v.u.ba?.pointee, let d = ba.data {
+                        f.bytes = Array(UnsafeRawBufferPointer(start: d, count: ba.size))
+                    }
+                default: break
+                }
+            }
+            return f.width > 0 && f.height > 0 && f.bytes.count >= f.stride * f.height ? f : nil
+        }) ?? nil
     }
 
     /// Sets a property.

@@ -191,6 +191,8 @@ public enum SessionFact: Sendable, Equatable {
     case gap(rung: Int?, msn: Int, pdt: DateTime?, duration: Double, action: String)
     case ended
     case failed(message: String, cause: String)
+    /// The picture froze, moved again, went black or came back (`PictureWatch`).
+    case picture(PictureFact)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
@@ -223,6 +225,8 @@ public enum SessionEvent: Sendable {
     case reloadPlanned(rung: Int?)
     /// The player's stream is a splice (the Loader picks each segment's rung) or not.
     case spliceChosen(Bool)
+    /// The frame on screen, reduced to its luma grid (sampled a few times a second while video is decoded).
+    case frame(LumaGrid)
 }
 
 /// One pane's state: playlists, requests, keys, player, caps and selection; changed only by `apply` (no I/O, no clock).
@@ -293,6 +297,8 @@ public struct SessionState: Sendable {
     public var insecureTLS = false
     /// LL-HLS reloads with delivery directives: the latest, and what delta updates saved in all.
     public private(set) var lowLatency = LowLatencyReloads()
+    /// Frozen and black picture detection over the frames sampled.
+    public internal(set) var picture = PictureWatch()
     /// Segment downloads in progress, by MSN: the rung and the session time they started.
     public var inFlight: [Int: InFlight] = [:]
     /// Session time of the latest segment request (started or finished) of each rung.
@@ -366,6 +372,17 @@ public struct SessionState: Sendable {
             return []
         case .loader(let e): return loader(e, at: t)
         case .sample(let s): return sampled(s, at: t)
+        case .frame(let g):
+            let facts = picture.observe(g, at: t, playing: state == .playing)
+            for f in facts {
+                switch f {
+                case .frozen(let since): note(.warn, "picture frozen since \(fixed(since, 1)) s", t)
+                case .moving(let after): note(.info, "picture moves again after \(fixed(after, 1)) s frozen", t)
+                case .black(let since): note(.warn, "picture black since \(fixed(since, 1)) s", t)
+                case .shown(let after): note(.info, "picture back after \(fixed(after, 1)) s black", t)
+                }
+            }
+            return facts.map { .picture($0) }
         case .liveEdge(let rung, let playlist):
             noteEdge(rung, Timeline.carryingProgramDateTimes(playlist, from: media[rung]))
             return []

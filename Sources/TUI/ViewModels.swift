@@ -174,9 +174,10 @@ public struct DashboardModel: Sendable, Equatable {
             throughput: s.throughput.estimate.map { Rung.rate(Int($0)) + "bps" } ?? "-", dropped: s.sample.droppedFrames,
             stalls: s.stallCount,
             stalled: s.stalledSeconds, caps: s.caps.description, mode: mode + " ⇄" + s.manualSwitch.rawValue, error: s.error,
-            // A stall in progress says how long and why, in place of the last problem.
+            // A stall in progress says how long and why, in place of the last problem; then a picture frozen or black.
             problem: s.currentStall.map { st in "stalled \(fixed(max(0, s.now - st.start), 1)) s" + (st.cause.map { ": " + $0 } ?? "") }
-                ?? s.problem,
+                ?? s.picture.blackSince.map { "picture black \(fixed(max(0, s.now - $0), 1)) s" }
+                ?? s.picture.frozenSince.map { "picture frozen \(fixed(max(0, s.now - $0), 1)) s" } ?? s.problem,
             insecure: s.insecureTLS, url: s.url)
         status.lastSwitch = last
         status.skips = s.skipCount

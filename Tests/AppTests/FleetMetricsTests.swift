@@ -126,6 +126,7 @@ struct FleetMetricsTests {
         m.report(report(.fact(.stallEnded(Stall(start: 3, end: 4.5, cause: "HTTP 503")))))
         m.report(report(.fact(.gap(rung: 0, msn: 7, pdt: nil, duration: 2, action: "served from rung 1"))))
         m.report(report(.fact(.gap(rung: 0, msn: 9, pdt: nil, duration: 2, action: "crossed: reloaded at msn 10"))))
+        m.report(report(.fact(.picture(.frozen(since: 3)))))
         let text = String(decoding: metrics.exposition(), as: UTF8.self)
         let has = { (line: String) in text.split(separator: "\n").contains { $0 == line } }
         #expect(has(#"hlstui_bytes_total{stream="news",kind="segment"} 1000"#), "\(text)")
@@ -140,6 +141,8 @@ struct FleetMetricsTests {
         #expect(has(#"hlstui_stalled_seconds_total{stream="news",pane="1"} 1.5"#))
         #expect(has(#"hlstui_gap_segments_total{stream="news",pane="1",action="filled"} 1"#))
         #expect(has(#"hlstui_gap_segments_total{stream="news",pane="1",action="crossed"} 1"#))
+        #expect(
+            has(#"hlstui_picture_frozen_total{stream="news",pane="1"} 1"#) && has(#"hlstui_picture_black_total{stream="news",pane="1"} 0"#))
         // The local GAP answer is not an origin request.
         #expect(!text.contains("bytes_total{stream=\"news\",kind=\"segment\"} 1500"))
         #expect(!text.contains("SECRET") && !text.contains("http://"), "no URL in any label")
@@ -166,6 +169,7 @@ struct FleetMetricsTests {
         #expect(has(text, #"hlstui_startup_seconds_bucket{stream="cam",pane="1",le="1.0"} 1"#))
         #expect(has(text, #"hlstui_dropped_frames_total{stream="cam",pane="1"} 5"#))
         #expect(has(text, #"hlstui_live_latency_seconds{stream="cam",pane="1"} nan"#))
+        #expect(has(text, #"hlstui_picture_frozen{stream="cam",pane="1"} nan"#), "no frame sampled: not known")
         m.finished([s])
         #expect(has(String(decoding: metrics.exposition(), as: UTF8.self), #"hlstui_playing{stream="cam",pane="1"} 0.0"#))
         // The next session: a new player counts from 0 again; its first frame is a second startup.

@@ -87,7 +87,7 @@ struct FleetPrometheusTests {
         let root = CLI.packageRoot
         let rules = root.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
         let (status, out) = try Self.run(promtool, ["check", "rules", rules])
-        #expect(status == 0 && out.contains("SUCCESS: 8 rules found"), "\(out)")
+        #expect(status == 0 && out.contains("SUCCESS: 10 rules found"), "\(out)")
         let (cstatus, cout) = try Self.run(
             promtool, ["check", "config", root.appendingPathComponent("deploy/prometheus/prometheus.yml").path])
         #expect(cstatus == 0, "\(cout)")

@@ -99,6 +99,25 @@ struct MonitorCLITests {
         }
     }
 
+    @Test("the picture camera: each loop's 4 s still frame is reported frozen, its 4 s of black reported black, in events and samples")
+    func picture() async throws {
+        // cam-p loops 16 s: moving, a repeated frame from 6 s, black from 10 s to 14 s. 30 s holds a whole still and black span.
+        let r = try await MonitorRun.run(["\(base)/cam-p/cam-p/index.m3u8", "--duration", "30"])
+        #expect(r.status == 0, "\(r.stderr.suffix(300))")
+        let events = r.named("picture").map { "\($0["state"] ?? "") \($0["since"] ?? $0["after"] ?? "")" }
+        // Each span is measured from the frames sampled twice a second: within a sample or two of 4 s.
+        let moving = r.named("picture").filter { $0["state"] as? String == "moving" }.compactMap { $0["after"] as? Double }
+        let shown = r.named("picture").filter { $0["state"] as? String == "shown" }.compactMap { $0["after"] as? Double }
+        #expect(moving.contains { (3.0...5.0).contains($0) }, "a frozen span of about 4 s: \(events)")
+        #expect(shown.contains { (3.0...5.0).contains($0) }, "a black span of about 4 s: \(events)")
+        // No other frozen span: a frozen report is always the still frame, followed by black (or the end of the run).
+        #expect(moving.allSatisfy { $0 < 5.0 }, "\(events)")
+        let labels = Set(r.named("player").compactMap { $0["picture"] as? String })
+        #expect(labels.isSuperset(of: ["moving", "frozen", "black"]), "\(labels)")
+        // The stream itself never stalled: what froze was the picture.
+        #expect(r.named("stall").isEmpty && r.named("error").isEmpty)
+    }
+
     @Test("--commands: a cap and a pin switch the rung the player really decodes; the origin serves the new rung")
     func commands() async throws {
         let dir = try CLI.directory(["cmds": "1.5 cap 240\n3.5 cap none\n"])
