@@ -359,8 +359,10 @@ md = ["## Fleet: sessions per core, one process against one `monitor` per stream
       "| fleet | sessions playing | series | exposition | scrape median | p95 | CPU, all | RSS |", "|---|---|---|---|---|---|---|---|",
       f"| 1 stream (baseline) | {one['playing']} | {one['series']} | {one['scrapeKiB']:.0f} KiB | {one['scrapeMedianMs']:.2f} ms | {one['scrapeP95Ms']:.2f} ms | {one['cpuPct']:.1f} % | {one['rssMiB']:.0f} MiB |",
       f"| 50 streams | {fifty['playing']} | {fifty['series']} | {fifty['scrapeKiB']:.0f} KiB | {fifty['scrapeMedianMs']:.2f} ms (**{fifty['scrapeMedianMs'] / one['scrapeMedianMs']:.1f}×**) | {fifty['scrapeP95Ms']:.2f} ms | {fifty['cpuPct']:.1f} % | {fifty['rssMiB']:.0f} MiB |",
-      "", "The shared process saves each monitor's own runtime, Loader event loop and JSON writing; what a session costs beyond that is its player "
-      "(demuxing, decoding) and its Loader. Without video decoding a session reads and demuxes the whole stream and decodes audio only.", ""]
+      "", "What a session costs is its player (demuxing, decoding; a session that decodes video also samples its picture twice a second "
+      "for frozen and black detection) and its Loader: one process saves the memory each monitor process spends on its own runtime and "
+      "libraries, not the decoding, which stays per stream. Without video decoding a session reads and demuxes the whole stream and "
+      "decodes audio only. This machine is shared and CPU shares swing by a quarter between runs; compare the memory and no-video ratios.", ""]
 print("\n".join(md))
 PY
 fi
