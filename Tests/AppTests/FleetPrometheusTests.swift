@@ -8,18 +8,24 @@ import Testing
 /// real Prometheus loading the shipped alert rules, asked through its HTTP API for what the origin's faults caused.
 @Suite("hlstui fleet scraped by a real Prometheus", .serialized)
 struct FleetPrometheusTests {
-    /// A port nothing listens on now (bound and released).
-    static func freePort() -> Int {
+    /// A socket bound to a free port of 127.0.0.1 (listening when `listen`), and the port.
+    static func bound(listen: Bool) -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        a.sin_port = 0
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        if listen { _ = Glibc.listen(fd, 1) }
         _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: a.sin_port))
+        return (fd, Int(UInt16(bigEndian: a.sin_port)))
+    }
+
+    /// A port nothing listens on now (bound and released).
+    static func freePort() -> Int {
+        let (fd, port) = bound(listen: false)
+        close(fd)
+        return port
     }
 
     static func get(_ url: String) -> Data? {
@@ -301,16 +307,8 @@ struct FleetPrometheusTests {
         let missing = try CLI.run(["fleet", dir.appendingPathComponent("none.yaml").path], timeout: 20)
         #expect(missing.status == 1 && missing.stderr.contains("hlstui fleet: cannot read"), "\(missing.stderr)")
         // The port taken by another listener.
-        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (taken, port) = Self.bound(listen: true)
         defer { close(taken) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, len) } }
-        _ = listen(taken, 1)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taken, $0, &len) } }
-        let port = Int(UInt16(bigEndian: a.sin_port))
         try "streams:\n  - name: a\n    url: http://127.0.0.1:1/x.m3u8\n".write(to: file, atomically: true, encoding: .utf8)
         let busy = try CLI.run(["fleet", file.path, "--metrics", "127.0.0.1:\(port)"], timeout: 20)
         #expect(busy.status == 1 && busy.stderr.contains("hlstui fleet: cannot serve metrics on 127.0.0.1:\(port)"), "\(busy.stderr)")
