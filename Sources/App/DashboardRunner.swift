@@ -69,6 +69,7 @@ public struct DashboardScreenState: Sendable {
             ui[focus].showMessages.toggle()
             ui[focus].scroll = 0
         case .toggleHelp: ui[focus].showHelp.toggle()
+        case .togglePicture: ui[focus].showPicture.toggle()
         case .focusNext: focus = (focus + 1) % ui.count
         case .openPane: if ui.count < PaneLayout.maxPanes { prompt = "" }
         case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)
@@ -364,7 +365,10 @@ final class UILoop: @unchecked Sendable {
                 }
             }
             if giveDueCommands() { st.quit = true }
-            if ContinuousClock.now - lastSample >= .milliseconds(250) {
+            // Four samples a second; as many as the picture's frames while one is shown.
+            let fps = panes.first?.config.player.pictureFPS ?? 5
+            let period = st.ui.contains(where: \.showPicture) ? min(250, Int(1000 / max(0.5, fps))) : 250
+            if ContinuousClock.now - lastSample >= .milliseconds(period) {
                 lastSample = ContinuousClock.now
                 for p in panes { p.requestSample() }
                 dirty = true
@@ -374,7 +378,13 @@ final class UILoop: @unchecked Sendable {
             let models = panes.enumerated().map { i, p -> DashboardModel in
                 var ui = st.ui[i]
                 ui.focused = panes.count == 1 || i == st.focus
-                return DashboardModel(p.snapshot, ui: ui)
+                // The picture as the terminal can draw it: half blocks in colour, spaces in colour without UTF-8, a luma
+                // ramp without colour.
+                ui.pictureMode = screen.colorCount < 256 ? .luma : (screen.asciiOnly ? .ascii : .halfBlocks)
+                p.wantPicture(ui.showPicture)
+                var m = DashboardModel(p.snapshot, ui: ui)
+                if ui.showPicture { m.picture = p.picture }
+                return m
             }
             let strip = syncRunner.map { y in
                 let v = y.snapshot

@@ -4,6 +4,7 @@ import Loader
 import NIOConcurrencyHelpers
 import Player
 import Session
+import TUI
 
 /// How the player shows and sounds.
 public struct PlayerOptions: Sendable {
@@ -20,6 +21,8 @@ public struct PlayerOptions: Sendable {
     public var readahead = 10.0
     /// Seconds kept behind the playhead for the buffer bar and seeking back (`--back-buffer`).
     public var backBuffer = 60.0
+    /// Frames a second sampled for the picture while it is shown (`--picture-fps`).
+    public var pictureFPS = 5.0
     public init() {}
 
     /// The libmpv options that make FFmpeg 5.1 behave (docs/PLATFORM.md), in order.
@@ -44,6 +47,12 @@ public struct PlayerOptions: Sendable {
 
     /// The audio output for this machine.
     public func chooseAudio() -> AudioOutputChoice { AudioOutputChoice.choose(requested: audioOutput, mute: mute, facts: .read()) }
+}
+
+/// What the screen and the pane's owner share about the picture.
+struct PictureShared: Sendable {
+    var wanted = false
+    var image: PictureImage?
 }
 
 /// One pane's configuration.
@@ -112,6 +121,8 @@ public final class Pane: Sendable {
     let tasks: OwnedTasks
     let mpv: MPV
     let loader: LoaderServer
+    /// The picture the screen wants, and the last one sampled (written by the owner, read by the screen).
+    let pictureBox: NIOLockedValueBox<PictureShared>
 
     /// Seconds since the session started (monotonic).
     public var t: Double { Pane.seconds(ContinuousClock.now - started) }
@@ -150,9 +161,11 @@ public final class Pane: Sendable {
         self.published = published
         let (stream, inputs) = AsyncStream.makeStream(of: PaneInput.self)
         self.inputs = inputs
+        let pictureBox = NIOLockedValueBox(PictureShared())
+        self.pictureBox = pictureBox
         let parts = PaneOwner.Parts(
             index: index, config: config, started: started, loader: loader, mpv: mpv, audio: audio, tasks: tasks, inputs: inputs,
-            published: published, output: output)
+            published: published, output: output, picture: pictureBox)
         loop = Task {
             let owner = PaneOwner(parts, state: s)
             await owner.run(stream)
@@ -164,6 +177,12 @@ public final class Pane: Sendable {
         tasks.spawn { for await e in mpvEvents { inputs.yield(.mpv(e)) } }
         if let note = audio.note { say(.info, note) }
     }
+
+    /// The frame last sampled for the screen (while it is wanted), scaled down.
+    public var picture: PictureImage? { pictureBox.withLockedValue { $0.image } }
+
+    /// Whether the screen shows this pane's picture: frames are then sampled at `PlayerOptions.pictureFPS` and kept.
+    public func wantPicture(_ on: Bool) { pictureBox.withLockedValue { $0.wanted = on } }
 
     /// The session state as last published (at most a few tens of milliseconds old; current after `sample()` returns).
     public var snapshot: SessionState { published.withLockedValue { $0 } }

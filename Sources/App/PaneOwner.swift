@@ -4,6 +4,7 @@ import Loader
 import NIOConcurrencyHelpers
 import Player
 import Session
+import TUI
 
 /// Everything that changes a pane, in the order it happened: the libraries' events, the user's actions, the watcher's looks,
 /// the answers of work the owner started, and the questions of the screen, the monitor and sync.
@@ -75,6 +76,7 @@ final class PaneOwner {
         let inputs: AsyncStream<PaneInput>.Continuation
         let published: NIOLockedValueBox<SessionState>
         let output: @Sendable (PaneReport) -> Void
+        let picture: NIOLockedValueBox<PictureShared>
     }
 
     let parts: Parts
@@ -352,19 +354,22 @@ final class PaneOwner {
         }
     }
 
-    /// Twice a second while video is decoded: the frame on screen, reduced to its luma grid, for frozen and black detection.
+    /// Twice a second while video is decoded (at `--picture-fps` while the screen shows the picture): the frame on screen,
+    /// reduced to its luma grid for frozen and black detection, and scaled down for the screen when it is shown.
     func samplePicture(decoding: Bool) {
         guard decoding, parts.config.player.decodeVideo, !state.playerLoading else { return }
+        let wanted = parts.picture.withLockedValue { $0.wanted }
+        let every = wanted ? min(500, Int(1000 / max(0.5, parts.config.player.pictureFPS))) : 500
         let now = ContinuousClock.now
-        if let l = lastFrame, now - l < .milliseconds(Self.pictureEveryMs) { return }
+        if let l = lastFrame, now - l < .milliseconds(every) { return }
         lastFrame = now
-        guard let f = mpv.videoFrame(), f.format == "bgr0",
-            let g = LumaGrid.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride)
-        else { return }
-        apply(.frame(g))
+        guard let f = mpv.videoFrame(), f.format == "bgr0" else { return }
+        if wanted {
+            let image = PictureImage.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride)
+            parts.picture.withLockedValue { $0.image = image }
+        }
+        if let g = LumaGrid.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride) { apply(.frame(g)) }
     }
-
-    static let pictureEveryMs = 500
 
     /// The wall-clock moment at the playhead now (see `PaneClock`).
     func clock() -> PaneClock {

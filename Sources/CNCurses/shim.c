@@ -119,6 +119,17 @@ void hl_put_attrs(int y, int x, const char *utf8, int attrs, int pair) {
     attr_set(A_NORMAL, 0, NULL);
 }
 
+/* A colour pair for (fg, bg) from ncurses' own pool (alloc_pair: found or made, the least recently used reused when the
+   terminal's pairs run out); -1 when none. */
+int hl_alloc_pair(int fg, int bg) { return alloc_pair(fg, bg); }
+
+/* Writes utf8 at (y, x) in an extended colour pair (pairs above 32767 need the opts pointer). */
+void hl_put_pair(int y, int x, const char *utf8, int pair) {
+    attr_set(A_NORMAL, 0, &pair);
+    mvaddstr(y, x, utf8);
+    attr_set(A_NORMAL, 0, NULL);
+}
+
 int hl_key_ppage(void) { return KEY_PPAGE; }
 int hl_key_npage(void) { return KEY_NPAGE; }
 int hl_key_home(void) { return KEY_HOME; }

@@ -8,10 +8,26 @@ public enum Role: String, Sendable, CaseIterable {
     case help
 }
 
+/// A colour given by value (a picture's pixels), not by a theme's role.
+public struct RGB: Sendable, Hashable {
+    public var r, g, b: UInt8
+    public init(_ r: UInt8, _ g: UInt8, _ b: UInt8) { (self.r, self.g, self.b) = (r, g, b) }
+}
+
+/// A cell's own foreground and background, in place of its role's.
+public struct CellColors: Sendable, Hashable {
+    public var fg: RGB
+    public var bg: RGB
+    public init(fg: RGB, bg: RGB) { (self.fg, self.bg) = (fg, bg) }
+}
+
 /// One character cell; a wide character's second cell is a continuation.
 public struct Cell: Sendable, Equatable {
     public var text: String
     public var role: Role
+    /// Colours of its own (a picture cell); nil: the role's.
+    public var colors: CellColors?
+    public init(text: String, role: Role, colors: CellColors? = nil) { (self.text, self.role, self.colors) = (text, role, colors) }
     public static let blank = Cell(text: " ", role: .normal)
     static let continuation = Cell(text: "", role: .normal)
 }
@@ -95,6 +111,12 @@ public struct Canvas: Sendable, Equatable {
         return col - x
     }
 
+    /// Writes one cell with colours of its own (a picture's).
+    public mutating func paint(_ x: Int, _ y: Int, _ text: String, _ colors: CellColors) {
+        guard y >= 0, y < height, x >= 0, x < width else { return }
+        cells[y][x] = Cell(text: text, role: .normal, colors: colors)
+    }
+
     /// Fills a row segment with one role (e.g. a reverse-video status bar).
     public mutating func fill(_ r: Rect, _ role: Role, char: String = " ") {
         let ys = max(0, r.y)..<max(max(0, r.y), min(height, r.y + r.height))
@@ -110,19 +132,19 @@ public struct Canvas: Sendable, Equatable {
         lines.map { l in String(l.reversed().drop { $0 == " " }.reversed()) }.joined(separator: "\n")
     }
 
-    /// Runs of same-role cells in a row, for the terminal adapter.
-    public func runs(_ y: Int) -> [(x: Int, text: String, role: Role)] {
-        var out: [(Int, String, Role)] = []
+    /// Runs of cells of one role and the same own colours in a row, for the terminal adapter.
+    public func runs(_ y: Int) -> [(x: Int, text: String, role: Role, colors: CellColors?)] {
+        var out: [(Int, String, Role, CellColors?)] = []
         var x = 0
         while x < width {
-            let role = cells[y][x].role
+            let (role, colors) = (cells[y][x].role, cells[y][x].colors)
             var s = ""
             let start = x
-            while x < width, cells[y][x].role == role {
+            while x < width, cells[y][x].role == role, cells[y][x].colors == colors {
                 s += cells[y][x].text
                 x += 1
             }
-            out.append((start, s, role))
+            out.append((start, s, role, colors))
         }
         return out
     }

@@ -25,7 +25,11 @@ public enum Dashboard {
             y += 2
         }
         if keyRows > 0 { keys(model.keys.prefix(keyRows), playhead: model.timeline, into: &c, y: &y) }
-        log(model, into: &c, y: &y, rows: height - 1 - y)
+        if model.ui.showPicture {
+            picture(model, into: &c, y: &y, rows: height - 1 - y)
+        } else {
+            log(model, into: &c, y: &y, rows: height - 1 - y)
+        }
         footer(model.status, into: &c)
         if model.ui.showHelp { help(into: &c) }
         return c
@@ -185,6 +189,24 @@ public enum Dashboard {
             y += 1
         }
         y = end
+    }
+
+    /// The frame on screen, in place of the log: fitted to the panel, a few times a second.
+    static func picture(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
+        guard rows >= 2 else { return }
+        let note = m.picture.map { "\($0.width)x\($0.height) sampled" + (m.pictureState.map { ", " + $0 } ?? "") } ?? ""
+        title("Picture", into: &c, y: &y, right: note)
+        let body = rows - 1
+        guard let image = m.picture else {
+            c.put(1, y, "no picture: no video decoded yet (or the stream has none)", .dim)
+            y += body
+            return
+        }
+        let (x0, y0, cells) = PictureCells.render(image, columns: c.width, rows: body, mode: m.ui.pictureMode)
+        for (dy, row) in cells.enumerated() {
+            for (dx, cell) in row.enumerated() { c.paint(x0 + dx, y + y0 + dy, cell.0, cell.1) }
+        }
+        y += body
     }
 
     static func footer(_ s: StatusModel, into c: inout Canvas) {

@@ -11,6 +11,9 @@ public struct UIState: Sendable, Equatable {
     public var themeName = "default"
     /// False for a pane that does not have the keyboard.
     public var focused = true
+    /// The picture in place of the log (`v`), and how the terminal can draw it.
+    public var showPicture = false
+    public var pictureMode = PictureCells.Mode.halfBlocks
     public init() {}
 }
 
@@ -100,10 +103,14 @@ public struct DashboardModel: Sendable, Equatable {
     /// Lines formatted per frame: more than any screen shows, far fewer than the 2,000 requests kept.
     static let logWindow = 200
     public var ui: UIState
+    /// The frame last sampled from the player, scaled down (shown with `ui.showPicture`), and what the picture watch says.
+    public var picture: PictureImage?
+    public var pictureState: String?
 
     public static func == (a: DashboardModel, b: DashboardModel) -> Bool {
         a.status == b.status && a.ladder == b.ladder && a.renditions == b.renditions && a.timeline == b.timeline && a.keys == b.keys
             && a.logLines.map(\.0) == b.logLines.map(\.0) && a.logTotal == b.logTotal && a.logFirst == b.logFirst && a.ui == b.ui
+            && a.picture == b.picture && a.pictureState == b.pictureState
     }
 
     /// Builds the model from a session snapshot.
@@ -124,6 +131,7 @@ public struct DashboardModel: Sendable, Equatable {
                 ])
         timeline = DashboardModel.timeline(s)
         keys = DashboardModel.keyRows(s)
+        pictureState = s.picture.label
         logTotal = ui.showMessages ? s.log.count : s.requests.count
         logFirst = max(0, min(ui.scroll, logTotal - 1))
         if ui.showMessages {

@@ -111,6 +111,10 @@ public final class Screen {
         hl_erase()
         for y in 0..<c.height {
             for run in c.runs(y) {
+                if let colors = run.colors {
+                    drawColored(run.text, x: run.x, y: y, colors: colors, lastRow: y == c.height - 1, width: c.width)
+                    continue
+                }
                 let s = theme?.style(run.role) ?? Style()
                 var attrs: Int32 = 0
                 if s.bold { attrs |= 1 }
@@ -124,6 +128,25 @@ public final class Screen {
             }
         }
         hl_refresh()
+    }
+
+    /// A run of cells with colours of their own (a picture): each cell in the pair ncurses keeps for its two colours —
+    /// direct RGB on a terminal with 24-bit colour (`COLORS` of 2^24, e.g. TERM=xterm-direct), else the nearest of xterm's 256;
+    /// with fewer colours (or NO_COLOR) the text alone (the model then draws the luma ramp).
+    func drawColored(_ text: String, x: Int, y: Int, colors: CellColors, lastRow: Bool, width: Int) {
+        let chars = Array(text)
+        let pair: Int32
+        if self.colors >= 1 << 24 {
+            func pack(_ c: RGB) -> Int32 { Int32(c.r) << 16 | Int32(c.g) << 8 | Int32(c.b) }
+            pair = hl_alloc_pair(pack(colors.fg), pack(colors.bg))
+        } else if self.colors >= 256 {
+            pair = hl_alloc_pair(Int32(PictureCells.xterm256(colors.fg)), Int32(PictureCells.xterm256(colors.bg)))
+        } else {
+            pair = 0
+        }
+        var shown = asciiOnly ? Glyphs.ascii(text) : text
+        if lastRow && x + chars.count >= width { shown = String(shown.dropLast()) }
+        hl_put_pair(Int32(y), Int32(x), shown, max(0, pair))
     }
 
     /// Waits up to `timeoutMs` for a key.

@@ -106,6 +106,9 @@ struct PlayerFlagGroup: ParsableArguments {
     )
     var backBuffer: Double = 60
 
+    @Option(name: .customLong("picture-fps"), help: "Frames a second drawn while the picture is shown (v), 0.5 to 30.")
+    var pictureFPS: Double = 5
+
     @Option(name: .customLong("max-resolution"), help: "Resolution cap: the highest rung height allowed, e.g. 720.")
     var maxResolution: Int?
 
@@ -168,6 +171,8 @@ struct PlayerFlagGroup: ParsableArguments {
         }
         c.player.readahead = readahead
         c.player.backBuffer = backBuffer
+        guard (0.5...30).contains(pictureFPS) else { throw ValidationError("--picture-fps takes 0.5 to 30, got \(pictureFPS)") }
+        c.player.pictureFPS = pictureFPS
         c.caps.maxHeight = maxResolution
         if let b = maxBitrate {
             guard let v = Action.parseRate(b) else { throw ValidationError("--max-bitrate takes e.g. 2M, 800k or 1500000, got \(b)") }

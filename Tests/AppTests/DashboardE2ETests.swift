@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The dashboard in a real terminal (tmux), against the embedded origin, with real libmpv.
@@ -44,6 +45,35 @@ struct DashboardE2ETests {
         s = await t.wait { $0.contains("EXIT=") }
         #expect(s.contains("EXIT=0"))
         #expect(!t.alternateScreen, "curses ended: the shell's screen is back")
+    }
+
+    @Test("v: the picture in place of the log, in colour cells that change as the video plays; v again: the log")
+    func picture() async throws {
+        let t = Tmux()
+        // (`swift test` sets NO_COLOR for what it runs; a user's terminal has colour.)
+        await t.start("env -u NO_COLOR \(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", width: 100, height: 30)
+        var s = await t.wait { $0.contains("PLAYING") }
+        #expect(s.contains("─ Requests"), "\(s)")
+        t.keys("v")
+        s = await t.wait { $0.contains("─ Picture") && $0.contains("sampled") }
+        #expect(s.contains("─ Picture") && !s.contains("─ Requests"), "\(s)")
+        // The picture's cells: half blocks with 256-colour foreground and background (TERM=xterm-256color).
+        func colours(_ screen: String) -> [String] {
+            screen.split(separator: "\n").filter { $0.contains("▀") }.map { String($0) }
+        }
+        let first = colours(t.screenWithEscapes())
+        let blocks = first.joined().filter { $0 == "▀" }.count
+        #expect(blocks >= 400, "a picture of half blocks: \(blocks)\n\(t.screen())")
+        #expect(first.joined().components(separatedBy: "48;5;").count > 20, "in colour")
+        // cam-a's pattern moves: a later capture differs in its colours.
+        let moved = await eventually(timeout: 10, every: 0.2) { colours(t.screenWithEscapes()) != first }
+        #expect(moved, "the picture changes as the video plays")
+        t.keys("v")
+        s = await t.wait { $0.contains("─ Requests") }
+        #expect(s.contains("─ Requests") && !s.contains("─ Picture"))
+        t.keys("q")
+        s = await t.wait { $0.contains("EXIT=") }
+        #expect(s.contains("EXIT=0"), "\(s)")
     }
 
     @Test("SIGTERM ends hlstui and restores the terminal")

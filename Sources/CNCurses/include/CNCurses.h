@@ -37,6 +37,8 @@ int hl_getkey(int timeout_ms, int *is_function_key);
 /* Colours: number supported (0 when none), and define pair n. */
 int hl_colors(void);
 void hl_init_pair(int pair, int fg, int bg);
+int hl_alloc_pair(int fg, int bg);
+void hl_put_pair(int y, int x, const char *utf8, int pair);
 /* Key code constants. */
 int hl_key_up(void);
 int hl_key_down(void);
