@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [download] [fleet] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [download] [fleet] [picture] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage record download fleet}"  # soak: only when named (an hour)
+sections="${*:-parse loader session switch sync outage record download fleet picture}"  # soak: only when named (an hour)
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -363,6 +363,27 @@ md = ["## Fleet: sessions per core, one process against one `monitor` per stream
       "for frozen and black detection) and its Loader: one process saves the memory each monitor process spends on its own runtime and "
       "libraries, not the decoding, which stays per stream. Without video decoding a session reads and demuxes the whole stream and "
       "decodes audio only. This machine is shared and CPU shares swing by a quarter between runs; compare the memory and no-video ratios.", ""]
+print("\n".join(md))
+PY
+fi
+
+if has picture; then
+# The picture in the pane: the dashboard's CPU with the picture at 1, 5 and 10 fps against without it, same run.
+bin=$(release_hlstui)
+pb=$(python3 Benchmarks/picture_bench.py "$bin/hlstui" "${PICTURE_SECONDS:-20}")
+python3 - "$pb" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Picture"
+import json, sys, datetime, statistics
+r = json.loads(sys.argv[1])
+base = statistics.median(r["without"])
+md = ["## Picture: the dashboard with the frame drawn against without it", "",
+      f"`bash scripts/bench.sh picture` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, one pane on the origin's live TS 360p rung "
+      f"in tmux at 120x40 (256 colours), `vo=null`, `ao=null`; CPU of the hlstui process (share of one core) over {r['seconds']:.0f} s, each picture run beside a run "
+      "without it (`v` not pressed), alternating. The picture is a 160x90 copy of the decoded frame drawn in half blocks (about 75x40 cells here).", "",
+      "| picture | CPU | beside without | added | target |", "|---|---|---|---|---|"]
+for (fps, cpu), without in zip(r["cases"].items(), r["without"]):
+    md.append(f"| {fps} fps | {cpu:.1f} % | {without:.1f} % | **{cpu - without:+.1f} points** | {'≤ +10 points' if fps == '5' else ''} |")
+md += ["", f"Without the picture the dashboard took {base:.1f} % (median of the {len(r['without'])} runs); it still samples the frame twice a second for "
+       "frozen and black detection.", ""]
 print("\n".join(md))
 PY
 fi

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Picture benchmark: CPU of the dashboard (one pane, live TS at 360p, in tmux at 120x40) with the picture shown at 1, 5
+and 10 frames a second, against the same dashboard without it, each measured in the same run.
+
+Usage: picture_bench.py HLSTUI SECONDS   — prints one JSON object.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / HZ
+
+
+def hlstui_pid(parent):
+    """The hlstui process under the tmux pane's shell."""
+    for _ in range(100):
+        out = subprocess.run(["pgrep", "-P", str(parent)], capture_output=True, text=True).stdout.split()
+        for p in out:
+            comm = open(f"/proc/{p}/comm").read().strip()
+            if comm.startswith("hlstui"):
+                return int(p)
+            deeper = hlstui_pid(int(p)) if comm in ("timeout", "env", "sh", "bash") else None
+            if deeper:
+                return deeper
+        time.sleep(0.1)
+    return None
+
+
+def run(hlstui, url, fps, picture, seconds, sock):
+    tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
+    cmd = f"env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 {hlstui} {url} --video none --ao null --picture-fps {fps}"
+    subprocess.run(tmux + ["new-session", "-d", "-s", "b", "-x", "120", "-y", "40", cmd], check=True)
+    try:
+        pane = int(subprocess.run(tmux + ["display", "-p", "-t", "b", "#{pane_pid}"], capture_output=True, text=True).stdout)
+        pid = hlstui_pid(pane) or pane
+        time.sleep(6)  # playing
+        if picture:
+            subprocess.run(tmux + ["send-keys", "-t", "b", "v"], check=True)
+            time.sleep(2)
+        c0, t0 = cpu_seconds(pid), time.time()
+        time.sleep(seconds)
+        return 100 * (cpu_seconds(pid) - c0) / (time.time() - t0)
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
+
+
+def main():
+    hlstui, seconds = sys.argv[1], float(sys.argv[2])
+    port = free_port()
+    origin = subprocess.Popen([hlstui, "origin", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/live-ts/v360/index.m3u8"
+    try:
+        for _ in range(150):
+            try:
+                urllib.request.urlopen(url, timeout=2).read()
+                break
+            except Exception:
+                time.sleep(0.2)
+        time.sleep(8)
+        sock = f"hlstui-bench-{os.getpid()}"
+        out = {"seconds": seconds, "without": [], "cases": {}}
+        for fps in [1, 5, 10]:
+            # Each case beside a run without the picture, alternating, so drift of the machine falls on both.
+            out["without"].append(run(hlstui, url, fps, False, seconds, sock))
+            out["cases"][str(fps)] = run(hlstui, url, fps, True, seconds, sock)
+        print(json.dumps(out))
+    finally:
+        origin.terminate()
+        origin.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
