@@ -6,7 +6,6 @@ Usage: fleet_bench.py HLSTUI N SECONDS   — prints one JSON object.
 """
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -14,29 +13,11 @@ import tempfile
 import time
 import urllib.request
 
-HZ = os.sysconf("SC_CLK_TCK")
+from benchproc import cpu_seconds, free_port, rss_mib
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / HZ
-
-
-def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def wait_http(url, timeout=30):

@@ -6,27 +6,15 @@ Usage: picture_bench.py HLSTUI SECONDS   — prints one JSON object.
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 
-HZ = os.sysconf("SC_CLK_TCK")
+from benchproc import cpu_seconds, free_port
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / HZ
 
 
 def hlstui_pid(parent):
