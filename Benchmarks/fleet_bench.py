@@ -16,10 +16,6 @@ import urllib.request
 from benchproc import cpu_seconds, free_port, rss_mib
 
 
-
-
-
-
 def wait_http(url, timeout=30):
     end = time.time() + timeout
     while time.time() < end:

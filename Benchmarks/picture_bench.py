@@ -14,9 +14,6 @@ import urllib.request
 from benchproc import cpu_seconds, free_port
 
 
-
-
-
 def hlstui_pid(parent):
     """The hlstui process under the tmux pane's shell."""
     for _ in range(100):
