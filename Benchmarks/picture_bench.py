@@ -60,12 +60,12 @@ def main():
             except Exception:
                 time.sleep(0.2)
         time.sleep(8)
-        sock = f"hlstui-bench-{os.getpid()}"
         out = {"seconds": seconds, "without": [], "cases": {}}
         for fps in [1, 5, 10]:
-            # Each case beside a run without the picture, alternating, so drift of the machine falls on both.
-            out["without"].append(run(hlstui, url, fps, False, seconds, sock))
-            out["cases"][str(fps)] = run(hlstui, url, fps, True, seconds, sock)
+            # Each case beside a run without the picture, alternating, so drift of the machine falls on both; each run in a tmux
+            # server of its own (one just killed may still hold its socket).
+            out["without"].append(run(hlstui, url, fps, False, seconds, f"hlstui-bench-{os.getpid()}-{fps}-off"))
+            out["cases"][str(fps)] = run(hlstui, url, fps, True, seconds, f"hlstui-bench-{os.getpid()}-{fps}-on")
         print(json.dumps(out))
     finally:
         origin.terminate()
