@@ -378,7 +378,7 @@ base = statistics.median(r["without"])
 md = ["## Picture: the dashboard with the frame drawn against without it", "",
       f"`bash scripts/bench.sh picture` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, one pane on the origin's live TS 360p rung "
       f"in tmux at 120x40 (256 colours), `vo=null`, `ao=null`; CPU of the hlstui process (share of one core) over {r['seconds']:.0f} s, each picture run beside a run "
-      "without it (`v` not pressed), alternating. The picture is a 160x90 copy of the decoded frame drawn in half blocks (about 75x40 cells here).", "",
+      "without it (`v` not pressed), alternating. The picture is a 160x90 copy of the decoded frame, fitted in half blocks to the panel the log leaves (the lower half of the pane).", "",
       "| picture | CPU | beside without | added | target |", "|---|---|---|---|---|"]
 for (fps, cpu), without in zip(r["cases"].items(), r["without"]):
     md.append(f"| {fps} fps | {cpu:.1f} % | {without:.1f} % | **{cpu - without:+.1f} points** | {'≤ +10 points' if fps == '5' else ''} |")
