@@ -231,7 +231,12 @@ extension LoaderServer {
         let parsed = PlaylistParser.parseLenient(
             String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
-            table.withLockedValue { $0.recent[r.head.url, default: RecentSegments()].note(m, at: now) }
+            table.withLockedValue { t in
+                t.recent[r.head.url, default: RecentSegments()].note(m, at: now)
+                // Held like a reload the player asked for: the player's first reload of a rung switched to can then carry
+                // delivery directives too (a blocking reload, a delta update against this read).
+                if m.serverControl != nil && !m.endList { t.held[url] = (m, now) }
+            }
             if report { emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now))) }
             prefetchKeys(m, base: r.head.url, playlist: playlist)
         }

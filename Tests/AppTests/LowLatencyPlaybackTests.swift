@@ -21,13 +21,20 @@ struct LowLatencyPlaybackTests {
         let playing = r.named("player").filter { $0["state"] as? String == "playing" }
         #expect(playing.count >= 20, "\(playing.count) samples playing")
         let reloads = state.log(since: mark).map(\.path).filter { $0.contains("/index.m3u8?") }
-        #expect(reloads.contains { $0.contains("_HLS_msn=") }, "\(reloads)")
+        let all = state.log(since: mark).map(\.path).filter { $0.contains("index.m3u8") }
+        #expect(reloads.contains { $0.contains("_HLS_msn=") }, "\(all)")
         #expect(reloads.contains { $0.contains("_HLS_skip=YES") }, "\(reloads)")
         // Each such reload is a `reload` event: the hold, and what the delta saved against the whole playlist.
         let events = r.named("reload")
         // (A reload the origin answered as the run ended may not have reached the monitor.)
         let asked = reloads.filter { $0.contains("_HLS_") }.count
         #expect(events.count == asked || events.count == asked - 1, "\(events.count) events, \(reloads)")
+        // Every reload the player asks for carries directives, the first after a switch to another rung too (that rung's
+        // playlist, read ahead by the Loader, is what the delta is merged into).
+        let playerReads = r.named("request").filter { $0["kind"] as? String == "media" && $0["prefetch"] as? Bool == false }
+        #expect(
+            events.count == playerReads.count || events.count == playerReads.count - 1,
+            "\(events.count) reload events for \(playerReads.count) player reads; switches: \(r.named("variant"))")
         let deltas = events.filter { $0["delta"] as? Bool == true && ($0["skipped"] as? Int ?? 0) > 0 }
         #expect(!deltas.isEmpty && deltas.allSatisfy { ($0["savedBytes"] as? Int ?? 0) > 0 }, "\(events)")
         #expect(events.allSatisfy { ($0["holdMs"] as? Double ?? -1) >= 0 && $0["partTarget"] as? Double == 1 }, "\(events)")
