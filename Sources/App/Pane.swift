@@ -136,7 +136,9 @@ public final class Pane: Sendable {
         self.index = index
         self.config = config
         self.started = started
-        let loader = try LoaderServer.start(options: config.loader)
+        var loaderOptions = config.loader
+        loaderOptions.readsUndecodedVideo = !config.player.decodeVideo
+        let loader = try LoaderServer.start(options: loaderOptions)
         let audio = config.player.chooseAudio()
         let mpv: MPV
         do {

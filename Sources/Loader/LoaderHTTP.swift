@@ -7,32 +7,40 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// Writes one response to the player's connection from any thread (Channel writes are thread-safe).
+/// Writes one response to the player's connection from any thread (Channel writes are thread-safe); without a channel (`sink`)
+/// the answer goes nowhere: a segment the Loader reads on its own account (`LoaderOptions.readsUndecodedVideo`).
 final class ResponseWriter: Sendable {
-    let channel: Channel
+    let channel: Channel?
     let keepAlive: Bool
     let version: HTTPVersion
     let headOnly: Bool
     let started = NIOLockedValueBox(false)
 
-    init(channel: Channel, keepAlive: Bool, version: HTTPVersion, headOnly: Bool) {
+    init(channel: Channel?, keepAlive: Bool, version: HTTPVersion, headOnly: Bool) {
         self.channel = channel
         self.keepAlive = keepAlive
         self.version = version
         self.headOnly = headOnly
     }
 
+    /// A writer whose answer is read whole and dropped.
+    static func sink() -> ResponseWriter { ResponseWriter(channel: nil, keepAlive: true, version: .http1_1, headOnly: false) }
+
+    /// Whether the player is still there to answer (a sink always is).
+    var isActive: Bool { channel?.isActive ?? true }
+
     func send(_ status: Int, _ headers: [(String, String)], _ body: [UInt8]) {
         var h = HTTPHeaders(headers)
         h.replaceOrAdd(name: "Content-Length", value: String(body.count))
         h.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        channel.write(
+        channel?.write(
             HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
-        if !headOnly && !body.isEmpty { channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
+        if !headOnly && !body.isEmpty { channel?.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
         finish()
     }
 
     func finish() {
+        guard let channel else { return }
         let done = channel.writeAndFlush(HTTPServerResponsePart.end(nil))
         if !keepAlive { let c = channel; done.whenComplete { _ in c.close(promise: nil) } }
     }
@@ -60,7 +68,7 @@ final class ResponseWriter: Sendable {
             status = subrange.relative == nil ? 200 : 206
         }
         h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        channel.write(
+        channel?.write(
             HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
@@ -69,14 +77,14 @@ final class ResponseWriter: Sendable {
         started.withLockedValue { $0 = true }
         var h = HTTPHeaders(headers)
         h.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        channel.write(
+        channel?.write(
             HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
     /// Sends what is queued and returns once the player's connection took it in; false when the player went away (it closed
     /// the connection: a seek). What the Loader reads next for it waits on this.
     func drained() async -> Bool {
-        guard !headOnly else { return true }
+        guard !headOnly, let channel else { return true }
         let p = channel.eventLoop.makePromise(of: Void.self)
         channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer())), promise: p)
         do {
@@ -90,17 +98,17 @@ final class ResponseWriter: Sendable {
     /// Queues a body chunk; `flush` sends what is queued (once per batch of upstream reads, not per chunk).
     func chunk(_ b: ByteBuffer) {
         guard !headOnly else { return }
-        channel.write(HTTPServerResponsePart.body(.byteBuffer(b)), promise: nil)
+        channel?.write(HTTPServerResponsePart.body(.byteBuffer(b)), promise: nil)
     }
 
-    func flush() { channel.flush() }
+    func flush() { channel?.flush() }
 
     /// Starts an answer whose length is not known yet (chunked transfer encoding).
     func streamHead(_ status: Int, contentType: String) {
         started.withLockedValue { $0 = true }
         var h = HTTPHeaders([("Content-Type", contentType), ("Transfer-Encoding", "chunked")])
         h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        channel.write(
+        channel?.write(
             HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
@@ -108,7 +116,7 @@ final class ResponseWriter: Sendable {
 
     /// Fails the answer: a clean error if nothing was sent yet, else a cut connection (the player sees a truncated body, as it was).
     func abort(_ status: Int, _ s: String) {
-        if started.withLockedValue({ $0 }) { channel.close(promise: nil) } else { text(status, s) }
+        if started.withLockedValue({ $0 }) { channel?.close(promise: nil) } else { text(status, s) }
     }
 }
 

@@ -40,6 +40,10 @@ extension LoaderServer {
             }
             for d in parsed.errors.prefix(3) { emit(.diagnostic("\(res.upstream): \(d)")) }
             if m.endList { table.withLockedValue { _ = $0.complete.insert(res.playlistID) } }
+            table.withLockedValue { t in
+                if res.rendition?.hasPrefix("AUDIO ") == true { t.audioPlaylists.insert(res.playlistID) }
+                if res.rendition == nil, let rung = res.rung { t.playerRung = rung }
+            }
             var served = parsed.playlist
             // A player behind a live window (a pane held for the lock, a cache that stopped reading for a while) would skip what
             // left it; while RFC 8216bis §6.2.2 keeps those segments available they stay listed from the one it asked for last

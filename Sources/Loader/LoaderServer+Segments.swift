@@ -21,6 +21,7 @@ extension LoaderServer {
             }
             releaseKeys(near: p)
         }
+        readAlong(res)
         if res.gap {
             // GAP segments are never requested from the origin (RFC 8216bis §4.4.4.7).
             writer.text(404, "segment \(res.msn ?? -1) is an EXT-X-GAP: hlstui does not request it")
@@ -65,7 +66,7 @@ extension LoaderServer {
                 if firstFailure == nil, let r = src.rung, sources.count > 1 { firstFailure = (r, cause) }
                 if next == nil, SegmentHold.passing(status), status != 504 || client.options.cache?.options.offline != true,
                     let p = src.playlist, table.withLockedValue({ $0.complete.contains(p) }),
-                    writer.channel.isActive
+                    writer.isActive
                 {
                     // Every source failed a VOD segment for now: held and retried, so the player waits (a stall with this
                     // cause) instead of skipping the segment's media.

@@ -28,6 +28,9 @@ public struct LoaderOptions: Sendable {
     /// How long a VOD segment that every source fails with a passing error (5xx, 408, 429, a transport failure) is held and
     /// retried before the failure reaches the player: FFmpeg skips a segment it cannot open, losing its media for good.
     public var vodHold: Double = 30
+    /// The player decodes no video (mpv `vid=no`): the Loader reads the playing variant's video segments along with the audio
+    /// rendition's, so their delivery is still watched (`readAlong`).
+    public var readsUndecodedVideo = false
     public init() {}
 }
 
@@ -165,6 +168,12 @@ public final class LoaderServer: Sendable {
         var longHold: Set<String> = []
         /// Live playlists whose server hinted a part it never listed, named.
         var falseHint: Set<String> = []
+        /// Audio rendition playlists the player was given (`readAlong`).
+        var audioPlaylists: Set<PlaylistID> = []
+        /// The variant whose media playlist the player was given last.
+        var playerRung: Int?
+        /// Video segments read along with the audio, newest 64.
+        var readAlong: Set<ReadAlong> = []
         /// Progressive files opened, by URL.
         var files: [String: RemoteFile] = [:]
     }

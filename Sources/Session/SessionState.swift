@@ -399,6 +399,10 @@ public struct SessionState: Sendable {
             } else if let f = from, let point = locate(f.time) {
                 progress = Progress(wall: f.wall, point: point, time: f.time, advancing: false, speed: sample.speed)
             }
+            // The new player holds nothing before its first segment: timestamps measured there no longer time the playhead. A
+            // stream whose timestamps restart (a loop, a discontinuity) would otherwise place the new player's first moments in
+            // an older segment with the same timestamps until its own segment is measured.
+            if let start { clock.firstPTS = clock.firstPTS.filter { $0.key >= start } }
             return []
         case .reloadPlanned(let rung):
             plannedReload = rung

@@ -96,6 +96,11 @@ struct PlayerFlagGroup: ParsableArguments {
     @Flag(help: "No sound: no audio device is opened.")
     var mute = false
 
+    @Flag(
+        name: .customLong("no-video-decode"),
+        help: "Watch delivery only: segments are read and demuxed whole and audio decoded, no video is decoded (no picture).")
+    var noVideoDecode = false
+
     @Option(help: "Seconds the player buffers ahead.")
     var readahead: Double = 10
 
@@ -165,6 +170,7 @@ struct PlayerFlagGroup: ParsableArguments {
         c.player.video = video
         c.player.audioOutput = audioOutput ?? defaultAudio
         c.player.mute = mute
+        c.player.decodeVideo = !noVideoDecode
         guard readahead > 0, readahead.isFinite else { throw ValidationError("--readahead takes seconds above 0, got \(readahead)") }
         guard backBuffer >= 0, backBuffer.isFinite else {
             throw ValidationError("--back-buffer takes seconds, 0 or more, got \(backBuffer)")
