@@ -207,9 +207,11 @@ struct EffectsTests {
         // The move was asked for: the reload it gives is not measured as a skip from where the playhead was.
         s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.1)
         #expect(s.progress == nil && !s.moveAsked)
-        // A reload nobody asked for is measured from where the playhead was.
-        s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.2)
-        #expect(s.progress != nil)
+        // A reload nobody asked for is measured from where the playhead was (in the player the first reload gave, which starts
+        // at segment 3: what was measured before it is forgotten).
+        #expect(s.clock.firstPTS[2] == nil && s.clock.firstPTS[3] == 50)
+        s.apply(.streamGiven(startMSN: 3, from: (time: 51, wall: date)), at: 1.2)
+        #expect(s.progress?.point == StreamPoint(msn: 3, offset: 1))
         #expect(s.planRealign(to: try #require(DateTime(iso8601: "2025-12-31T23:00:00.000Z")), at: 1) == nil)
         // A discontinuity after the moment's segment: no seek (mpv would seek video across the reset); the reload starts at
         // the next segment, so the pane lands ahead and is held the rest — at the moment's own segment when it starts there.
