@@ -69,7 +69,9 @@ public struct DashboardScreenState: Sendable {
             ui[focus].showMessages.toggle()
             ui[focus].scroll = 0
         case .toggleHelp: ui[focus].showHelp.toggle()
-        case .togglePicture: ui[focus].showPicture.toggle()
+        case .togglePicture: ui[focus].toggleLower(.picture)
+        case .toggleGraphs: ui[focus].toggleLower(.graphs)
+        case .toggleWaterfall: ui[focus].toggleLower(.waterfall)
         case .focusNext: focus = (focus + 1) % ui.count
         case .openPane: if ui.count < PaneLayout.maxPanes { prompt = "" }
         case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)
@@ -384,6 +386,9 @@ final class UILoop: @unchecked Sendable {
                 p.wantPicture(ui.showPicture)
                 var m = DashboardModel(p.snapshot, ui: ui)
                 if ui.showPicture { m.picture = p.picture }
+                if ui.showGraphs, let h = syncRunner?.snapshot.history, h.indices.contains(i) {
+                    m.graphs.append(DashboardModel.syncGraph(h[i]))
+                }
                 return m
             }
             let strip = syncRunner.map { y in

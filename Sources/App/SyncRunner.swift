@@ -18,6 +18,8 @@ public struct SyncSnapshot: Sendable {
     public var actions: [SyncAction]
     /// Why panes are out of the lock, one line each.
     public var reasons: [String]
+    /// Each pane's offset from the reference over the last minutes (the history plots).
+    public var history: [Series] = []
 
     static func waiting(_ n: Int) -> SyncSnapshot {
         SyncSnapshot(
@@ -127,6 +129,11 @@ public final class SyncRunner: Sendable {
                 state: c.state, offset: c.offset, offsets: c.offsets, speeds: cmd.speeds, pdts: readings.map(\.pdt), reference: c.reference,
                 actions: c.actions, reasons: c.reasons)
         }
-        latest.withLockedValue { $0 = snap }
+        latest.withLockedValue { l in
+            var s = snap
+            s.history = l.history.count == snap.offsets.count ? l.history : Array(repeating: Series(), count: snap.offsets.count)
+            for (i, o) in snap.offsets.enumerated() { s.history[i].record(snap.state == .waiting ? nil : o, at: t) }
+            l = s
+        }
     }
 }

@@ -294,6 +294,8 @@ public struct SessionState: Sendable {
     public var lastGiven: Double?
     public var givenStart: Int?
     public var throughput = ThroughputEstimator()
+    /// The figures the history plots draw, a value a second over the last minutes.
+    public var history = History()
     public var insecureTLS = false
     /// LL-HLS reloads with delivery directives: the latest, and what delta updates saved in all.
     public private(set) var lowLatency = LowLatencyReloads()
@@ -583,6 +585,7 @@ public struct SessionState: Sendable {
 
     mutating func sampled(_ s: PlayerSample, at t: Double) -> [SessionFact] {
         sample = s
+        if started { recordHistory(at: t) }
         var facts: [SessionFact] = []
         if let skip = checkSkip(s, at: t) { facts.append(.skipped(skip)) }
         // Stopped at the end of what it was given while the stream goes on (the player gave up on a failing origin, or waits on

@@ -25,10 +25,11 @@ public enum Dashboard {
             y += 2
         }
         if keyRows > 0 { keys(model.keys.prefix(keyRows), playhead: model.timeline, into: &c, y: &y) }
-        if model.ui.showPicture {
-            picture(model, into: &c, y: &y, rows: height - 1 - y)
-        } else {
-            log(model, into: &c, y: &y, rows: height - 1 - y)
+        switch model.ui.lower {
+        case .picture: picture(model, into: &c, y: &y, rows: height - 1 - y)
+        case .graphs: graphs(model, into: &c, y: &y, rows: height - 1 - y)
+        case .waterfall: waterfall(model, into: &c, y: &y, rows: height - 1 - y)
+        case .log: log(model, into: &c, y: &y, rows: height - 1 - y)
         }
         footer(model.status, into: &c)
         if model.ui.showHelp { help(into: &c) }
@@ -207,6 +208,59 @@ public enum Dashboard {
             for (dx, cell) in row.enumerated() { c.paint(x0 + dx, y + y0 + dy, cell.0, cell.1) }
         }
         y += body
+    }
+
+    /// Seconds of history in one column of the plots.
+    static let secondsPerColumn = 2
+
+    /// The history plots, in place of the log: one block sparkline per figure, newest at the right, each scaled to the largest
+    /// value it shows; rows shared out among the figures, so the panel grows with the terminal.
+    static func graphs(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
+        guard rows >= 2 else { return }
+        let end = y + rows
+        let labelWidth = 27
+        let plotWidth = max(1, c.width - labelWidth - 1)
+        let span = plotWidth * secondsPerColumn
+        title("History", into: &c, y: &y, right: "last \(span / 60)m \(zeros(span % 60, 2))s, \(secondsPerColumn) s a column")
+        let body = rows - 1
+        let shown = m.graphs.prefix(body)
+        guard !shown.isEmpty else {
+            c.put(1, y, "no history yet: figures are recorded once a second from the first frame", .dim)
+            y = end
+            return
+        }
+        let each = max(1, body / shown.count)
+        for g in shown {
+            let top = Sparkline.top(g.values, width: plotWidth, secondsPerColumn: secondsPerColumn)
+            let lines = Sparkline.render(g.values, width: plotWidth, rows: each, secondsPerColumn: secondsPerColumn, top: top)
+            for (i, line) in lines.enumerated() { c.put(labelWidth + 1, y + i, line, .accent) }
+            c.put(
+                1, y,
+                fit(pad(g.name, 12) + " " + pad(g.now, 8, right: true) + (each == 1 && top > 0 ? " ≤" + g.format(top) : ""), labelWidth),
+                .normal)
+            if each >= 2 && top > 0 { c.put(1, y + 1, fit("scale top " + g.format(top), labelWidth), .dim) }
+            y += each
+        }
+        y = end
+    }
+
+    /// The request log as a waterfall, in place of the log: the newest requests (newest on top), each a bar on one time axis —
+    /// waiting for the first byte light, the transfer solid.
+    static func waterfall(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
+        guard rows >= 2 else { return }
+        let end = y + rows
+        let labelWidth = 29
+        let shown = Array(m.waterfall.prefix(rows - 1))
+        let (axis, bars) = Waterfall.render(shown, width: max(1, c.width - labelWidth - 2))
+        let note = axis.map { "\(fixed($0.to - $0.from, 1)) s across  ░ waiting for the first byte  █ transfer" } ?? ""
+        title("Waterfall", into: &c, y: &y, right: note)
+        if shown.isEmpty { c.put(1, y, "no requests yet", .dim) }
+        for (row, bar) in zip(shown, bars) {
+            c.put(0, y, fit(row.label, labelWidth), row.role)
+            c.put(labelWidth + 1, y, bar, row.role)
+            y += 1
+        }
+        y = end
     }
 
     static func footer(_ s: StatusModel, into c: inout Canvas) {

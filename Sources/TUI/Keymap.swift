@@ -34,7 +34,7 @@ public enum Key: Sendable, Hashable {
 public enum Command: Sendable, Equatable {
     case session(Action)
     case selectUp, selectDown, pinSelected
-    case nextTheme, toggleLog, toggleHelp, focusNext, togglePicture
+    case nextTheme, toggleLog, toggleHelp, focusNext, togglePicture, toggleGraphs, toggleWaterfall
     /// Ask for a URL and open it in another pane.
     case openPane
     case scrollUp, scrollDown
@@ -77,6 +77,8 @@ public enum Keymap {
         Binding(keys: [.char("t")], command: .nextTheme, help: "next theme"),
         Binding(keys: [.char("l")], command: .toggleLog, help: "request log / message log"),
         Binding(keys: [.char("v")], command: .togglePicture, help: "the picture in place of the log, and back"),
+        Binding(keys: [.char("g")], command: .toggleGraphs, help: "history plots in place of the log, and back"),
+        Binding(keys: [.char("w")], command: .toggleWaterfall, help: "the requests as a waterfall in place of the log, and back"),
         Binding(keys: [.pageUp], command: .scrollUp, help: "scroll the log back"),
         Binding(keys: [.pageDown], command: .scrollDown, help: "scroll the log forward"),
         Binding(keys: [.char("?"), .char("h")], command: .toggleHelp, help: "this help"),

@@ -14,7 +14,39 @@ public struct UIState: Sendable, Equatable {
     /// The picture in place of the log (`v`), and how the terminal can draw it.
     public var showPicture = false
     public var pictureMode = PictureCells.Mode.halfBlocks
+    /// The history plots (`g`) or the request waterfall (`w`) in place of the log.
+    public var showGraphs = false
+    public var showWaterfall = false
     public init() {}
+
+    /// What takes the place of the log: one at a time, the key that is pressed again brings the log back.
+    public mutating func toggleLower(_ panel: LowerPanel) {
+        let was = lower
+        (showPicture, showGraphs, showWaterfall) = (false, false, false)
+        guard was != panel else { return }
+        switch panel {
+        case .log: break
+        case .picture: showPicture = true
+        case .graphs: showGraphs = true
+        case .waterfall: showWaterfall = true
+        }
+    }
+
+    public var lower: LowerPanel { showPicture ? .picture : showGraphs ? .graphs : showWaterfall ? .waterfall : .log }
+}
+
+/// The panel at the bottom of a pane.
+public enum LowerPanel: Sendable, Equatable { case log, picture, graphs, waterfall }
+
+/// One history plot: its name, the value now and the series (a value a second).
+public struct GraphRow: Sendable, Equatable {
+    public var name: String
+    public var now: String
+    public var values: [Double?]
+    /// How the scale's top reads ("3.4M", "12.0s").
+    public var format: @Sendable (Double) -> String
+
+    public static func == (a: GraphRow, b: GraphRow) -> Bool { a.name == b.name && a.now == b.now && a.values == b.values }
 }
 
 /// The status lines.
@@ -106,11 +138,16 @@ public struct DashboardModel: Sendable, Equatable {
     /// The frame last sampled from the player, scaled down (shown with `ui.showPicture`), and what the picture watch says.
     public var picture: PictureImage?
     public var pictureState: String?
+    /// The history plots (with `ui.showGraphs`): this pane's, and its sync offset when panes are synchronized (set by the
+    /// runner, which owns the sync).
+    public var graphs: [GraphRow] = []
+    /// The newest requests as waterfall bars, newest first (with `ui.showWaterfall`).
+    public var waterfall: [WaterfallRow] = []
 
     public static func == (a: DashboardModel, b: DashboardModel) -> Bool {
         a.status == b.status && a.ladder == b.ladder && a.renditions == b.renditions && a.timeline == b.timeline && a.keys == b.keys
             && a.logLines.map(\.0) == b.logLines.map(\.0) && a.logTotal == b.logTotal && a.logFirst == b.logFirst && a.ui == b.ui
-            && a.picture == b.picture && a.pictureState == b.pictureState
+            && a.picture == b.picture && a.pictureState == b.pictureState && a.graphs == b.graphs && a.waterfall == b.waterfall
     }
 
     /// Builds the model from a session snapshot.
@@ -132,6 +169,8 @@ public struct DashboardModel: Sendable, Equatable {
         timeline = DashboardModel.timeline(s)
         keys = DashboardModel.keyRows(s)
         pictureState = s.picture.label
+        if ui.showGraphs { graphs = DashboardModel.graphs(s.history) }
+        if ui.showWaterfall { waterfall = s.requests.suffix(Self.logWindow).reversed().map(DashboardModel.waterfallRow) }
         logTotal = ui.showMessages ? s.log.count : s.requests.count
         logFirst = max(0, min(ui.scroll, logTotal - 1))
         if ui.showMessages {
@@ -289,6 +328,36 @@ public struct DashboardModel: Sendable, Equatable {
     public static func cacheNote(_ r: RequestEvent) -> String? {
         guard let c = r.cache else { return nil }
         return r.savedBytes > 0 ? "\(c.rawValue) \(size(r.savedBytes)) saved" : c.rawValue
+    }
+
+    static func rate(_ bps: Double) -> String { Rung.rate(Int(bps.rounded())) + "bps" }
+    static func seconds(_ v: Double) -> String { fixed(v, 1) + "s" }
+
+    /// The history plots of one pane.
+    static func graphs(_ h: History) -> [GraphRow] {
+        [
+            GraphRow(name: "throughput", now: h.throughput.last.map(rate) ?? "-", values: h.throughput.values, format: rate),
+            GraphRow(name: "ahead", now: h.ahead.last.map(seconds) ?? "-", values: h.ahead.values, format: seconds),
+            GraphRow(name: "bitrate", now: h.bitrate.last.map(rate) ?? "-", values: h.bitrate.values, format: rate),
+            GraphRow(name: "live latency", now: h.latency.last.map(seconds) ?? "-", values: h.latency.values, format: seconds),
+        ]
+    }
+
+    /// A pane's sync offset from the reference, as a history plot (absolute milliseconds).
+    public static func syncGraph(_ offsets: Series) -> GraphRow {
+        let ms: @Sendable (Double) -> String = { fixed($0, 1) + "ms" }
+        return GraphRow(
+            name: "sync |Δ|", now: offsets.last.map { ms(abs($0) * 1000) } ?? "-", values: offsets.values.map { $0.map { abs($0) * 1000 } },
+            format: ms)
+    }
+
+    static func waterfallRow(_ r: RequestEvent) -> WaterfallRow {
+        let label =
+            pad(r.kind.rawValue, 7) + " " + pad(r.msn.map(String.init) ?? "-", 9, right: true) + " " + pad(String(r.status), 3, right: true)
+            + " " + pad(r.durationMs < 10 ? fixed(r.durationMs, 1) : String(Int(r.durationMs.rounded())), 5, right: true) + "ms"
+        let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .accent))
+        return WaterfallRow(
+            label: label, start: r.start, firstByte: r.ttfbMs.map { r.start + $0 / 1000 }, end: r.start + r.durationMs / 1000, role: role)
     }
 
     static func requestLine(_ r: RequestEvent) -> (String, Role) {

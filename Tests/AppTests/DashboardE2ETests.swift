@@ -76,6 +76,41 @@ struct DashboardE2ETests {
         #expect(s.contains("EXIT=0"), "\(s)")
     }
 
+    @Test(
+        "g: history plots of throughput, buffer ahead, bitrate and latency that grow as the stream plays; w: the requests as a waterfall; the key again: the log"
+    )
+    func historyAndWaterfall() async throws {
+        let t = Tmux()
+        await t.start("\(hlstui) \(base)/live-ts/master.m3u8 --video none --ao null", width: 80, height: 24)
+        var s = await t.wait { $0.contains("PLAYING") }
+        t.keys("g")
+        s = await t.wait { $0.contains("─ History") && $0.contains("live latency") }
+        #expect(!s.contains("─ Requests"), "\(s)")
+        // Each figure a line of block sparkline at 80×24; the plots fill from the right as seconds pass.
+        func plotted(_ screen: String) -> Int {
+            screen.split(separator: "\n").filter { $0.contains("throughput") || $0.contains("ahead") || $0.contains("bitrate") }
+                .map { line in line.dropFirst(28).filter { "▁▂▃▄▅▆▇█".contains($0) }.count }.reduce(0, +)
+        }
+        let grown = await eventually(timeout: 15, every: 0.5) { plotted(t.screen()) >= 9 }
+        let first = t.screen()
+        #expect(grown, "\(first)")
+        #expect(first.contains("bps") && first.contains("s a column"), "\(first)")
+        let more = await eventually(timeout: 10, every: 0.5) { plotted(t.screen()) > plotted(first) }
+        #expect(more, "the plots grow as the stream plays\n\(t.screen())")
+        t.keys("w")
+        s = await t.wait { $0.contains("─ Waterfall") }
+        #expect(!s.contains("─ History") && s.contains("s across"), "\(s)")
+        // Segment requests as bars: a label, then waiting (░) and transfer (█) cells on the shared axis.
+        let bars = s.split(separator: "\n").filter { $0.hasPrefix("segment") && $0.contains("█") }
+        #expect(bars.count >= 3, "\(s)")
+        t.keys("w")
+        s = await t.wait { $0.contains("─ Requests") }
+        #expect(!s.contains("─ Waterfall"))
+        t.keys("q")
+        s = await t.wait { $0.contains("EXIT=") }
+        #expect(s.contains("EXIT=0"), "\(s)")
+    }
+
     @Test("SIGTERM ends hlstui and restores the terminal")
     func sigterm() async throws {
         let t = Tmux()
