@@ -16,6 +16,8 @@ public struct DashboardRequest: Sendable {
     public var sync = true
     /// Draw with ASCII only (`--ascii`); also chosen by itself for a locale or terminal without the glyphs.
     public var ascii = false
+    /// How the picture (`v`) is drawn (`--picture`).
+    public var picture = PictureChoice.auto
     /// `--record FILE`: the whole session into one SQLite file (docs/RECORDING.md).
     public var record: RecordingRequest?
     /// Commands given at their times, as if keys were pressed (a replay gives the recorded ones again).
@@ -182,6 +184,7 @@ public enum DashboardRunner {
             return 2
         }
         if request.ascii { screen.asciiOnly = true }
+        screen.graphics = request.picture.graphics(screen: screen)
         let started = ContinuousClock.now
         let log = request.logFile.flatMap { LogFile(path: $0) }
         var panes: [Pane] = []
@@ -217,7 +220,7 @@ public enum DashboardRunner {
         }
         let ui = UILoop(
             screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane, recorder: recorder,
-            commands: request.commands)
+            commands: request.commands, pictureOff: request.picture == .none)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: ui.run()) }
             thread.name = "curses"
@@ -251,13 +254,17 @@ final class UILoop: @unchecked Sendable {
     private var pending: ArraySlice<ScriptedAction>
     private(set) var syncRunner: SyncRunner?
     let screen: Screen
+    /// `--picture none`.
+    let pictureOff: Bool
     /// Folds what the players' libraries write on stdout and stderr into the first pane's message log.
     private var captured = CapturedOutputFilter()
 
     init(
         screen: Screen, panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant,
-        makePane: @escaping @Sendable (Int, String) throws -> Pane, recorder: Recorder? = nil, commands: [ScriptedAction] = []
+        makePane: @escaping @Sendable (Int, String) throws -> Pane, recorder: Recorder? = nil, commands: [ScriptedAction] = [],
+        pictureOff: Bool = false
     ) {
+        self.pictureOff = pictureOff
         self.recorder = recorder
         pending = commands[...]
         self.screen = screen
@@ -383,7 +390,9 @@ final class UILoop: @unchecked Sendable {
                 // The picture as the terminal can draw it: half blocks in colour, spaces in colour without UTF-8, a luma
                 // ramp without colour.
                 ui.pictureMode = screen.colorCount < 256 ? .luma : (screen.asciiOnly ? .ascii : .halfBlocks)
-                p.wantPicture(ui.showPicture)
+                ui.pictureGraphics = screen.graphics != nil
+                ui.pictureOff = pictureOff
+                p.wantPicture(ui.showPicture && !ui.pictureOff, detailed: ui.pictureGraphics)
                 var m = DashboardModel(p.snapshot, ui: ui)
                 if ui.showPicture { m.picture = p.picture }
                 if ui.showGraphs, let h = syncRunner?.snapshot.history, h.indices.contains(i) {
@@ -434,5 +443,29 @@ final class LogFile: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         handle.write(Data("pane \(pane) \(fixed(t, 3)) \(text)\n".utf8))
+    }
+}
+
+/// `--picture`: how the picture is drawn.
+public enum PictureChoice: String, Sendable, CaseIterable {
+    /// Kitty graphics or sixel when the terminal answers that it has them, else cells.
+    case auto
+    case sixel, kitty
+    /// Colour half blocks (or the fallbacks without colour or UTF-8).
+    case cells
+    /// No picture: nothing is sampled for it (its facts, frozen and black, still are).
+    case none
+
+    /// The graphics protocol to draw with on `screen` (asking the terminal for `auto`); nil: cells.
+    func graphics(screen: Screen) -> GraphicsProtocol? {
+        switch self {
+        case .sixel: return .sixel
+        case .kitty: return .kitty
+        case .cells, .none: return nil
+        case .auto:
+            // Without colour there is nothing to gain; tmux and screen answer for themselves and pass neither on.
+            guard screen.colorCount >= 256, !screen.asciiOnly else { return nil }
+            return screen.detectGraphics().best
+        }
     }
 }

@@ -52,6 +52,8 @@ public struct PlayerOptions: Sendable {
 /// What the screen and the pane's owner share about the picture.
 struct PictureShared: Sendable {
     var wanted = false
+    /// The terminal draws pixels (sixel, kitty): a larger image than cells need.
+    var detailed = false
     var image: PictureImage?
 }
 
@@ -184,7 +186,12 @@ public final class Pane: Sendable {
     public var picture: PictureImage? { pictureBox.withLockedValue { $0.image } }
 
     /// Whether the screen shows this pane's picture: frames are then sampled at `PlayerOptions.pictureFPS` and kept.
-    public func wantPicture(_ on: Bool) { pictureBox.withLockedValue { $0.wanted = on } }
+    public func wantPicture(_ on: Bool, detailed: Bool = false) {
+        pictureBox.withLockedValue {
+            $0.wanted = on
+            $0.detailed = detailed
+        }
+    }
 
     /// The session state as last published (at most a few tens of milliseconds old; current after `sample()` returns).
     public var snapshot: SessionState { published.withLockedValue { $0 } }

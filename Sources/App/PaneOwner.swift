@@ -358,14 +358,16 @@ final class PaneOwner {
     /// reduced to its luma grid for frozen and black detection, and scaled down for the screen when it is shown.
     func samplePicture(decoding: Bool) {
         guard decoding, parts.config.player.decodeVideo, !state.playerLoading else { return }
-        let wanted = parts.picture.withLockedValue { $0.wanted }
+        let (wanted, detailed) = parts.picture.withLockedValue { ($0.wanted, $0.detailed) }
         let every = wanted ? min(500, Int(1000 / max(0.5, parts.config.player.pictureFPS))) : 500
         let now = ContinuousClock.now
         if let l = lastFrame, now - l < .milliseconds(every) { return }
         lastFrame = now
         guard let f = mpv.videoFrame(), f.format == "bgr0" else { return }
         if wanted {
-            let image = PictureImage.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride)
+            // Cells need 160×90 at most (two pixels a cell); a terminal drawing pixels gets three times that.
+            let (mw, mh) = detailed ? (480, 270) : (160, 90)
+            let image = PictureImage.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride, maxWidth: mw, maxHeight: mh)
             parts.picture.withLockedValue { $0.image = image }
         }
         if let g = LumaGrid.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride) { apply(.frame(g)) }

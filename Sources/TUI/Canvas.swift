@@ -86,6 +86,8 @@ public struct Canvas: Sendable, Equatable {
     public let width: Int
     public let height: Int
     public private(set) var cells: [[Cell]]
+    /// Pictures drawn with a graphics protocol over blank cells (the screen draws them after the cells).
+    public var images: [PlacedImage] = []
 
     public init(width: Int, height: Int) {
         self.width = max(0, width)
@@ -153,6 +155,10 @@ public struct Canvas: Sendable, Equatable {
     public mutating func blit(_ other: Canvas, at r: Rect) {
         for y in 0..<min(other.height, r.height) where r.y + y < height {
             for x in 0..<min(other.width, r.width) where r.x + x < width { cells[r.y + y][r.x + x] = other.cells[y][x] }
+        }
+        for i in other.images {
+            images.append(
+                PlacedImage(rect: Rect(x: i.rect.x + r.x, y: i.rect.y + r.y, width: i.rect.width, height: i.rect.height), image: i.image))
         }
     }
 

@@ -198,8 +198,20 @@ public enum Dashboard {
         let note = m.picture.map { "\($0.width)x\($0.height) sampled" + (m.pictureState.map { ", " + $0 } ?? "") } ?? ""
         title("Picture", into: &c, y: &y, right: note)
         let body = rows - 1
+        if m.ui.pictureOff {
+            c.put(1, y, "no picture: --picture none", .dim)
+            y += body
+            return
+        }
         guard let image = m.picture else {
             c.put(1, y, "no picture: no video decoded yet (or the stream has none)", .dim)
+            y += body
+            return
+        }
+        if m.ui.pictureGraphics {
+            // Drawn by the terminal over these cells, left blank (sixel or kitty): the screen sends it after the cells.
+            let b = PictureCells.box(image, columns: c.width, rows: body)
+            c.images.append(PlacedImage(rect: Rect(x: b.x, y: y + b.y, width: b.width, height: b.height), image: image))
             y += body
             return
         }

@@ -56,10 +56,7 @@ public enum PictureCells {
         x: Int, y: Int, cells: [[(String, CellColors)]]
     ) {
         guard columns > 0, rows > 0, image.width > 0, image.height > 0 else { return (0, 0, []) }
-        // Pixels available: one per column, two per row; the image's pixels are square.
-        let scale = min(Double(columns) / Double(image.width), Double(rows * 2) / Double(image.height))
-        let pw = max(1, min(columns, Int((Double(image.width) * scale).rounded())))
-        let ph = max(2, min(rows * 2, Int((Double(image.height) * scale).rounded())))
+        let (pw, ph) = pixels(image, columns: columns, rows: rows)
         let cw = pw, ch = (ph + 1) / 2
         func sample(_ px: Int, _ py: Int) -> RGB {
             // The box of source pixels under target pixel (px, py).
@@ -97,6 +94,23 @@ public enum PictureCells {
             cells.append(row)
         }
         return ((columns - cw) / 2, (rows - ch) / 2, cells)
+    }
+
+    /// The image fitted to `columns`×`rows` cells, aspect kept, in half-block pixels: one per column, two per row (a cell
+    /// about twice as tall as wide; the image's pixels are square).
+    static func pixels(_ image: PictureImage, columns: Int, rows: Int) -> (width: Int, height: Int) {
+        let scale = min(Double(columns) / Double(image.width), Double(rows * 2) / Double(image.height))
+        return (
+            max(1, min(columns, Int((Double(image.width) * scale).rounded()))),
+            max(2, min(rows * 2, Int((Double(image.height) * scale).rounded())))
+        )
+    }
+
+    /// Where the fitted image lies in a `columns`×`rows` panel, in cells, centred.
+    public static func box(_ image: PictureImage, columns: Int, rows: Int) -> Rect {
+        let (pw, ph) = pixels(image, columns: columns, rows: rows)
+        let (cw, ch) = (pw, (ph + 1) / 2)
+        return Rect(x: (columns - cw) / 2, y: (rows - ch) / 2, width: cw, height: ch)
     }
 
     static func luma(_ c: RGB) -> Double { 0.299 * Double(c.r) + 0.587 * Double(c.g) + 0.114 * Double(c.b) }

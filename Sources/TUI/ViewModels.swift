@@ -14,6 +14,10 @@ public struct UIState: Sendable, Equatable {
     /// The picture in place of the log (`v`), and how the terminal can draw it.
     public var showPicture = false
     public var pictureMode = PictureCells.Mode.halfBlocks
+    /// The terminal draws the picture itself (sixel or kitty): the panel leaves its cells blank and places the image.
+    public var pictureGraphics = false
+    /// `--picture none`: the panel says so instead of drawing.
+    public var pictureOff = false
     /// The history plots (`g`) or the request waterfall (`w`) in place of the log.
     public var showGraphs = false
     public var showWaterfall = false

@@ -105,9 +105,81 @@ public final class Screen {
         }
     }
 
+    /// The protocol pictures are drawn with (nil: in cells), and a cell's size in pixels (sixel draws in pixels).
+    public var graphics: GraphicsProtocol?
+    public var cellPixels = (width: 8, height: 16)
+    /// The pictures on the terminal now, as last drawn.
+    private var shownImages: [PlacedImage] = []
+
+    /// Asks the terminal what it can draw — a kitty graphics query, the cell size, DA1 (whose parameter 4 is sixel) — and
+    /// reads the answers from the keyboard side before curses does, until DA1's (every terminal answers it, last) or 1.5 s.
+    public func detectGraphics() -> GraphicsReplies {
+        writeTerminal(GraphicsReplies.query)
+        var got = [UInt8]()
+        let deadline = ContinuousClock.now + .milliseconds(1500)
+        var buf = [UInt8](repeating: 0, count: 512)
+        while ContinuousClock.now < deadline {
+            var p = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 50) > 0 else { continue }
+            let n = read(0, &buf, buf.count)
+            if n <= 0 { break }
+            got += buf[0..<n]
+            if GraphicsReplies.parse(got).complete { break }
+        }
+        var r = GraphicsReplies.parse(got)
+        if r.cellPixels == nil {
+            // The window size in pixels, where the terminal fills it in.
+            var ws = winsize()
+            if ioctl(hl_terminal_fd(), UInt(TIOCGWINSZ), &ws) == 0, ws.ws_xpixel > 0, ws.ws_ypixel > 0, ws.ws_col > 0, ws.ws_row > 0 {
+                r.cellPixels = (Int(ws.ws_xpixel) / Int(ws.ws_col), Int(ws.ws_ypixel) / Int(ws.ws_row))
+            }
+        }
+        if let c = r.cellPixels { cellPixels = c }
+        return r
+    }
+
+    /// Bytes straight to the terminal (after curses has flushed): graphics and queries.
+    func writeTerminal(_ s: String) {
+        let fd = hl_terminal_fd()
+        var bytes = Array(s.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return
+            }
+            bytes = bytes.dropFirst(n)
+        }
+    }
+
+    /// Sends the canvas's pictures with the graphics protocol over the blank cells left for them: those new or changed since
+    /// the last draw, or all after a full repaint. The cursor is saved and restored around each.
+    private func drawImages(_ images: [PlacedImage], repainted: Bool) {
+        if graphics == .kitty {
+            for id in stride(from: images.count, to: shownImages.count, by: 1) { writeTerminal(Kitty.delete(id: id + 1)) }
+        }
+        for (n, img) in images.enumerated() where repainted || n >= shownImages.count || shownImages[n] != img {
+            let at = "\u{1B}7\u{1B}[\(img.rect.y + 1);\(img.rect.x + 1)H"
+            switch graphics {
+            case .kitty: writeTerminal(at + Kitty.encode(img.image, columns: img.rect.width, rows: img.rect.height, id: n + 1) + "\u{1B}8")
+            case .sixel:
+                // The rect's pixels, the image fitted inside with its aspect.
+                let (w, h) = (img.rect.width * cellPixels.width, img.rect.height * cellPixels.height)
+                let scale = min(Double(w) / Double(img.image.width), Double(h) / Double(img.image.height))
+                let (sw, sh) = (max(1, Int(Double(img.image.width) * scale)), max(1, Int(Double(img.image.height) * scale)))
+                writeTerminal(at + Sixel.encode(img.image, width: sw, height: sh) + "\u{1B}8")
+            case nil: break
+            }
+        }
+        shownImages = images
+    }
+
     /// Draws a whole canvas and refreshes.
     public func draw(_ c: Canvas, clear: Bool = false) {
-        if clear { hl_clear() }
+        let images = graphics == nil ? [] : c.images
+        // Sixel pixels stay until text is written over them: when a picture goes or moves, everything is drawn again.
+        let repaint = clear || (graphics == .sixel && !shownImages.isEmpty && images.map(\.rect) != shownImages.map(\.rect))
+        if repaint { hl_clear() }
         hl_erase()
         for y in 0..<c.height {
             for run in c.runs(y) {
@@ -128,6 +200,7 @@ public final class Screen {
             }
         }
         hl_refresh()
+        if graphics != nil { drawImages(images, repainted: repaint) }
     }
 
     /// A run of cells with colours of their own (a picture): each cell in the pair ncurses keeps for its two colours —

@@ -111,6 +111,12 @@ struct PlayerFlagGroup: ParsableArguments {
     )
     var backBuffer: Double = 60
 
+    @Option(
+        help: ArgumentHelp(
+            "How the picture (v) is drawn: auto (kitty graphics or sixel when the terminal answers that it has them, else cells), sixel, kitty, cells, none."
+        ))
+    var picture: PictureChoice = .auto
+
     @Option(name: .customLong("picture-fps"), help: "Frames a second drawn while the picture is shown (v), 0.5 to 30.")
     var pictureFPS: Double = 5
 
@@ -194,6 +200,8 @@ struct PlayerFlagGroup: ParsableArguments {
 extension PlayerOptions.Video: ExpressibleByArgument {}
 
 extension SwitchMode: ExpressibleByArgument {}
+
+extension PictureChoice: ExpressibleByArgument {}
 
 /// `--record FILE` and what it keeps, on `hlstui URL` and `monitor`.
 struct RecordFlagGroup: ParsableArguments {

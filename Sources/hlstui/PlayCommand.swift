@@ -42,6 +42,7 @@ struct PlayCommand: AsyncParsableCommand {
         request.notes = offline.notes
         request.sync = !player.noSync
         request.ascii = player.ascii
+        request.picture = player.picture
         request.record = recordFlags.recording(player: player)
         let status = await DashboardRunner.run(request)
         if status != 0 { throw ExitCode(status) }

@@ -1,3 +1,4 @@
+import Foundation
 import LoaderEvents
 import Session
 import Testing
@@ -75,5 +76,51 @@ struct GraphsTests {
         ui.toggleLower(.picture)
         ui.toggleLower(.graphs)
         #expect(ui.lower == .graphs && !ui.showPicture)
+    }
+}
+
+@Suite("The picture in terminal graphics: sixel and kitty encoders, what the terminal answers")
+struct PictureGraphicsTests {
+    @Test("sixel: a known image becomes a known sequence — raster size, the cube's colours used, six-row bands, runs")
+    func sixel() {
+        // 5×7: red on top, blue in the seventh row (the second band).
+        let red = RGB(255, 0, 0), blue = RGB(0, 0, 255)
+        let img = PictureImage(width: 5, height: 7, pixels: Array(repeating: red, count: 30) + Array(repeating: blue, count: 5))
+        let s = Sixel.encode(img, width: 5, height: 7)
+        // Colour 180 is red (5·36), 5 is blue; band one: red in all six rows (63+63 = "~"), five columns as a run; band two:
+        // blue in its first row (63+1 = "@").
+        #expect(s == "\u{1B}P0;1;0q\"1;1;5;7#5;2;0;0;100#180;2;100;0;0#180!5~-#5!5@-\u{1B}\\", "\(s.debugDescription)")
+        #expect(Sixel.runs([1, 1, 1, 2]) == "@@@A" && Sixel.runs([0, 0, 0, 0]) == "!4?")
+        // Scaled: twice the size, the same two colours.
+        let big = Sixel.encode(img, width: 10, height: 14)
+        #expect(big.contains("\"1;1;10;14") && big.contains("#180!10~"))
+    }
+
+    @Test("kitty: 24-bit RGB in base64 chunks of 4096, placed over the cells given, the earlier image of the id replaced")
+    func kitty() {
+        let img = PictureImage(width: 40, height: 40, pixels: Array(repeating: RGB(1, 2, 3), count: 1600))
+        let s = Kitty.encode(img, columns: 10, rows: 5, id: 3)
+        #expect(s.hasPrefix("\u{1B}_Ga=d,d=I,i=3,q=2\u{1B}\\\u{1B}_Ga=T,f=24,s=40,v=40,c=10,r=5,i=3,q=2,C=1,m=1;AQID"))
+        // 4800 bytes of RGB are 6400 of base64: two chunks, the last with m=0.
+        let chunks = s.components(separatedBy: "\u{1B}_G").dropFirst(2)
+        #expect(chunks.count == 2 && chunks.last!.hasPrefix("m=0;"), "\(chunks.map { $0.prefix(10) })")
+        let payload = chunks.map { $0.split(separator: ";", maxSplits: 1)[1].dropLast(2) }.joined()
+        #expect(
+            payload.count == 6400
+                && Data(base64Encoded: String(payload)) == Data(Array(repeating: [1, 2, 3] as [UInt8], count: 1600).joined()))
+    }
+
+    @Test("the terminal's answers: kitty's OK, DA1 with 4 (sixel) or without, the cell size; complete once DA1 came")
+    func replies() {
+        let xterm = GraphicsReplies.parse(Array("\u{1B}[6;20;10t\u{1B}[?63;1;2;4;6;9;15;22c".utf8))
+        #expect(xterm.sixel && !xterm.kitty && xterm.complete && xterm.cellPixels?.width == 10 && xterm.cellPixels?.height == 20)
+        #expect(xterm.best == .sixel)
+        let kitty = GraphicsReplies.parse(Array("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[?62;c".utf8))
+        #expect(kitty.kitty && kitty.best == .kitty && kitty.complete)
+        let tmux = GraphicsReplies.parse(Array("\u{1B}[?1;2c".utf8))
+        #expect(tmux.best == nil && tmux.complete && tmux.cellPixels == nil)
+        #expect(!GraphicsReplies.parse(Array("\u{1B}[6;20;10t".utf8)).complete, "DA1 not in yet")
+        // "4" among the parameters, not inside another number.
+        #expect(!GraphicsReplies.parse(Array("\u{1B}[?64;14c".utf8)).sixel)
     }
 }
