@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hlstui needs when they are missing (run as root or with sudo available).
 set -euo pipefail
-packages=(libmpv-dev libncursesw5-dev libsqlite3-dev sqlite3 pkg-config ffmpeg mpv tmux python3 python3-venv ca-certificates curl)
+packages=(libmpv-dev libncursesw5-dev libsqlite3-dev sqlite3 pkg-config ffmpeg mpv tmux ncurses-term python3 python3-venv ca-certificates curl)
 # `setup.sh test`: also what only the test suite uses (a real Prometheus and promtool for the fleet metrics tests).
 if [ "${1:-}" = "test" ]; then packages+=(prometheus); fi
 missing=()

@@ -76,6 +76,34 @@ struct DashboardE2ETests {
         #expect(s.contains("EXIT=0"), "\(s)")
     }
 
+    @Test("v on a terminal with 24-bit colour (TERM=xterm-direct): the picture's cells in direct RGB, changing as the video plays")
+    func pictureDirectColour() async throws {
+        let t = Tmux()
+        await t.start(
+            "env -u NO_COLOR TERM=xterm-direct \(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", width: 100, height: 30)
+        _ = await t.wait { $0.contains("PLAYING") }
+        t.keys("v")
+        _ = await t.wait { $0.contains("─ Picture") && $0.contains("sampled") }
+        func rgb(_ screen: String) -> [String] {
+            var out: [String] = []
+            var rest = screen[...]
+            while let r = rest.range(of: "48;2;") {
+                let tail = rest[r.upperBound...]
+                out.append(String(tail.prefix { $0.isNumber || $0 == ";" }))
+                rest = tail
+            }
+            return out
+        }
+        let first = rgb(t.screenWithEscapes())
+        #expect(first.count >= 400, "direct-colour cells: \(first.count)\n\(t.screen())")
+        #expect(!t.screenWithEscapes().contains("48;5;"), "no 256-colour approximation")
+        let moved = await eventually(timeout: 10, every: 0.2) { rgb(t.screenWithEscapes()) != first }
+        #expect(moved, "the picture changes as the video plays")
+        t.keys("q")
+        let s = await t.wait { $0.contains("EXIT=") }
+        #expect(s.contains("EXIT=0"), "\(s)")
+    }
+
     @Test(
         "g: history plots of throughput, buffer ahead, bitrate and latency that grow as the stream plays; w: the requests as a waterfall; the key again: the log"
     )
