@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Picture benchmark: CPU of the dashboard (one pane, live TS at 360p, in tmux at 120x40) with the picture shown at 1, 5
-and 10 frames a second, against the same dashboard without it, each measured in the same run.
+and 10 frames a second in cells, and at 5 as sixel and as kitty images, against the same dashboard without it, each measured
+in the same run. (tmux draws neither image protocol: what is measured is hlstui sampling, encoding and sending them.)
 
 Usage: picture_bench.py HLSTUI SECONDS   — prints one JSON object.
 """
@@ -29,9 +30,9 @@ def hlstui_pid(parent):
     return None
 
 
-def run(hlstui, url, fps, picture, seconds, sock):
+def run(hlstui, url, fps, picture, seconds, sock, mode="cells"):
     tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
-    cmd = f"env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 {hlstui} {url} --video none --ao null --picture-fps {fps}"
+    cmd = f"env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 {hlstui} {url} --video none --ao null --picture-fps {fps} --picture {mode}"
     subprocess.run(tmux + ["new-session", "-d", "-s", "b", "-x", "120", "-y", "40", cmd], check=True)
     try:
         pane = int(subprocess.run(tmux + ["display", "-p", "-t", "b", "#{pane_pid}"], capture_output=True, text=True).stdout)
@@ -61,11 +62,13 @@ def main():
                 time.sleep(0.2)
         time.sleep(8)
         out = {"seconds": seconds, "without": [], "cases": {}}
-        for fps in [1, 5, 10]:
+        for fps, mode in [(1, "cells"), (5, "cells"), (10, "cells"), (5, "sixel"), (5, "kitty")]:
             # Each case beside a run without the picture, alternating, so drift of the machine falls on both; each run in a tmux
             # server of its own (one just killed may still hold its socket).
-            out["without"].append(run(hlstui, url, fps, False, seconds, f"hlstui-bench-{os.getpid()}-{fps}-off"))
-            out["cases"][str(fps)] = run(hlstui, url, fps, True, seconds, f"hlstui-bench-{os.getpid()}-{fps}-on")
+            name = f"{fps} fps" + ("" if mode == "cells" else f" {mode}")
+            tag = f"hlstui-bench-{os.getpid()}-{fps}-{mode}"
+            out["without"].append(run(hlstui, url, fps, False, seconds, tag + "-off", mode))
+            out["cases"][name] = run(hlstui, url, fps, True, seconds, tag + "-on", mode)
         print(json.dumps(out))
     finally:
         origin.terminate()

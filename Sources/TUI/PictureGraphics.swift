@@ -30,39 +30,52 @@ public enum Sixel {
     /// `image` scaled to `width`×`height` pixels.
     public static func encode(_ image: PictureImage, width: Int, height: Int) -> String {
         guard width > 0, height > 0, image.width > 0, image.height > 0 else { return "" }
-        func index(_ c: RGB) -> Int {
-            func level(_ v: UInt8) -> Int { (Int(v) * 5 + 127) / 255 }
-            return 36 * level(c.r) + 6 * level(c.g) + level(c.b)
-        }
-        var indices = [Int](repeating: 0, count: width * height)
-        var used = Set<Int>()
+        // The cube index of every target pixel, and which indices occur (flat arrays: this runs a few times a second).
+        var level = [UInt8](repeating: 0, count: 256)
+        for v in 0..<256 { level[v] = UInt8((v * 5 + 127) / 255) }
+        var indices = [UInt8](repeating: 0, count: width * height)
+        var used = [Bool](repeating: false, count: 216)
+        let xs = (0..<width).map { min(image.width - 1, $0 * image.width / width) }
         for y in 0..<height {
+            let row = min(image.height - 1, y * image.height / height) * image.width
             for x in 0..<width {
-                let i = index(image.scaled(x, y, width: width, height: height))
-                indices[y * width + x] = i
-                used.insert(i)
+                let c = image.pixels[row + xs[x]]
+                let i = 36 * Int(level[Int(c.r)]) + 6 * Int(level[Int(c.g)]) + Int(level[Int(c.b)])
+                indices[y * width + x] = UInt8(i)
+                used[i] = true
             }
         }
-        // DCS P1=0 (aspect 2:1 default overridden by the raster attributes), P2=1 (unset pixels keep the background).
+        // DCS P1=0 (aspect from the raster attributes), P2=1 (unset pixels keep the background).
         var out = "\u{1B}P0;1;0q\"1;1;\(width);\(height)"
-        for i in used.sorted() {
-            let (r, g, b) = (i / 36, i / 6 % 6, i % 6)
-            out += "#\(i);2;\(r * 20);\(g * 20);\(b * 20)"
+        for i in 0..<216 where used[i] {
+            out += "#\(i);2;\(i / 36 * 20);\(i / 6 % 6 * 20);\(i % 6 * 20)"
         }
+        // Per band, the rows each colour covers in each column; slots only for the colours in the band.
+        var slot = [Int](repeating: -1, count: 216)
+        var bits: [[UInt8]] = []
+        var inBand: [Int] = []
         for band in stride(from: 0, to: height, by: 6) {
-            // Each colour in the band: which of the six rows it covers, per column.
-            var bits: [Int: [UInt8]] = [:]
+            for i in inBand { slot[i] = -1 }
+            inBand.removeAll(keepingCapacity: true)
+            var n = 0
             for dy in 0..<min(6, height - band) {
                 let row = (band + dy) * width
                 for x in 0..<width {
-                    let i = indices[row + x]
-                    if bits[i] == nil { bits[i] = [UInt8](repeating: 0, count: width) }
-                    bits[i]![x] |= 1 << dy
+                    let i = Int(indices[row + x])
+                    if slot[i] < 0 {
+                        slot[i] = n
+                        if n == bits.count { bits.append([UInt8](repeating: 0, count: width)) } else {
+                            for k in 0..<width { bits[n][k] = 0 }
+                        }
+                        inBand.append(i)
+                        n += 1
+                    }
+                    bits[slot[i]][x] |= 1 << dy
                 }
             }
-            for (n, i) in bits.keys.sorted().enumerated() {
-                if n > 0 { out += "$" }
-                out += "#\(i)" + runs(bits[i]!)
+            for (k, i) in inBand.sorted().enumerated() {
+                if k > 0 { out += "$" }
+                out += "#\(i)" + runs(bits[slot[i]])
             }
             out += "-"
         }
@@ -71,16 +84,22 @@ public enum Sixel {
 
     /// Sixel characters for `bits`, runs of four or more as `!n`.
     static func runs(_ bits: [UInt8]) -> String {
-        var out = ""
+        var out = [UInt8]()
+        out.reserveCapacity(bits.count)
         var i = 0
         while i < bits.count {
             var j = i
             while j < bits.count && bits[j] == bits[i] { j += 1 }
-            let c = String(UnicodeScalar(63 + bits[i]))
-            out += j - i >= 4 ? "!\(j - i)\(c)" : String(repeating: c, count: j - i)
+            let c = 63 + bits[i]
+            if j - i >= 4 {
+                out += Array("!\(j - i)".utf8)
+                out.append(c)
+            } else {
+                out += [UInt8](repeating: c, count: j - i)
+            }
             i = j
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
@@ -89,9 +108,12 @@ public enum Kitty {
     /// Transmits and places `image` as image `id` (replacing an earlier image of that id), the cursor left where it was.
     public static func encode(_ image: PictureImage, columns: Int, rows: Int, id: Int) -> String {
         guard columns > 0, rows > 0, image.width > 0, image.height > 0 else { return "" }
-        var raw = [UInt8]()
-        raw.reserveCapacity(image.pixels.count * 3)
-        for p in image.pixels { raw += [p.r, p.g, p.b] }
+        var raw = [UInt8](repeating: 0, count: image.pixels.count * 3)
+        for (k, p) in image.pixels.enumerated() {
+            raw[3 * k] = p.r
+            raw[3 * k + 1] = p.g
+            raw[3 * k + 2] = p.b
+        }
         let payload = Array(Data(raw).base64EncodedString().utf8)
         var out = delete(id: id)
         var first = true

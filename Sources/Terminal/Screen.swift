@@ -163,9 +163,10 @@ public final class Screen {
             switch graphics {
             case .kitty: writeTerminal(at + Kitty.encode(img.image, columns: img.rect.width, rows: img.rect.height, id: n + 1) + "\u{1B}8")
             case .sixel:
-                // The rect's pixels, the image fitted inside with its aspect.
+                // The rect's pixels, the image fitted inside with its aspect — never enlarged: sixel is drawn pixel for pixel,
+                // and an enlarged copy would cost more to encode and send and show nothing more.
                 let (w, h) = (img.rect.width * cellPixels.width, img.rect.height * cellPixels.height)
-                let scale = min(Double(w) / Double(img.image.width), Double(h) / Double(img.image.height))
+                let scale = min(1, Double(w) / Double(img.image.width), Double(h) / Double(img.image.height))
                 let (sw, sh) = (max(1, Int(Double(img.image.width) * scale)), max(1, Int(Double(img.image.height) * scale)))
                 writeTerminal(at + Sixel.encode(img.image, width: sw, height: sh) + "\u{1B}8")
             case nil: break

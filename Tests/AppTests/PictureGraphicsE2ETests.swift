@@ -53,13 +53,13 @@ struct PictureGraphicsE2ETests {
         await PlayerSlots.shared.acquire(1)
         defer { Task { await PlayerSlots.shared.release(1) } }
         let (out, status) = try await ptyRun(
-            "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture sixel",
+            "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture sixel --picture-fps 2",
             keys: [(8, "v"), (4, "v"), (1, "q")])
         #expect(status == 0)
         let starts = out.occurrences(of: "\u{1B}P0;1;0q\"1;1;")
         #expect(starts.count >= 3, "\(starts.count) sixel images")
-        // Each image: raster size within the panel (100 columns × at most 28 rows at the assumed 8×16 pixels a cell), placed
-        // below the dashboard's top panels, ended with ST.
+        // Each image: raster size within the panel and never more than the sampled frame (480×270 at most), placed at a saved
+        // cursor position, ended with ST.
         var images: [[UInt8]] = []
         for s in starts {
             let end = try #require(Array(out[s...]).occurrences(of: "\u{1B}\\").first)
@@ -67,7 +67,7 @@ struct PictureGraphicsE2ETests {
             images.append(seq)
             let head = String(decoding: seq.prefix(40), as: UTF8.self)
             let size = head.split(separator: "\"")[1].split(separator: "#")[0].split(separator: ";").compactMap { Int($0) }
-            #expect(size.count == 4 && size[2] > 100 && size[2] <= 800 && size[3] > 50 && size[3] <= 28 * 16, "\(head)")
+            #expect(size.count == 4 && size[2] > 100 && size[2] <= 480 && size[3] > 50 && size[3] <= 270, "\(head)")
             let before = String(decoding: out[Swift.max(0, s - 16)..<s], as: UTF8.self)
             #expect(before.contains("\u{1B}7\u{1B}["), "placed at a saved cursor position: \(before.debugDescription)")
         }
@@ -83,7 +83,7 @@ struct PictureGraphicsE2ETests {
         await PlayerSlots.shared.acquire(1)
         defer { Task { await PlayerSlots.shared.release(1) } }
         let (out, status) = try await ptyRun(
-            "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture kitty",
+            "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture kitty --picture-fps 2",
             keys: [(8, "v"), (4, "v"), (1, "q")])
         #expect(status == 0)
         let sends = out.occurrences(of: "\u{1B}_Ga=T,f=24,")
@@ -100,7 +100,7 @@ struct PictureGraphicsE2ETests {
         defer { Task { await PlayerSlots.shared.release(1) } }
         // The terminal's answers, typed as a terminal would send them: the cell size, then DA1.
         let (out, status) = try await ptyRun(
-            "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null",
+            "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture-fps 2",
             keys: [(1, "\u{1B}[6;16;8t\u{1B}[?63;1;2;4;6;9;15;22c"), (7, "v"), (3, "q")])
         #expect(status == 0)
         #expect(out.occurrences(of: "\u{1B}P0;1;0q").count >= 2, "drawn in sixel")
