@@ -64,7 +64,9 @@ public enum Sixel {
                     let i = Int(indices[row + x])
                     if slot[i] < 0 {
                         slot[i] = n
-                        if n == bits.count { bits.append([UInt8](repeating: 0, count: width)) } else {
+                        if n == bits.count {
+                            bits.append([UInt8](repeating: 0, count: width))
+                        } else {
                             for k in 0..<width { bits[n][k] = 0 }
                         }
                         inBand.append(i)
