@@ -235,14 +235,7 @@ extension LoaderServer {
         let parsed = PlaylistParser.parseLenient(
             String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
-            table.withLockedValue { t in
-                t.recent[r.head.url, default: RecentSegments()].note(m, at: now)
-                // A rung the player has not reloaded yet is held as read here: the player's first reload of a rung switched
-                // to can then carry delivery directives too (a delta update against this read). The player's own reloads
-                // stay what later directives are chosen from: a newer read here would list a segment the player has not
-                // seen, and its next reload would not block for the one after.
-                if m.serverControl != nil && !m.endList && t.held[url] == nil { t.held[url] = (m, now) }
-            }
+            table.withLockedValue { $0.recent[r.head.url, default: RecentSegments()].note(m, at: now) }
             if report { emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now))) }
             prefetchKeys(m, base: r.head.url, playlist: playlist)
         }

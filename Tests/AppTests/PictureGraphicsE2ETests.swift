@@ -25,10 +25,14 @@ func ptyRun(_ command: String, keys: [(after: Double, key: String)], columns: In
         try await Task.sleep(for: .seconds(k.after))
         input.fileHandleForWriting.write(Data(k.key.utf8))
     }
-    let deadline = Date().addingTimeInterval(20)
+    // Waited for without blocking a thread of the shared pool (every other test's tasks run there): polled, then ended.
+    let deadline = Date().addingTimeInterval(60)
     while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
     if p.isRunning { p.terminate() }
-    p.waitUntilExit()
+    for _ in 0..<50 where p.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+    if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+    while p.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+    input.fileHandleForWriting.closeFile()
     return ((try? [UInt8](Data(contentsOf: file))) ?? [], p.terminationStatus)
 }
 
@@ -54,7 +58,7 @@ struct PictureGraphicsE2ETests {
         defer { Task { await PlayerSlots.shared.release(1) } }
         let (out, status) = try await ptyRun(
             "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture sixel --picture-fps 2",
-            keys: [(8, "v"), (4, "v"), (1, "q")])
+            keys: [(8, "v"), (6, "v"), (1, "q")])
         #expect(status == 0)
         let starts = out.occurrences(of: "\u{1B}P0;1;0q\"1;1;")
         #expect(starts.count >= 3, "\(starts.count) sixel images")
@@ -84,7 +88,7 @@ struct PictureGraphicsE2ETests {
         defer { Task { await PlayerSlots.shared.release(1) } }
         let (out, status) = try await ptyRun(
             "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture kitty --picture-fps 2",
-            keys: [(8, "v"), (4, "v"), (1, "q")])
+            keys: [(8, "v"), (6, "v"), (1, "q")])
         #expect(status == 0)
         let sends = out.occurrences(of: "\u{1B}_Ga=T,f=24,")
         #expect(sends.count >= 3, "\(sends.count) kitty images")
