@@ -33,6 +33,15 @@ extension LoaderServer {
                 await segment(i, range: nil, writer: .sink())
             }
             await segment(res, range: nil, writer: .sink())
+            // The player asked for the newest segment: what follows it (perhaps a discontinuity, where the Loader ends the
+            // player's playlist and the player asks for nothing more) is read once it is published, a target duration at a
+            // time, as FFmpeg's own reloads would have found it.
+            var later = rm
+            for _ in 0..<3 where later.segment(msn + 1) == nil && !later.media.endList {
+                try? await Task.sleep(for: .seconds(Double(later.media.targetDuration ?? 2)))
+                guard let fresh = await rungMedia(rung, containing: msn + 1) else { return }
+                later = fresh
+            }
         }
     }
 }
