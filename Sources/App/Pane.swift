@@ -157,6 +157,7 @@ public final class Pane: Sendable {
         s.mode = config.mode
         s.manualSwitch = config.manualSwitch
         s.insecureTLS = config.loader.upstream.tls.insecure
+        s.forgetsBeforeReload = !config.player.decodeVideo
         self.loader = loader
         self.mpv = mpv
         let tasks = OwnedTasks()

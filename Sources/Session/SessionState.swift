@@ -296,6 +296,9 @@ public struct SessionState: Sendable {
     public var throughput = ThroughputEstimator()
     /// The figures the history plots draw, a value a second over the last minutes.
     public var history = History()
+    /// The player decodes no video, so the playhead is timed by segments the Loader reads along: a reload forgets the
+    /// timestamps measured before its first segment.
+    public var forgetsBeforeReload = false
     public var insecureTLS = false
     /// LL-HLS reloads with delivery directives: the latest, and what delta updates saved in all.
     public private(set) var lowLatency = LowLatencyReloads()
@@ -401,10 +404,12 @@ public struct SessionState: Sendable {
             } else if let f = from, let point = locate(f.time) {
                 progress = Progress(wall: f.wall, point: point, time: f.time, advancing: false, speed: sample.speed)
             }
-            // The new player holds nothing before its first segment: timestamps measured there no longer time the playhead. A
-            // stream whose timestamps restart (a loop, a discontinuity) would otherwise place the new player's first moments in
-            // an older segment with the same timestamps until its own segment is measured.
-            if let start { clock.firstPTS = clock.firstPTS.filter { $0.key >= start } }
+            // Timed by segments the Loader reads along (no video decoded): the new player holds nothing before its first
+            // segment, and a stream whose timestamps restart (a loop, a discontinuity) would otherwise place its first moments
+            // in an older segment with the same timestamps until its own segment is measured (the read-along comes a moment
+            // after the audio). A player that decodes video measures its own segments before it shows them, and a sample of
+            // the old player still in flight must find the old segments.
+            if let start, forgetsBeforeReload { clock.firstPTS = clock.firstPTS.filter { $0.key >= start } }
             return []
         case .reloadPlanned(let rung):
             plannedReload = rung

@@ -207,11 +207,15 @@ struct EffectsTests {
         // The move was asked for: the reload it gives is not measured as a skip from where the playhead was.
         s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.1)
         #expect(s.progress == nil && !s.moveAsked)
-        // A reload nobody asked for is measured from where the playhead was (in the player the first reload gave, which starts
-        // at segment 3: what was measured before it is forgotten).
-        #expect(s.clock.firstPTS[2] == nil && s.clock.firstPTS[3] == 50)
+        // A reload nobody asked for is measured from where the playhead was.
+        #expect(s.clock.firstPTS[2] == 40, "a player that decodes video keeps what was measured before the reload")
         s.apply(.streamGiven(startMSN: 3, from: (time: 51, wall: date)), at: 1.2)
         #expect(s.progress?.point == StreamPoint(msn: 3, offset: 1))
+        // Timed by segments read along (no video decoded): a reload forgets what was measured before its first segment.
+        var along = s
+        along.forgetsBeforeReload = true
+        along.apply(.streamGiven(startMSN: 3, from: (time: 51, wall: date)), at: 1.3)
+        #expect(along.clock.firstPTS[2] == nil && along.clock.firstPTS[3] == 50)
         #expect(s.planRealign(to: try #require(DateTime(iso8601: "2025-12-31T23:00:00.000Z")), at: 1) == nil)
         // A discontinuity after the moment's segment: no seek (mpv would seek video across the reset); the reload starts at
         // the next segment, so the pane lands ahead and is held the rest — at the moment's own segment when it starts there.
