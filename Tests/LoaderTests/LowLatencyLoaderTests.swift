@@ -50,10 +50,16 @@ struct LowLatencyLoaderTests {
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v240/index.m3u8?llfault=early")
-        // Each round: the player takes the last segment, then reloads. The fault answers at once, so one round in a few may
-        // straddle a publication by chance and hold the segment after all.
+        // Each round: the player takes the last segment, then reloads. The fault answers at once, so a round that straddles
+        // the next segment's publication gets it after all: a round starts only with two seconds or more before that.
+        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency["v240"]!)
         for _ in 0..<3 {
-            let (url, segments) = try await media(c, playerURL)
+            var (url, segments) = try await media(c, playerURL)
+            let next = model.published(msn: try #require(segments.last).msn + 1, part: nil, overrides: LiveOverrides())
+            if next - Date().timeIntervalSince1970 < 2 {
+                try await Task.sleep(for: .seconds(max(0, next - Date().timeIntervalSince1970) + 0.2))
+                (url, segments) = try await media(c, playerURL)
+            }
             _ = try await c.get(try #require(segments.last).url)
             _ = try await c.get(url)
             if log.diagnostics.contains(where: { $0.contains("blocking reload") }) { break }
