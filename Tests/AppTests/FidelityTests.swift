@@ -47,7 +47,7 @@ struct FidelityTests {
         var checked = 0
         var pdtErrors: [Double] = [], aheadErrors: [Double] = [], latencyErrors: [Double] = [], rungMisses = 0, sizeMisses = 0,
             vodLatencies = 0
-        var missing: [String] = []
+        var missing: [String] = [], aheadMisses: [String] = []
         let switches = r.named("variant").compactMap { $0["t"] as? Double }
         for p in r.named("player") where p["state"] as? String == "playing" {
             guard let t = p["t"] as? Double, t > 2, let tp = p["timePos"] as? Double, let wall = Self.seconds(p["wall"]) else { continue }
@@ -74,13 +74,24 @@ struct FidelityTests {
                 vodLatencies += 1
             }
             if !nearSwitch {
-                // Delivered ahead: the run of the playing rung's segments after the playhead's that the origin had sent whole.
-                var msn = seg.msn ?? 0
-                // Any rung's: the rungs' segments line up (a splice takes the next one from another rung).
-                while video.contains(where: { $0.msn == msn + 1 && $0.wall + $0.durationMs / 1000 <= wall }) { msn += 1 }
-                let trueAhead = Double(msn - (seg.msn ?? 0) + 1) * 2 - (tp - mt)
+                // Delivered ahead: the run of the playing rung's segments after the playhead's that the origin had sent whole
+                // (any rung's: the rungs' segments line up, a splice takes the next one from another rung). hlstui learns of a
+                // segment when the Loader has passed its last byte on, a moment after the origin's record, and a sample may be
+                // written a moment after its wall time: segments finished within `lag` of the sample may count or not (a
+                // reload reads several at once), so the figure must lie between the two runs.
+                let lag = 0.75
+                func ahead(by limit: Double) -> Double {
+                    var msn = seg.msn ?? 0
+                    while video.contains(where: { $0.msn == msn + 1 && $0.wall + $0.durationMs / 1000 <= limit }) { msn += 1 }
+                    return Double(msn - (seg.msn ?? 0) + 1) * 2 - (tp - mt)
+                }
+                let (least, most) = (ahead(by: wall - lag), ahead(by: wall + lag))
                 if let shown = p["bufferedAhead"] as? Double {
-                    aheadErrors.append(abs(shown - trueAhead))
+                    // The two sides take the position in a segment from different readings of its first timestamp: a few
+                    // microseconds apart.
+                    let error = max(0, least - shown, shown - most)
+                    aheadErrors.append(error)
+                    if error > 0.001 { aheadMisses.append("t=\(t) msn \(seg.msn ?? -1): \(shown) s shown, \(least)–\(most) s sent") }
                 } else {
                     aheadErrors.append(.infinity)
                 }
@@ -91,11 +102,9 @@ struct FidelityTests {
         #expect(checked >= 30, "samples held against the origin: \(checked)")
         let worstPDT = pdtErrors.max() ?? .infinity
         #expect(worstPDT <= 0.04, "PDT at the playhead off by \(worstPDT) s at worst; none shown at \(missing)")
-        // Within one segment; the origin's record is when it sent the last byte, the player's a moment later. (The two sides
-        // take the position in a segment from different readings of its first timestamp: a few microseconds apart.)
         #expect(
-            aheadErrors.count >= 10 && aheadErrors.allSatisfy { $0 <= 2.0 + 0.001 },
-            "buffered ahead off by up to \(aheadErrors.max() ?? -1) s: \(aheadErrors.map { ($0 * 10).rounded() / 10 })")
+            aheadErrors.count >= 10 && aheadErrors.allSatisfy { $0 <= 0.001 },
+            "buffered ahead outside what the origin had sent: \(aheadMisses)")
         if live {
             #expect(
                 !latencyErrors.isEmpty && latencyErrors.allSatisfy { $0 <= 0.1 },
