@@ -3,10 +3,13 @@ import TestSupport
 import Testing
 
 /// hlstui in a real pseudo-terminal (util-linux `script`), keys typed at set moments: every byte it writes to the terminal,
-/// and its exit status. (tmux draws sixel and kitty images itself or not at all; these tests read what hlstui sends.)
+/// and its exit status, holding one of the shared player slots while it runs. (tmux draws sixel and kitty images itself or
+/// not at all; these tests read what hlstui sends.)
 func ptyRun(_ command: String, keys: [(after: Double, key: String)], columns: Int = 100, rows: Int = 30) async throws -> (
     output: [UInt8], status: Int32
 ) {
+    await PlayerSlots.shared.acquire(1)
+    defer { Task { await PlayerSlots.shared.release(1) } }
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-pty-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: file) }
     let p = Process()
@@ -54,8 +57,6 @@ struct PictureGraphicsE2ETests {
         "--picture sixel: v sends the frame as sixel images inside the picture panel, new ones as the video moves; v again repaints the screen; q exits 0"
     )
     func sixel() async throws {
-        await PlayerSlots.shared.acquire(1)
-        defer { Task { await PlayerSlots.shared.release(1) } }
         let (out, status) = try await ptyRun(
             "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture sixel --picture-fps 2",
             keys: [(8, "v"), (6, "v"), (1, "q")])
@@ -84,8 +85,6 @@ struct PictureGraphicsE2ETests {
 
     @Test("--picture kitty: v sends the frame as kitty images placed over the panel's cells; v again deletes them; q exits 0")
     func kitty() async throws {
-        await PlayerSlots.shared.acquire(1)
-        defer { Task { await PlayerSlots.shared.release(1) } }
         let (out, status) = try await ptyRun(
             "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture kitty --picture-fps 2",
             keys: [(8, "v"), (6, "v"), (1, "q")])
@@ -100,8 +99,6 @@ struct PictureGraphicsE2ETests {
 
     @Test("--picture auto on a terminal whose DA1 answer lists sixel (parameter 4): the picture is drawn in sixel")
     func autoSixel() async throws {
-        await PlayerSlots.shared.acquire(1)
-        defer { Task { await PlayerSlots.shared.release(1) } }
         // The terminal's answers, typed as a terminal would send them: the cell size, then DA1.
         let (out, status) = try await ptyRun(
             "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null --picture-fps 2",
@@ -113,8 +110,6 @@ struct PictureGraphicsE2ETests {
 
     @Test("--picture auto on a terminal that does not answer: cells, after waiting for the answer at most 1.5 s")
     func autoWithoutAnswer() async throws {
-        await PlayerSlots.shared.acquire(1)
-        defer { Task { await PlayerSlots.shared.release(1) } }
         let (out, status) = try await ptyRun(
             "\(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", keys: [(8, "v"), (3, "q")])
         #expect(status == 0)

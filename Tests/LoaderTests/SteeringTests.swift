@@ -1,0 +1,171 @@
+import HLS
+import LoaderCore
+import Testing
+
+@Suite("Content steering: the manifest, pathway choice, penalty box and switch-back, clones (pure)")
+struct SteeringTests {
+    static let base = "https://a.example.com/live/master.m3u8"
+
+    /// Two pathways of two variants each (the second with its own audio group), steered.
+    static let multivariant: MultivariantPlaylist = {
+        let text = """
+            #EXTM3U
+            #EXT-X-CONTENT-STEERING:SERVER-URI="/steer.json",PATHWAY-ID="cdn-b"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud-a",NAME="en",STABLE-RENDITION-ID="en",URI="audio/en.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud-b",NAME="en",STABLE-RENDITION-ID="en",URI="https://b.example.com/audio/en.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,AUDIO="aud-a",PATHWAY-ID="cdn-a",STABLE-VARIANT-ID="lo"
+            v1/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,AUDIO="aud-a",PATHWAY-ID="cdn-a",STABLE-VARIANT-ID="hi"
+            v2/index.m3u8?token=x
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,AUDIO="aud-b",PATHWAY-ID="cdn-b",STABLE-VARIANT-ID="lo"
+            https://b.example.com/v1/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,AUDIO="aud-b",PATHWAY-ID="cdn-b",STABLE-VARIANT-ID="hi"
+            https://b.example.com/v2/index.m3u8
+
+            """
+        return PlaylistParser.parseLenient(text).playlist.multivariant!
+    }()
+
+    static func manifest(_ json: String) -> Result<SteeringManifest, SteeringError> {
+        SteeringManifest.parse(Array(json.utf8), from: "https://steer.example.com/v1/steer.json?session=1")
+    }
+
+    @Test("a manifest is read whole; RELOAD-URI is resolved against the manifest's URL; clones keep their replacements")
+    func parse() throws {
+        let m = try Self.manifest(
+            """
+            {"VERSION":1,"TTL":10,"RELOAD-URI":"next.json?s=2","PATHWAY-PRIORITY":["cdn-a","cdn-b"],
+             "PATHWAY-CLONES":[{"BASE-ID":"cdn-a","ID":"cdn-c","URI-REPLACEMENT":{"HOST":"c.example.com:8443",
+               "PARAMS":{"k":"v"},"PER-VARIANT-URIS":{"hi":"https://c2.example.com/hi.m3u8"}}}]}
+            """
+        ).get()
+        #expect(m.ttl == 10)
+        #expect(m.reloadURI == "https://steer.example.com/v1/next.json?s=2")
+        #expect(m.priority == ["cdn-a", "cdn-b"])
+        #expect(m.clones.first?.id == "cdn-c" && m.clones.first?.replacement.host == "c.example.com:8443")
+        #expect(m.clones.first?.replacement.perVariantURIs["hi"] == "https://c2.example.com/hi.m3u8")
+    }
+
+    @Test("a bad manifest is one line naming what is wrong")
+    func bad() {
+        let cases: [(String, String)] = [
+            ("<html>busy</html>", "the steering manifest is not a JSON object"),
+            ("[1, 2]", "the steering manifest is not a JSON object"),
+            (#"{"VERSION":2,"TTL":10,"PATHWAY-PRIORITY":["a"]}"#, "the steering manifest's VERSION is 2; only 1 is defined"),
+            (#"{"VERSION":1,"PATHWAY-PRIORITY":["a"]}"#, "the steering manifest's TTL is missing"),
+            (#"{"VERSION":1,"TTL":"10","PATHWAY-PRIORITY":["a"]}"#, "the steering manifest's TTL has the wrong type"),
+            (#"{"VERSION":1,"TTL":0,"PATHWAY-PRIORITY":["a"]}"#, "the steering manifest's TTL must be a positive number of seconds"),
+            (#"{"VERSION":1,"TTL":10,"PATHWAY-PRIORITY":[]}"#, "the steering manifest's PATHWAY-PRIORITY is empty"),
+            (#"{"VERSION":1,"TTL":10,"PATHWAY-PRIORITY":["a","a"]}"#, "the steering manifest's PATHWAY-PRIORITY lists \"a\" twice"),
+            (
+                #"{"VERSION":1,"TTL":10,"PATHWAY-PRIORITY":["cdn a"]}"#,
+                "the steering manifest names pathway \"cdn a\": only letters, digits, '.', '-' and '_' are allowed"
+            ),
+        ]
+        for (json, line) in cases {
+            guard case .failure(let e) = Self.manifest(json) else {
+                Issue.record("accepted: \(json)")
+                continue
+            }
+            #expect(e.description == line, "\(json)")
+        }
+    }
+
+    @Test("the playlist's PATHWAY-ID first; the manifest's priority; unlisted pathways are not chosen")
+    func priority() throws {
+        var p = Pathways(Self.multivariant)
+        #expect(p.known == ["cdn-a", "cdn-b"] && p.current == "cdn-b")
+        let change = p.apply(try Self.manifest(#"{"VERSION":1,"TTL":10,"PATHWAY-PRIORITY":["cdn-a","cdn-b"]}"#).get(), at: 0)
+        #expect(change == Pathways.Change(from: "cdn-b", to: "cdn-a", cause: .manifest))
+        #expect(p.apply(try Self.manifest(#"{"VERSION":1,"TTL":10,"PATHWAY-PRIORITY":["cdn-x","cdn-b"]}"#).get(), at: 1)?.to == "cdn-b")
+        // A playlist whose variants name no pathway: one, ".".
+        #expect(Pathways(MultivariantPlaylist()).current == Pathways.defaultID)
+    }
+
+    @Test("a failed pathway is penalised for the TTL, retested once it ends, and used again when preferred and answering")
+    func penaltyAndSwitchBack() {
+        var p = Pathways(Self.multivariant)
+        _ = p.pin(nil, at: 0)
+        _ = p.apply(SteeringManifest(ttl: 10, priority: ["cdn-a", "cdn-b"]), at: 0)
+        #expect(p.current == "cdn-a")
+        #expect(p.failed("cdn-a", cause: "503", for: 10, at: 1) == Pathways.Change(from: "cdn-a", to: "cdn-b", cause: .failure))
+        // No request to the penalised pathway until its penalty ends.
+        #expect(p.isPenalised("cdn-a", at: 10.9) && p.retestDue(at: 10.9) == nil && p.best(at: 5) == "cdn-b")
+        #expect(p.retestDue(at: 11) == "cdn-a")
+        // The retest fails: another full TTL.
+        #expect(p.failed("cdn-a", cause: "503", for: 10, at: 11) == nil)
+        #expect(p.retestDue(at: 20.9) == nil && p.retestDue(at: 21) == "cdn-a")
+        // It answers: traffic goes back.
+        #expect(p.answered("cdn-a", at: 21) == Pathways.Change(from: "cdn-b", to: "cdn-a", cause: .recovered))
+        #expect(p.penalties.isEmpty)
+        // Every pathway failed: the one whose penalty ends first is tried.
+        _ = p.failed("cdn-a", cause: "timeout", for: 10, at: 30)
+        _ = p.failed("cdn-b", cause: "503", for: 10, at: 31)
+        #expect(p.current == "cdn-a")
+    }
+
+    @Test("a pin wins while its pathway answers; a failure of the pinned pathway falls back to the priority")
+    func pin() {
+        var p = Pathways(Self.multivariant)
+        _ = p.apply(SteeringManifest(ttl: 10, priority: ["cdn-a", "cdn-b"]), at: 0)
+        #expect(p.pin("cdn-b", at: 1) == Pathways.Change(from: "cdn-a", to: "cdn-b", cause: .manual))
+        #expect(p.apply(SteeringManifest(ttl: 10, priority: ["cdn-a", "cdn-b"]), at: 2) == nil)
+        #expect(p.failed("cdn-b", cause: "404", for: 10, at: 3)?.to == "cdn-a")
+        #expect(p.pin(nil, at: 4) == nil)
+    }
+
+    @Test("a clone copies its base pathway's variants and audio with the host, parameters or per-ID URIs replaced")
+    func clones() {
+        let clone = PathwayClone(
+            baseID: "cdn-a", id: "cdn-c",
+            replacement: URIReplacement(
+                host: "c.example.com:8443", params: ["k": "v", "token": "y"],
+                perVariantURIs: ["hi": "https://c2.example.com/hi.m3u8"]))
+        let m = clone.expand(Self.multivariant, base: Self.base)
+        let added = m.variants.filter { $0.pathwayID == "cdn-c" }
+        #expect(added.map(\.uri) == ["https://c.example.com:8443/live/v1/index.m3u8?k=v&token=y", "https://c2.example.com/hi.m3u8"])
+        #expect(added.allSatisfy { $0.audio == "aud-a/cdn-c" })
+        #expect(
+            m.renditions.filter { $0.groupID == "aud-a/cdn-c" }.map(\.uri)
+                == ["https://c.example.com:8443/live/audio/en.m3u8?k=v&token=y"])
+        // An ID already used, or a base that does not exist: nothing added.
+        #expect(PathwayClone(baseID: "cdn-a", id: "cdn-b", replacement: URIReplacement()).expand(m, base: Self.base) == m)
+        #expect(PathwayClone(baseID: "nope", id: "cdn-d", replacement: URIReplacement()).expand(m, base: Self.base) == m)
+        var p = Pathways(m)
+        p.add(clones: [clone, PathwayClone(baseID: "nope", id: "cdn-d", replacement: URIReplacement())])
+        #expect(p.known == ["cdn-a", "cdn-b", "cdn-c"])
+    }
+
+    @Test("the reload carries _HLS_pathway and _HLS_throughput; 410 stops steering, 429 waits Retry-After, others the TTL")
+    func reload() {
+        #expect(
+            SteeringReload.url("https://s.example.com/steer?x=1&_HLS_pathway=old", pathway: "cdn-a", throughput: 5_000_000)
+                == "https://s.example.com/steer?x=1&_HLS_pathway=cdn-a&_HLS_throughput=5000000")
+        #expect(
+            SteeringReload.url("https://s.example.com/steer", pathway: ".", throughput: nil) == "https://s.example.com/steer?_HLS_pathway=."
+        )
+        #expect(SteeringReload.next(status: 200, retryAfter: nil, ttl: 10) == .manifest)
+        #expect(SteeringReload.next(status: 410, retryAfter: nil, ttl: 10) == .stop)
+        #expect(SteeringReload.next(status: 429, retryAfter: " 3", ttl: 10) == .retry(after: 3))
+        #expect(SteeringReload.next(status: 429, retryAfter: "soon", ttl: 10) == .retry(after: 10))
+        #expect(SteeringReload.next(status: 503, retryAfter: "3", ttl: 10) == .retry(after: 10))
+    }
+}
+
+extension SteeringTests {
+    @Test("each pathway's variants; the same rung on another pathway by STABLE-VARIANT-ID, else bandwidth and resolution")
+    func equivalents() {
+        let m = Self.multivariant
+        #expect(Pathways.variants(of: "cdn-a", in: m) == [0, 1] && Pathways.variants(of: "cdn-b", in: m) == [2, 3])
+        #expect(Pathways.equivalent(of: 1, on: "cdn-b", in: m) == 3)
+        #expect(Pathways.equivalent(of: 2, on: "cdn-a", in: m) == 0)
+        #expect(Pathways.equivalent(of: 2, on: "cdn-b", in: m) == 2)
+        #expect(Pathways.equivalent(of: 0, on: "cdn-x", in: m) == nil)
+        // Redundant streams: no stable IDs, the same variants again on another host.
+        var r = m
+        for i in r.variants.indices { r.variants[i].stableVariantID = nil }
+        #expect(Pathways.equivalent(of: 1, on: "cdn-b", in: r) == 3)
+        r.variants[3].bandwidth = 2_100_000
+        #expect(Pathways.equivalent(of: 1, on: "cdn-b", in: r) == 3, "by place when nothing else matches")
+    }
+}
