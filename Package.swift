@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "OriginTests",
             dependencies: [
-                "Origin", "HLS", "MediaFormats", "TestSupport",
+                "Origin", "HLS", "LoaderCore", "MediaFormats", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),

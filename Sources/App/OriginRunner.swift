@@ -45,6 +45,11 @@ public enum OriginRunner {
             lines.append("  \(server.httpBase)/\(s.name)/master.m3u8\(q)  \(s.summary)")
             if let b = server.httpsBase { lines.append("  \(b)/\(s.name)/master.m3u8\(q)") }
         }
+        if scenarios.isEmpty || scenarios.contains("live-ts") {
+            lines.append(
+                "  \(server.httpBase)/steered/master.m3u8  live-ts on two CDNs (pathways on \(OriginServer.hosts[0]) and \(OriginServer.hosts[1])), content steering"
+            )
+        }
         lines.append("control: \(server.httpBase)/control/fault?kind=status&status=404&target=segment  (see \(server.httpBase)/ for all)")
         return lines
     }

@@ -14,6 +14,10 @@ public final class OriginServer: Sendable {
     let group: MultiThreadedEventLoopGroup
     let channels: [Channel]
 
+    /// The loopback addresses plain HTTP answers on, all on the same port: the first is the origin's own; the others stand for
+    /// other CDNs of the same streams (the `steered` scenario's pathways, per-host outages with `/control/fault?host=`).
+    public static let hosts = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
+
     /// Base URL for plain HTTP, e.g. `http://127.0.0.1:8080`.
     public var httpBase: String { "http://127.0.0.1:\(httpPort)" }
     /// Base URL for HTTPS, when enabled.
@@ -26,17 +30,20 @@ public final class OriginServer: Sendable {
     ) throws -> OriginServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         do {
-            let http = try bind(group: group, router: router, port: port, ssl: nil)
+            let http = try bind(group: group, router: router, host: hosts[0], port: port, ssl: nil)
+            let bound = http.localAddress?.port ?? port
+            let others = try hosts.dropFirst().map { try bind(group: group, router: router, host: $0, port: bound, ssl: nil) }
             var identity: SelfSignedIdentity?
             var https: Channel?
             if tls {
                 let id = try given ?? SelfSignedIdentity.make()
                 identity = id
-                https = try bind(group: group, router: router, port: tlsPort, ssl: try id.serverContext(clientCAs: clientCAs))
+                https = try bind(
+                    group: group, router: router, host: hosts[0], port: tlsPort, ssl: try id.serverContext(clientCAs: clientCAs))
             }
             return OriginServer(
-                router: router, group: group, channels: [http] + (https.map { [$0] } ?? []),
-                httpPort: http.localAddress?.port ?? port, httpsPort: https?.localAddress?.port, identity: identity)
+                router: router, group: group, channels: [http] + others + (https.map { [$0] } ?? []), httpPort: bound,
+                httpsPort: https?.localAddress?.port, identity: identity)
         } catch {
             try? group.syncShutdownGracefully()
             throw error
@@ -55,7 +62,9 @@ public final class OriginServer: Sendable {
         self.identity = identity
     }
 
-    static func bind(group: MultiThreadedEventLoopGroup, router: any OriginResponder, port: Int, ssl: NIOSSLContext?) throws -> Channel {
+    static func bind(
+        group: MultiThreadedEventLoopGroup, router: any OriginResponder, host: String, port: Int, ssl: NIOSSLContext?
+    ) throws -> Channel {
         try ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -68,7 +77,7 @@ public final class OriginServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(OriginHTTPHandler(router: router, tls: ssl != nil))
                 }
             }
-            .bind(host: "127.0.0.1", port: port).wait()
+            .bind(host: host, port: port).wait()
     }
 
     /// Stops listening and closes every connection.
@@ -123,7 +132,9 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let started = Date().timeIntervalSince1970
         let range = h.headers.first(name: "range")
         let userAgent = h.headers.first(name: "user-agent")
-        let req = OriginRequest(method: h.method.rawValue, target: h.uri, range: range, tls: tls)
+        var request = OriginRequest(method: h.method.rawValue, target: h.uri, range: range, tls: tls)
+        request.authority = h.headers.first(name: "host")
+        let req = request
         var r = router.respond(req, now: started)
         var status = HTTPResponseStatus(statusCode: r.status)
         var body = r.body
@@ -224,7 +235,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                     scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
                     pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false,
                     fault: response.fault,
-                    userAgent: userAgent))
+                    userAgent: userAgent, host: req.host))
         }
         if r.delayMs > 0 {
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(r.delayMs))) { send() }

@@ -45,6 +45,8 @@ public struct Fault: Sendable, Equatable {
     public var until: Double?
     /// Only requests of this client (`?client=` on the playlist, kept on every URI it lists); nil for every client.
     public var client: String?
+    /// Only requests sent to this host (one of `OriginServer.hosts`): an outage of one CDN of several; nil for every host.
+    public var host: String?
 
     public init(
         id: Int, kind: Kind, target: Target, status: Int, ms: Int, scenario: String?, rendition: String?, msn: Int?,
@@ -61,6 +63,7 @@ public struct Fault: Sendable, Equatable {
             ("id", .int(id)), ("kind", .string(kind.rawValue)), ("target", .string(target.rawValue)), ("status", .int(status)),
             ("ms", .int(ms)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("msn", .int(msn)),
             ("remaining", .int(remaining)), ("until", until.map { .double($0) } ?? .null), ("client", .string(client)),
+            ("host", .string(host)),
         ])
     }
 }
@@ -85,6 +88,8 @@ public struct RequestRecord: Sendable {
     public var gap: Bool
     public var fault: String?
     public var userAgent: String? = nil
+    /// The host the request was sent to.
+    public var host: String? = nil
 
     public var json: JSONValue {
         .object([
@@ -92,7 +97,7 @@ public struct RequestRecord: Sendable {
             ("range", .string(range)), ("status", .int(status)), ("bytes", .int(bytes)), ("durationMs", .double(durationMs)),
             ("tls", .bool(tls)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("kind", .string(kind)),
             ("msn", .int(msn)), ("pdt", .string(pdt)), ("mediaTime", .double(mediaTime)), ("gap", .bool(gap)), ("fault", .string(fault)),
-            ("userAgent", .string(userAgent)),
+            ("userAgent", .string(userAgent)), ("host", .string(host)),
         ])
     }
 
@@ -123,6 +128,7 @@ public final class OriginState: Sendable {
         var keyLatencyMs = 0
         var keyFormat = "binary"
         var log: [RequestRecord] = []
+        var steering = SteeringSettings()
     }
 
     private let box = NIOLockedValueBox(Inner())
@@ -150,6 +156,12 @@ public final class OriginState: Sendable {
 
     public var faults: [Fault] { box.withLockedValue { $0.faults } }
 
+    /// What the `steered` scenario's steering server answers (`/control/steering`).
+    public var steering: SteeringSettings {
+        get { box.withLockedValue { $0.steering } }
+        set { box.withLockedValue { $0.steering = newValue } }
+    }
+
     /// Adds a fault and returns it with its id.
     @discardableResult
     public func add(_ f: Fault) -> Fault {
@@ -166,7 +178,8 @@ public final class OriginState: Sendable {
 
     /// The first request fault matching, consuming one use of it.
     func takeFault(
-        target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, client: String?, now: Double = Date().timeIntervalSince1970
+        target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, client: String?, host: String? = nil,
+        now: Double = Date().timeIntervalSince1970
     ) -> Fault? {
         box.withLockedValue { s in
             guard
@@ -177,6 +190,7 @@ public final class OriginState: Sendable {
                         && (f.rendition == nil || f.rendition == rendition)
                         && (f.msn == nil || f.msn == msn)
                         && (f.client == nil || f.client == client)
+                        && (f.host == nil || f.host == host)
                         && (f.remaining ?? 1) > 0
                         && (f.until.map { now < $0 } ?? true)
                 })
@@ -207,5 +221,27 @@ public final class OriginState: Sendable {
     /// Records from index `since` on.
     public func log(since: Int = 0) -> [RequestRecord] {
         box.withLockedValue { s in since < s.log.count ? Array(s.log[max(0, since)...]) : [] }
+    }
+}
+
+/// How the origin's steering server answers (docs/STEERING.md): the priority, the TTL, a clone, or a refusal.
+public struct SteeringSettings: Sendable, Equatable {
+    /// PATHWAY-PRIORITY.
+    public var priority = ["cdn-a", "cdn-b"]
+    /// TTL, seconds.
+    public var ttl = 10
+    /// 200 answers the manifest; 410, 429 (with `retryAfter`) or any other status answers that instead.
+    public var status = 200
+    public var retryAfter: Int?
+    /// Adds PATHWAY-CLONES: "cdn-c", cdn-a's variants on the third loopback host.
+    public var clone = false
+
+    public init() {}
+
+    public var json: JSONValue {
+        .object([
+            ("priority", .array(priority.map { .string($0) })), ("ttl", .int(ttl)), ("status", .int(status)),
+            ("retryAfter", .int(retryAfter)), ("clone", .bool(clone)),
+        ])
     }
 }

@@ -13,6 +13,10 @@ public struct OriginRequest: Sendable {
     public var tls: Bool
     /// The request target as sent: path and query.
     public var target: String
+    /// The Host header as sent (host and port), when there was one.
+    public var authority: String?
+    /// The host the request was sent to, without the port (the origin answers on several loopback addresses).
+    public var host: String? { authority.map { a in String(a.split(separator: ":", maxSplits: 1).first ?? "") } }
 
     public init(method: String = "GET", target: String, range: String? = nil, tls: Bool = false) {
         self.method = method
@@ -160,6 +164,11 @@ public struct OriginRouter: OriginResponder {
         if parts.isEmpty { return .text(200, index()) }
         if parts[0] == "control" { return control(parts, req, now: now) }
         if parts[0] == "keys", parts.count == 3 { return key(parts[1], parts[2], req) }
+        if parts[0] == "steered" {
+            var r = steered(Array(parts.dropFirst()), req)
+            r.scenario = "steered"
+            return applyFault(r, req)
+        }
         if parts[0] == "progressive", parts.count == 2 {
             // Plain MP4 files, answered with Range like any segment (`Accept-Ranges`, 206, 416).
             guard let bytes = media.progressive[parts[1]] else { return .text(404, "no progressive file \(parts[1])") }
@@ -424,7 +433,7 @@ public struct OriginRouter: OriginResponder {
         var r = r0
         let target: Fault.Target
         switch r.kind {
-        case "playlist", "multivariant": target = .playlist
+        case "playlist", "multivariant", "steering": target = .playlist
         case "segment", "subtitle": target = .segment
         case "init": target = .initSection
         case "key": target = .key
@@ -432,7 +441,8 @@ public struct OriginRouter: OriginResponder {
         }
         guard
             let f = state.takeFault(
-                target: target, scenario: r.scenario, rendition: r.rendition, msn: r.truth?.msn, client: req.query["client"])
+                target: target, scenario: r.scenario, rendition: r.rendition, msn: r.truth?.msn, client: req.query["client"],
+                host: req.host)
         else { return r }
         r.fault = "\(f.kind.rawValue)#\(f.id)"
         switch f.kind {
@@ -470,8 +480,19 @@ public struct OriginRouter: OriginResponder {
                 scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
                 remaining: q["count"].flatMap { Int($0) }, since: now, until: q["for"].flatMap { Double($0) }.map { now + $0 })
             fault.client = q["client"]
+            fault.host = q["host"]
             return .json(state.add(fault).json)
         case "faults": return .json(.array(state.faults.map(\.json)))
+        case "steering":
+            // The steered scenario's steering server: ?priority=cdn-b,cdn-a&ttl=10&status=200|410|429|…&retryAfter=S&clone=1|0
+            var s = state.steering
+            if let p = q["priority"] { s.priority = p.split(separator: ",").map(String.init) }
+            if let t = q["ttl"].flatMap({ Int($0) }), t > 0 { s.ttl = t }
+            if let st = q["status"].flatMap({ Int($0) }) { s.status = st }
+            if let a = q["retryAfter"] { s.retryAfter = Int(a) }
+            if let c = q["clone"] { s.clone = c == "1" || c == "true" }
+            state.steering = s
+            return .json(s.json)
         case "bench.m3u8":
             // `segments` segments (default one) of `bytes` bytes each, for throughput benchmarks.
             let n = Int(q["bytes"] ?? "") ?? 2_000_000
@@ -541,14 +562,16 @@ public struct OriginRouter: OriginResponder {
     func index() -> String {
         var s = "hlstui origin\n\nscenarios:\n"
         for sc in Scenario.all { s += "  /\(sc.name)/master.m3u8  \(sc.summary)\n" }
+        s += "  /steered/master.m3u8  the live TS ladder on two CDNs (pathways cdn-a on 127.0.0.1, cdn-b on 127.0.0.2), content steering\n"
         s += "\nprogressive MP4 (Range honoured): "
         s += media.progressive.keys.sorted().map { "/progressive/\($0)" }.joined(separator: "  ") + "\n"
         s +=
             "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset|nopdt&target=segment|key|playlist|init|any"
         s +=
-            "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
+            "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME&host=127.0.0.2  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144"
-        s += "  /control/bench.m3u8?bytes=N&segments=K&mbit=M\n"
+        s += "  /control/bench.m3u8?bytes=N&segments=K&mbit=M"
+        s += "  /control/steering?priority=cdn-b,cdn-a&ttl=10&status=200|410|429&retryAfter=S&clone=1\n"
         s += "\nlive media playlists take ?delay=SECONDS (more publishing delay), &window=SEGMENTS, &pdt=SECONDS (PDT offset),\n"
         s += "&drift=PPM (media runs fast against its PDT), &pdtat=discontinuity (PDT only after discontinuities),\n"
         s += "&client=NAME (kept on every URI listed; a fault with client=NAME hits only that client),\n"
