@@ -180,6 +180,23 @@ public enum MonitorJSON {
         case .fact(.failed(let message, let cause)):
             return ("error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
         case .fact(.ended): return ("ended", [("pane", .int(i))])
+        case .fact(.pathway(let c, let detail)):
+            return (
+                "pathway",
+                [
+                    ("pane", .int(i)), ("from", .string(c.from)), ("to", .string(c.to)), ("cause", .string(c.cause.rawValue)),
+                    ("detail", .string(detail)),
+                ]
+            )
+        case .fact(.steering(let outcome, let priority, let next)):
+            return (
+                "steering",
+                [
+                    ("pane", .int(i)), ("outcome", .string(outcome)), ("priority", .array(priority.map { .string($0) })),
+                    ("pathway", .string(report.state.pathways?.current)),
+                    ("nextIn", .double(next.map { (($0 - report.t) * 1000).rounded() / 1000 })),
+                ]
+            )
         case .fact(.picture(let f)):
             let (state, key, seconds): (String, String, Double) =
                 switch f {

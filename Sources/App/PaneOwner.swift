@@ -22,6 +22,7 @@ enum PaneInput: Sendable {
     /// The watcher's look (every 20 ms); answered when done, so looks never pile up.
     case watch(CheckedContinuation<Void, Never>)
     case refreshed(rung: Int, MediaPlaylist, RefreshPurpose)
+    case steered(SteeringAnswer)
     case timer(PaneTimer)
     case clock(CheckedContinuation<PaneClock, Never>)
     case speed(Double)
@@ -181,6 +182,8 @@ final class PaneOwner {
             k.resume()
         case .refreshed(let rung, let m, .liveEdge): apply(.liveEdge(rung: rung, playlist: m))
         case .refreshed(let rung, let m, .recovery): carry(state.recovered(rung: rung, with: m, at: t))
+        case .refreshed(let rung, _, .retest): apply(.pathwayAnswered(rung: rung))
+        case .steered(let answer): apply(.steered(answer))
         case .timer(let timer): fire(timer)
         case .clock(let k): k.resume(returning: clock())
         case .speed(let s): run([.speed(s)])
@@ -347,11 +350,30 @@ final class PaneOwner {
         }
         apply(.sample(s))
         samplePicture(decoding: s.width != nil)
-        if let d = state.abrDecision(config: parts.config.abr),
+        steer()
+        if let to = state.pathwayTarget, let p = state.pathways,
+            let plan = state.planSwitch(
+                to: to, reason: .pathway, detail: "pathway \(state.pathway(of: state.loadedRung ?? to)) → \(p.current)",
+                mode: parts.config.autoSwitch, look: look(), at: t)
+        {
+            carry(plan)
+        } else if let d = state.abrDecision(config: parts.config.abr),
             let plan = state.planSwitch(to: d.rung, reason: .abr, detail: d.reason, mode: parts.config.autoSwitch, look: look(), at: t)
         {
             carry(plan)
         }
+    }
+
+    /// Content steering (docs/STEERING.md): the steering reload when it is due, and a penalised pathway's retest.
+    func steer() {
+        guard let f = fetched else { return }
+        let loader = self.loader, inputs = parts.inputs
+        if let due = state.steeringReloadDue(at: t) {
+            let url = SteeringReload.url(
+                VirtualPlaylists.resolve(due.url, against: f.url), pathway: due.pathway, throughput: due.throughput)
+            spawn { inputs.yield(.steered(await loader.steering(url))) }
+        }
+        if let rung = state.pathwayRetest(at: t) { run([.refresh(rung: rung, purpose: .retest)]) }
     }
 
     /// Twice a second while video is decoded (at `--picture-fps` while the screen shows the picture): the frame on screen,
@@ -423,6 +445,7 @@ final class PaneOwner {
         case .seekRelative(let d): run(state.planSeek(by: d, at: t))
         case .seekTo(let pos): run(state.planSeek(by: pos - (state.position ?? 0), at: t))
         case .quit, .toggleSync, .syncReference: break
+        case .pinPathway, .nextPathway: for f in state.choosePathway(action, at: t) { report(.fact(f)) }
         default: carry(state.planSelection(action, look: look(), at: t))
         }
     }

@@ -259,6 +259,7 @@ public final class LoaderServer: Sendable {
         let ext: String
         switch r.kind {
         case .multivariant, .media: ext = "m3u8"
+        case .steering: ext = "json"
         case .key: ext = "key"
         case .initSection, .file: ext = "mp4"
         case .segment, .part:
@@ -400,6 +401,28 @@ public final class LoaderServer: Sendable {
         case .segment, .part, .initSection: await segment(res, range: range, writer: writer)
         case .key: await keyResource(res, writer: writer)
         case .file: await file(res, range: range, writer: writer)
+        case .steering: writer.text(404, "hlstui loader: a steering manifest is read by hlstui, not by the player")
+        }
+    }
+
+    /// Reads the steering manifest at `url` (a reload: `_HLS_pathway` and `_HLS_throughput` already set) for hlstui itself,
+    /// reported in the request log; never retried here (the steering client waits its TTL, or Retry-After, instead).
+    public func steering(_ url: String) async -> SteeringAnswer {
+        let t0 = now
+        do {
+            let r = try await client.get(url, keepBody: 1 << 20, retries: 0)
+            let ok = r.head.status == 200
+            record(
+                .steering, url, rung: nil, since: t0, head: r.head, bytes: r.bytes, status: r.head.status,
+                outcome: ok ? .ok : .failed(r.head.statusLine))
+            guard ok else { return .status(r.head.status, retryAfter: r.head.header("retry-after")) }
+            switch SteeringManifest.parse(r.body, from: r.head.url) {
+            case .success(let m): return .manifest(m)
+            case .failure(let e): return .invalid(e)
+            }
+        } catch {
+            record(.steering, url, rung: nil, since: t0, status: 502, outcome: .failed(error.description))
+            return .unreachable(error.description)
         }
     }
 

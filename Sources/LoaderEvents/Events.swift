@@ -4,6 +4,8 @@ import JSONValue
 /// What a URI in a playlist points at, so the proxy can name it and treat it right.
 public enum ResourceKind: String, Sendable {
     case multivariant, media, segment, initSection = "init", key, part
+    /// A content steering manifest (docs/STEERING.md), read by hlstui, never served to the player.
+    case steering
     /// A progressive file (MP4) the player reads by byte ranges, without a playlist.
     case file
 }

@@ -18,9 +18,12 @@ public enum Action: Sendable, Equatable {
     case toggleSync
     /// Make a pane the sync's reference clock (0-based; nil: the focused pane).
     case syncReference(Int?)
+    /// Content steering: pin a pathway (nil: the steering manifest's choice again), or the next one in turn.
+    case pinPathway(String?)
+    case nextPathway
     case quit
 
-    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `sync`, `reference 2`, `pause`, `quit`.
+    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `sync`, `reference 2`, `pathway cdn-b|auto|next`, `pause`, `quit`.
     public static func parse(_ words: [Substring]) -> Action? {
         guard let verb = words.first?.lowercased() else { return nil }
         let arg = words.dropFirst().first.map(String.init)
@@ -31,6 +34,10 @@ public enum Action: Sendable, Equatable {
         case "sync": return .toggleSync
         case "reference": return arg.flatMap { Int($0) }.map { .syncReference($0 - 1) }
         case "pin": return arg.flatMap { Int($0) }.map { .pin($0) }
+        case "pathway":
+            guard let a = arg else { return nil }
+            if a == "next" { return .nextPathway }
+            return .pinPathway(a == "auto" ? nil : a)
         case "cap":
             guard let a = arg else { return nil }
             if a == "none" || a == "0" { return .capHeight(nil) }
@@ -73,6 +80,8 @@ public enum Action: Sendable, Equatable {
         case .toggleSwitchMode: return "switch"
         case .toggleSync: return "sync"
         case .syncReference(let p): return "reference \((p ?? focus) + 1)"
+        case .pinPathway(let p): return "pathway \(p ?? "auto")"
+        case .nextPathway: return "pathway next"
         case .quit: return "quit"
         }
     }

@@ -14,7 +14,7 @@ extension SessionState {
 
     /// The rungs automatic selection chooses among: those the caps allow that carry the same kinds of media as the rung loaded.
     public var abrCandidates: [Int] {
-        let allowed = caps.allowed(ladder)
+        let allowed = onPathway(caps.allowed(ladder))
         guard let cur = loadedRung, let r = ladder.rungs[safe: cur] else { return allowed }
         let same = allowed.filter {
             ladder.rungs[safe: $0].map { SwitchPlanner.families($0.variant) == SwitchPlanner.families(r.variant) } ?? false

@@ -36,6 +36,8 @@ public enum RefreshPurpose: Sendable, Equatable {
     case liveEdge
     /// The origin stopped the player: once it answers, the player is reloaded.
     case recovery
+    /// A penalised pathway retested: its answer lifts the penalty.
+    case retest
 }
 
 /// What the player was read to say, just before a decision.

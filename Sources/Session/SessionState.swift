@@ -193,6 +193,10 @@ public enum SessionFact: Sendable, Equatable {
     case failed(message: String, cause: String)
     /// The picture froze, moved again, went black or came back (`PictureWatch`).
     case picture(PictureFact)
+    /// The pathway in use changed (docs/STEERING.md).
+    case pathway(Pathways.Change, detail: String)
+    /// A steering reload came back: what it said, in one line, and when the next one goes (session time; nil: never).
+    case steering(outcome: String, priority: [String], next: Double?)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
@@ -213,6 +217,10 @@ public enum SessionEvent: Sendable {
     case playbackStarted
     case fileEnded(reason: FileEndReason, error: String?)
     case log(level: LogLevel, text: String)
+    /// A steering reload's answer (docs/STEERING.md).
+    case steered(SteeringAnswer)
+    /// A pathway's retest read the playlist of `rung` on it.
+    case pathwayAnswered(rung: Int)
     case switched(VariantSwitch)
     case failed(message: String, cause: String)
     /// A live playlist hlstui read itself: it moves the live edge, not the window the player plays.
@@ -261,6 +269,10 @@ public struct SessionState: Sendable {
     public internal(set) var earlierStalls = StallTotals()
     public var caps = Caps()
     public var mode: SelectionMode = .automatic
+    /// The stream's pathways when it has several or a steering server (docs/STEERING.md); nil otherwise.
+    public internal(set) var pathways: Pathways?
+    /// The steering client: where and when its next reload goes.
+    public internal(set) var steering = SteeringClient()
     /// How switches a person asks for take effect (ABR switches are always smooth unless configured).
     public var manualSwitch: SwitchMode = .immediate
     /// The user's pause (space): the player's own pause property cannot tell it apart from the pause mpv sets at the end of
@@ -368,6 +380,7 @@ public struct SessionState: Sendable {
             ladder.file = file
             openDiagnostics = diagnostics
             if case .media(let m) = playlist.body { media[0] = m }
+            if case .multivariant(let m) = playlist.body { openSteering(m, at: t) }
             for d in diagnostics where d.severity == .error {
                 let text = "\(SessionState.shortName(url)) line \(d.line.map(String.init) ?? "?"): \(d.message) (\(d.rule))"
                 note(.error, text, t)
@@ -438,6 +451,8 @@ public struct SessionState: Sendable {
             note(level, text, t)
             if level.isProblem { problem = text }
             return []
+        case .steered(let a): return steered(a, at: t)
+        case .pathwayAnswered(let rung): return pathwayAnswered(rung: rung, at: t)
         case .switched(let s):
             switches.append(s)
             requestTotals.switches += 1
@@ -510,6 +525,10 @@ public struct SessionState: Sendable {
                         action: "answered locally, never requested")
                 ]
             }
+            // A rung's playlist or segment that failed upstream fails its pathway (docs/STEERING.md).
+            if let err = r.failure, let rung = r.rung, !r.local, r.kind == .media || r.kind == .segment || r.kind == .initSection {
+                return pathwayFailed(rung: rung, cause: err, at: t)
+            }
             return []
         case .key(let k):
             if !keys.contains(where: { $0.uri == k.uri }) { requestTotals.keys += 1 }
@@ -550,7 +569,7 @@ public struct SessionState: Sendable {
                 note(.error, "msn \(msn) failed on every allowed rung (last: \(cause))", t)
             }
             lastFailure = (t, cause)
-            return []
+            return pathwayFailed(rung: failed, cause: cause, at: t)
         case .recovered(let rung, let down, let cause):
             let name = ladder.rungs[safe: rung]?.name ?? "rung \(rung)"
             note(.info, "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
@@ -749,7 +768,7 @@ public struct SessionState: Sendable {
         case .toggleSwitchMode:
             manualSwitch = manualSwitch == .immediate ? .smooth : .immediate
             return nil
-        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference: return nil
+        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference, .pinPathway, .nextPathway: return nil
         }
         switch action {
         case .pin, .automatic: return .manual

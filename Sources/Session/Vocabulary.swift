@@ -35,6 +35,8 @@ public enum SwitchReason: String, Sendable, CaseIterable, CustomStringConvertibl
     case failover
     /// A GAP segment served from another rung.
     case gap
+    /// The pathway changed (content steering, a pathway failed or came back, a pin): the same rung on the new one.
+    case pathway
 
     public var description: String { rawValue }
 }

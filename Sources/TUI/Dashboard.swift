@@ -69,6 +69,7 @@ public enum Dashboard {
             var info = "PDT \(s.pdt ?? "-")  cap \(s.caps)  \(s.mode)"
             if let l = s.lastSwitch { info += "  " + l }
             if let l = s.lowLatency { info += "  " + l }
+            if let p = s.pathway { info += "  " + p }
             info += "  " + s.url
             c.put(0, y, fit(info, c.width), .accent)
         }

@@ -72,6 +72,7 @@ public enum Keymap {
         Binding(keys: [.char("m")], command: .session(.toggleSwitchMode), help: "switches you ask for: immediate ⇄ smooth"),
         Binding(keys: [.char("s")], command: .session(.toggleSync), help: "panes: PDT lock on / off"),
         Binding(keys: [.char("r")], command: .session(.syncReference(nil)), help: "panes: the focused pane is the sync reference"),
+        Binding(keys: [.char("p")], command: .session(.nextPathway), help: "pin the next pathway (CDN); after the last: steering's choice"),
         Binding(keys: [.char("o")], command: .openPane, help: "open another pane, up to four (asks for its URL)"),
         Binding(keys: [.tab], command: .focusNext, help: "focus the next pane"),
         Binding(keys: [.char("t")], command: .nextTheme, help: "next theme"),

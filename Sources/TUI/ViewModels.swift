@@ -76,6 +76,8 @@ public struct StatusModel: Sendable, Equatable {
     public var lastSwitch: String? = nil
     /// LL-HLS reloads: "LL hold 0.62s delta -18%".
     public var lowLatency: String? = nil
+    /// Pathways (content steering): "path cdn-b pinned  cdn-a out 12s".
+    public var pathway: String? = nil
 }
 
 /// One ladder row.
@@ -232,6 +234,14 @@ public struct DashboardModel: Sendable, Equatable {
             insecure: s.insecureTLS, url: s.url)
         status.lastSwitch = last
         status.skips = s.skipCount
+        if let p = s.pathways {
+            let out = p.known.filter { p.isPenalised($0, at: s.now) }.map {
+                "\($0) out \(Int((p.penalties[$0]!.until - s.now).rounded(.up)))s"
+            }
+            status.pathway =
+                (["path \(p.current)" + (p.pinned == nil ? "" : " pinned") + (s.steering.stopped ? " (steering stopped)" : "")] + out)
+                .joined(separator: "  ")
+        }
         if let l = s.lowLatency.last {
             status.lowLatency =
                 "LL " + (l.blocked ? "held " : "reload ") + fixed(l.hold, 2) + "s"

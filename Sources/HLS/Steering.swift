@@ -1,8 +1,7 @@
-import Foundation
-import HLS
+// Content steering: the steering manifest's model and the choice of pathway (docs/STEERING.md). Pure: no I/O, no Foundation.
 
 /// A steering manifest: the JSON a content steering server answers with (RFC 8216bis §4.4.6.6 names the server in
-/// EXT-X-CONTENT-STEERING; docs/STEERING.md describes the manifest and how hlstui acts on it). Pure.
+/// EXT-X-CONTENT-STEERING; docs/STEERING.md describes the manifest and how hlstui acts on it). Read from JSON by `parse` (LoaderCore).
 public struct SteeringManifest: Sendable, Equatable {
     /// Seconds until the manifest is to be reloaded.
     public var ttl: Double
@@ -21,69 +20,6 @@ public struct SteeringManifest: Sendable, Equatable {
 
     /// The only VERSION defined.
     public static let version = 1
-
-    /// The manifest in `body`, fetched from `url`; a typed failure naming the first thing wrong.
-    public static func parse(_ body: [UInt8], from url: String) -> Result<SteeringManifest, SteeringError> {
-        let raw: Raw
-        do {
-            raw = try JSONDecoder().decode(Raw.self, from: Data(body))
-        } catch let DecodingError.typeMismatch(_, c), let DecodingError.valueNotFound(_, c) {
-            guard !c.codingPath.isEmpty else { return .failure(.notJSON) }
-            return .failure(.field(c.codingPath.map(\.stringValue).joined(separator: "."), "has the wrong type"))
-        } catch let DecodingError.keyNotFound(k, c) {
-            return .failure(.field((c.codingPath.map(\.stringValue) + [k.stringValue]).joined(separator: "."), "is missing"))
-        } catch {
-            return .failure(.notJSON)
-        }
-        guard raw.version == version else { return .failure(.version(raw.version)) }
-        guard raw.ttl > 0, raw.ttl.isFinite else { return .failure(.field("TTL", "must be a positive number of seconds")) }
-        guard !raw.priority.isEmpty else { return .failure(.field("PATHWAY-PRIORITY", "is empty")) }
-        if let bad = raw.priority.first(where: { !Pathways.isLegalID($0) }) { return .failure(.pathwayID(bad)) }
-        if let twice = raw.priority.first(where: { id in raw.priority.filter { $0 == id }.count > 1 }) {
-            return .failure(.field("PATHWAY-PRIORITY", "lists \"\(twice)\" twice"))
-        }
-        var clones: [PathwayClone] = []
-        for c in raw.clones ?? [] {
-            if let bad = [c.baseID, c.id].first(where: { !Pathways.isLegalID($0) }) { return .failure(.pathwayID(bad)) }
-            let r = c.replacement
-            clones.append(
-                PathwayClone(
-                    baseID: c.baseID, id: c.id,
-                    replacement: URIReplacement(
-                        host: r?.host, params: r?.params ?? [:], perVariantURIs: r?.perVariant ?? [:],
-                        perRenditionURIs: r?.perRendition ?? [:])))
-        }
-        let reload = raw.reloadURI.map { VirtualPlaylists.resolve($0, against: url) }
-        return .success(SteeringManifest(ttl: raw.ttl, reloadURI: reload, priority: raw.priority, clones: clones))
-    }
-
-    private struct Raw: Decodable {
-        var version: Int
-        var ttl: Double
-        var reloadURI: String?
-        var priority: [String]
-        var clones: [RawClone]?
-        enum CodingKeys: String, CodingKey {
-            case version = "VERSION", ttl = "TTL", reloadURI = "RELOAD-URI", priority = "PATHWAY-PRIORITY", clones = "PATHWAY-CLONES"
-        }
-    }
-
-    private struct RawClone: Decodable {
-        var baseID: String
-        var id: String
-        var replacement: RawReplacement?
-        enum CodingKeys: String, CodingKey { case baseID = "BASE-ID", id = "ID", replacement = "URI-REPLACEMENT" }
-    }
-
-    private struct RawReplacement: Decodable {
-        var host: String?
-        var params: [String: String]?
-        var perVariant: [String: String]?
-        var perRendition: [String: String]?
-        enum CodingKeys: String, CodingKey {
-            case host = "HOST", params = "PARAMS", perVariant = "PER-VARIANT-URIS", perRendition = "PER-RENDITION-URIS"
-        }
-    }
 }
 
 /// What is wrong with a steering manifest, in one line.
@@ -132,24 +68,6 @@ public struct URIReplacement: Sendable, Equatable {
         self.params = params
         self.perVariantURIs = perVariantURIs
         self.perRenditionURIs = perRenditionURIs
-    }
-
-    /// The clone's URI for `uri` (absolute), `given` being the URI the manifest states for this variant or rendition.
-    public func apply(to uri: String, given: String?) -> String {
-        if let given { return given }
-        guard var c = URLComponents(string: uri) else { return uri }
-        if let host {
-            // HOST is a host name, optionally with a port.
-            let parts = host.split(separator: ":", maxSplits: 1)
-            c.host = String(parts[0])
-            if parts.count == 2, let port = Int(parts[1]) { c.port = port }
-        }
-        if !params.isEmpty {
-            var items = (c.queryItems ?? []).filter { params[$0.name] == nil }
-            items += params.keys.sorted().map { URLQueryItem(name: $0, value: params[$0]) }
-            c.queryItems = items
-        }
-        return c.string ?? uri
     }
 }
 
@@ -275,18 +193,8 @@ public struct Pathways: Sendable, Equatable {
     }
 }
 
-/// The steering client's requests and how it reads the answers (docs/STEERING.md). Pure.
+/// How the steering client reads the answers to its reloads (docs/STEERING.md). Pure.
 public enum SteeringReload {
-    /// `url` with `_HLS_pathway` (the pathway in use) and `_HLS_throughput` (bits per second, when measured) set.
-    public static func url(_ url: String, pathway: String, throughput: Int?) -> String {
-        guard var c = URLComponents(string: url) else { return url }
-        var items = (c.queryItems ?? []).filter { $0.name != "_HLS_pathway" && $0.name != "_HLS_throughput" }
-        items.append(URLQueryItem(name: "_HLS_pathway", value: pathway))
-        if let throughput { items.append(URLQueryItem(name: "_HLS_throughput", value: String(throughput))) }
-        c.queryItems = items
-        return c.string ?? url
-    }
-
     /// What to do after a reload answered `status`.
     public enum Next: Sendable, Equatable {
         /// Read the body as a manifest, reload after its TTL.
@@ -302,7 +210,7 @@ public enum SteeringReload {
         case 200: return .manifest
         case 410: return .stop
         case 429:
-            if let s = retryAfter.flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), s >= 0 { return .retry(after: s) }
+            if let s = retryAfter.flatMap({ Double(String($0.filter { $0 != " " && $0 != "\t" })) }), s >= 0 { return .retry(after: s) }
             return .retry(after: ttl)
         default: return .retry(after: ttl)
         }
@@ -310,40 +218,6 @@ public enum SteeringReload {
 
     /// The TTL before any manifest was read, and after one failed to parse with none before it.
     public static let defaultTTL = 300.0
-}
-
-extension PathwayClone {
-    /// `m` (fetched from `base`) with this clone's variants added: a copy of each variant of the base pathway, with URIs
-    /// rewritten (made absolute first) and its rendition groups copied under new GROUP-IDs (`group` + "/" + the clone's ID),
-    /// their URIs rewritten likewise. Unchanged when the base pathway has no variant or the clone's ID is already used.
-    public func expand(_ m: MultivariantPlaylist, base: String) -> MultivariantPlaylist {
-        let pathway = { (v: Variant) in v.pathwayID ?? Pathways.defaultID }
-        let from = m.variants.filter { pathway($0) == baseID }
-        guard !from.isEmpty, !m.variants.contains(where: { pathway($0) == id }) else { return m }
-        var out = m
-        let groups = Set(from.flatMap { [$0.audio, $0.video, $0.subtitles].compactMap { $0 } })
-        let renamed = { (g: String?) in g.map { groups.contains($0) ? "\($0)/\(id)" : $0 } }
-        for r in m.renditions where groups.contains(r.groupID) {
-            var c = r
-            c.groupID = "\(r.groupID)/\(id)"
-            c.uri = r.uri.map { uri in
-                replacement.apply(
-                    to: VirtualPlaylists.resolve(uri, against: base),
-                    given: r.stableRenditionID.flatMap { replacement.perRenditionURIs[$0] })
-            }
-            out.renditions.append(c)
-        }
-        for v in from {
-            var c = v
-            c.pathwayID = id
-            c.uri = replacement.apply(
-                to: VirtualPlaylists.resolve(v.uri, against: base), given: v.stableVariantID.flatMap { replacement.perVariantURIs[$0] })
-            (c.audio, c.video, c.subtitles) = (renamed(v.audio), renamed(v.video), renamed(v.subtitles))
-            c.leadingLines = []
-            out.variants.append(c)
-        }
-        return out
-    }
 }
 
 extension Pathways {
@@ -367,4 +241,15 @@ extension Pathways {
         let place = variants(of: v.pathwayID ?? defaultID, in: m).firstIndex(of: i) ?? 0
         return mine.isEmpty ? nil : mine[min(place, mine.count - 1)]
     }
+}
+
+/// What a steering reload came back with.
+public enum SteeringAnswer: Sendable, Equatable {
+    case manifest(SteeringManifest)
+    /// An answer other than 200 (410, 429 with its Retry-After, …).
+    case status(Int, retryAfter: String?)
+    /// A 200 whose body is not a valid manifest.
+    case invalid(SteeringError)
+    /// No answer (connection, timeout, TLS), in one line.
+    case unreachable(String)
 }

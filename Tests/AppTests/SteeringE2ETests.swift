@@ -1,0 +1,106 @@
+import Foundation
+import Origin
+import Testing
+
+/// An origin of its own: its steering server's answers and its per-host outages touch no other suite.
+enum SteeringOrigin {
+    static let server = AppOrigin.own()
+    static var base: String { server.httpBase }
+    static var state: OriginState { server.router.state }
+}
+
+/// The origin's `steered` stream (the live TS ladder on two loopback CDNs, docs/STEERING.md) through `hlstui monitor`.
+@Suite("Content steering through hlstui: the manifest's pathway, failover to another CDN and back, real libmpv", .serialized)
+struct SteeringE2ETests {
+    var url: String { "\(SteeringOrigin.base)/steered/master.m3u8" }
+    var state: OriginState { SteeringOrigin.state }
+
+    static func host(_ e: [String: Any]) -> String? { (e["url"] as? String).flatMap { URL(string: $0)?.host } }
+
+    /// The video segment requests hlstui reports (rung known), with their times and hosts.
+    static func videoSegments(_ r: MonitorRun) -> [(t: Double, host: String)] {
+        r.named("request").compactMap { e in
+            guard e["kind"] as? String == "segment", e["rung"] is Int, let t = e["t"] as? Double, let h = host(e) else { return nil }
+            return (t, h)
+        }
+    }
+
+    @Test(
+        "the manifest prefers cdn-b: a pathway event, a switch to the same rung there, every segment after from 127.0.0.2; reloads each TTL carry _HLS_pathway; no stall"
+    )
+    func manifest() async throws {
+        var s = SteeringSettings()
+        (s.priority, s.ttl) = (["cdn-b", "cdn-a"], 2)
+        state.steering = s
+        defer { state.steering = SteeringSettings() }
+        let r = try await MonitorRun.run([url, "--duration", "14"])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let pathway = try #require(r.named("pathway").first, "no pathway event")
+        #expect(pathway["from"] as? String == "cdn-a" && pathway["to"] as? String == "cdn-b" && pathway["cause"] as? String == "manifest")
+        #expect(r.named("pathway").count == 1, "\(r.named("pathway"))")
+        let switched = try #require(r.named("variant").first { $0["reason"] as? String == "pathway" })
+        let switchedAt = try #require(switched["t"] as? Double)
+        let segments = Self.videoSegments(r)
+        let landed = try #require(segments.first { $0.host == "127.0.0.2" }, "no segment from cdn-b")
+        #expect(landed.t >= switchedAt)
+        let strays = segments.filter { $0.t > landed.t && $0.host != "127.0.0.2" }
+        #expect(strays.isEmpty, "segments from another CDN after the switch: \(strays)")
+        // The steering server was asked once per TTL, with the pathway in use.
+        let asked = state.log().filter { $0.kind == "steering" }
+        #expect(asked.count >= 5, "\(asked.count) steering reloads in 14 s at a 2 s TTL")
+        #expect(asked.last?.path.contains("_HLS_pathway=cdn-b") == true && asked.last?.path.contains("_HLS_throughput=") == true)
+        let gaps = zip(asked.dropFirst(), asked).map { $0.wall - $1.wall }
+        #expect(gaps.allSatisfy { $0 >= 1.9 }, "reloads closer than the TTL: \(gaps)")
+        #expect(r.named("steering").count == asked.count)
+        #expect(r.named("stall").isEmpty, "\(r.named("stall"))")
+    }
+
+    @Test(
+        "cdn-b answers 503 for 8 s: hlstui moves to cdn-a without a stall, asks cdn-b only one retest per TTL, and goes back once it answers"
+    )
+    func outage() async throws {
+        var s = SteeringSettings()
+        (s.priority, s.ttl) = (["cdn-b", "cdn-a"], 3)
+        state.steering = s
+        state.clearFaults()
+        defer {
+            state.steering = SteeringSettings()
+            state.clearFaults()
+        }
+        let state = self.state
+        let outage = (from: 8.0, seconds: 8.0)
+        let r = try await MonitorRun.run(
+            [url, "--duration", "26"],
+            alongside: {
+                try? await Task.sleep(for: .seconds(outage.from))
+                let now = Date().timeIntervalSince1970
+                var f = Fault(
+                    id: 0, kind: .status, target: .any, status: 503, ms: 0, scenario: nil, rendition: nil, msn: nil, remaining: nil,
+                    since: now, until: now + outage.seconds)
+                f.host = "127.0.0.2"
+                state.add(f)
+            })
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let moves = r.named("pathway").map { "\($0["to"] as? String ?? "?") (\($0["cause"] as? String ?? "?"))" }
+        #expect(moves == ["cdn-b (manifest)", "cdn-a (failure)", "cdn-b (recovered)"], "\(r.named("pathway"))")
+        #expect(r.named("stall").isEmpty, "the buffer carried the move: \(r.named("stall"))")
+        let events = r.named("pathway")
+        let failedAt = try #require(events[safe: 1]?["t"] as? Double)
+        let backAt = try #require(events[safe: 2]?["t"] as? Double)
+        // Back within the TTL (and two seconds) after cdn-b answers again (the fault ends 8 s after it began).
+        let firstFailure = try #require(
+            r.named("request").first { Self.host($0) == "127.0.0.2" && ($0["status"] as? Int) == 503 }?["t"] as? Double)
+        #expect(backAt <= firstFailure + outage.seconds + 3 + 2, "back at \(backAt), outage from \(firstFailure)")
+        #expect(failedAt - firstFailure < 1, "moved \(failedAt - firstFailure) s after the first failure")
+        // Once playing from cdn-a, cdn-b is asked only by retests: one per TTL.
+        let segments = Self.videoSegments(r)
+        let onA = try #require(segments.first { $0.t > failedAt && $0.host == "127.0.0.1" }).t
+        let toB = r.named("request").compactMap { e -> Double? in
+            guard Self.host(e) == "127.0.0.2", let t = e["t"] as? Double, t > onA + 0.5, t < backAt else { return nil }
+            return t
+        }
+        #expect(toB.count <= 3, "requests to the penalised CDN: \(toB)")
+        let spacing = zip(toB.dropFirst(), toB).map { $0 - $1 }
+        #expect(spacing.allSatisfy { $0 >= 2.5 }, "retests closer than the TTL: \(toB)")
+    }
+}
