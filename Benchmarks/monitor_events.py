@@ -34,3 +34,18 @@ def frame_offsets(events, panes, start, end=float("inf"), states=("playing",)):
         if len(lead) == panes and r in lead:
             out += [abs(v - lead[r]) * 1000 for p, v in lead.items() if p != r]
     return out
+
+
+def still(samples, start, end):
+    """Longest run (seconds) in which time-pos did not advance between `start` and `end`."""
+    longest, since, last = 0.0, None, None
+    for t, pos in samples:
+        if t < start or t > end or pos is None:
+            continue
+        if last is not None and pos <= last + 1e-6:
+            since = since if since is not None else prev
+            longest = max(longest, t - since)
+        else:
+            since = None
+        last, prev = pos, t
+    return longest

@@ -33,3 +33,23 @@ def messages(s, buf):
         line, buf = buf.split(b"\n", 1)
         out.append(json.loads(line))
     return out, buf
+
+
+def time_pos(url, options, duration, at=None, action=None):
+    """Plays `url` in plain mpv for `duration` seconds, reading time-pos at 20 Hz; `action` runs `at` seconds in. Returns
+    (seconds since start, time-pos) pairs."""
+    import signal
+    import threading
+    p, s = start(url, options)
+    begin = time.monotonic()
+    if action is not None:
+        threading.Timer(at, action).start()
+    samples, buf = [], b""
+    while time.monotonic() - begin < duration:
+        s.sendall(b'{"command": ["get_property", "time-pos"]}\n')
+        time.sleep(0.05)
+        msgs, buf = messages(s, buf)
+        samples += [(time.monotonic() - begin, m["data"]) for m in msgs if "data" in m and m.get("error") == "success"]
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    return samples

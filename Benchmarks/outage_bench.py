@@ -10,10 +10,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 
 import mpv_ipc
+from monitor_events import still
+
+OPTIONS = ["--vo=null", "--ao=null", "--demuxer=lavf", "--cache=yes", "--demuxer-readahead-secs=10", "--cache-secs=10",
+           "--input-terminal=no", "--keep-open=yes", "--hls-bitrate=max"]
 
 hlstui, cache = sys.argv[1], sys.argv[2]
 
@@ -24,21 +27,6 @@ def fault(query):
 
 def clear():
     urllib.request.urlopen(f"{base}/control/clear").read()
-
-
-def still(samples, start, end):
-    """Longest run (seconds) in which time-pos did not advance between `start` and `end`."""
-    longest, since, last = 0.0, None, None
-    for t, pos in samples:
-        if t < start or t > end or pos is None:
-            continue
-        if last is not None and pos <= last + 1e-6:
-            since = since if since is not None else prev
-            longest = max(longest, t - since)
-        else:
-            since = None
-        last, prev = pos, t
-    return longest
 
 
 def skipped(samples, start, end):
@@ -68,18 +56,7 @@ def hlstui_run(url, duration, at, query, extra=()):
 
 def mpv_run(url, duration, at, query):
     """Plain mpv straight on the origin (its own HLS client, FFmpeg's), time-pos observed through JSON IPC."""
-    p, s = mpv_ipc.start(url, ["--vo=null", "--ao=null", "--demuxer=lavf", "--cache=yes", "--demuxer-readahead-secs=10", "--cache-secs=10",
-                               "--input-terminal=no", "--keep-open=yes", "--hls-bitrate=max"])
-    start = time.monotonic()
-    threading.Timer(at, fault, [query]).start()
-    samples, buf = [], b""
-    while time.monotonic() - start < duration:
-        s.sendall(b'{"command": ["get_property", "time-pos"]}\n')
-        time.sleep(0.05)
-        msgs, buf = mpv_ipc.messages(s, buf)
-        samples += [(time.monotonic() - start, m["data"]) for m in msgs if "data" in m and m.get("error") == "success"]
-    p.send_signal(signal.SIGKILL)
-    p.wait()
+    samples = mpv_ipc.time_pos(url, OPTIONS, duration, at, lambda: fault(query))
     clear()
     return samples
 

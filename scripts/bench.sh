@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [record] [download] [fleet] [picture] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [steering] [record] [download] [fleet] [picture] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage record download fleet picture}"  # soak: only when named (an hour)
+sections="${*:-parse loader session switch sync outage steering record download fleet picture}"  # soak: only when named (an hour)
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -262,6 +262,37 @@ print("\n".join(md))
 PY
 fi
 
+
+if has steering; then
+# Content steering: the preferred CDN of the origin's steered stream fails for 12 s; hlstui beside plain mpv, one run.
+bin=$(release_hlstui)
+sb=$(python3 Benchmarks/steering_bench.py "$bin/hlstui" .build/test-media "${STEERING_RUNS:-5}")
+python3 - "$sb" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Content steering"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+h, m, ttl = r["hlstui"], r["mpv"], r["ttl"]
+def worst(key, f=max):
+    v = [x[key] for x in h if x[key] is not None]
+    return f(v) if v else None
+s = lambda v: "never" if v is None else f"{v:.2f} s"
+still = worst("still")
+md = ["## Content steering: a CDN outage, hlstui vs plain mpv", "",
+      f"`bash scripts/bench.sh steering` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's "
+      f"`steered` stream (the live TS ladder, 2 s segments, on pathway cdn-a at 127.0.0.1 and cdn-b at 127.0.0.2), steering TTL {ttl} s "
+      f"preferring cdn-b; from 10 s every request to cdn-b answers 503 for {r['outage']:g} s. {len(h)} runs of `hlstui monitor` (worst "
+      "run given); plain mpv (FFmpeg ignores pathways and steering) on the same playlist, the outage put on the CDN it plays.", "",
+      "| figure | hlstui (worst of runs) | plain mpv | target |", "|---|---|---|---|",
+      f"| first failed request → first byte from the other CDN | {s(worst('firstByteElsewhere'))} | never | ≤ one target duration (2 s) |",
+      f"| longest still picture while the CDN is out | {s(still)} | {s(m['still'])} ({(still / m['still']) if still and m['still'] else float('nan'):.3f}× mpv's) | ≤ 0.5 s |",
+      f"| CDN answers again → hlstui back on it | {s(worst('backAfter'))} | — | ≤ TTL + 2 s ({ttl + 2} s) |",
+      f"| requests to the penalised CDN while penalised (retests) | {worst('penalisedRequests')}, at least {s(worst('retestSpacing', min))} apart | — | one per TTL ({ttl} s) |",
+      f"| stalls | {sum(x['stalls'] for x in h)} | — | 0 |", "",
+      "The still picture is the move itself: the pathways' rendition groups differ, so the move is a reload at a segment boundary, "
+      "where mpv restarts its playback. The first failed request is answered for the player from the other CDN's same rung by the "
+      "Loader's failover, before the pathway moves.", ""]
+print("\n".join(md))
+PY
+fi
 
 if has record; then
 # Recording and the disk cache: the tap's cost per request and per session, replays of a faulty session with the origin

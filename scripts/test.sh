@@ -38,7 +38,7 @@ failures() { grep -E -A14 'recorded an issue|error: ' "$1" | grep -v -E '^(◇|�
 # The player end-to-end suites again, under load (races the idle machine hides).
 if [ "${HLSTUI_TEST_LOAD:-0}" = "0" ]; then
   echo "hlstui tests: player end-to-end suites with 2 busy processes beside them"
-  with_load 2 swift test --skip-build --filter 'VariantControlTests|MonitorCLITests|SyncE2ETests|ContinuityTests|DownloadTests|DownloadLifecycleTests|LowLatencyPlaybackTests|FleetPrometheusTests|UndecodedVideoTests' > .build/test-load-output.txt 2>&1 || status=$?
+  with_load 2 swift test --skip-build --filter 'VariantControlTests|MonitorCLITests|SyncE2ETests|ContinuityTests|DownloadTests|DownloadLifecycleTests|LowLatencyPlaybackTests|FleetPrometheusTests|UndecodedVideoTests|SteeringE2ETests' > .build/test-load-output.txt 2>&1 || status=$?
   grep -E '^(✔|✘) (Suite|Test run)|recorded an issue' .build/test-load-output.txt || true
   [ $status -eq 0 ] || { cat .build/test-load-output.txt; echo "hlstui tests: failed expectations:"; failures .build/test-load-output.txt; echo "hlstui tests: the player suites failed under load (exit $status)" >&2; exit $status; }
 fi

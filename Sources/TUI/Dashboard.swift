@@ -82,7 +82,7 @@ public enum Dashboard {
         let header = "    #  resolution     bw    avg   fps  codecs"
         c.put(0, y, fit(header, w), .dim)
         y += 1
-        let body = max(1, rows - 2 - (m.renditions.isEmpty ? 0 : 1))
+        let body = max(1, rows - 2 - (m.renditions.isEmpty ? 0 : 1) - (m.pathways == nil ? 0 : 1))
         let first = max(0, min(m.ui.cursor - body + 1, m.ladder.count - body))
         for r in m.ladder.dropFirst(first).prefix(body) {
             let marks = (r.cursor ? "›" : " ") + (r.playing ? "▶" : " ") + (r.pinned ? "●" : (r.target ? "◆" : " "))
@@ -100,6 +100,10 @@ public enum Dashboard {
         }
         if !m.renditions.isEmpty {
             c.put(1, y, fit(m.renditions.joined(separator: " · "), w - 2), .dim)
+            y += 1
+        }
+        if let p = m.pathways {
+            c.put(1, y, fit(p, w - 2), .accent)
             y += 1
         }
     }

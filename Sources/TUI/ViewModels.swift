@@ -149,9 +149,12 @@ public struct DashboardModel: Sendable, Equatable {
     public var graphs: [GraphRow] = []
     /// The newest requests as waterfall bars, newest first (with `ui.showWaterfall`).
     public var waterfall: [WaterfallRow] = []
+    /// Content steering: each pathway in priority order with its health and traffic (`pathwayLine`); nil with one pathway.
+    public var pathways: String?
 
     public static func == (a: DashboardModel, b: DashboardModel) -> Bool {
         a.status == b.status && a.ladder == b.ladder && a.renditions == b.renditions && a.timeline == b.timeline && a.keys == b.keys
+            && a.pathways == b.pathways
             && a.logLines.map(\.0) == b.logLines.map(\.0) && a.logTotal == b.logTotal && a.logFirst == b.logFirst && a.ui == b.ui
             && a.picture == b.picture && a.pictureState == b.pictureState && a.graphs == b.graphs && a.waterfall == b.waterfall
     }
@@ -161,6 +164,7 @@ public struct DashboardModel: Sendable, Equatable {
         self.ui = ui
         status = DashboardModel.status(s)
         ladder = DashboardModel.ladderRows(s, cursor: ui.cursor)
+        pathways = DashboardModel.pathwayLine(s)
         renditions =
             s.ladder.renditions.map { r in
                 "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
@@ -185,7 +189,11 @@ public struct DashboardModel: Sendable, Equatable {
                 return (pad(fixed(l.t, 3), 8, right: true) + " " + pad(l.level.rawValue, 5) + " " + l.text, role)
             }
         } else {
-            logLines = s.requests.reversed().dropFirst(logFirst).prefix(Self.logWindow).map(DashboardModel.requestLine)
+            // With several pathways, each line says its rung's (a rendition's requests follow the variant's).
+            let pathway = { (r: RequestEvent) in s.pathways == nil ? nil : r.rung.map(s.pathway(of:)) }
+            logLines = s.requests.reversed().dropFirst(logFirst).prefix(Self.logWindow).map {
+                DashboardModel.requestLine($0, pathway: pathway($0))
+            }
         }
     }
 
@@ -374,7 +382,29 @@ public struct DashboardModel: Sendable, Equatable {
             label: label, start: r.start, firstByte: r.ttfbMs.map { r.start + $0 / 1000 }, end: r.start + r.durationMs / 1000, role: role)
     }
 
-    static func requestLine(_ r: RequestEvent) -> (String, Role) {
+    /// "pathways  ▶cdn-b ok 2.1Mbps 42 req  cdn-a out 12s (HTTP 503) 31 req": priority order, the one in use marked, a penalised
+    /// one with the seconds left and why, each with the throughput and number of its rungs' requests among those kept.
+    static func pathwayLine(_ s: SessionState) -> String? {
+        guard let p = s.pathways else { return nil }
+        let order = p.priority.filter { p.known.contains($0) } + p.known.filter { !p.priority.contains($0) }
+        var parts: [String] = []
+        for name in order {
+            let mine = s.requests.filter { r in r.rung.map { s.pathway(of: $0) == name } ?? false }
+            let timed = mine.filter { $0.kind == .segment && !$0.local && $0.failure == nil && $0.durationMs > 0 }
+            let seconds = timed.reduce(0) { $0 + $1.durationMs / 1000 }
+            let rate = seconds > 0 ? " " + Rung.rate(Int(Double(timed.reduce(0) { $0 + $1.bytes }) * 8 / seconds)) + "bps" : ""
+            let health =
+                p.penalties[name].map { pen in
+                    p.isPenalised(name, at: s.now)
+                        ? "out \(Int((pen.until - s.now).rounded(.up)))s (\(pen.cause))" : "retest (\(pen.cause))"
+                } ?? "ok"
+            let mark = name == p.current ? "▶" : (name == p.pinned ? "●" : "")
+            parts.append("\(mark)\(name) \(health)\(rate) \(mine.count) req")
+        }
+        return "pathways  " + parts.joined(separator: "  ") + (p.pinned.map { "  (pinned \($0))" } ?? "")
+    }
+
+    static func requestLine(_ r: RequestEvent, pathway: String? = nil) -> (String, Role) {
         let bytes = size(r.bytes)
         let ttfb = pad(r.ttfbMs.map { fixed($0, 1) } ?? "-", 6, right: true)
         let name = r.url.split(separator: "/").last.map(String.init) ?? r.url
@@ -384,7 +414,8 @@ public struct DashboardModel: Sendable, Equatable {
             pad(r.msn.map(String.init) ?? "-", 9, right: true) + " " + pad(String(r.status), 3, right: true) + " "
             + pad(bytes, 7, right: true) + " "
         text +=
-            ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (r.range.map { " \($0)" } ?? "")
+            ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (pathway.map { " @\($0)" } ?? "")
+            + (r.range.map { " \($0)" } ?? "")
             + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "") + (cacheNote(r).map { "  \($0)" } ?? "")
         let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
         return (text, role)

@@ -1,0 +1,75 @@
+import HLS
+import LoaderEvents
+import Session
+import Testing
+
+@testable import TUI
+
+@Suite("Pathways on the dashboard: the pathway line, the status, request lines, the p key (pure)")
+struct PathwayTUITests {
+    /// Two pathways of two rungs, steered; rung 2 (cdn-b's 144p) loaded.
+    func steeredSession() -> SessionState {
+        let mv = """
+            #EXTM3U
+            #EXT-X-CONTENT-STEERING:SERVER-URI="steer.json",PATHWAY-ID="cdn-b"
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-a",STABLE-VARIANT-ID="lo"
+            http://a.test/v144/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-a",STABLE-VARIANT-ID="hi"
+            http://a.test/v360/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-b",STABLE-VARIANT-ID="lo"
+            http://b.test/v144/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-b",STABLE-VARIANT-ID="hi"
+            http://b.test/v360/index.m3u8
+
+            """
+        var s = SessionState(url: "http://origin.test/master.m3u8")
+        s.apply(.opened(url: s.url, playlist: PlaylistParser.parseLenient(mv).playlist, diagnostics: []), at: 0)
+        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 2, reason: .start, mechanism: .load)), at: 0.1)
+        return s
+    }
+
+    func segment(rung: Int, msn: Int, status: Int = 200, failure: String? = nil, at t: Double) -> LoaderEvent {
+        .request(
+            RequestEvent(
+                kind: .segment, url: "http://x.test/s\(msn).ts", rung: rung, msn: msn, start: t, ttfbMs: 5, durationMs: 100,
+                bytes: failure == nil ? 100_000 : 0, status: status, local: false, prefetch: false, retries: 0,
+                outcome: failure.map { .failed($0) } ?? .ok, firstPTS: nil))
+    }
+
+    @Test("automatic choice stays on the pathway in use; a failed rung's pathway is out for the TTL, and the line says so")
+    func failure() {
+        var s = steeredSession()
+        #expect(s.pathways?.current == "cdn-b" && s.abrCandidates == [2, 3])
+        #expect(s.steeringReloadDue(at: 0.2)?.pathway == "cdn-b")
+        s.apply(.steered(.manifest(SteeringManifest(ttl: 10, priority: ["cdn-b", "cdn-a"]))), at: 0.3)
+        s.apply(.loader(segment(rung: 2, msn: 1, at: 1)), at: 1.1)
+        s.apply(.loader(segment(rung: 2, msn: 2, status: 503, failure: "HTTP 503 Service Unavailable", at: 2)), at: 2.1)
+        #expect(s.pathways?.current == "cdn-a" && s.pathwayTarget == 0, "the same rung on cdn-a")
+        let m = DashboardModel(s, ui: UIState())
+        let line = m.pathways ?? ""
+        #expect(line.hasPrefix("pathways  cdn-b out 10s (HTTP 503 Service Unavailable) 8Mbps 2 req  ▶cdn-a ok 0 req"), "\(line)")
+        #expect(m.status.pathway == "path cdn-a  cdn-b out 10s", "\(m.status.pathway ?? "nil")")
+        let text = Dashboard.render(m, width: 80, height: 24).text
+        #expect(text.contains("pathways  cdn-b out 10s"), "\(text)")
+        #expect(m.logLines.first?.0.contains("s2.ts @cdn-b") == true, "\(m.logLines.first?.0 ?? "")")
+        // The retest once the penalty ends: one, and not again while it is out.
+        #expect(s.pathwayRetest(at: 11.9) == nil)
+        #expect(s.pathwayRetest(at: 12.2) == 2 && s.pathwayRetest(at: 12.3) == nil)
+        s.apply(.pathwayAnswered(rung: 2), at: 12.5)
+        #expect(s.pathways?.current == "cdn-b" && s.pathways?.penalties.isEmpty == true)
+    }
+
+    @Test("p pins each pathway in turn, then returns to steering's choice; a script names one; an unknown name is refused")
+    func pin() {
+        var s = steeredSession()
+        _ = s.choosePathway(.nextPathway, at: 1)
+        #expect(s.pathways?.pinned == "cdn-a" && s.pathways?.current == "cdn-a")
+        _ = s.choosePathway(.nextPathway, at: 2)
+        #expect(s.pathways?.pinned == "cdn-b")
+        _ = s.choosePathway(.nextPathway, at: 3)
+        #expect(s.pathways?.pinned == nil && s.pathways?.current == "cdn-b")
+        #expect(Action.parse(["pathway", "cdn-a"]) == .pinPathway("cdn-a") && Action.parse(["pathway", "auto"]) == .pinPathway(nil))
+        #expect(s.choosePathway(.pinPathway("cdn-x"), at: 4).isEmpty && s.pathways?.pinned == nil)
+        #expect(Keymap.command(for: .char("p")) == .session(.nextPathway))
+    }
+}
