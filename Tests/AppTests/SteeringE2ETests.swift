@@ -15,6 +15,13 @@ struct SteeringE2ETests {
     var url: String { "\(SteeringOrigin.base)/steered/master.m3u8" }
     var state: OriginState { SteeringOrigin.state }
 
+    /// The steering server prefers cdn-b (127.0.0.2), with TTL `ttl`.
+    func preferB(ttl: Int) {
+        var s = SteeringSettings()
+        (s.priority, s.ttl) = (["cdn-b", "cdn-a"], ttl)
+        state.steering = s
+    }
+
     static func host(_ e: [String: Any]) -> String? { (e["url"] as? String).flatMap { URL(string: $0)?.host } }
 
     /// The video segment requests hlstui reports (rung known), with their times and hosts.
@@ -29,9 +36,7 @@ struct SteeringE2ETests {
         "the manifest prefers cdn-b: a pathway event, a switch to the same rung there, every segment after from 127.0.0.2; reloads each TTL carry _HLS_pathway; no stall"
     )
     func manifest() async throws {
-        var s = SteeringSettings()
-        (s.priority, s.ttl) = (["cdn-b", "cdn-a"], 2)
-        state.steering = s
+        preferB(ttl: 2)
         defer { state.steering = SteeringSettings() }
         let r = try await MonitorRun.run([url, "--duration", "14"])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
@@ -59,9 +64,7 @@ struct SteeringE2ETests {
         "cdn-b answers 503 for 8 s: hlstui moves to cdn-a without a stall, asks cdn-b only one retest per TTL, and goes back once it answers"
     )
     func outage() async throws {
-        var s = SteeringSettings()
-        (s.priority, s.ttl) = (["cdn-b", "cdn-a"], 3)
-        state.steering = s
+        preferB(ttl: 3)
         state.clearFaults()
         defer {
             state.steering = SteeringSettings()
