@@ -351,7 +351,7 @@ final class PaneOwner {
         apply(.sample(s))
         samplePicture(decoding: s.width != nil)
         steer()
-        if let to = state.pathwayTarget, let p = state.pathways,
+        if let to = state.takePathwayMove(), let p = state.pathways,
             let plan = state.planSwitch(
                 to: to, reason: .pathway, detail: "pathway \(state.pathway(of: state.loadedRung ?? to)) → \(p.current)",
                 mode: parts.config.autoSwitch, look: look(), at: t)

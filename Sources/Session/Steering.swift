@@ -56,6 +56,18 @@ extension SessionState {
         return Pathways.equivalent(of: cur, on: p.current, in: ladderVariants)
     }
 
+    /// The move `pathwayTarget` asks for, taken: a rung pinned on the old pathway is pinned on the new one too (the same
+    /// rung), so the pin does not pull the player back.
+    public mutating func takePathwayMove() -> Int? {
+        guard let to = pathwayTarget, let p = pathways else { return nil }
+        if case .pinned(let r) = mode, pathway(of: r) != p.current,
+            let same = Pathways.equivalent(of: r, on: p.current, in: ladderVariants)
+        {
+            mode = .pinned(same)
+        }
+        return to
+    }
+
     /// The steering reload due at `t`, if one is: its URL, the pathway in use and the throughput measured (bits per second).
     /// It is then in flight: no other is due until its answer comes (`.steered`).
     public mutating func steeringReloadDue(at t: Double) -> (url: String, pathway: String, throughput: Int?)? {

@@ -71,5 +71,9 @@ struct PathwayTUITests {
         #expect(Action.parse(["pathway", "cdn-a"]) == .pinPathway("cdn-a") && Action.parse(["pathway", "auto"]) == .pinPathway(nil))
         #expect(s.choosePathway(.pinPathway("cdn-x"), at: 4).isEmpty && s.pathways?.pinned == nil)
         #expect(Keymap.command(for: .char("p")) == .session(.nextPathway))
+        // A rung pinned by hand follows the move to the same rung on the new pathway.
+        _ = s.select(.pin(3))
+        _ = s.choosePathway(.pinPathway("cdn-a"), at: 5)
+        #expect(s.takePathwayMove() == 0 && s.mode == .pinned(1))
     }
 }
