@@ -64,7 +64,7 @@ struct DashboardE2ETests {
         let first = colours(t.screenWithEscapes())
         let blocks = first.joined().filter { $0 == "▀" }.count
         #expect(blocks >= 400, "a picture of half blocks: \(blocks)\n\(t.screen())")
-        #expect(first.joined().components(separatedBy: "48;5;").count > 20, "in colour")
+        #expect(Self.sgrColours(first.joined()).filter(\.indexed).count > 20, "in colour")
         // cam-a's pattern moves: a later capture differs in its colours.
         let moved = await eventually(timeout: 10, every: 0.2) { colours(t.screenWithEscapes()) != first }
         #expect(moved, "the picture changes as the video plays")
@@ -76,6 +76,36 @@ struct DashboardE2ETests {
         #expect(s.contains("EXIT=0"), "\(s)")
     }
 
+    /// The colours the SGR sequences in `screen` set, read parameter by parameter (38/48 then 2;r;g;b or 5;n), so a 256-colour
+    /// setting is told apart from an RGB value that happens to end in 48 before a 5.
+    static func sgrColours(_ screen: String) -> [(indexed: Bool, value: [Int])] {
+        var out: [(indexed: Bool, value: [Int])] = []
+        var rest = screen[...]
+        while let open = rest.range(of: "\u{1B}[") {
+            let body = rest[open.upperBound...].prefix { $0.isNumber || $0 == ";" }
+            rest = rest[body.endIndex...]
+            guard rest.first == "m" else { continue }
+            let ps = body.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+            var i = 0
+            while i < ps.count {
+                if ps[i] == 38 || ps[i] == 48, i + 1 < ps.count {
+                    if ps[i + 1] == 5, i + 2 < ps.count {
+                        out.append((true, [ps[i + 2]]))
+                        i += 3
+                        continue
+                    }
+                    if ps[i + 1] == 2, i + 4 < ps.count {
+                        out.append((false, Array(ps[(i + 2)...(i + 4)])))
+                        i += 5
+                        continue
+                    }
+                }
+                i += 1
+            }
+        }
+        return out
+    }
+
     @Test("v on a terminal with 24-bit colour (TERM=xterm-direct): the picture's cells in direct RGB, changing as the video plays")
     func pictureDirectColour() async throws {
         let t = Tmux()
@@ -84,19 +114,10 @@ struct DashboardE2ETests {
         _ = await t.wait { $0.contains("PLAYING") }
         t.keys("v")
         _ = await t.wait { $0.contains("─ Picture") && $0.contains("sampled") }
-        func rgb(_ screen: String) -> [String] {
-            var out: [String] = []
-            var rest = screen[...]
-            while let r = rest.range(of: "48;2;") {
-                let tail = rest[r.upperBound...]
-                out.append(String(tail.prefix { $0.isNumber || $0 == ";" }))
-                rest = tail
-            }
-            return out
-        }
+        func rgb(_ screen: String) -> [[Int]] { Self.sgrColours(screen).filter { !$0.indexed }.map(\.value) }
         let first = rgb(t.screenWithEscapes())
         #expect(first.count >= 400, "direct-colour cells: \(first.count)\n\(t.screen())")
-        #expect(!t.screenWithEscapes().contains("48;5;"), "no 256-colour approximation")
+        #expect(!Self.sgrColours(t.screenWithEscapes()).contains { $0.indexed }, "no 256-colour approximation")
         let moved = await eventually(timeout: 10, every: 0.2) { rgb(t.screenWithEscapes()) != first }
         #expect(moved, "the picture changes as the video plays")
         t.keys("q")
