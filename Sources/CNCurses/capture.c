@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int saved_out = -1;     /* the terminal, as fd 1 was before the capture */
 static int saved_err = -1;     /* fd 2 before the capture */
 static int pipe_read = -1;
 static volatile sig_atomic_t capturing = 0;
+static volatile sig_atomic_t reader_done = 1; /* the reader saw the pipe's end and holds nothing it has not remembered */
 static pthread_t reader;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -60,6 +62,7 @@ static void *read_loop(void *arg) {
         pending_len += take;
         pthread_mutex_unlock(&mu);
     }
+    reader_done = 1;
     return NULL;
 }
 
@@ -84,6 +87,7 @@ int hl_capture_start(void) {
     }
     close(p[1]);
     capturing = 1;
+    reader_done = 0;
     if (pthread_create(&reader, NULL, read_loop, NULL) != 0) { hl_capture_stop(); return -1; }
     pthread_detach(reader);
     return 0;
@@ -119,8 +123,15 @@ size_t hl_capture_take(char *buf, size_t cap, size_t *lost) {
 /* From the crash handler, after the terminal is back: what was captured last (the runtime's own message among it). */
 void hl_capture_dump_tail(void) {
     if (saved_err < 0) return;
-    /* Whatever the reader has not taken yet comes first in the pipe: read it without blocking. */
-    if (pipe_read >= 0) {
+    /* The capture is stopped, so no descriptor holds the pipe's write end any more: the reader drains what is left, sees
+       the end and says so. Wait for that (bounded, with nanosleep, which is async-signal-safe): bytes the reader has read
+       but not yet remembered — the runtime's message is often among them — would be lost otherwise. */
+    for (int i = 0; i < 100 && !reader_done; i++) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    /* A reader that did not finish (a child process kept the write end): read what is left without blocking. */
+    if (pipe_read >= 0 && !reader_done) {
         int fl = fcntl(pipe_read, F_GETFL);
         fcntl(pipe_read, F_SETFL, fl | O_NONBLOCK);
         char b[2048];
