@@ -216,7 +216,9 @@ extension SessionState {
         let rung = loadedRung ?? 0
         switch decision {
         case .reloadForSwitch(let to, let msn):
-            plan.effects.append(.load(rung: to, startMSN: msn))
+            // The player's playlist ends at this boundary: a player that got there first is paused at its end (`keep-open`),
+            // and the new rung's file would load paused and stay so.
+            plan.effects += reloadAtBreak(rung: to, msn: msn)
             note(.info, "reloaded at the boundary of msn \(msn)", now)
         case .crossDiscontinuity(let msn):
             // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart: a fresh load there does not.
@@ -235,7 +237,7 @@ extension SessionState {
         return plan
     }
 
-    /// Reloads `rung` from `msn` after a break (GAP run, fMP4 discontinuity) and plays on unless the user paused: mpv pauses at
+    /// Reloads `rung` from `msn` at a boundary (a switch, a GAP run, an fMP4 discontinuity) and plays on unless the user paused: mpv pauses at
     /// the end of what it was given (`keep-open`) a moment after it reports that end, so the look cannot be asked whether it did.
     func reloadAtBreak(rung: Int, msn: Int) -> [PaneEffect] {
         [.load(rung: rung, startMSN: msn)] + playOn

@@ -23,8 +23,13 @@ enum CLI {
         var stderr: String
     }
 
-    /// Runs hlstui with `args` and returns its exit status and output; kills it after `timeout` seconds.
-    static func run(_ args: [String], timeout: TimeInterval = 60, environment: [String: String] = [:]) throws -> Result {
+    /// Runs hlstui with `args` and returns its exit status and output; kills it after `timeout` seconds. Waits on a thread
+    /// of its own (`offPool`).
+    static func run(_ args: [String], timeout: TimeInterval = 60, environment: [String: String] = [:]) async throws -> Result {
+        try await offPool { try runBlocking(args, timeout: timeout, environment: environment) }
+    }
+
+    private static func runBlocking(_ args: [String], timeout: TimeInterval, environment: [String: String]) throws -> Result {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
@@ -79,12 +84,14 @@ enum CLI {
                 done.resume()
             }
         }
-        p.waitUntilExit()
+        try await offPool { p.waitUntilExit() }
         return p.terminationReason == .uncaughtSignal
     }
 
-    /// Runs a system tool (`sqlite3`, `curl`) and returns what it wrote on stdout.
-    static func tool(_ name: String, _ args: [String]) throws -> Data {
+    /// Runs a system tool (`sqlite3`, `curl`) and returns what it wrote on stdout, waiting on a thread of its own.
+    static func tool(_ name: String, _ args: [String]) async throws -> Data { try await offPool { try toolBlocking(name, args) } }
+
+    private static func toolBlocking(_ name: String, _ args: [String]) throws -> Data {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = [name] + args
@@ -97,7 +104,9 @@ enum CLI {
         return o
     }
 
-    static func runTool(_ name: String, _ args: [String]) throws -> String { String(decoding: try tool(name, args), as: UTF8.self) }
+    static func runTool(_ name: String, _ args: [String]) async throws -> String {
+        String(decoding: try await tool(name, args), as: UTF8.self)
+    }
 
     /// A temporary directory holding `files`.
     static func directory(_ files: [String: String]) throws -> URL {

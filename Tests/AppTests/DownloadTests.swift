@@ -69,7 +69,7 @@ struct DownloadTests {
         state.keyFormat = "binary"
         // Second run: the same command.
         let again = state.log().count
-        let r = try CLI.run(args, environment: env)
+        let r = try await CLI.run(args, environment: env)
         #expect(r.status == 0, "\(r.stdout.suffix(600)) \(r.stderr.suffix(300))")
         let asked = Self.segmentRequests(since: again)
         // The cut segment from the bytes held, and only so (the fetches run four at once: their order at the origin varies).
@@ -86,7 +86,7 @@ struct DownloadTests {
         #expect(m.keys.count == 4 && m.keys.allSatisfy { $0.method == "AES-128" })
         // Every playlist passes --strict.
         for p in ["index.m3u8"] + m.renditions.map(\.playlist) {
-            let i = try CLI.run(["inspect", "--strict", out + "/" + p])
+            let i = try await CLI.run(["inspect", "--strict", out + "/" + p])
             #expect(i.status == 0, "\(p): \(i.stdout.suffix(400))")
         }
         // No key byte anywhere in the folder: not raw, not as hex text.
@@ -123,7 +123,7 @@ struct DownloadLifecycleTests {
         // Keys served as hex text: stored (and renewed) as the 16 bytes they stand for.
         Self.origin.router.state.keyFormat = "hex"
         defer { Self.origin.router.state.keyFormat = "binary" }
-        let r = try CLI.run(
+        let r = try await CLI.run(
             [
                 "download", url, "--out", out, "--max-resolution", "144", "--subs", "none", "--storage-duration", "1h",
                 "--playback-duration", "4s",
@@ -147,10 +147,10 @@ struct DownloadLifecycleTests {
         let fp = try #require(armed.keys.first?.fingerprint.prefix(4))
         #expect(late.stderr.contains("key \(fp)… expired (playback) at "), "\(late.stderr)")
         #expect(late.named("player").isEmpty, "nothing played")
-        let list = try CLI.run(["offline", "ls"], environment: env)
+        let list = try await CLI.run(["offline", "ls"], environment: env)
         #expect(list.stdout.contains(out) && list.stdout.contains("EXPIRED (playback)"), "\(list.stdout)")
         // Renew: new seals, the storage clock from now, the playback clock disarmed; then it plays again.
-        let renew = try CLI.run(["offline", "renew", out, "--storage-duration", "2s", "--playback-duration", "1h"], environment: env)
+        let renew = try await CLI.run(["offline", "renew", out, "--storage-duration", "2s", "--playback-duration", "1h"], environment: env)
         #expect(renew.status == 0 && renew.stdout.contains("renewed: storage"), "\(renew.stdout) \(renew.stderr)")
         let renewed = try DownloadTests.manifest(out)
         #expect(renewed.keys.allSatisfy { $0.firstPlay == nil && $0.fetched > at })
@@ -158,13 +158,13 @@ struct DownloadLifecycleTests {
         while Date().timeIntervalSince1970 < fetched + 2.2 { try await Task.sleep(for: .milliseconds(200)) }
         let stale = try await MonitorRun.run([out, "--duration", "2"], environment: env)
         #expect(stale.status == 1 && stale.stderr.contains("expired (storage) at "), "\(stale.stderr)")
-        let rm = try CLI.run(["offline", "rm", out], environment: env)
+        let rm = try await CLI.run(["offline", "rm", out], environment: env)
         #expect(rm.status == 0 && !FileManager.default.fileExists(atPath: out), "\(rm.stdout) \(rm.stderr)")
-        #expect(!(try CLI.run(["offline", "ls"], environment: env)).stdout.contains(out))
+        #expect(!(try await CLI.run(["offline", "ls"], environment: env)).stdout.contains(out))
     }
 
     @Test("a truncated body is resumed in the same run; a 404 segment stops with one line naming it, and the same command finishes")
-    func faults() throws {
+    func faults() async throws {
         let state = Self.origin.router.state
         defer { state.clearFaults() }
         let (out, env) = try DownloadTests.setting()
@@ -179,7 +179,7 @@ struct DownloadLifecycleTests {
                 id: 0, kind: .status, target: .segment, status: 404, ms: 0, scenario: "vod-fmp4", rendition: "v144", msn: 6, remaining: 100,
                 since: 0))
         let mark = state.log().count
-        let cut = try CLI.run(args, environment: env)
+        let cut = try await CLI.run(args, environment: env)
         #expect(cut.status == 1, "\(cut.stdout)")
         let lines = cut.stdout.split(separator: "\n").filter { $0.hasPrefix("hlstui download:") }
         #expect(lines.first?.contains("segment 6") == true && lines.first?.contains("HTTP 404") == true, "\(cut.stdout)")
@@ -187,7 +187,7 @@ struct DownloadLifecycleTests {
         #expect(seg2.count == 2 && seg2[1].hasPrefix("bytes=") && seg2[1] != "bytes=0-", "the truncated body resumed: \(seg2)")
         state.clearFaults()
         let again = state.log().count
-        let done = try CLI.run(args, environment: env)
+        let done = try await CLI.run(args, environment: env)
         #expect(done.status == 0, "\(done.stdout)")
         let asked = state.log(since: again).filter { $0.path.contains("/v144/seg") }.map(\.path)
         #expect(asked.contains("/vod-fmp4/v144/seg6.m4s") && !asked.contains("/vod-fmp4/v144/seg2.m4s"), "\(asked)")
@@ -196,9 +196,9 @@ struct DownloadLifecycleTests {
     }
 
     @Test("a rung marked FairPlay is named and passed over for the next clear one")
-    func drm() throws {
+    func drm() async throws {
         let (out, env) = try DownloadTests.setting()
-        let r = try CLI.run(
+        let r = try await CLI.run(
             ["download", "\(Self.origin.httpBase)/vod-ts/master.m3u8?drm=v360", "--out", out, "--subs", "none"], environment: env)
         #expect(r.status == 0, "\(r.stdout.suffix(400))")
         #expect(r.stdout.contains("640x360") && r.stdout.contains("cannot be stored: FairPlay needs a CDM"), "\(r.stdout)")
@@ -216,7 +216,7 @@ struct DownloadLifecycleTests {
             when: { own.router.state.log().filter { $0.path.contains("/v144/") && $0.path.hasSuffix(".ts") }.count >= 5 },
             settle: .milliseconds(300))
         #expect(died)
-        let r = try CLI.run(args, timeout: 90, environment: env)
+        let r = try await CLI.run(args, timeout: 90, environment: env)
         #expect(r.status == 0, "\(r.stdout.suffix(600))")
         #expect(r.stdout.contains("v144: continuing the capture after segment"), "\(r.stdout.prefix(600))")
         let m = try DownloadTests.manifest(out)
@@ -224,7 +224,7 @@ struct DownloadLifecycleTests {
         let video = try #require(m.renditions.first)
         #expect(video.duration >= 30 && video.duration < 34, "\(video)")
         #expect(m.keys.count >= 3, "keys rotate every 3 segments: \(m.keys.count)")
-        let i = try CLI.run(["inspect", "--strict", out + "/" + video.playlist])
+        let i = try await CLI.run(["inspect", "--strict", out + "/" + video.playlist])
         #expect(i.status == 0 && i.stdout.contains("VOD"), "\(i.stdout.suffix(400))")
         own.stop()
         let played = try await MonitorRun.run([out], environment: env)
@@ -237,19 +237,19 @@ struct DownloadLifecycleTests {
     }
 
     @Test("bad input: a folder that holds something else, an unreachable origin, a cap below the ladder — one line each")
-    func badInput() throws {
+    func badInput() async throws {
         let (out, env) = try DownloadTests.setting()
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         try "x".write(toFile: out + "/mine.txt", atomically: true, encoding: .utf8)
-        let busy = try CLI.run(["download", "\(Self.origin.httpBase)/vod-ts/master.m3u8", "--out", out], environment: env)
+        let busy = try await CLI.run(["download", "\(Self.origin.httpBase)/vod-ts/master.m3u8", "--out", out], environment: env)
         #expect(busy.status == 1 && busy.stdout.contains("is not empty and holds no download"), "\(busy.stdout)")
         let (out2, _) = try DownloadTests.setting()
-        let gone = try CLI.run(["download", "http://127.0.0.1:9/x/master.m3u8", "--out", out2], environment: env)
+        let gone = try await CLI.run(["download", "http://127.0.0.1:9/x/master.m3u8", "--out", out2], environment: env)
         #expect(gone.status == 1 && gone.stdout.split(separator: "\n").count == 1 && gone.stdout.contains("127.0.0.1:9"), "\(gone.stdout)")
-        let low = try CLI.run(
+        let low = try await CLI.run(
             ["download", "\(Self.origin.httpBase)/vod-ts/master.m3u8", "--out", out2, "--max-bitrate", "10k"], environment: env)
         #expect(low.status == 1 && low.stdout.contains("no variant within"), "\(low.stdout)")
-        let notDownload = try CLI.run(["monitor", out2, "--duration", "2"], environment: env)
+        let notDownload = try await CLI.run(["monitor", out2, "--duration", "2"], environment: env)
         #expect(notDownload.status != 0)
     }
 }

@@ -28,7 +28,10 @@ struct FleetPrometheusTests {
         return port
     }
 
-    static func get(_ url: String) -> Data? {
+    /// GET `url`'s body (nil: no answer within 10 s), waiting on a thread of its own.
+    static func get(_ url: String) async -> Data? { (try? await offPool { getBlocking(url) }) ?? nil }
+
+    static func getBlocking(_ url: String) -> Data? {
         guard let u = URL(string: url) else { return nil }
         let box = DataBox()
         let done = DispatchSemaphore(value: 0)
@@ -43,9 +46,9 @@ struct FleetPrometheusTests {
     final class DataBox: @unchecked Sendable { var data: Data? }
 
     /// The value of a PromQL query that yields one number (nil: no series yet).
-    static func query(_ prom: Int, _ q: String) -> Double? {
+    static func query(_ prom: Int, _ q: String) async -> Double? {
         let enc = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
-        guard let d = get("http://127.0.0.1:\(prom)/api/v1/query?query=\(enc)"),
+        guard let d = await get("http://127.0.0.1:\(prom)/api/v1/query?query=\(enc)"),
             let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any], let data = o["data"] as? [String: Any],
             let result = data["result"] as? [[String: Any]], let first = result.first, let value = first["value"] as? [Any],
             let text = value.last as? String
@@ -54,8 +57,9 @@ struct FleetPrometheusTests {
     }
 
     /// Active alerts (pending or firing): alertname and stream.
-    static func alerts(_ prom: Int) -> [(name: String, stream: String, state: String)] {
-        guard let d = get("http://127.0.0.1:\(prom)/api/v1/alerts"), let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
+    static func alerts(_ prom: Int) async -> [(name: String, stream: String, state: String)] {
+        guard let d = await get("http://127.0.0.1:\(prom)/api/v1/alerts"),
+            let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
             let data = o["data"] as? [String: Any], let alerts = data["alerts"] as? [[String: Any]]
         else { return [] }
         return alerts.compactMap { a in
@@ -69,7 +73,11 @@ struct FleetPrometheusTests {
     }
 
     /// Runs `tool args` with `input` on stdin; exit status and output.
-    static func run(_ tool: String, _ args: [String], input: Data? = nil) throws -> (Int32, String) {
+    static func run(_ tool: String, _ args: [String], input: Data? = nil) async throws -> (Int32, String) {
+        try await offPool { try runBlocking(tool, args, input: input) }
+    }
+
+    static func runBlocking(_ tool: String, _ args: [String], input: Data?) throws -> (Int32, String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = args
@@ -88,13 +96,13 @@ struct FleetPrometheusTests {
     }
 
     @Test("the shipped alert rules pass promtool; every metric the rules and the Grafana dashboard use is one hlstui serves")
-    func shipped() throws {
+    func shipped() async throws {
         let promtool = try #require(Self.tool("promtool"), "promtool (Debian's prometheus) is installed by scripts/setup.sh")
         let root = CLI.packageRoot
         let rules = root.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
-        let (status, out) = try Self.run(promtool, ["check", "rules", rules])
+        let (status, out) = try await Self.run(promtool, ["check", "rules", rules])
         #expect(status == 0 && out.contains("SUCCESS: 10 rules found"), "\(out)")
-        let (cstatus, cout) = try Self.run(
+        let (cstatus, cout) = try await Self.run(
             promtool, ["check", "config", root.appendingPathComponent("deploy/prometheus/prometheus.yml").path])
         #expect(cstatus == 0, "\(cout)")
         // The names hlstui registers (PlaybackMetrics.swift) against the names the rules and the dashboard use.
@@ -198,7 +206,7 @@ struct FleetPrometheusTests {
         // Once "stall" and "frozen" play (a fresh origin's live window takes seconds to fill): live-ts segments refused for
         // 10 s, longer than the player holds; cam-a's playlist frozen for good.
         let playing = await eventually(timeout: 60, every: 0.5) {
-            let text = Self.get("http://127.0.0.1:\(metricsPort)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let text = await Self.get("http://127.0.0.1:\(metricsPort)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
             return ["stall", "frozen"].allSatisfy { text.contains("hlstui_playing{stream=\"\($0)\",pane=\"1\"} 1.0") }
         }
         #expect(playing, "stall and frozen play")
@@ -225,13 +233,13 @@ struct FleetPrometheusTests {
         let alertsWanted = [("HlstuiPlaylistStuck", "frozen"), ("HlstuiKeyFailures", "keys")]
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline {
-            for (what, q) in wanted where (found[what] ?? 0) < 1 { found[what] = Self.query(promPort, q) }
-            active = Self.alerts(promPort)
+            for (what, q) in wanted where (found[what] ?? 0) < 1 { found[what] = await Self.query(promPort, q) }
+            active = await Self.alerts(promPort)
             let alerted = alertsWanted.allSatisfy { w in active.contains { $0.name == w.0 && $0.stream == w.1 } }
             if alerted && wanted.allSatisfy({ (found[$0.0] ?? 0) >= 1 }) { break }
             try await Task.sleep(for: .seconds(1))
         }
-        let now_ = Self.get("http://127.0.0.1:\(metricsPort)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let now_ = await Self.get("http://127.0.0.1:\(metricsPort)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
         for (what, q) in wanted {
             let stream = q.split(separator: "\"").dropFirst().first.map(String.init) ?? ""
             let lines = now_.split(separator: "\n").filter { $0.contains("stream=\"\(stream)\"") && !$0.contains("_bucket") }
@@ -243,16 +251,17 @@ struct FleetPrometheusTests {
             #expect(active.contains { $0.name == w.0 && $0.stream == w.1 }, "alert \(w.0) for \(w.1): \(active)")
         }
         // The stream nobody broke: playing, no key failure, no restart.
-        #expect(Self.query(promPort, #"hlstui_playing{stream="ladder"}"#) == 1)
-        #expect(Self.query(promPort, #"sum(hlstui_session_restarts_total{stream="ladder"})"#) == 0)
-        #expect(Self.query(promPort, #"sum(hlstui_key_failures_total{stream="ladder"})"#) == 0, "its key failure series exist, at 0")
+        #expect(await Self.query(promPort, #"hlstui_playing{stream="ladder"}"#) == 1)
+        #expect(await Self.query(promPort, #"sum(hlstui_session_restarts_total{stream="ladder"})"#) == 0)
+        #expect(await Self.query(promPort, #"sum(hlstui_key_failures_total{stream="ladder"})"#) == 0, "its key failure series exist, at 0")
         // The exposition itself passes promtool's lint, and carries no URL.
-        let exposition = try #require(Self.get("http://127.0.0.1:\(metricsPort)/metrics"))
-        let (lint, lintOut) = try Self.run(promtool, ["check", "metrics"], input: exposition)
+        let exposition = try #require(await Self.get("http://127.0.0.1:\(metricsPort)/metrics"))
+        let (lint, lintOut) = try await Self.run(promtool, ["check", "metrics"], input: exposition)
         #expect(lint == 0, "\(lintOut)")
         #expect(!String(decoding: exposition, as: UTF8.self).contains("http://"))
         #expect(
-            Self.get("http://127.0.0.1:\(metricsPort)/other").map { String(decoding: $0, as: UTF8.self) } == "hlstui serves /metrics only\n"
+            await Self.get("http://127.0.0.1:\(metricsPort)/other").map { String(decoding: $0, as: UTF8.self) }
+                == "hlstui serves /metrics only\n"
         )
 
         // SIGTERM: the fleet closes its sessions and exits 0.
@@ -277,7 +286,7 @@ struct FleetPrometheusTests {
             ],
             alongside: {
                 _ = await eventually(timeout: 14, every: 0.5) {
-                    let text = Self.get("http://127.0.0.1:\(port)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    let text = await Self.get("http://127.0.0.1:\(port)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
                     seen.text = text.isEmpty ? seen.text : text
                     return text.contains(#"hlstui_sync_locked{stream="studio"} 1.0"#)
                 }
@@ -288,29 +297,29 @@ struct FleetPrometheusTests {
         #expect(text.contains(#"hlstui_sync_locked{stream="studio"} 1.0"#), "\(text.prefix(3000))")
         #expect(text.contains(#"hlstui_playing{stream="studio",pane="2"} 1.0"#))
         #expect(text.contains(#"hlstui_sync_offset_seconds{stream="studio",pane="1"}"#))
-        #expect(Self.get("http://127.0.0.1:\(port)/metrics") == nil, "no endpoint after the session")
+        #expect(await Self.get("http://127.0.0.1:\(port)/metrics") == nil, "no endpoint after the session")
     }
 
     final class SeenBox: @unchecked Sendable { var text = "" }
 
     @Test("a fleet file with a problem, or an address in use: one line naming it, exit status 1, nothing started")
-    func refusals() throws {
+    func refusals() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-fleet-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("fleet.yaml")
         try "streams:\n  - name: a\n    url: http://x/1.m3u8\n  - name: a\n    url: http://x/2.m3u8\n".write(
             to: file, atomically: true, encoding: .utf8)
-        let dup = try CLI.run(["fleet", file.path], timeout: 20)
+        let dup = try await CLI.run(["fleet", file.path], timeout: 20)
         #expect(dup.status == 1 && dup.stderr.contains("hlstui fleet: fleet file: two streams are named a"), "\(dup.stderr)")
         #expect(dup.stderr.split(separator: "\n").count == 1, "\(dup.stderr)")
-        let missing = try CLI.run(["fleet", dir.appendingPathComponent("none.yaml").path], timeout: 20)
+        let missing = try await CLI.run(["fleet", dir.appendingPathComponent("none.yaml").path], timeout: 20)
         #expect(missing.status == 1 && missing.stderr.contains("hlstui fleet: cannot read"), "\(missing.stderr)")
         // The port taken by another listener.
         let (taken, port) = Self.bound(listen: true)
         defer { close(taken) }
         try "streams:\n  - name: a\n    url: http://127.0.0.1:1/x.m3u8\n".write(to: file, atomically: true, encoding: .utf8)
-        let busy = try CLI.run(["fleet", file.path, "--metrics", "127.0.0.1:\(port)"], timeout: 20)
+        let busy = try await CLI.run(["fleet", file.path, "--metrics", "127.0.0.1:\(port)"], timeout: 20)
         #expect(busy.status == 1 && busy.stderr.contains("hlstui fleet: cannot serve metrics on 127.0.0.1:\(port)"), "\(busy.stderr)")
         #expect(busy.stderr.split(separator: "\n").count == 1, "\(busy.stderr)")
     }

@@ -30,9 +30,9 @@ let badMedia = """
 @Suite("hlstui inspect, run as a user would", .serialized)
 struct InspectCLITests {
     @Test("a clean file: readable report, exit 0")
-    func cleanFile() throws {
+    func cleanFile() async throws {
         let dir = try CLI.directory(["good.m3u8": goodMedia])
-        let r = try CLI.run(["inspect", dir.appendingPathComponent("good.m3u8").path])
+        let r = try await CLI.run(["inspect", dir.appendingPathComponent("good.m3u8").path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("media playlist, version 3"))
         #expect(r.stdout.contains("segments: 2 (MSN 0…1), 4 s"))
@@ -41,21 +41,21 @@ struct InspectCLITests {
     }
 
     @Test("errors: exit 1 with file lines; --strict stops at the first; --json is one object")
-    func errors() throws {
+    func errors() async throws {
         let dir = try CLI.directory(["bad.m3u8": badMedia])
         let path = dir.appendingPathComponent("bad.m3u8").path
-        let r = try CLI.run(["inspect", path])
+        let r = try await CLI.run(["inspect", path])
         #expect(r.status == 1)
         #expect(r.stdout.contains("line 3: error: floating-point EXTINF durations need EXT-X-VERSION 3"))
         #expect(r.stdout.contains("line 3: error: segment 0: EXTINF 2.5 s rounds above EXT-X-TARGETDURATION 2"))
         #expect(r.stdout.contains("line 5: error: EXT-X-KEY METHOD=AES-128 is missing its REQUIRED URI attribute"))
-        let s = try CLI.run(["inspect", "--strict", path])
+        let s = try await CLI.run(["inspect", "--strict", path])
         #expect(s.status == 1)
         #expect(
             s.stderr
                 == "\(path):3: error: segment 0: EXTINF 2.5 s rounds above EXT-X-TARGETDURATION 2; it MUST be less than or equal (RFC 8216bis §4.4.3.1)\n"
         )
-        let j = try CLI.run(["inspect", "--json", path])
+        let j = try await CLI.run(["inspect", "--json", path])
         #expect(j.status == 1)
         let obj = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any]
         #expect(obj?["kind"] as? String == "media")
@@ -63,13 +63,13 @@ struct InspectCLITests {
     }
 
     @Test("LL-HLS: the origin's ll-ts stream reads clean with what its server can do; a faulty LL playlist names each rule")
-    func lowLatency() throws {
+    func lowLatency() async throws {
         let url = "\(AppOrigin.base)/ll-ts/v240/index.m3u8"
-        let live = try CLI.run(["inspect", "--strict", url])
+        let live = try await CLI.run(["inspect", "--strict", url])
         #expect(live.status == 0, "\(live.stdout) \(live.stderr)")
         #expect(live.stdout.contains("part target: 1 s"), "\(live.stdout)")
         #expect(live.stdout.contains("server control: blocking reload, delta updates beyond 24 s, PART-HOLD-BACK 3 s, HOLD-BACK 12 s"))
-        let delta = try CLI.run(["inspect", url + "?_HLS_skip=YES"])
+        let delta = try await CLI.run(["inspect", url + "?_HLS_skip=YES"])
         #expect(delta.status == 0 && delta.stdout.contains("delta update: 5 segments skipped (EXT-X-SKIP)"), "\(delta.stdout)")
         let faulty = [
             "#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:4", "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=12",
@@ -78,7 +78,7 @@ struct InspectCLITests {
             "#EXT-X-PART:DURATION=1.5,URI=\"p7.2.ts\"", "#EXTINF:3,", "s7.ts", "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"p8.0.ts\"",
         ].joined(separator: "\n")
         let dir = try CLI.directory(["ll.m3u8": faulty + "\n"])
-        let r = try CLI.run(["inspect", dir.appendingPathComponent("ll.m3u8").path])
+        let r = try await CLI.run(["inspect", dir.appendingPathComponent("ll.m3u8").path])
         #expect(r.status == 1)
         for rule in [
             "CAN-SKIP-UNTIL 12 is below six target durations (24 s)", "EXT-X-PART-INF without PART-HOLD-BACK",
@@ -90,10 +90,10 @@ struct InspectCLITests {
     }
 
     @Test("MP4: where moov is and what it costs a player, over HTTP with a few small ranges and from a file alike")
-    func mp4() throws {
+    func mp4() async throws {
         let base = AppOrigin.base
         let mark = AppOrigin.state.log().count
-        let end = try CLI.run(["inspect", "\(base)/progressive/moov-end.mp4"])
+        let end = try await CLI.run(["inspect", "\(base)/progressive/moov-end.mp4"])
         #expect(end.status == 0, "\(end.stderr)")
         #expect(end.stdout.contains("moov: at the end") && end.stdout.contains("fragmented: no (progressive)"), "\(end.stdout)")
         #expect(
@@ -101,69 +101,69 @@ struct InspectCLITests {
             "one line names the cost: \(end.stdout)")
         let asked = AppOrigin.state.log(since: mark).filter { $0.path.hasSuffix("moov-end.mp4") }
         #expect(asked.count <= 4 && asked.allSatisfy { $0.range != nil }, "\(asked.map { $0.range ?? "-" })")
-        #expect(try CLI.run(["inspect", "--strict", "\(base)/progressive/moov-end.mp4"]).status == 1)
-        let json = try CLI.run(["inspect", "--json", "\(base)/progressive/moov-end.mp4"])
+        #expect(try await CLI.run(["inspect", "--strict", "\(base)/progressive/moov-end.mp4"]).status == 1)
+        let json = try await CLI.run(["inspect", "--json", "\(base)/progressive/moov-end.mp4"])
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let size = try #require(doc["size"] as? Int)
         #expect(doc["moov"] as? String == "end" && (doc["playerRequests"] as? [String])?.count == 3, "\(doc)")
         #expect((doc["bytesRead"] as? Int ?? size) < size / 2, "read \(doc["bytesRead"] ?? "") of \(size) bytes")
-        let front = try CLI.run(["inspect", "\(base)/progressive/faststart.mp4"])
+        let front = try await CLI.run(["inspect", "\(base)/progressive/faststart.mp4"])
         #expect(front.status == 0 && front.stdout.contains("moov: at the front") && !front.stdout.contains("warning"), "\(front.stdout)")
-        let fragmented = try CLI.run(["inspect", "\(base)/progressive/fragmented.mp4"])
+        let fragmented = try await CLI.run(["inspect", "\(base)/progressive/fragmented.mp4"])
         #expect(fragmented.stdout.contains("fragmented: yes"), "\(fragmented.stdout)")
         // The same file on disk.
         let file = try CLI.directory([:]).appendingPathComponent("movie.mp4")
-        try Data(try CLI.tool("curl", ["-s", "\(base)/progressive/moov-end.mp4"])).write(to: file)
-        let local = try CLI.run(["inspect", file.path])
+        try Data(try await CLI.tool("curl", ["-s", "\(base)/progressive/moov-end.mp4"])).write(to: file)
+        let local = try await CLI.run(["inspect", file.path])
         #expect(
             local.status == 0 && local.stdout.contains("moov: at the end") && !local.stdout.contains("range request"), "\(local.stdout)")
-        let missing = try CLI.run(["inspect", "\(base)/progressive/nope.mp4"])
+        let missing = try await CLI.run(["inspect", "\(base)/progressive/nope.mp4"])
         #expect(missing.status == 2 && missing.stderr.contains("HTTP 404"), "\(missing.stderr)")
     }
 
     @Test("a missing file, a directory and a binary file each get a one-line reason and exit 2")
-    func unreadable() throws {
+    func unreadable() async throws {
         let dir = try CLI.directory([:])
         try Data([0xFF, 0xFE, 0x00, 0x01]).write(to: dir.appendingPathComponent("bin.m3u8"))
-        let missing = try CLI.run(["inspect", dir.appendingPathComponent("nope.m3u8").path])
+        let missing = try await CLI.run(["inspect", dir.appendingPathComponent("nope.m3u8").path])
         #expect(missing.status == 2 && missing.stderr.hasSuffix("nope.m3u8: no such file\n"))
-        let isDir = try CLI.run(["inspect", dir.path])
+        let isDir = try await CLI.run(["inspect", dir.path])
         #expect(isDir.status == 2 && isDir.stderr.contains("is a directory"))
-        let binary = try CLI.run(["inspect", dir.appendingPathComponent("bin.m3u8").path])
+        let binary = try await CLI.run(["inspect", dir.appendingPathComponent("bin.m3u8").path])
         #expect(binary.status == 2 && binary.stderr.contains("not UTF-8 text"))
     }
 
     @Test("over real HTTP: a playlist URL with QUERYPARAM, a redirect, 404, 500, refused, slow and truncated bodies")
-    func http() throws {
+    func http() async throws {
         let withQuery =
             "#EXTM3U\n#EXT-X-VERSION:8\n#EXT-X-TARGETDURATION:2\n#EXT-X-DEFINE:QUERYPARAM=\"tok\"\n#EXTINF:2,\ns.ts?t={$tok}\n#EXT-X-ENDLIST\n"
         let dir = try CLI.directory(["good.m3u8": goodMedia, "q.m3u8": withQuery])
         let server = try FixtureServer(serving: dir)
-        let ok = try CLI.run(["inspect", "\(server.base)/good.m3u8"])
+        let ok = try await CLI.run(["inspect", "\(server.base)/good.m3u8"])
         #expect(ok.status == 0 && ok.stdout.contains("segments: 2"), "\(ok.stderr)")
-        let q = try CLI.run(["inspect", "--json", "\(server.base)/q.m3u8?tok=abc"])
+        let q = try await CLI.run(["inspect", "--json", "\(server.base)/q.m3u8?tok=abc"])
         #expect(q.status == 0 && q.stdout.contains("\"s.ts?t=abc\""), "\(q.stdout)\(q.stderr)")
-        let redirect = try CLI.run(["inspect", "\(server.base)/redirect/good.m3u8"])
+        let redirect = try await CLI.run(["inspect", "\(server.base)/redirect/good.m3u8"])
         #expect(redirect.status == 0)
-        let notFound = try CLI.run(["inspect", "\(server.base)/status/404"])
+        let notFound = try await CLI.run(["inspect", "\(server.base)/status/404"])
         #expect(notFound.status == 2 && notFound.stderr.contains("HTTP 404"), "\(notFound.stderr)")
-        let serverError = try CLI.run(["inspect", "\(server.base)/status/500"])
+        let serverError = try await CLI.run(["inspect", "\(server.base)/status/500"])
         #expect(serverError.status == 2 && serverError.stderr.contains("HTTP 500"))
-        let slow = try CLI.run(["inspect", "--timeout", "1", "\(server.base)/slow/5/good.m3u8"])
+        let slow = try await CLI.run(["inspect", "--timeout", "1", "\(server.base)/slow/5/good.m3u8"])
         #expect(slow.status == 2 && slow.stderr.contains("timed out"), "\(slow.stderr)")
-        let truncated = try CLI.run(["inspect", "\(server.base)/truncated"])
+        let truncated = try await CLI.run(["inspect", "\(server.base)/truncated"])
         #expect(truncated.status == 2 && truncated.stderr.contains("truncated"), "\(truncated.stderr)")
         // A port nobody listens on: take one from the fixture, then stop it.
         let dead = try FixtureServer(serving: dir)
         let deadBase = dead.base
         dead.stop()
-        let refused = try CLI.run(["inspect", "\(deadBase)/good.m3u8"])
+        let refused = try await CLI.run(["inspect", "\(deadBase)/good.m3u8"])
         #expect(refused.status == 2 && refused.stderr.contains("connection refused"), "\(refused.stderr)")
     }
 
     @Test("--version names hlstui, libmpv's client API and ncurses")
-    func version() throws {
-        let r = try CLI.run(["--version"])
+    func version() async throws {
+        let r = try await CLI.run(["--version"])
         #expect(r.stdout.hasPrefix("hlstui "))
         #expect(r.stdout.contains("libmpv client API 2."))
         #expect(r.stdout.contains("ncurses 6."))
@@ -177,12 +177,12 @@ struct InspectTLSTests {
     @Test("a self-signed origin is refused as untrusted in one line, trusted by its pin, and --insecure is said")
     func tls() async throws {
         let url = try #require(Self.origin.httpsBase) + "/vod-ts/master.m3u8"
-        let refused = try await offPool { try CLI.run(["inspect", url]) }
+        let refused = try await CLI.run(["inspect", url])
         #expect(refused.status == 2 && refused.stderr.contains("TLS untrusted"), "\(refused.stderr)")
         #expect(refused.stderr.split(separator: "\n").count == 1)
-        let pinned = try await offPool { try CLI.run(["inspect", url, "--pin-sha256", Self.origin.identity!.spkiPin]) }
+        let pinned = try await CLI.run(["inspect", url, "--pin-sha256", Self.origin.identity!.spkiPin])
         #expect(pinned.status == 0 && pinned.stdout.contains("variants (4)"), "\(pinned.stderr)")
-        let wrongPin = try await offPool { try CLI.run(["inspect", url, "--pin-sha256", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]) }
+        let wrongPin = try await CLI.run(["inspect", url, "--pin-sha256", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="])
         #expect(wrongPin.status == 2 && wrongPin.stderr.contains("TLS pin mismatch"), "\(wrongPin.stderr)")
     }
 
@@ -193,20 +193,20 @@ struct InspectTLSTests {
         let dir = try CLI.directory([:])
         let path = dir.appendingPathComponent("bom.m3u8").path
         try Data([0xEF, 0xBB, 0xBF] + Array(goodMedia.utf8)).write(to: URL(fileURLWithPath: path))
-        let lenient = try CLI.run(["inspect", path])
+        let lenient = try await CLI.run(["inspect", path])
         #expect(lenient.status == 0, "\(lenient.stdout)")
         #expect(
             lenient.stdout.contains("line 1:1: warning: playlist starts with a byte order mark")
                 && lenient.stdout.contains("RFC 8216bis §4.1"), "\(lenient.stdout)")
         #expect(lenient.stdout.contains("segments: 2"), "the rest is read: \(lenient.stdout)")
-        let strict = try CLI.run(["inspect", "--strict", path])
+        let strict = try await CLI.run(["inspect", "--strict", path])
         #expect(strict.status == 1, "\(strict.stdout)")
         #expect(
             (strict.stdout + strict.stderr).contains("error: playlist starts with a byte order mark"), "\(strict.stdout)\(strict.stderr)")
         let server = try FixtureServer(serving: dir)
         defer { server.stop() }
         let url = "\(server.base)/bom.m3u8"
-        let overHTTP = try await offPool { try CLI.run(["inspect", url]) }
+        let overHTTP = try await CLI.run(["inspect", url])
         #expect(overHTTP.stdout.contains("warning: playlist starts with a byte order mark"), "\(overHTTP.stdout)\(overHTTP.stderr)")
     }
 }

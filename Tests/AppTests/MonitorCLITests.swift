@@ -171,9 +171,9 @@ struct MonitorCLITests {
     }
 
     @Test("a bad --commands line is refused with its line number before anything plays")
-    func badScript() throws {
+    func badScript() async throws {
         let dir = try CLI.directory(["cmds": "1 cap 360\n2 jump 3\n"])
-        let r = try CLI.run(["monitor", "\(base)/vod-ts/master.m3u8", "--commands", dir.appendingPathComponent("cmds").path])
+        let r = try await CLI.run(["monitor", "\(base)/vod-ts/master.m3u8", "--commands", dir.appendingPathComponent("cmds").path])
         #expect(r.status != 0)
         #expect(r.stderr.contains("commands line 2") && r.stdout.isEmpty)
     }

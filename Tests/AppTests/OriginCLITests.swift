@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("hlstui origin and demo, run as a user would", .serialized)
@@ -6,29 +7,30 @@ struct OriginCLITests {
     static let cache = CLI.packageRoot.appendingPathComponent(".build/test-media").path
 
     @Test("hlstui origin --tls prints its URLs, fingerprint and pin, serves, logs each request, and stops after --duration")
-    func origin() throws {
+    func origin() async throws {
         let (p, lines) = try CLI.start(["origin", "--tls", "--cache", Self.cache, "--duration", "6", "--scenario", "vod-ts"])
-        let first = try #require(lines.next(timeout: 60))
+        let first = try #require(await lines.next(timeout: 60))
         #expect(first.hasPrefix("hlstui origin on http://127.0.0.1:"))
         let base = String(first.split(separator: " ")[3])
-        let banner = (0..<5).compactMap { _ in lines.next(timeout: 5) }
+        var banner: [String] = []
+        for _ in 0..<5 { if let l = await lines.next(timeout: 5) { banner.append(l) } }
         #expect(banner.contains { $0.contains("SHA-256 fingerprint") })
         #expect(banner.contains { $0.contains("--pin-sha256") })
         #expect(banner.contains { $0.contains("/vod-ts/master.m3u8") })
-        let r = try CLI.run(["inspect", "\(base)/vod-ts/master.m3u8"])
+        let r = try await CLI.run(["inspect", "\(base)/vod-ts/master.m3u8"])
         #expect(r.status == 0 && r.stdout.contains("variants (4)"), "\(r.stdout)\(r.stderr)")
         var logged = false
-        while let l = lines.next(timeout: 3) { if l.contains("/vod-ts/master.m3u8 200") { logged = true; break } }
+        while let l = await lines.next(timeout: 3) { if l.contains("/vod-ts/master.m3u8 200") { logged = true; break } }
         #expect(logged)
-        p.waitUntilExit()
+        try await offPool { p.waitUntilExit() }
         #expect(p.terminationStatus == 0)
     }
 
     @Test("hlstui demo serves the demo stream and shows what hlstui reads in it")
-    func demo() throws {
+    func demo() async throws {
         let (p, lines) = try CLI.start(["demo", "--print", "--cache", Self.cache, "--duration", "4"])
         var all: [String] = []
-        while let l = lines.next(timeout: 30) { all.append(l) }
+        while let l = await lines.next(timeout: 30) { all.append(l) }
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         let text = all.joined(separator: "\n")
@@ -40,8 +42,8 @@ struct OriginCLITests {
     }
 
     @Test("a bad scenario name is refused with the list of names")
-    func badScenario() throws {
-        let r = try CLI.run(["origin", "--scenario", "nope", "--duration", "1"])
+    func badScenario() async throws {
+        let r = try await CLI.run(["origin", "--scenario", "nope", "--duration", "1"])
         #expect(r.status != 0 && r.stderr.contains("no scenario nope") && r.stderr.contains("vod-ts"))
     }
 }
@@ -64,20 +66,23 @@ final class LineReader: @unchecked Sendable {
         }
     }
 
-    func next(timeout: Double) -> String? {
+    private func take() -> (line: String?, eof: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let nl = buffer.firstIndex(of: 0x0A) else { return (nil, eof) }
+        let line = buffer[buffer.startIndex..<nl]
+        buffer = Data(buffer[(nl + 1)...])
+        return (String(decoding: line, as: UTF8.self), eof)
+    }
+
+    /// The next line, waiting up to `timeout` seconds without holding a thread; nil at the end or on timeout.
+    func next(timeout: Double) async -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            lock.lock()
-            if let nl = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<nl]
-                buffer = Data(buffer[(nl + 1)...])
-                lock.unlock()
-                return String(decoding: line, as: UTF8.self)
-            }
-            let done = eof
-            lock.unlock()
+            let (line, done) = take()
+            if let line { return line }
             if done || Date() > deadline { return nil }
-            Thread.sleep(forTimeInterval: 0.02)
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("hlstui proxy, run as a user would", .serialized)
@@ -8,28 +9,28 @@ struct ProxyCLITests {
         let (p, lines) = try CLI.start([
             "origin", "--tls", "--quiet", "--cache", OriginCLITests.cache, "--duration", "90", "--scenario", "aes-vod",
         ])
-        let first = try #require(lines.next(timeout: 60))
+        let first = try #require(await lines.next(timeout: 60))
         let words = first.split(separator: " ")
         return (p, String(words[3]), String(words[5]))
     }
 
     @Test(
         "mpv plays through the printed URL; events come out as JSON Lines; TLS refusals are one line; --insecure is flagged on every line")
-    func proxy() throws {
+    func proxy() async throws {
         let (o, http, https) = try origin()
         defer { kill(o.processIdentifier, SIGKILL); o.waitUntilExit() }
         let (p, lines) = try CLI.start(["proxy", "\(http)/aes-vod/master.m3u8", "--variant", "0", "--json", "--duration", "8"])
-        let entry = try #require(lines.next(timeout: 20))
+        let entry = try #require(await lines.next(timeout: 20))
         #expect(entry.hasPrefix("hlstui loader: http://127.0.0.1:"))
         let url = String(entry.dropFirst("hlstui loader: ".count))
         let mpv = Process()
         mpv.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         mpv.arguments = ["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=30", "--really-quiet", url]
         try mpv.run()
-        mpv.waitUntilExit()
+        try await offPool { mpv.waitUntilExit() }
         #expect(mpv.terminationStatus == 0)
         var events: [[String: Any]] = []
-        while let l = lines.next(timeout: 12) {
+        while let l = await lines.next(timeout: 12) {
             if let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any] { events.append(o) }
         }
         p.waitUntilExit()
@@ -44,13 +45,13 @@ struct ProxyCLITests {
             })
         #expect(!events.contains { $0["insecureTLS"] != nil })
 
-        let refused = try CLI.run(["proxy", "\(https)/aes-vod/master.m3u8", "--duration", "1"])
+        let refused = try await CLI.run(["proxy", "\(https)/aes-vod/master.m3u8", "--duration", "1"])
         #expect(
             refused.status != 0 && refused.stderr.contains("TLS untrusted") && refused.stderr.contains("self-signed"), "\(refused.stderr)")
 
         let (ip, ilines) = try CLI.start(["proxy", "\(https)/aes-vod/master.m3u8", "--insecure", "--json", "--duration", "3"])
         var insecure: [String] = []
-        while let l = ilines.next(timeout: 10) { insecure.append(l) }
+        while let l = await ilines.next(timeout: 10) { insecure.append(l) }
         ip.waitUntilExit()
         #expect(insecure.first?.hasPrefix("WARNING: --insecure") == true)
         let jsonLines = insecure.filter { $0.hasPrefix("{") }
@@ -58,10 +59,10 @@ struct ProxyCLITests {
     }
 
     @Test("bad flags are refused in one line")
-    func badFlags() throws {
-        let r = try CLI.run(["proxy", "http://127.0.0.1:9/x.m3u8", "--key", "nokey"])
+    func badFlags() async throws {
+        let r = try await CLI.run(["proxy", "http://127.0.0.1:9/x.m3u8", "--key", "nokey"])
         #expect(r.status != 0 && r.stderr.contains("--key takes URI=HEX"))
-        let unreachable = try CLI.run(["proxy", "http://127.0.0.1:9/x.m3u8", "--duration", "1"])
+        let unreachable = try await CLI.run(["proxy", "http://127.0.0.1:9/x.m3u8", "--duration", "1"])
         #expect(unreachable.status != 0 && unreachable.stderr.contains("connection refused"), "\(unreachable.stderr)")
     }
 }

@@ -49,7 +49,7 @@ struct RecordTests {
         #expect(failures.contains("200 truncated"), "the cut body is kept as cut: \(failures)")
         // Bodies: each segment's bytes are what the origin served.
         let seg = try #require(recorded.first { $0.url.hasSuffix(".ts") && [200, 206].contains($0.status) && $0.failure == nil })
-        let served = [UInt8](try CLI.tool("curl", ["-s", seg.url] + (seg.range.map { ["-H", "Range: \($0)"] } ?? [])))
+        let served = [UInt8](try await CLI.tool("curl", ["-s", seg.url] + (seg.range.map { ["-H", "Range: \($0)"] } ?? [])))
         #expect(try f.body(#require(seg.body)) == served)
         // The events are the lines the monitor wrote; the command is kept with its time.
         let events = try f.events()
@@ -58,7 +58,7 @@ struct RecordTests {
         let inputs = try f.inputs()
         #expect(inputs.count == 1 && inputs[0].command.contains("pin") && abs(inputs[0].t - 3) < 0.5, "\(inputs)")
         // A standard tool reads it.
-        let sql = try CLI.runTool("sqlite3", [file, "SELECT count(*) FROM exchange WHERE status = 500"])
+        let sql = try await CLI.runTool("sqlite3", [file, "SELECT count(*) FROM exchange WHERE status = 500"])
         #expect(sql.trimmingCharacters(in: .whitespacesAndNewlines) == "2", "\(sql)")
         // A second run never writes over it.
         let again = try await MonitorRun.run(["\(RecordOrigin.base)/vod-ts/master.m3u8", "--duration", "2", "--record", file])
@@ -122,7 +122,7 @@ struct RecordTests {
         let recorded = try await MonitorRun.run([url, "--duration", "4", "--record", live, "--redact"])
         #expect(recorded.status == 0, "\(recorded.stderr.suffix(300))")
         _ = try await MonitorRun.run([url, "--duration", "3", "--record", plain])
-        let said = try CLI.runTool(CLI.binary.path, ["recording", "redact", plain, copy])
+        let said = try await CLI.runTool(CLI.binary.path, ["recording", "redact", plain, copy])
         #expect(said.contains("redacted"), "\(said)")
         func holds(_ file: String) throws -> Bool { try Data(contentsOf: URL(fileURLWithPath: file)).range(of: Data(secret.utf8)) != nil }
         #expect(try holds(plain), "the plain recording has it (the check can see it)")
@@ -171,7 +171,8 @@ struct RecordTests {
         let keyURLs = Set(try RecordingFile(path: file).exchanges().filter(\.secret).map(\.url))
         let keyRows = try RecordingFile(path: file).exchanges().filter(\.secret)
         #expect(!keyURLs.isEmpty && keyRows.allSatisfy { $0.sealed || $0.status != 200 })
-        let keys = try keyURLs.map { [UInt8](try CLI.tool("curl", ["-s", $0])) }
+        var keys: [[UInt8]] = []
+        for u in keyURLs { keys.append([UInt8](try await CLI.tool("curl", ["-s", u]))) }
         origin.stop()
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         let text = String(decoding: bytes, as: UTF8.self).lowercased()
@@ -198,7 +199,7 @@ struct RecordTests {
         #expect(notes.contains { $0.contains("sealed under another user's vault key") }, "\(notes)")
         // A redacted copy keeps no key at all.
         let copy = dir.appendingPathComponent("copy.sqlite").path
-        _ = try CLI.runTool(CLI.binary.path, ["recording", "redact", file, copy])
+        _ = try await CLI.runTool(CLI.binary.path, ["recording", "redact", file, copy])
         let copied = try RecordingFile(path: copy).exchanges().filter(\.secret)
         #expect(!copied.isEmpty && copied.allSatisfy { !$0.sealed && $0.body == nil })
     }

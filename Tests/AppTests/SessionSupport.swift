@@ -41,7 +41,7 @@ struct MonitorRun {
         defer { Task { await PlayerSlots.shared.release(panes) } }
         try await before?()
         let side = alongside.map { body in Task { await body() } }
-        let r = try await offPool { try CLI.run(command + ["--video", "none"] + args, timeout: timeout, environment: environment) }
+        let r = try await CLI.run(command + ["--video", "none"] + args, timeout: timeout, environment: environment)
         await side?.value
         if let dir = ProcessInfo.processInfo.environment["HLSTUI_TEST_EVENTS_DIR"] {
             try? r.stdout.write(toFile: "\(dir)/monitor-\(UUID().uuidString.prefix(8)).jsonl", atomically: true, encoding: .utf8)
@@ -196,12 +196,4 @@ func childPID(of parent: Int32, named name: String) -> Int32? {
         if let deeper = childPID(of: pid, named: name) { return deeper }
     }
     return nil
-}
-
-/// Runs blocking work (a child process, pipes) on a thread of its own, so the test process's few cooperative
-/// threads stay free for the in-process servers other suites run at the same time (2 cores: 2 such threads).
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { k in
-        Thread { k.resume(with: Result { try body() }) }.start()
-    }
 }

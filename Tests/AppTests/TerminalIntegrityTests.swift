@@ -76,7 +76,7 @@ struct TerminalIntegrityTests {
     @Test("no terminal: without a TTY, with TERM=dumb, an unknown TERM or none, hlstui URL exits 2 at once with one line")
     func noTerminal() async throws {
         let url = "http://127.0.0.1:9/none.m3u8"
-        let piped = try await offPool { try CLI.run([url], timeout: 10) }
+        let piped = try await CLI.run([url], timeout: 10)
         #expect(piped.status == 2, "\(piped.stderr)")
         #expect(
             piped.stderr.split(separator: "\n").count == 1 && piped.stderr.contains("not a terminal")

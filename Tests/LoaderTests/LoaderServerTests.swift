@@ -9,12 +9,15 @@ import Testing
 @testable import Origin
 
 /// Runs plain mpv (headless) on `url`, decoding `frames` video frames; returns its exit status and output.
-func mpv(_ url: String, frames: Int = 45) throws -> (status: Int32, output: String) {
-    try run(["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=\(frames)", "--msg-level=all=warn,cplayer=info", url])
+func mpv(_ url: String, frames: Int = 45) async throws -> (status: Int32, output: String) {
+    try await run(["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=\(frames)", "--msg-level=all=warn,cplayer=info", url])
 }
 
-/// Runs a command found on PATH; its status and what it wrote (stdout and stderr), killed after 90 s.
-func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+/// Runs a command found on PATH; its status and what it wrote (stdout and stderr), killed after 90 s. Waits on a thread of
+/// its own (`offPool`).
+func run(_ arguments: [String]) async throws -> (status: Int32, output: String) { try await offPool { try runBlocking(arguments) } }
+
+private func runBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = arguments
@@ -120,7 +123,7 @@ struct LoaderServerTests {
         let log = EventLog(loader)
         let mark = origin.router.state.log().count
         let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [1])
-        let r = try mpv(url)
+        let r = try await mpv(url)
         #expect(
             r.status == 0 && r.output.contains("VO: [null] 426x240"),
             "\(r.output.suffix(500)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.failure ?? "")" })"
@@ -141,7 +144,7 @@ struct LoaderServerTests {
         let loader = try LoaderServer.start()
         defer { loader.stop() }
         let url = try await loader.open("\(origin.httpBase)/define/master.m3u8?token=abc", variants: [0])
-        let r = try mpv(url)
+        let r = try await mpv(url)
         #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(500))")
         let page = try await ClientOrigins.client().get(url)
         #expect(!String(decoding: page.body, as: UTF8.self).contains("{$"))
@@ -154,7 +157,7 @@ struct LoaderServerTests {
         let log = EventLog(loader)
         let mark = origin.router.state.log().count
         let url = try await loader.open("\(origin.httpBase)/gap-one/master.m3u8", variants: [2])
-        let r = try mpv(url, frames: 300)
+        let r = try await mpv(url, frames: 300)
         #expect(r.status == 0, "\(r.output.suffix(400))")
         #expect(!originLog(since: mark).contains { $0.gap })
         // Not spliced, so nothing fills v360's GAP: the player's playlist ends before it (FFmpeg never sees the hole).
@@ -290,7 +293,7 @@ struct LoaderServerTests {
         #expect(
             await eventually { log.requests.contains { $0.kind == .segment && $0.msn == 4 && $0.firstPTS != nil } },
             "the decrypted init section's tracks time the segments")
-        let r = try mpv(url, frames: 60)
+        let r = try await mpv(url, frames: 60)
         #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(300))")
         // The init section's key overridden with a wrong one: one line naming the init section.
         var o = LoaderOptions()
@@ -315,7 +318,7 @@ struct LoaderServerTests {
         let log = EventLog(loader)
         let mark = origin.router.state.log().count
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
-        let r = try mpv(url, frames: 200)
+        let r = try await mpv(url, frames: 200)
         #expect(r.status == 0 && r.output.contains("VO: [null]"), "\(r.output.suffix(500))")
         let counts = await loader.keyFetchCounts()
         #expect(counts.count == 4 && counts.values.allSatisfy { $0 == 1 })
@@ -403,7 +406,7 @@ struct LoaderServerTests {
         let seg = try #require(media.split(separator: "\n").first { $0.contains("/segment/") })
         #expect(try await c.get(String(seg)).body == RealMedia.get("/sample-aes-vod/v144/seg0.ts").body)
         // mpv plays it through the Loader.
-        let r = try mpv(url, frames: 120)
+        let r = try await mpv(url, frames: 120)
         #expect(r.status == 0 && r.output.contains("VO: [null]") && !r.output.contains("Error decoding"), "\(r.output.suffix(500))")
         let counts = await loader.keyFetchCounts()
         #expect(counts.count == 4 && counts.values.allSatisfy { $0 == 1 })
@@ -414,8 +417,8 @@ struct LoaderServerTests {
         // Stream types 0xDB/0xCF are read as H.264/AAC, so each segment's first PTS still maps player time to PDT.
         #expect(log.requests.contains { $0.kind == .segment && $0.firstPTS != nil })
         // Decoded through the Loader, the first 4 s equal the clear stream's frame for frame (video and audio).
-        func frames(_ u: String) throws -> [String] {
-            let out = try run(["ffmpeg", "-v", "error", "-i", u, "-t", "4", "-f", "framemd5", "-"]).output
+        func frames(_ u: String) async throws -> [String] {
+            let out = try await run(["ffmpeg", "-v", "error", "-i", u, "-t", "4", "-f", "framemd5", "-"]).output
             var kept: [String] = []
             for line in out.split(separator: "\n") where !line.hasPrefix("#") {
                 let f: [String] = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -425,8 +428,8 @@ struct LoaderServerTests {
             }
             return kept
         }
-        let loaderFrames = try frames(mediaURL)
-        let clearFrames = try frames("\(origin.httpBase)/vod-ts/v144/index.m3u8")
+        let loaderFrames = try await frames(mediaURL)
+        let clearFrames = try await frames("\(origin.httpBase)/vod-ts/v144/index.m3u8")
         #expect(loaderFrames.count > 150 && loaderFrames == clearFrames, "\(loaderFrames.count) vs \(clearFrames.count)")
     }
 
@@ -438,7 +441,7 @@ struct LoaderServerTests {
         defer { loader.stop() }
         let log = EventLog(loader)
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
-        _ = try mpv(url, frames: 10)
+        _ = try await mpv(url, frames: 10)
         #expect(
             log.diagnostics.contains {
                 $0.hasPrefix("segment 0: key \(KeyMaterial.fingerprint(Array(repeating: 7, count: 16)))… does not decrypt it")
@@ -456,7 +459,7 @@ struct LoaderServerTests {
         defer { loader.stop() }
         let log = EventLog(loader)
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
-        _ = try mpv(url, frames: 20)
+        _ = try await mpv(url, frames: 20)
         let k0 = log.keys.first { $0.uri.hasSuffix("/k0.key") }
         #expect(
             k0?.source == "--key-command" && k0?.repair == KeyRepair.hexText.rawValue
@@ -506,7 +509,7 @@ extension LoaderServerTests {
         defer { loader.stop() }
         let log = EventLog(loader)
         let url = try await loader.open("\(origin.httpBase)/aes-vod/master.m3u8", variants: [0])
-        let r = try mpv(url, frames: 30)
+        let r = try await mpv(url, frames: 30)
         #expect(
             r.status == 0 && r.output.contains("VO: [null]"),
             "\(r.output.suffix(300)) \(log.diagnostics) \(log.requests.filter { $0.status >= 400 }.map { "\($0.url) \($0.status) \($0.failure ?? "")" })"

@@ -365,34 +365,34 @@ struct OriginHTTPTests {
     }
 
     @Test("HTTPS with the generated certificate: trusted via its PEM, pinned by its key, refused otherwise")
-    func https() throws {
+    func https() async throws {
         let server = TestOrigin.server
         let id = try #require(server.identity)
         let url = try #require(server.httpsBase) + "/vod-ts/master.m3u8"
         let pem = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-origin-\(UUID().uuidString).pem")
         try id.certificatePEM.write(to: pem, atomically: true, encoding: .utf8)
-        let trusted = try runProcess("curl", ["-sS", "--fail", "--cacert", pem.path, url])
+        let trusted = try await runProcess("curl", ["-sS", "--fail", "--cacert", pem.path, url])
         #expect(trusted.status == 0 && trusted.output.hasPrefix("#EXTM3U"), "\(trusted.output)")
-        let refused = try runProcess("curl", ["-sS", "--fail", url])
+        let refused = try await runProcess("curl", ["-sS", "--fail", url])
         #expect(refused.status == 60, "\(refused.output)")
-        let pinned = try runProcess("curl", ["-sS", "--fail", "-k", "--pinnedpubkey", "sha256//\(id.spkiPin)", url])
+        let pinned = try await runProcess("curl", ["-sS", "--fail", "-k", "--pinnedpubkey", "sha256//\(id.spkiPin)", url])
         #expect(pinned.status == 0, "\(pinned.output)")
-        let wrongPin = try runProcess(
+        let wrongPin = try await runProcess(
             "curl", ["-sS", "--fail", "-k", "--pinnedpubkey", "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", url])
         #expect(wrongPin.status == 90)
         #expect(id.fingerprint.split(separator: ":").count == 32)
     }
 
     @Test("plain mpv plays every scenario except define (FFmpeg 5.1 ignores EXT-X-DEFINE), decoding real frames")
-    func mpvPlays() throws {
+    func mpvPlays() async throws {
         for s in Scenario.all where s.name != "define" {
             let url = "\(TestOrigin.base)/\(s.name)/master.m3u8"
-            let r = try runProcess(
+            let r = try await runProcess(
                 "mpv", ["--no-config", "--vo=null", "--ao=null", "--frames=30", "--msg-level=all=warn,cplayer=info", url], timeout: 90)
             #expect(r.status == 0, "\(s.name): \(r.output.suffix(400))")
             #expect(r.output.contains("VO: [null]"), "\(s.name): no video frame decoded: \(r.output.suffix(400))")
         }
-        let define = try runProcess(
+        let define = try await runProcess(
             "mpv", ["--no-config", "--vo=null", "--ao=null", "--frames=30", "\(TestOrigin.base)/define/master.m3u8?token=x"])
         #expect(define.status != 0 && define.output.contains("403"))
     }

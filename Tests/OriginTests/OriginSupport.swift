@@ -48,8 +48,12 @@ func resolve(_ ref: String, against base: String) -> String {
     URL(string: ref, relativeTo: URL(string: base)!)!.absoluteString
 }
 
-/// Runs a program and returns its exit status and combined output.
-func runProcess(_ exe: String, _ args: [String], timeout: Double = 60) throws -> (status: Int32, output: String) {
+/// Runs a program and returns its exit status and combined output, waiting on a thread of its own (`offPool`).
+func runProcess(_ exe: String, _ args: [String], timeout: Double = 60) async throws -> (status: Int32, output: String) {
+    try await offPool { try runProcessBlocking(exe, args, timeout: timeout) }
+}
+
+private func runProcessBlocking(_ exe: String, _ args: [String], timeout: Double) throws -> (status: Int32, output: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = [exe] + args

@@ -43,3 +43,12 @@ public func eventually(timeout: Double = 5, every: Double = 0.02, _ condition: (
         try? await Task.sleep(for: .milliseconds(Int(every * 1000)))
     }
 }
+
+/// Runs blocking work (a child process waited for, a pipe read to its end) on a thread of its own and awaits it. The
+/// cooperative pool has as many threads as cores — two here — and the Loaders, origins and players of every test running
+/// beside it answer on that pool: one test blocking it for a whole run of hlstui starves them all.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { k in
+        Thread { k.resume(with: Result { try body() }) }.start()
+    }
+}
