@@ -415,7 +415,9 @@ final class PaneOwner {
         // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
         // put tens of milliseconds between two property reads).
         let at = ContinuousClock.now
-        guard let raw, let p = s.locate(raw), let m = media else {
+        // Audio that began before the located segment (just after a timestamp reset) names no moment yet: no reading, rather
+        // than the segment's start held still while the other panes move on.
+        guard let raw, let p = s.locate(raw), let m = media, !s.clock.precedes(raw, p) else {
             return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at, window: window, stalled: stalled)
         }
         // Behind the window (a hold reads on while the window slides) the PDT its playlist gave when it listed it.

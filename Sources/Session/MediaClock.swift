@@ -44,6 +44,14 @@ public struct MediaClock: Sendable {
         return p
     }
 
+    /// Raw time `t` lies before the start of the segment `locate` gave for it by more than a frame: the point was clamped to that
+    /// start. Just after a timestamp reset mpv plays audio that began before the new timeline's first segment for a few tenths
+    /// of a second; such a time names no moment of the stream yet (docs/PLATFORM.md, TS timestamp reset).
+    public func precedes(_ t: Double, _ p: StreamPoint, frame: Double = 0.05) -> Bool {
+        guard p.offset == 0, let first = firstPTS[p.msn] else { return false }
+        return t < first - frame
+    }
+
     /// Seconds from the start of the playlist's window to `p` (nil when the segment is not in the window).
     public static func position(_ p: StreamPoint, in playlist: MediaPlaylist, starts: [Double]) -> Double? {
         let i = p.msn - playlist.mediaSequence

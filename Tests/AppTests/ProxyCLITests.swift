@@ -5,7 +5,7 @@ import Testing
 @Suite("hlstui proxy, run as a user would", .serialized)
 struct ProxyCLITests {
     /// Starts `hlstui origin --tls` and returns it with its HTTP and HTTPS bases.
-    func origin() throws -> (Process, String, String) {
+    func origin() async throws -> (Process, String, String) {
         let (p, lines) = try CLI.start([
             "origin", "--tls", "--quiet", "--cache", OriginCLITests.cache, "--duration", "90", "--scenario", "aes-vod",
         ])
@@ -17,7 +17,7 @@ struct ProxyCLITests {
     @Test(
         "mpv plays through the printed URL; events come out as JSON Lines; TLS refusals are one line; --insecure is flagged on every line")
     func proxy() async throws {
-        let (o, http, https) = try origin()
+        let (o, http, https) = try await origin()
         defer { kill(o.processIdentifier, SIGKILL); o.waitUntilExit() }
         let (p, lines) = try CLI.start(["proxy", "\(http)/aes-vod/master.m3u8", "--variant", "0", "--json", "--duration", "8"])
         let entry = try #require(await lines.next(timeout: 20))

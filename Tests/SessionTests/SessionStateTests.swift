@@ -35,6 +35,8 @@ struct SessionStateTests {
         let p = clock.locate(10.7, in: m)
         #expect(p?.msn == 160 && abs((p?.offset ?? 9) - 0.7) < 1e-9, "msn 100 carries a closer PTS but left the window long ago")
         #expect(clock.locate(9.9, in: m) == StreamPoint(msn: 160, offset: 0), "just before the earliest segment clamps to it")
+        #expect(clock.precedes(9.6, StreamPoint(msn: 160, offset: 0)), "audio 0.4 s before the segment: clamped, no moment yet")
+        #expect(!clock.precedes(9.97, StreamPoint(msn: 160, offset: 0)) && !clock.precedes(10.7, StreamPoint(msn: 160, offset: 0.7)))
         #expect(clock.locate(2, in: m) == nil)
     }
 
