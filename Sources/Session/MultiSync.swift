@@ -75,6 +75,60 @@ public struct MultiSync: Sendable {
         return ws.map { $0.end.adding(seconds: -$0.edgeMargin) }.min { $0.seconds(since: $1) < 0 }
     }
 
+    /// The reference's move at the start and the panes moved with it. The reference comes forward to the latest moment every
+    /// pane can play on from (`commonMoment`), when that is a second or more ahead of it: the others then move back or wait a
+    /// short while, not for the whole latency of the slowest feed (less latency is preferred when monitoring). The others move
+    /// in the same step when they will have to move once it lands (further ahead of it than a hold is worth, or behind it),
+    /// each `landingMargin` past the moment: every target runs on with the clock during its reload, so each lands just ahead
+    /// of it and is held the difference — one reload's time sooner than moving them after it lands.
+    ///
+    /// Before a discontinuity a reload does not seek and starts at a segment's first frame (`SyncWindow.landing`), up to a
+    /// segment past its aim: a pane moved there is held that much. So the moment is chosen among the common moment and the
+    /// moments up to the longest target duration before it where a pane's segment starts (the reference's own, or the
+    /// landing margin before another's): the one whose longest hold is shortest, the latest of equal ones. Nil when the
+    /// reference need not come forward.
+    static func start(common: DateTime, reference r: Int, readings: [SyncReading], pairs: [Int: SyncController])
+        -> (moment: DateTime, targets: [Int: DateTime])?
+    {
+        guard let p = readings[r].pdt else { return nil }
+        let lookBack = readings.compactMap { $0.window?.targetDuration }.max() ?? 0
+        var candidates = [common]
+        for (i, reading) in readings.enumerated() {
+            for start in reading.window?.segmentStarts ?? [] {
+                let c = i == r ? start : start.adding(seconds: -landingMargin)
+                let before = common.seconds(since: c)
+                if before > 0 && before <= lookBack { candidates.append(c) }
+            }
+        }
+        var best: (moment: DateTime, targets: [Int: DateTime], hold: Double)?
+        for c in candidates {
+            // Where the reference lands, aimed at `c`: before a discontinuity at its segment's first frame.
+            let m = readings[r].window?.exactLanding(near: c) ?? c
+            guard m.seconds(since: p) >= 1 else { continue }
+            var targets: [Int: DateTime] = [:]
+            var longest = 0.0
+            for i in readings.indices where i != r {
+                guard let c = pairs[i], let q = readings[i].pdt else { continue }
+                // Both play on at the same pace once the reference lands (its target runs on with the clock meanwhile).
+                let after = q.seconds(since: m)
+                let target = [m.adding(seconds: landingMargin), m].first { readings[i].window?.canStart(at: $0) ?? true }
+                let lands = target.map { readings[i].window?.landing(aimedAt: $0) ?? $0 }.map { $0.seconds(since: m) }
+                // Held where it is when that is no longer than a hold is worth and a move would not save a reload's time.
+                if after >= 0, after <= c.realignThreshold, lands.map({ $0 < 0 || after - $0 < c.minimumSaving }) ?? true {
+                    longest = max(longest, after)
+                    continue
+                }
+                guard let target, let lands else { continue }
+                // Landing behind the reference it would be moved again: chosen only when no moment avoids it.
+                longest = max(longest, lands < 0 ? 1000 - lands : lands)
+                targets[i] = target
+            }
+            let chosen = best.map { b in longest < b.hold - 0.1 || (longest <= b.hold + 0.1 && m.seconds(since: b.moment) > 0) } ?? true
+            if chosen { best = (m, targets, longest) }
+        }
+        return best.map { ($0.moment, $0.targets) }
+    }
+
     public init(count: Int) {
         self.count = max(2, count)
         if self.count == 2 { use(reference: 0) }
@@ -111,27 +165,13 @@ public struct MultiSync: Sendable {
             // The reference first comes forward to the latest moment every pane can play on from, when that is later: the
             // others then move back or wait a short while, not for the whole latency of the slowest feed (less latency is
             // preferred when monitoring).
-            // Aimed where the reference's reload lands as aimed: before a discontinuity its reload starts at a segment's first
-            // frame, and aimed mid-segment it would land up to a segment later, behind every pane moved with it.
-            if count > 2, let common = Self.commonMoment(readings.map(\.window)), let p = readings[earliest].pdt,
-                case let m = readings[earliest].window?.exactLanding(near: common) ?? common, m.seconds(since: p) >= 1
+            if count > 2, let common = Self.commonMoment(readings.map(\.window)),
+                let plan = Self.start(common: common, reference: earliest, readings: readings, pairs: pairs)
             {
                 lead = .forward(pane: earliest)
-                out.realigns.append(SyncRealign(pane: earliest, to: m))
-                // The others move in the same step when they will have to move once it lands (further ahead of it than a
-                // hold is worth, or behind it), each a little past the moment: every target runs on with the clock during
-                // its reload, so each lands just ahead of it and is held the difference — one reload's time sooner than
-                // moving them after it lands.
-                for i in 0..<count where i != earliest {
+                out.realigns.append(SyncRealign(pane: earliest, to: plan.moment))
+                for (i, target) in plan.targets.sorted(by: { $0.key < $1.key }) {
                     guard var c = pairs[i], let q = readings[i].pdt else { continue }
-                    // Both play on at the same pace once the reference lands (its target runs on with the clock meanwhile).
-                    let after = q.seconds(since: m)
-                    guard after > c.realignThreshold || after < 0 else { continue }
-                    guard
-                        let target = [m.adding(seconds: Self.landingMargin), m].first(where: {
-                            readings[i].window?.canStart(at: $0) ?? true
-                        })
-                    else { continue }
                     c.moved(at: t, from: q, to: target)
                     pairs[i] = c
                     out.realigns.append(SyncRealign(pane: i, to: target))

@@ -423,6 +423,8 @@ public struct SessionState: Sendable {
             // after the audio). A player that decodes video measures its own segments before it shows them, and a sample of
             // the old player still in flight must find the old segments.
             if let start, forgetsBeforeReload { clock.firstPTS = clock.firstPTS.filter { $0.key >= start } }
+            // The new stream's playhead goes on from its first segment, whatever other segments share its timestamps.
+            clock.anchor = start
             return []
         case .reloadPlanned(let rung):
             plannedReload = rung
@@ -609,6 +611,9 @@ public struct SessionState: Sendable {
 
     mutating func sampled(_ s: PlayerSample, at t: Double) -> [SessionFact] {
         sample = s
+        // A sample of the old player still in flight during a load says nothing of where the new one goes on from, nor does one
+        // read while mpv restarts at a timestamp reset (it reads moments far from the picture, docs/PLATFORM.md).
+        if !playerLoading, !s.restarting, let time = s.timePos, let m = media[loadedRung ?? 0] ?? media.values.first { clock.follow(time, in: m) }
         if started { recordHistory(at: t) }
         var facts: [SessionFact] = []
         if let skip = checkSkip(s, at: t) { facts.append(.skipped(skip)) }

@@ -66,6 +66,16 @@ public struct SyncWindow: Sendable, Equatable {
         return segmentStarts.last { moment.seconds(since: $0) >= 0 } ?? moment
     }
 
+    /// Where a move aimed at `moment` lands (`SessionState.planRealign`): the moment itself (a seek inside the reloaded cache),
+    /// or — a discontinuity listed after the moment's segment, where the reload does not seek — the first frame of the segment
+    /// after it (of its own, when the moment lies within 50 ms of that segment's start).
+    public func landing(aimedAt moment: DateTime) -> DateTime {
+        guard let b = lastBreak, moment.seconds(since: b) < 0, let i = segmentStarts.lastIndex(where: { moment.seconds(since: $0) >= 0 })
+        else { return moment }
+        if moment.seconds(since: segmentStarts[i]) <= 0.05 { return segmentStarts[i] }
+        return i + 1 < segmentStarts.count ? segmentStarts[i + 1] : moment
+    }
+
     /// Seconds a reload must start before the live edge to play on without waiting for the origin: two target durations
     /// (RFC 8216bis §6.3.3 asks three of a player's first start; one stalled FFmpeg 5.1 here, measured on the origin's cameras).
     public var edgeMargin: Double { live ? 2 * targetDuration : 0 }
@@ -156,6 +166,8 @@ public struct SyncController: Sendable {
     /// other pane plays on meanwhile (`PaneOwner.inPlaceStep`), so this covers only the seek inside that cache and the
     /// player's restart (DECISIONS.md, sync).
     public var landingMargin = 0.5
+    /// A move back is made only when it shortens the hold by at least this (seconds): a reload costs about that much.
+    public var minimumSaving = 1.0
     /// A move forward is preferred (less latency) while the hold it leaves is at most this (seconds).
     public var shortHold = 1.0
     /// Beside more panes, a pane this close behind the reference (seconds) catches up by speed alone.
@@ -283,10 +295,15 @@ public struct SyncController: Sendable {
         let holdLimit = max(realignThreshold, (windows[behind]?.targetDuration ?? 0) * 1.5)
         // When the window lists the other's moment: back to a landing margin past it (a short hold follows), or to the moment
         // itself when the window ends too soon for that.
-        let backTarget =
+        let aimedBack =
             movable[ahead] && (windows[ahead]?.canStart(at: behindPDT) ?? true)
             ? [behindPDT.adding(seconds: landingMargin), behindPDT].first { windows[ahead]?.canStart(at: $0) ?? true }
             : nil
+        // Where a discontinuity follows the target's segment the reload does not seek and lands at the next segment's first
+        // frame: a move back that would leave nearly the same hold is no move (made again, it would land there again).
+        let backTarget = aimedBack.flatMap { b in
+            gap - (windows[ahead]?.landing(aimedAt: b) ?? b).seconds(since: behindPDT) >= minimumSaving ? b : nil
+        }
         // A reload and a hold of under a second lock sooner than a longer pause.
         let backIsQuicker = backTarget != nil && gap > realignThreshold
         if gap <= holdLimit && canHold && !backIsQuicker {

@@ -40,6 +40,39 @@ struct SessionStateTests {
         #expect(clock.locate(2, in: m) == nil)
     }
 
+    @Test("a window that lists the same timestamps twice: the playhead is found where the player went on from, not in the newest")
+    func repeatedTimestamps() {
+        // A 30 s window of a camera that loops every 24 s (12 segments of 2 s, first PTS 1.5 … 23.5): segments 100 and 112 both
+        // start at 15.5, with a timestamp reset at 105 (listed as a discontinuity) between them.
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:100\n"
+        for i in 0..<15 { text += (i == 5 ? "#EXT-X-DISCONTINUITY\n" : "") + "#EXTINF:2.0,\ns\(100 + i).ts\n" }
+        let m = Fixture.playlist(text).media!
+        var clock = MediaClock()
+        for i in 0..<15 { clock.firstPTS[100 + i] = 1.5 + Double((i + 7) % 12) * 2 }
+        #expect(clock.firstPTS[100] == 15.5 && clock.firstPTS[112] == 15.5 && clock.firstPTS[105] == 1.5)
+        #expect(clock.locate(15.6, in: m)?.msn == 112, "no anchor: of equal timestamps the newest")
+        // Reloaded at 100: the player plays 100 on.
+        clock.anchor = 100
+        #expect(clock.locate(15.6, in: m)?.msn == 100)
+        clock.follow(17.6, in: m)
+        #expect(clock.anchor == 101 && clock.locate(17.6, in: m)?.msn == 101, "not 113, which starts at 17.5 too")
+        // Still before the reset: the end of 104 (23.5 + 2) is not taken for the reset's far side.
+        clock.follow(25.4, in: m)
+        let end = clock.locate(25.4, in: m)
+        #expect(end?.msn == 104 && abs((end?.offset ?? 0) - 1.9) < 1e-9)
+        // Across the reset: 1.6 lies in 105, the first segment of the new timeline after the anchor.
+        clock.follow(1.6, in: m)
+        #expect(clock.anchor == 105 && clock.locate(1.6, in: m)?.msn == 105)
+        // And on along the new timeline, to the second 15.5 of the window.
+        for x in stride(from: 3.6, through: 15.6, by: 2) { clock.follow(x, in: m) }
+        #expect(clock.locate(15.6, in: m)?.msn == 112)
+        // A stream just given from 100 whose first segment is not measured yet: the anchor stays until it is.
+        clock.anchor = 100
+        clock.firstPTS[100] = nil
+        clock.follow(15.6, in: m)
+        #expect(clock.anchor == 100)
+    }
+
     @Test("live: latency behind the live edge")
     func liveLatency() throws {
         var s = Fixture.session(live: true)

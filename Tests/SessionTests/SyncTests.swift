@@ -249,9 +249,12 @@ struct MultiSyncTests {
         #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
         let lead = m.step(t: 1, readings: r)
         // In the same step pane 1, 4 s ahead of that moment (as far ahead of the reference once it lands: every pane plays on
-        // meanwhile, the reference's target with them), moves back a little past it; pane 2, 2 s ahead, stays, to be held.
+        // meanwhile, the reference's target with them), moves back a little past it; so does pane 2, 2 s ahead: a hold of
+        // the margin instead of 2 s saves more than a reload's time.
         #expect(m.reference == 2 && m.lead == .forward(pane: 2), "\(lead)")
-        #expect(lead.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 0, to: at(96 + MultiSync.landingMargin))], "\(lead)")
+        let margin = at(96 + MultiSync.landingMargin)
+        #expect(
+            lead.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 0, to: margin), SyncRealign(pane: 1, to: margin)], "\(lead)")
         // The reference landed at 95, pane 1 0.6 s ahead of it: both others are held.
         var landed = r
         landed[2].pdt = at(95)
@@ -324,6 +327,54 @@ struct MultiSyncTests {
         #expect(
             aimed.realigns == [SyncRealign(pane: 2, to: at(92)), SyncRealign(pane: 0, to: past), SyncRealign(pane: 1, to: past)]
                 && n.lead == .forward(pane: 2), "\(aimed)")
+    }
+
+    @Test(
+        "a pane whose reload cannot seek before its loop point lands at a segment's first frame: the moment is chosen where it lands a margin past the reference, not a segment"
+    )
+    func othersBeforeBreak() {
+        // Pane 2: 4 s segments from 80, a loop point at 100. Aimed anywhere in 96–100 its reload starts at 100.
+        var c = live(80, 108, td: 4)
+        c.segmentStarts = stride(from: 80.0, to: 108, by: 4).map(at)
+        c.lastBreak = at(100)
+        #expect(c.landing(aimedAt: at(96.75)) == at(100) && c.landing(aimedAt: at(96.03)) == at(96))
+        #expect(c.landing(aimedAt: at(101)) == at(101) && live(80, 108).landing(aimedAt: at(96.75)) == at(96.75))
+        let r = [
+            SyncReading(pdt: at(103), playing: true, window: live(84, 102)), SyncReading(pdt: at(104), playing: true, window: c),
+            SyncReading(pdt: at(90), playing: true, window: live(80, 100)),
+        ]
+        #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
+        // At 96 pane 2 would land at 100 and wait 4 s; a margin before its segment at 96 it lands where aimed.
+        var m = MultiSync(count: 3)
+        let lead = m.step(t: 1, readings: r)
+        let moment = at(96 - MultiSync.landingMargin)
+        #expect(
+            lead.realigns == [SyncRealign(pane: 2, to: moment), SyncRealign(pane: 0, to: at(96)), SyncRealign(pane: 1, to: at(96))], "\(lead)")
+        // Without the loop point the common moment itself.
+        var plain = r
+        plain[1].window?.lastBreak = nil
+        var n = MultiSync(count: 3)
+        #expect(n.step(t: 1, readings: plain).realigns.first == SyncRealign(pane: 2, to: at(96)))
+    }
+
+    @Test("a move back that would land where the pane is (its reload starts after the other's moment, a loop point following) is not made: the pane is held")
+    func noFutileMoveBack() {
+        var ahead = SyncWindow(start: at(80), end: at(112), live: true, targetDuration: 4)
+        ahead.segmentStarts = stride(from: 80.0, to: 112, by: 4).map(at)
+        ahead.lastBreak = at(100)
+        let behind = SyncWindow(start: at(70), end: at(110), live: true, targetDuration: 6)
+        var c = SyncController()
+        c.movable = [false, true]
+        // Pane 2 is at 100.2, 3.9 s ahead of the reference at 96.3: back to 96.8 would start at 100 again.
+        let cmd = c.step(t: 1, pdts: [at(96.3), at(100.2)], playing: [true, true], hasPDT: [true, true], windows: [behind, ahead])
+        #expect(cmd.realign == nil && cmd.hold?.pane == 1 && abs((cmd.hold?.seconds ?? 0) - 3.9) < 1e-9, "\(cmd)")
+        // Without the loop point it is moved back (a shorter wait).
+        var plain = ahead
+        plain.lastBreak = nil
+        var d = SyncController()
+        d.movable = [false, true]
+        let back = d.step(t: 1, pdts: [at(96.3), at(100.2)], playing: [true, true], hasPDT: [true, true], windows: [behind, plain])
+        #expect(back.realign?.pane == 1 && back.hold == nil, "\(back)")
     }
 
     @Test("the reference ahead of a pane is never held: the pane catches up by speed; `r` makes another pane the reference")
