@@ -613,7 +613,9 @@ public struct SessionState: Sendable {
         sample = s
         // A sample of the old player still in flight during a load says nothing of where the new one goes on from, nor does one
         // read while mpv restarts at a timestamp reset (it reads moments far from the picture, docs/PLATFORM.md).
-        if !playerLoading, !s.restarting, let time = s.timePos, let m = media[loadedRung ?? 0] ?? media.values.first { clock.follow(time, in: m) }
+        if !playerLoading, !s.restarting, let time = s.timePos, let m = media[loadedRung ?? 0] ?? media.values.first {
+            clock.follow(time, in: m)
+        }
         if started { recordHistory(at: t) }
         var facts: [SessionFact] = []
         if let skip = checkSkip(s, at: t) { facts.append(.skipped(skip)) }

@@ -254,7 +254,8 @@ struct MultiSyncTests {
         #expect(m.reference == 2 && m.lead == .forward(pane: 2), "\(lead)")
         let margin = at(96 + MultiSync.landingMargin)
         #expect(
-            lead.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 0, to: margin), SyncRealign(pane: 1, to: margin)], "\(lead)")
+            lead.realigns == [SyncRealign(pane: 2, to: at(96)), SyncRealign(pane: 0, to: margin), SyncRealign(pane: 1, to: margin)],
+            "\(lead)")
         // The reference landed at 95, pane 1 0.6 s ahead of it: both others are held.
         var landed = r
         landed[2].pdt = at(95)
@@ -349,7 +350,8 @@ struct MultiSyncTests {
         let lead = m.step(t: 1, readings: r)
         let moment = at(96 - MultiSync.landingMargin)
         #expect(
-            lead.realigns == [SyncRealign(pane: 2, to: moment), SyncRealign(pane: 0, to: at(96)), SyncRealign(pane: 1, to: at(96))], "\(lead)")
+            lead.realigns == [SyncRealign(pane: 2, to: moment), SyncRealign(pane: 0, to: at(96)), SyncRealign(pane: 1, to: at(96))],
+            "\(lead)")
         // Without the loop point the common moment itself.
         var plain = r
         plain[1].window?.lastBreak = nil
@@ -357,7 +359,9 @@ struct MultiSyncTests {
         #expect(n.step(t: 1, readings: plain).realigns.first == SyncRealign(pane: 2, to: at(96)))
     }
 
-    @Test("a move back that would land where the pane is (its reload starts after the other's moment, a loop point following) is not made: the pane is held")
+    @Test(
+        "a move back that would land where the pane is (its reload starts after the other's moment, a loop point following) is not made: the pane is held"
+    )
     func noFutileMoveBack() {
         var ahead = SyncWindow(start: at(80), end: at(112), live: true, targetDuration: 4)
         ahead.segmentStarts = stride(from: 80.0, to: 112, by: 4).map(at)
