@@ -16,8 +16,8 @@ extension PaneOwner {
             case .route(let rung, let fill): routedAt = loader.route(SpliceRoute(rung: rung, fill: fill))
             case .reread(let rung, let msn): reread(rung: rung, at: msn)
             case .reloadInPlace(let rung, let msn, let to): reloadInPlace(rung: rung, msn: msn, to: .raw(to))
-            case .reloadAtMoment(let rung, let msn, let moment):
-                reloadInPlace(rung: rung, msn: msn, to: .moment(moment, msn: msn, readAt: moveReadAt ?? .now))
+            case .reloadAtMoment(let rung, let msn, let moment, let holdFrom):
+                reloadInPlace(rung: rung, msn: msn, to: .moment(moment, msn: msn, readAt: moveReadAt ?? .now), holdFrom: holdFrom)
             case .prewarm(let rung):
                 guard let f = fetched else { continue }
                 let loader = self.loader
@@ -102,7 +102,7 @@ extension PaneOwner {
     /// Immediate switch without a splice (VOD fMP4), or sync's move to a moment: reload at the target's segment paused, seek
     /// inside the fresh cache to the target (a cache seek, so FFmpeg 5.1 never seeks fMP4, and exact whoever packaged the
     /// stream), then play.
-    func reloadInPlace(rung: Int, msn: Int, to: InPlace.Target) {
+    func reloadInPlace(rung: Int, msn: Int, to: InPlace.Target, holdFrom: Int? = nil) {
         let wasPaused = state.userPaused
         // Marked before the pause, so no sample reads a pause the user never asked for.
         holding = !wasPaused
@@ -111,13 +111,24 @@ extension PaneOwner {
             holding = false
             return
         }
-        after(5, .inPlace(InPlace(to: to, wasPaused: wasPaused, deadline: .now + .seconds(5))))
+        // Set once the stream is presented (a presentation clears it), before the player can ask for a segment; bounded, so a
+        // seek that never comes does not stall the pane.
+        if let holdFrom { loader.holdSegments(from: holdFrom, seconds: 2) }
+        after(5, .inPlace(InPlace(to: to, wasPaused: wasPaused, heldFrom: holdFrom, deadline: .now + .seconds(5))))
     }
 
     /// One look of a reload+seek, every 5 ms until it is done or 5 s have passed.
     func inPlaceStep(_ step: InPlace) {
         var step = step
         var done = ContinuousClock.now >= step.deadline
+        // The moment ran on past the discontinuity whose segments are held back (a reload slower than `SyncWindow.breakMargin`):
+        // no seek can reach it in this cache; the pane plays from where it is and the controller moves it on.
+        if step.soughtTo == nil, case .moment(let date, _, let readAt) = step.to, let h = step.heldFrom,
+            let b = state.programDateTime(StreamPoint(msn: h, offset: 0)),
+            date.adding(seconds: Pane.seconds(.now - readAt)).seconds(since: b) >= 0
+        {
+            done = true
+        }
         // Not before the new file has started: until then the cache state read may still be the old file's, and a seek into it
         // is lost when the new one starts at its segment (measured under load: a switch landed 1.9 s early).
         let to: Double? =
@@ -131,8 +142,16 @@ extension PaneOwner {
                 }
             }
         if !done, step.soughtTo == nil {
-            if let to, mpv.get(.demuxerCacheState)?.holds(to, margin: 0.05) == true {
+            let cache = to.flatMap { _ in mpv.get(.demuxerCacheState) }
+            if let to, cache?.holds(to, margin: 0.05) == true {
                 try? mpv.command(.seekAbsolute(to))
+                step.soughtTo = to
+            } else if let to, step.heldFrom != nil, let back = cache?.aimBack(for: to, within: 12) {
+                // The segments after the target's are held back, so its GOP is not marked seekable yet: the demuxer is aimed
+                // into the range before it and the exact seek decodes on to the target (docs/PLATFORM.md).
+                try? mpv.set(.hrSeekDemuxerOffset(back))
+                try? mpv.command(.seekAbsolute(to))
+                after(300, .resetDemuxerOffset)
                 step.soughtTo = to
             }
         } else if !done, let to = step.soughtTo, mpv.get(.seeking) == false, let now = mpv.get(.timePos), abs(now - to) < 0.1 {
@@ -141,6 +160,7 @@ extension PaneOwner {
             done = true
         }
         guard done else { return after(5, .inPlace(step)) }
+        if step.heldFrom != nil { loader.releaseSegments() }
         if !step.wasPaused { try? mpv.set(.pause(false)) }
         holding = false
         if step.soughtTo == nil {

@@ -57,6 +57,8 @@ struct InPlace: Sendable {
     }
     var to: Target
     var wasPaused: Bool
+    /// The segment the Loader keeps from the player until the seek is done (`LoaderServer.holdSegments`).
+    var heldFrom: Int?
     /// The raw time the seek went to, once it was issued.
     var soughtTo: Double?
     var deadline: ContinuousClock.Instant
@@ -432,11 +434,10 @@ final class PaneOwner {
         guard let first = m.segments.first(where: { $0.effectiveProgramDateTime != nil }), let a = first.effectiveProgramDateTime,
             let last = m.segments.last(where: { $0.effectiveProgramDateTime != nil }), let b = last.effectiveProgramDateTime
         else { return nil }
-        let starts = m.segments.compactMap(\.effectiveProgramDateTime)
-        let lastBreak = m.segments.last(where: \.discontinuity)?.effectiveProgramDateTime
+        let breaks = m.segments.filter(\.discontinuity).compactMap(\.effectiveProgramDateTime)
         return SyncWindow(
             start: a, end: b.adding(seconds: last.duration), live: m.isLive, targetDuration: Double(m.targetDuration ?? 0),
-            segmentStarts: starts, lastBreak: lastBreak)
+            breaks: breaks)
     }
 
     // MARK: decisions

@@ -15,6 +15,8 @@ final class ResponseWriter: Sendable {
     let version: HTTPVersion
     let headOnly: Bool
     let started = NIOLockedValueBox(false)
+    /// The head went out before the origin answered (`commitHead`): the origin's head is not sent again, the body follows chunked.
+    let committed = NIOLockedValueBox(false)
 
     init(channel: Channel?, keepAlive: Bool, version: HTTPVersion, headOnly: Bool) {
         self.channel = channel
@@ -30,6 +32,11 @@ final class ResponseWriter: Sendable {
     var isActive: Bool { channel?.isActive ?? true }
 
     func send(_ status: Int, _ headers: [(String, String)], _ body: [UInt8]) {
+        // A head already sent: the answer can only be cut (the player sees a truncated body).
+        if committed.withLockedValue({ $0 }) {
+            channel?.close(promise: nil)
+            return
+        }
         var h = HTTPHeaders(headers)
         h.replaceOrAdd(name: "Content-Length", value: String(body.count))
         h.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
@@ -49,9 +56,18 @@ final class ResponseWriter: Sendable {
     func playlist(_ s: String) { send(200, [("Content-Type", "application/vnd.apple.mpegurl")], Array(s.utf8)) }
     func bytes(_ status: Int, contentType: String, _ b: [UInt8]) { send(status, [("Content-Type", contentType)], b) }
 
+    /// Sends a 200 head now, its body to follow chunked whenever it comes: FFmpeg 5.1 opens a stream's next segment as soon as
+    /// it opens one (HTTP/1.1) and waits for that head before it reads the first, so a segment held back must answer its head.
+    func commitHead(contentType: String) {
+        committed.withLockedValue { $0 = true }
+        streamHead(200, contentType: contentType)
+        flush()
+    }
+
     /// Starts a streamed answer with the origin's status and length; a sub-range the origin sent (206) is presented as a whole
     /// resource of `length` bytes (200), or as the player's own range of it (206).
     func head(_ status: Int, _ upstream: UpstreamHead, subrange: (length: Int, relative: ClosedRange<Int>?)? = nil) {
+        guard !committed.withLockedValue({ $0 }) else { return }
         started.withLockedValue { $0 = true }
         var h = HTTPHeaders()
         for name in ["Content-Type", "Content-Length", "Content-Range", "Accept-Ranges"] {
@@ -74,6 +90,7 @@ final class ResponseWriter: Sendable {
 
     /// Starts an answer with these headers (its Content-Length among them); the body follows in chunks.
     func head(_ status: Int, headers: [(String, String)]) {
+        guard !committed.withLockedValue({ $0 }) else { return }
         started.withLockedValue { $0 = true }
         var h = HTTPHeaders(headers)
         h.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
@@ -105,6 +122,7 @@ final class ResponseWriter: Sendable {
 
     /// Starts an answer whose length is not known yet (chunked transfer encoding).
     func streamHead(_ status: Int, contentType: String) {
+        guard !started.withLockedValue({ $0 }) else { return }
         started.withLockedValue { $0 = true }
         var h = HTTPHeaders([("Content-Type", contentType), ("Transfer-Encoding", "chunked")])
         h.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")

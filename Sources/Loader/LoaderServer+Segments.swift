@@ -14,6 +14,10 @@ extension LoaderServer {
         var resolved = requested
         if requested.slot, let msn = requested.msn { resolved = await resolveSlot(msn) }
         let res = resolved
+        if res.kind == .segment, !res.gap, let msn = res.msn, isHeld(msn) {
+            writer.commitHead(contentType: "application/octet-stream")
+            await passGate(msn)
+        }
         if let p = res.playlist, let msn = res.msn {
             table.withLockedValue { t in
                 t.lastRequested[p] = max(t.lastRequested[p] ?? msn, msn)

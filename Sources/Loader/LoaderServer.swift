@@ -135,6 +135,9 @@ public final class LoaderServer: Sendable {
         var progress: [PlaylistID: Int] = [:]
         /// Playlists whose player fell behind the live window since it was given its stream (said once per load).
         var behindSaid: Set<PlaylistID> = []
+        /// Segments from this media sequence number on wait to be served until the player's seek is done, at most until `until`
+        /// (Loader seconds): `holdSegments(from:seconds:)`.
+        var gate: (from: Int, until: Double)?
         /// Keys whose spread fetch is scheduled.
         var spreading: Set<String> = []
         /// A VOD playlist's keys beyond the horizon, by playlist, waiting for the player to get near.
@@ -300,6 +303,32 @@ public final class LoaderServer: Sendable {
         return OpenedStream(playerURL: "", url: r.head.url, playlist: parsed.playlist, diagnostics: parsed.diagnostics)
     }
 
+    /// Keeps segments from `msn` on from the player for at most `seconds`, until `releaseSegments()`: a reload that seeks into
+    /// a fresh cache before a discontinuity does so while the cache holds no timestamp reset (mpv 0.35 seeks each stream of
+    /// its cache on its own by packet timestamp, and with a reset cached after the target it sends video to the reset's far
+    /// side, docs/PLATFORM.md). Set before the stream is presented; a new presentation keeps it.
+    public func holdSegments(from msn: Int, seconds: Double) {
+        let until = now + seconds
+        table.withLockedValue { $0.gate = (msn, until) }
+    }
+
+    /// Serves the segments `holdSegments` kept back.
+    public func releaseSegments() {
+        table.withLockedValue { $0.gate = nil }
+    }
+
+    /// Whether `msn` is kept back now (`holdSegments`).
+    func isHeld(_ msn: Int) -> Bool {
+        table.withLockedValue { t in t.gate.map { msn >= $0.from && now < $0.until } ?? false }
+    }
+
+    /// Waits while `msn` is kept back (`holdSegments`).
+    func passGate(_ msn: Int) async {
+        while let g = table.withLockedValue({ $0.gate }), msn >= g.from, now < g.until {
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+    }
+
     /// Gives the player a fetched stream: a virtual multivariant playlist with only `variants` (or the media playlist itself),
     /// media playlists starting at `startMSN` when given; keys of the chosen rungs are prefetched now.
     /// With `splice`, the one variant the player sees is served through the route, so `route(_:)` changes its rung segment by segment.
@@ -312,6 +341,7 @@ public final class LoaderServer: Sendable {
         table.withLockedValue { t in
             t.progress = [:]
             t.behindSaid = []
+            t.gate = nil
         }
         if fetched.file != nil {
             let res = Resource(upstream: base, kind: .file, rung: 0)

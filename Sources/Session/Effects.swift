@@ -12,8 +12,9 @@ public enum PaneEffect: Sendable, Equatable {
     /// Reload `rung` from segment `msn` held paused, seek inside the fresh cache to raw media time `to`, then play (reload+seek).
     case reloadInPlace(rung: Int, msn: Int, to: Double)
     /// Sync: reload `rung` from segment `msn` held paused, seek inside the fresh cache to where wall-clock moment `moment`
-    /// plays (the segment's first PTS plus the moment's distance from its PDT, `rawTime(of:from:)`), then play.
-    case reloadAtMoment(rung: Int, msn: Int, moment: DateTime)
+    /// plays (the segment's first PTS plus the moment's distance from its PDT, `rawTime(of:from:)`), then play. `holdFrom`:
+    /// the first segment after a discontinuity that follows, kept from the player until the seek is done.
+    case reloadAtMoment(rung: Int, msn: Int, moment: DateTime, holdFrom: Int? = nil)
     /// Read `rung`'s media playlist now, so the session knows its segments before the player asks.
     case prewarm(rung: Int)
     /// Read `rung`'s media playlist now; the answer comes back to the Session (`liveEdge`, or `recovered(rung:with:at:)`).
@@ -267,12 +268,13 @@ extension SessionState {
     }
 
     /// Sync: reload at the segment holding wall-clock moment `date` and seek there (the other pane is that far behind, or
-    /// will be there once the reload is done); nil when no segment holds it. Before a discontinuity there is no seek: mpv 0.35
-    /// seeks each stream of its cache on its own by packet timestamp, and with a timestamp reset cached after the target it
-    /// sent video to the reset's far side, where playback never started (docs/PLATFORM.md). The reload then starts at the
-    /// segment after the moment's, so the pane lands ahead of the moment and the controller holds the rest — landing at the
-    /// moment's own segment's start it would be behind, and a pane that may not be held (the reference beside more panes)
-    /// would be moved into the same segment again.
+    /// will be there once the reload is done); nil when no segment holds it. With a discontinuity after the moment's segment
+    /// the segments from it on are kept from the player until the seek is done: mpv 0.35 seeks each stream of its cache on
+    /// its own by packet timestamp, and with a timestamp reset cached after the target it sent video to the reset's far side,
+    /// where playback never started (docs/PLATFORM.md). Within `SyncWindow.breakMargin` of that discontinuity the moment would
+    /// run on across it while the reload lands — and, the moment's segment the first listed after another discontinuity,
+    /// there is no earlier segment on its timeline to start from: the reload starts at the discontinuity, without a seek, and
+    /// the pane lands ahead of the moment (held the rest).
     public mutating func planRealign(to date: DateTime, at t: Double) -> [PaneEffect]? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let pt = Timeline.playlistTime(at: date, in: m),
             let i = Timeline.segmentIndex(at: pt, in: m)
@@ -281,11 +283,23 @@ extension SessionState {
         progress = nil
         moveAsked = true
         let rung = loadedRung ?? 0
-        if m.segments[(i + 1)...].contains(where: \.discontinuity) {
-            let into = m.segments[i].effectiveProgramDateTime.map { date.seconds(since: $0) } ?? 0
-            let start = into > 0.05 && i + 1 < m.segments.count ? msn + 1 : msn
-            note(.info, "sync: reloaded at msn \(start) to meet the other pane at \(date) (a discontinuity follows: no seek)", t)
-            return [.load(rung: rung, startMSN: start)]
+        if let k = m.segments[(i + 1)...].firstIndex(where: \.discontinuity) {
+            let b = m.segments[k]
+            // FFmpeg 5.1 opens a stream's second segment while it reads the stream's header: the reload starts two segments or
+            // more before the discontinuity, so the player never waits for a segment held back to start (docs/PLATFORM.md).
+            let from = k - i >= 2 ? i : i - 1
+            let near = b.effectiveProgramDateTime.map { $0.seconds(since: date) < SyncWindow.breakMargin } ?? true
+            guard !near, from >= 0, !m.segments[i].discontinuity || from == i else {
+                note(
+                    .info,
+                    "sync: reloaded at msn \(b.mediaSequence) to meet the other pane at \(date) (just before a discontinuity: no seek)", t)
+                return [.load(rung: rung, startMSN: b.mediaSequence)]
+            }
+            let start = m.segments[from].mediaSequence
+            note(
+                .info,
+                "sync: reloaded at msn \(start) to meet the other pane at \(date) (msn \(b.mediaSequence) on held back until the seek)", t)
+            return [.reloadAtMoment(rung: rung, msn: start, moment: date, holdFrom: b.mediaSequence)]
         }
         note(.info, "sync: reloaded at msn \(msn) to meet the other pane at \(date)", t)
         return [.reloadAtMoment(rung: rung, msn: msn, moment: date)]

@@ -82,11 +82,10 @@ public struct MultiSync: Sendable {
     /// each `landingMargin` past the moment: every target runs on with the clock during its reload, so each lands just ahead
     /// of it and is held the difference — one reload's time sooner than moving them after it lands.
     ///
-    /// Before a discontinuity a reload does not seek and starts at a segment's first frame (`SyncWindow.landing`), up to a
-    /// segment past its aim: a pane moved there is held that much. So the moment is chosen among the common moment and the
-    /// moments up to the longest target duration before it where a pane's segment starts (the reference's own, or the
-    /// landing margin before another's): the one whose longest hold is shortest, the latest of equal ones. Nil when the
-    /// reference need not come forward.
+    /// Just before a discontinuity a reload does not seek and starts at the discontinuity (`SyncWindow.landing`), up to
+    /// `SyncWindow.breakMargin` past its aim: a pane moved there is held that much longer. So the moment is chosen among the
+    /// common moment and the moments up to the longest target duration before it where a pane's target lies just outside that
+    /// margin: the one whose longest hold is shortest, the latest of equal ones. Nil when the reference need not come forward.
     static func start(common: DateTime, reference r: Int, readings: [SyncReading], pairs: [Int: SyncController])
         -> (moment: DateTime, targets: [Int: DateTime])?
     {
@@ -94,8 +93,8 @@ public struct MultiSync: Sendable {
         let lookBack = readings.compactMap { $0.window?.targetDuration }.max() ?? 0
         var candidates = [common]
         for (i, reading) in readings.enumerated() {
-            for start in reading.window?.segmentStarts ?? [] {
-                let c = i == r ? start : start.adding(seconds: -landingMargin)
+            for b in reading.window?.breaks ?? [] {
+                let c = b.adding(seconds: -SyncWindow.breakMargin - (i == r ? 0 : landingMargin))
                 let before = common.seconds(since: c)
                 if before > 0 && before <= lookBack { candidates.append(c) }
             }

@@ -40,40 +40,40 @@ public struct SyncWindow: Sendable, Equatable {
     public var targetDuration: Double
     /// The PDT where the pane's buffer ends.
     public var bufferedUntil: DateTime?
-    /// The PDT of each segment listed, in order.
-    public var segmentStarts: [DateTime]
-    /// The PDT of the last segment listed after an EXT-X-DISCONTINUITY (RFC 8216bis §4.4.4.3): a move aimed before it reloads
-    /// without a seek and starts at a segment's first frame (`SessionState.planRealign`).
-    public var lastBreak: DateTime?
+    /// The PDT of each segment listed after an EXT-X-DISCONTINUITY (RFC 8216bis §4.4.4.3), in order: a move aimed within
+    /// `breakMargin` before one reloads there without a seek (`SessionState.planRealign`).
+    public var breaks: [DateTime]
     public init(
-        start: DateTime, end: DateTime, live: Bool, targetDuration: Double, bufferedUntil: DateTime? = nil, segmentStarts: [DateTime] = [],
-        lastBreak: DateTime? = nil
+        start: DateTime, end: DateTime, live: Bool, targetDuration: Double, bufferedUntil: DateTime? = nil, breaks: [DateTime] = []
     ) {
         self.start = start
         self.end = end
         self.live = live
         self.targetDuration = targetDuration
         self.bufferedUntil = bufferedUntil
-        self.segmentStarts = segmentStarts
-        self.lastBreak = lastBreak
+        self.breaks = breaks
     }
 
-    /// Where a move can land exactly, aimed at `moment`: the moment itself (a seek inside the reloaded cache), or — a
-    /// discontinuity listed after it, where the reload does not seek — the start of the segment holding it, the latest moment
-    /// before it such a reload lands on as aimed.
+    /// How near before a discontinuity (seconds) a move's target is not sought to: it runs on with the wall clock while the
+    /// reload lands and could cross the discontinuity, where the segment it was sought in ends. Such a reload starts at the
+    /// discontinuity instead.
+    public static let breakMargin = 1.0
+
+    /// The first discontinuity after `moment`.
+    func breakAfter(_ moment: DateTime) -> DateTime? { breaks.first { $0.seconds(since: moment) > 0 } }
+
+    /// Where a move can land exactly, aimed at `moment`: the moment itself (a seek inside the reloaded cache), or — within
+    /// `breakMargin` before a discontinuity, where a reload starts at the discontinuity — that margin before it.
     public func exactLanding(near moment: DateTime) -> DateTime {
-        guard let b = lastBreak, moment.seconds(since: b) < 0 else { return moment }
-        return segmentStarts.last { moment.seconds(since: $0) >= 0 } ?? moment
+        guard let b = breakAfter(moment), b.seconds(since: moment) < Self.breakMargin else { return moment }
+        return b.adding(seconds: -Self.breakMargin)
     }
 
-    /// Where a move aimed at `moment` lands (`SessionState.planRealign`): the moment itself (a seek inside the reloaded cache),
-    /// or — a discontinuity listed after the moment's segment, where the reload does not seek — the first frame of the segment
-    /// after it (of its own, when the moment lies within 50 ms of that segment's start).
+    /// Where a move aimed at `moment` lands (`SessionState.planRealign`): the moment itself, or — within `breakMargin` before a
+    /// discontinuity — the discontinuity's first frame.
     public func landing(aimedAt moment: DateTime) -> DateTime {
-        guard let b = lastBreak, moment.seconds(since: b) < 0, let i = segmentStarts.lastIndex(where: { moment.seconds(since: $0) >= 0 })
-        else { return moment }
-        if moment.seconds(since: segmentStarts[i]) <= 0.05 { return segmentStarts[i] }
-        return i + 1 < segmentStarts.count ? segmentStarts[i + 1] : moment
+        guard let b = breakAfter(moment), b.seconds(since: moment) < Self.breakMargin else { return moment }
+        return b
     }
 
     /// Seconds a reload must start before the live edge to play on without waiting for the origin: two target durations

@@ -332,6 +332,45 @@ struct LoaderServerTests {
         #expect(log.requests.contains { $0.kind == .segment && $0.status == 200 && $0.firstPTS != nil })
     }
 
+    @Test(
+        "segments held back for a seek: their head goes out at once, their body only once released (or the hold runs out); earlier segments and a new presentation are not held"
+    )
+    func heldSegments() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [1])
+        let segments = segmentLines(try await firstMedia(c, url).text)
+        loader.holdSegments(from: 3, seconds: 5)
+        #expect(try await c.get(segments[2]).body == RealMedia.get("/vod-ts/v240/seg2.ts").body, "before the held segment: served")
+        let received = NIOLockedValueBox<(status: Int, bytes: Int)>((0, 0))
+        let fetch = Task {
+            try await c.get(
+                segments[3], onHead: { h in received.withLockedValue { $0.status = h.status } },
+                onBody: { b in received.withLockedValue { $0.bytes += b.readableBytes } })
+        }
+        // FFmpeg opens the next segment while it reads one and waits for its head: the head is not held.
+        #expect(await eventually { received.withLockedValue { $0.status } == 200 })
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(received.withLockedValue { $0.bytes } == 0, "no body while held")
+        loader.releaseSegments()
+        let whole = try await fetch.value
+        #expect(whole.body == RealMedia.get("/vod-ts/v240/seg3.ts").body, "released: the segment, whole")
+        // The hold runs out by itself.
+        loader.holdSegments(from: 4, seconds: 0.5)
+        let t0 = Date()
+        #expect(try await c.get(segments[4]).body == RealMedia.get("/vod-ts/v240/seg4.ts").body)
+        #expect(Date().timeIntervalSince(t0) >= 0.4)
+        // A new presentation starts unheld.
+        loader.holdSegments(from: 0, seconds: 30)
+        let again = loader.present(try await loader.openStream("\(origin.httpBase)/vod-ts/master.m3u8"), variants: [1])
+        let first = segmentLines(try await firstMedia(c, again.playerURL).text)
+        let t1 = Date()
+        #expect(try await c.get(first[5]).head.status == 200)
+        #expect(Date().timeIntervalSince(t1) < 2, "not held")
+    }
+
     @Test("AES-128 segments stream: clear TS reaches the player while the origin is still sending; a wrong key sends nothing")
     func aesStreams() async throws {
         let state = origin.router.state

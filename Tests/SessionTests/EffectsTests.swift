@@ -223,16 +223,21 @@ struct EffectsTests {
         along.apply(.streamGiven(startMSN: 3, from: (time: 51, wall: date)), at: 1.3)
         #expect(along.clock.firstPTS[2] == nil && along.clock.firstPTS[3] == 50)
         #expect(s.planRealign(to: try #require(DateTime(iso8601: "2025-12-31T23:00:00.000Z")), at: 1) == nil)
-        // A discontinuity after the moment's segment: no seek (mpv would seek video across the reset); the reload starts at
-        // the next segment, so the pane lands ahead and is held the rest — at the moment's own segment when it starts there.
+        // A discontinuity after the moment's segment: the seek is made while the Loader keeps the segments from it on back (mpv
+        // would seek video across the reset); within a second before it, the reload starts there without a seek, so the pane
+        // lands ahead and is held the rest.
         var d = Self.session(live: true)
         guard case .media(var dm)? = d.playingMedia.map({ Playlist.Body.media($0) }) else { return }
         let n = try #require(dm.segments.firstIndex { $0.mediaSequence == 4 })
         dm.segments[n].discontinuity = true
         d.media[0] = dm
         let start3 = try #require(dm.segments.first { $0.mediaSequence == 3 }?.effectiveProgramDateTime)
-        #expect(d.planRealign(to: start3.adding(seconds: 1), at: 1) == [.load(rung: 0, startMSN: 4)])
-        #expect(d.planRealign(to: start3, at: 1) == [.load(rung: 0, startMSN: 3)])
+        // The reload starts a segment earlier: FFmpeg reads into a stream's second segment before it starts playing.
+        let mid = start3.adding(seconds: 0.5)
+        #expect(d.planRealign(to: mid, at: 1) == [.reloadAtMoment(rung: 0, msn: 2, moment: mid, holdFrom: 4)])
+        let two = start3.adding(seconds: -1)
+        #expect(d.planRealign(to: two, at: 1) == [.reloadAtMoment(rung: 0, msn: 2, moment: two, holdFrom: 4)])
+        #expect(d.planRealign(to: start3.adding(seconds: 1.25), at: 1) == [.load(rung: 0, startMSN: 4)])
         #expect(s.planHold(seconds: 1.25, at: 1) == [.hold(seconds: 1.25)])
         #expect(s.log.last?.text == "sync: holding for 1.250 s")
     }

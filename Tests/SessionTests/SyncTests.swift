@@ -300,16 +300,15 @@ struct MultiSyncTests {
     }
 
     @Test(
-        "a discontinuity listed after the common moment in the reference's window: it is aimed at the start of the segment holding the moment, where its reload lands, and the others a margin past that"
+        "a discontinuity just after the common moment in the reference's window: it is aimed a margin before it, where its reload can seek, and the others a margin past that"
     )
     func leadBeforeBreak() {
-        // The reference (pane 3) lists 4 s segments from 80 to 100, a camera's loop point at 96: a reload aimed at 94.5 would
-        // start at 96, the segment after, without a seek.
+        // The reference (pane 3) lists a camera's loop point at 96: a reload aimed within a second before it starts there,
+        // without a seek; aimed earlier it seeks (the Loader holds the segments from 96 on back until the seek is done).
         var ref = live(80, 100, td: 2)
-        ref.segmentStarts = stride(from: 80.0, to: 100, by: 4).map(at)
-        ref.lastBreak = at(96)
-        #expect(ref.exactLanding(near: at(94.5)) == at(92) && ref.exactLanding(near: at(97)) == at(97))
-        #expect(live(80, 100).exactLanding(near: at(94.5)) == at(94.5), "no discontinuity: the moment itself")
+        ref.breaks = [at(96)]
+        #expect(ref.exactLanding(near: at(95.5)) == at(95) && ref.exactLanding(near: at(94.5)) == at(94.5))
+        #expect(ref.exactLanding(near: at(97)) == at(97) && live(80, 100).exactLanding(near: at(95.5)) == at(95.5))
         var m = MultiSync(count: 3)
         let r = [
             SyncReading(pdt: at(100), playing: true, window: live(84, 106)), SyncReading(pdt: at(98), playing: true, window: live(84, 104)),
@@ -317,67 +316,66 @@ struct MultiSyncTests {
         ]
         #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
         let lead = m.step(t: 1, readings: r)
-        // 96 is the break itself: the moment. Earlier, mid-segment, the segment's start.
+        // 96 is the break itself: the moment. Within a second before it, a second before it.
         #expect(lead.realigns.first == SyncRealign(pane: 2, to: at(96)), "\(lead)")
         var early = r
-        early[2].window?.end = at(98.5)
+        early[2].window?.end = at(99.5)
         var n = MultiSync(count: 3)
         let aimed = n.step(t: 1, readings: early)
-        #expect(MultiSync.commonMoment(early.map(\.window)) == at(94.5))
-        let past = at(92 + MultiSync.landingMargin)
+        #expect(MultiSync.commonMoment(early.map(\.window)) == at(95.5))
+        let past = at(95 + MultiSync.landingMargin)
         #expect(
-            aimed.realigns == [SyncRealign(pane: 2, to: at(92)), SyncRealign(pane: 0, to: past), SyncRealign(pane: 1, to: past)]
+            aimed.realigns == [SyncRealign(pane: 2, to: at(95)), SyncRealign(pane: 0, to: past), SyncRealign(pane: 1, to: past)]
                 && n.lead == .forward(pane: 2), "\(aimed)")
     }
 
     @Test(
-        "a pane whose reload cannot seek before its loop point lands at a segment's first frame: the moment is chosen where it lands a margin past the reference, not a segment"
+        "a pane whose target lies just before its loop point lands at the loop point (no seek): the moment is chosen where every pane lands a margin past the reference"
     )
     func othersBeforeBreak() {
-        // Pane 2: 4 s segments from 80, a loop point at 100. Aimed anywhere in 96–100 its reload starts at 100.
+        // Pane 2: a loop point at 100. Aimed within a second before it, its reload starts there.
         var c = live(80, 108, td: 4)
-        c.segmentStarts = stride(from: 80.0, to: 108, by: 4).map(at)
-        c.lastBreak = at(100)
-        #expect(c.landing(aimedAt: at(96.75)) == at(100) && c.landing(aimedAt: at(96.03)) == at(96))
-        #expect(c.landing(aimedAt: at(101)) == at(101) && live(80, 108).landing(aimedAt: at(96.75)) == at(96.75))
+        c.breaks = [at(100)]
+        #expect(c.landing(aimedAt: at(99.25)) == at(100) && c.landing(aimedAt: at(99)) == at(99))
+        #expect(c.landing(aimedAt: at(101)) == at(101) && live(80, 108).landing(aimedAt: at(99.25)) == at(99.25))
         let r = [
-            SyncReading(pdt: at(103), playing: true, window: live(84, 102)), SyncReading(pdt: at(104), playing: true, window: c),
-            SyncReading(pdt: at(90), playing: true, window: live(80, 100)),
+            SyncReading(pdt: at(103), playing: true, window: live(84, 104)), SyncReading(pdt: at(104), playing: true, window: c),
+            SyncReading(pdt: at(90), playing: true, window: live(80, 102.5)),
         ]
-        #expect(MultiSync.commonMoment(r.map(\.window)) == at(96))
-        // At 96 pane 2 would land at 100 and wait 4 s; a margin before its segment at 96 it lands where aimed.
+        #expect(MultiSync.commonMoment(r.map(\.window)) == at(98.5))
+        // At 98.5 pane 2 would land at 100 and wait 1.5 s; a quarter second earlier it lands where aimed.
         var m = MultiSync(count: 3)
         let lead = m.step(t: 1, readings: r)
-        let moment = at(96 - MultiSync.landingMargin)
         #expect(
-            lead.realigns == [SyncRealign(pane: 2, to: moment), SyncRealign(pane: 0, to: at(96)), SyncRealign(pane: 1, to: at(96))],
+            lead.realigns == [SyncRealign(pane: 2, to: at(98.25)), SyncRealign(pane: 0, to: at(99)), SyncRealign(pane: 1, to: at(99))],
             "\(lead)")
         // Without the loop point the common moment itself.
         var plain = r
-        plain[1].window?.lastBreak = nil
+        plain[1].window?.breaks = []
         var n = MultiSync(count: 3)
-        #expect(n.step(t: 1, readings: plain).realigns.first == SyncRealign(pane: 2, to: at(96)))
+        #expect(n.step(t: 1, readings: plain).realigns.first == SyncRealign(pane: 2, to: at(98.5)))
     }
 
     @Test(
-        "a move back that would land where the pane is (its reload starts after the other's moment, a loop point following) is not made: the pane is held"
+        "a move back that would leave nearly the same hold (its reload starts at a loop point just after its target) is not made: the pane is held"
     )
     func noFutileMoveBack() {
         var ahead = SyncWindow(start: at(80), end: at(112), live: true, targetDuration: 4)
-        ahead.segmentStarts = stride(from: 80.0, to: 112, by: 4).map(at)
-        ahead.lastBreak = at(100)
+        ahead.breaks = [at(100)]
         let behind = SyncWindow(start: at(70), end: at(110), live: true, targetDuration: 6)
         var c = SyncController()
         c.movable = [false, true]
-        // Pane 2 is at 100.2, 3.9 s ahead of the reference at 96.3: back to 96.8 would start at 100 again.
-        let cmd = c.step(t: 1, pdts: [at(96.3), at(100.2)], playing: [true, true], hasPDT: [true, true], windows: [behind, ahead])
-        #expect(cmd.realign == nil && cmd.hold?.pane == 1 && abs((cmd.hold?.seconds ?? 0) - 3.9) < 1e-9, "\(cmd)")
-        // Without the loop point it is moved back (a shorter wait).
+        c.realignThreshold = 1.2
+        // Pane 2 is at 100.6, 1.6 s ahead of the reference at 99: back to 99.5 would start at 100, a hold of 1 s instead of 1.6.
+        let cmd = c.step(t: 1, pdts: [at(99), at(100.6)], playing: [true, true], hasPDT: [true, true], windows: [behind, ahead])
+        #expect(cmd.realign == nil && cmd.hold?.pane == 1 && abs((cmd.hold?.seconds ?? 0) - 1.6) < 1e-9, "\(cmd)")
+        // Without the loop point it is moved back: it lands at 99.5, a hold of 0.5 s.
         var plain = ahead
-        plain.lastBreak = nil
+        plain.breaks = []
         var d = SyncController()
         d.movable = [false, true]
-        let back = d.step(t: 1, pdts: [at(96.3), at(100.2)], playing: [true, true], hasPDT: [true, true], windows: [behind, plain])
+        d.realignThreshold = 1.2
+        let back = d.step(t: 1, pdts: [at(99), at(100.6)], playing: [true, true], hasPDT: [true, true], windows: [behind, plain])
         #expect(back.realign?.pane == 1 && back.hold == nil, "\(back)")
     }
 
