@@ -199,9 +199,10 @@ md += ["", "Targets: locked within 5 s of the launch (p95); p95 offset within on
        "no stall caused by the control; the same p95 under drift. Where the time to lock goes: every PDT is known about 0.5 s after "
        "the launch; with more than two panes the reference comes forward to the common moment and, in the same step, every pane "
        "that would have to move once it lands is moved to 0.75 s past that moment — a reload lands at its moment (a seek in "
-       "the fresh cache), so what is left is a hold of under a second, unless a discontinuity follows the moment (the cameras' "
-       "loop points): then it starts at the next segment and is held up to a segment; steering then settles within a frame "
-       "for 0.5 s before the lock is declared. "
+       "the fresh cache; before a discontinuity — the cameras' loop points — while the Loader holds back the segments after "
+       "it), so what is left is a hold of under a second (the moment is chosen so that no pane is aimed within a second before "
+       "its loop point, where its reload could not seek); steering then settles within a frame for 0.5 s before the lock is "
+       "declared. "
        "A camera's loop point is a timestamp reset: each player restarts there (the `restarting` state) and drops what it held "
        "(about 0.3 s, a `skip` with its cause), which is where the offsets *with restarts* reach their max.", ""]
 print("\n".join(md))

@@ -54,9 +54,11 @@ public struct MediaClock: Sendable {
         if let a = anchor, let pa = firstPTS[a], pa <= t + 0.0005, t - pa < reach(a) {
             var k = (msn: a, pts: pa)
             while let next = firstPTS[k.msn + 1], next <= t + 0.0005 {
-                // A timestamp reset after the anchor's run: crossed only when `t` lies beyond the segment before it.
+                // A timestamp reset after the anchor's run: crossed only when `t` lies beyond the segment before it (a segment
+                // that left the window is at most a target duration long, RFC 8216bis §4.4.3.1).
                 let listed = playlist.segments[safe: k.msn + 1 - playlist.mediaSequence]?.discontinuity ?? false
-                if next < k.pts || listed, t < k.pts + (duration(k.msn) ?? 0) + 0.5 { break }
+                let length = duration(k.msn) ?? Double(playlist.targetDuration ?? 0)
+                if next < k.pts || listed, t < k.pts + length + 0.5 { break }
                 k = (k.msn + 1, next)
             }
             return k

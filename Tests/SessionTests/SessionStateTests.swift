@@ -66,6 +66,15 @@ struct SessionStateTests {
         // And on along the new timeline, to the second 15.5 of the window.
         for x in stride(from: 3.6, through: 15.6, by: 2) { clock.follow(x, in: m) }
         #expect(clock.locate(15.6, in: m)?.msn == 112)
+        // A held player behind the window: its segment (104) is no longer listed, so its length is not known; it is taken as
+        // the target duration, and 25.4 is still that segment, not one on the far side of the reset.
+        var later = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:105\n"
+        for i in 5..<15 { later += "#EXTINF:2.0,\ns\(100 + i).ts\n" }
+        let moved = Fixture.playlist(later).media!
+        #expect(moved.mediaSequence == 105 && !moved.lists(104))
+        var behind = clock
+        behind.anchor = 104
+        #expect(behind.locate(25.4, in: moved)?.msn == 104)
         // A stream just given from 100 whose first segment is not measured yet: the anchor stays until it is.
         clock.anchor = 100
         clock.firstPTS[100] = nil
