@@ -12,7 +12,9 @@ extension MonitorRun {
     /// The largest amount by which the raw media time moved forward beyond the session time between consecutive samples after
     /// `t` — content the player went past without showing it. Measured on mpv's own `time-pos`, not on hlstui's skip check.
     func largestForwardExcess(after t: Double) -> (seconds: Double, between: String) {
-        // Timed by when each sample was read, not when it was written out (a loaded machine delays the writing).
+        // Timed by when each sample was read, not when it was written out (a loaded machine delays the writing), and taken in
+        // that order: a sample read on a property change can be written after one read later (seen at a loop's reload as
+        // 20.03 s, then 0.10 s read 6 ms earlier, a forward "jump" of 20 s).
         // While hlstui holds the player paused to move it inside a freshly loaded rung, it stands at that rung's segment start:
         // not content shown, so those samples are left out.
         let samples = players(after: t).compactMap { p -> (Double, Double)? in
@@ -20,7 +22,7 @@ extension MonitorRun {
                 let read = (p["readAt"] as? String).flatMap(DateTime.init(iso8601:)), let pos = p["timePos"] as? Double
             else { return nil }
             return (read.seconds, pos)
-        }
+        }.sorted { $0.0 < $1.0 }
         // While a reload loads, samples repeat the last position read before it: measured from that read.
         var fresh: [(Double, Double)] = []
         for s in samples where fresh.last?.1 != s.1 { fresh.append(s) }
