@@ -113,21 +113,38 @@ extension PaneOwner {
         }
         // Set once the stream is presented (a presentation clears it), before the player can ask for a segment; bounded, so a
         // seek that never comes does not stall the pane.
-        if let holdFrom { loader.holdSegments(from: holdFrom, seconds: 2) }
-        after(5, .inPlace(InPlace(to: to, wasPaused: wasPaused, heldFrom: holdFrom, deadline: .now + .seconds(5))))
+        var step = InPlace(to: to, rung: rung, wasPaused: wasPaused, heldFrom: holdFrom, deadline: .now + .seconds(5))
+        if let holdFrom {
+            loader.holdSegments(from: holdFrom, seconds: 2)
+            // The target lies up to the held segment's start past where the reload starts (two segments before it,
+            // DECISIONS.md, sync): the player reads that far before the seek, past its usual read-ahead when segments are long.
+            let usual = readaheadSeconds ?? parts.config.player.readahead
+            if let end = state.programDateTime(StreamPoint(msn: holdFrom, offset: 0)),
+                let start = state.programDateTime(StreamPoint(msn: msn, offset: 0)), end.seconds(since: start) + 1 > usual
+            {
+                step.readaheadBefore = usual
+                readahead(end.seconds(since: start) + 1)
+            }
+        }
+        after(5, .inPlace(step))
     }
 
     /// One look of a reload+seek, every 5 ms until it is done or 5 s have passed.
     func inPlaceStep(_ step: InPlace) {
         var step = step
         var done = ContinuousClock.now >= step.deadline
-        // The moment ran on past the discontinuity whose segments are held back (a reload slower than `SyncWindow.breakMargin`):
-        // no seek can reach it in this cache; the pane plays from where it is and the controller moves it on.
-        if step.soughtTo == nil, case .moment(let date, _, let readAt) = step.to, let h = step.heldFrom,
+        // The moment ran on past the discontinuity whose segments are held back (a reload slower than `SyncWindow.breakMargin`,
+        // as on a loaded machine): no seek can reach it in this cache, whose reset is still held back. The pane reloads again at
+        // the discontinuity, where no reset lies before the moment, and seeks to it there — not played on from the first
+        // segment, a whole reload's span away from every other pane.
+        if !done, step.soughtTo == nil, case .moment(let date, _, let readAt) = step.to, let h = step.heldFrom,
             let b = state.programDateTime(StreamPoint(msn: h, offset: 0)),
             date.adding(seconds: Pane.seconds(.now - readAt)).seconds(since: b) >= 0
         {
-            done = true
+            loader.releaseSegments()
+            if let usual = step.readaheadBefore { readahead(usual) }
+            say(.info, "sync: the moment ran on past the discontinuity at msn \(h) during the reload; reloading there")
+            return reloadInPlace(rung: step.rung, msn: h, to: .moment(date, msn: h, readAt: readAt))
         }
         // Not before the new file has started: until then the cache state read may still be the old file's, and a seek into it
         // is lost when the new one starts at its segment (measured under load: a switch landed 1.9 s early).
@@ -161,6 +178,7 @@ extension PaneOwner {
         }
         guard done else { return after(5, .inPlace(step)) }
         if step.heldFrom != nil { loader.releaseSegments() }
+        if let usual = step.readaheadBefore { readahead(usual) }
         if !step.wasPaused { try? mpv.set(.pause(false)) }
         holding = false
         if step.soughtTo == nil {
@@ -169,7 +187,7 @@ extension PaneOwner {
                 case .moment: "sync: the reloaded cache never held the moment"
                 case .raw: "reload+seek: the new rung's cache never held the playhead"
                 }
-            apply(.log(level: .warn, text: "\(what); playing from its segment start"))
+            say(.warn, "\(what); playing from its segment start")
         }
     }
 
@@ -193,7 +211,7 @@ extension PaneOwner {
             try mpv.set(.demuxerMaxBytes(b.forwardBytes))
             try mpv.set(.demuxerMaxBackBytes(b.backBytes))
         } catch {
-            apply(.log(level: .warn, text: "the player's cache bound could not be set: \(error)"))
+            say(.warn, "the player's cache bound could not be set: \(error)")
         }
     }
 

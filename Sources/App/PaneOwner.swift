@@ -56,11 +56,15 @@ struct InPlace: Sendable {
         case moment(DateTime, msn: Int, readAt: ContinuousClock.Instant)
     }
     var to: Target
+    /// The rung reloaded.
+    var rung: Int
     var wasPaused: Bool
     /// The segment the Loader keeps from the player until the seek is done (`LoaderServer.holdSegments`).
     var heldFrom: Int?
     /// The raw time the seek went to, once it was issued.
     var soughtTo: Double?
+    /// The read-ahead to go back to when the reload read further for its target.
+    var readaheadBefore: Double?
     var deadline: ContinuousClock.Instant
 }
 
@@ -277,7 +281,7 @@ final class PaneOwner {
         // WebVTT renditions need FFmpeg's strict=experimental; on live streams FFmpeg 5.1 then blocks on the subtitle playlist (measured), so VOD only.
         isLive = media?.isLive ?? false
         if isLive, f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
-            apply(.log(level: .info, text: "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions"))
+            say(.info, "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions")
         }
         // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
         let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
