@@ -189,7 +189,9 @@ final class PaneOwner {
         case .refreshed(let rung, let m, .liveEdge): apply(.liveEdge(rung: rung, playlist: m))
         case .refreshed(let rung, let m, .recovery): carry(state.recovered(rung: rung, with: m, at: t))
         case .refreshed(let rung, _, .retest): apply(.pathwayAnswered(rung: rung))
-        case .steered(let answer): apply(.steered(answer))
+        case .steered(let answer):
+            if case .manifest(let m) = answer { addClones(m.clones) }
+            apply(.steered(answer))
         case .timer(let timer): fire(timer)
         case .clock(let k): k.resume(returning: clock())
         case .speed(let s): run([.speed(s)])
@@ -370,14 +372,31 @@ final class PaneOwner {
         }
     }
 
+    /// A steering manifest's clones (docs/STEERING.md): their variants and renditions are added to the stream the player is
+    /// given, the Loader's routes and the ladder, so a clone is a pathway like the playlist's own.
+    func addClones(_ clones: [PathwayClone]) {
+        guard var f = fetched, case .multivariant(let m) = f.playlist.body else { return }
+        let grown = clones.reduce(m) { $1.expand($0, base: f.url) }
+        guard grown.variants.count > m.variants.count else { return }
+        f.playlist.body = .multivariant(grown)
+        fetched = f
+        loader.addRungs(grown, base: f.url)
+        apply(.ladderGrown(grown))
+        report(.ladder)
+    }
+
     /// Content steering (docs/STEERING.md): the steering reload when it is due, and a penalised pathway's retest.
     func steer() {
         guard let f = fetched else { return }
         let loader = self.loader, inputs = parts.inputs
         if let due = state.steeringReloadDue(at: t) {
-            let url = SteeringReload.url(
-                VirtualPlaylists.resolve(due.url, against: f.url), pathway: due.pathway, throughput: due.throughput)
-            spawn { inputs.yield(.steered(await loader.steering(url))) }
+            // An in-line manifest (a data: SERVER-URI) is read as it is: its reloads go to its RELOAD-URI.
+            let url =
+                DataURI.isData(due.url)
+                ? due.url
+                : SteeringReload.url(VirtualPlaylists.resolve(due.url, against: f.url), pathway: due.pathway, throughput: due.throughput)
+            let base = f.url
+            spawn { inputs.yield(.steered(await loader.steering(url, base: base))) }
         }
         if let rung = state.pathwayRetest(at: t) { run([.refresh(rung: rung, purpose: .retest)]) }
     }

@@ -28,9 +28,12 @@ public enum SteeringError: Error, Sendable, Equatable, CustomStringConvertible {
     case version(Int)
     case field(String, String)
     case pathwayID(String)
+    /// SERVER-URI's in-line manifest (a `data:` URI) cannot be read: why.
+    case inline(String)
 
     public var description: String {
         switch self {
+        case .inline(let why): "the steering manifest in SERVER-URI cannot be read: \(why)"
         case .notJSON: "the steering manifest is not a JSON object"
         case .version(let v): "the steering manifest's VERSION is \(v); only \(SteeringManifest.version) is defined"
         case .field(let f, let what): "the steering manifest's \(f) \(what)"
@@ -221,6 +224,43 @@ public enum SteeringReload {
 }
 
 extension Pathways {
+    /// Redundant streams as pathways (docs/STEERING.md): when no variant names a PATHWAY-ID and a variant (the same
+    /// BANDWIDTH, RESOLUTION and CODECS) is listed more than once, the nth listing of each belongs to the nth copy, and each
+    /// copy is a pathway named after the host its URIs share (a port joined with '-', as IDs allow no ':'), else `copy-n`.
+    /// `m` unchanged when there is no second copy or a variant names its pathway.
+    public static func namingRedundantCopies(_ m: MultivariantPlaylist) -> MultivariantPlaylist {
+        guard !m.variants.isEmpty, m.variants.allSatisfy({ $0.pathwayID == nil }) else { return m }
+        var seen: [String: Int] = [:]
+        var copy: [Int] = []
+        for v in m.variants {
+            let key = "\(v.bandwidth ?? -1) \(v.resolution?.description ?? "-") \(v.codecs ?? "-")"
+            copy.append(seen[key, default: 0])
+            seen[key, default: 0] += 1
+        }
+        let copies = (copy.max() ?? 0) + 1
+        guard copies > 1 else { return m }
+        var names: [String] = []
+        for n in 0..<copies {
+            let hosts = Set(m.variants.indices.filter { copy[$0] == n }.map { host(of: m.variants[$0].uri) })
+            names.append(hosts.count == 1 ? hosts.first.flatMap { $0 } ?? "" : "")
+        }
+        if names.contains("") || Set(names).count < copies { names = (1...copies).map { "copy-\($0)" } }
+        var out = m
+        for i in out.variants.indices { out.variants[i].pathwayID = names[copy[i]] }
+        return out
+    }
+
+    /// The host (and port) of an absolute URI as a legal pathway ID; nil for a relative one.
+    static func host(of uri: String) -> String? {
+        let chars = Array(uri)
+        guard let colon = chars.firstIndex(of: ":"), chars.count > colon + 2, chars[colon + 1] == "/", chars[colon + 2] == "/"
+        else { return nil }
+        var authority = chars[(colon + 3)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        let id = String(authority.map { $0 == ":" ? "-" : $0 }).lowercased()
+        return isLegalID(id) ? id : nil
+    }
+
     /// The indexes of `m`'s variants on pathway `p`, in playlist order.
     public static func variants(of p: String, in m: MultivariantPlaylist) -> [Int] {
         m.variants.indices.filter { (m.variants[$0].pathwayID ?? defaultID) == p }

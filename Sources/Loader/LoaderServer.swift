@@ -322,6 +322,17 @@ public final class LoaderServer: Sendable {
         table.withLockedValue { t in t.gate.map { msn >= $0.from && now < $0.until } ?? false }
     }
 
+    /// The rungs `m` lists beyond those presented (a steering manifest's clones): their upstream URLs and bandwidths, so a
+    /// splice or failover can route to them before the player is given a playlist naming them.
+    public func addRungs(_ m: MultivariantPlaylist, base: String) {
+        table.withLockedValue { t in
+            for (i, v) in m.variants.enumerated() where t.rungURLs[i] == nil {
+                t.rungURLs[i] = VirtualPlaylists.resolve(v.uri, against: base)
+                t.rungBandwidth[i] = v.bandwidth
+            }
+        }
+    }
+
     /// Waits while `msn` is kept back (`holdSegments`).
     func passGate(_ msn: Int) async {
         while let g = table.withLockedValue({ $0.gate }), msn >= g.from, now < g.until {
@@ -436,9 +447,26 @@ public final class LoaderServer: Sendable {
     }
 
     /// Reads the steering manifest at `url` (a reload: `_HLS_pathway` and `_HLS_throughput` already set) for hlstui itself,
-    /// reported in the request log; never retried here (the steering client waits its TTL, or Retry-After, instead).
-    public func steering(_ url: String) async -> SteeringAnswer {
+    /// reported in the request log; never retried here (the steering client waits its TTL, or Retry-After, instead). A
+    /// `data:` URL is the manifest in-line (SERVER-URI may carry the first one so): read without a request, its RELOAD-URI
+    /// resolved against `base`, the stream's URL.
+    public func steering(_ url: String, base: String) async -> SteeringAnswer {
         let t0 = now
+        if DataURI.isData(url) {
+            switch DataURI.decode(url) {
+            case .success(let body):
+                record(
+                    .steering, "data: (\(body.count) bytes in-line)", rung: nil, since: t0, bytes: body.count, status: 200, local: true,
+                    outcome: .ok)
+                switch SteeringManifest.parse(body, from: base) {
+                case .success(let m): return .manifest(m)
+                case .failure(let e): return .invalid(e)
+                }
+            case .failure(let e):
+                record(.steering, "data: (in-line)", rung: nil, since: t0, status: 400, local: true, outcome: .failed(e.description))
+                return .invalid(.inline(e.description))
+            }
+        }
         do {
             let r = try await client.get(url, keepBody: 1 << 20, retries: 0)
             let ok = r.head.status == 200

@@ -563,6 +563,7 @@ public struct OriginRouter: OriginResponder {
         var s = "hlstui origin\n\nscenarios:\n"
         for sc in Scenario.all { s += "  /\(sc.name)/master.m3u8  \(sc.summary)\n" }
         s += "  /steered/master.m3u8  the live TS ladder on two CDNs (pathways cdn-a on 127.0.0.1, cdn-b on 127.0.0.2), content steering\n"
+        s += "      ?inline=1: the first steering manifest in-line, SERVER-URI a data: URI\n"
         s += "\nprogressive MP4 (Range honoured): "
         s += media.progressive.keys.sorted().map { "/progressive/\($0)" }.joined(separator: "  ") + "\n"
         s +=

@@ -1,3 +1,4 @@
+import Foundation
 import HLS
 import JSONValue
 
@@ -16,7 +17,12 @@ extension OriginRouter {
             guard let live = Scenario.named("live-ts"), var p = MultivariantBuilder.playlist(live, media: media),
                 case .multivariant(let m) = p.body
             else { return .text(500, "media missing for live-ts") }
-            p.body = .multivariant(Self.steeredMultivariant(m, port: port))
+            var out = Self.steeredMultivariant(m, port: port)
+            // ?inline=1: SERVER-URI carries the steering server's answer as a data: URI, its reloads going to the server.
+            if req.query["inline"] == "1", let manifest = steeringManifest(port: port) {
+                out.contentSteering?.serverURI = "data:application/json;base64," + Data(manifest.text.utf8).base64EncodedString()
+            }
+            p.body = .multivariant(out)
             var r = OriginResponse.playlist(p)
             r.kind = "multivariant"
             return r
@@ -27,24 +33,33 @@ extension OriginRouter {
                 r = .text(s.status, "steering: status \(s.status)")
                 if let after = s.retryAfter { r.headers = [("Retry-After", String(after))] }
             } else {
-                var fields: [(String, JSONValue)] = [
-                    ("VERSION", .int(1)), ("TTL", .int(s.ttl)), ("RELOAD-URI", .string("steering.json?session=1")),
-                    ("PATHWAY-PRIORITY", .array(s.priority.map { .string($0) })),
-                ]
-                if s.clone {
-                    let replacement = JSONValue.object([("HOST", .string("\(OriginServer.hosts[2]):\(port)"))])
-                    fields.append(
-                        (
-                            "PATHWAY-CLONES",
-                            .array([.object([("BASE-ID", .string("cdn-a")), ("ID", .string("cdn-c")), ("URI-REPLACEMENT", replacement)])])
-                        ))
-                }
-                r = .json(.object(fields))
+                r = .json(steeringManifest(port: port) ?? .null)
             }
             r.kind = "steering"
             return r
         default: return .text(404, "not found: \(req.path)")
         }
+    }
+
+    /// The steering manifest the server answers with now (nil while it answers with another status).
+    func steeringManifest(port: Int) -> JSONValue? {
+        let s = state.steering
+        guard s.status == 200 else { return nil }
+        // Absolute: an in-line manifest's RELOAD-URI has no URL of its own to be resolved against.
+        var fields: [(String, JSONValue)] = [
+            ("VERSION", .int(1)), ("TTL", .int(s.ttl)),
+            ("RELOAD-URI", .string("http://\(OriginServer.hosts[0]):\(port)/steered/steering.json?session=1")),
+            ("PATHWAY-PRIORITY", .array(s.priority.map { .string($0) })),
+        ]
+        if s.clone {
+            let replacement = JSONValue.object([("HOST", .string("\(OriginServer.hosts[2]):\(port)"))])
+            fields.append(
+                (
+                    "PATHWAY-CLONES",
+                    .array([.object([("BASE-ID", .string("cdn-a")), ("ID", .string("cdn-c")), ("URI-REPLACEMENT", replacement)])])
+                ))
+        }
+        return .object(fields)
     }
 
     /// `m` (the live TS ladder's multivariant playlist) listed once per pathway: absolute URIs on the pathway's host, each

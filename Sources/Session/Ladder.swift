@@ -60,6 +60,14 @@ public struct Ladder: Sendable, Equatable {
         }
     }
 
+    /// The ladder with the variants `m` lists after its own (a steering manifest's clones, appended by
+    /// `PathwayClone.expand`): existing rungs keep their index; the renditions become `m`'s.
+    public mutating func grow(_ m: MultivariantPlaylist) {
+        guard !single, !file else { return }
+        for (i, v) in m.variants.enumerated() where i >= rungs.count { rungs.append(Rung(index: i, variant: v, marks: [])) }
+        renditions = m.renditions
+    }
+
     /// A lint message shortened to a mark: the quoted codec when there is one, else its first words.
     static func mark(_ message: String) -> String {
         for c in ["hev1", "dvhe"] where message.contains(c) { return c }

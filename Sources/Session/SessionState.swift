@@ -219,6 +219,8 @@ public enum SessionEvent: Sendable {
     case log(level: LogLevel, text: String)
     /// A steering reload's answer (docs/STEERING.md).
     case steered(SteeringAnswer)
+    /// The multivariant playlist with a steering manifest's clones added (their variants after the playlist's own).
+    case ladderGrown(MultivariantPlaylist)
     /// A pathway's retest read the playlist of `rung` on it.
     case pathwayAnswered(rung: Int)
     case switched(VariantSwitch)
@@ -380,7 +382,12 @@ public struct SessionState: Sendable {
             ladder.file = file
             openDiagnostics = diagnostics
             if case .media(let m) = playlist.body { media[0] = m }
-            if case .multivariant(let m) = playlist.body { openSteering(m, at: t) }
+            if case .multivariant(let m) = playlist.body {
+                // Redundant copies of the ladder are pathways too, named by their hosts (docs/STEERING.md).
+                let named = Pathways.namingRedundantCopies(m)
+                for i in ladder.rungs.indices { ladder.rungs[i].variant.pathwayID = named.variants[safe: i]?.pathwayID }
+                openSteering(named, at: t)
+            }
             for d in diagnostics where d.severity == .error {
                 let text = "\(SessionState.shortName(url)) line \(d.line.map(String.init) ?? "?"): \(d.message) (\(d.rule))"
                 note(.error, text, t)
@@ -454,6 +461,9 @@ public struct SessionState: Sendable {
             if level.isProblem { problem = text }
             return []
         case .steered(let a): return steered(a, at: t)
+        case .ladderGrown(let m):
+            ladder.grow(m)
+            return []
         case .pathwayAnswered(let rung): return pathwayAnswered(rung: rung, at: t)
         case .switched(let s):
             switches.append(s)

@@ -86,12 +86,16 @@ extension SessionState {
             steering.ttl = m.ttl
             if let r = m.reloadURI { steering.url = r }
             steering.due = t + m.ttl
-            // The ladder holds the playlist's own variants; pathways a clone would add have none in it yet.
-            let clones = m.clones.map(\.id)
-            m.clones = []
+            // A clone is a pathway once its variants are in the ladder (`ladderGrown`, before this answer); one whose base
+            // pathway the playlist does not list has none.
+            let playable = m.clones.filter { c in ladder.rungs.contains { pathway(of: $0.index) == c.id } }
+            let unplayable = m.clones.filter { c in !playable.contains(c) }
+            m.clones = playable
             outcome =
                 "priority \(m.priority.joined(separator: " > ")), TTL \(fixed(m.ttl, 0)) s"
-                + (clones.isEmpty ? "" : "; clones \(clones.joined(separator: ", ")) not applied")
+                + (playable.isEmpty ? "" : "; clones " + playable.map { "\($0.id) (of \($0.baseID))" }.joined(separator: ", "))
+                + (unplayable.isEmpty
+                    ? "" : "; clones " + unplayable.map { "\($0.id) (no pathway \($0.baseID))" }.joined(separator: ", ") + " not applied")
             if var p = pathways {
                 let change = p.apply(m, at: t)
                 pathways = p

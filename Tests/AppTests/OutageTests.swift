@@ -137,7 +137,9 @@ struct OutageTests {
         #expect((summary["stalls"] as? Int ?? 0) >= 1)
     }
 
-    @Test("redundant streams: host A answers 503 to everything for 8 s; the same rung from host B keeps playing, A is used again after")
+    @Test(
+        "redundant streams: host A answers 503 to everything for 8 s; the copy on host B is a pathway: moved to without a stall, A retested once after 30 s and used again"
+    )
     func redundantHosts() async throws {
         state.clearFaults()
         defer { state.clearFaults() }
@@ -150,17 +152,27 @@ struct OutageTests {
         let fixture = try FixtureServer(serving: dir)
         defer { fixture.stop() }
         let state = self.state
+        let (pathA, pathB) = ("127.0.0.1-\(OutageOrigin.server.httpPort)", "127.0.0.1-\(OutageOriginB.server.httpPort)")
         let r = try await MonitorRun.run(
-            ["\(fixture.base)/master.m3u8", "--pin", "0", "--rate", "4", "--duration", "22"],
+            ["\(fixture.base)/master.m3u8", "--duration", "42"],
             alongside: Self.outage(state, after: 4, for: 8, target: .any, on: "live-ts"))
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         #expect(r.named("stall").isEmpty, "host B had the media: no freeze: \(r.named("stall"))")
         #expect(
-            r.named("diagnostic").contains { ($0["message"] as? String)?.contains("reads rung 1's") == true }, "the switch of host is said")
-        #expect(
-            r.named("diagnostic").filter { ($0["message"] as? String)?.contains("reads rung 1's") == true }.count == 1, "once per outage")
-        #expect(r.named("recovered").contains { $0["rung"] as? Int == 0 }, "host A is used again once it answers")
-        let playing = r.named("player").filter { ($0["t"] as? Double ?? 0) > 6 && ($0["t"] as? Double ?? 0) < 14 }
+            r.named("diagnostic").filter { ($0["message"] as? String)?.contains("reads rung 1's") == true }.count == 1,
+            "the switch of host is said, once per outage")
+        let moves = r.named("pathway").map { "\($0["to"] as? String ?? "?") (\($0["cause"] as? String ?? "?"))" }
+        #expect(moves == ["\(pathB) (failure)", "\(pathA) (recovered)"], "\(r.named("pathway"))")
+        let away = try #require(r.named("pathway").first?["t"] as? Double)
+        let back = try #require(r.named("pathway").dropFirst().first?["t"] as? Double)
+        // Penalised for 30 s (no steering server, no TTL: DECISIONS.md, content steering), then one retest that answers.
+        #expect(back - away >= 29.5 && back - away <= 33, "back \(back - away) s after the move")
+        let toA = r.named("request").compactMap { e -> Double? in
+            guard let u = e["url"] as? String, u.hasPrefix(a), let t = e["t"] as? Double, t > away + 1, t < back else { return nil }
+            return t
+        }
+        #expect(toA.count <= 1, "requests to the penalised copy between retests: \(toA)")
+        let playing = r.named("player").filter { ($0["t"] as? Double ?? 0) > 6 && ($0["t"] as? Double ?? 0) < 40 }
         #expect(!playing.isEmpty && playing.allSatisfy(MonitorRun.moving), "\(playing.map { $0["state"] ?? "" })")
     }
 

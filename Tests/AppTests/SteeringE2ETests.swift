@@ -106,4 +106,64 @@ struct SteeringE2ETests {
         let spacing = zip(toB.dropFirst(), toB).map { $0 - $1 }
         #expect(spacing.allSatisfy { $0 >= 2.5 }, "retests closer than the TTL: \(toB)")
     }
+
+    @Test(
+        "the manifest clones cdn-a as cdn-c on 127.0.0.3 and prefers it: the ladder grows, a switch to the same rung there, every segment after from the clone's host; no stall"
+    )
+    func clone() async throws {
+        var s = SteeringSettings()
+        (s.priority, s.ttl, s.clone) = (["cdn-c", "cdn-a", "cdn-b"], 3, true)
+        state.steering = s
+        defer { state.steering = SteeringSettings() }
+        let r = try await MonitorRun.run([url, "--duration", "14"])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let moves = r.named("pathway").map {
+            "\($0["from"] as? String ?? "?") → \($0["to"] as? String ?? "?") (\($0["cause"] as? String ?? "?"))"
+        }
+        #expect(moves == ["cdn-a → cdn-c (manifest)"], "\(r.named("pathway"))")
+        // The ladder as announced again: the playlist's variants, then the clone's, on the third host.
+        let ladders = r.named("ladder")
+        let grown = try #require(ladders.last?["variants"] as? [[String: Any]])
+        let first = try #require(ladders.first?["variants"] as? [[String: Any]])
+        let cloned = grown.filter { $0["pathwayId"] as? String == "cdn-c" }
+        #expect(ladders.count == 2 && !cloned.isEmpty && grown.count == first.count + cloned.count, "\(ladders.count) ladder events")
+        #expect(cloned.allSatisfy { ($0["uri"] as? String)?.hasPrefix("http://127.0.0.3:") == true }, "\(cloned)")
+        let switched = try #require(r.named("variant").first { $0["reason"] as? String == "pathway" })
+        #expect((switched["to"] as? Int).map { $0 >= first.count } == true, "a clone's rung: \(switched)")
+        let segments = Self.videoSegments(r)
+        let landed = try #require(segments.first { $0.host == "127.0.0.3" }, "no segment from the clone")
+        let strays = segments.filter { $0.t > landed.t && $0.host != "127.0.0.3" }
+        #expect(strays.isEmpty, "segments from another CDN after the move: \(strays)")
+        let outcome = r.named("steering").first?["outcome"] as? String ?? ""
+        #expect(outcome.contains("clones cdn-c (of cdn-a)"), "\(outcome)")
+        #expect(r.named("stall").isEmpty, "\(r.named("stall"))")
+    }
+
+    @Test(
+        "SERVER-URI a data: URI preferring cdn-b: hlstui moves at once without asking the server; the next reload goes to the manifest's RELOAD-URI after its TTL"
+    )
+    func inline() async throws {
+        preferB(ttl: 4)
+        defer { state.steering = SteeringSettings() }
+        let opened = Date().timeIntervalSince1970
+        let r = try await MonitorRun.run(["\(url)?inline=1", "--duration", "10"])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let moves = r.named("pathway").map { "\($0["to"] as? String ?? "?") (\($0["cause"] as? String ?? "?"))" }
+        #expect(moves == ["cdn-b (manifest)"], "\(r.named("pathway"))")
+        let inlineRead = try #require(
+            r.named("request").first { $0["kind"] as? String == "steering" && ($0["url"] as? String)?.hasPrefix("data:") == true },
+            "the in-line manifest in the request log")
+        #expect(inlineRead["local"] as? Bool == true && inlineRead["status"] as? Int == 200)
+        // The steering server itself is first asked a TTL after the in-line manifest was read.
+        let asked = state.log().filter { $0.kind == "steering" && $0.wall >= opened }
+        let readAt = try #require(inlineRead["t"] as? Double)
+        let wallRead = try #require(r.named("request").first { $0["kind"] as? String == "steering" }?["wall"] as? String)
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let readWall = try #require(iso.date(from: wallRead)).timeIntervalSince1970
+        #expect(!asked.isEmpty && asked.allSatisfy { $0.wall >= readWall + 3.9 }, "asked at \(asked.map { $0.wall - readWall }) s")
+        #expect(asked.first?.path.contains("session=1") == true && asked.first?.path.contains("_HLS_pathway=cdn-b") == true)
+        #expect(readAt < 2, "read as the stream opened: \(readAt)")
+        #expect(r.named("stall").isEmpty, "\(r.named("stall"))")
+    }
 }

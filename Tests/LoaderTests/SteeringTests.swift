@@ -1,3 +1,4 @@
+import Foundation
 import HLS
 import LoaderCore
 import Testing
@@ -167,5 +168,53 @@ extension SteeringTests {
         #expect(Pathways.equivalent(of: 1, on: "cdn-b", in: r) == 3)
         r.variants[3].bandwidth = 2_100_000
         #expect(Pathways.equivalent(of: 1, on: "cdn-b", in: r) == 3, "by place when nothing else matches")
+    }
+
+    @Test("a data: SERVER-URI (RFC 2397): base64 with or without padding, percent-encoded text; a bad one is named")
+    func dataURI() throws {
+        let json = #"{"VERSION":1,"TTL":5,"PATHWAY-PRIORITY":["cdn-b"]}"#
+        let b64 = "data:application/json;base64," + Data(json.utf8).base64EncodedString()
+        #expect(DataURI.isData(b64) && DataURI.isData("DATA:,x") && !DataURI.isData("https://x/data:"))
+        #expect(try DataURI.decode(b64).get() == Array(json.utf8))
+        var unpadded = b64
+        while unpadded.hasSuffix("=") { unpadded.removeLast() }
+        #expect(unpadded != b64)
+        #expect(try DataURI.decode(unpadded).get() == Array(json.utf8))
+        #expect(try DataURI.decode("data:application/json,%7B%22a%22%3A1%7D").get() == Array(#"{"a":1}"#.utf8))
+        #expect(DataURI.decode("data:application/json;base64") == .failure(.noComma))
+        #expect(DataURI.decode("data:;base64,@@@@") == .failure(.base64))
+        #expect(DataURI.decode("data:,%zz") == .failure(.percentEncoding))
+        let m = try SteeringManifest.parse(try DataURI.decode(b64).get(), from: Self.base).get()
+        #expect(m.priority == ["cdn-b"] && m.ttl == 5)
+    }
+
+    @Test(
+        "redundant copies without PATHWAY-ID are pathways named by host (copy-n when hosts do not tell them apart); one copy, or named pathways, unchanged"
+    )
+    func redundantCopies() {
+        func playlist(_ uris: [String], pathway: String? = nil) -> MultivariantPlaylist {
+            var m = MultivariantPlaylist()
+            for (i, u) in uris.enumerated() {
+                var v = Variant(uri: u, bandwidth: i % 2 == 0 ? 800_000 : 2_000_000)
+                v.pathwayID = pathway
+                m.variants.append(v)
+            }
+            return m
+        }
+        let two = playlist([
+            "https://a.example.com/lo.m3u8", "https://a.example.com/hi.m3u8", "https://user@B.example.com:8443/lo.m3u8",
+            "https://b.example.com:8443/hi.m3u8",
+        ])
+        let named = Pathways.namingRedundantCopies(two)
+        #expect(named.variants.map(\.pathwayID) == ["a.example.com", "a.example.com", "b.example.com-8443", "b.example.com-8443"])
+        let p = Pathways(named)
+        #expect(p.known == ["a.example.com", "b.example.com-8443"] && p.current == "a.example.com")
+        #expect(Pathways.equivalent(of: 1, on: "b.example.com-8443", in: named) == 3, "the same rung on the other copy")
+        let relative = Pathways.namingRedundantCopies(playlist(["lo.m3u8", "hi.m3u8", "backup/lo.m3u8", "backup/hi.m3u8"]))
+        #expect(relative.variants.map(\.pathwayID) == ["copy-1", "copy-1", "copy-2", "copy-2"])
+        let one = playlist(["https://a.example.com/lo.m3u8", "https://a.example.com/hi.m3u8"])
+        #expect(Pathways.namingRedundantCopies(one) == one)
+        let steered = playlist(["https://a.example.com/lo.m3u8", "https://b.example.com/lo.m3u8"], pathway: "x")
+        #expect(Pathways.namingRedundantCopies(steered) == steered)
     }
 }

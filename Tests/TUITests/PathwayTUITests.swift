@@ -9,24 +9,25 @@ import Testing
 struct PathwayTUITests {
     /// Two pathways of two rungs, steered; rung 2 (cdn-b's 144p) loaded.
     func steeredSession() -> SessionState {
-        let mv = """
-            #EXTM3U
-            #EXT-X-CONTENT-STEERING:SERVER-URI="steer.json",PATHWAY-ID="cdn-b"
-            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-a",STABLE-VARIANT-ID="lo"
-            http://a.test/v144/index.m3u8
-            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-a",STABLE-VARIANT-ID="hi"
-            http://a.test/v360/index.m3u8
-            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-b",STABLE-VARIANT-ID="lo"
-            http://b.test/v144/index.m3u8
-            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-b",STABLE-VARIANT-ID="hi"
-            http://b.test/v360/index.m3u8
-
-            """
         var s = SessionState(url: "http://origin.test/master.m3u8")
-        s.apply(.opened(url: s.url, playlist: PlaylistParser.parseLenient(mv).playlist, diagnostics: []), at: 0)
+        s.apply(.opened(url: s.url, playlist: PlaylistParser.parseLenient(Self.mv).playlist, diagnostics: []), at: 0)
         s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 2, reason: .start, mechanism: .load)), at: 0.1)
         return s
     }
+
+    static let mv = """
+        #EXTM3U
+        #EXT-X-CONTENT-STEERING:SERVER-URI="steer.json",PATHWAY-ID="cdn-b"
+        #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-a",STABLE-VARIANT-ID="lo"
+        http://a.test/v144/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-a",STABLE-VARIANT-ID="hi"
+        http://a.test/v360/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-b",STABLE-VARIANT-ID="lo"
+        http://b.test/v144/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",PATHWAY-ID="cdn-b",STABLE-VARIANT-ID="hi"
+        http://b.test/v360/index.m3u8
+
+        """
 
     func segment(rung: Int, msn: Int, status: Int = 200, failure: String? = nil, at t: Double) -> LoaderEvent {
         .request(
@@ -75,5 +76,34 @@ struct PathwayTUITests {
         _ = s.select(.pin(3))
         _ = s.choosePathway(.pinPathway("cdn-a"), at: 5)
         #expect(s.takePathwayMove() == 0 && s.mode == .pinned(1))
+    }
+
+    @Test("a manifest's clone is a pathway once its variants are in the ladder: preferred, it is moved to; one of no known base is named")
+    func clone() throws {
+        var s = steeredSession()
+        guard case .multivariant(let m) = PlaylistParser.parseLenient(Self.mv).playlist.body else {
+            Issue.record("not a multivariant playlist")
+            return
+        }
+        var grown = m
+        for v in m.variants where v.pathwayID == "cdn-a" {
+            var c = v
+            c.pathwayID = "cdn-c"
+            c.uri = v.uri.replacingOccurrences(of: "a.test", with: "c.test")
+            grown.variants.append(c)
+        }
+        s.apply(.ladderGrown(grown), at: 0.2)
+        #expect(s.ladder.rungs.map(\.index) == [0, 1, 2, 3, 4, 5] && s.ladder.rungs[4].variant.pathwayID == "cdn-c")
+        let clones = [
+            PathwayClone(baseID: "cdn-a", id: "cdn-c", replacement: URIReplacement(host: "c.test")),
+            PathwayClone(baseID: "cdn-x", id: "cdn-d", replacement: URIReplacement(host: "d.test")),
+        ]
+        let facts = s.apply(.steered(.manifest(SteeringManifest(ttl: 10, priority: ["cdn-d", "cdn-c", "cdn-b"], clones: clones))), at: 0.3)
+        #expect(s.pathways?.known == ["cdn-a", "cdn-b", "cdn-c"] && s.pathways?.current == "cdn-c")
+        #expect(s.pathwayTarget == 4, "the same rung (lo) on the clone")
+        let outcome = try #require(
+            facts.compactMap { f -> String? in if case .steering(let o, _, _) = f { o } else { nil } }.first)
+        #expect(outcome.contains("clones cdn-c (of cdn-a)") && outcome.contains("cdn-d (no pathway cdn-x)"), "\(outcome)")
+        #expect(s.abrCandidates == [4, 5], "automatic choice among the clone's rungs")
     }
 }
