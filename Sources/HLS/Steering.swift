@@ -293,3 +293,29 @@ public enum SteeringAnswer: Sendable, Equatable {
     /// No answer (connection, timeout, TLS), in one line.
     case unreachable(String)
 }
+
+/// Renditions that stand for each other in two groups — the copies of one rendition group on two pathways (docs/STEERING.md). Pure.
+public enum RenditionCounterparts {
+    /// Whether `b` stands for `a`: the same TYPE, and the same STABLE-RENDITION-ID (RFC 8216bis §4.4.6.1), or, where
+    /// neither names one, the same NAME and LANGUAGE.
+    public static func stands(_ b: Rendition, for a: Rendition) -> Bool {
+        guard a.type == b.type else { return false }
+        if a.stableRenditionID != nil || b.stableRenditionID != nil { return a.stableRenditionID == b.stableRenditionID }
+        return a.name == b.name && a.language == b.language
+    }
+
+    /// Each rendition of group `from` with the one of group `to` (of the same TYPE) that stands for it; nil unless both
+    /// groups have the same renditions one for one. The same group (or none on both sides) pairs each with itself.
+    public static func pairs(from: String?, to: String?, type: String, in renditions: [Rendition]) -> [(Rendition, Rendition)]? {
+        let a = from.map { g in renditions.filter { $0.groupID == g && $0.type == type } } ?? []
+        let b = to.map { g in renditions.filter { $0.groupID == g && $0.type == type } } ?? []
+        guard a.count == b.count, (from == nil) == (to == nil) else { return nil }
+        var out: [(Rendition, Rendition)] = []
+        for r in a {
+            let match = b.filter { stands($0, for: r) }
+            guard match.count == 1 else { return nil }
+            out.append((r, match[0]))
+        }
+        return out
+    }
+}

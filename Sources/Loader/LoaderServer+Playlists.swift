@@ -19,6 +19,9 @@ extension LoaderServer {
             }
             resolved.upstream = url
             resolved.rung = rung
+        } else if requested.rendition != nil, let other = table.withLockedValue({ $0.renditionRoute[requested.upstream] }) {
+            // The splice moved to another pathway: the same rendition from its copy there (docs/STEERING.md).
+            resolved.upstream = other
         }
         var picked = resolved
         do {

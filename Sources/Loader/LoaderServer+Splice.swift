@@ -9,11 +9,31 @@ extension LoaderServer {
     public func route(_ route: SpliceRoute) -> Int? {
         let next = table.withLockedValue { t -> Int? in
             t.route = route
+            t.renditionRoute = Self.renditionRoute(t.presented, to: route.rung)
             return t.lastRequested[.splice].map { $0 + 1 }
         }
         // Read the new rung's playlist (and fetch its keys) before the player asks for its first segment.
         Task { _ = await rungMedia(route.rung, containing: nil) }
         return next
+    }
+
+    /// Where the player's rendition playlists are read from while the splice routes to `rung`: each rendition of the
+    /// presented variant's groups (audio, video, subtitles) maps to the one standing for it in `rung`'s group, when that is
+    /// another group (another pathway's copy, `RenditionCounterparts`) with another URL. Empty for the same groups.
+    static func renditionRoute(
+        _ presented: (m: MultivariantPlaylist, base: String, variant: Int)?, to rung: Int
+    ) -> [String: String] {
+        guard let p = presented, p.m.variants.indices.contains(p.variant), p.m.variants.indices.contains(rung) else { return [:] }
+        let (from, to) = (p.m.variants[p.variant], p.m.variants[rung])
+        var out: [String: String] = [:]
+        for (type, a, b) in [("AUDIO", from.audio, to.audio), ("VIDEO", from.video, to.video), ("SUBTITLES", from.subtitles, to.subtitles)]
+        where a != b {
+            for (x, y) in RenditionCounterparts.pairs(from: a, to: b, type: type, in: p.m.renditions) ?? [] {
+                guard let xu = x.uri, let yu = y.uri else { continue }
+                out[VirtualPlaylists.resolve(xu, against: p.base)] = VirtualPlaylists.resolve(yu, against: p.base)
+            }
+        }
+        return out
     }
 
     /// The Resource that serves segment `s` of the rung `rung` read from `base`: MSN, GAP, init section, key and IV.

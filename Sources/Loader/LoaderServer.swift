@@ -144,6 +144,11 @@ public final class LoaderServer: Sendable {
         var pendingKeys: [PlaylistID: PendingKeys] = [:]
         /// The splice route, when the player was given a spliced playlist.
         var route: SpliceRoute?
+        /// The multivariant playlist the player was given a stream of, its URL, and the variant its renditions are of.
+        var presented: (m: MultivariantPlaylist, base: String, variant: Int)?
+        /// Rendition playlists the player was given, by upstream URL, read from another pathway's copy instead (a splice to a
+        /// rung of another pathway: `renditionRoute(to:)`).
+        var renditionRoute: [String: String] = [:]
         /// Each rung's media playlist URL (for the splice).
         var rungURLs: [Int: String] = [:]
         /// Each rung's media playlist as last read.
@@ -326,6 +331,7 @@ public final class LoaderServer: Sendable {
     /// splice or failover can route to them before the player is given a playlist naming them.
     public func addRungs(_ m: MultivariantPlaylist, base: String) {
         table.withLockedValue { t in
+            if let p = t.presented { t.presented = (m, p.base, p.variant) }
             for (i, v) in m.variants.enumerated() where t.rungURLs[i] == nil {
                 t.rungURLs[i] = VirtualPlaylists.resolve(v.uri, against: base)
                 t.rungBandwidth[i] = v.bandwidth
@@ -372,6 +378,8 @@ public final class LoaderServer: Sendable {
         let keep = splice.map { [$0.rung] } ?? variants ?? Array(m.variants.indices)
         table.withLockedValue { t in
             t.route = splice
+            t.presented = keep.first.map { (m, base, $0) }
+            t.renditionRoute = [:]
             for (i, v) in m.variants.enumerated() {
                 t.rungURLs[i] = VirtualPlaylists.resolve(v.uri, against: base)
                 t.rungBandwidth[i] = v.bandwidth

@@ -37,9 +37,15 @@ public enum SwitchPlanner {
     /// True when a media playlist is MPEG-TS (no EXT-X-MAP and no fMP4 segment names).
     public static func isTS(_ m: MediaPlaylist) -> Bool { !m.isFragmentedMP4 }
 
-    /// True when segments of `a` and `b` can follow each other in one TS stream: the same codec families and audio group.
-    public static func compatible(_ a: Rung, _ b: Rung) -> Bool {
-        families(a.variant) == families(b.variant) && a.variant.audio == b.variant.audio && a.variant.video == b.variant.video
+    /// True when segments of `a` and `b` can follow each other in one TS stream: the same codec families, and the same audio
+    /// and video groups — or, on another pathway, groups whose renditions stand for each other one for one
+    /// (`RenditionCounterparts`; the Loader then reads the player's renditions from `b`'s pathway).
+    public static func compatible(_ a: Rung, _ b: Rung, renditions: [Rendition] = []) -> Bool {
+        guard families(a.variant) == families(b.variant) else { return false }
+        func same(_ x: String?, _ y: String?, _ type: String) -> Bool {
+            x == y || RenditionCounterparts.pairs(from: x, to: y, type: type, in: renditions) != nil
+        }
+        return same(a.variant.audio, b.variant.audio, "AUDIO") && same(a.variant.video, b.variant.video, "VIDEO")
     }
 
     /// The mechanism for a switch.
@@ -56,7 +62,7 @@ public enum SwitchPlanner {
     /// The rungs that may stand in for `rung` (GAP failover): allowed, compatible, best (highest bandwidth) first.
     public static func fill(for rung: Int, ladder: Ladder, allowed: [Int]) -> [Int] {
         guard let r = ladder.rungs[safe: rung] else { return [] }
-        return allowed.filter { ladder.rungs[safe: $0].map { compatible(r, $0) } ?? false }
+        return allowed.filter { ladder.rungs[safe: $0].map { compatible(r, $0, renditions: ladder.renditions) } ?? false }
             .sorted { ladder.rungs[$0].bandwidth > ladder.rungs[$1].bandwidth }
     }
 }

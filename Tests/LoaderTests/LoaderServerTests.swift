@@ -238,6 +238,42 @@ struct LoaderServerTests {
     }
 
     @Test(
+        "a splice to another pathway's rung: the player's rendition playlists (same URLs) are read from that pathway's copy, with its segments; back again, from the first"
+    )
+    func renditionsFollowThePathway() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let top = try await loader.fetchTop("\(origin.httpBase)/steered/master.m3u8")
+        let m = try #require(top.playlist.multivariant)
+        let (a, b) = (0, try #require(Pathways.equivalent(of: 0, on: "cdn-b", in: m)))
+        #expect(m.variants[a].pathwayID == "cdn-a" && m.variants[b].pathwayID == "cdn-b" && m.variants[a].audio != m.variants[b].audio)
+        let opened = loader.present(top, splice: SpliceRoute(rung: a, fill: [a]))
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let master = try #require(String(decoding: try await c.get(opened.playerURL).body, as: UTF8.self).parsedMultivariant)
+        let audio = try #require(master.renditions.first { $0.type == "AUDIO" && $0.uri != nil }?.uri)
+        func read() async throws -> (playlistHost: String?, segmentHost: String?) {
+            let mark = log.requests.count
+            let text = String(decoding: try await c.get(audio).body, as: UTF8.self)
+            let seg = try #require(segmentLines(text).last)
+            #expect(try await c.get(seg).head.status == 200)
+            _ = await eventually { log.requests.count > mark + 1 }
+            let new = log.requests.dropFirst(mark)
+            let host = { (k: ResourceKind) in new.first { $0.kind == k && $0.rung == nil }.flatMap { URL(string: $0.url)?.host } }
+            return (host(.media), host(.segment))
+        }
+        let before = try await read()
+        #expect(before.playlistHost == "127.0.0.1" && before.segmentHost == "127.0.0.1", "\(before)")
+        loader.route(SpliceRoute(rung: b, fill: [b]))
+        let moved = try await read()
+        #expect(moved.playlistHost == "127.0.0.2" && moved.segmentHost == "127.0.0.2", "the same rendition on cdn-b: \(moved)")
+        loader.route(SpliceRoute(rung: a, fill: [a]))
+        let back = try await read()
+        #expect(back.playlistHost == "127.0.0.1" && back.segmentHost == "127.0.0.1", "\(back)")
+    }
+
+    @Test(
         "EXT-X-BYTERANGE: the Loader fetches each sub-range and serves it as a resource of its own — right MSN and first PTS per segment, splices across rungs' files, player ranges within it"
     )
     func byteRanges() async throws {
