@@ -288,9 +288,10 @@ md = ["## Content steering: a CDN outage, hlstui vs plain mpv", "",
       f"| CDN answers again → hlstui back on it | {s(worst('backAfter'))} | — | ≤ TTL + 2 s ({ttl + 2} s) |",
       f"| requests to the penalised CDN while penalised (retests) | {worst('penalisedRequests')}, at least {s(worst('retestSpacing', min))} apart | — | one per TTL ({ttl} s) |",
       f"| stalls | {sum(x['stalls'] for x in h)} | — | 0 |", "",
-      "The still picture is the move itself: the pathways' rendition groups differ, so the move is a reload at a segment boundary, "
-      "where mpv restarts its playback. The first failed request is answered for the player from the other CDN's same rung by the "
-      "Loader's failover, before the pathway moves.", ""]
+      "The moves are splices (MPEG-TS: the player keeps its playlist URLs; the Loader reads the variant and the player's "
+      "renditions from the other CDN's copies), where the picture does not stop. The still picture measured is the stream's own loop "
+      "point inside the window (a timestamp reset: mpv restarts its playback there, a `skip` of about 0.35 s with its cause). The "
+      "pathway moves on the first failed request; the first byte from the other CDN comes with the player's next request.", ""]
 print("\n".join(md))
 PY
 fi
