@@ -100,7 +100,8 @@ extension SessionState {
         guard let from = loadedRung, from != rung, let a = ladder.rungs[safe: rung], let b = ladder.rungs[safe: from] else { return nil }
         let live = playingMedia?.isLive ?? false
         var detail = detail
-        var mech = SwitchPlanner.mechanism(spliced: spliced, compatible: SwitchPlanner.compatible(b, a, renditions: ladder.renditions), live: live, mode: mode)
+        var mech = SwitchPlanner.mechanism(
+            spliced: spliced, compatible: SwitchPlanner.compatible(b, a, renditions: ladder.renditions), live: live, mode: mode)
         let fresh = freshPoint(look.time)
         let here = fresh?.msn ?? playhead?.msn
         var plan = PanePlan()
