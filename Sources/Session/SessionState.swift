@@ -333,6 +333,8 @@ public struct SessionState: Sendable {
     var edgeSeen: [Int: LiveEdge] = [:]
     /// True from the moment the player is given a stream until it restarts playback: `time-pos` then reads 0, not a position.
     public internal(set) var playerLoading = false
+    /// Where the playhead was when the player was given the stream it is loading (nil when none was playing).
+    var loadingPoint: StreamPoint?
     /// Session time each rung's media playlist was last read (by the player or by hlstui).
     var playlistReadAt: [Int: Double] = [:]
     /// Session time of the last attempt to reload a player its origin stopped.
@@ -424,6 +426,10 @@ public struct SessionState: Sendable {
             } else if let f = from, let point = locate(f.time) {
                 progress = Progress(wall: f.wall, point: point, time: f.time, advancing: false, speed: sample.speed)
             }
+            // Until the new stream starts the picture is the old player's last frame, and its time-pos still reads in the old
+            // stream's clock: the playhead stays where it was (a stale time read against the new stream's first segment
+            // landed a loop — 20 s — away).
+            if let f = from { loadingPoint = locate(f.time) }
             // Timed by segments the Loader reads along (no video decoded): the new player holds nothing before its first
             // segment, and a stream whose timestamps restart (a loop, a discontinuity) would otherwise place its first moments
             // in an older segment with the same timestamps until its own segment is measured (the read-along comes a moment
@@ -442,6 +448,7 @@ public struct SessionState: Sendable {
         case .playbackStarted:
             started = true
             playerLoading = false
+            loadingPoint = nil
             return []
         case .fileEnded(let reason, let err):
             if let err, reason == .error {
@@ -832,7 +839,10 @@ public struct SessionState: Sendable {
     }
 
     /// Where the playhead is, by segment.
-    public var playhead: StreamPoint? { sample.timePos.flatMap(locate) }
+    public var playhead: StreamPoint? {
+        if playerLoading, let p = loadingPoint { return p }
+        return sample.timePos.flatMap(locate)
+    }
 
     /// The segment and offset of raw media time `t`.
     public func locate(_ t: Double) -> StreamPoint? {

@@ -82,6 +82,26 @@ struct SessionStateTests {
         #expect(clock.anchor == 100)
     }
 
+    @Test("while the player loads a new stream the playhead stays where the old one showed it, whatever its stale time-pos reads")
+    func playheadWhileLoading() throws {
+        var s = Fixture.session(live: true)
+        var p = PlayerSample()
+        p.timePos = 15
+        s.apply(.sample(p), at: 0.3)
+        let before = try #require(s.playheadPDT)
+        #expect(s.playhead?.msn == 2)
+        // A reload from msn 4, whose timestamps restart (a loop): the old player's time-pos (15) still reads until it starts.
+        s.apply(.loader(.request(Fixture.request(4, pts: 0.5, start: 0.4))), at: 0.4)
+        s.apply(.streamGiven(startMSN: 4, from: (time: 15, wall: DateTime(seconds: 1000))), at: 0.5)
+        p.timePos = 15.05
+        s.apply(.sample(p), at: 0.6)
+        #expect(s.playerLoading && s.playhead?.msn == 2 && s.playheadPDT == before, "\(String(describing: s.playhead))")
+        s.apply(.playbackStarted, at: 0.7)
+        p.timePos = 0.6
+        s.apply(.sample(p), at: 0.8)
+        #expect(s.playhead?.msn == 4 && abs((s.playhead?.offset ?? 0) - 0.1) < 1e-9, "\(String(describing: s.playhead))")
+    }
+
     @Test("live: latency behind the live edge")
     func liveLatency() throws {
         var s = Fixture.session(live: true)
