@@ -16,7 +16,7 @@ public enum DataURI {
         // Both forms may be percent-encoded in a playlist's quoted-string.
         guard let text = payload.removingPercentEncoding else { return .failure(.percentEncoding) }
         if base64 {
-            // RFC 2397 allows the base64 text without padding on some writers; pad it to a multiple of four.
+            // Some writers drop the base64 padding: it is put back (a multiple of four characters).
             let bare = text.filter { !$0.isWhitespace }
             let padded = bare + String(repeating: "=", count: (4 - bare.count % 4) % 4)
             guard let d = Data(base64Encoded: padded) else { return .failure(.base64) }
