@@ -288,7 +288,17 @@ final class PaneOwner {
         // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
         let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
         apply(.spliceChosen(splice))
-        if load(rung: target, startMSN: nil, prewarmed: true) {
+        if isLive, loader.options.parts, let media, let start = SessionState.lowLatencyStart(media) {
+            // LL-HLS: the player starts PART-HOLD-BACK behind the last part, not three segments back (DECISIONS.md, LL-HLS).
+            say(
+                .info,
+                "low latency: starting \(fixed(start.holdBack, 1)) s (PART-HOLD-BACK) behind the last part, in msn \(start.msn); parts reach the player as they are published"
+            )
+            reloadInPlace(rung: target, msn: start.msn, to: .moment(start.moment, msn: start.msn, readAt: .now))
+            let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
+            apply(.switched(s))
+            report(.switched(s))
+        } else if load(rung: target, startMSN: nil, prewarmed: true) {
             let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
             apply(.switched(s))
             report(.switched(s))

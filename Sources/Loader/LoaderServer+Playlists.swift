@@ -60,7 +60,19 @@ extension LoaderServer {
                 let behind = !earlier.isEmpty && start != res.startMSN && t.behindSaid.insert(res.playlistID).inserted
                 return (start, earlier, behind)
             }
-            if let start { served.body = .media(VirtualPlaylists.starting(at: start, m, earlier: earlier)) }
+            // LL-HLS: the segment the origin is still publishing is listed after the complete ones, served part by part as they
+            // come (DECISIONS.md, LL-HLS), so the player can play near PART-HOLD-BACK instead of three segments back.
+            let growing = growingSegment(m)
+            var listed = m
+            if let g = growing {
+                listed.segments.append(g)
+                listed.trailingParts = []
+                listed.trailingKeys = nil
+                listed.trailingMap = nil
+                listed.trailingDiscontinuity = false
+                served.body = .media(listed)
+            }
+            if let start { served.body = .media(VirtualPlaylists.starting(at: start, listed, earlier: earlier)) }
             if behind, let start {
                 emit(
                     .diagnostic(
@@ -83,6 +95,13 @@ extension LoaderServer {
             }
             let slot = res.slot
             let virtual = VirtualPlaylists(reference: { [self] ref in
+                if ref.kind == .segment, let s = ref.segment, s.mediaSequence == growing?.mediaSequence {
+                    var rr = Resource(upstream: slot ? "" : r.head.url, kind: .segment, rung: res.rung, msn: s.mediaSequence)
+                    rr.playlist = res.playlistID
+                    rr.slot = slot
+                    rr.growing = true
+                    return path(register(rr), rr)
+                }
                 guard ref.kind == .segment, let s = ref.segment else {
                     var rr = Resource(upstream: ref.upstream, kind: ref.kind, rung: res.rung)
                     rr.byteRange = ref.byteRange
@@ -122,12 +141,22 @@ extension LoaderServer {
     /// blocking reload for the segment the player needs next once it has reached the end of what it holds, a delta update
     /// merged back into the full playlist. The answer reads as the stream's own URL, whole; a delta that does not merge is
     /// asked again in full (§6.3.7), with one line saying why, and no delta is asked of that playlist again.
-    func readLive(_ url: String, playlist: PlaylistID, rung: Int?, retries: Int? = nil) async throws(UpstreamError) -> UpstreamResponse {
+    /// `directives`: the Loader's own wait for a part (a delta update added when the held playlist allows it).
+    func readLive(
+        _ url: String, playlist: PlaylistID, rung: Int?, retries: Int? = nil, directives: DeliveryDirectives? = nil
+    ) async throws(UpstreamError) -> UpstreamResponse {
         let t0 = now
         let (held, playerAt, refused, slow) = table.withLockedValue { t in
             (t.held[url], t.lastRequested[playlist], t.deltaRefused.contains(url), t.slowHold.contains(url))
         }
-        var d = DeliveryDirectives.choose(held: held?.playlist, age: now - (held?.at ?? now), playerAt: playerAt)
+        var d =
+            directives
+            ?? DeliveryDirectives.choose(
+                held: held?.playlist, age: now - (held?.at ?? now), playerAt: playerAt,
+                growing: options.parts && held?.playlist.offersParts == true)
+        if directives != nil, let h = held?.playlist, let until = h.serverControl?.canSkipUntil, now - (held?.at ?? now) < until / 2 {
+            d.skip = true
+        }
         // A server whose delta updates did not merge once is asked in full from then on; one that held a blocking reload
         // past the read timeout is polled.
         if refused { d.skip = false }
@@ -187,7 +216,7 @@ extension LoaderServer {
         }
         // §6.2.5.2: the server MUST hold a blocking reload until the playlist holds the segment asked for (a stream that
         // restarted its numbering is another matter, named where the session sees it).
-        if let want = d.msn, !m.endList, let last = m.segments.last?.mediaSequence, last < want,
+        if let want = d.msn, d.part == nil, !m.endList, let last = m.segments.last?.mediaSequence, last < want,
             m.mediaSequence >= held?.playlist.mediaSequence ?? 0,
             table.withLockedValue({ $0.earlyAnswer.insert(url).inserted })
         {

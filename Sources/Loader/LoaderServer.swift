@@ -31,6 +31,9 @@ public struct LoaderOptions: Sendable {
     /// The player decodes no video (mpv `vid=no`): the Loader reads the playing variant's video segments along with the audio
     /// rendition's, so their delivery is still watched (`readAlong`).
     public var readsUndecodedVideo = false
+    /// LL-HLS: give the player the segment a live playlist is still publishing, as one body that grows part by part
+    /// (DECISIONS.md, LL-HLS); false: whole segments only (`--no-parts`).
+    public var parts = true
     public init() {}
 }
 
@@ -68,6 +71,8 @@ struct Resource: Sendable {
     var byteRange: ByteRange?
     /// Served through the splice route: a media playlist of whichever rung the route names, or a segment resolved by MSN when asked for.
     var slot = false
+    /// The segment in progress of a low-latency playlist (`upstream` is that playlist's URL): served part by part as published.
+    var growing = false
 
     /// Which playlist this media playlist is, for what the Loader remembers of it.
     var playlistID: PlaylistID { slot ? .splice : .upstream(upstream) }
@@ -257,7 +262,7 @@ public final class LoaderServer: Sendable {
     func register(_ r: Resource) -> Int {
         table.withLockedValue { t in
             let k =
-                "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1) \(r.slot) \(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")"
+                "\(r.kind.rawValue) \(r.upstream) \(r.msn ?? -1) \(r.startMSN ?? -1) \(r.slot) \(r.growing) \(r.byteRange.map { "\($0.offset)+\($0.length)" } ?? "")"
             let segment = r.kind == .segment ? r.playlist : nil
             return t.resources.id(k, r, segmentOf: segment, msn: r.msn)
         }
@@ -447,6 +452,7 @@ public final class LoaderServer: Sendable {
         case .multivariant:
             writer.playlist(table.withLockedValue { $0.multivariantText[id] } ?? "")
         case .media: await media(res, writer: writer)
+        case .segment where res.growing: await growing(res, writer: writer)
         case .segment, .part, .initSection: await segment(res, range: range, writer: writer)
         case .key: await keyResource(res, writer: writer)
         case .file: await file(res, range: range, writer: writer)
@@ -503,7 +509,7 @@ extension LoaderServer {
         _ kind: ResourceKind, _ url: String, rung: Int?, msn: Int? = nil, since t0: Double, head: UpstreamHead? = nil,
         durationMs: Double? = nil,
         bytes: Int = 0, status: Int, local: Bool = false, prefetch: Bool = false, outcome: RequestOutcome, firstPTS: Double? = nil,
-        range: String? = nil
+        range: String? = nil, paced: Bool = false
     ) {
         emit(
             .request(
@@ -511,6 +517,6 @@ extension LoaderServer {
                     kind: kind, url: url, rung: rung, msn: msn, start: t0, ttfbMs: head.map { $0.ttfb * 1000 },
                     durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status, local: local || head?.cache == .hit,
                     prefetch: prefetch, retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS, cache: head?.cache,
-                    savedBytes: head?.savedBytes ?? 0, range: range)))
+                    savedBytes: head?.savedBytes ?? 0, range: range, paced: paced)))
     }
 }

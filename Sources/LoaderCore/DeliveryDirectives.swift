@@ -1,15 +1,19 @@
 import HLS
 
 /// The delivery directives a reload of a live media playlist carries (RFC 8216bis §6.2.5), chosen from the playlist held
-/// (pure). The player is given whole segments, so a blocking reload waits for the segment it needs next, not for parts.
+/// (pure). The player is given segments (the one in progress as a body that grows part by part), so its reloads wait for
+/// segments; the Loader's own reloads wait for the part it needs next.
 public struct DeliveryDirectives: Sendable, Equatable {
     /// `_HLS_msn`: answer once the playlist holds this segment (§6.2.5.2).
     public var msn: Int?
+    /// `_HLS_part` (with `_HLS_msn`): answer once the playlist holds this part of segment `msn`.
+    public var part: Int?
     /// `_HLS_skip=YES`: a delta update (§6.2.5.1).
     public var skip = false
 
-    public init(msn: Int? = nil, skip: Bool = false) {
+    public init(msn: Int? = nil, part: Int? = nil, skip: Bool = false) {
         self.msn = msn
+        self.part = part
         self.skip = skip
     }
 
@@ -17,21 +21,25 @@ public struct DeliveryDirectives: Sendable, Equatable {
     /// (`playerAt`): block for the segment after the held playlist's last once the player has reached that last (a player
     /// still inside the playlist needs no wait); a delta update while the held playlist is younger than half the skip boundary
     /// (§6.3.7). Nothing for an ended playlist, or a server that does not say it can (§6.3.8: clients MUST NOT block unless
-    /// CAN-BLOCK-RELOAD=YES).
-    public static func choose(held: MediaPlaylist?, age: Double, playerAt: Int?) -> DeliveryDirectives {
+    /// CAN-BLOCK-RELOAD=YES). `growing`: the player is given the segment in progress, so it needs the next one listed only
+    /// once it has asked for that one — the segment after the last complete one.
+    public static func choose(held: MediaPlaylist?, age: Double, playerAt: Int?, growing: Bool = false) -> DeliveryDirectives {
         guard let h = held, !h.endList, let sc = h.serverControl else { return DeliveryDirectives() }
         var d = DeliveryDirectives()
-        if sc.canBlockReload, let last = h.segments.last?.mediaSequence, let at = playerAt, at >= last { d.msn = last + 1 }
+        if sc.canBlockReload, let last = h.segments.last?.mediaSequence, let at = playerAt, at >= last + (growing ? 1 : 0) {
+            d.msn = last + 1
+        }
         if let until = sc.canSkipUntil, age < until / 2, !h.segments.isEmpty { d.skip = true }
         return d
     }
 
-    public var isEmpty: Bool { msn == nil && !skip }
+    public var isEmpty: Bool { msn == nil && part == nil && !skip }
 
     /// `url` with the directives appended, after its own query (in the order §6.2.5 lists them).
     public func applied(to url: String) -> String {
         var q: [String] = []
         if let msn { q.append("_HLS_msn=\(msn)") }
+        if msn != nil, let part { q.append("_HLS_part=\(part)") }
         if skip { q.append("_HLS_skip=YES") }
         guard !q.isEmpty else { return url }
         let (head, fragment) = url.firstIndex(of: "#").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")

@@ -56,13 +56,17 @@ public struct RequestEvent: Sendable {
     public var savedBytes: Int
     /// The byte range asked of the origin (`bytes=A-B`), when the request was for part of a resource.
     public var range: String?
+    /// A segment served as the origin published its parts (DECISIONS.md, LL-HLS): its time is the publishing's, not the
+    /// network's, so it measures no throughput.
+    public var paced = false
 
     public init(
         kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
         local: Bool, prefetch: Bool, retries: Int, outcome: RequestOutcome, firstPTS: Double?, cache: CacheOutcome? = nil,
-        savedBytes: Int = 0, range: String? = nil
+        savedBytes: Int = 0, range: String? = nil, paced: Bool = false
     ) {
         self.range = range
+        self.paced = paced
         self.cache = cache
         self.savedBytes = savedBytes
         self.kind = kind
@@ -94,7 +98,7 @@ public struct RequestEvent: Sendable {
             ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)),
             ("error", .string(outcome == .gap ? "GAP" : failure)),
             ("firstPTS", .double(firstPTS)), ("cache", .string(cache?.rawValue)), ("savedBytes", .int(cache == nil ? nil : savedBytes)),
-            ("range", .string(range)),
+            ("range", .string(range)), ("paced", .bool(paced)),
         ])
     }
 }

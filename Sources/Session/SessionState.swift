@@ -517,12 +517,17 @@ public struct SessionState: Sendable {
                 if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
                 if let rung = r.rung { segmentRung[msn] = rung }
                 Self.trim(&segmentRung, newest: msn)
-                if r.status == 200 || r.status == 206, !r.local { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
+                // A segment served as its parts were published took the publishing's time, not the network's.
+                if r.status == 200 || r.status == 206, !r.local, !r.paced { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
                 if (200..<300).contains(r.status), r.outcome == .ok {
                     delivered[msn] = t
                     if delivered.count > 64, let oldest = delivered.keys.min() { delivered[oldest] = nil }
                     notePeak(bytes: r.bytes, msn: msn)
                 }
+            }
+            // A part times the network from its first byte on: a hinted one is held until it is published (RFC 8216bis §4.4.5.3).
+            if r.kind == .part, r.status == 200 || r.status == 206, !r.local, let ttfb = r.ttfbMs, r.durationMs - ttfb >= 1 {
+                throughput.add(bytes: r.bytes, seconds: (r.durationMs - ttfb) / 1000)
             }
             // A progressive file's pieces time the network as segments do.
             if r.kind == .file, r.status == 200 || r.status == 206, !r.local {
@@ -608,7 +613,8 @@ public struct SessionState: Sendable {
             ]
         case .playlist(let p):
             // A live reload keeps the PDT the last one gave (a tag only after discontinuities slides out of the window).
-            let playlist = Timeline.carryingProgramDateTimes(p.playlist, from: p.rung.flatMap { media[$0] })
+            // LL-HLS: the segment in progress counts as far as its parts are published (the player is given it as they come).
+            let playlist = Timeline.carryingProgramDateTimes(p.playlist.withSegmentInProgress, from: p.rung.flatMap { media[$0] })
             if let rung = p.rung { media[rung] = playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
             if p.rung != nil { remember(playlist) }
             if let rung = p.rung { noteEdge(rung, playlist) }

@@ -1,0 +1,168 @@
+import LoaderCore
+import Foundation
+import HLS
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// LL-HLS: the segment a live playlist is still publishing, given to the player as one body that grows part by part
+/// (RFC 8216bis §4.4.4.9; DECISIONS.md, LL-HLS). FFmpeg 5.1 reads no EXT-X-PART, but it reads a segment's body as it arrives,
+/// so the parts reach it as soon as the origin publishes them while every table keyed by media sequence stays as it is.
+extension LoaderServer {
+    /// The segment in progress of `m` as the player's playlist lists it: nil when parts are off, the playlist offers none, or
+    /// the Loader could not serve its parts as they are (AES-128 the Loader decrypts: a part is not a whole CBC stream).
+    func growingSegment(_ m: MediaPlaylist) -> Segment? {
+        guard options.parts, m.offersParts, var g = m.segmentInProgress else { return nil }
+        if options.decryptAES, g.keys.contains(where: { $0.method == .aes128 && $0.system == .identity }) { return nil }
+        // Listed as long as its parts so far (at least one part target): FFmpeg 5.1 reloads once the last segment's duration has
+        // passed since its last reload, so a longer one would leave it waiting at the segment's end for the next to be listed.
+        g.duration = max(g.duration, m.partTarget ?? 1)
+        g.parts = []
+        return g
+    }
+
+    /// Serves segment `requested.msn` as its parts are published: each part fetched when listed (or from the preload hint
+    /// naming it, which the server holds until it exists, §4.4.5.3), a blocking reload for the part when neither says where it
+    /// is (§6.2.5.2); the body ends with the segment's last part.
+    func growing(_ requested: Resource, writer: ResponseWriter) async {
+        let t0 = now
+        guard let msn = requested.msn else { return writer.text(404, "hlstui loader: no segment") }
+        let (rung, url): (Int?, String?) =
+            requested.slot
+            ? table.withLockedValue { t in (t.route?.rung, t.route.flatMap { t.rungURLs[$0.rung] }) }
+            : (requested.rung, requested.upstream)
+        guard let url else { return writer.text(502, "hlstui loader: no splice route") }
+        if let p = requested.playlist {
+            table.withLockedValue { t in
+                t.lastRequested[p] = max(t.lastRequested[p] ?? msn, msn)
+                t.progress[p] = msn
+            }
+        }
+        if isHeld(msn) {
+            writer.commitHead(contentType: "video/mp2t")
+            await passGate(msn)
+        }
+        // No `segmentStarted`: a body that takes as long as the segment lasts is the publishing's pace, not a slow download
+        // for the switching rules to flee; its parts are timed each on its own.
+        // The head goes out at once: FFmpeg waits for it before it reads on (ResponseWriter.commitHead).
+        writer.commitHead(contentType: "video/mp2t")
+        var part = 0
+        var sent = 0
+        // The first bytes (they carry the first PTS) and the bytes of the part being read, written from the client's thread.
+        let read = NIOLockedValueBox((probe: [UInt8](), part: 0, said: false))
+        var hintFailed = -1
+        // The last part came from a preload hint: the playlist held predates it, so the next reload asks for the playlist that
+        // lists it (answered at once) — it says whether the segment is complete or hints the next part.
+        var afterHint = false
+        var idle = 0
+        let playlistID = requested.playlist ?? .upstream(url)
+        func fail(_ why: String) {
+            writer.abort(502, "hlstui loader: \(why)")
+            emit(.diagnostic("segment \(msn): \(why)"))
+            record(.segment, url, rung: rung, msn: msn, since: t0, bytes: sent, status: 502, outcome: .failed(why), paced: true)
+        }
+        while writer.isActive {
+            let held = table.withLockedValue { $0.held[url]?.playlist }
+            var step = held.map { PartCursor.next(msn: msn, part: part, in: $0) } ?? .wait
+            if case .fetch(_, _, true) = step, hintFailed == part { step = .wait }
+            switch step {
+            case .fetch(let uri, let range, let hinted):
+                let partURL = VirtualPlaylists.resolve(uri, against: url)
+                let t1 = now
+                read.withLockedValue { $0.part = 0 }
+                do throws(UpstreamError) {
+                    let r = try await client.get(
+                        partURL, range: range, keepBody: 0, retries: hinted ? 0 : nil, cache: .media,
+                        onBody: { [self] b in
+                            writer.chunk(b)
+                            let ready: [UInt8]? = read.withLockedValue { r in
+                                r.part += b.readableBytes
+                                guard r.probe.count < 8_192 else { return nil }
+                                r.probe += b.readableBytesView.prefix(8_192 - r.probe.count)
+                                guard r.probe.count >= 8_192 else { return nil }
+                                r.said = true
+                                return r.probe
+                            }
+                            if let ready, let pts = firstPTS(Resource(upstream: url, kind: .segment), ready) {
+                                emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
+                            }
+                        }, onReadEnd: { writer.flush() })
+                    record(
+                        .part, partURL, rung: rung, msn: msn, since: t1, head: r.head, bytes: r.bytes, status: r.head.status,
+                        prefetch: true,
+                        outcome: RequestOutcome(failure: (200..<300).contains(r.head.status) ? nil : "HTTP \(r.head.status)"),
+                        range: range)
+                    guard (200..<300).contains(r.head.status) else {
+                        // A hinted part the server does not have is named where the playlists show it (PreloadHintCheck); the
+                        // part is then asked for by a blocking reload.
+                        if hinted {
+                            hintFailed = part
+                            continue
+                        }
+                        return fail("part \(part) (\(partURL)) answered HTTP \(r.head.status)")
+                    }
+                    writer.flush()
+                    // A first part shorter than the probe: its first PTS once it is whole.
+                    let unsaid: [UInt8]? = read.withLockedValue { r in
+                        guard !r.said, !r.probe.isEmpty else { return nil }
+                        r.said = true
+                        return r.probe
+                    }
+                    if let unsaid, let pts = firstPTS(Resource(upstream: url, kind: .segment), unsaid) {
+                        emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
+                    }
+                    sent += r.bytes
+                    part += 1
+                    afterHint = hinted
+                    idle = 0
+                } catch {
+                    record(
+                        .part, partURL, rung: rung, msn: msn, since: t1, status: 502, prefetch: true, outcome: .failed(error.description))
+                    // A hint that failed before a byte of its part went out is asked again by a blocking reload.
+                    if hinted, read.withLockedValue({ $0.part }) == 0 {
+                        hintFailed = part
+                        continue
+                    }
+                    return fail("part \(part) (\(partURL)): \(error.description)")
+                }
+            case .complete:
+                writer.end()
+                let probe = read.withLockedValue { $0.probe }
+                let pts = probe.isEmpty ? nil : firstPTS(Resource(upstream: url, kind: .segment), probe)
+                record(.segment, url, rung: rung, msn: msn, since: t0, bytes: sent, status: 200, outcome: .ok, firstPTS: pts, paced: true)
+                return
+            case .lost:
+                guard sent == 0, let h = held, let s = h.segments.first(where: { $0.mediaSequence == msn }) else {
+                    return fail("its parts left the playlist before they were read (RFC 8216bis §6.2.2 keeps them three target durations)")
+                }
+                // Asked for after its parts were dropped: the complete segment, as any other.
+                let res = segmentResource(s, base: url, rung: rung, playlist: playlistID)
+                _ = await fetchSegment(res, range: nil, writer: writer, t0: t0, retries: nil)
+                return
+            case .wait:
+                idle += 1
+                // A server that answers a blocking reload before the part exists (named by readLive) is not asked in a tight
+                // loop; one that never publishes it fails the segment after as long as three target durations.
+                if idle > 2 {
+                    let td = Double(held?.targetDuration ?? 2)
+                    if Double(idle - 1) * (held?.partTarget ?? 1) / 2 > 3 * td {
+                        return fail("part \(part) was not published within three target durations (RFC 8216bis §6.2.5.2)")
+                    }
+                    try? await Task.sleep(for: .seconds((held?.partTarget ?? 1) / 2))
+                }
+                do throws(UpstreamError) {
+                    let t1 = now
+                    let d = DeliveryDirectives(msn: msn, part: afterHint ? part - 1 : part)
+                    afterHint = false
+                    let r = try await readLive(url, playlist: playlistID, rung: rung, directives: d)
+                    report(r, kind: .media, url: d.applied(to: url), rung: rung, t0: t1)
+                    guard r.head.status == 200 else { return fail("the blocking reload for part \(part) answered HTTP \(r.head.status)") }
+                    if rung != nil, let m = table.withLockedValue({ $0.held[url]?.playlist }) {
+                        emit(.playlist(PlaylistEvent(url: url, rung: rung, rendition: nil, playlist: m, received: now)))
+                    }
+                } catch {
+                    return fail("the blocking reload for part \(part): \(error.description)")
+                }
+            }
+        }
+    }
+}

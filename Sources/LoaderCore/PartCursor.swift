@@ -1,0 +1,42 @@
+import HLS
+
+/// Where the next part of a segment still being published comes from, read from the newest playlist (pure; RFC 8216bis
+/// §4.4.4.9, §4.4.5.3, §6.2.5.2). The Loader gives the player such a segment as one body that grows part by part
+/// (DECISIONS.md, LL-HLS).
+public enum PartStep: Sendable, Equatable {
+    /// Fetch this part: listed, or the preload hint naming it (`hinted`: the server holds the request until it publishes it).
+    case fetch(uri: String, range: String?, hinted: Bool)
+    /// The segment is complete and every part of it was given.
+    case complete
+    /// Not known yet: a blocking reload for this part (`_HLS_msn` and `_HLS_part`) tells.
+    case wait
+    /// The playlist lists the segment without its parts (they are dropped three target durations on, §6.2.2), or the segment
+    /// left the window.
+    case lost
+}
+
+public enum PartCursor {
+    /// The step for part `part` of segment `msn` in `m`.
+    public static func next(msn: Int, part: Int, in m: MediaPlaylist) -> PartStep {
+        guard let last = m.segments.last else { return .wait }
+        if let s = m.segments.first(where: { $0.mediaSequence == msn }) {
+            guard !s.parts.isEmpty else { return .lost }
+            return part < s.parts.count ? fetch(s.parts[part]) : .complete
+        }
+        if msn < (m.segments.first?.mediaSequence ?? msn) { return .lost }
+        guard last.mediaSequence == msn - 1 else { return .wait }
+        if part < m.trailingParts.count { return fetch(m.trailingParts[part]) }
+        // §4.4.5.3: the PART hint names the part that follows the last one listed.
+        if part == m.trailingParts.count, let h = m.partHint {
+            let range = h.byteRangeStart.map { start in
+                "bytes=\(start)-" + (h.byteRangeLength.map { String(start + $0 - 1) } ?? "")
+            }
+            return .fetch(uri: h.uri, range: range, hinted: true)
+        }
+        return .wait
+    }
+
+    static func fetch(_ p: Part) -> PartStep {
+        .fetch(uri: p.uri, range: p.byteRange.map { "bytes=\($0.offset)-\($0.offset + $0.length - 1)" }, hinted: false)
+    }
+}
