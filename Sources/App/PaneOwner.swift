@@ -194,7 +194,9 @@ final class PaneOwner {
             apply(.steered(answer))
         case .timer(let timer): fire(timer)
         case .clock(let k): k.resume(returning: clock())
-        case .speed(let s): run([.speed(s)])
+        case .speed(let s):
+            apply(.speedGiven)
+            run([.speed(s)])
         case .hold(let seconds): run(state.planHold(seconds: seconds, at: t))
         case .syncWait(let on):
             guard on != syncWaiting else { return }
@@ -295,6 +297,7 @@ final class PaneOwner {
                 "low latency: starting \(fixed(start.holdBack, 1)) s (PART-HOLD-BACK) behind the last part, in msn \(start.msn); parts reach the player as they are published"
             )
             reloadInPlace(rung: target, msn: start.msn, to: .moment(start.moment, msn: start.msn, readAt: .now))
+            apply(.lowLatencyStarted(holdBack: start.holdBack))
             let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
             apply(.switched(s))
             report(.switched(s))

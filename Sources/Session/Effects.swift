@@ -214,6 +214,16 @@ extension SessionState {
             lastRecoveryAttempt = now
             if now - stall.start >= 1 { plan.effects.append(.refresh(rung: rung, purpose: .recovery)) }
         }
+        // LL-HLS: a playhead that fell behind PART-HOLD-BACK (a stall, a timestamp reset's restart) plays a little faster
+        // until it is back (DECISIONS.md, LL-HLS).
+        if !playerLoading, started, !ended, !userPaused, currentStall == nil, let latency = liveLatency,
+            let speed = catchUp?.step(latency: latency, at: now)
+        {
+            plan.effects.append(.speed(speed))
+            if speed != 1 {
+                note(.info, "low latency: \(fixed(latency, 1)) s behind the edge, PART-HOLD-BACK \(fixed(catchUp?.target ?? 0, 1)) s: playing at \(fixed(speed, 2))× until back", now)
+            }
+        }
         guard !playerLoading, let time = look.time, let decision = watch(at: time, atEnd: look.atEnd) else { return plan }
         let rung = loadedRung ?? 0
         switch decision {

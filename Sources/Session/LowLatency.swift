@@ -18,3 +18,38 @@ extension SessionState {
         return (s.mediaSequence, moment, holdBack)
     }
 }
+
+/// Keeps a low-latency playhead PART-HOLD-BACK behind the edge (pure): every stall or timestamp-reset restart leaves it a
+/// little further back for good, so it plays 5 % faster (inaudible with mpv's pitch correction, as hls.js and Shaka catch up)
+/// once it has stayed more than half a second behind the target for two seconds (a reading across a timestamp reset is off
+/// for a moment), until it is a tenth of a second from it. A playhead more than six seconds behind was put there (a pause, a
+/// seek back): it is left where it is.
+public struct LatencyCatchUp: Sendable, Equatable {
+    public static let rate = 1.05
+    /// PART-HOLD-BACK, seconds behind the edge.
+    public var target: Double
+    public private(set) var speeding = false
+    /// Since when (session seconds) the playhead has been behind the band.
+    var behindSince: Double?
+
+    public init(target: Double) { self.target = target }
+
+    /// The speed to set for a playhead `latency` seconds behind the edge at session time `t`, or nil when it stays as it is.
+    public mutating func step(latency: Double, at t: Double) -> Double? {
+        if speeding {
+            guard latency <= target + 0.1 || latency >= target + 6 else { return nil }
+            speeding = false
+            behindSince = nil
+            return 1
+        }
+        guard latency > target + 0.5, latency < target + 6 else {
+            behindSince = nil
+            return nil
+        }
+        let since = behindSince ?? t
+        behindSince = since
+        guard t - since >= 2 else { return nil }
+        speeding = true
+        return Self.rate
+    }
+}

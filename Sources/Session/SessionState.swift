@@ -235,6 +235,11 @@ public enum SessionEvent: Sendable {
     case reloadPlanned(rung: Int?)
     /// The player's stream is a splice (the Loader picks each segment's rung) or not.
     case spliceChosen(Bool)
+    /// LL-HLS: the player was started `holdBack` seconds behind the last part and is given parts as published; the session
+    /// keeps it there (`LatencyCatchUp`).
+    case lowLatencyStarted(holdBack: Double)
+    /// Something other than the session set the playback speed (the user, the sync controller): the catch-up stands down.
+    case speedGiven
     /// The frame on screen, reduced to its luma grid (sampled a few times a second while video is decoded).
     case frame(LumaGrid)
 }
@@ -316,6 +321,8 @@ public struct SessionState: Sendable {
     public var insecureTLS = false
     /// LL-HLS reloads with delivery directives: the latest, and what delta updates saved in all.
     public private(set) var lowLatency = LowLatencyReloads()
+    /// LL-HLS: keeps the playhead at PART-HOLD-BACK from the edge while the session owns the speed.
+    public internal(set) var catchUp: LatencyCatchUp?
     /// Frozen and black picture detection over the frames sampled.
     public internal(set) var picture = PictureWatch()
     /// Segment downloads in progress, by MSN: the rung and the session time they started.
@@ -350,8 +357,15 @@ public struct SessionState: Sendable {
 
     /// Records a live playlist's newest segment (and where it ends on the wall clock) the first time it is seen.
     mutating func noteEdge(_ rung: Int, _ m: MediaPlaylist) {
-        guard m.isLive, let last = m.segments.last, (edgeSeen[rung]?.msn ?? Int.min) < last.mediaSequence else { return }
-        edgeSeen[rung] = LiveEdge(msn: last.mediaSequence, at: now, end: last.effectiveProgramDateTime?.adding(seconds: last.duration))
+        // A segment in progress moves the edge with each part it lists (RFC 8216bis §4.4.4.9), not only a new segment.
+        guard m.isLive, let last = m.segments.last else { return }
+        let end = last.effectiveProgramDateTime?.adding(seconds: last.duration)
+        if let seen = edgeSeen[rung], seen.msn > last.mediaSequence
+            || (seen.msn == last.mediaSequence && (end == nil || seen.end.map { end!.seconds(since: $0) <= 0 } ?? true))
+        {
+            return
+        }
+        edgeSeen[rung] = LiveEdge(msn: last.mediaSequence, at: now, end: end)
     }
 
     /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
@@ -444,6 +458,12 @@ public struct SessionState: Sendable {
             return []
         case .spliceChosen(let on):
             spliced = on
+            return []
+        case .lowLatencyStarted(let holdBack):
+            catchUp = LatencyCatchUp(target: holdBack)
+            return []
+        case .speedGiven:
+            catchUp = nil
             return []
         case .playbackStarted:
             started = true
@@ -903,7 +923,8 @@ public struct SessionState: Sendable {
         // The edge keeps moving after a playlist showed it (hls.js adds the playlist's age); a playlist that stops growing is
         // stuck, so at most 1.5 target durations are added. With PDT the edge hlstui read itself counts even when the player's
         // window is older (a full cache, or a playlist the Loader ended before a break).
-        let edge = loadedRung.flatMap { edgeSeen[$0] }
+        // The freshest edge of the rung on screen and the rung loaded (a splice reads the rung it routes to, not the one loaded).
+        let edge = [playingRung, loadedRung].compactMap { $0 }.compactMap { edgeSeen[$0] }.max { $0.at < $1.at }
         let age = edge.map { min(max(0, now - $0.at), 1.5 * Double(m.targetDuration ?? 2)) } ?? 0
         if let end = edge?.end, let here = playheadPDT { return end.seconds(since: here) + age }
         return m.totalDuration - pos + age
