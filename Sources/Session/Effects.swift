@@ -221,7 +221,10 @@ extension SessionState {
         {
             plan.effects.append(.speed(speed))
             if speed != 1 {
-                note(.info, "low latency: \(fixed(latency, 1)) s behind the edge, PART-HOLD-BACK \(fixed(catchUp?.target ?? 0, 1)) s: playing at \(fixed(speed, 2))× until back", now)
+                note(
+                    .info,
+                    "low latency: \(fixed(latency, 1)) s behind the edge, PART-HOLD-BACK \(fixed(catchUp?.target ?? 0, 1)) s: playing at \(fixed(speed, 2))× until back",
+                    now)
             }
         }
         guard !playerLoading, let time = look.time, let decision = watch(at: time, atEnd: look.atEnd) else { return plan }

@@ -360,8 +360,9 @@ public struct SessionState: Sendable {
         // A segment in progress moves the edge with each part it lists (RFC 8216bis §4.4.4.9), not only a new segment.
         guard m.isLive, let last = m.segments.last else { return }
         let end = last.effectiveProgramDateTime?.adding(seconds: last.duration)
-        if let seen = edgeSeen[rung], seen.msn > last.mediaSequence
-            || (seen.msn == last.mediaSequence && (end == nil || seen.end.map { end!.seconds(since: $0) <= 0 } ?? true))
+        if let seen = edgeSeen[rung],
+            seen.msn > last.mediaSequence
+                || (seen.msn == last.mediaSequence && (end == nil || seen.end.map { end!.seconds(since: $0) <= 0 } ?? true))
         {
             return
         }

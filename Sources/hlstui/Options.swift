@@ -61,6 +61,11 @@ struct LoaderFlagGroup: ParsableArguments {
     @Flag(name: .customLong("no-decrypt"), help: "Let FFmpeg decrypt AES-128 with keys the Loader serves, instead of the Loader.")
     var noDecrypt = false
 
+    @Flag(
+        name: .customLong("no-parts"),
+        help: "LL-HLS: give the player whole segments only (latency about three segments) instead of the segment in progress part by part.")
+    var noParts = false
+
     @Option(
         name: .customLong("key-spread"),
         help: "Seconds within which a rotated live key is fetched at a random moment before it is due (0: at once).")
@@ -79,6 +84,7 @@ struct LoaderFlagGroup: ParsableArguments {
         o.keyCommand = keyCommand
         o.decryptAES = !noDecrypt
         o.keySpread = max(0, keySpread)
+        o.parts = !noParts
         return o
     }
 }

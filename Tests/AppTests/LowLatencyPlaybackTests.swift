@@ -8,15 +8,15 @@ enum LowLatencyOrigin {
     static var state: OriginState { server.router.state }
 }
 
-@Suite("LL-HLS through hlstui: blocking reloads and delta updates upstream, whole playlists to the player", .serialized)
+@Suite("LL-HLS through hlstui: blocking reloads, delta updates and parts upstream; the playhead at PART-HOLD-BACK", .serialized)
 struct LowLatencyPlaybackTests {
-    @Test("the origin's ll-ts: reloads block for the next segment and ask for deltas; playback has no error and no stall")
+    @Test("--no-parts on the origin's ll-ts: reloads block for the next segment and ask for deltas; no error, no stall")
     func directives() async throws {
         let state = LowLatencyOrigin.state
         let mark = state.log().count
         // One rung: the first reload of a rung has no playlist of the player's to take a delta against or block after, so a
         // switch before the first reload would leave a 12 s run with nothing to see.
-        let r = try await MonitorRun.run(["\(LowLatencyOrigin.base)/ll-ts/master.m3u8", "--pin", "2", "--duration", "12"])
+        let r = try await MonitorRun.run(["\(LowLatencyOrigin.base)/ll-ts/master.m3u8", "--pin", "2", "--duration", "12", "--no-parts"])
         #expect(r.status == 0, "\(r.stderr.suffix(300))")
         #expect(r.named("error").isEmpty && r.named("stall").isEmpty, "\(r.named("error")) \(r.named("stall"))")
         #expect(r.named("diagnostic").isEmpty, "\(r.named("diagnostic"))")
@@ -41,11 +41,13 @@ struct LowLatencyPlaybackTests {
         #expect(events.allSatisfy { ($0["holdMs"] as? Double ?? -1) >= 0 && $0["partTarget"] as? Double == 1 }, "\(events)")
     }
 
-    @Test("a server whose delta updates skip wrongly: one line naming the mismatch, full playlists from then on, playback goes on")
+    @Test("--no-parts, a server whose delta updates skip wrongly: one line naming the mismatch, full playlists from then on")
     func wrongDelta() async throws {
         let state = LowLatencyOrigin.state
         let mark = state.log().count
-        let r = try await MonitorRun.run(["\(LowLatencyOrigin.base)/ll-ts/v240/index.m3u8?llfault=badskip", "--duration", "12"])
+        let r = try await MonitorRun.run([
+            "\(LowLatencyOrigin.base)/ll-ts/v240/index.m3u8?llfault=badskip", "--duration", "12", "--no-parts",
+        ])
         #expect(r.status == 0, "\(r.stderr.suffix(300))")
         let lines = r.named("diagnostic").compactMap { $0["message"] as? String }.filter { $0.contains("delta update") }
         #expect(lines.count == 1, "\(r.named("diagnostic"))")
@@ -57,5 +59,41 @@ struct LowLatencyPlaybackTests {
         #expect(skips.count == 1, "\(reloads)")
         let playing = r.named("player").filter { $0["state"] as? String == "playing" }
         #expect(playing.count >= 20)
+    }
+    @Test("ll-ts: starts PART-HOLD-BACK behind the last part, stays within a part target of it; a switch at the edge; no stall")
+    func nearTheEdge() async throws {
+        let state = LowLatencyOrigin.state
+        let mark = state.log().count
+        let dir = try CLI.directory(["cmds": "9 pin 0\n"])
+        let r = try await MonitorRun.run([
+            "\(LowLatencyOrigin.base)/ll-ts/master.m3u8", "--pin", "2", "--duration", "20", "--verbose", "--commands",
+            dir.appendingPathComponent("cmds").path,
+        ])
+        #expect(r.status == 0, "\(r.stderr.suffix(300))")
+        #expect(r.named("error").isEmpty && r.named("stall").isEmpty, "\(r.named("error")) \(r.named("stall"))")
+        let said = r.named("log").compactMap { $0["text"] as? String }
+        #expect(said.contains { $0.hasPrefix("low latency: starting 3.0 s (PART-HOLD-BACK) behind the last part") }, "\(said)")
+        // Glass to glass: the origin's PDT is its wall clock, so the sample's wall clock minus the playhead's PDT is the
+        // latency the origin's truth gives. PART-HOLD-BACK 3 s, PART-TARGET 1 s.
+        let playing = r.named("player").filter { $0["state"] as? String == "playing" }
+        let latencies = playing.compactMap { $0["pdtLatency"] as? Double }
+        #expect(latencies.count >= 40, "\(latencies.count) samples with a latency")
+        let sorted = latencies.sorted()
+        #expect(sorted[sorted.count / 2] <= 4.0, "median \(sorted[sorted.count / 2]) s: \(latencies)")
+        #expect((sorted.last ?? 99) <= 5.0, "\(latencies)")
+        // Parts asked for as published: listed or hinted, and blocking reloads for parts.
+        let paths = state.log(since: mark).map(\.path)
+        #expect(paths.contains { $0.range(of: #"/s\d+\.\d\.ts$"#, options: .regularExpression) != nil }, "\(paths.suffix(20))")
+        #expect(paths.contains { $0.contains("_HLS_part=") }, "\(paths.suffix(20))")
+        let parts = r.named("request").filter { $0["kind"] as? String == "part" }
+        #expect(!parts.isEmpty && parts.allSatisfy { $0["status"] as? Int == 200 }, "\(parts.prefix(3))")
+        // The segments the player read as they were published: paced, so the switching rules never took them for slow ones.
+        let paced = r.named("request").filter { $0["kind"] as? String == "segment" && $0["paced"] as? Bool == true }
+        #expect(paced.count >= 3, "\(paced.count) paced segments")
+        // The switch at 9 s, at the edge: to 144p, on screen without a stall (checked above).
+        let pinned = r.named("variant").filter { $0["to"] as? Int == 0 && $0["reason"] as? String == "manual" }
+        #expect(pinned.count == 1, "\(r.named("variant"))")
+        let after = playing.filter { ($0["t"] as? Double ?? 0) > 16 }
+        #expect(!after.isEmpty && after.allSatisfy { $0["height"] as? Int == 144 }, "\(after.map { $0["height"] ?? "nil" })")
     }
 }

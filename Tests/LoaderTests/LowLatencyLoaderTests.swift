@@ -1,5 +1,6 @@
 import Foundation
 import HLS
+import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 @testable import Loader
@@ -9,6 +10,14 @@ import Testing
 @Suite("The Loader as an LL-HLS client of the origin's ll-ts stream")
 struct LowLatencyLoaderTests {
     static let origin = TestOrigins.start()
+
+    /// A Loader that gives the player whole segments (`--no-parts`): the tests of its reloads take the last segment listed
+    /// and reload, as FFmpeg does.
+    static func wholeSegments() throws -> LoaderServer {
+        var o = LoaderOptions()
+        o.parts = false
+        return try LoaderServer.start(options: o)
+    }
 
     /// The player's media playlist URL for `url` and the segment URLs it lists, with their MSNs.
     func media(_ c: UpstreamClient, _ playerURL: String) async throws -> (url: String, segments: [(msn: Int, url: String)]) {
@@ -21,7 +30,7 @@ struct LowLatencyLoaderTests {
 
     @Test("once the player has the last segment, the reload blocks until the next one exists and lists it")
     func blocks() async throws {
-        let loader = try LoaderServer.start()
+        let loader = try Self.wholeSegments()
         defer { loader.stop() }
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
@@ -44,7 +53,7 @@ struct LowLatencyLoaderTests {
 
     @Test("a server that answers a blocking reload before the segment exists is named once (RFC 8216bis §6.2.5.2)")
     func earlyAnswer() async throws {
-        let loader = try LoaderServer.start()
+        let loader = try Self.wholeSegments()
         defer { loader.stop() }
         let log = EventLog(loader)
         let c = try ClientOrigins.client()
@@ -71,7 +80,7 @@ struct LowLatencyLoaderTests {
 
     @Test("a server that holds a blocking reload past the read timeout: one line, the playlist polled for instead, no retry wait")
     func slowHold() async throws {
-        let loader = try LoaderServer.start()
+        let loader = try Self.wholeSegments()
         defer { loader.stop() }
         let log = EventLog(loader)
         // The player waits longer than the Loader's read timeout, as mpv does (60 s).
@@ -102,6 +111,7 @@ struct LowLatencyLoaderTests {
     func longHold() async throws {
         // A Loader that waits longer than the hold (14 s: 3.5 target durations of 4 s), as one given a longer read timeout.
         var options = LoaderOptions()
+        options.parts = false
         options.upstream.readTimeout = 20
         let loader = try LoaderServer.start(options: options)
         defer { loader.stop() }
@@ -125,7 +135,7 @@ struct LowLatencyLoaderTests {
 
     @Test("a preload hint naming a part never published: named once when the playlist moves past it (RFC 8216bis §4.4.5.3)")
     func falseHint() async throws {
-        let loader = try LoaderServer.start()
+        let loader = try Self.wholeSegments()
         defer { loader.stop() }
         let log = EventLog(loader)
         let c = try ClientOrigins.client()
@@ -151,7 +161,7 @@ struct LowLatencyLoaderTests {
 
     @Test("the hints of a good server come true: nothing said")
     func trueHints() async throws {
-        let loader = try LoaderServer.start()
+        let loader = try Self.wholeSegments()
         defer { loader.stop() }
         let log = EventLog(loader)
         let c = try ClientOrigins.client()
@@ -163,5 +173,48 @@ struct LowLatencyLoaderTests {
             _ = try await c.get(url)
         }
         #expect(!log.diagnostics.contains { $0.contains("preload hint") }, "\(log.diagnostics)")
+    }
+
+    @Test("the segment in progress reaches the player as its parts are published, byte for byte the segment, paced")
+    func growingSegment() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        // v144: the other tests count the origin's requests for v240 and v360.
+        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency["v144"]!)
+        // Read at most one part into a segment, so the rest of it is still to be published.
+        let o = LiveOverrides()
+        var next = model.published(msn: model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1, part: nil, overrides: o)
+        if next - Date().timeIntervalSince1970 < 3 {
+            try await Task.sleep(for: .seconds(next - Date().timeIntervalSince1970 + 0.1))
+            next = model.published(msn: model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1, part: nil, overrides: o)
+        }
+        let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v144/index.m3u8")
+        let (_, segments) = try await media(c, playerURL)
+        let growing = try #require(segments.last)
+        let complete = model.published(msn: growing.msn, part: nil, overrides: o)
+        #expect(abs(complete - next) < 0.01, "the player's playlist ends with the segment in progress")
+        let first = NIOLockedValueBox<Double?>(nil)
+        let r = try await c.get(
+            growing.url,
+            onBody: { _ in first.withLockedValue { $0 = $0 ?? Date().timeIntervalSince1970 } })
+        let ended = Date().timeIntervalSince1970
+        #expect(r.head.status == 200)
+        // Its first bytes came seconds before the segment was complete, its end not before.
+        let firstByte = try #require(first.withLockedValue { $0 })
+        #expect(firstByte < complete - 2, "first byte \(complete - firstByte) s before the segment was complete")
+        #expect(ended >= complete - 0.05, "ended \(complete - ended) s before the segment was complete")
+        // The same bytes as the segment the origin lists once complete (RFC 8216bis §3.2: parts hold the segment's samples).
+        let whole = try await c.get("\(Self.origin.httpBase)/ll-ts/v144/s\(growing.msn).ts")
+        #expect(whole.head.status == 200 && r.body == whole.body, "\(r.body.count) bytes against \(whole.body.count)")
+        // Each part is a request of its own; the segment's own record is paced (no throughput read from it).
+        try await Task.sleep(for: .milliseconds(100))
+        let parts = log.requests.filter { $0.kind == .part && $0.msn == growing.msn }
+        #expect(parts.count == 4 && parts.allSatisfy { $0.status == 200 }, "\(parts.map(\.url))")
+        let segment = log.requests.filter { $0.kind == .segment && $0.msn == growing.msn }
+        #expect(segment.count == 1 && segment.first?.paced == true && segment.first?.bytes == whole.body.count, "\(segment)")
+        #expect(log.diagnostics.isEmpty, "\(log.diagnostics)")
     }
 }

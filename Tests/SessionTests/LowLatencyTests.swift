@@ -1,0 +1,49 @@
+import HLS
+import Testing
+@testable import Session
+
+@Suite("LL-HLS playback policy: where the player starts, and keeping it there")
+struct LowLatencyPolicyTests {
+    func playlist(trailing: Int, holdBack: String = ",PART-HOLD-BACK=3") -> MediaPlaylist {
+        var lines = [
+            "#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:4", "#EXT-X-PART-INF:PART-TARGET=1",
+            "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES\(holdBack)", "#EXT-X-MEDIA-SEQUENCE:100",
+            "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z",
+        ]
+        for n in 100..<103 { lines += ["#EXTINF:4,", "s\(n).ts"] }
+        for i in 0..<trailing { lines.append("#EXT-X-PART:DURATION=1,URI=\"s103.\(i).ts\"") }
+        return PlaylistParser.parseLenient(lines.joined(separator: "\n") + "\n").playlist.media!
+    }
+
+    @Test("PART-HOLD-BACK behind the end of the last part (RFC 8216bis §4.4.3.8), in the segment holding that moment")
+    func start() throws {
+        // Edge 00:00:14 (two parts into 103): the moment 00:00:11, in segment 102.
+        let a = try #require(SessionState.lowLatencyStart(playlist(trailing: 2)))
+        #expect(a.msn == 102 && a.moment == DateTime(iso8601: "2026-01-01T00:00:11Z") && a.holdBack == 3)
+        // Three parts in: the moment is in the segment in progress itself.
+        let b = try #require(SessionState.lowLatencyStart(playlist(trailing: 3)))
+        #expect(b.msn == 103 && b.moment == DateTime(iso8601: "2026-01-01T00:00:12Z"))
+        // No PART-HOLD-BACK: three part targets.
+        #expect(SessionState.lowLatencyStart(playlist(trailing: 3, holdBack: ""))?.holdBack == 3)
+        var vod = playlist(trailing: 0)
+        vod.endList = true
+        #expect(SessionState.lowLatencyStart(vod) == nil)
+    }
+
+    @Test("catch-up: 5 % faster after two steady seconds behind, back to 1 near the target; a passing misreading does nothing")
+    func catchUp() {
+        var c = LatencyCatchUp(target: 3)
+        #expect(c.step(latency: 3.3, at: 0) == nil)
+        #expect(c.step(latency: 5.0, at: 1) == nil)
+        // A reading across a timestamp reset: gone again within two seconds.
+        #expect(c.step(latency: 3.2, at: 2) == nil)
+        #expect(c.step(latency: 3.9, at: 3) == nil)
+        #expect(c.step(latency: 3.9, at: 4.9) == nil)
+        #expect(c.step(latency: 3.9, at: 5.0) == LatencyCatchUp.rate)
+        #expect(c.step(latency: 3.5, at: 10) == nil)
+        #expect(c.step(latency: 3.09, at: 20) == 1)
+        #expect(c.step(latency: 3.09, at: 21) == nil)
+        // Far behind on purpose (a pause): left there.
+        #expect(c.step(latency: 20, at: 30) == nil && c.step(latency: 20, at: 40) == nil)
+    }
+}
