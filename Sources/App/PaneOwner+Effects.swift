@@ -156,6 +156,8 @@ extension PaneOwner {
                     // Where the other panes are now: a reload that took longer (a loaded machine, a slow origin) still lands
                     // the same distance ahead of them.
                     state.rawTime(of: date.adding(seconds: Pane.seconds(.now - readAt)), from: msn)
+                case .position(let msn, let offset, let readAt):
+                    state.rawTime(at: StreamPoint(msn: msn, offset: offset + Pane.seconds(.now - readAt)))
                 }
             }
         if !done, step.soughtTo == nil {
@@ -186,6 +188,7 @@ extension PaneOwner {
                 switch step.to {
                 case .moment: "sync: the reloaded cache never held the moment"
                 case .raw: "reload+seek: the new rung's cache never held the playhead"
+                case .position: "low latency: the player's cache never held the start behind the edge"
                 }
             say(.warn, "\(what); playing from its segment start")
         }

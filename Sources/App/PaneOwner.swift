@@ -54,6 +54,9 @@ struct InPlace: Sendable {
         /// A moment read at `readAt`, which runs on with the wall clock until the cache holds it: the other panes play on
         /// while this one reloads (DECISIONS.md, sync).
         case moment(DateTime, msn: Int, readAt: ContinuousClock.Instant)
+        /// `offset` seconds into segment `msn` as read at `readAt`, running on with the clock: a live start behind the edge
+        /// (DECISIONS.md, LL-HLS), where the segment in progress may have no PDT yet.
+        case position(msn: Int, offset: Double, readAt: ContinuousClock.Instant)
     }
     var to: Target
     /// The rung reloaded.
@@ -296,7 +299,7 @@ final class PaneOwner {
                 .info,
                 "low latency: starting \(fixed(start.holdBack, 1)) s (PART-HOLD-BACK) behind the last part, in msn \(start.msn); parts reach the player as they are published"
             )
-            reloadInPlace(rung: target, msn: start.msn, to: .moment(start.moment, msn: start.msn, readAt: .now))
+            reloadInPlace(rung: target, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: .now))
             apply(.lowLatencyStarted(holdBack: start.holdBack))
             let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
             apply(.switched(s))

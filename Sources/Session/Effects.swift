@@ -319,6 +319,24 @@ extension SessionState {
         return [.reloadAtMoment(rung: rung, msn: msn, moment: date)]
     }
 
+    /// The raw media time of `point`, its offset carried on across segment ends by the playlists' durations (a live start
+    /// behind the edge runs on with the clock while the player loads, and may cross into the next segment): that segment's
+    /// first PTS as the Loader read it plus the offset; nil until it has been read, when the point lies past what the
+    /// playlists list, or beyond a discontinuity.
+    public func rawTime(at point: StreamPoint) -> Double? {
+        let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia
+        var p = point
+        while let m, let s = m.segments[safe: p.msn - m.mediaSequence], p.offset >= s.duration {
+            // Past what the playlists list (the segment in progress lists its parts so far): not known yet. Across a
+            // discontinuity: an exact seek there would wait for a timestamp the new timeline reaches only much later.
+            guard let next = m.segments[safe: p.msn + 1 - m.mediaSequence], !next.discontinuity else { return nil }
+            p.offset -= s.duration
+            p.msn += 1
+        }
+        // Before its segment (a start that waits for it): a time the cache does not hold yet.
+        return clock.firstPTS[p.msn].map { $0 + p.offset }
+    }
+
     /// The raw media time (mpv's `time-pos`) at which wall-clock moment `date` plays, in segment `msn` or one after it on the
     /// same timeline (a sync move's target runs on while its reload lands): that segment's first PTS as the Loader read it plus
     /// the moment's distance from its EXT-X-PROGRAM-DATE-TIME (RFC 8216bis §4.4.4.6); nil until that segment has been read,

@@ -1,21 +1,37 @@
 import HLS
 
 extension SessionState {
-    /// Where a player given low-latency media playlist `m` starts (DECISIONS.md, LL-HLS): PART-HOLD-BACK behind the end of the last
-    /// part published, "the minimum distance from the end of the Playlist at which clients should begin to play" (RFC 8216bis
-    /// §4.4.3.8; three part targets when the server names none, its lower bound), and the segment holding that moment. Nil
-    /// unless the playlist offers parts and dates its segments (§4.4.4.6), or when the moment lies before its window.
-    public static func lowLatencyStart(_ playlist: MediaPlaylist) -> (msn: Int, moment: DateTime, holdBack: Double)? {
+    /// Where a player given low-latency media playlist `m` starts (DECISIONS.md, LL-HLS): PART-HOLD-BACK behind the end of the
+    /// last part published, "the minimum distance from the end of the Playlist at which clients should begin to play" (RFC
+    /// 8216bis §4.4.3.8; three part targets when the server names none, its lower bound): the segment holding that point and
+    /// how far into it, counted back through the durations (the segment in progress after a discontinuity has no PDT yet); a
+    /// negative offset when the start waits for the segment after a timestamp reset.
+    /// Nil unless the playlist offers parts, or when the point lies before its window.
+    /// Nearer than this before a timestamp reset, a start waits for the segment after it: enough for mpv's start (a second
+    /// of cache) where a loop's audio ends 0.6 s before its video.
+    public static let startMargin = 3.0
+
+    public static func lowLatencyStart(_ playlist: MediaPlaylist) -> (msn: Int, offset: Double, holdBack: Double)? {
         let m = playlist.withSegmentInProgress
-        guard m.offersParts, let partTarget = m.partTarget, let last = m.segments.last,
-            let lastPDT = last.effectiveProgramDateTime
-        else { return nil }
+        guard m.offersParts, let partTarget = m.partTarget else { return nil }
         let holdBack = m.serverControl?.partHoldBack ?? 3 * partTarget
-        let moment = lastPDT.adding(seconds: last.duration - holdBack)
-        guard let s = m.segments.last(where: { $0.effectiveProgramDateTime.map { moment.seconds(since: $0) >= 0 } ?? false }) else {
-            return nil
+        var back = holdBack
+        for (i, s) in m.segments.enumerated().reversed() {
+            guard s.duration >= back else {
+                back -= s.duration
+                continue
+            }
+            // A timestamp reset just after the point: mpv measures what it holds ahead by timestamps, and a player that starts
+            // with a reset close ahead stays buffering until the new timeline passes the old one (docs/PLATFORM.md). It starts
+            // at the segment after the reset instead, once that segment's start is PART-HOLD-BACK behind the edge: the point
+            // lies a negative offset before it and runs on with the clock into it.
+            let offset = s.duration - back
+            if let next = m.segments[safe: i + 1], next.discontinuity, s.duration - offset < Self.startMargin {
+                return (next.mediaSequence, offset - s.duration, holdBack)
+            }
+            return (s.mediaSequence, offset, holdBack)
         }
-        return (s.mediaSequence, moment, holdBack)
+        return nil
     }
 }
 

@@ -4,25 +4,32 @@ import Testing
 
 @Suite("LL-HLS playback policy: where the player starts, and keeping it there")
 struct LowLatencyPolicyTests {
-    func playlist(trailing: Int, holdBack: String = ",PART-HOLD-BACK=3") -> MediaPlaylist {
+    func playlist(trailing: Int, holdBack: String = ",PART-HOLD-BACK=3", discontinuity: Bool = false) -> MediaPlaylist {
         var lines = [
             "#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:4", "#EXT-X-PART-INF:PART-TARGET=1",
             "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES\(holdBack)", "#EXT-X-MEDIA-SEQUENCE:100",
             "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z",
         ]
         for n in 100..<103 { lines += ["#EXTINF:4,", "s\(n).ts"] }
+        if discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
         for i in 0..<trailing { lines.append("#EXT-X-PART:DURATION=1,URI=\"s103.\(i).ts\"") }
         return PlaylistParser.parseLenient(lines.joined(separator: "\n") + "\n").playlist.media!
     }
 
     @Test("PART-HOLD-BACK behind the end of the last part (RFC 8216bis §4.4.3.8), in the segment holding that moment")
     func start() throws {
-        // Edge 00:00:14 (two parts into 103): the moment 00:00:11, in segment 102.
+        // Edge two parts into 103: 3 s back is 3 s into segment 102.
         let a = try #require(SessionState.lowLatencyStart(playlist(trailing: 2)))
-        #expect(a.msn == 102 && a.moment == DateTime(iso8601: "2026-01-01T00:00:11Z") && a.holdBack == 3)
-        // Three parts in: the moment is in the segment in progress itself.
+        #expect(a.msn == 102 && a.offset == 3 && a.holdBack == 3)
+        // Three parts in: the start of the segment in progress itself.
         let b = try #require(SessionState.lowLatencyStart(playlist(trailing: 3)))
-        #expect(b.msn == 103 && b.moment == DateTime(iso8601: "2026-01-01T00:00:12Z"))
+        #expect(b.msn == 103 && b.offset == 0)
+        // The point 1 s before the end of a segment whose successor restarts the timeline: the start waits 1 s for the
+        // segment after the reset.
+        let c = try #require(SessionState.lowLatencyStart(playlist(trailing: 2, discontinuity: true)))
+        #expect(c.msn == 103 && c.offset == -1)
+        // Segment 103 has begun and not yet its parts: 3 s back is 1 s into 102, far enough from its end.
+        #expect(SessionState.lowLatencyStart(playlist(trailing: 0))?.offset == 1)
         // No PART-HOLD-BACK: three part targets.
         #expect(SessionState.lowLatencyStart(playlist(trailing: 3, holdBack: ""))?.holdBack == 3)
         var vod = playlist(trailing: 0)
