@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [steering] [record] [download] [fleet] [picture] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage steering record download fleet picture}"  # soak: only when named (an hour)
+sections="${*:-parse loader session switch sync outage steering lowlatency record download fleet picture}"  # soak: only when named (an hour)
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -263,6 +263,35 @@ print("\n".join(md))
 PY
 fi
 
+
+if has lowlatency; then
+# LL-HLS: latency on the origin's ll-ts stream, hlstui beside plain mpv, from the origin's truth (LL_SECONDS each, default 120).
+bin=$(release_hlstui)
+ll=$(python3 Benchmarks/lowlatency_bench.py "$bin/hlstui" .build/test-media "${LL_SECONDS:-120}")
+python3 - "$ll" <<'PY' | python3 Benchmarks/update_benchmarks.py "## LL-HLS latency"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+h, m = r["hlstui"], r["mpv"]
+phb, pt = r["partHoldBack"], r["partTarget"]
+f = lambda s, k: f"{s[k]:.2f} s" if s else "—"
+md = ["## LL-HLS latency: hlstui vs plain mpv", "",
+      f"`bash scripts/bench.sh lowlatency` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's "
+      f"`ll-ts` stream (v360: 4 s segments of 1 s parts, PART-HOLD-BACK {phb:g} s, blocking reload, delta updates, preload hints), "
+      f"`hlstui monitor` then plain mpv, {r['seconds']:g} s each, the first {r['warmup']:g} s left out. Latency = wall clock minus the moment "
+      "the frame at the playhead was published, from the origin's truth (segment n starts at wall-clock second 4n; each segment's first PTS "
+      "read from its bytes; the players' raw time-pos), not from hlstui's own figures.", "",
+      "| figure | hlstui | plain mpv | ratio | target |", "|---|---|---|---|---|",
+      f"| latency p50 | {f(h['latency'], 'p50')} | {f(m['latency'], 'p50')} | {h['latency']['p50'] / m['latency']['p50']:.2f}× | ≤ PART-HOLD-BACK + one part ({phb + pt:g} s), ≤ 0.5× mpv |",
+      f"| latency p95 | {f(h['latency'], 'p95')} | {f(m['latency'], 'p95')} | {h['latency']['p95'] / m['latency']['p95']:.2f}× | |",
+      f"| latency max | {f(h['latency'], 'max')} | {f(m['latency'], 'max')} | | |",
+      f"| stalls | {h['stalls']} | {m['stalls']} | | 0 |",
+      f"| parts read as published | {h['parts']} | 0 (FFmpeg 5.1 reads no EXT-X-PART) | | |", "",
+      "hlstui gives FFmpeg the segment in progress as one body that grows part by part and starts PART-HOLD-BACK behind the last "
+      "part; plain mpv starts three segments from the end of the playlist and reads whole segments. The stream's loop point (a "
+      "timestamp reset every 20 s) is inside every run.", ""]
+print("\n".join(md))
+PY
+fi
 
 if has steering; then
 # Content steering: the preferred CDN of the origin's steered stream fails for 12 s; hlstui beside plain mpv, one run.

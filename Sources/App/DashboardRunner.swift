@@ -74,6 +74,7 @@ public struct DashboardScreenState: Sendable {
         case .togglePicture: ui[focus].toggleLower(.picture)
         case .toggleGraphs: ui[focus].toggleLower(.graphs)
         case .toggleWaterfall: ui[focus].toggleLower(.waterfall)
+        case .toggleLowLatency: ui[focus].toggleLower(.lowLatency)
         case .focusNext: focus = (focus + 1) % ui.count
         case .openPane: if ui.count < PaneLayout.maxPanes { prompt = "" }
         case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)

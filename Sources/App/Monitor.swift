@@ -82,6 +82,7 @@ public enum MonitorJSON {
                     })
             ), ("underrun", .bool(p.underrun)),
             ("droppedFrames", .int(p.droppedFrames)), ("position", .double(s.position)), ("liveLatency", .double(s.liveLatency)),
+            ("edgeDistance", .double(s.catchUp == nil ? nil : s.edgeDistance)),
             ("pdtLatency", .double(s.pdtLatency.map { ($0 * 1000).rounded() / 1000 })),
             ("bufferedAhead", .double(s.bufferedAhead.map { ($0 * 1000).rounded() / 1000 })),
             ("paused", .bool(p.paused)), ("speed", .double(p.speed)),

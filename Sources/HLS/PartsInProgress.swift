@@ -39,3 +39,27 @@ extension MediaPlaylist {
         return out
     }
 }
+
+extension MediaPlaylist {
+    /// The newest part the playlist lists: the last trailing part of the segment in progress, else the last part of the
+    /// newest segment (RFC 8216bis §4.4.5.4 names a rendition's position the same way: LAST-MSN, LAST-PART).
+    public var lastPart: (msn: Int, part: Int)? {
+        guard let last = segments.last else { return nil }
+        if !trailingParts.isEmpty { return (last.mediaSequence + 1, trailingParts.count - 1) }
+        return last.parts.isEmpty ? nil : (last.mediaSequence, last.parts.count - 1)
+    }
+
+    /// How many parts the furthest-behind rendition report trails this playlist's own newest part (§4.4.5.4: a report
+    /// SHOULD name the rendition's newest part as of this playlist); nil without reports or parts. Segments between are
+    /// counted at target duration / part target parts each.
+    public var renditionReportLag: Int? {
+        guard let own = lastPart, let pt = partTarget, pt > 0, let td = targetDuration else { return nil }
+        let perSegment = max(1, Int((Double(td) / pt).rounded()))
+        let lags = renditionReports.compactMap { r -> Int? in
+            guard let msn = r.lastMSN else { return nil }
+            let part = r.lastPart ?? (perSegment - 1)
+            return (own.msn - msn) * perSegment + own.part - part
+        }
+        return lags.max()
+    }
+}

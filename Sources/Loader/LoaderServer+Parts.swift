@@ -90,7 +90,7 @@ extension LoaderServer {
                         .part, partURL, rung: rung, msn: msn, since: t1, head: r.head, bytes: r.bytes, status: r.head.status,
                         prefetch: true,
                         outcome: RequestOutcome(failure: (200..<300).contains(r.head.status) ? nil : "HTTP \(r.head.status)"),
-                        range: range)
+                        range: range, hint: hinted)
                     guard (200..<300).contains(r.head.status) else {
                         // A hinted part the server does not have is named where the playlists show it (PreloadHintCheck); the
                         // part is then asked for by a blocking reload.
@@ -116,7 +116,8 @@ extension LoaderServer {
                     idle = 0
                 } catch {
                     record(
-                        .part, partURL, rung: rung, msn: msn, since: t1, status: 502, prefetch: true, outcome: .failed(error.description))
+                        .part, partURL, rung: rung, msn: msn, since: t1, status: 502, prefetch: true, outcome: .failed(error.description),
+                        hint: hinted)
                     // A hint that failed before a byte of its part went out is asked again by a blocking reload.
                     if hinted, read.withLockedValue({ $0.part }) == 0 {
                         hintFailed = part
@@ -152,8 +153,9 @@ extension LoaderServer {
                 do throws(UpstreamError) {
                     let t1 = now
                     let d = DeliveryDirectives(msn: msn, part: afterHint ? part - 1 : part)
+                    let confirming = afterHint
                     afterHint = false
-                    let r = try await readLive(url, playlist: playlistID, rung: rung, directives: d)
+                    let r = try await readLive(url, playlist: playlistID, rung: rung, directives: d, afterHint: confirming)
                     report(r, kind: .media, url: d.applied(to: url), rung: rung, t0: t1)
                     guard r.head.status == 200 else { return fail("the blocking reload for part \(part) answered HTTP \(r.head.status)") }
                     if rung != nil, let m = table.withLockedValue({ $0.held[url]?.playlist }) {

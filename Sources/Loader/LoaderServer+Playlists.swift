@@ -141,9 +141,11 @@ extension LoaderServer {
     /// blocking reload for the segment the player needs next once it has reached the end of what it holds, a delta update
     /// merged back into the full playlist. The answer reads as the stream's own URL, whole; a delta that does not merge is
     /// asked again in full (§6.3.7), with one line saying why, and no delta is asked of that playlist again.
-    /// `directives`: the Loader's own wait for a part (a delta update added when the held playlist allows it).
+    /// `directives`: the Loader's own wait for a part (a delta update added when the held playlist allows it); `afterHint`: for
+    /// the part just read from its hint.
     func readLive(
-        _ url: String, playlist: PlaylistID, rung: Int?, retries: Int? = nil, directives: DeliveryDirectives? = nil
+        _ url: String, playlist: PlaylistID, rung: Int?, retries: Int? = nil, directives: DeliveryDirectives? = nil,
+        afterHint: Bool = false
     ) async throws(UpstreamError) -> UpstreamResponse {
         let t0 = now
         let (held, playerAt, refused, slow) = table.withLockedValue { t in
@@ -249,7 +251,8 @@ extension LoaderServer {
                     ReloadEvent(
                         url: url, rung: rung, blockedFor: d.msn, delta: d.skip, holdSeconds: r.head.ttfb, bytes: received,
                         wholeBytes: whole, skipped: skipped,
-                        lastMSN: m.segments.last?.mediaSequence, targetDuration: m.targetDuration, partTarget: m.partTarget)))
+                        lastMSN: m.segments.last?.mediaSequence, targetDuration: m.targetDuration, partTarget: m.partTarget,
+                        blockedPart: d.msn == nil ? nil : d.part, reportLag: m.renditionReportLag, afterHint: afterHint)))
         }
         let read = m
         table.withLockedValue { t in

@@ -509,7 +509,7 @@ extension LoaderServer {
         _ kind: ResourceKind, _ url: String, rung: Int?, msn: Int? = nil, since t0: Double, head: UpstreamHead? = nil,
         durationMs: Double? = nil,
         bytes: Int = 0, status: Int, local: Bool = false, prefetch: Bool = false, outcome: RequestOutcome, firstPTS: Double? = nil,
-        range: String? = nil, paced: Bool = false
+        range: String? = nil, paced: Bool = false, hint: Bool = false
     ) {
         emit(
             .request(
@@ -517,6 +517,6 @@ extension LoaderServer {
                     kind: kind, url: url, rung: rung, msn: msn, start: t0, ttfbMs: head.map { $0.ttfb * 1000 },
                     durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status, local: local || head?.cache == .hit,
                     prefetch: prefetch, retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS, cache: head?.cache,
-                    savedBytes: head?.savedBytes ?? 0, range: range, paced: paced)))
+                    savedBytes: head?.savedBytes ?? 0, range: range, paced: paced, hint: hint)))
     }
 }

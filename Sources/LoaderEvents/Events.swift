@@ -59,14 +59,17 @@ public struct RequestEvent: Sendable {
     /// A segment served as the origin published its parts (DECISIONS.md, LL-HLS): its time is the publishing's, not the
     /// network's, so it measures no throughput.
     public var paced = false
+    /// A part asked for from the preload hint that named it (RFC 8216bis §4.4.5.3): its status says whether the hint came true.
+    public var hint = false
 
     public init(
         kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
         local: Bool, prefetch: Bool, retries: Int, outcome: RequestOutcome, firstPTS: Double?, cache: CacheOutcome? = nil,
-        savedBytes: Int = 0, range: String? = nil, paced: Bool = false
+        savedBytes: Int = 0, range: String? = nil, paced: Bool = false, hint: Bool = false
     ) {
         self.range = range
         self.paced = paced
+        self.hint = hint
         self.cache = cache
         self.savedBytes = savedBytes
         self.kind = kind
@@ -98,7 +101,7 @@ public struct RequestEvent: Sendable {
             ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)),
             ("error", .string(outcome == .gap ? "GAP" : failure)),
             ("firstPTS", .double(firstPTS)), ("cache", .string(cache?.rawValue)), ("savedBytes", .int(cache == nil ? nil : savedBytes)),
-            ("range", .string(range)), ("paced", .bool(paced)),
+            ("range", .string(range)), ("paced", .bool(paced)), ("hint", .bool(hint)),
         ])
     }
 }
@@ -213,11 +216,20 @@ public struct ReloadEvent: Sendable {
     public var lastMSN: Int?
     public var targetDuration: Int?
     public var partTarget: Double?
+    /// `_HLS_part` asked for with `blockedFor` (the Loader waiting for a part of the segment in progress).
+    public var blockedPart: Int?
+    /// How many parts the furthest-behind rendition report trails the playlist's own newest part.
+    public var reportLag: Int?
+    /// A reload for the part just read from its preload hint (answered at once: the hinted request carried the wait).
+    public var afterHint = false
 
     public init(
         url: String, rung: Int?, blockedFor: Int?, delta: Bool, holdSeconds: Double, bytes: Int, wholeBytes: Int, skipped: Int,
-        lastMSN: Int?, targetDuration: Int?, partTarget: Double?
+        lastMSN: Int?, targetDuration: Int?, partTarget: Double?, blockedPart: Int? = nil, reportLag: Int? = nil, afterHint: Bool = false
     ) {
+        self.afterHint = afterHint
+        self.blockedPart = blockedPart
+        self.reportLag = reportLag
         self.url = url
         self.rung = rung
         self.blockedFor = blockedFor
@@ -236,7 +248,8 @@ public struct ReloadEvent: Sendable {
             ("url", .string(url)), ("rung", .int(rung)), ("blockedFor", .int(blockedFor)), ("delta", .bool(delta)),
             ("holdMs", .double((holdSeconds * 1_000_000).rounded() / 1000)), ("bytes", .int(bytes)), ("wholeBytes", .int(wholeBytes)),
             ("savedBytes", .int(max(0, wholeBytes - bytes))), ("skipped", .int(skipped)), ("lastMSN", .int(lastMSN)),
-            ("targetDuration", .int(targetDuration)), ("partTarget", .double(partTarget)),
+            ("targetDuration", .int(targetDuration)), ("partTarget", .double(partTarget)), ("blockedPart", .int(blockedPart)),
+            ("reportLagParts", .int(reportLag)), ("afterHint", .bool(afterHint)),
         ])
     }
 }

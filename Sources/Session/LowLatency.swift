@@ -35,6 +35,22 @@ extension SessionState {
     }
 }
 
+extension SessionState {
+    /// Seconds of media between the playhead and the end of the newest part, by the playlist that lists the playhead's
+    /// segment (the segment in progress counted as far as its parts are published), plus how long ago that playlist was
+    /// read: the distance PART-HOLD-BACK is measured in (RFC 8216bis §4.4.3.8), without PDT or the client's clock (the
+    /// segment in progress after a discontinuity has no PDT yet). Nil until the playhead is located.
+    public var edgeDistance: Double? {
+        guard let p = playhead else { return nil }
+        let rungs = [playingRung, loadedRung].compactMap { $0 } + media.keys.sorted()
+        guard let rung = rungs.first(where: { media[$0]?.lists(p.msn) == true }), let m = media[rung], m.isLive,
+            let read = playlistReadAt[rung]
+        else { return nil }
+        let ahead = m.segments[(p.msn - m.mediaSequence)...].reduce(0) { $0 + $1.duration } - p.offset
+        return ahead + max(0, now - read)
+    }
+}
+
 /// Keeps a low-latency playhead PART-HOLD-BACK behind the edge (pure): every stall or timestamp-reset restart leaves it a
 /// little further back for good, so it plays 5 % faster (inaudible with mpv's pitch correction, as hls.js and Shaka catch up)
 /// once it has stayed more than half a second behind the target for two seconds (a reading across a timestamp reset is off

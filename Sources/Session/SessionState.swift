@@ -207,6 +207,8 @@ public struct LiveEdge: Sendable, Equatable {
     public var at: Double
     /// Where it ends on the wall clock (nil without PDT).
     public var end: DateTime?
+    /// How long the newest segment is as listed (a segment in progress: its parts so far).
+    public var length: Double = 0
 }
 
 public enum SessionEvent: Sendable {
@@ -360,13 +362,10 @@ public struct SessionState: Sendable {
         // A segment in progress moves the edge with each part it lists (RFC 8216bis §4.4.4.9), not only a new segment.
         guard m.isLive, let last = m.segments.last else { return }
         let end = last.effectiveProgramDateTime?.adding(seconds: last.duration)
-        if let seen = edgeSeen[rung],
-            seen.msn > last.mediaSequence
-                || (seen.msn == last.mediaSequence && (end == nil || seen.end.map { end!.seconds(since: $0) <= 0 } ?? true))
-        {
+        if let seen = edgeSeen[rung], seen.msn > last.mediaSequence || (seen.msn == last.mediaSequence && last.duration <= seen.length) {
             return
         }
-        edgeSeen[rung] = LiveEdge(msn: last.mediaSequence, at: now, end: end)
+        edgeSeen[rung] = LiveEdge(msn: last.mediaSequence, at: now, end: end, length: last.duration)
     }
 
     /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
@@ -530,6 +529,7 @@ public struct SessionState: Sendable {
             requestTotals.count += 1
             requestTotals.bytes += r.bytes
             if r.kind == .segment { requestTotals.segments += 1 }
+            if r.kind == .part { lowLatency.part(r) }
             if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
             // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
             if r.kind == .segment, let msn = r.msn { inFlight[msn] = nil }
@@ -1086,14 +1086,43 @@ public struct LowLatencyReloads: Sendable, Equatable {
     public private(set) var count = 0
     public private(set) var received = 0
     public private(set) var whole = 0
+    /// The holds of the newest blocking reloads (seconds), oldest first.
+    public private(set) var holds: [Double] = []
+    /// Blocking reloads the origin held longer than three target durations (RFC 8216bis §6.2.5.2).
+    public private(set) var longHolds = 0
+    /// Parts asked for from a preload hint: answered, and not (§4.4.5.3); how long the server held the newest answered ones.
+    public private(set) var hintHits = 0
+    public private(set) var hintMisses = 0
+    public private(set) var hintWaits: [Double] = []
+    /// The newest playlist's furthest-behind rendition report, in parts.
+    public private(set) var reportLag: Int?
+    static let holdsKept = 64
 
     public init() {}
 
     mutating func add(_ r: ReloadEvent) {
-        last = Last(hold: r.holdSeconds, blocked: r.blockedFor != nil, partTarget: r.partTarget)
         count += 1
         received += r.bytes
         whole += r.wholeBytes
+        if r.reportLag != nil { reportLag = r.reportLag }
+        // A reload for the part just read from its hint is answered at once: the hinted request carried the wait.
+        guard !r.afterHint else { return }
+        last = Last(hold: r.holdSeconds, blocked: r.blockedFor != nil, partTarget: r.partTarget)
+        guard r.blockedFor != nil else { return }
+        holds.append(r.holdSeconds)
+        if holds.count > Self.holdsKept { holds.removeFirst(holds.count - Self.holdsKept) }
+        if let td = r.targetDuration, r.holdSeconds > 3 * Double(td) { longHolds += 1 }
+    }
+
+    /// A part request: a hinted one says whether the hint came true.
+    mutating func part(_ r: RequestEvent) {
+        guard r.hint else { return }
+        guard (200..<300).contains(r.status) else { return hintMisses += 1 }
+        hintHits += 1
+        if let ttfb = r.ttfbMs {
+            hintWaits.append(ttfb / 1000)
+            if hintWaits.count > Self.holdsKept { hintWaits.removeFirst(hintWaits.count - Self.holdsKept) }
+        }
     }
 
     /// The share of playlist bytes delta updates saved, 0…1.

@@ -29,6 +29,7 @@ public enum Dashboard {
         case .picture: picture(model, into: &c, y: &y, rows: height - 1 - y)
         case .graphs: graphs(model, into: &c, y: &y, rows: height - 1 - y)
         case .waterfall: waterfall(model, into: &c, y: &y, rows: height - 1 - y)
+        case .lowLatency: lowLatency(model, into: &c, y: &y, rows: height - 1 - y)
         case .log: log(model, into: &c, y: &y, rows: height - 1 - y)
         }
         footer(model.status, into: &c)
@@ -275,6 +276,18 @@ public enum Dashboard {
         for (row, bar) in zip(shown, bars) {
             c.put(0, y, fit(row.label, labelWidth), row.role)
             c.put(labelWidth + 1, y, bar, row.role)
+            y += 1
+        }
+        y = end
+    }
+
+    /// The LL-HLS panel, in place of the log.
+    static func lowLatency(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
+        guard rows >= 2 else { return }
+        let end = y + rows
+        title("LL-HLS", into: &c, y: &y, right: "▮ part  ▯ hinted  ┃ playhead")
+        for line in m.lowLatency.prefix(rows - 1) {
+            c.put(1, y, fit(line, c.width - 2), .normal)
             y += 1
         }
         y = end

@@ -34,7 +34,7 @@ public enum Key: Sendable, Hashable {
 public enum Command: Sendable, Equatable {
     case session(Action)
     case selectUp, selectDown, pinSelected
-    case nextTheme, toggleLog, toggleHelp, focusNext, togglePicture, toggleGraphs, toggleWaterfall
+    case nextTheme, toggleLog, toggleHelp, focusNext, togglePicture, toggleGraphs, toggleWaterfall, toggleLowLatency
     /// Ask for a URL and open it in another pane.
     case openPane
     case scrollUp, scrollDown
@@ -80,6 +80,9 @@ public enum Keymap {
         Binding(keys: [.char("v")], command: .togglePicture, help: "the picture in place of the log, and back"),
         Binding(keys: [.char("g")], command: .toggleGraphs, help: "history plots in place of the log, and back"),
         Binding(keys: [.char("w")], command: .toggleWaterfall, help: "the requests as a waterfall in place of the log, and back"),
+        Binding(
+            keys: [.char("L")], command: .toggleLowLatency,
+            help: "LL-HLS: parts at the edge, reload holds, hints, deltas, reports, latency, in place of the log"),
         Binding(keys: [.pageUp], command: .scrollUp, help: "scroll the log back"),
         Binding(keys: [.pageDown], command: .scrollDown, help: "scroll the log forward"),
         Binding(keys: [.char("?"), .char("h")], command: .toggleHelp, help: "this help"),

@@ -123,6 +123,64 @@ struct SnapshotTests {
         #expect(text.contains("LL held 0.62s delta -20%"), "\(text)")
     }
 
+    @Test("the LL-HLS panel (L): parts at the edge, holds against PART-TARGET, hints, deltas, reports; fits 80 columns")
+    func lowLatencyPanel() throws {
+        var s = sampleSession()
+        var ui = UIState()
+        ui.toggleLower(.lowLatency)
+        #expect(Dashboard.render(DashboardModel(s, ui: ui), width: 80, height: 24).text.contains("not a low-latency stream"))
+        var text = "#EXTM3U\n#EXT-X-VERSION:9\n#EXT-X-TARGETDURATION:4\n#EXT-X-PART-INF:PART-TARGET=1\n"
+        text += "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=3,CAN-SKIP-UNTIL=24\n#EXT-X-MEDIA-SEQUENCE:100\n"
+        text += "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        for n in 100..<103 {
+            if n == 102 { for i in 0..<4 { text += "#EXT-X-PART:DURATION=1,URI=\"s\(n).\(i).ts\"\n" } }
+            text += "#EXTINF:4,\ns\(n).ts\n"
+        }
+        text += "#EXT-X-PART:DURATION=1,URI=\"s103.0.ts\",INDEPENDENT=YES\n#EXT-X-PART:DURATION=1,URI=\"s103.1.ts\"\n"
+        text += "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"s103.2.ts\"\n"
+        text += "#EXT-X-RENDITION-REPORT:URI=\"../v144/index.m3u8\",LAST-MSN=103,LAST-PART=0\n"
+        let m = try #require(PlaylistParser.parseLenient(text).playlist.media)
+        #expect(m.renditionReportLag == 1)
+        s.apply(
+            .loader(.playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 1, rendition: nil, playlist: m, received: 6))),
+            at: 6)
+        for (hold, bytes) in [(0.98, 600), (1.0, 620), (14.0, 1000)] {
+            s.apply(
+                .loader(
+                    .reload(
+                        ReloadEvent(
+                            url: "http://origin.test/v360/index.m3u8", rung: 1, blockedFor: 103, delta: true, holdSeconds: hold,
+                            bytes: bytes,
+                            wholeBytes: 1000, skipped: 5, lastMSN: 102, targetDuration: 4, partTarget: 1, blockedPart: 1, reportLag: 1))),
+                at: 6)
+        }
+        for status in [200, 200, 404] {
+            s.apply(
+                .loader(
+                    .request(
+                        RequestEvent(
+                            kind: .part, url: "http://origin.test/v360/s103.1.ts", rung: 1, msn: 103, start: 6, ttfbMs: 900,
+                            durationMs: 901,
+                            bytes: 1000, status: status, local: false, prefetch: true, retries: 0,
+                            outcome: status == 200 ? .ok : .failed("HTTP 404"),
+                            firstPTS: nil, hint: true))),
+                at: 6)
+        }
+        let c = Dashboard.render(DashboardModel(s, ui: ui), width: 80, height: 24)
+        #expect(c.lines.count == 24 && c.lines.allSatisfy { displayWidth($0) == 80 })
+        let screen = c.text
+        #expect(screen.contains("LL-HLS") && screen.contains("PART-TARGET 1.00 s  PART-HOLD-BACK 3.0 s"), "\(screen)")
+        // Segment 102 whole (four parts), 103 in progress with two, and the hinted third.
+        #expect(screen.contains("edge ") && screen.contains("102 ▮▮▮▮") && screen.contains("103 ▮▮  ▯"), "\(screen)")
+        #expect(screen.contains("holds  3 blocking reloads: p50 1.00 s"), "\(screen)")
+        #expect(screen.contains("2 came true, 1 did not"), "\(screen)")
+        #expect(screen.contains("deltas 26 % of playlist bytes saved"), "\(screen)")
+        #expect(screen.contains("trails this playlist by 1 part"), "\(screen)")
+        // The hold of 14 s is over three target durations.
+        let wide = Dashboard.render(DashboardModel(s, ui: ui), width: 160, height: 40).text
+        #expect(wide.contains("1 over three target durations (§6.2.5.2)"), "\(wide)")
+    }
+
     @Test("a downloaded key's countdown to the clock that ends it first fits the 80-column key row; an expired one says so")
     func persistedKeys() {
         var s = sampleSession()

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""LL-HLS latency: the origin's `ll-ts` stream (4 s segments of 1 s parts, PART-HOLD-BACK 3 s), one rung, played by
+`hlstui monitor` and by plain mpv in the same run. The latency is the wall clock minus the moment the frame at the playhead
+was published, from the origin's truth, not from either player's own figures: the origin's segment n starts at wall-clock
+second 4n (its PDT), and the first PTS of each segment of its loop is read from the segment's own bytes, so a raw time-pos
+(`rebase-start-time=no`) read at a wall-clock moment names the segment and the instant it plays.
+
+Usage: lowlatency_bench.py HLSTUI_BINARY MEDIA_CACHE SECONDS; prints one JSON object.
+"""
+import datetime
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import mpv_ipc
+
+hlstui, cache, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+RUNG, SEGMENT, WARMUP = "v360", 4.0, 10.0
+
+
+def first_pts(data):
+    """The first PES PTS in MPEG-TS bytes, seconds."""
+    for i in range(0, len(data) - 188 + 1, 188):
+        p = data[i:i + 188]
+        if p[0] != 0x47 or not p[1] & 0x40:
+            continue
+        at = 4 + (1 + p[4] if p[3] & 0x20 else 0)
+        pes = p[at:]
+        if pes[:3] == b"\x00\x00\x01" and pes[7] & 0x80:
+            b = pes[9:14]
+            return (((b[0] >> 1) & 7) << 30 | b[1] << 22 | (b[2] >> 1) << 15 | b[3] << 7 | b[4] >> 1) / 90000
+    return None
+
+
+def truth():
+    """The first PTS of each segment of the loop, by its position, and the loop's length: read from the newest complete
+    segments until the timestamps repeat."""
+    newest = int(time.time() // SEGMENT) - 1
+    firsts = {}
+    for n in range(newest - 11, newest):
+        with urllib.request.urlopen(f"{base}/ll-ts/{RUNG}/s{n}.ts") as r:
+            firsts[n] = first_pts(r.read())
+    ns = sorted(firsts)
+    loop = next(k for k in range(1, len(ns)) if abs(firsts[ns[0] + k] - firsts[ns[0]]) < 0.001)
+    return {n % loop: firsts[n] for n in ns[:loop]}, loop
+
+
+def latency(pos, wall, firsts, loop):
+    """Wall clock minus the publishing moment of raw time `pos` read at `wall`: the newest segment whose PTS span holds it
+    and which had begun by then."""
+    best = None
+    for k, f in firsts.items():
+        if f - 0.1 <= pos < f + SEGMENT + 0.1:
+            n = int((wall - (pos - f)) // SEGMENT)
+            while n % loop != k:
+                n -= 1
+            here = n * SEGMENT + (pos - f)
+            if here <= wall + 0.5 and (best is None or here > best):
+                best = here
+    return None if best is None else wall - best
+
+
+def stats(v):
+    v = sorted(v)
+    return {"p50": v[len(v) // 2], "p95": v[int(0.95 * (len(v) - 1))], "max": v[-1], "samples": len(v)} if v else None
+
+
+def hlstui_run(firsts, loop):
+    p = subprocess.run([hlstui, "monitor", f"{base}/ll-ts/{RUNG}/index.m3u8", "--video", "none", "--duration", str(seconds)],
+                       capture_output=True, text=True, timeout=seconds + 60)
+    events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    start = next(e["t"] for e in events if e["event"] == "player")
+    lat = []
+    for e in events:
+        if e["event"] == "player" and e.get("state") == "playing" and e["t"] - start >= WARMUP and e.get("timePos") is not None:
+            wall = wall_seconds(e["readAt"])
+            v = latency(e["timePos"], wall, firsts, loop)
+            if v is not None:
+                lat.append(v)
+    return {"latency": stats(lat), "stalls": sum(1 for e in events if e["event"] == "stall" and e.get("end") is None),
+            "parts": sum(1 for e in events if e["event"] == "request" and e.get("kind") == "part")}
+
+
+def wall_seconds(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+
+
+def mpv_run(firsts, loop):
+    begin = time.time() - time.monotonic()
+    samples = mpv_ipc.time_pos(f"{base}/ll-ts/{RUNG}/index.m3u8",
+                               ["--vo=null", "--ao=null", "--demuxer=lavf", "--cache=yes", "--rebase-start-time=no",
+                                "--input-terminal=no", "--keep-open=yes"], seconds)
+    t0 = samples[0][0] if samples else 0
+    lat = [v for t, pos in samples if t - t0 >= WARMUP for v in [latency(pos, begin + t, firsts, loop)] if v is not None]
+    # A stall: time-pos standing still for more than half a second, counted once per standstill (a timestamp reset moves it
+    # back: that is a move).
+    stalls, moved, counted = 0, None, False
+    for t, pos in samples:
+        if moved is None or abs(pos - moved[1]) > 0.001:
+            moved, counted = (t, pos), False
+        elif t - moved[0] > 0.5 and not counted:
+            stalls, counted = stalls + 1, True
+    return {"latency": stats(lat), "stalls": stalls}
+
+
+origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache", cache], stdout=subprocess.PIPE, text=True)
+base = origin.stdout.readline().split()[3]
+try:
+    firsts, loop = truth()
+    h = hlstui_run(firsts, loop)
+    m = mpv_run(firsts, loop)
+    print(json.dumps({"hlstui": h, "mpv": m, "seconds": seconds, "warmup": WARMUP, "partHoldBack": 3.0, "partTarget": 1.0}))
+finally:
+    origin.send_signal(signal.SIGKILL)
+    origin.wait()
