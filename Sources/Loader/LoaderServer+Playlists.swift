@@ -216,15 +216,16 @@ extension LoaderServer {
                 m = again
             }
         }
-        // §6.2.5.2: the server MUST hold a blocking reload until the playlist holds the segment asked for (a stream that
-        // restarted its numbering is another matter, named where the session sees it).
-        if let want = d.msn, d.part == nil, !m.endList, let last = m.segments.last?.mediaSequence, last < want,
-            m.mediaSequence >= held?.playlist.mediaSequence ?? 0,
+        // §6.2.5.2: the server MUST hold a blocking reload until the playlist holds the segment (or part) asked for (a stream
+        // that restarted its numbering is another matter, named where the session sees it).
+        if let want = d.msn, !d.answered(by: m), m.mediaSequence >= held?.playlist.mediaSequence ?? 0,
             table.withLockedValue({ $0.earlyAnswer.insert(url).inserted })
         {
+            let asked = d.part.map { "part \($0) of segment \(want)" } ?? "segment \(want)"
+            let has = d.part != nil ? m.lastPart.map { "part \($0.part) of segment \($0.msn)" } : nil
             emit(
                 .diagnostic(
-                    "\(url): the blocking reload for segment \(want) was answered without it (the playlist ends at \(last)); the server MUST hold it until the segment exists (RFC 8216bis §6.2.5.2)"
+                    "\(url): the blocking reload for \(asked) was answered without it (the playlist ends at \(has ?? String(m.segments.last?.mediaSequence ?? -1))); the server MUST hold it until it exists (RFC 8216bis §6.2.5.2)"
                 ))
         }
         // §6.2.5.2: a server that cannot answer within three target durations SHOULD say 503 instead of holding on; a hold

@@ -35,6 +35,17 @@ public struct DeliveryDirectives: Sendable, Equatable {
 
     public var isEmpty: Bool { msn == nil && part == nil && !skip }
 
+    /// Whether `m` holds what a blocking reload with these directives asked for (§6.2.5.2): segment `msn` or a later one, or
+    /// with `part`, that part of segment `msn` or a later part (a part index past a segment's last is the next segment's
+    /// first). True when nothing was asked, or for an ended playlist.
+    public func answered(by m: MediaPlaylist) -> Bool {
+        guard let want = msn, !m.endList else { return true }
+        if let last = m.segments.last?.mediaSequence, last >= want { return true }
+        guard let part else { return false }
+        guard let have = m.lastPart else { return false }
+        return have.msn > want || (have.msn == want && have.part >= part)
+    }
+
     /// `url` with the directives appended, after its own query (in the order §6.2.5 lists them).
     public func applied(to url: String) -> String {
         var q: [String] = []

@@ -924,8 +924,7 @@ public struct SessionState: Sendable {
         // The edge keeps moving after a playlist showed it (hls.js adds the playlist's age); a playlist that stops growing is
         // stuck, so at most 1.5 target durations are added. With PDT the edge hlstui read itself counts even when the player's
         // window is older (a full cache, or a playlist the Loader ended before a break).
-        // The freshest edge of the rung on screen and the rung loaded (a splice reads the rung it routes to, not the one loaded).
-        let edge = [playingRung, loadedRung].compactMap { $0 }.compactMap { edgeSeen[$0] }.max { $0.at < $1.at }
+        let edge = loadedRung.flatMap { edgeSeen[$0] }
         let age = edge.map { min(max(0, now - $0.at), 1.5 * Double(m.targetDuration ?? 2)) } ?? 0
         if let end = edge?.end, let here = playheadPDT { return end.seconds(since: here) + age }
         return m.totalDuration - pos + age

@@ -76,5 +76,11 @@ struct PartCursorTests {
         #expect(DeliveryDirectives.choose(held: m, age: 0, playerAt: 102).msn == 103)
         #expect(DeliveryDirectives(msn: 103, part: 2).applied(to: "https://o/i.m3u8") == "https://o/i.m3u8?_HLS_msn=103&_HLS_part=2")
         #expect(DeliveryDirectives(part: 2).applied(to: "https://o/i.m3u8") == "https://o/i.m3u8")
+        // §6.2.5.2: what an answer must hold — the part asked for or a later one, or the segment.
+        #expect(DeliveryDirectives(msn: 103, part: 1).answered(by: m))
+        #expect(!DeliveryDirectives(msn: 103, part: 2).answered(by: m))
+        #expect(DeliveryDirectives(msn: 102, part: 9).answered(by: m))
+        #expect(!DeliveryDirectives(msn: 103).answered(by: m) && DeliveryDirectives(msn: 102).answered(by: m))
+        #expect(DeliveryDirectives().answered(by: m))
     }
 }
