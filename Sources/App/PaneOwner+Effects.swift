@@ -84,12 +84,41 @@ extension PaneOwner {
     /// else the aimed seek again, at most four times.
     func rereadStep(rung: Int, msn: Int, attempt: Int) {
         let demuxed = state.inFlight[msn - 1]?.rung == rung || state.segmentRung[msn - 1] == rung
+        // The first seek holds the player paused until it has landed: a seek while playing shows the key frame before its
+        // target for a moment, then jumps on to it (as `inPlaceStep` waits out for a reload+seek).
+        let settle = attempt == 0 && !demuxed ? look().time : nil
+        let wasPaused = state.userPaused
+        if settle != nil {
+            holding = !wasPaused
+            try? mpv.set(.pause(true))
+        }
         let sought = !demuxed && seekDemuxerAgain()
+        if let to = settle {
+            if sought {
+                after(5, .rereadSettle(to: to, wasPaused: wasPaused, deadline: .now + .seconds(2)))
+            } else {
+                rereadSettled(wasPaused: wasPaused)
+            }
+        }
         if sought && attempt < 3 {
             after(30, .reread(rung: rung, msn: msn, attempt: attempt + 1))
         } else {
             after(300, .resetSeekableCache)
         }
+    }
+
+    /// One look at a splice+seek's seek: the player plays on once it is no longer seeking and shows the target (or after 2 s).
+    func rereadSettleStep(to: Double, wasPaused: Bool, deadline: ContinuousClock.Instant) {
+        let landed = mpv.get(.seeking) == false && (mpv.get(.timePos).map { abs($0 - to) < 0.1 } ?? false)
+        guard landed || ContinuousClock.now >= deadline else {
+            return after(5, .rereadSettle(to: to, wasPaused: wasPaused, deadline: deadline))
+        }
+        rereadSettled(wasPaused: wasPaused)
+    }
+
+    func rereadSettled(wasPaused: Bool) {
+        if !wasPaused { try? mpv.set(.pause(false)) }
+        holding = false
     }
 
     /// The aimed demuxer seek to where the playhead is now; false when it cannot be aimed.
@@ -226,6 +255,7 @@ extension PaneOwner {
             if !state.userPaused { try? mpv.set(.pause(false)) }
             readahead(parts.config.player.readahead)
         case .reread(let rung, let msn, let attempt): rereadStep(rung: rung, msn: msn, attempt: attempt)
+        case .rereadSettle(let to, let wasPaused, let deadline): rereadSettleStep(to: to, wasPaused: wasPaused, deadline: deadline)
         case .inPlace(let step): inPlaceStep(step)
         }
     }

@@ -42,6 +42,8 @@ enum PaneTimer: Sendable {
     case endHold
     /// Splice+seek: has the demuxer gone back to segment `msn`'s predecessor from `rung` yet (attempt `attempt`)?
     case reread(rung: Int, msn: Int, attempt: Int)
+    /// Splice+seek: the player holds paused until its seek has landed on `to` (or the deadline passes).
+    case rereadSettle(to: Double, wasPaused: Bool, deadline: ContinuousClock.Instant)
     case inPlace(InPlace)
 }
 
@@ -293,7 +295,10 @@ final class PaneOwner {
         // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
         let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
         apply(.spliceChosen(splice))
-        if isLive, loader.options.parts, let media, let start = SessionState.lowLatencyStart(media) {
+        if isLive, let media, media.offersParts, loader.options.parts, media.isFragmentedMP4 {
+            say(.info, "low latency: fMP4 parts are not given to the player yet; whole segments, about three segments behind the edge")
+        }
+        if isLive, let media, LoaderServer.givesParts(media, options: loader.options), let start = SessionState.lowLatencyStart(media) {
             // LL-HLS: the player starts PART-HOLD-BACK behind the last part, not three segments back (DECISIONS.md, LL-HLS).
             say(
                 .info,

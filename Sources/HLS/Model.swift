@@ -336,6 +336,8 @@ public struct MediaPlaylist: Sendable, Hashable {
     /// The map set by an EXT-X-MAP after the last segment; nil when none follows.
     public var trailingMap: MapSection?
     public var trailingDiscontinuity: Bool = false
+    /// An EXT-X-PROGRAM-DATE-TIME after the last segment: the date of the segment in progress (RFC 8216bis §4.4.4.6).
+    public var trailingProgramDateTime: DateTime?
     /// Unmodelled lines after the last segment.
     public var trailingLines: [String] = []
 

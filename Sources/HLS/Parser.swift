@@ -784,6 +784,7 @@ struct ParserState {
         media.trailingKeys = keyTagSinceSegment ? keys : nil
         media.trailingMap = mapTagSinceSegment ? map : nil
         media.trailingDiscontinuity = pendingDiscontinuity
+        media.trailingProgramDateTime = pendingPDT
         media.trailingLines = pendingLines
         Timeline.assignProgramDateTimes(&media.segments)
         playlist.body = .media(media)

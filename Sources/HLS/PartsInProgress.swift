@@ -21,8 +21,11 @@ extension MediaPlaylist {
         s.discontinuitySequence = last.discontinuitySequence + (trailingDiscontinuity ? 1 : 0)
         s.keys = trailingKeys ?? last.keys
         s.map = trailingMap ?? last.map
-        // §4.4.4.6: a segment without its own tag starts where the one before it ends, unless a discontinuity lies between.
-        if !trailingDiscontinuity { s.effectiveProgramDateTime = last.effectiveProgramDateTime?.adding(seconds: last.duration) }
+        // §4.4.4.6: its own tag (before its parts), else it starts where the one before it ends, unless a discontinuity lies
+        // between.
+        s.programDateTime = trailingProgramDateTime
+        s.effectiveProgramDateTime =
+            trailingProgramDateTime ?? (trailingDiscontinuity ? nil : last.effectiveProgramDateTime?.adding(seconds: last.duration))
         return s
     }
 
@@ -36,6 +39,7 @@ extension MediaPlaylist {
         out.trailingKeys = nil
         out.trailingMap = nil
         out.trailingDiscontinuity = false
+        out.trailingProgramDateTime = nil
         return out
     }
 }

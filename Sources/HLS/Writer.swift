@@ -217,6 +217,7 @@ public enum PlaylistWriter {
         }
         for r in ranges { writeDateRange(r, &w) }
         if m.trailingDiscontinuity { w.line("#EXT-X-DISCONTINUITY") }
+        if let p = m.trailingProgramDateTime { w.line("#EXT-X-PROGRAM-DATE-TIME:\(p.iso8601)") }
         if let trailing = m.trailingKeys { writeKeys(trailing, after: keys, &w) }
         writeMap(m.trailingMap, after: map, &w)
         for p in m.trailingParts { writePart(p, &w) }

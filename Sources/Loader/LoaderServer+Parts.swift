@@ -8,16 +8,22 @@ import NIOCore
 /// (RFC 8216bis §4.4.4.9; DECISIONS.md, LL-HLS). FFmpeg 5.1 reads no EXT-X-PART, but it reads a segment's body as it arrives,
 /// so the parts reach it as soon as the origin publishes them while every table keyed by media sequence stays as it is.
 extension LoaderServer {
-    /// The segment in progress of `m` as the player's playlist lists it: nil when parts are off, the playlist offers none, or
-    /// the Loader could not serve its parts as they are (AES-128 the Loader decrypts: a part is not a whole CBC stream).
+    /// The segment in progress of `m` as the player's playlist lists it: nil when parts are off, the playlist offers none, the
+    /// Loader could not serve its parts as they are (AES-128 the Loader decrypts: a part is not a whole CBC stream), or they
+    /// are fMP4 (not played through FFmpeg here yet: whole segments, DECISIONS.md, LL-HLS).
     func growingSegment(_ m: MediaPlaylist) -> Segment? {
-        guard options.parts, m.offersParts, var g = m.segmentInProgress else { return nil }
+        guard Self.givesParts(m, options: options), var g = m.segmentInProgress else { return nil }
         if options.decryptAES, g.keys.contains(where: { $0.method == .aes128 && $0.system == .identity }) { return nil }
         // Listed as long as its parts so far (at least one part target): FFmpeg 5.1 reloads once the last segment's duration has
         // passed since its last reload, so a longer one would leave it waiting at the segment's end for the next to be listed.
         g.duration = max(g.duration, m.partTarget ?? 1)
         g.parts = []
         return g
+    }
+
+    /// Whether the player is given `m`'s segment in progress part by part (`growingSegment`).
+    public static func givesParts(_ m: MediaPlaylist, options: LoaderOptions) -> Bool {
+        options.parts && m.offersParts && !m.isFragmentedMP4
     }
 
     /// Serves segment `requested.msn` as its parts are published: each part fetched when listed (or from the preload hint

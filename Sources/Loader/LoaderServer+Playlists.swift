@@ -70,6 +70,7 @@ extension LoaderServer {
                 listed.trailingKeys = nil
                 listed.trailingMap = nil
                 listed.trailingDiscontinuity = false
+                listed.trailingProgramDateTime = nil
                 served.body = .media(listed)
             }
             if let start { served.body = .media(VirtualPlaylists.starting(at: start, listed, earlier: earlier)) }
@@ -155,7 +156,7 @@ extension LoaderServer {
             directives
             ?? DeliveryDirectives.choose(
                 held: held?.playlist, age: now - (held?.at ?? now), playerAt: playerAt,
-                growing: options.parts && held?.playlist.offersParts == true)
+                growing: held.map { Self.givesParts($0.playlist, options: options) } ?? false)
         if directives != nil, let h = held?.playlist, let until = h.serverControl?.canSkipUntil, now - (held?.at ?? now) < until / 2 {
             d.skip = true
         }

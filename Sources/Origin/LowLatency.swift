@@ -164,6 +164,9 @@ public struct LowLatencyModel: Sendable {
         }
         m.trailingParts = (0..<published).map { part(inProgress, $0) }
         m.trailingDiscontinuity = published > 0 && position(inProgress) == 0
+        // Its date before its parts (§4.4.4.6), as on every segment of the live window.
+        let progress = model.truth(inProgress, overrides: o)
+        if published > 0 && progress.tagged { m.trailingProgramDateTime = progress.pdt }
         m.preloadHints = [PreloadHint(type: "PART", uri: partURI(inProgress, published) + (falseHint ? ".never" : ""))]
         // The renditions share this clock: the same last part (§4.4.5.4).
         let lastMSN = published > 0 ? inProgress - base : inProgress - 1 - base

@@ -63,6 +63,18 @@ struct PartCursorTests {
         let hinted = playlist(trailing: 0)
         #expect(hinted.segmentInProgress?.duration == 0 && hinted.withSegmentInProgress.segments.count == 3)
         #expect(playlist(trailing: 0, hint: false).segmentInProgress == nil)
+        // After a discontinuity its date is its own tag before its parts (RFC 8216bis §4.4.4.6), else unknown.
+        let dated = PlaylistParser.parseLenient(
+            PlaylistWriter.write(Playlist(body: .media(m))).replacingOccurrences(
+                of: "#EXT-X-PART:DURATION=1,URI=\"s103.0.ts\"",
+                with: "#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T01:00:00.000Z\n#EXT-X-PART:DURATION=1,URI=\"s103.0.ts\"")
+        ).playlist.media!
+        #expect(
+            dated.trailingDiscontinuity && dated.segmentInProgress?.effectiveProgramDateTime == DateTime(iso8601: "2026-01-01T01:00:00Z"))
+        #expect(PlaylistWriter.write(Playlist(body: .media(dated))).contains("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T01:00:00.000Z"))
+        var undated = dated
+        undated.trailingProgramDateTime = nil
+        #expect(undated.segmentInProgress?.effectiveProgramDateTime == nil)
         var ended = m
         ended.endList = true
         #expect(ended.segmentInProgress == nil && !ended.offersParts && m.offersParts)
