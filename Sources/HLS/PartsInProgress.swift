@@ -33,6 +33,12 @@ extension MediaPlaylist {
     /// part yet): where a playhead inside that segment is, and where the live edge is (§6.2.2: the end of the last part).
     public var withSegmentInProgress: MediaPlaylist {
         guard let s = segmentInProgress, !s.parts.isEmpty else { return self }
+        return listing(inProgress: s)
+    }
+
+    /// The playlist with `s` (the segment in progress, as some reader lists it) after its complete segments, in place of the
+    /// trailing parts and the tags before them.
+    public func listing(inProgress s: Segment) -> MediaPlaylist {
         var out = self
         out.segments.append(s)
         out.trailingParts = []

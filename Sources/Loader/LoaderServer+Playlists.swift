@@ -63,16 +63,8 @@ extension LoaderServer {
             // LL-HLS: the segment the origin is still publishing is listed after the complete ones, served part by part as they
             // come (DECISIONS.md, LL-HLS), so the player can play near PART-HOLD-BACK instead of three segments back.
             let growing = growingSegment(m)
-            var listed = m
-            if let g = growing {
-                listed.segments.append(g)
-                listed.trailingParts = []
-                listed.trailingKeys = nil
-                listed.trailingMap = nil
-                listed.trailingDiscontinuity = false
-                listed.trailingProgramDateTime = nil
-                served.body = .media(listed)
-            }
+            let listed = growing.map { m.listing(inProgress: $0) } ?? m
+            if growing != nil { served.body = .media(listed) }
             if let start { served.body = .media(VirtualPlaylists.starting(at: start, listed, earlier: earlier)) }
             if behind, let start {
                 emit(
