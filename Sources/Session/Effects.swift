@@ -216,7 +216,7 @@ extension SessionState {
         }
         // LL-HLS: a playhead that fell behind PART-HOLD-BACK (a stall, a timestamp reset's restart) plays a little faster
         // until it is back (DECISIONS.md, LL-HLS).
-        if !playerLoading, started, !ended, !userPaused, currentStall == nil, let latency = edgeDistance,
+        if catchUp != nil, !playerLoading, started, !ended, !userPaused, currentStall == nil, let latency = edgeDistance,
             let speed = catchUp?.step(latency: latency, at: now)
         {
             plan.effects.append(.speed(speed))
