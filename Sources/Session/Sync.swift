@@ -246,8 +246,10 @@ public struct SyncController: Sendable {
         }
         missingSince = nil
         // While steady, a reading far from the last is a transient until it lasts 0.6 s (at a timestamp reset mpv holds the
-        // video and plays audio that started earlier for ~0.3 s, measured on the origin's cameras; a real jump lasts).
-        if let last = offset, state == .steering || state == .locked, abs(d - last) > 0.1, jumps < 12 {
+        // video and plays audio that started earlier for ~0.3 s, measured on the origin's cameras; a real jump lasts). Also
+        // after a spell without readings: on a loaded machine the readings at a reset can be missing long enough to count as
+        // "waiting", and the first ones back are the same transient.
+        if let last = offset, steady, state == .steering || state == .locked || state == .waiting, abs(d - last) > 0.1, jumps < 12 {
             jumps += 1
             return SyncCommand(speeds: speeds, hold: nil)
         }

@@ -62,6 +62,33 @@ struct SyncTests {
             big.hold?.pane == 0 && abs((big.hold?.seconds ?? 0) - 1.5) < 1e-6 && big.speeds == [1, 1], "\(String(describing: big.hold))")
     }
 
+    @Test("once locked: readings missing for a moment (waiting), then a transient far off: ignored, locked again, nothing moved")
+    func transientAfterWaiting() {
+        var c = SyncController()
+        for i in 0..<20 {
+            let t = Double(i) * 0.05
+            _ = c.step(t: t, pdts: [at(t), at(t)], playing: [true, true], hasPDT: [true, true])
+        }
+        #expect(c.state == .locked)
+        // Both panes cross a timestamp reset: no reading for 0.8 s.
+        for i in 0..<16 { _ = c.step(t: 1 + Double(i) * 0.05, pdts: [nil, nil], playing: [true, true], hasPDT: [true, true]) }
+        #expect(c.state == .waiting)
+        // The first readings back: one pane's audio began 1.4 s before the other's moment, for 0.3 s.
+        var commands: [SyncCommand] = []
+        for i in 0..<6 {
+            let t = 1.8 + Double(i) * 0.05
+            commands.append(c.step(t: t, pdts: [at(t + 1.4), at(t)], playing: [true, true], hasPDT: [true, true]))
+        }
+        #expect(c.state != .aligning && commands.allSatisfy { $0.hold == nil && $0.realign == nil }, "\(c.state)")
+        var last = commands.last!
+        for i in 0..<20 {
+            let t = 2.1 + Double(i) * 0.05
+            last = c.step(t: t, pdts: [at(t), at(t)], playing: [true, true], hasPDT: [true, true])
+            #expect(last.hold == nil && last.realign == nil)
+        }
+        #expect(c.state == .locked && c.steady)
+    }
+
     @Test("once locked, a reload that lands 0.8 s off is held away at once, not steered for 16 s; locked again, 0.3 s steers")
     func landingError() throws {
         var c = SyncController()
