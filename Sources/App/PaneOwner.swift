@@ -295,9 +295,6 @@ final class PaneOwner {
         // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
         let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
         apply(.spliceChosen(splice))
-        if isLive, let media, media.offersParts, loader.options.parts, media.isFragmentedMP4 {
-            say(.info, "low latency: fMP4 parts are not given to the player yet; whole segments, about three segments behind the edge")
-        }
         if isLive, let media, LoaderServer.givesParts(media, options: loader.options), let start = SessionState.lowLatencyStart(media) {
             // LL-HLS: the player starts PART-HOLD-BACK behind the last part, not three segments back (DECISIONS.md, LL-HLS).
             say(

@@ -9,11 +9,15 @@ import NIOCore
 /// so the parts reach it as soon as the origin publishes them while every table keyed by media sequence stays as it is.
 extension LoaderServer {
     /// The segment in progress of `m` as the player's playlist lists it: nil when parts are off, the playlist offers none, the
-    /// Loader could not serve its parts as they are (AES-128 the Loader decrypts: a part is not a whole CBC stream), or they
-    /// are fMP4 (not played through FFmpeg here yet: whole segments, DECISIONS.md, LL-HLS).
+    /// Loader could not serve its parts as they are (AES-128 the Loader decrypts: a part is not a whole CBC stream). MPEG-TS
+    /// parts concatenate to a TS stream; fMP4 parts are fragments after the segment's `EXT-X-MAP` (§4.4.4.9).
     func growingSegment(_ m: MediaPlaylist) -> Segment? {
         guard Self.givesParts(m, options: options), var g = m.segmentInProgress else { return nil }
         if options.decryptAES, g.keys.contains(where: { $0.method == .aes128 && $0.system == .identity }) { return nil }
+        // fMP4: only once its first part is listed. Before that nothing says whether a discontinuity opens it (the tag comes
+        // with its first part), and an fMP4 discontinuity must end the player's playlist: FFmpeg reading a fragment whose
+        // decode times start over skipped 1.3 s (VirtualPlaylists.endingBeforeBreak; DECISIONS.md, LL-HLS).
+        if m.isFragmentedMP4 && g.parts.isEmpty { return nil }
         // Listed as long as its parts so far (at least one part target): FFmpeg 5.1 reloads once the last segment's duration has
         // passed since its last reload, so a longer one would leave it waiting at the segment's end for the next to be listed.
         g.duration = max(g.duration, m.partTarget ?? 1)
@@ -23,7 +27,7 @@ extension LoaderServer {
 
     /// Whether the player is given `m`'s segment in progress part by part (`growingSegment`).
     public static func givesParts(_ m: MediaPlaylist, options: LoaderOptions) -> Bool {
-        options.parts && m.offersParts && !m.isFragmentedMP4
+        options.parts && m.offersParts
     }
 
     /// Serves segment `requested.msn` as its parts are published: each part fetched when listed (or from the preload hint
@@ -43,14 +47,22 @@ extension LoaderServer {
                 t.progress[p] = msn
             }
         }
+        let held0 = table.withLockedValue { $0.held[url]?.playlist }
+        let contentType = held0?.isFragmentedMP4 == true ? "video/mp4" : "video/mp2t"
+        // fMP4: the init section's tracks time the first fragment (the player has read it before any segment).
+        let timing = {
+            var r = Resource(upstream: url, kind: .segment)
+            r.initURL = (held0?.segmentInProgress?.map ?? held0?.segments.last?.map).map { VirtualPlaylists.resolve($0.uri, against: url) }
+            return r
+        }()
         if isHeld(msn) {
-            writer.commitHead(contentType: "video/mp2t")
+            writer.commitHead(contentType: contentType)
             await passGate(msn)
         }
         // No `segmentStarted`: a body that takes as long as the segment lasts is the publishing's pace, not a slow download
         // for the switching rules to flee; its parts are timed each on its own.
         // The head goes out at once: FFmpeg waits for it before it reads on (ResponseWriter.commitHead).
-        writer.commitHead(contentType: "video/mp2t")
+        writer.commitHead(contentType: contentType)
         var part = 0
         var sent = 0
         // The first bytes (they carry the first PTS) and the bytes of the part being read, written from the client's thread.
@@ -88,7 +100,7 @@ extension LoaderServer {
                                 r.said = true
                                 return r.probe
                             }
-                            if let ready, let pts = firstPTS(Resource(upstream: url, kind: .segment), ready) {
+                            if let ready, let pts = firstPTS(timing, ready) {
                                 emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
                             }
                         }, onReadEnd: { writer.flush() })
@@ -113,7 +125,7 @@ extension LoaderServer {
                         r.said = true
                         return r.probe
                     }
-                    if let unsaid, let pts = firstPTS(Resource(upstream: url, kind: .segment), unsaid) {
+                    if let unsaid, let pts = firstPTS(timing, unsaid) {
                         emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
                     }
                     sent += r.bytes
@@ -134,7 +146,7 @@ extension LoaderServer {
             case .complete:
                 writer.end()
                 let probe = read.withLockedValue { $0.probe }
-                let pts = probe.isEmpty ? nil : firstPTS(Resource(upstream: url, kind: .segment), probe)
+                let pts = probe.isEmpty ? nil : firstPTS(timing, probe)
                 record(.segment, url, rung: rung, msn: msn, since: t0, bytes: sent, status: 200, outcome: .ok, firstPTS: pts, paced: true)
                 return
             case .lost:

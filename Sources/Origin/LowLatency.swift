@@ -11,9 +11,10 @@ public struct PartSlice: Sendable, Equatable {
 }
 
 /// A ladder rendition cut again for LL-HLS: `group` of its media segments per segment, each media segment split into `split`
-/// parts at the video PES that starts each share of its time, in decode order (a part is a run of frames as decoded; its
-/// duration is the decode time it spans). MPEG-TS only: a part is a run of whole packets, so the parts
-/// of a segment concatenate to the segment.
+/// parts at the video frame that starts each share of its time, in decode order (a part is a run of frames as decoded; its
+/// duration is the decode time it spans). MPEG-TS: a part is a run of whole packets, cut at a video PES. fMP4: a part is a
+/// fragment of its own (`moof` + `mdat`, `FragmentSplit`), after the rendition's one `EXT-X-MAP`. Either way the parts of a
+/// segment concatenate to the segment.
 public struct LowLatencyRendition: Sendable {
     /// The rendition with its segments merged `group` by `group`.
     public var rendition: MediaRendition
@@ -21,7 +22,8 @@ public struct LowLatencyRendition: Sendable {
     public var parts: [[PartSlice]]
 
     public static func make(_ r: MediaRendition, group: Int, split: Int) -> LowLatencyRendition? {
-        guard r.container == .ts, group > 0, split > 0, r.segments.count % group == 0 else { return nil }
+        guard group > 0, split > 0, r.segments.count % group == 0 else { return nil }
+        let tracks = r.initSection.map { FragmentedMP4.tracks(initSection: $0) } ?? []
         var merged: [MediaSegment] = []
         var parts: [[PartSlice]] = []
         for g in stride(from: 0, to: r.segments.count, by: group) {
@@ -29,25 +31,15 @@ public struct LowLatencyRendition: Sendable {
             var bytes: [UInt8] = []
             var slices: [PartSlice] = []
             for m in members {
-                let starts = TransportStream.videoPESStarts(m.bytes)
-                guard let first = starts.first else { return nil }
-                var cuts = [0]
-                var times = [0.0]
-                for k in 1..<split {
-                    let want = m.duration * Double(k) / Double(split)
-                    guard let c = starts.first(where: { Double($0.dts &- first.dts) / 90000 >= want - 0.0005 }) else { return nil }
-                    cuts.append(c.offset)
-                    times.append(Double(c.dts &- first.dts) / 90000)
-                }
-                cuts.append(m.bytes.count)
-                times.append(m.duration)
-                for k in 0..<split {
+                let cuts = (1..<split).map { m.duration * Double($0) / Double(split) }
+                guard
+                    let pieces = r.container == .ts ? tsParts(m, at: cuts) : FragmentSplit.split(segment: m.bytes, tracks: tracks, at: cuts)
+                else { return nil }
+                for p in pieces {
                     slices.append(
-                        PartSlice(
-                            range: (bytes.count + cuts[k])..<(bytes.count + cuts[k + 1]), duration: times[k + 1] - times[k],
-                            independent: k == 0))
+                        PartSlice(range: bytes.count..<(bytes.count + p.bytes.count), duration: p.duration, independent: p.independent))
+                    bytes += p.bytes
                 }
-                bytes += m.bytes
             }
             merged.append(
                 MediaSegment(
@@ -59,6 +51,26 @@ public struct LowLatencyRendition: Sendable {
         out.segments = merged
         out.nominalDuration = r.nominalDuration * Double(group)
         return LowLatencyRendition(rendition: out, parts: parts)
+    }
+
+    /// An MPEG-TS media segment cut at the video PES that starts at or after each of `cuts` (seconds into it); the first part
+    /// opens with the segment's IDR frame.
+    static func tsParts(_ m: MediaSegment, at cuts: [Double]) -> [FragmentSplit.Piece]? {
+        let starts = TransportStream.videoPESStarts(m.bytes)
+        guard let first = starts.first else { return nil }
+        var offsets = [0]
+        var times = [0.0]
+        for want in cuts {
+            guard let c = starts.first(where: { Double($0.dts &- first.dts) / 90000 >= want - 0.0005 }) else { return nil }
+            offsets.append(c.offset)
+            times.append(Double(c.dts &- first.dts) / 90000)
+        }
+        offsets.append(m.bytes.count)
+        times.append(m.duration)
+        return offsets.indices.dropLast().map { k in
+            FragmentSplit.Piece(
+                bytes: Array(m.bytes[offsets[k]..<offsets[k + 1]]), duration: times[k + 1] - times[k], independent: k == 0)
+        }
     }
 }
 
@@ -113,12 +125,15 @@ public struct LowLatencyModel: Sendable {
         model.lastAvailable(at: (o.freezeAt ?? now) - o.extraDelay) - (o.resetIndex ?? 0)
     }
 
-    public func partURI(_ n: Int, _ i: Int) -> String { "s\(n).\(i).ts" }
+    /// The file extension of its parts: `ts`, or `m4s` for fMP4.
+    var partExtension: String { model.rendition.container == .ts ? "ts" : "m4s" }
 
-    /// The absolute segment and part a part file name names (`s<n>.<i>.ts`), or nil.
+    public func partURI(_ n: Int, _ i: Int) -> String { "s\(n).\(i).\(partExtension)" }
+
+    /// The absolute segment and part a part file name names (`s<n>.<i>.ts`, `.m4s`), or nil.
     public func partIndex(file: String) -> (segment: Int, part: Int)? {
-        guard file.hasPrefix("s"), file.hasSuffix(".ts") else { return nil }
-        let fields = file.dropFirst().dropLast(3).split(separator: ".")
+        guard file.hasPrefix("s"), file.hasSuffix(".\(partExtension)") else { return nil }
+        let fields = file.dropFirst().dropLast(partExtension.count + 1).split(separator: ".")
         guard fields.count == 2, let n = Int(fields[0]), let i = Int(fields[1]), i >= 0, i < parts[position(n)].count else { return nil }
         return (n, i)
     }

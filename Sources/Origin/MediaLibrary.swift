@@ -175,8 +175,10 @@ public final class MediaLibrary: Sendable {
     public let progressive: [String: [UInt8]]
     /// Seconds the last generation took (0 when the cache was reused).
     public let generationSeconds: Double
-    /// The plain MPEG-TS video rungs cut for LL-HLS (`ll-ts`): 4 s segments of 1 s parts, by rung.
+    /// The plain video rungs cut for LL-HLS (`ll-ts`, `ll-fmp4`): 4 s segments of 1 s parts, keyed `container/id`.
     public let lowLatency: [String: LowLatencyRendition]
+
+    public func lowLatency(_ id: String, _ container: Container) -> LowLatencyRendition? { lowLatency["\(container.rawValue)/\(id)"] }
 
     public func rendition(_ id: String, _ container: Container, _ packaging: Packaging = .plain) -> MediaRendition? {
         renditions["\(packaging.keyPrefix)\(container.rawValue)/\(id)"]
@@ -189,7 +191,11 @@ public final class MediaLibrary: Sendable {
         self.generationSeconds = generationSeconds
         var ll: [String: LowLatencyRendition] = [:]
         for id in OriginTiming.videoRungs {
-            if let r = renditions["ts/\(id)"], let cut = LowLatencyRendition.make(r, group: 2, split: 2) { ll[id] = cut }
+            for c in [Container.ts, .fmp4] {
+                if let r = renditions["\(c.rawValue)/\(id)"], let cut = LowLatencyRendition.make(r, group: 2, split: 2) {
+                    ll["\(c.rawValue)/\(id)"] = cut
+                }
+            }
         }
         lowLatency = ll
     }

@@ -19,7 +19,7 @@ public enum MultivariantBuilder {
             m.variants = [v]
         case .lowLatency(let container):
             for id in OriginTiming.videoRungs {
-                guard let r = media.lowLatency[id]?.rendition, r.container == container else { return nil }
+                guard let r = media.lowLatency(id, container)?.rendition else { return nil }
                 var v = Variant(uri: "\(id)/index.m3u8", bandwidth: r.peakBitrate)
                 v.averageBandwidth = r.averageBitrate
                 v.codecs = r.codecs

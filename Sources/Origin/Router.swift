@@ -143,7 +143,7 @@ public struct OriginRouter: OriginResponder {
 
     /// The LL-HLS timeline of a rung of an LL scenario.
     public func lowLatency(_ scenario: Scenario, _ rendition: String) -> LowLatencyModel? {
-        guard case .lowLatency = scenario.kind, let r = media.lowLatency[rendition] else { return nil }
+        guard case .lowLatency(let container) = scenario.kind, let r = media.lowLatency(rendition, container) else { return nil }
         return LowLatencyModel(scenario: scenario, rendition: r)
     }
 
@@ -276,7 +276,7 @@ public struct OriginRouter: OriginResponder {
             return r
         }
         if file == "index.m3u8" {
-            let reports = OriginTiming.videoRungs.filter { $0 != rung && media.lowLatency[$0] != nil }
+            let reports = OriginTiming.videoRungs.filter { $0 != rung && media.lowLatency($0, ll.model.rendition.container) != nil }
             var at = now
             let msnText = req.query["_HLS_msn"]
             let partText = req.query["_HLS_part"]
@@ -327,7 +327,8 @@ public struct OriginRouter: OriginResponder {
             r.truth = t
             return r
         }
-        var r = OriginResponse(status: 200, contentType: "video/mp2t", body: Array(ll.partBytes(n, i)), kind: "segment")
+        let type = ll.model.rendition.container == .ts ? "video/mp2t" : "video/mp4"
+        var r = OriginResponse(status: 200, contentType: type, body: Array(ll.partBytes(n, i)), kind: "segment")
         r.delayMs = ready > now ? Int(((ready - now) * 1000).rounded(.up)) : 0
         r.truth = t
         return r

@@ -127,6 +127,11 @@ public struct Scenario: Sendable, Equatable {
                 "low-latency HLS, MPEG-TS: 4 s segments of 1 s parts, blocking reload, delta updates, preload hints, rendition reports",
             kind: .lowLatency(container: .ts)),
         Scenario(
+            name: "ll-fmp4",
+            summary:
+                "low-latency HLS, fMP4 (muxed audio): 4 s segments of 1 s parts (a fragment each), blocking reload, delta updates, preload hints, rendition reports",
+            kind: .lowLatency(container: .fmp4)),
+        Scenario(
             name: "demo", summary: "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360",
             kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false)),
     ]

@@ -60,17 +60,23 @@ struct LowLatencyPlaybackTests {
         let playing = r.named("player").filter { $0["state"] as? String == "playing" }
         #expect(playing.count >= 20)
     }
-    @Test("ll-ts: starts PART-HOLD-BACK behind the last part, stays within a part target of it; a switch at the edge; no stall")
-    func nearTheEdge() async throws {
+    @Test(
+        "starts PART-HOLD-BACK behind the last part, stays within a part target of it; a switch at the edge; no stall",
+        arguments: ["ll-ts", "ll-fmp4"])
+    func nearTheEdge(scenario: String) async throws {
         let state = LowLatencyOrigin.state
         let mark = state.log().count
         let dir = try CLI.directory(["cmds": "9 pin 0\n"])
         let r = try await MonitorRun.run([
-            "\(LowLatencyOrigin.base)/ll-ts/master.m3u8", "--pin", "2", "--duration", "20", "--verbose", "--commands",
+            "\(LowLatencyOrigin.base)/\(scenario)/master.m3u8", "--pin", "2", "--duration", "20", "--verbose", "--commands",
             dir.appendingPathComponent("cmds").path,
         ])
         #expect(r.status == 0, "\(r.stderr.suffix(300))")
         #expect(r.named("error").isEmpty && r.named("stall").isEmpty, "\(r.named("error")) \(r.named("stall"))")
+        // The origin's loop is a discontinuity every 20 s: MPEG-TS crosses it in the player (mpv drops up to a few tenths of a
+        // second at the reset), fMP4 by a reload at the break (nothing dropped).
+        let skipped = r.named("skip").compactMap { $0["seconds"] as? Double }
+        #expect(skipped.allSatisfy { $0 < (scenario == "ll-ts" ? 0.5 : 0.05) }, "\(r.named("skip"))")
         let said = r.named("log").compactMap { $0["text"] as? String }
         #expect(said.contains { $0.hasPrefix("low latency: starting 3.0 s (PART-HOLD-BACK) behind the last part") }, "\(said)")
         // Glass to glass: the origin's PDT is its wall clock, so the sample's wall clock minus the playhead's PDT is the
@@ -83,7 +89,7 @@ struct LowLatencyPlaybackTests {
         #expect((sorted.last ?? 99) <= 5.0, "\(latencies)")
         // Parts asked for as published: listed or hinted, and blocking reloads for parts.
         let paths = state.log(since: mark).map(\.path)
-        #expect(paths.contains { $0.range(of: #"/s\d+\.\d\.ts$"#, options: .regularExpression) != nil }, "\(paths.suffix(20))")
+        #expect(paths.contains { $0.range(of: #"/s\d+\.\d\.(ts|m4s)$"#, options: .regularExpression) != nil }, "\(paths.suffix(20))")
         #expect(paths.contains { $0.contains("_HLS_part=") }, "\(paths.suffix(20))")
         let parts = r.named("request").filter { $0["kind"] as? String == "part" }
         #expect(!parts.isEmpty && parts.allSatisfy { $0["status"] as? Int == 200 }, "\(parts.prefix(3))")

@@ -51,7 +51,7 @@ struct MonitorCLITests {
         "every scenario plays through hlstui",
         arguments: [
             "vod-fmp4", "byterange-ts", "live-ts", "live-fmp4", "aes-vod", "aes-fmp4", "sample-aes-vod", "aes-live", "gap-one", "gap-all",
-            "define", "demo", "cam-b", "ll-ts",
+            "define", "demo", "cam-b", "ll-ts", "ll-fmp4",
         ])
     func scenario(name: String) async throws {
         let url =
@@ -73,7 +73,7 @@ struct MonitorCLITests {
         #expect(
             pos.count >= playing.count - 1 - atReset && advanced > 1,
             "\(name): the position is measured and time advances: \(raw) \(playing.map { $0["position"] ?? "nil" })")
-        if name.hasPrefix("live") || name == "demo" || name.hasPrefix("cam") || name == "aes-live" || name == "ll-ts" {
+        if name.hasPrefix("live") || name == "demo" || name.hasPrefix("cam") || name == "aes-live" || name.hasPrefix("ll-") {
             // Live: the position is inside a sliding window; the PDT of the frame on screen is what advances.
             let latency = playing.compactMap { $0["liveLatency"] as? Double }
             #expect(latency.count >= playing.count - 1 - atReset && latency.allSatisfy { $0 > 0 && $0 < 30 }, "\(name) latency: \(latency)")

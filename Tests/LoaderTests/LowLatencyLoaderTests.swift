@@ -41,7 +41,7 @@ struct LowLatencyLoaderTests {
         #expect(try await c.get(last.url).head.status == 200)
         let again = try #require(PlaylistParser.parseLenient(String(decoding: try await c.get(url).body, as: UTF8.self)).playlist.media)
         // Not answered before the segment was published, and then listed (a loaded machine may ask late: more may be listed).
-        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency["v240"]!)
+        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency("v240", .ts)!)
         #expect(Date().timeIntervalSince1970 >= model.published(msn: last.msn + 1, part: nil, overrides: LiveOverrides()) - 0.01)
         #expect((again.segments.last?.mediaSequence ?? 0) >= last.msn + 1, "\(again.segments.map(\.mediaSequence))")
         // (The other tests' origin requests carry their fault in their query, or are of another rung.)
@@ -61,7 +61,7 @@ struct LowLatencyLoaderTests {
         let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v240/index.m3u8?llfault=early")
         // Each round: the player takes the last segment, then reloads. The fault answers at once, so a round that straddles
         // the next segment's publication gets it after all: a round starts only with two seconds or more before that.
-        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency["v240"]!)
+        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency("v240", .ts)!)
         for _ in 0..<3 {
             var (url, segments) = try await media(c, playerURL)
             let next = model.published(msn: try #require(segments.last).msn + 1, part: nil, overrides: LiveOverrides())
@@ -175,24 +175,32 @@ struct LowLatencyLoaderTests {
         #expect(!log.diagnostics.contains { $0.contains("preload hint") }, "\(log.diagnostics)")
     }
 
-    @Test("the segment in progress reaches the player as its parts are published, byte for byte the segment, paced")
-    func growingSegment() async throws {
+    @Test(
+        "the segment in progress reaches the player as its parts are published, byte for byte the segment, paced",
+        arguments: [Container.ts, .fmp4])
+    func growingSegment(container: Container) async throws {
+        let scenario = container == .ts ? "ll-ts" : "ll-fmp4"
         let loader = try LoaderServer.start()
         defer { loader.stop() }
         let log = EventLog(loader)
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         // v144: the other tests count the origin's requests for v240 and v360.
-        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency["v144"]!)
-        // Asked for while at least 1.5 s of it is still to be published: a segment that has just begun is waited for, and a
-        // machine so loaded that it got there later tries the next one.
+        let model = LowLatencyModel(scenario: Scenario.named(scenario)!, rendition: TestOrigins.media.lowLatency("v144", container)!)
+        // Asked for once its first part is out (an fMP4 segment in progress is listed from then on: its first part says whether
+        // a discontinuity opens it) and while at least 1.5 s of it is still to be published; a machine so loaded that it got
+        // there later tries the next one.
         let o = LiveOverrides()
         var chosen: (msn: Int, url: String, complete: Double)?
         for _ in 0..<4 where chosen == nil {
             let now = Date().timeIntervalSince1970
             let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
-            if next - now < 3 { try await Task.sleep(for: .seconds(next - now + 0.1)) }
-            let playerURL = try await loader.open("\(Self.origin.httpBase)/ll-ts/v144/index.m3u8")
+            if next - now > 2.9 { try await Task.sleep(for: .seconds(next - now - 2.9)) }
+            if next - now < 1.5 { try await Task.sleep(for: .seconds(next - now + 1.1)) }
+            // Opened at the segment in progress, as the session starts a low-latency pane: an fMP4 player's playlist ends before
+            // a discontinuity (the session reloads after it), and the origin's loop puts one in every window.
+            let progress = model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1
+            let playerURL = try await loader.openStream("\(Self.origin.httpBase)/\(scenario)/v144/index.m3u8", startMSN: progress).playerURL
             let (_, segments) = try await media(c, playerURL)
             let last = try #require(segments.last)
             // Not yet complete: the player's playlist ends with the segment in progress.
@@ -213,7 +221,7 @@ struct LowLatencyLoaderTests {
         #expect(firstByte < complete - 0.5, "first byte \(complete - firstByte) s before the segment was complete")
         #expect(ended >= complete - 0.05, "ended \(complete - ended) s before the segment was complete")
         // The same bytes as the segment the origin lists once complete (RFC 8216bis §3.2: parts hold the segment's samples).
-        let whole = try await c.get("\(Self.origin.httpBase)/ll-ts/v144/s\(growing.msn).ts")
+        let whole = try await c.get("\(Self.origin.httpBase)/\(scenario)/v144/s\(growing.msn).\(container.segmentExtension)")
         #expect(whole.head.status == 200 && r.body == whole.body, "\(r.body.count) bytes against \(whole.body.count)")
         // Each part is a request of its own; the segment's own record is paced (no throughput read from it).
         try await Task.sleep(for: .milliseconds(100))

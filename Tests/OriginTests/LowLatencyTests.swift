@@ -9,13 +9,13 @@ import TestSupport
 struct LowLatencyTests {
     static var media: MediaLibrary { TestOrigins.media }
     static var model: LowLatencyModel {
-        LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: media.lowLatency["v240"]!)
+        LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: media.lowLatency("v240", .ts)!)
     }
 
     @Test("each 4 s segment is four 1 s parts that concatenate to it; the two that open an encoded segment start with its IDR")
     func parts() throws {
         for id in OriginTiming.videoRungs {
-            let ll = try #require(Self.media.lowLatency[id], "\(id)")
+            let ll = try #require(Self.media.lowLatency(id, .ts), "\(id)")
             #expect(ll.rendition.segments.count == 5 && ll.rendition.nominalDuration == 4)
             for (pos, seg) in ll.rendition.segments.enumerated() {
                 let parts = ll.parts[pos]
@@ -33,6 +33,65 @@ struct LowLatencyTests {
                 }
             }
         }
+    }
+
+    @Test("ll-fmp4: each 4 s segment is four 1 s fragments (moof + mdat) that concatenate to it; ffprobe decodes every frame")
+    func fragmentParts() async throws {
+        for id in OriginTiming.videoRungs {
+            let ll = try #require(Self.media.lowLatency(id, .fmp4), "\(id)")
+            let source = try #require(Self.media.rendition(id, .fmp4))
+            let initSection = try #require(ll.rendition.initSection)
+            let tracks = FragmentedMP4.tracks(initSection: initSection)
+            let video = try #require(tracks.first { $0.handler == "vide" })
+            #expect(tracks.count == 2, "video and its muxed audio")
+            #expect(ll.rendition.segments.count == 5 && ll.rendition.nominalDuration == 4)
+            for (pos, seg) in ll.rendition.segments.enumerated() {
+                let parts = ll.parts[pos]
+                #expect(parts.map(\.independent) == [true, false, true, false])
+                #expect(parts.allSatisfy { abs($0.duration - 1) < 0.001 }, "\(parts.map(\.duration))")
+                #expect(parts.flatMap { seg.bytes[$0.range] } == seg.bytes)
+                let start = try #require(FragmentedMP4.firstDecodeTimes(segment: seg.bytes)[video.id])
+                for (k, p) in parts.enumerated() {
+                    let bytes = Array(seg.bytes[p.range])
+                    #expect(FragmentedMP4.boxes(bytes)?.map(\.type) == ["moof", "mdat"], "\(id) segment \(pos) part \(k)")
+                    let t = try #require(FragmentedMP4.firstDecodeTimes(segment: bytes)[video.id])
+                    #expect(abs(Double(t - start) / Double(video.timescale) - Double(k)) < 0.001, "\(id) segment \(pos) part \(k)")
+                }
+            }
+            // The init section and the cut segments decode to as many frames and audio packets as the packager's segments.
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("llfmp4-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let cut = dir.appendingPathComponent("cut.mp4")
+            let whole = dir.appendingPathComponent("whole.mp4")
+            try Data(initSection + ll.rendition.segments.flatMap(\.bytes)).write(to: cut)
+            try Data(initSection + source.segments.flatMap(\.bytes)).write(to: whole)
+            func count(_ f: URL, _ stream: String) async throws -> String {
+                let args = [
+                    "-v", "error", "-select_streams", stream, "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                ]
+                let r = try await runProcess("ffprobe", args + [f.path])
+                #expect(r.status == 0, "\(r.output)")
+                return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            for stream in ["v:0", "a:0"] {
+                let (a, b) = (try await count(cut, stream), try await count(whole, stream))
+                #expect(a == b && (Int(a) ?? 0) > 0, "\(id) \(stream): \(a) decoded from the parts, \(b) from the packager's")
+            }
+        }
+    }
+
+    @Test("FragmentSplit refuses what it cannot cut: MPEG-TS bytes, a cut past the last frame, a moof whose data runs off the end")
+    func splitRefuses() throws {
+        let source = try #require(Self.media.rendition("v144", .fmp4))
+        let tracks = FragmentedMP4.tracks(initSection: try #require(source.initSection))
+        let seg = try #require(source.segments.first).bytes
+        #expect(FragmentSplit.split(segment: seg, tracks: tracks, at: [1])?.count == 2)
+        let ts = try #require(Self.media.rendition("v144", .ts)?.segments.first).bytes
+        #expect(FragmentSplit.split(segment: ts, tracks: tracks, at: [1]) == nil)
+        #expect(FragmentSplit.split(segment: seg, tracks: tracks, at: [1, 5]) == nil)
+        #expect(FragmentSplit.split(segment: Array(seg.dropLast(100)), tracks: tracks, at: [1]) == nil)
+        #expect(FragmentSplit.split(segment: seg, tracks: [], at: [1]) == nil, "no init section: no timescale")
     }
 
     @Test("the playlist at a moment: parts near the edge only, the next part hinted, reports for the other rungs, lint-clean")
