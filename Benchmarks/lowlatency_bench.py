@@ -1,23 +1,28 @@
 #!/usr/bin/env python3
-"""LL-HLS latency: the origin's `ll-ts` stream (4 s segments of 1 s parts, PART-HOLD-BACK 3 s), one rung, played by
-`hlstui monitor` and by plain mpv in the same run. The latency is the wall clock minus the moment the frame at the playhead
+"""LL-HLS latency: one of the origin's LL streams (`ll-ts` or `ll-fmp4`: 4 s segments of 1 s parts, PART-HOLD-BACK 3 s), one
+rung, played by `hlstui monitor` and by plain mpv side by side in the same run. The latency is the wall clock minus the moment the frame at the playhead
 was published, from the origin's truth, not from either player's own figures: the origin's segment n starts at wall-clock
-second 4n (its PDT), and the first PTS of each segment of its loop is read from the segment's own bytes, so a raw time-pos
-(`rebase-start-time=no`) read at a wall-clock moment names the segment and the instant it plays.
+second 4n (its PDT), and the first PTS of each segment of its loop is read from the segment's own bytes (MPEG-TS: its first
+PES; fMP4: its first video frame as FFmpeg's demuxer times it, by ffprobe on the init section and the segment), so a raw
+time-pos (`rebase-start-time=no`) read at a wall-clock moment names the segment and the instant it plays.
 
-Usage: lowlatency_bench.py HLSTUI_BINARY MEDIA_CACHE SECONDS; prints one JSON object.
+Usage: lowlatency_bench.py HLSTUI_BINARY MEDIA_CACHE SECONDS [SCENARIO]; prints one JSON object.
 """
 import datetime
 import json
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import urllib.request
 
 import mpv_ipc
 
 hlstui, cache, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+SCENARIO = sys.argv[4] if len(sys.argv) > 4 else "ll-ts"
+EXT = "ts" if SCENARIO == "ll-ts" else "m4s"
 RUNG, SEGMENT, WARMUP = "v360", 4.0, 10.0
 
 
@@ -35,14 +40,29 @@ def first_pts(data):
     return None
 
 
+def first_video_pts(init, data):
+    """The first video frame's time in an fMP4 segment as FFmpeg's mov demuxer gives it (edit list included), seconds."""
+    with tempfile.NamedTemporaryFile(suffix=".mp4") as f:
+        f.write(init + data)
+        f.flush()
+        out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time",
+                              "-of", "csv=p=0", f.name], capture_output=True, text=True).stdout.strip()
+    return float(out)
+
+
 def truth():
     """The first PTS of each segment of the loop, by its position, and the loop's length: read from the newest complete
     segments until the timestamps repeat."""
     newest = int(time.time() // SEGMENT) - 1
     firsts = {}
+    init = None
+    if EXT == "m4s":
+        with urllib.request.urlopen(f"{base}/{SCENARIO}/{RUNG}/init.mp4") as r:
+            init = r.read()
     for n in range(newest - 11, newest):
-        with urllib.request.urlopen(f"{base}/ll-ts/{RUNG}/s{n}.ts") as r:
-            firsts[n] = first_pts(r.read())
+        with urllib.request.urlopen(f"{base}/{SCENARIO}/{RUNG}/s{n}.{EXT}") as r:
+            data = r.read()
+            firsts[n] = first_pts(data) if init is None else first_video_pts(init, data)
     ns = sorted(firsts)
     loop = next(k for k in range(1, len(ns)) if abs(firsts[ns[0] + k] - firsts[ns[0]]) < 0.001)
     return {n % loop: firsts[n] for n in ns[:loop]}, loop
@@ -69,7 +89,7 @@ def stats(v):
 
 
 def hlstui_run(firsts, loop):
-    p = subprocess.run([hlstui, "monitor", f"{base}/ll-ts/{RUNG}/index.m3u8", "--video", "none", "--duration", str(seconds)],
+    p = subprocess.run([hlstui, "monitor", f"{base}/{SCENARIO}/{RUNG}/index.m3u8", "--video", "none", "--duration", str(seconds)],
                        capture_output=True, text=True, timeout=seconds + 60)
     events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     start = next(e["t"] for e in events if e["event"] == "player")
@@ -90,7 +110,7 @@ def wall_seconds(s):
 
 def mpv_run(firsts, loop):
     begin = time.time() - time.monotonic()
-    samples = mpv_ipc.time_pos(f"{base}/ll-ts/{RUNG}/index.m3u8",
+    samples = mpv_ipc.time_pos(f"{base}/{SCENARIO}/{RUNG}/index.m3u8",
                                ["--vo=null", "--ao=null", "--demuxer=lavf", "--cache=yes", "--rebase-start-time=no",
                                 "--input-terminal=no", "--keep-open=yes"], seconds)
     t0 = samples[0][0] if samples else 0
@@ -110,9 +130,14 @@ origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache"
 base = origin.stdout.readline().split()[3]
 try:
     firsts, loop = truth()
-    h = hlstui_run(firsts, loop)
-    m = mpv_run(firsts, loop)
-    print(json.dumps({"hlstui": h, "mpv": m, "seconds": seconds, "warmup": WARMUP, "partHoldBack": 3.0, "partTarget": 1.0}))
+    # Side by side: the same stream over the same minutes (one player each, on two cores).
+    out = {}
+    side = threading.Thread(target=lambda: out.update(mpv=mpv_run(firsts, loop)))
+    side.start()
+    out["hlstui"] = hlstui_run(firsts, loop)
+    side.join()
+    print(json.dumps({"scenario": SCENARIO, "hlstui": out["hlstui"], "mpv": out["mpv"], "seconds": seconds, "warmup": WARMUP,
+                      "partHoldBack": 3.0, "partTarget": 1.0}))
 finally:
     origin.send_signal(signal.SIGKILL)
     origin.wait()

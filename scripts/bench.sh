@@ -265,30 +265,40 @@ fi
 
 
 if has lowlatency; then
-# LL-HLS: latency on the origin's ll-ts stream, hlstui beside plain mpv, from the origin's truth (LL_SECONDS each, default 120).
+# LL-HLS: latency on the origin's ll-ts and ll-fmp4 streams, hlstui beside plain mpv, from the origin's truth (LL_SECONDS each,
+# default 120).
 bin=$(release_hlstui)
-ll=$(python3 Benchmarks/lowlatency_bench.py "$bin/hlstui" .build/test-media "${LL_SECONDS:-120}")
-python3 - "$ll" <<'PY' | python3 Benchmarks/update_benchmarks.py "## LL-HLS latency"
+lls=()
+for sc in ll-ts ll-fmp4; do
+  lls+=("$(python3 Benchmarks/lowlatency_bench.py "$bin/hlstui" .build/test-media "${LL_SECONDS:-120}" "$sc")")
+done
+python3 - "${lls[@]}" <<'PY' | python3 Benchmarks/update_benchmarks.py "## LL-HLS latency"
 import json, sys, datetime
-r = json.loads(sys.argv[1])
-h, m = r["hlstui"], r["mpv"]
-phb, pt = r["partHoldBack"], r["partTarget"]
+runs = [json.loads(a) for a in sys.argv[1:]]
+r0 = runs[0]
+phb, pt = r0["partHoldBack"], r0["partTarget"]
 f = lambda s, k: f"{s[k]:.2f} s" if s else "—"
 md = ["## LL-HLS latency: hlstui vs plain mpv", "",
       f"`bash scripts/bench.sh lowlatency` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's "
-      f"`ll-ts` stream (v360: 4 s segments of 1 s parts, PART-HOLD-BACK {phb:g} s, blocking reload, delta updates, preload hints), "
-      f"`hlstui monitor` then plain mpv, {r['seconds']:g} s each, the first {r['warmup']:g} s left out. Latency = wall clock minus the moment "
-      "the frame at the playhead was published, from the origin's truth (segment n starts at wall-clock second 4n; each segment's first PTS "
-      "read from its bytes; the players' raw time-pos), not from hlstui's own figures.", "",
-      "| figure | hlstui | plain mpv | ratio | target |", "|---|---|---|---|---|",
-      f"| latency p50 | {f(h['latency'], 'p50')} | {f(m['latency'], 'p50')} | {h['latency']['p50'] / m['latency']['p50']:.2f}× | ≤ PART-HOLD-BACK + one part ({phb + pt:g} s), ≤ 0.5× mpv |",
-      f"| latency p95 | {f(h['latency'], 'p95')} | {f(m['latency'], 'p95')} | {h['latency']['p95'] / m['latency']['p95']:.2f}× | |",
-      f"| latency max | {f(h['latency'], 'max')} | {f(m['latency'], 'max')} | | |",
-      f"| stalls | {h['stalls']} | {m['stalls']} | | 0 |",
-      f"| parts read as published | {h['parts']} | 0 (FFmpeg 5.1 reads no EXT-X-PART) | | |", "",
-      "hlstui gives FFmpeg the segment in progress as one body that grows part by part and starts PART-HOLD-BACK behind the last "
-      "part; plain mpv starts three segments from the end of the playlist and reads whole segments. The stream's loop point (a "
-      "timestamp reset every 20 s) is inside every run.", ""]
+      f"`ll-ts` and `ll-fmp4` streams (v360: 4 s segments of 1 s parts, PART-HOLD-BACK {phb:g} s, blocking reload, delta updates, "
+      f"preload hints), `hlstui monitor` and plain mpv side by side, {r0['seconds']:g} s per stream, the first {r0['warmup']:g} s left "
+      "out. Latency = wall clock minus the moment the frame at the playhead was published, from the origin's truth (segment n starts "
+      "at wall-clock second 4n; each segment's first PTS read from its bytes; the players' raw time-pos), not from hlstui's own "
+      "figures.", "",
+      "| stream | figure | hlstui | plain mpv | ratio | target |", "|---|---|---|---|---|---|"]
+for r in runs:
+    h, m, sc = r["hlstui"], r["mpv"], f"`{r['scenario']}`"
+    md += [
+      f"| {sc} | latency p50 | {f(h['latency'], 'p50')} | {f(m['latency'], 'p50')} | {h['latency']['p50'] / m['latency']['p50']:.2f}× | ≤ PART-HOLD-BACK + one part ({phb + pt:g} s), ≤ 0.5× mpv |",
+      f"| {sc} | latency p95 | {f(h['latency'], 'p95')} | {f(m['latency'], 'p95')} | {h['latency']['p95'] / m['latency']['p95']:.2f}× | |",
+      f"| {sc} | latency max | {f(h['latency'], 'max')} | {f(m['latency'], 'max')} | | |",
+      f"| {sc} | stalls | {h['stalls']} | {m['stalls']} | | 0 |",
+      f"| {sc} | parts read as published | {h['parts']} | 0 (FFmpeg 5.1 reads no EXT-X-PART) | | |"]
+md += ["",
+      "hlstui gives FFmpeg the segment in progress as one body that grows part by part (fMP4: fragments after the segment's "
+      "EXT-X-MAP) and starts PART-HOLD-BACK behind the last part; plain mpv starts three segments from the end of the playlist and "
+      "reads whole segments. The stream's loop point (a discontinuity every 20 s) is inside every run: MPEG-TS crosses it in the "
+      "player, fMP4 by a reload after it.", ""]
 print("\n".join(md))
 PY
 fi
