@@ -12,25 +12,30 @@ struct LowLatencyTests {
         LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: media.lowLatency("v240", .ts)!)
     }
 
+    /// The shape both containers share: five 4 s segments of four 1 s parts, the two that open an encoded segment INDEPENDENT,
+    /// concatenating to the segment; `each` checks part `k` of a segment (its bytes, the part's bytes).
+    static func checkParts(_ ll: LowLatencyRendition, _ id: String, each: ([UInt8], Int, [UInt8]) throws -> Void) rethrows {
+        #expect(ll.rendition.segments.count == 5 && ll.rendition.nominalDuration == 4)
+        for (pos, seg) in ll.rendition.segments.enumerated() {
+            let parts = ll.parts[pos]
+            #expect(parts.map(\.independent) == [true, false, true, false], "\(id) segment \(pos)")
+            #expect(parts.allSatisfy { abs($0.duration - 1) < 0.001 }, "\(parts.map(\.duration))")
+            #expect(parts.flatMap { seg.bytes[$0.range] } == seg.bytes)
+            for (k, p) in parts.enumerated() { try each(seg.bytes, k, Array(seg.bytes[p.range])) }
+        }
+    }
+
     @Test("each 4 s segment is four 1 s parts that concatenate to it; the two that open an encoded segment start with its IDR")
     func parts() throws {
         for id in OriginTiming.videoRungs {
             let ll = try #require(Self.media.lowLatency(id, .ts), "\(id)")
-            #expect(ll.rendition.segments.count == 5 && ll.rendition.nominalDuration == 4)
-            for (pos, seg) in ll.rendition.segments.enumerated() {
-                let parts = ll.parts[pos]
-                #expect(parts.map(\.independent) == [true, false, true, false])
-                #expect(parts.allSatisfy { abs($0.duration - 1) < 0.001 }, "\(parts.map(\.duration))")
-                #expect(parts.flatMap { seg.bytes[$0.range] } == seg.bytes)
-                // Each part is whole TS packets and starts with the video frame of its second.
-                let pid = TransportStream.probe(seg.bytes).videoPID
-                let first = try #require(TransportStream.videoPESStarts(seg.bytes).first?.dts)
-                for (k, p) in parts.enumerated() {
-                    let bytes = Array(seg.bytes[p.range])
-                    #expect(bytes.count % 188 == 0 && bytes.first == 0x47)
-                    let dts = try #require(TransportStream.videoPESStarts(bytes, videoPID: pid).first?.dts)
-                    #expect(abs(Double(dts &- first) / 90000 - Double(k)) < 0.001, "\(id) segment \(pos) part \(k)")
-                }
+            // Each part is whole TS packets and starts with the video frame of its second.
+            try Self.checkParts(ll, id) { seg, k, bytes in
+                let pid = TransportStream.probe(seg).videoPID
+                let first = try #require(TransportStream.videoPESStarts(seg).first?.dts)
+                #expect(bytes.count % 188 == 0 && bytes.first == 0x47)
+                let dts = try #require(TransportStream.videoPESStarts(bytes, videoPID: pid).first?.dts)
+                #expect(abs(Double(dts &- first) / 90000 - Double(k)) < 0.001, "\(id) part \(k)")
             }
         }
     }
@@ -44,19 +49,12 @@ struct LowLatencyTests {
             let tracks = FragmentedMP4.tracks(initSection: initSection)
             let video = try #require(tracks.first { $0.handler == "vide" })
             #expect(tracks.count == 2, "video and its muxed audio")
-            #expect(ll.rendition.segments.count == 5 && ll.rendition.nominalDuration == 4)
-            for (pos, seg) in ll.rendition.segments.enumerated() {
-                let parts = ll.parts[pos]
-                #expect(parts.map(\.independent) == [true, false, true, false])
-                #expect(parts.allSatisfy { abs($0.duration - 1) < 0.001 }, "\(parts.map(\.duration))")
-                #expect(parts.flatMap { seg.bytes[$0.range] } == seg.bytes)
-                let start = try #require(FragmentedMP4.firstDecodeTimes(segment: seg.bytes)[video.id])
-                for (k, p) in parts.enumerated() {
-                    let bytes = Array(seg.bytes[p.range])
-                    #expect(FragmentedMP4.boxes(bytes)?.map(\.type) == ["moof", "mdat"], "\(id) segment \(pos) part \(k)")
-                    let t = try #require(FragmentedMP4.firstDecodeTimes(segment: bytes)[video.id])
-                    #expect(abs(Double(t - start) / Double(video.timescale) - Double(k)) < 0.001, "\(id) segment \(pos) part \(k)")
-                }
+            // Each part is a fragment of its own whose video starts at its second.
+            try Self.checkParts(ll, id) { seg, k, bytes in
+                let start = try #require(FragmentedMP4.firstDecodeTimes(segment: seg)[video.id])
+                #expect(FragmentedMP4.boxes(bytes)?.map(\.type) == ["moof", "mdat"], "\(id) part \(k)")
+                let t = try #require(FragmentedMP4.firstDecodeTimes(segment: bytes)[video.id])
+                #expect(abs(Double(t - start) / Double(video.timescale) - Double(k)) < 0.001, "\(id) part \(k)")
             }
             // The init section and the cut segments decode to as many frames and audio packets as the packager's segments.
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("llfmp4-\(UUID().uuidString.prefix(8))")
