@@ -4,7 +4,10 @@ rung, played by `hlstui monitor` and by plain mpv side by side in the same run. 
 was published, from the origin's truth, not from either player's own figures: the origin's segment n starts at wall-clock
 second 4n (its PDT), and the first PTS of each segment of its loop is read from the segment's own bytes (MPEG-TS: its first
 PES; fMP4: its first video frame as FFmpeg's demuxer times it, by ffprobe on the init section and the segment), so a raw
-time-pos (`rebase-start-time=no`) read at a wall-clock moment names the segment and the instant it plays.
+time-pos (`rebase-start-time=no`) read at a wall-clock moment names the segment and the instant it plays — up to whole
+loops of the media (20 s), which repeat their timestamps: each run's readings are followed by continuity from the first,
+which is taken in the lowest span a player can be in (hlstui from 0 s, a player of whole segments from one segment), so any
+doubt goes in plain mpv's favour.
 
 Usage: lowlatency_bench.py HLSTUI_BINARY MEDIA_CACHE SECONDS [SCENARIO]; prints one JSON object.
 """
@@ -68,19 +71,34 @@ def truth():
     return {n % loop: firsts[n] for n in ns[:loop]}, loop
 
 
-def latency(pos, wall, firsts, loop):
-    """Wall clock minus the publishing moment of raw time `pos` read at `wall`: the newest segment whose PTS span holds it
-    and which had begun by then."""
-    best = None
+def candidates(pos, wall, firsts, loop):
+    """Wall clock minus the publishing moment of raw time `pos` read at `wall`, for every segment whose PTS span holds it:
+    the loop repeats its timestamps, so these are one latency and that latency plus or minus whole loops."""
+    out = []
     for k, f in firsts.items():
         if f - 0.1 <= pos < f + SEGMENT + 0.1:
             n = int((wall - (pos - f)) // SEGMENT)
             while n % loop != k:
                 n -= 1
-            here = n * SEGMENT + (pos - f)
-            if here <= wall + 0.5 and (best is None or here > best):
-                best = here
-    return None if best is None else wall - best
+            out.append(wall - (n * SEGMENT + (pos - f)))
+    return out
+
+
+def unwrap(readings, firsts, loop, start):
+    """The latency of each (pos, wall) reading, the loop's ambiguity resolved by continuity: the first reading takes the
+    candidate in [start, start + one loop) (where the player starts), each later one the candidate nearest the one before."""
+    span = loop * SEGMENT
+    out, last = [], None
+    for pos, wall in readings:
+        c = [x + j * span for x in candidates(pos, wall, firsts, loop) for j in range(-2, 3)]
+        if not c:
+            continue
+        pick = min(c, key=lambda x: abs(x - last)) if last is not None else next((x for x in sorted(c) if start <= x < start + span), None)
+        if pick is None:
+            continue
+        out.append(pick)
+        last = pick
+    return out
 
 
 def stats(v):
@@ -93,13 +111,13 @@ def hlstui_run(firsts, loop):
                        capture_output=True, text=True, timeout=seconds + 60)
     events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     start = next(e["t"] for e in events if e["event"] == "player")
-    lat = []
-    for e in events:
-        if e["event"] == "player" and e.get("state") == "playing" and e["t"] - start >= WARMUP and e.get("timePos") is not None:
-            wall = wall_seconds(e["readAt"])
-            v = latency(e["timePos"], wall, firsts, loop)
-            if v is not None:
-                lat.append(v)
+    readings = [(e["timePos"], wall_seconds(e["readAt"])) for e in events
+                if e["event"] == "player" and e.get("state") == "playing" and e.get("timePos") is not None]
+    # hlstui starts PART-HOLD-BACK behind the last part.
+    series = unwrap(readings, firsts, loop, -0.5)
+    skip = sum(1 for e in events if e["event"] == "player" and e.get("state") == "playing" and e.get("timePos") is not None
+               and e["t"] - start < WARMUP)
+    lat = series[skip:]
     return {"latency": stats(lat), "stalls": sum(1 for e in events if e["event"] == "stall" and e.get("end") is None),
             "parts": sum(1 for e in events if e["event"] == "request" and e.get("kind") == "part")}
 
@@ -114,7 +132,9 @@ def mpv_run(firsts, loop):
                                ["--vo=null", "--ao=null", "--demuxer=lavf", "--cache=yes", "--rebase-start-time=no",
                                 "--input-terminal=no", "--keep-open=yes"], seconds)
     t0 = samples[0][0] if samples else 0
-    lat = [v for t, pos in samples if t - t0 >= WARMUP for v in [latency(pos, begin + t, firsts, loop)] if v is not None]
+    # A player of whole segments is at least one segment (4 s) behind: its first reading lies in [4, 24).
+    series = unwrap([(pos, begin + t) for t, pos in samples], firsts, loop, SEGMENT)
+    lat = series[sum(1 for t, _ in samples if t - t0 < WARMUP):]
     # A stall: time-pos standing still for more than half a second, counted once per standstill (a timestamp reset moves it
     # back: that is a move).
     stalls, moved, counted = 0, None, False
