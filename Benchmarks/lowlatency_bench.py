@@ -107,9 +107,14 @@ def stats(v):
 
 
 def hlstui_run(firsts, loop):
-    p = subprocess.run([hlstui, "monitor", f"{base}/{SCENARIO}/{RUNG}/index.m3u8", "--video", "none", "--duration", str(seconds)],
-                       capture_output=True, text=True, timeout=seconds + 60)
+    # The ladder, v360 pinned; halfway through, a switch at the edge to 144p (the rungs share their timestamps).
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as cmds:
+        cmds.write(f"{seconds / 2:g} pin 0\n")
+        cmds.flush()
+        p = subprocess.run([hlstui, "monitor", f"{base}/{SCENARIO}/master.m3u8", "--pin", "2", "--commands", cmds.name,
+                            "--video", "none", "--duration", str(seconds)], capture_output=True, text=True, timeout=seconds + 60)
     events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    switches = [e["t"] for e in events if e["event"] == "variant" and e.get("reason") == "manual"]
     start = next(e["t"] for e in events if e["event"] == "player")
     readings = [(e["timePos"], wall_seconds(e["readAt"])) for e in events
                 if e["event"] == "player" and e.get("state") == "playing" and e.get("timePos") is not None]
@@ -118,8 +123,11 @@ def hlstui_run(firsts, loop):
     skip = sum(1 for e in events if e["event"] == "player" and e.get("state") == "playing" and e.get("timePos") is not None
                and e["t"] - start < WARMUP)
     lat = series[skip:]
-    return {"latency": stats(lat), "stalls": sum(1 for e in events if e["event"] == "stall" and e.get("end") is None),
-            "parts": sum(1 for e in events if e["event"] == "request" and e.get("kind") == "part")}
+    stalls = [e["t"] for e in events if e["event"] == "stall" and e.get("end") is None]
+    return {"latency": stats(lat), "stalls": len(stalls),
+            "parts": sum(1 for e in events if e["event"] == "request" and e.get("kind") == "part"),
+            "switches": len(switches), "switchAt": switches[0] if switches else None,
+            "stallsAfterSwitch": sum(1 for t in stalls if switches and 0 <= t - switches[0] <= 10)}
 
 
 def wall_seconds(s):

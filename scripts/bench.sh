@@ -281,7 +281,7 @@ f = lambda s, k: f"{s[k]:.2f} s" if s else "—"
 md = ["## LL-HLS latency: hlstui vs plain mpv", "",
       f"`bash scripts/bench.sh lowlatency` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's "
       f"`ll-ts` and `ll-fmp4` streams (v360: 4 s segments of 1 s parts, PART-HOLD-BACK {phb:g} s, blocking reload, delta updates, "
-      f"preload hints), `hlstui monitor` and plain mpv side by side, {r0['seconds']:g} s per stream, the first {r0['warmup']:g} s left "
+      f"preload hints), `hlstui monitor` (the ladder, 360p pinned, 144p from halfway) and plain mpv (the 360p playlist) side by side, {r0['seconds']:g} s per stream, the first {r0['warmup']:g} s left "
       "out. Latency = wall clock minus the moment the frame at the playhead was published, from the origin's truth (segment n starts "
       "at wall-clock second 4n; each segment's first PTS read from its bytes; the players' raw time-pos), not from hlstui's own "
       "figures.", "",
@@ -297,7 +297,8 @@ for r in runs:
       f"| {sc} | latency p95 | {f(h['latency'], 'p95')} | {g('p95')} | {ratio('p95')} | |",
       f"| {sc} | latency max | {f(h['latency'], 'max')} | {g('max')} | | |",
       f"| {sc} | stalls | {h['stalls']} | {m['stalls']} | | 0 |",
-      f"| {sc} | parts read as published | {h['parts']} | 0 (FFmpeg 5.1 reads no EXT-X-PART) | | |"]
+      f"| {sc} | parts read as published | {h['parts']} | 0 (FFmpeg 5.1 reads no EXT-X-PART) | | |",
+      f"| {sc} | switch at the edge (360p → 144p at {h['switchAt'] or 0:.0f} s): stalls in the 10 s after | {h['stallsAfterSwitch'] if h['switches'] else 'no switch'} | | | 0 |"]
 md += ["",
       "hlstui gives FFmpeg the segment in progress as one body that grows part by part (fMP4: fragments after the segment's "
       "EXT-X-MAP) and starts PART-HOLD-BACK behind the last part; plain mpv starts three segments from the end of the playlist and "
