@@ -125,8 +125,8 @@ public struct LowLatencyModel: Sendable {
         model.lastAvailable(at: (o.freezeAt ?? now) - o.extraDelay) - (o.resetIndex ?? 0)
     }
 
-    /// The file extension of its parts: `ts`, or `m4s` for fMP4.
-    var partExtension: String { model.rendition.container == .ts ? "ts" : "m4s" }
+    /// The file extension of its parts, as of its segments: `ts`, or `m4s` for fMP4.
+    var partExtension: String { model.rendition.container.segmentExtension }
 
     public func partURI(_ n: Int, _ i: Int) -> String { "s\(n).\(i).\(partExtension)" }
 

@@ -7,7 +7,7 @@ import Testing
 @testable import LoaderCore
 @testable import Origin
 
-@Suite("The Loader as an LL-HLS client of the origin's ll-ts stream")
+@Suite("The Loader as an LL-HLS client of the origin's ll-ts and ll-fmp4 streams")
 struct LowLatencyLoaderTests {
     static let origin = TestOrigins.start()
 

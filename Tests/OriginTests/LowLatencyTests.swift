@@ -5,7 +5,7 @@ import Testing
 @testable import Origin
 import TestSupport
 
-@Suite("The origin's LL-HLS stream (ll-ts): parts cut from real media, blocking reload, delta updates, preload hints")
+@Suite("The origin's LL-HLS streams (ll-ts, ll-fmp4): parts cut from real media, blocking reload, delta updates, preload hints")
 struct LowLatencyTests {
     static var media: MediaLibrary { TestOrigins.media }
     static var model: LowLatencyModel {
