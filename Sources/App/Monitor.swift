@@ -124,6 +124,7 @@ public enum MonitorJSON {
         case .loader(.diagnostic(let d)): return ("diagnostic", [("pane", .int(i)), ("message", .string(d))])
         case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): return nil
         case .loader(.reload(let r)): return ("reload", [("pane", .int(i))] + rounded(r.json.objectFields))
+        case .loader(.resume(let r)): return ("resume", [("pane", .int(i))] + rounded(r.json.objectFields))
         case .loader(.playlist(let p)):
             return ("playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
         case .ladder: return ("ladder", ladder(report.state, pane: i))

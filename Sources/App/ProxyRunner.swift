@@ -69,6 +69,8 @@ public enum ProxyRunner {
                 + (by.map { "served from rung \($0)" } ?? "no other rung has it")
         case .recovered(let rung, let down, let cause):
             return "\(flag)rung \(rung) answers again after \(String(format: "%.1f", down)) s (it failed with \(cause))"
+        case .resume(let r):
+            return "\(flag)\(r.text)"
         case .reload(let r):
             return String(
                 format: "%@reload %@%@%@ held %.0f ms, %d bytes%@", flag, r.url, r.blockedFor.map { " blocked for msn \($0)" } ?? "",

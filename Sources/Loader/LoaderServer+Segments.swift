@@ -155,8 +155,9 @@ extension LoaderServer {
             let early = NIOLockedValueBox<(bytes: [UInt8], done: Bool)>(([], res.kind != .segment || res.msn == nil))
             // An origin that answers a sub-range request with the whole resource is named, not passed on as the segment.
             let ignoredRange = NIOLockedValueBox(false)
-            let r = try await client.get(
-                res.upstream, range: upstreamRange, keepBody: keep, retries: retries, cache: .media,
+            let r = try await client.getResuming(
+                res.upstream, range: upstreamRange, keepBody: keep, retries: retries, cache: .media, budget: resumeBudget(res),
+                onBreak: { [self] in emitBreak($0, res) },
                 onHead: { h in
                     if subrange != nil, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
                     writer.head(h.status, h, subrange: h.status == 206 ? subrange : nil)
@@ -197,7 +198,8 @@ extension LoaderServer {
             let status = error.cause == .offline ? 504 : 502
             report(status, nil, error: error.description)
             if writer.started.withLockedValue({ $0 }) {
-                // Cut mid-body: the player sees the segment truncated, as the origin sent it.
+                // Cut mid-body and not resumed within the budget (`resume` events say why): the player sees the segment end
+                // short.
                 writer.abort(502, "hlstui loader: \(error.description)")
                 return .answered
             }
@@ -217,12 +219,13 @@ extension LoaderServer {
     func decrypted(_ res: Resource, key: Key, uri: String, iv: [UInt8], writer: ResponseWriter, t0: Double, retries: Int?) async -> Outcome
     {
         let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
+        let budget = resumeBudget(res)
         let fetch = Task { [client] in
             do throws(UpstreamError) {
                 let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
-                let r = try await client.get(
-                    res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, onHead: { sink.yield(.head($0)) },
-                    onBody: { sink.yield(.body($0)) })
+                let r = try await client.getResuming(
+                    res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, budget: budget,
+                    onBreak: { [self] in emitBreak($0, res) }, onHead: { sink.yield(.head($0)) }, onBody: { sink.yield(.body($0)) })
                 sink.yield(.end(.success(r)))
             } catch {
                 sink.yield(.end(.failure(error)))
@@ -309,6 +312,30 @@ extension LoaderServer {
             report(502, nil, error: error.description)
             return .answered
         }
+    }
+
+    /// How long a body of `res` that breaks may take to resume: a VOD's as long as a failing VOD segment is held, a live
+    /// one's about what a player at the live edge has buffered (`BodyResume.budget`).
+    func resumeBudget(_ res: Resource) -> Double {
+        let (complete, td) = table.withLockedValue { t in
+            (res.playlist.map { t.complete.contains($0) } ?? (res.kind != .part), res.rung.flatMap { t.rungMedia[$0]?.media.targetDuration })
+        }
+        return BodyResume.budget(complete: complete, hold: options.vodHold, targetDuration: td)
+    }
+
+    /// Tells the session of a break in `res`'s body and how its resumption went.
+    func emitBreak(_ b: BodyBreak, _ res: Resource) {
+        let e: ResumeEvent
+        switch b {
+        case .broken(let cause, let at):
+            e = ResumeEvent(phase: .broken, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, cause: cause)
+        case .resumed(let at, let after, _):
+            e = ResumeEvent(phase: .resumed, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after)
+        case .gaveUp(let cause, let at, let after):
+            e = ResumeEvent(
+                phase: .gaveUp, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after, cause: cause)
+        }
+        emit(.resume(e))
     }
 
     /// The first media timestamp in a segment's bytes, seconds.

@@ -254,6 +254,51 @@ public struct ReloadEvent: Sendable {
     }
 }
 
+/// One step of a broken body's resumption: the break, the rest arriving, or giving up.
+public struct ResumeEvent: Sendable, Equatable {
+    public enum Phase: String, Sendable {
+        case broken, resumed, gaveUp
+    }
+    public var phase: Phase
+    public var kind: ResourceKind
+    public var url: String
+    public var rung: Int?
+    public var msn: Int?
+    /// The byte of the body where it broke (`broken`, `resumed`) or ended short (`gaveUp`).
+    public var byte: Int
+    /// Seconds from the break (`resumed`, `gaveUp`).
+    public var seconds: Double
+    /// How the body broke (`broken`), or why it could not be resumed (`gaveUp`).
+    public var cause: String?
+
+    public init(
+        phase: Phase, kind: ResourceKind, url: String, rung: Int?, msn: Int?, byte: Int, seconds: Double = 0, cause: String? = nil
+    ) {
+        (self.phase, self.kind, self.url, self.rung, self.msn) = (phase, kind, url, rung, msn)
+        (self.byte, self.seconds, self.cause) = (byte, seconds, cause)
+    }
+
+    /// The one line a user reads: "segment 6: origin body stalled after 8 KB; resumed at byte 8192 after 13.2 s".
+    public var text: String {
+        let what = "\(kind.rawValue)\(msn.map { " \($0)" } ?? "")"
+        let size = byte < 1024 ? "\(byte) B" : byte < 1_048_576 ? "\(byte / 1024) KB" : "\(byte * 10 / 1_048_576 / 10).\(byte * 10 / 1_048_576 % 10) MB"
+        let secs = fixed(seconds, 1)
+        switch phase {
+        case .broken: return "\(what): origin body \(cause ?? "broke") after \(size); resuming at byte \(byte)"
+        case .resumed: return "\(what): origin body resumed at byte \(byte) after \(secs) s"
+        case .gaveUp: return "\(what): origin body ended short at \(size) after \(secs) s of resuming (\(cause ?? "no answer"))"
+        }
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("phase", .string(phase.rawValue)), ("kind", .string(kind.rawValue)), ("url", .string(url)), ("rung", .int(rung)),
+            ("msn", .int(msn)), ("byte", .int(byte)), ("seconds", .double((seconds * 1000).rounded() / 1000)),
+            ("cause", .string(cause)), ("message", .string(text)),
+        ])
+    }
+}
+
 /// What the Loader tells the session.
 public enum LoaderEvent: Sendable {
     case request(RequestEvent)
@@ -274,6 +319,9 @@ public enum LoaderEvent: Sendable {
     case recovered(rung: Int, downSeconds: Double, cause: String)
     /// A live playlist read with delivery directives (LL-HLS).
     case reload(ReloadEvent)
+    /// A body that broke after its head went to the player, and how its resumption went (DECISIONS.md, "A body that breaks
+    /// is resumed").
+    case resume(ResumeEvent)
 
     public var json: JSONValue {
         switch self {
@@ -296,6 +344,7 @@ public enum LoaderEvent: Sendable {
                 ("event", .string("recovered")), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause)),
             ])
         case .reload(let r): return .object([("event", .string("reload"))] + r.json.objectFields)
+        case .resume(let r): return .object([("event", .string("resume"))] + r.json.objectFields)
         case .playlist(let p):
             return .object([
                 ("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)),

@@ -9,10 +9,14 @@ public struct Fault: Sendable, Equatable {
         case status
         /// Wait `ms` before answering.
         case slow
-        /// Send the headers and part of the body, then nothing.
+        /// Send the headers and part of the body (`bytes`, else a quarter), then nothing (for `hold` seconds, else a minute).
         case stall
-        /// Promise the whole body, send half, close.
+        /// Promise the whole body, send part of it (`bytes`, else half), close.
         case truncate
+        /// Answer a Range request with the whole resource (200), as an origin that ignores Range does.
+        case norange
+        /// The resource's ETag changes (as when an object is replaced): an If-Range naming the old one gets the whole resource.
+        case etag
         /// The live playlist stops updating.
         case freeze
         /// The live media sequence restarts at 0.
@@ -47,6 +51,10 @@ public struct Fault: Sendable, Equatable {
     public var client: String?
     /// Only requests sent to this host (one of `OriginServer.hosts`): an outage of one CDN of several; nil for every host.
     public var host: String?
+    /// stall, truncate: the bytes of the body sent before the break.
+    public var bytes: Int?
+    /// stall: seconds of silence before the connection closes.
+    public var hold: Double?
 
     public init(
         id: Int, kind: Kind, target: Target, status: Int, ms: Int, scenario: String?, rendition: String?, msn: Int?,
@@ -63,7 +71,7 @@ public struct Fault: Sendable, Equatable {
             ("id", .int(id)), ("kind", .string(kind.rawValue)), ("target", .string(target.rawValue)), ("status", .int(status)),
             ("ms", .int(ms)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("msn", .int(msn)),
             ("remaining", .int(remaining)), ("until", until.map { .double($0) } ?? .null), ("client", .string(client)),
-            ("host", .string(host)),
+            ("host", .string(host)), ("bytes", .int(bytes)), ("hold", hold.map { .double($0) } ?? .null),
         ])
     }
 }

@@ -81,6 +81,8 @@ public struct OriginResponse: Sendable {
     public var fault: String?
     /// Sent as it is: a Range header is not applied again (a recorded answer already answered it).
     public var exact = false
+    /// A Range header is not honoured: the whole resource is sent (the `norange` fault).
+    public var ignoresRange = false
 
     static func text(_ status: Int, _ s: String) -> OriginResponse {
         OriginResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array((s + "\n").utf8))
@@ -452,8 +454,10 @@ public struct OriginRouter: OriginResponder {
             r = .text(f.status, "fault \(f.id): status \(f.status)")
             (r.kind, r.truth, r.scenario, r.rendition, r.fault) = keep
         case .slow: r.delayMs += f.ms
-        case .stall: r.delivery = .stall
-        case .truncate: r.delivery = .truncate
+        case .stall: r.delivery = f.bytes.map { .hang(bytes: $0, seconds: f.hold ?? 60) } ?? .stall
+        case .truncate: r.delivery = f.bytes.map { .cut(bytes: $0) } ?? .truncate
+        case .norange: r.ignoresRange = true
+        case .etag: r.headers.append(("ETag", "\"changed-\(f.id)\""))
         case .freeze, .reset, .nopdt: break
         }
         return r
@@ -482,6 +486,8 @@ public struct OriginRouter: OriginResponder {
                 remaining: q["count"].flatMap { Int($0) }, since: now, until: q["for"].flatMap { Double($0) }.map { now + $0 })
             fault.client = q["client"]
             fault.host = q["host"]
+            fault.bytes = q["bytes"].flatMap { Int($0) }
+            fault.hold = q["hold"].flatMap { Double($0) }
             return .json(state.add(fault).json)
         case "faults": return .json(.array(state.faults.map(\.json)))
         case "steering":
@@ -568,9 +574,9 @@ public struct OriginRouter: OriginResponder {
         s += "\nprogressive MP4 (Range honoured): "
         s += media.progressive.keys.sorted().map { "/progressive/\($0)" }.joined(separator: "  ") + "\n"
         s +=
-            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|freeze|reset|nopdt&target=segment|key|playlist|init|any"
+            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|norange|etag|freeze|reset|nopdt&target=segment|key|playlist|init|any"
         s +=
-            "&status=404&ms=2000&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME&host=127.0.0.2  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
+            "&status=404&ms=2000&bytes=N&hold=SECONDS&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME&host=127.0.0.2  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144"
         s += "  /control/bench.m3u8?bytes=N&segments=K&mbit=M"
         s += "  /control/steering?priority=cdn-b,cdn-a&ttl=10&status=200|410|429&retryAfter=S&clone=1\n"

@@ -622,6 +622,22 @@ public struct SessionState: Sendable {
         case .reload(let r):
             lowLatency.add(r)
             return []
+        case .resume(let r):
+            // A body that broke while the player read it: the player waits for the rest (a stall has this cause), and hears
+            // how it ended (DECISIONS.md, "A body that breaks is resumed").
+            switch r.phase {
+            case .broken:
+                lastFailure = (t, r.text)
+                note(.warn, r.text, t)
+            case .resumed:
+                note(.info, r.text, t)
+            case .gaveUp:
+                lastFailure = (t, r.text)
+                problem = r.text
+                if cause == nil { cause = r.text }
+                note(.warn, r.text, t)
+            }
+            return []
         case .gapFilled(let msn, let gapRung, let by):
             guard reportGap(rung: gapRung, msn: msn) else { return [] }
             let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }

@@ -191,7 +191,7 @@ struct LowLatencyLoaderTests {
         // a discontinuity opens it) and while at least 1.5 s of it is still to be published; a machine so loaded that it got
         // there later tries the next one.
         let o = LiveOverrides()
-        var chosen: (msn: Int, url: String, complete: Double)?
+        var chosen: (msn: Int, url: String, complete: Double, player: String)?
         for _ in 0..<4 where chosen == nil {
             let now = Date().timeIntervalSince1970
             let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
@@ -205,7 +205,7 @@ struct LowLatencyLoaderTests {
             let last = try #require(segments.last)
             // Not yet complete: the player's playlist ends with the segment in progress.
             let complete = model.published(msn: last.msn, part: nil, overrides: o)
-            if complete - Date().timeIntervalSince1970 >= 1.5 { chosen = (last.msn, last.url, complete) }
+            if complete - Date().timeIntervalSince1970 >= 1.5 { chosen = (last.msn, last.url, complete, playerURL) }
         }
         let growing = try #require(chosen, "never got to ask for a segment while it was in progress")
         let complete = growing.complete
@@ -223,6 +223,20 @@ struct LowLatencyLoaderTests {
         // The same bytes as the segment the origin lists once complete (RFC 8216bis §3.2: parts hold the segment's samples).
         let whole = try await c.get("\(Self.origin.httpBase)/\(scenario)/v144/s\(growing.msn).\(container.segmentExtension)")
         #expect(whole.head.status == 200 && r.body == whole.body, "\(r.body.count) bytes against \(whole.body.count)")
+        // The player, at the edge, reloads: the next segment is listed for it once in progress (an fMP4 one once its first part
+        // is out: the Loader's read waits for that part, `_HLS_part=0`) — unless the origin's loop opens it with a
+        // discontinuity, before which an fMP4 player's playlist ends (the session reloads after it; DECISIONS.md, LL-HLS).
+        let mark = Self.origin.router.state.log().count
+        let reloadAt = Date().timeIntervalSince1970
+        let (_, next) = try await media(c, growing.player)
+        let breaks = container == .fmp4 && model.model.truth(growing.msn + 1, overrides: o).discontinuity
+        #expect(next.last?.msn == growing.msn + (breaks ? 0 : 1), "\(next.map(\.msn)); \(growing.msn + 1) opens a loop: \(breaks)")
+        // That wait is asked for whenever the reload came before the part was out.
+        if container == .fmp4, reloadAt < model.published(msn: growing.msn + 1, part: 0, overrides: o) - 0.05 {
+            let asked = Self.origin.router.state.log(since: mark).map(\.path)
+                .filter { $0.hasPrefix("/ll-fmp4/v144/index.m3u8") && $0.contains("_HLS_msn=\(growing.msn + 1)&_HLS_part=0") }
+            #expect(asked.count == 1, "\(Self.origin.router.state.log(since: mark).map(\.path))")
+        }
         // Each part is a request of its own; the segment's own record is paced (no throughput read from it).
         try await Task.sleep(for: .milliseconds(100))
         let parts = log.requests.filter { $0.kind == .part && $0.msn == growing.msn }

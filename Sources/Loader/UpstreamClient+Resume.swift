@@ -1,0 +1,161 @@
+import Foundation
+import HLS
+import LoaderCore
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// What happened to a body that broke after its head went to the caller (DECISIONS.md, "A body that breaks is resumed").
+public enum BodyBreak: Sendable, Equatable {
+    /// The body stopped after `at` bytes: `cause` says how (cut, reset, read timeout).
+    case broken(cause: String, at: Int)
+    /// The rest arrived: resumed at byte `at` of the body, `after` seconds after the break, in `attempts` requests.
+    case resumed(at: Int, after: Double, attempts: Int)
+    /// No request could give the rest within the budget (or the object changed): the body ends short at `at` bytes.
+    case gaveUp(cause: String, at: Int, after: Double)
+}
+
+extension UpstreamClient {
+    /// `get`, except that a 2xx body that breaks after its head went to `onHead` is continued from the byte where it stopped,
+    /// for at most `budget` seconds: `onBody` sees one body, slower, never a short one unless the budget runs out (then the
+    /// error says so). `onBreak` hears of each break and how it ended.
+    public func getResuming(
+        _ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil, cache use: CacheUse = .none,
+        budget: Double,
+        onBreak: @escaping @Sendable (BodyBreak) -> Void = { _ in },
+        onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
+        onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
+        onReadEnd: @escaping @Sendable () -> Void = {}
+    ) async throws(UpstreamError) -> UpstreamResponse {
+        let progress = NIOLockedValueBox(BodyProgress(keep: keepBody))
+        let clock = ContinuousClock()
+        let start = clock.now
+        func elapsed() -> Double { Self.seconds(clock.now - start) }
+        let first: UpstreamError
+        do {
+            var r = try await get(
+                url, range: range, keepBody: keepBody, retries: retries, cache: use,
+                onHead: { h in
+                    progress.withLockedValue { $0.head = h }
+                    onHead(h)
+                },
+                onBody: { b in
+                    progress.withLockedValue { $0.took(b) }
+                    onBody(b)
+                }, onReadEnd: onReadEnd)
+            r.seconds = elapsed()
+            return r
+        } catch {
+            first = error
+        }
+        let (head, delivered) = progress.withLockedValue { ($0.head, $0.delivered) }
+        guard let head, (200..<300).contains(head.status), budget > 0, Self.resumable(first.cause) else { throw first }
+        let brokeAt = elapsed()
+        var plan = BodyResume.after(status: head.status, headers: head.header, range: range, since: brokeAt, budget: budget)
+        onBreak(.broken(cause: Self.breakCause(first), at: delivered))
+        var last = first
+        var tries = 0
+        while let wait = plan.next(at: elapsed()) {
+            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+            if Task.isCancelled { break }
+            tries += 1
+            let at = progress.withLockedValue { $0.delivered }
+            let ask = plan.request(delivered: at)
+            let verdict = NIOLockedValueBox<BodyResume.Answer?>(nil)
+            let end = plan.last.map { $0 - plan.origin + 1 }
+            let judge = plan
+            let r: UpstreamResponse
+            do {
+                r = try await network(
+                    head.url, range: ask.range, extraHeaders: ask.ifRange.map { [("If-Range", $0)] } ?? [], keepBody: 0, retries: 0,
+                    secret: false,
+                    onHead: { h in
+                        let v = judge.judge(status: h.status, headers: h.header, delivered: at)
+                        verdict.withLockedValue { $0 = v }
+                        if case .continues(let skip) = v { progress.withLockedValue { $0.skip = skip } }
+                    },
+                    onBody: { b in
+                        guard case .continues = verdict.withLockedValue({ $0 }) else { return }
+                        let out = progress.withLockedValue { $0.resumed(b, end: end) }
+                        if let out { onBody(out) }
+                    }, onReadEnd: onReadEnd)
+            } catch {
+                last = error
+                if Self.resumable(error.cause) { continue }
+                break
+            }
+            switch verdict.withLockedValue({ $0 }) ?? plan.judge(status: r.head.status, headers: r.head.header, delivered: at) {
+            case .changed(let why):
+                let now = progress.withLockedValue { $0.delivered }
+                onBreak(.gaveUp(cause: why, at: now, after: elapsed() - brokeAt))
+                var out = UpstreamError(cause: .truncated, detail: "\(url): body broke after \(now) bytes and cannot be resumed: \(why)")
+                out.head = head
+                throw out
+            case .unusable(let why):
+                last = UpstreamError(cause: first.cause, detail: "\(url): resuming at byte \(at): \(why)")
+            case .continues:
+                let (now, kept) = progress.withLockedValue { ($0.delivered, $0.kept) }
+                if let end, now < end {
+                    // The answer ended early without an error (a close-delimited body): resume again from there.
+                    last = UpstreamError(cause: .truncated, detail: "\(url): body truncated at \(now) of \(end) bytes")
+                    continue
+                }
+                onBreak(.resumed(at: delivered, after: elapsed() - brokeAt, attempts: tries))
+                return UpstreamResponse(head: head, body: kept, bytes: now, seconds: elapsed())
+            }
+        }
+        let now = progress.withLockedValue { $0.delivered }
+        let waited = elapsed() - brokeAt
+        onBreak(.gaveUp(cause: Self.breakCause(last), at: now, after: waited))
+        var out = UpstreamError(
+            cause: first.cause,
+            detail: "\(first.detail); no request gave the rest within \(fixed(waited, 1)) s (\(tries) tried, last: \(last.detail))")
+        out.head = head
+        throw out
+    }
+
+    /// Breaks a Range request may get past: a cut or reset connection, a body that stopped coming.
+    static func resumable(_ c: UpstreamError.Cause) -> Bool { c == .truncated || c == .timeout || c == .connect }
+
+    static func breakCause(_ e: UpstreamError) -> String {
+        switch e.cause {
+        case .timeout: return "stalled (no byte for the read timeout)"
+        case .connect: return "connection failed"
+        default: return e.detail.contains("connection failed") ? "connection reset" : "cut"
+        }
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
+/// The bytes of one body handed on so far, across its requests.
+struct BodyProgress: Sendable {
+    let keep: Int
+    var head: UpstreamHead?
+    var delivered = 0
+    var kept: [UInt8] = []
+    /// Bytes of the current answer still to drop before the rest begins (an origin that ignored the Range).
+    var skip = 0
+
+    init(keep: Int) { self.keep = keep }
+
+    mutating func took(_ b: ByteBuffer) {
+        delivered += b.readableBytes
+        if kept.count < keep { kept += b.readableBytesView.prefix(keep - kept.count) }
+    }
+
+    /// What of `b`, a chunk of a resumed answer, continues the body (nil: nothing yet); never past `end` bytes in all.
+    mutating func resumed(_ b: ByteBuffer, end: Int?) -> ByteBuffer? {
+        var b = b
+        if skip > 0 {
+            let n = min(skip, b.readableBytes)
+            b.moveReaderIndex(forwardBy: n)
+            skip -= n
+        }
+        if let end { b = b.getSlice(at: b.readerIndex, length: min(b.readableBytes, max(0, end - delivered))) ?? b }
+        guard b.readableBytes > 0 else { return nil }
+        took(b)
+        return b
+    }
+}

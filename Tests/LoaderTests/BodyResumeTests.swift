@@ -1,0 +1,172 @@
+import Foundation
+import HLS
+import TestSupport
+import Testing
+@testable import Loader
+@testable import LoaderCore
+@testable import Origin
+
+@Suite("A body that breaks is resumed: the policy")
+struct BodyResumePolicyTests {
+    static func headers(_ pairs: [String: String]) -> (String) -> String? { { pairs[$0.lowercased()] } }
+
+    @Test("the rest is asked for from the byte where the body stopped, under the strong validator")
+    func request() {
+        let whole = BodyResume.after(
+            status: 200, headers: Self.headers(["content-length": "1000", "etag": "\"a\""]), range: nil, since: 0, budget: 30)
+        #expect(whole.request(delivered: 300) == ("bytes=300-999", "\"a\""))
+        // A sub-range (EXT-X-BYTERANGE) goes on inside its span.
+        let sub = BodyResume.after(
+            status: 206, headers: Self.headers(["content-range": "bytes 500-899/5000", "last-modified": "Mon, 01 Jan 2024"]),
+            range: "bytes=500-899", since: 0, budget: 30)
+        #expect(sub.request(delivered: 100) == ("bytes=600-899", "Mon, 01 Jan 2024"))
+        // A weak ETag guards no byte range (RFC 9110 §13.1.5): Last-Modified or nothing.
+        let weak = BodyResume.after(status: 200, headers: Self.headers(["etag": "W/\"a\""]), range: nil, since: 0, budget: 30)
+        #expect(weak.validator == nil)
+        #expect(weak.request(delivered: 7) == ("bytes=7-", nil))
+    }
+
+    @Test(
+        "answers to the resumption: what continues the body, what is another object, what is worth another try",
+        arguments: [
+            (206, ["content-range": "bytes 300-999/1000", "etag": "\"a\""], BodyResume.Answer.continues(skip: 0)),
+            (200, ["content-length": "1000", "etag": "\"a\""], .continues(skip: 300)),
+            (200, ["content-length": "1000", "etag": "\"b\""], .changed("the object changed (ETag \"a\" → \"b\")")),
+            (206, ["content-range": "bytes 300-899/900", "etag": "\"a\""], .changed("the object is 900 bytes now, shorter than before")),
+            (206, ["content-range": "bytes 0-999/1000", "etag": "\"a\""], .unusable("a range from byte 0 where 300 was asked for")),
+            (503, [:], .unusable("HTTP 503")),
+            (412, [:], .changed("HTTP 412 to the range (the object is not the one begun)")),
+        ])
+    func judge(status: Int, headers: [String: String], expected: BodyResume.Answer) {
+        let plan = BodyResume.after(
+            status: 200, headers: Self.headers(["content-length": "1000", "etag": "\"a\""]), range: nil, since: 0, budget: 30)
+        #expect(plan.judge(status: status, headers: Self.headers(headers), delivered: 300) == expected)
+    }
+
+    @Test("without a validator a whole answer cannot be told from another object: never stitched")
+    func noValidator() {
+        let plan = BodyResume.after(status: 200, headers: Self.headers(["content-length": "1000"]), range: nil, since: 0, budget: 30)
+        guard case .changed = plan.judge(status: 200, headers: Self.headers(["content-length": "1000"]), delivered: 10) else {
+            Issue.record("stitched a whole answer with no validator")
+            return
+        }
+        #expect(plan.judge(status: 206, headers: Self.headers(["content-range": "bytes 10-999/1000"]), delivered: 10) == .continues(skip: 0))
+    }
+
+    @Test("tries back off and stop when the budget is spent; VOD waits its hold, live about a player's buffer")
+    func budget() {
+        var plan = BodyResume(etag: nil, lastModified: nil, origin: 0, last: nil, since: 10, budget: 3)
+        var waits: [Double] = []
+        var now = 10.0
+        while let w = plan.next(at: now) {
+            waits.append(w)
+            now += w + 0.1
+        }
+        #expect(waits == [0, 0.25, 0.5, 1])
+        #expect(BodyResume.budget(complete: true, hold: 30, targetDuration: 6) == 30)
+        #expect(BodyResume.budget(complete: false, hold: 30, targetDuration: 4) == 6)
+    }
+}
+
+/// An origin for these tests alone: they switch its faults on.
+enum ResumeOrigin {
+    static let shared = TestOrigins.start()
+}
+
+@Suite("A body that breaks is resumed: the Loader against the origin over real sockets", .serialized)
+struct BodyResumeLoaderTests {
+    let origin = ResumeOrigin.shared
+
+    /// What a player gets for `scenario`'s segment `msn` of rung 0 through a Loader, with `faults` switched on for it; the
+    /// origin's own bytes of it; and the Loader's resume events.
+    func fetch(
+        _ scenario: String, msn: Int, faults: [(Fault.Kind, Int?, Int?)], readTimeout: Double = 10
+    ) async throws -> (player: (status: Int, body: [UInt8], cut: Bool), origin: [UInt8], resumes: [ResumeEvent], requests: [RequestEvent]) {
+        let state = origin.router.state
+        defer { state.clearFaults() }
+        var o = LoaderOptions()
+        o.upstream.readTimeout = readTimeout
+        let loader = try LoaderServer.start(options: o)
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let url = try await loader.open("\(origin.httpBase)/\(scenario)/master.m3u8", variants: [0])
+        let c = try ClientOrigins.client { $0.readTimeout = 60 }
+        defer { c.shutdown() }
+        let (mediaURL, text) = try await firstMedia(c, url)
+        let media = try #require(PlaylistParser.parseLenient(text, options: ParseOptions(url: mediaURL)).playlist.media)
+        let seg = try #require(media.segments.first { $0.mediaSequence == msn })
+        let upstream = try #require(
+            PlaylistParser.parseLenient(
+                String(decoding: try await c.get("\(origin.httpBase)/\(scenario)/v144/index.m3u8").body, as: UTF8.self),
+                options: ParseOptions(url: "\(origin.httpBase)/\(scenario)/v144/index.m3u8")
+            ).playlist.media?.segments.first { $0.mediaSequence == msn })
+        let truth = try await c.get(VirtualPlaylists.resolve(upstream.uri, against: "\(origin.httpBase)/\(scenario)/v144/index.m3u8"))
+        for (kind, bytes, count) in faults {
+            var f = Fault(
+                id: 0, kind: kind, target: .segment, status: 200, ms: 0, scenario: scenario, rendition: "v144", msn: msn,
+                remaining: count, since: 0)
+            f.bytes = bytes
+            f.hold = 30
+            _ = state.add(f)
+        }
+        // What the player got: the whole answer, or what came before the Loader cut it.
+        let player: (status: Int, body: [UInt8], cut: Bool)
+        do {
+            let r = try await c.get(VirtualPlaylists.resolve(seg.uri, against: mediaURL))
+            player = (r.head.status, r.body, false)
+        } catch {
+            player = (error.head?.status ?? 0, error.partial, true)
+        }
+        _ = await eventually { log.requests.contains { $0.kind == .segment && $0.msn == msn } }
+        let resumes = log.all.compactMap { e -> ResumeEvent? in
+            if case .resume(let r) = e { return r }
+            return nil
+        }
+        return (player, truth.body, resumes, log.requests)
+    }
+
+    @Test(
+        "a body cut twice after 30 KB reaches the player whole, byte for byte the origin's; the break and the resumption said",
+        arguments: ["vod-ts", "vod-fmp4", "aes-vod"])
+    func cut(scenario: String) async throws {
+        let f = try await fetch(scenario, msn: 3, faults: [(.truncate, 30_000, 2)])
+        #expect(f.player.status == 200 && !f.player.cut)
+        if scenario == "aes-vod" {
+            // Served clear: the origin's bytes are the ciphertext, so the length is what can be compared (PKCS#7: 1-16 bytes less).
+            #expect(f.player.body.count < f.origin.count && f.player.body.count >= f.origin.count - 16, "\(f.player.body.count)")
+            #expect(f.player.body.first == 0x47)
+        } else {
+            #expect(f.player.body == f.origin, "\(f.player.body.count) bytes of \(f.origin.count)")
+        }
+        #expect(f.resumes.map(\.phase) == [.broken, .resumed], "\(f.resumes.map(\.text))")
+        #expect(f.resumes.first?.byte == 30_000 && f.resumes.first?.msn == 3, "\(f.resumes.map(\.text))")
+        let seg = f.requests.filter { $0.kind == .segment && $0.msn == 3 }
+        #expect(seg.count == 1 && seg.first?.failure == nil && seg.first?.bytes == f.origin.count, "\(seg)")
+    }
+
+    @Test("a body stalled after 8 KB is resumed once the read timeout passes; the line names the stall and where it resumed")
+    func stall() async throws {
+        let f = try await fetch("vod-ts", msn: 2, faults: [(.stall, 8192, 1)], readTimeout: 1)
+        #expect(f.player.body == f.origin, "\(f.player.body.count) bytes of \(f.origin.count)")
+        let broken = try #require(f.resumes.first)
+        #expect(broken.phase == .broken && broken.byte == 8192)
+        #expect(broken.text == "segment 2: origin body stalled (no byte for the read timeout) after 8 KB; resuming at byte 8192")
+        let resumed = try #require(f.resumes.last)
+        #expect(resumed.phase == .resumed && resumed.seconds < 5, "\(resumed.text)")
+    }
+
+    @Test("an origin that answers the range with the whole object: the bytes already sent are skipped")
+    func ignoredRange() async throws {
+        let f = try await fetch("vod-ts", msn: 4, faults: [(.truncate, 50_000, 1), (.norange, nil, 1)])
+        #expect(f.player.body == f.origin, "\(f.player.body.count) bytes of \(f.origin.count)")
+        #expect(f.resumes.map(\.phase) == [.broken, .resumed], "\(f.resumes.map(\.text))")
+    }
+
+    @Test("an object that changed under the break is never stitched: the body ends short and the line says why")
+    func changed() async throws {
+        let f = try await fetch("vod-ts", msn: 5, faults: [(.truncate, 20_000, 1), (.etag, nil, nil)])
+        #expect(f.player.cut && f.player.body.count == 20_000, "\(f.player.body.count)")
+        #expect(f.resumes.map(\.phase) == [.broken, .gaveUp], "\(f.resumes.map(\.text))")
+        #expect(f.resumes.last?.cause?.contains("the object changed (ETag") == true, "\(f.resumes.map(\.text))")
+    }
+}
