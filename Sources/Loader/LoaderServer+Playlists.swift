@@ -298,9 +298,14 @@ extension LoaderServer {
         do throws(UpstreamError) {
             let r = try await client.get(url, retries: retries, cache: .playlist)
             report(r, kind: kind, url: url, rung: rung, t0: t0)
+            // A rung's playlist that fails for hlstui's own read fails the rung as the player's read would (SourceHealth).
+            if let rung, kind == .media, SegmentHold.passing(r.head.status) {
+                table.withLockedValue { t in _ = t.health.failed(rung, cause: "HTTP \(r.head.status)", at: now) }
+            }
             return r
         } catch {
             record(kind, url, rung: rung, since: t0, status: 502, prefetch: true, outcome: .failed(error.description))
+            if let rung, kind == .media { table.withLockedValue { t in _ = t.health.failed(rung, cause: error.description, at: now) } }
             throw error
         }
     }

@@ -142,10 +142,11 @@ extension LoaderServer {
             (upstreamRange, relative) = (sub.upstream, sub.relative)
         }
         let subrange = res.byteRange.map { br in (length: br.length, relative: relative) }
+        let broke = NIOLockedValueBox<String?>(nil)
         func report(_ status: Int, _ r: UpstreamResponse?, error: String?, first: Double? = nil) {
             record(
                 res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head, bytes: r?.bytes ?? 0, status: status,
-                outcome: RequestOutcome(failure: error), firstPTS: first)
+                outcome: RequestOutcome(failure: error), firstPTS: first, resumed: broke.withLockedValue { $0 })
         }
         // Clear media streams through as it arrives.
         do {
@@ -157,7 +158,7 @@ extension LoaderServer {
             let ignoredRange = NIOLockedValueBox(false)
             let r = try await client.getResuming(
                 res.upstream, range: upstreamRange, keepBody: keep, retries: retries, cache: .media, budget: resumeBudget(res),
-                onBreak: { [self] in emitBreak($0, res) },
+                onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } },
                 onHead: { h in
                     if subrange != nil, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
                     writer.head(h.status, h, subrange: h.status == 206 ? subrange : nil)
@@ -220,12 +221,13 @@ extension LoaderServer {
     {
         let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
         let budget = resumeBudget(res)
+        let broke = NIOLockedValueBox<String?>(nil)
         let fetch = Task { [client] in
             do throws(UpstreamError) {
                 let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
                 let r = try await client.getResuming(
                     res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, budget: budget,
-                    onBreak: { [self] in emitBreak($0, res) }, onHead: { sink.yield(.head($0)) }, onBody: { sink.yield(.body($0)) })
+                    onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } }, onHead: { sink.yield(.head($0)) }, onBody: { sink.yield(.body($0)) })
                 sink.yield(.end(.success(r)))
             } catch {
                 sink.yield(.end(.failure(error)))
@@ -249,7 +251,8 @@ extension LoaderServer {
         func report(_ status: Int, _ r: UpstreamResponse?, error: String?) {
             record(
                 res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head ?? head, bytes: r?.bytes ?? 0,
-                status: status, outcome: RequestOutcome(failure: error), firstPTS: error == nil ? firstPTS(res, probe) : nil)
+                status: status, outcome: RequestOutcome(failure: error), firstPTS: error == nil ? firstPTS(res, probe) : nil,
+                resumed: broke.withLockedValue { $0 })
         }
         /// Sends clear bytes, starting the answer first; reports the first PTS as soon as the first bytes carry it.
         func send(_ clear: [UInt8]) {
@@ -323,19 +326,21 @@ extension LoaderServer {
         return BodyResume.budget(complete: complete, hold: options.vodHold, targetDuration: td)
     }
 
-    /// Tells the session of a break in `res`'s body and how its resumption went.
-    func emitBreak(_ b: BodyBreak, _ res: Resource) {
+    /// Tells the session of a break in `res`'s body and how its resumption went; the line for the request's record.
+    func emitBreak(_ b: BodyBreak, _ res: Resource) -> String {
         let e: ResumeEvent
         switch b {
         case .broken(let cause, let at):
             e = ResumeEvent(phase: .broken, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, cause: cause)
-        case .resumed(let at, let after, _):
-            e = ResumeEvent(phase: .resumed, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after)
+        case .resumed(let cause, let at, let after, _):
+            e = ResumeEvent(
+                phase: .resumed, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after, cause: cause)
         case .gaveUp(let cause, let at, let after):
             e = ResumeEvent(
                 phase: .gaveUp, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after, cause: cause)
         }
         emit(.resume(e))
+        return e.text
     }
 
     /// The first media timestamp in a segment's bytes, seconds.

@@ -7,10 +7,19 @@ extension LoaderServer {
     /// Routes the segments the player has not asked for yet to `route.rung`; returns the first MSN the new rung will serve.
     @discardableResult
     public func route(_ route: SpliceRoute) -> Int? {
-        let next = table.withLockedValue { t -> Int? in
+        let (next, left) = table.withLockedValue { t -> (Int?, (rung: Int, cause: String)?) in
+            let old = t.route?.rung
             t.route = route
             t.renditionRoute = Self.renditionRoute(t.presented, to: route.rung)
-            return t.lastRequested[.splice].map { $0 + 1 }
+            // A route that leaves a failing rung (its pathway failed: the session moved it) says so once per outage, whichever
+            // request met the failure first; a rung routed to again is said anew when it fails next.
+            t.substituted.remove(route.rung)
+            var left: (Int, String)?
+            if let old, old != route.rung, let why = t.health.cause(old), t.substituted.insert(old).inserted { left = (old, why) }
+            return (t.lastRequested[.splice].map { $0 + 1 }, left)
+        }
+        if let left {
+            emit(.diagnostic("rung \(left.rung) failed (\(left.cause)): the splice reads rung \(route.rung)'s"))
         }
         // Read the new rung's playlist (and fetch its keys) before the player asks for its first segment.
         Task { _ = await rungMedia(route.rung, containing: nil) }

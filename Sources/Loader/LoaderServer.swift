@@ -509,14 +509,14 @@ extension LoaderServer {
         _ kind: ResourceKind, _ url: String, rung: Int?, msn: Int? = nil, since t0: Double, head: UpstreamHead? = nil,
         durationMs: Double? = nil,
         bytes: Int = 0, status: Int, local: Bool = false, prefetch: Bool = false, outcome: RequestOutcome, firstPTS: Double? = nil,
-        range: String? = nil, paced: Bool = false, hint: Bool = false
+        range: String? = nil, paced: Bool = false, hint: Bool = false, resumed: String? = nil
     ) {
-        emit(
-            .request(
-                RequestEvent(
-                    kind: kind, url: url, rung: rung, msn: msn, start: t0, ttfbMs: head.map { $0.ttfb * 1000 },
-                    durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status, local: local || head?.cache == .hit,
-                    prefetch: prefetch, retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS, cache: head?.cache,
-                    savedBytes: head?.savedBytes ?? 0, range: range, paced: paced, hint: hint)))
+        var e = RequestEvent(
+            kind: kind, url: url, rung: rung, msn: msn, start: t0, ttfbMs: head.map { $0.ttfb * 1000 },
+            durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status, local: local || head?.cache == .hit,
+            prefetch: prefetch, retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS, cache: head?.cache,
+            savedBytes: head?.savedBytes ?? 0, range: range, paced: paced, hint: hint)
+        e.resumed = resumed
+        emit(.request(e))
     }
 }

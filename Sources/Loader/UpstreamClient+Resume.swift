@@ -8,8 +8,8 @@ import NIOCore
 public enum BodyBreak: Sendable, Equatable {
     /// The body stopped after `at` bytes: `cause` says how (cut, reset, read timeout).
     case broken(cause: String, at: Int)
-    /// The rest arrived: resumed at byte `at` of the body, `after` seconds after the break, in `attempts` requests.
-    case resumed(at: Int, after: Double, attempts: Int)
+    /// The rest arrived: resumed at byte `at` of the body, `after` seconds after the break (`cause`), in `attempts` requests.
+    case resumed(cause: String, at: Int, after: Double, attempts: Int)
     /// No request could give the rest within the budget (or the object changed): the body ends short at `at` bytes.
     case gaveUp(cause: String, at: Int, after: Double)
 }
@@ -99,7 +99,7 @@ extension UpstreamClient {
                     last = UpstreamError(cause: .truncated, detail: "\(url): body truncated at \(now) of \(end) bytes")
                     continue
                 }
-                onBreak(.resumed(at: delivered, after: elapsed() - brokeAt, attempts: tries))
+                onBreak(.resumed(cause: Self.breakCause(first), at: delivered, after: elapsed() - brokeAt, attempts: tries))
                 return UpstreamResponse(head: head, body: kept, bytes: now, seconds: elapsed())
             }
         }

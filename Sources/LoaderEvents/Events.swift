@@ -61,6 +61,8 @@ public struct RequestEvent: Sendable {
     public var paced = false
     /// A part asked for from the preload hint that named it (RFC 8216bis §4.4.5.3): its status says whether the hint came true.
     public var hint = false
+    /// The body broke after its head went to the player and was resumed (or ended short): how (`ResumeEvent.text`).
+    public var resumed: String?
 
     public init(
         kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
@@ -101,7 +103,7 @@ public struct RequestEvent: Sendable {
             ("local", .bool(local)), ("prefetch", .bool(prefetch)), ("retries", .int(retries)),
             ("error", .string(outcome == .gap ? "GAP" : failure)),
             ("firstPTS", .double(firstPTS)), ("cache", .string(cache?.rawValue)), ("savedBytes", .int(cache == nil ? nil : savedBytes)),
-            ("range", .string(range)), ("paced", .bool(paced)), ("hint", .bool(hint)),
+            ("range", .string(range)), ("paced", .bool(paced)), ("hint", .bool(hint)), ("resumed", .string(resumed)),
         ])
     }
 }
@@ -268,7 +270,7 @@ public struct ResumeEvent: Sendable, Equatable {
     public var byte: Int
     /// Seconds from the break (`resumed`, `gaveUp`).
     public var seconds: Double
-    /// How the body broke (`broken`), or why it could not be resumed (`gaveUp`).
+    /// How the body broke (`broken`, `resumed`), or why it could not be resumed (`gaveUp`).
     public var cause: String?
 
     public init(
@@ -285,7 +287,7 @@ public struct ResumeEvent: Sendable, Equatable {
         let secs = fixed(seconds, 1)
         switch phase {
         case .broken: return "\(what): origin body \(cause ?? "broke") after \(size); resuming at byte \(byte)"
-        case .resumed: return "\(what): origin body resumed at byte \(byte) after \(secs) s"
+        case .resumed: return "\(what): origin body \(cause ?? "broke") after \(size); resumed at byte \(byte) after \(secs) s"
         case .gaveUp: return "\(what): origin body ended short at \(size) after \(secs) s of resuming (\(cause ?? "no answer"))"
         }
     }

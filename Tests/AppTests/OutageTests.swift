@@ -68,11 +68,19 @@ struct OutageTests {
         #expect([0, 1, 2].contains(r.status), "\(c): a documented exit status, not a crash (\(r.status)): \(r.stderr.suffix(400))")
         #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Backtrace"), "\(c): \(r.stderr.suffix(400))")
         #expect(r.named("end").count == 1, "\(c): the session ended with its summary")
-        // The failure is named: a request event with its error, an error event, a diagnostic or a failover.
+        // The failure is named: a request event with its error, an error event, a diagnostic, a failover, or a body's break
+        // and its resumption.
         let named =
             r.named("request").contains { ($0["error"] as? String).map { !$0.isEmpty && $0 != "GAP" } ?? false }
             || !r.named("error").isEmpty || !r.named("diagnostic").isEmpty || !r.named("failover").isEmpty
+            || !r.named("resume").isEmpty
         #expect(named, "\(c): no event names the failure")
+        // A media body cut after its head went out is resumed: the player gets all of it, nothing is skipped.
+        if c.kind == .truncate, c.target == .segment || c.target == .initSection {
+            let phases = r.named("resume").compactMap { $0["phase"] as? String }
+            #expect(phases.contains("resumed") && !phases.contains("gaveUp"), "\(c): \(r.named("resume"))")
+            #expect(r.named("skip").isEmpty, "\(c): \(r.named("skip"))")
+        }
         if r.status == 2 {
             #expect(r.named("error").contains { ($0["message"] as? String)?.isEmpty == false }, "\(c): why it could not start")
         }

@@ -70,7 +70,7 @@ struct RecordTests {
     /// A request as the session reported it, with the origin's address taken out (the replay's is another).
     static func requests(_ r: MonitorRun, kind: String = "segment") -> [String] {
         r.named("request").filter { $0["kind"] as? String == kind }.map { e in
-            let text = "\(e["url"] ?? "") \(e["status"] ?? "") retries \(e["retries"] ?? "") \(e["error"] ?? "-")"
+            let text = "\(e["url"] ?? "") \(e["status"] ?? "") retries \(e["retries"] ?? "") \(e["error"] ?? "-") \(e["resumed"] ?? "-")"
             return text.replacingOccurrences(of: #"http://127\.0\.0\.1:\d+(/h\d+)?"#, with: "", options: .regularExpression)
         }
     }
@@ -98,7 +98,9 @@ struct RecordTests {
         #expect(recorded.status == 0, "\(recorded.stderr.suffix(400))")
         let want = Self.requests(recorded)
         #expect(want.contains { $0.contains("retries 2") } && want.contains { $0.contains(" 404 ") }, "the faults happened: \(want)")
-        #expect(want.contains { $0.contains("seg2.ts") && $0.contains("read timeout") }, "the stall timed out: \(want)")
+        #expect(
+            want.contains { $0.contains("seg2.ts") && $0.contains("read timeout") && $0.contains("resumed at byte") },
+            "the stall timed out and the body was resumed: \(want)")
         let switches = { (r: MonitorRun) in r.named("variant").map { "\($0["to"] ?? "") \($0["reason"] ?? "")" } }
         let mechanisms = { (r: MonitorRun) in r.named("variant").map { "\($0["mechanism"] ?? "")" } }
         for _ in 0..<2 {
