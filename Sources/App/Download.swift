@@ -41,7 +41,8 @@ public enum DownloadRunner {
     /// Runs the download, saying what it does through `say`; 0 when complete, 1 when it stopped (what was stored stays, and the
     /// same command continues it).
     public static func run(_ r: DownloadRequest, say: @escaping @Sendable (String) -> Void) async -> Int32 {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The process's one event-loop group (DECISIONS.md, "One event-loop group").
+        let group = MultiThreadedEventLoopGroup.singleton
         let client: UpstreamClient
         do { client = try UpstreamClient(group: group, options: r.upstream) } catch {
             say("hlstui download: \(error)")

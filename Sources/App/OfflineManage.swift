@@ -45,7 +45,8 @@ extension OfflineLibrary {
         guard !m.keys.isEmpty else { return ["\(r.dir): no keys to renew (the download is clear)"] }
         let sealing: (seal: @Sendable ([UInt8]) -> [UInt8]?, open: @Sendable ([UInt8]) -> [UInt8]?)
         do { sealing = try KeyVault.sealing(at: r.vaultPath) } catch { throw OfflineError("\(error)") }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The process's one event-loop group (DECISIONS.md, "One event-loop group").
+        let group = MultiThreadedEventLoopGroup.singleton
         let client: UpstreamClient
         do { client = try UpstreamClient(group: group, options: r.upstream) } catch { throw OfflineError("\(error)") }
         defer { client.shutdown() }

@@ -249,6 +249,6 @@ public final class Pane: Sendable {
         inputs.finish()
         await loop.value
         mpv.close()
-        loader.stop()
+        await loader.shutdown()
     }
 }

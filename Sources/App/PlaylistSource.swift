@@ -44,8 +44,8 @@ public enum PlaylistSource {
         var o = upstream
         o.connectTimeout = timeout
         o.readTimeout = timeout
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        // The group is left to the process: shutting it down under a connect still in flight traps NIO.
+        // The process's one event-loop group (DECISIONS.md, "One event-loop group").
+        let group = MultiThreadedEventLoopGroup.singleton
         let client: UpstreamClient
         do { client = try UpstreamClient(group: group, options: o) } catch { throw SourceError("\(url): \(error)") }
         defer { client.shutdown() }

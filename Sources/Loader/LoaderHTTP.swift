@@ -158,7 +158,7 @@ final class LoaderHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
             let writer = ResponseWriter(channel: context.channel, keepAlive: h.isKeepAlive, version: h.version, headOnly: h.method == .HEAD)
             let target = h.uri
             let range = h.headers.first(name: "range")
-            Task { await loader.handle(target, range: range, writer: writer) }
+            loader.tasks.spawn { await loader.handle(target, range: range, writer: writer) }
         }
     }
 

@@ -52,13 +52,14 @@ extension LoaderServer {
     func fetchKeyAhead(_ uri: String, _ k: Key, _ r: ClosedRange<Int>, delay: Double) {
         if delay > 0 {
             guard table.withLockedValue({ $0.spreading.insert(uri).inserted }) else { return }
-            Task {
+            tasks.spawn { [self] in
                 guard await !keys.has(uri) else { return }
                 try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                guard !Task.isCancelled else { return }
                 _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true, spreadMs: delay * 1000)
             }
         } else {
-            Task { _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true) }
+            tasks.spawn { [self] in _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true) }
         }
     }
 

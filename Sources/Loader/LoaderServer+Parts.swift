@@ -158,6 +158,7 @@ extension LoaderServer {
                 _ = await fetchSegment(res, range: nil, writer: writer, t0: t0, retries: nil)
                 return
             case .wait:
+                if Task.isCancelled { return fail("the Loader stopped") }
                 idle += 1
                 // A server that answers a blocking reload before the part exists (named by readLive) is not asked in a tight
                 // loop; one that never publishes it fails the segment after as long as three target durations.

@@ -17,7 +17,7 @@ extension LoaderServer {
             return (rung, t.route != nil)
         }
         guard let rung else { return }
-        Task {
+        tasks.spawn { [self] in
             if spliced {
                 await segment(Resource.spliceSegment(msn: msn), range: nil, writer: .sink())
                 return
@@ -37,7 +37,7 @@ extension LoaderServer {
             // player's playlist and the player asks for nothing more) is read once it is published, a target duration at a
             // time, as FFmpeg's own reloads would have found it.
             var later = rm
-            for _ in 0..<3 where later.segment(msn + 1) == nil && !later.media.endList {
+            for _ in 0..<3 where later.segment(msn + 1) == nil && !later.media.endList && !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(Double(later.media.targetDuration ?? 2)))
                 guard let fresh = await rungMedia(rung, containing: msn + 1) else { return }
                 later = fresh

@@ -75,7 +75,7 @@ extension LoaderServer {
                     // Every source failed a VOD segment for now: held and retried, so the player waits (a stall with this
                     // cause) instead of skipping the segment's media.
                     var h = held ?? SegmentHold(since: t0, budget: options.vodHold)
-                    if let wait = h.next(at: now) {
+                    if !Task.isCancelled, let wait = h.next(at: now) {
                         if held == nil {
                             emit(
                                 .diagnostic(

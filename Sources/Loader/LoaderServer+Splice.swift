@@ -22,7 +22,7 @@ extension LoaderServer {
             emit(.diagnostic("rung \(left.rung) failed (\(left.cause)): the splice reads rung \(route.rung)'s"))
         }
         // Read the new rung's playlist (and fetch its keys) before the player asks for its first segment.
-        Task { _ = await rungMedia(route.rung, containing: nil) }
+        tasks.spawn { [self] in _ = await rungMedia(route.rung, containing: nil) }
         return next
     }
 

@@ -114,6 +114,26 @@ public struct OpenedStream: Sendable {
     public var file: ProgressiveFile?
 }
 
+/// The connections players opened to a Loader: closed with it (a listening socket's close leaves them open).
+final class PlayerConnections: Sendable {
+    private let open = NIOLockedValueBox([ObjectIdentifier: Channel]())
+
+    func add(_ ch: Channel) {
+        let id = ObjectIdentifier(ch)
+        open.withLockedValue { $0[id] = ch }
+        ch.closeFuture.whenComplete { [open] _ in _ = open.withLockedValue { $0.removeValue(forKey: id) } }
+    }
+
+    func closeAll() {
+        for ch in open.withLockedValue({ Array($0.values) }) { ch.close(promise: nil) }
+    }
+
+    /// Returns once every connection is closed.
+    func closed() async {
+        for ch in open.withLockedValue({ Array($0.values) }) { try? await ch.closeFuture.get() }
+    }
+}
+
 /// The player's only network (docs/ARCHITECTURE.md): a loopback HTTP server that fetches, times, rewrites, decrypts and serves.
 public final class LoaderServer: Sendable {
     public let token: String
@@ -196,29 +216,33 @@ public final class LoaderServer: Sendable {
 
     /// Starts on 127.0.0.1 with a random port and a fresh secret token.
     public static func start(options: LoaderOptions = LoaderOptions()) throws -> LoaderServer {
-        // One thread per Loader; it is not shut down on stop, so work still in flight (a connect, a key fetch) cannot trap NIO.
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The process's one event-loop group, shared by every Loader (DECISIONS.md, "One event-loop group"): never shut down,
+        // so work still in flight at a stop cannot trap NIO, and a fleet that restarts sessions does not grow a thread a time.
+        let group = MultiThreadedEventLoopGroup.singleton
         var bytes = [UInt8](repeating: 0, count: 16)
         var rng = SystemRandomNumberGenerator()
         for i in bytes.indices { bytes[i] = rng.next() }
         let token = bytes.map { String(format: "%02x", $0) }.joined()
         let box = NIOLockedValueBox<LoaderServer?>(nil)
+        let players = PlayerConnections()
         let bound = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { ch in
-                ch.eventLoop.makeCompletedFuture {
+                players.add(ch)
+                return ch.eventLoop.makeCompletedFuture {
                     try ch.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try ch.pipeline.syncOperations.addHandler(LoaderHTTPHandler(loader: { box.withLockedValue { $0 } }))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).wait()
-        let server = try LoaderServer(token: token, channel: bound, group: group, options: options)
+        let server = try LoaderServer(token: token, channel: bound, group: group, options: options, players: players)
         box.withLockedValue { $0 = server }
         return server
     }
 
-    init(token: String, channel: Channel, group: EventLoopGroup, options: LoaderOptions) throws {
+    init(token: String, channel: Channel, group: EventLoopGroup, options: LoaderOptions, players: PlayerConnections) throws {
+        self.players = players
         self.token = token
         self.channel = channel
         self.group = group
@@ -237,18 +261,38 @@ public final class LoaderServer: Sendable {
     }
 
     let stopped = NIOLockedValueBox(false)
+    /// Every task the Loader starts (a player's request, a prewarm, a key fetched ahead, a segment read along): `stop`
+    /// cancels them, `shutdown` waits for them too.
+    let tasks = OwnedTasks()
+    /// The player's connections, closed with the Loader.
+    let players: PlayerConnections
 
-    /// Stops serving and closes upstream connections; safe to call more than once.
+    /// Stops serving: cancels the Loader's tasks and closes the player's and the origins' connections; safe to call more than
+    /// once. `shutdown` also waits until all of that has ended.
     public func stop() {
         guard
             !stopped.withLockedValue({
                 let was = $0; $0 = true; return was
             })
         else { return }
+        tasks.cancelAll()
         continuation.finish()
         client.shutdown()
         channel.close(promise: nil)
+        players.closeAll()
     }
+
+    /// `stop`, returning once every task the Loader started has ended and every connection it held is closed.
+    public func shutdown() async {
+        stop()
+        await tasks.drain()
+        try? await channel.closeFuture.get()
+        await players.closed()
+        await client.closed()
+    }
+
+    /// How many tasks the Loader has running (for tests: none after `shutdown`).
+    public var runningTasks: Int { tasks.count }
 
     var now: Double { Date().timeIntervalSince(started) }
 
@@ -346,7 +390,7 @@ public final class LoaderServer: Sendable {
 
     /// Waits while `msn` is kept back (`holdSegments`).
     func passGate(_ msn: Int) async {
-        while let g = table.withLockedValue({ $0.gate }), msn >= g.from, now < g.until {
+        while let g = table.withLockedValue({ $0.gate }), msn >= g.from, now < g.until, !Task.isCancelled {
             try? await Task.sleep(nanoseconds: 5_000_000)
         }
     }
@@ -408,9 +452,9 @@ public final class LoaderServer: Sendable {
                 .compactMap { $0.uri.map { VirtualPlaylists.resolve($0, against: base) } }
             for i in chosen where prewarmVariants {
                 let u = VirtualPlaylists.resolve(m.variants[i].uri, against: base)
-                Task { await prewarm(u, rung: i, variables: variables) }
+                tasks.spawn { [self] in await prewarm(u, rung: i, variables: variables) }
             }
-            for u in renditions { Task { await prewarm(u, rung: nil, variables: variables) } }
+            for u in renditions { tasks.spawn { [self] in await prewarm(u, rung: nil, variables: variables) } }
         }
         out.playerURL = path(id, res)
         return out

@@ -82,7 +82,14 @@ public final class UpstreamClient: Sendable {
     let group: EventLoopGroup
     let verifier: TLSVerifier?
     let sslContext: NIOSSLContext?
-    let pool = NIOLockedValueBox([String: [Channel]]())
+    let pool = NIOLockedValueBox(Pool())
+
+    /// Idle connections by origin, and every connection open (idle or in use), so `shutdown` closes them all.
+    struct Pool {
+        var idle: [String: [Channel]] = [:]
+        var open: [ObjectIdentifier: Channel] = [:]
+        var closed = false
+    }
 
     public init(group: EventLoopGroup, options: UpstreamOptions = UpstreamOptions()) throws {
         self.group = group
@@ -149,6 +156,7 @@ public final class UpstreamClient: Sendable {
         var attempt = 0
         let start = Date()
         while true {
+            if Task.isCancelled { throw UpstreamError(cause: .connect, detail: "\(url): cancelled") }
             do {
                 let r = try await once(
                     current, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: attempt,
@@ -281,7 +289,12 @@ public final class UpstreamClient: Sendable {
             channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: written)
         }
         do {
-            var r = try await promise.futureResult.get()
+            // A cancelled task (a Loader stopping, a player gone) ends its exchange at once: the connection closes.
+            var r = try await withTaskCancellationHandler {
+                try await promise.futureResult.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
             r.seconds = Date().timeIntervalSince(start)
             if handler.reusable { release(channel, key: t.key) } else { channel.close(promise: nil) }
             return r
@@ -293,8 +306,11 @@ public final class UpstreamClient: Sendable {
 
     /// An idle pooled connection to the origin, or a new one.
     func connection(_ t: Target, url: String) async throws -> Channel {
-        while let c = pool.withLockedValue({ p -> Channel? in p[t.key]?.popLast() }) {
+        while let c = pool.withLockedValue({ p -> Channel? in p.idle[t.key]?.popLast() }) {
             if c.isActive { return c }
+        }
+        guard !pool.withLockedValue({ $0.closed }) else {
+            throw UpstreamError(cause: .connect, detail: "\(url): the client was shut down")
         }
         let verifier = self.verifier
         let ssl = t.tls ? sslContext : nil
@@ -341,6 +357,17 @@ public final class UpstreamClient: Sendable {
             throw UpstreamError(
                 cause: .connect, detail: "\(url): cannot connect to \(t.host):\(t.port) (\(UpstreamClient.describe(error)))")
         }
+        let id = ObjectIdentifier(channel)
+        let kept = pool.withLockedValue { p -> Bool in
+            guard !p.closed else { return false }
+            p.open[id] = channel
+            return true
+        }
+        guard kept else {
+            channel.close(promise: nil)
+            throw UpstreamError(cause: .connect, detail: "\(url): the client was shut down")
+        }
+        channel.closeFuture.whenComplete { [pool] _ in _ = pool.withLockedValue { $0.open.removeValue(forKey: id) } }
         guard t.tls else { return channel }
         // Wait for the handshake so a refused certificate is reported as such, not as a failed request.
         do {
@@ -354,11 +381,14 @@ public final class UpstreamClient: Sendable {
     }
 
     func release(_ c: Channel, key: String) {
-        pool.withLockedValue { p in
-            var list = p[key] ?? []
-            if list.count < 8 { list.append(c) } else { c.close(promise: nil) }
-            p[key] = list
+        let keep = pool.withLockedValue { p -> Bool in
+            var list = p.idle[key] ?? []
+            guard !p.closed, list.count < 8 else { return false }
+            list.append(c)
+            p.idle[key] = list
+            return true
         }
+        if !keep { c.close(promise: nil) }
     }
 
     static func describe(_ error: Error) -> String {
@@ -370,15 +400,23 @@ public final class UpstreamClient: Sendable {
         return s
     }
 
-    /// Closes pooled connections.
+    /// Closes every connection, idle or in use (a request in flight fails), and opens no new one.
     public func shutdown() {
         let all = pool.withLockedValue { p -> [Channel] in
-            let a = p.values.flatMap { $0 }
-            p = [:]
-            return a
+            p.closed = true
+            p.idle = [:]
+            return Array(p.open.values)
         }
         for c in all { c.close(promise: nil) }
     }
+
+    /// Returns once every connection the client opened is closed.
+    public func closed() async {
+        for c in pool.withLockedValue({ Array($0.open.values) }) { try? await c.closeFuture.get() }
+    }
+
+    /// How many connections are open (for tests: none after `shutdown`).
+    public var openConnections: Int { pool.withLockedValue { $0.open.count } }
 }
 
 /// What a caller sees of an answer while it arrives.
