@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [restarts] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage steering lowlatency record download fleet picture}"  # soak: only when named (an hour)
+sections="${*:-parse loader session switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour) and restarts (RESTARTS=1000 sessions, ~30 min): only when named
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -465,6 +465,29 @@ for (name, cpu), without in zip(r["cases"].items(), r["without"]):
     md.append(f"| {name} | {cpu:.1f} % | {without:.1f} % | **{cpu - without:+.1f} points** | {'≤ +10 points' if name.startswith('5 fps') else ''} |")
 md += ["", f"Without the picture the dashboard took {base:.1f} % (median of the {len(r['without'])} runs); it still samples the frame twice a second for "
        "frozen and black detection.", ""]
+print("\n".join(md))
+PY
+fi
+
+if has restarts; then
+# Restarts: RESTARTS sessions one after another as a fleet restarts them (a stream answering 404, a VOD and a live stream each
+# stopped after a second), the process's floor between sessions after all of them against the floor after the first 10.
+swift build -c release --product hlstui-session-bench >/dev/null
+bench=$(swift build -c release --show-bin-path)/hlstui-session-bench
+r=$("$bench" .build/test-media restarts "${RESTARTS:-1000}")
+python3 - "$r" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Restarts"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+a, b = r["after10"], r["afterAll"]
+md = ["## Restarts: a fleet's floor after many sessions against its floor after ten", "",
+      f"`bash scripts/bench.sh restarts` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, one process running "
+      f"{r['sessions']} sessions one after another as `hlstui fleet` restarts them (`MonitorRunner.session`): in turn a stream answering 404 at once, "
+      "the origin's VOD ladder and its live ladder each stopped after a second (`vo=null`, `ao=null`); threads, open descriptors and RSS read "
+      f"between sessions. {r['failed']} of them failed as they should (the 404s), {r['seconds']:.0f} s in all.", "",
+      "| | after 10 sessions (baseline) | after all | growth | bound |", "|---|---|---|---|---|",
+      f"| threads | {a['threads']} | {b['threads']} | **{b['threads'] - a['threads']:+d}** | ≤ +2 |",
+      f"| descriptors | {a['descriptors']} | {b['descriptors']} | **{b['descriptors'] - a['descriptors']:+d}** | ≤ +4 |",
+      f"| RSS | {a['rssMiB']:.0f} MiB | {b['rssMiB']:.0f} MiB | **{b['rssMiB'] - a['rssMiB']:+.0f} MiB** ({b['rssMiB'] / a['rssMiB']:.2f}×) | ≤ +20 MB |", ""]
 print("\n".join(md))
 PY
 fi

@@ -7,6 +7,8 @@ import Player
 // Time to first frame: hlstui (Loader + libmpv, the dashboard's session) vs libmpv alone on the same stream, same options, same run.
 // Usage: hlstui-session-bench MEDIA_CACHE [RUNS]; prints one JSON object.
 
+// Or: hlstui-session-bench MEDIA_CACHE restarts N (RestartsBench).
+
 let args = CommandLine.arguments
 let cache = URL(fileURLWithPath: args.count > 1 ? args[1] : ".build/test-media")
 let runs = args.count > 2 ? Int(args[2]) ?? 9 : 9
@@ -21,6 +23,11 @@ let player: PlayerOptions = {
     p.audioOutput = "null"
     return p
 }()
+
+if args.count > 3, args[2] == "restarts" {
+    print(await RestartsBench.run(base: origin.httpBase, count: Int(args[3]) ?? 1000, player: player).text)
+    exit(0)
+}
 
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 

@@ -328,7 +328,7 @@ actor DownloadJob {
 
     func tick() { progress.draw(now: Date().timeIntervalSince1970, say: say) }
 
-    /// Fetches `pieces` (rendition, segment) with at most `parallel` at once; the first failure stops the rest.
+    /// Fetches `pieces` (rendition, segment) with at most `parallel` at once; after the first failure nothing more is started.
     func fetchAll(_ pieces: [(Int, Segment)]) async throws(DownloadError) {
         var queue = pieces.filter { !$0.1.gap }[...]
         // The init sections first, each once (a file already stored is not fetched again).
@@ -369,17 +369,18 @@ actor DownloadJob {
                 return true
             }
             while running < limit, next() {}
+            // The first failure starts nothing more; what is already in flight finishes and is stored (a body cut by a
+            // cancel would only be asked for again by the next run).
+            var failure: DownloadError?
             while let r = await group.next() {
                 running -= 1
                 switch r {
                 case .success(let (i, n, d)): done(i, bytes: n, duration: d)
-                case .failure(let e):
-                    group.cancelAll()
-                    return .failure(e)
+                case .failure(let e): failure = failure ?? e
                 }
-                while running < limit, next() {}
+                while failure == nil, running < limit, next() {}
             }
-            return .success(())
+            return failure.map { .failure($0) } ?? .success(())
         }
         if case .failure(let e) = outcome { throw e }
     }

@@ -43,6 +43,14 @@ extension PaneOwner {
                 after(Int(seconds * 1000), .endHold)
             case .pause(let p): try? mpv.set(.pause(p))
             case .speed(let s): try? mpv.set(.speed(s))
+            case .reloadAtEdge(let rung):
+                // From the newest playlist: where the edge is now, not where it was at the session's last read.
+                guard let f = fetched else { continue }
+                let loader = self.loader, inputs = parts.inputs
+                spawn {
+                    guard let m = await loader.refresh(f, rung: rung) else { return }
+                    inputs.yield(.refreshed(rung: rung, m, .edgeStart))
+                }
             }
         }
         return routedAt
@@ -210,6 +218,17 @@ extension PaneOwner {
         guard done else { return after(5, .inPlace(step)) }
         if step.heldFrom != nil { loader.releaseSegments() }
         if let usual = step.readaheadBefore { readahead(usual) }
+        // A low-latency start whose seek never landed starts again at the edge once (where the edge is now), rather than
+        // play a whole deadline further back than PART-HOLD-BACK.
+        if case .position = step.to {
+            if step.soughtTo == nil, edgeStartMisses == 0 {
+                edgeStartMisses += 1
+                say(.warn, "low latency: the player's cache never held the start behind the edge; starting again at the edge")
+                run([.reloadAtEdge(rung: step.rung)])
+                return
+            }
+            if step.soughtTo != nil { edgeStartMisses = 0 }
+        }
         if !step.wasPaused { try? mpv.set(.pause(false)) }
         holding = false
         if step.soughtTo == nil {

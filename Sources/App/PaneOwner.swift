@@ -100,6 +100,8 @@ final class PaneOwner {
     var logFilter = MPVLogFilter()
     /// True while hlstui holds the player paused to move it inside a freshly loaded rung (not a pause of the user's).
     var holding = false
+    /// LL-HLS: starts behind the edge whose seek never landed in a row (one more start at the edge is tried, then it plays).
+    var edgeStartMisses = 0
     /// The instant of the readings a sync move being planned was computed from (`Pane.realign`), for its effects.
     var moveReadAt: ContinuousClock.Instant?
     /// True while sync keeps the player paused for another pane that rebuffers.
@@ -194,6 +196,9 @@ final class PaneOwner {
         case .refreshed(let rung, let m, .liveEdge): apply(.liveEdge(rung: rung, playlist: m))
         case .refreshed(let rung, let m, .recovery): carry(state.recovered(rung: rung, with: m, at: t))
         case .refreshed(let rung, _, .retest): apply(.pathwayAnswered(rung: rung))
+        case .refreshed(let rung, let m, .edgeStart):
+            apply(.liveEdge(rung: rung, playlist: m))
+            if !startAtEdge(rung: rung, media: m) { say(.warn, "low latency: the playlist offers no start behind its edge") }
         case .steered(let answer):
             if case .manifest(let m) = answer { addClones(m.clones) }
             apply(.steered(answer))
@@ -295,14 +300,7 @@ final class PaneOwner {
         // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
         let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
         apply(.spliceChosen(splice))
-        if isLive, let media, LoaderServer.givesParts(media, options: loader.options), let start = SessionState.lowLatencyStart(media) {
-            // LL-HLS: the player starts PART-HOLD-BACK behind the last part, not three segments back (DECISIONS.md, LL-HLS).
-            say(
-                .info,
-                "low latency: starting \(fixed(start.holdBack, 1)) s (PART-HOLD-BACK) behind the last part, in msn \(start.msn); parts reach the player as they are published"
-            )
-            reloadInPlace(rung: target, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: .now))
-            apply(.lowLatencyStarted(holdBack: start.holdBack))
+        if isLive, let media, startAtEdge(rung: target, media: media) {
             let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
             apply(.switched(s))
             report(.switched(s))
@@ -313,6 +311,24 @@ final class PaneOwner {
         }
         startWatcher()
         finishOpening()
+    }
+
+    /// LL-HLS: the player starts PART-HOLD-BACK behind the last part of `media`, just read, not three segments back
+    /// (DECISIONS.md, LL-HLS); false when the playlist offers no parts to the player or no such start.
+    @discardableResult
+    func startAtEdge(rung: Int, media: MediaPlaylist) -> Bool {
+        guard LoaderServer.givesParts(media, options: loader.options), let start = SessionState.lowLatencyStart(media) else { return false }
+        say(
+            .info,
+            "low latency: starting \(fixed(start.holdBack, 1)) s (PART-HOLD-BACK) behind the last part, in msn \(start.msn); parts reach the player as they are published"
+        )
+        // A timestamp reset listed after the start is kept from the player until the seek has landed: with it in the cache
+        // first, mpv's cache never holds a target before it (docs/PLATFORM.md).
+        let reset = media.withSegmentInProgress.segments.first { $0.mediaSequence > start.msn && $0.discontinuity }?.mediaSequence
+        reloadInPlace(
+            rung: rung, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: .now), holdFrom: reset)
+        apply(.lowLatencyStarted(holdBack: start.holdBack))
+        return true
     }
 
     func finishOpening() {

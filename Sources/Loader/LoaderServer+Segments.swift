@@ -227,7 +227,8 @@ extension LoaderServer {
                 let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
                 let r = try await client.getResuming(
                     res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, budget: budget,
-                    onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } }, onHead: { sink.yield(.head($0)) }, onBody: { sink.yield(.body($0)) })
+                    onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } }, onHead: { sink.yield(.head($0)) },
+                    onBody: { sink.yield(.body($0)) })
                 sink.yield(.end(.success(r)))
             } catch {
                 sink.yield(.end(.failure(error)))
@@ -321,7 +322,10 @@ extension LoaderServer {
     /// one's about what a player at the live edge has buffered (`BodyResume.budget`).
     func resumeBudget(_ res: Resource) -> Double {
         let (complete, td) = table.withLockedValue { t in
-            (res.playlist.map { t.complete.contains($0) } ?? (res.kind != .part), res.rung.flatMap { t.rungMedia[$0]?.media.targetDuration })
+            (
+                res.playlist.map { t.complete.contains($0) } ?? (res.kind != .part),
+                res.rung.flatMap { t.rungMedia[$0]?.media.targetDuration }
+            )
         }
         return BodyResume.budget(complete: complete, hold: options.vodHold, targetDuration: td)
     }

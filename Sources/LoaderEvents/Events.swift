@@ -283,7 +283,9 @@ public struct ResumeEvent: Sendable, Equatable {
     /// The one line a user reads: "segment 6: origin body stalled after 8 KB; resumed at byte 8192 after 13.2 s".
     public var text: String {
         let what = "\(kind.rawValue)\(msn.map { " \($0)" } ?? "")"
-        let size = byte < 1024 ? "\(byte) B" : byte < 1_048_576 ? "\(byte / 1024) KB" : "\(byte * 10 / 1_048_576 / 10).\(byte * 10 / 1_048_576 % 10) MB"
+        let size =
+            byte < 1024
+            ? "\(byte) B" : byte < 1_048_576 ? "\(byte / 1024) KB" : "\(byte * 10 / 1_048_576 / 10).\(byte * 10 / 1_048_576 % 10) MB"
         let secs = fixed(seconds, 1)
         switch phase {
         case .broken: return "\(what): origin body \(cause ?? "broke") after \(size); resuming at byte \(byte)"

@@ -29,6 +29,8 @@ public enum PaneEffect: Sendable, Equatable {
     case pause(Bool)
     /// Play at `speed` (sync's correction; audio keeps its pitch).
     case speed(Double)
+    /// LL-HLS: start `rung` again PART-HOLD-BACK behind the edge of its newest playlist (DECISIONS.md, LL-HLS).
+    case reloadAtEdge(rung: Int)
 }
 
 /// Why hlstui reads a playlist the player did not ask for.
@@ -39,6 +41,8 @@ public enum RefreshPurpose: Sendable, Equatable {
     case recovery
     /// A penalised pathway retested: its answer lifts the penalty.
     case retest
+    /// LL-HLS: the playhead fell too far behind; the player starts again PART-HOLD-BACK behind this answer's edge.
+    case edgeStart
 }
 
 /// What the player was read to say, just before a decision.
@@ -172,6 +176,7 @@ extension SessionState {
     /// it, TS by a demuxer seek, fMP4 (FFmpeg 5.1 ends fMP4 playback on a demuxer seek) and across GAPs no rung fills by
     /// reloading a playlist that starts at the target's segment.
     public mutating func planSeek(by delta: Double, at t: Double) -> [PaneEffect] {
+        catchUp?.leftByUser = true
         guard let pos = position, let m = playingMedia else { return [] }
         let target = min(max(0, pos + delta), max(0, m.totalDuration - 0.5))
         let d = target - pos
@@ -217,14 +222,16 @@ extension SessionState {
         // LL-HLS: a playhead that fell behind PART-HOLD-BACK (a stall, a timestamp reset's restart) plays a little faster
         // until it is back (DECISIONS.md, LL-HLS).
         if catchUp != nil, !playerLoading, started, !ended, !userPaused, currentStall == nil, let latency = edgeDistance,
-            let speed = catchUp?.step(latency: latency, at: now)
+            let step = catchUp?.step(latency: latency, at: now)
         {
-            plan.effects.append(.speed(speed))
-            if speed != 1 {
-                note(
-                    .info,
-                    "low latency: \(fixed(latency, 1)) s behind the edge, PART-HOLD-BACK \(fixed(catchUp?.target ?? 0, 1)) s: playing at \(fixed(speed, 2))× until back",
-                    now)
+            let behind = "low latency: \(fixed(latency, 1)) s behind the edge, PART-HOLD-BACK \(fixed(catchUp?.target ?? 0, 1)) s"
+            switch step {
+            case .speed(let speed):
+                plan.effects.append(.speed(speed))
+                if speed != 1 { note(.info, "\(behind): playing at \(fixed(speed, 2))× until back", now) }
+            case .toEdge:
+                plan.effects.append(.reloadAtEdge(rung: loadedRung ?? 0))
+                note(.warn, "\(behind): starting again at the edge", now)
             }
         }
         guard !playerLoading, let time = look.time, let decision = watch(at: time, atEnd: look.atEnd) else { return plan }
@@ -264,6 +271,7 @@ extension SessionState {
     /// The user's pause key: pause, or play again.
     public mutating func planTogglePause() -> [PaneEffect] {
         userPaused.toggle()
+        if userPaused { catchUp?.leftByUser = true }
         return [.pause(userPaused)]
     }
 

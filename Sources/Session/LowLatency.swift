@@ -54,34 +54,61 @@ extension SessionState {
 /// Keeps a low-latency playhead PART-HOLD-BACK behind the edge (pure): every stall or timestamp-reset restart leaves it a
 /// little further back for good, so it plays 5 % faster (inaudible with mpv's pitch correction, as hls.js and Shaka catch up)
 /// once it has stayed more than half a second behind the target for two seconds (a reading across a timestamp reset is off
-/// for a moment), until it is a tenth of a second from it. A playhead more than six seconds behind was put there (a pause, a
-/// seek back): it is left where it is.
+/// for a moment), until it is a tenth of a second from it. Further behind than 1.5 s past the target — more than half a
+/// minute at 5 % — it starts again at the edge (at most once in ten seconds), as hls.js's live sync does past its
+/// maximum latency. A playhead the user moved (a seek, a pause) is left where it is.
 public struct LatencyCatchUp: Sendable, Equatable {
     public static let rate = 1.05
+    /// Seconds past the target beyond which the playhead starts again at the edge instead of catching up.
+    public static let restartBeyond = 1.5
     /// PART-HOLD-BACK, seconds behind the edge.
     public var target: Double
     public private(set) var speeding = false
+    /// The user moved the playhead (a seek, a pause): no catch-up from then on.
+    public var leftByUser = false
     /// Since when (session seconds) the playhead has been behind the band.
     var behindSince: Double?
+    /// When it last started again at the edge.
+    var restartedAt: Double?
 
     public init(target: Double) { self.target = target }
 
-    /// The speed to set for a playhead `latency` seconds behind the edge at session time `t`, or nil when it stays as it is.
-    public mutating func step(latency: Double, at t: Double) -> Double? {
+    /// What a playhead `latency` seconds behind the edge at session time `t` needs.
+    public enum Step: Sendable, Equatable {
+        /// Play at this speed (1: back, or left by the user).
+        case speed(Double)
+        /// Start again PART-HOLD-BACK behind the edge.
+        case toEdge
+    }
+
+    /// What to do for a playhead `latency` seconds behind the edge at session time `t`, or nil when it stays as it is.
+    public mutating func step(latency: Double, at t: Double) -> Step? {
+        if leftByUser {
+            behindSince = nil
+            guard speeding else { return nil }
+            speeding = false
+            return .speed(1)
+        }
         if speeding {
-            guard latency <= target + 0.1 || latency >= target + 6 else { return nil }
+            guard latency <= target + 0.1 || latency > target + Self.restartBeyond else { return nil }
             speeding = false
             behindSince = nil
-            return 1
+            return .speed(1)
         }
-        guard latency > target + 0.5, latency < target + 6 else {
+        guard latency > target + 0.5 else {
             behindSince = nil
             return nil
         }
         let since = behindSince ?? t
         behindSince = since
         guard t - since >= 2 else { return nil }
-        speeding = true
-        return Self.rate
+        guard latency > target + Self.restartBeyond else {
+            speeding = true
+            return .speed(Self.rate)
+        }
+        guard restartedAt.map({ t - $0 >= 10 }) ?? true else { return nil }
+        restartedAt = t
+        behindSince = nil
+        return .toEdge
     }
 }

@@ -50,7 +50,8 @@ struct BodyResumePolicyTests {
             Issue.record("stitched a whole answer with no validator")
             return
         }
-        #expect(plan.judge(status: 206, headers: Self.headers(["content-range": "bytes 10-999/1000"]), delivered: 10) == .continues(skip: 0))
+        #expect(
+            plan.judge(status: 206, headers: Self.headers(["content-range": "bytes 10-999/1000"]), delivered: 10) == .continues(skip: 0))
     }
 
     @Test("tries back off and stop when the budget is spent; VOD waits its hold, live about a player's buffer")

@@ -14,9 +14,14 @@ enum ProcessFloor {
     static var descriptors: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
 }
 
+/// An origin for these tests alone: they switch its faults on and clear them.
+enum LifecycleOrigin {
+    static let shared = TestOrigins.start()
+}
+
 @Suite("The Loader's lifecycle: every task owned, every connection closed, nothing left by a stop", .serialized)
 struct LoaderLifecycleTests {
-    let origin = ResumeOrigin.shared
+    let origin = LifecycleOrigin.shared
 
     @Test("shutdown returns with a player request hanging on a stalled origin: no task, no connection left")
     func shutdownUnderLoad() async throws {

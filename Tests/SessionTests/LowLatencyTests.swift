@@ -46,11 +46,36 @@ struct LowLatencyPolicyTests {
         #expect(c.step(latency: 3.2, at: 2) == nil)
         #expect(c.step(latency: 3.9, at: 3) == nil)
         #expect(c.step(latency: 3.9, at: 4.9) == nil)
-        #expect(c.step(latency: 3.9, at: 5.0) == LatencyCatchUp.rate)
+        #expect(c.step(latency: 3.9, at: 5.0) == .speed(LatencyCatchUp.rate))
         #expect(c.step(latency: 3.5, at: 10) == nil)
-        #expect(c.step(latency: 3.09, at: 20) == 1)
+        #expect(c.step(latency: 3.09, at: 20) == .speed(1))
         #expect(c.step(latency: 3.09, at: 21) == nil)
-        // Far behind on purpose (a pause): left there.
-        #expect(c.step(latency: 20, at: 30) == nil && c.step(latency: 20, at: 40) == nil)
+    }
+
+    @Test("far behind (a start whose seek missed, a long stall): back to the edge after two steady seconds, at most once in ten")
+    func backToTheEdge() {
+        var c = LatencyCatchUp(target: 3)
+        #expect(c.step(latency: 11, at: 0) == nil)
+        #expect(c.step(latency: 11, at: 2) == .toEdge)
+        // The new start takes a moment; still far behind: not again at once.
+        #expect(c.step(latency: 11, at: 3) == nil && c.step(latency: 11, at: 5.5) == nil)
+        #expect(c.step(latency: 3.2, at: 6) == nil)
+        #expect(c.step(latency: 9, at: 13) == nil && c.step(latency: 9, at: 15) == .toEdge)
+        // Speeding when the distance grows past what 5 % can make up: back to 1, then to the edge.
+        var d = LatencyCatchUp(target: 3)
+        _ = d.step(latency: 4, at: 0)
+        #expect(d.step(latency: 4, at: 2) == .speed(LatencyCatchUp.rate))
+        #expect(d.step(latency: 6, at: 3) == .speed(1))
+        #expect(d.step(latency: 6, at: 4) == nil && d.step(latency: 6, at: 6) == .toEdge)
+    }
+
+    @Test("a playhead the user moved (a pause, a seek) is left where it is; a catch-up under way stops")
+    func leftByUser() {
+        var c = LatencyCatchUp(target: 3)
+        _ = c.step(latency: 4, at: 0)
+        #expect(c.step(latency: 4, at: 2) == .speed(LatencyCatchUp.rate))
+        c.leftByUser = true
+        #expect(c.step(latency: 20, at: 3) == .speed(1))
+        #expect(c.step(latency: 20, at: 10) == nil && c.step(latency: 20, at: 30) == nil)
     }
 }

@@ -1,0 +1,48 @@
+import App
+import Foundation
+import JSONValue
+
+/// `hlstui-session-bench MEDIA_CACHE restarts N`: N sessions run one after another as a fleet runs them (`MonitorRunner.session`,
+/// no JSON written), in turn one whose stream answers 404 at once, one VOD and one live stream each stopped after a second;
+/// the process's threads, descriptors and RSS between sessions after the first 10 (the baseline) and after all N.
+enum RestartsBench {
+    struct Floor {
+        var threads: Int
+        var descriptors: Int
+        var rssMiB: Double
+
+        static func now() -> Floor {
+            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            func field(_ name: String) -> Double {
+                let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+                return Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
+            }
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+            return Floor(threads: Int(field("Threads")), descriptors: fds, rssMiB: field("VmRSS") / 1024)
+        }
+
+        var json: JSONValue {
+            .object([("threads", .int(threads)), ("descriptors", .int(descriptors)), ("rssMiB", .double((rssMiB * 10).rounded() / 10))])
+        }
+    }
+
+    static func run(base: String, count: Int, player: PlayerOptions) async -> JSONValue {
+        let urls = ["\(base)/no-such-stream/master.m3u8", "\(base)/vod-ts/master.m3u8", "\(base)/live-ts/master.m3u8"]
+        var baseline: Floor?
+        var failed = 0
+        let t0 = ContinuousClock.now
+        for i in 0..<count {
+            var pane = PaneConfig(url: urls[i % urls.count])
+            pane.player = player
+            let outcome = await MonitorRunner.session(MonitorRequest(panes: [pane], duration: 1), write: nil)
+            if outcome.status != 0 { failed += 1 }
+            if i + 1 == 10 { baseline = Floor.now() }
+        }
+        let seconds = Double((ContinuousClock.now - t0).components.seconds)
+        let after = Floor.now()
+        return .object([
+            ("sessions", .int(count)), ("failed", .int(failed)), ("seconds", .double(seconds)),
+            ("after10", baseline?.json ?? .null), ("afterAll", after.json),
+        ])
+    }
+}
