@@ -31,6 +31,25 @@ int hl_terminal_check(void) {
     return movable ? 0 : 5;
 }
 
+/* The direct-colour terminfo entry to use when COLORTERM says the terminal takes 24-bit colour (the convention terminals and
+   applications follow: "truecolor" or "24bit") and TERM names a 256-colour entry: TERM's family with "-direct" (xterm-direct,
+   tmux-direct, vte-direct, ...), when terminfo has it; NULL to use TERM as it is. */
+static const char *direct_terminal(void) {
+    static char name[96];
+    const char *ct = getenv("COLORTERM");
+    const char *t = getenv("TERM");
+    if (ct == NULL || t == NULL || (strcmp(ct, "truecolor") != 0 && strcmp(ct, "24bit") != 0)) return NULL;
+    if (strstr(t, "-direct") != NULL) return NULL;
+    const char *dash = strchr(t, '-');
+    int n = dash ? (int)(dash - t) : (int)strlen(t);
+    snprintf(name, sizeof name, "%.*s-direct", n, t);
+    int err = 0;
+    if (setupterm(name, hl_terminal_fd(), &err) != OK) return NULL;
+    int colors = tigetnum("colors");
+    del_curterm(cur_term);
+    return colors >= (1 << 24) ? name : NULL;
+}
+
 int hl_start(void) {
     if (started) return 0;
     /* Wide characters need a UTF-8 locale: the user's, else C.UTF-8 (present on every Debian); mpv needs LC_NUMERIC=C. */
@@ -45,7 +64,11 @@ int hl_start(void) {
         term_out = fd == 1 ? stdout : fdopen(fd, "w");
         if (term_out == NULL) return -1;
     }
-    if (screen == NULL) screen = newterm(NULL, term_out, stdin);
+    if (screen == NULL) {
+        const char *direct = direct_terminal();
+        if (direct != NULL) screen = newterm(direct, term_out, stdin);
+        if (screen == NULL) screen = newterm(NULL, term_out, stdin);
+    }
     else { set_term(screen); refresh(); }
     if (screen == NULL) return -1;
     started = 1;

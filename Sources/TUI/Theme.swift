@@ -39,10 +39,12 @@ public enum Color: Sendable, Equatable {
         switch self {
         case .terminalDefault: return nil
         case .indexed(let i):
-            if i < colors { return i }
+            // A direct-colour terminal (2^24 colours) reads a colour number as RGB, but for the eight ANSI colours.
+            if i < colors && (colors < 1 << 24 || i < 8) { return i }
             rgb = Color.rgb(index: i)
         case .rgb(let r, let g, let b): rgb = (r, g, b)
         }
+        if colors >= 1 << 24 { return max(8, rgb.0 << 16 | rgb.1 << 8 | rgb.2) }
         let limit = colors >= 256 ? 256 : (colors >= 16 ? 16 : 8)
         func distance(_ i: Int) -> Int {
             let c = Color.rgb(index: i)

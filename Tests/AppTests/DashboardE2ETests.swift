@@ -106,11 +106,14 @@ struct DashboardE2ETests {
         return out
     }
 
-    @Test("v on a terminal with 24-bit colour (TERM=xterm-direct): the picture's cells in direct RGB, changing as the video plays")
-    func pictureDirectColour() async throws {
+    @Test(
+        "v on a terminal with 24-bit colour (a direct-colour TERM, or a 256-colour one with COLORTERM=truecolor): the picture's cells in direct RGB, changing as the video plays",
+        arguments: ["TERM=xterm-direct", "TERM=xterm-256color COLORTERM=truecolor"])
+    func pictureDirectColour(terminal: String) async throws {
         let t = Tmux()
         await t.start(
-            "env -u NO_COLOR TERM=xterm-direct \(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", width: 100, height: 30)
+            "env -u NO_COLOR -u COLORTERM \(terminal) \(hlstui) \(base)/cam-a/cam-a/index.m3u8 --video none --ao null", width: 100,
+            height: 30)
         _ = await t.wait { $0.contains("PLAYING") }
         t.keys("v")
         _ = await t.wait { $0.contains("─ Picture") && $0.contains("sampled") }

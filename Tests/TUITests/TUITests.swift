@@ -358,6 +358,17 @@ struct TUIUnitTests {
         #expect(Color.terminalDefault.index(colors: 256) == nil)
     }
 
+    @Test("on a direct-colour terminal a colour number is RGB: theme colours are sent as their RGB, the eight ANSI ones as they are")
+    func direct() {
+        let direct = 1 << 24
+        #expect(Color.rgb(0x2e, 0x34, 0x40).index(colors: direct) == 0x2e3440)
+        // xterm's 196 is pure red, not RGB(0, 0, 196).
+        #expect(Color.indexed(196).index(colors: direct) == 0xff0000)
+        #expect(Color.indexed(4).index(colors: direct) == 4)
+        // Numbers below eight are the ANSI colours on such a terminal: a near-black RGB stays RGB.
+        #expect(Color.rgb(0, 0, 3).index(colors: direct) == 8)
+    }
+
     @Test("the shipped themes parse without a single issue, cover every role, and the built-in default equals themes/default.theme")
     func shipped() throws {
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
