@@ -53,6 +53,7 @@ struct MonitorCommand: AsyncParsableCommand {
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give at least one playlist URL") }
         if urls.count > 4 { throw ValidationError("at most four panes") }
+        if let c = commands, let m = ArgumentMistake.file(c, option: "--commands") { throw ValidationError(m) }
     }
 
     func run() async throws {

@@ -4,6 +4,7 @@ import Foundation
 import Player
 import Recording
 import Loader
+import Offline
 import LoaderCore
 import Origin
 import Session
@@ -236,6 +237,7 @@ struct RecordFlagGroup: ParsableArguments {
     func validate() throws {
         if record == nil && (redact || !redactParams.isEmpty) { throw ValidationError("--redact goes with --record FILE") }
         if record == nil && recordKeys { throw ValidationError("--record-keys goes with --record FILE") }
+        if let r = record, let m = ArgumentMistake.file(r, option: "--record") { throw ValidationError(m) }
     }
 
     func recording(player: PlayerFlagGroup) -> RecordingRequest? {
@@ -294,7 +296,11 @@ struct OfflineSources {
     /// The pane for `arg`: a download folder is served on 127.0.0.1, its keys given to the Loader as overrides.
     mutating func pane(_ arg: String, loader: LoaderOptions, make: (String, LoaderOptions) throws -> PaneConfig) throws -> PaneConfig {
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: arg, isDirectory: &isDir), isDir.boolValue else { return try make(arg, loader) }
+        let exists = FileManager.default.fileExists(atPath: arg, isDirectory: &isDir)
+        if let mistake = ArgumentMistake.stream(arg, argv: CommandLine.arguments, exists: exists, folder: isDir.boolValue) {
+            throw CLIError("hlstui: \(mistake)")
+        }
+        guard exists, isDir.boolValue else { return try make(arg, loader) }
         let session: OfflineSession
         do { session = try OfflineLibrary.open(arg) } catch { throw CLIError("hlstui: \(error.description)") }
         sessions.append(session)
@@ -308,4 +314,40 @@ struct OfflineSources {
     var notes: [String] { sessions.flatMap(\.notes) }
 
     func stop() { for s in sessions { s.server.stop() } }
+}
+
+/// One line for an argument that is not what its place wants, naming the mistake and the right form.
+enum ArgumentMistake {
+    /// Flags that take no value, and how the value was probably meant to be given.
+    static let valueless: [String: String] = [
+        "--cache": "the cache's directory is given with --cache-dir DIR", "--offline": "give the cache with --cache-dir DIR",
+        "--insecure": "", "--no-decrypt": "", "--no-parts": "", "--mute": "", "--no-video-decode": "", "--no-sync": "", "--ascii": "",
+        "--record-keys": "", "--verbose": "", "--redact": "",
+    ]
+
+    /// What is wrong with `arg` given where a stream belongs (a playlist URL or a download folder), if anything.
+    static func stream(_ arg: String, argv: [String], exists: Bool, folder: Bool) -> String? {
+        let url = arg.lowercased().hasPrefix("http://") || arg.lowercased().hasPrefix("https://")
+        if !url, let i = argv.firstIndex(of: arg), i > 0, let meant = valueless[argv[i - 1]] {
+            return "\(argv[i - 1]) takes no value, so \(arg) was read as a stream" + (meant.isEmpty ? "" : "; \(meant)")
+        }
+        if folder, !OfflineLibrary.isDownload(arg) {
+            return
+                "\(arg) is a folder but not a download (no \(DownloadManifest.fileName)): give a playlist URL, or a folder `hlstui download` made"
+        }
+        if exists, !folder {
+            return "\(arg) is a file: hlstui reads playlists over http(s) — give its URL (serve the folder, e.g. `python3 -m http.server`)"
+        }
+        if !url, !exists, arg.hasPrefix("/") || arg.hasPrefix("./") || arg.hasPrefix("~") {
+            return "\(arg): no such folder, and not an http(s) URL"
+        }
+        return nil
+    }
+
+    /// What is wrong with `arg` given where a file belongs (`option`: the flag or argument that takes it), if anything.
+    static func file(_ arg: String, option: String) -> String? {
+        let lower = arg.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return nil }
+        return "\(option) takes a file on this machine, not a URL (\(arg))"
+    }
 }

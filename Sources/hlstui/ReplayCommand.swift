@@ -32,6 +32,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !(speed > 0 && speed <= 100) { throw ValidationError("--speed must be above 0 and at most 100") }
+        if let m = ArgumentMistake.file(file, option: "replay") { throw ValidationError("\(m): give the file --record wrote") }
     }
 
     func run() async throws {
