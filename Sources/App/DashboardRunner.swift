@@ -58,6 +58,21 @@ public struct DashboardScreenState: Sendable {
 
     /// Applies a key's command that concerns only the screen; returns the session action to carry out, if any.
     public mutating func handle(_ command: Command, ladderSize: Int, logSize: Int, themes: Int) -> Action? {
+        // While the help is open the arrow and page keys scroll it (Dashboard.help clamps the line).
+        if ui[focus].showHelp {
+            let step: Int? =
+                switch command {
+                case .selectUp: -1
+                case .selectDown: 1
+                case .scrollUp: -10
+                case .scrollDown: 10
+                default: nil
+                }
+            if let step {
+                ui[focus].helpScroll = min(max(0, ui[focus].helpScroll + step), Dashboard.helpLineCount)
+                return nil
+            }
+        }
         switch command {
         case .session(.quit):
             quit = true
@@ -70,7 +85,9 @@ public struct DashboardScreenState: Sendable {
         case .toggleLog:
             ui[focus].showMessages.toggle()
             ui[focus].scroll = 0
-        case .toggleHelp: ui[focus].showHelp.toggle()
+        case .toggleHelp:
+            ui[focus].showHelp.toggle()
+            ui[focus].helpScroll = 0
         case .togglePicture: ui[focus].toggleLower(.picture)
         case .toggleGraphs: ui[focus].toggleLower(.graphs)
         case .toggleWaterfall: ui[focus].toggleLower(.waterfall)

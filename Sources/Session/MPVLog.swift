@@ -49,8 +49,17 @@ public struct MPVLogFilter: Sendable {
         return out
     }
 
+    /// What the H.264/HEVC decoders say when a picture's references were never decoded — after a seek, a splice, a
+    /// timestamp reset or an open GOP's start — and which they mend by the next key frame: the message log's, at info, never
+    /// the status line's problem (docs/MESSAGES.md).
+    static let referenceChatter = [
+        "co located POCs unavailable", "mmco: unref short failure", "reference picture missing during reorder",
+        "Missing reference picture", "Frame num gap", "number of reference frames", "Could not find ref with POC",
+    ]
+
     /// The level a line deserves: known harmless messages are demoted so they never stand in the status line as the problem.
     static func level(_ level: String, prefix: String, text: String, spliced: Bool) -> LogLevel? {
+        if prefix == "ffmpeg/video", referenceChatter.contains(where: text.contains) { return .info }
         // The null audio output complains about pause toggles it cannot have (reload+seek pauses around the switch).
         if prefix == "ao/null" && text.contains("illegal state") { return nil }
         if spliced && text.contains("Packet corrupt") { return .info }

@@ -33,7 +33,7 @@ public enum Dashboard {
         case .log: log(model, into: &c, y: &y, rows: height - 1 - y)
         }
         footer(model.status, into: &c)
-        if model.ui.showHelp { help(into: &c) }
+        if model.ui.showHelp { help(into: &c, scroll: model.ui.helpScroll) }
         return c
     }
 
@@ -310,14 +310,26 @@ public enum Dashboard {
         "ahead       media delivered to the player past the playhead (- when not known)",
     ]
 
-    static func help(into c: inout Canvas) {
+    /// How many lines the help has.
+    public static var helpLineCount: Int { Keymap.helpLines.count + legend.count }
+
+    /// The keys and the legend in a box; longer than the screen (80×24 holds 22 lines), it scrolls from line `scroll` on, and
+    /// its frame says what lies above and below.
+    static func help(into c: inout Canvas, scroll: Int = 0) {
         let lines = Keymap.helpLines + legend
         let w = min(c.width - 2, (lines.map(displayWidth).max() ?? 0) + 4)
         let h = min(c.height - 2, lines.count + 2)
         let x = (c.width - w) / 2
         let y = max(0, (c.height - h) / 2)
+        let shown = max(0, h - 2)
+        let first = min(max(0, scroll), max(0, lines.count - shown))
         c.fill(Rect(x: x, y: y, width: w, height: h), .help)
-        c.put(x + 2, y, " keys (? to close) ", .title)
-        for (i, l) in lines.prefix(h - 2).enumerated() { c.put(x + 2, y + 1 + i, fit(l, w - 4), .help) }
+        let fits = shown >= lines.count
+        c.put(x + 2, y, fits ? " keys (? to close) " : " keys (? to close, ↑↓ PgUp PgDn scroll) ", .title)
+        for (i, l) in lines[first..<min(lines.count, first + shown)].enumerated() { c.put(x + 2, y + 1 + i, fit(l, w - 4), .help) }
+        guard !fits else { return }
+        if first > 0 { c.put(x + w - 10, y, " ▲ \(first) ", .title) }
+        let below = lines.count - first - shown
+        if below > 0 { c.put(x + 2, y + h - 1, " ▼ \(below) more ", .title) }
     }
 }

@@ -7,6 +7,8 @@ public struct UIState: Sendable, Equatable {
     public var cursor = 0
     public var showMessages = false
     public var showHelp = false
+    /// The first line of the help shown, when the help is longer than the screen (↑↓, PgUp/PgDn scroll it while it is open).
+    public var helpScroll = 0
     public var scroll = 0
     public var themeName = "default"
     /// False for a pane that does not have the keyboard.

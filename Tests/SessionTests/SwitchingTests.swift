@@ -195,6 +195,18 @@ struct SwitchingTests {
                 .level == .error)
     }
 
+    @Test("decoder reference chatter (after a seek, a splice, a reset) is the message log's, at info; corruption stays an error")
+    func decoderChatter() {
+        var f = MPVLogFilter()
+        for text in ["h264: co located POCs unavailable", "h264: mmco: unref short failure", "hevc: Could not find ref with POC 12"] {
+            #expect(f.take(level: "error", prefix: "ffmpeg/video", text: text, spliced: false).last?.level == .info, "\(text)")
+        }
+        #expect(
+            f.take(level: "error", prefix: "ffmpeg/video", text: "h264: error while decoding MB 3 4", spliced: false).last?.level == .error)
+        // Only the video decoder's: the same words from elsewhere keep their level.
+        #expect(f.take(level: "error", prefix: "cplayer", text: "co located POCs unavailable", spliced: false).last?.level == .error)
+    }
+
     @Test("throughput: averages weighted by download time, so a few slow downloads outweigh many fast ones (hls.js EWMA)")
     func throughput() throws {
         for (x, v) in [(0.0, 1.0), (1, 2), (-1, 0.5), (0.5, 1.4142135623730951), (-3.25, 0.10511205190671431), (10, 1024)] {

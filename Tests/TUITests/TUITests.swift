@@ -261,7 +261,7 @@ struct SnapshotTests {
         var ui = UIState()
         ui.showHelp = true
         let text = Dashboard.render(DashboardModel(sampleSession(), ui: ui), width: 80, height: 30).text
-        #expect(text.contains("keys (? to close)") && text.contains("resolution cap down a step"))
+        #expect(text.contains("keys (? to close") && text.contains("resolution cap down a step"))
         let tiny = Dashboard.render(DashboardModel(sampleSession(), ui: UIState()), width: 15, height: 5)
         #expect(tiny.text.contains("hlstui needs"))
         _ = Dashboard.render(DashboardModel(SessionState(url: "x"), ui: UIState()), width: 80, height: 24)
@@ -270,6 +270,31 @@ struct SnapshotTests {
                 _ = Dashboard.render(DashboardModel(sampleSession(), ui: ui), width: w, height: h)
             }
         }
+    }
+
+    @Test("at 80×24 the help is longer than the screen: it says so, scrolls, and every binding and the legend can be read")
+    func helpScrolls() {
+        var ui = UIState()
+        ui.showHelp = true
+        var seen = Set<String>()
+        var scroll = 0
+        while scroll <= Dashboard.helpLineCount {
+            ui.helpScroll = scroll
+            let c = Dashboard.render(DashboardModel(sampleSession(), ui: ui), width: 80, height: 24)
+            if scroll == 0 {
+                #expect(c.text.contains("keys (? to close, ↑↓ PgUp PgDn scroll)") && c.text.contains(" more"), "\(c.text)")
+            }
+            for line in c.lines { seen.insert(line) }
+            scroll += 5
+        }
+        let all = seen.joined(separator: "\n")
+        for l in Keymap.helpLines + Dashboard.legend where !l.isEmpty {
+            #expect(all.contains(l.trimmingCharacters(in: .whitespaces).prefix(40)), "never shown: \(l)")
+        }
+        // Where it fits, no scrolling is offered.
+        ui.helpScroll = 0
+        let tall = Dashboard.render(DashboardModel(sampleSession(), ui: ui), width: 120, height: 50)
+        #expect(tall.text.contains("keys (? to close)") && !tall.text.contains("scroll)") && !tall.text.contains("▼"), "\(tall.text)")
     }
 
     @Test("an error replaces the info line with one sentence; the insecure flag is always visible")
