@@ -15,6 +15,7 @@ static int saved_out = -1;     /* the terminal, as fd 1 was before the capture *
 static int saved_err = -1;     /* fd 2 before the capture */
 static int pipe_read = -1;
 static volatile sig_atomic_t capturing = 0;
+static int only_err = 0;       /* hl_capture_start_stderr: fd 2 alone is captured, fd 1 stays where it was */
 static volatile sig_atomic_t reader_done = 1; /* the reader saw the pipe's end and holds nothing it has not remembered */
 static pthread_t reader;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -93,9 +94,37 @@ int hl_capture_start(void) {
     return 0;
 }
 
+/* Captures fd 2 alone (the headless commands: their stdout is their output): what libraries write there goes into the pipe,
+   hlstui's own lines go to hl_stderr_fd(). */
+int hl_capture_start_stderr(void) {
+    if (capturing) return 0;
+    int p[2];
+    fflush(stderr);
+    if (pending == NULL && (pending = malloc(PENDING_MAX)) == NULL) return -1;
+    if (pipe(p) != 0) return -1;
+    saved_err = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (saved_err < 0) { close(p[0]); close(p[1]); return -1; }
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    pipe_read = p[0];
+    if (dup2(p[1], 2) < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    close(p[1]);
+    only_err = 1;
+    capturing = 1;
+    reader_done = 0;
+    if (pthread_create(&reader, NULL, read_loop, NULL) != 0) { hl_capture_stop(); return -1; }
+    pthread_detach(reader);
+    return 0;
+}
+
 int hl_capture_active(void) { return capturing; }
 
-int hl_terminal_fd(void) { return capturing ? saved_out : 1; }
+int hl_terminal_fd(void) { return capturing && !only_err ? saved_out : 1; }
+
+int hl_stderr_fd(void) { return capturing ? saved_err : 2; }
 
 /* Async-signal-safe: only dup2. The reader sees end of file once no descriptor holds the pipe's write end. */
 void hl_capture_stop(void) {
@@ -103,8 +132,9 @@ void hl_capture_stop(void) {
     capturing = 0;
     fflush(stdout);
     fflush(stderr);
-    dup2(saved_out, 1);
+    if (!only_err) dup2(saved_out, 1);
     dup2(saved_err, 2);
+    only_err = 0;
 }
 
 size_t hl_capture_take(char *buf, size_t cap, size_t *lost) {

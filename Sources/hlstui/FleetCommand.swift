@@ -29,6 +29,9 @@ struct FleetCommand: AsyncParsableCommand {
     @Option(help: "Serve /metrics on HOST:PORT (overrides the file's metrics:; default 127.0.0.1:9464).")
     var metrics: String?
 
+    @Option(help: "Append what the player's libraries write (FFmpeg, ALSA) to this file; else it is dropped: stderr is hlstui's alone.")
+    var log: String?
+
     @Option(help: "Stop after this many seconds (default: until SIGINT or SIGTERM).")
     var duration: Double?
 
@@ -48,7 +51,10 @@ struct FleetCommand: AsyncParsableCommand {
             throw CLIError("hlstui fleet: \(error)")
         }
         defer { server.close() }
-        let say: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data("hlstui fleet: \(line)\n".utf8)) }
+        // Only hlstui's own lines on stderr: the libraries' go to --log (docs/MESSAGES.md).
+        let capture = StderrCapture.start(log: log)
+        defer { capture?.stop() }
+        let say: @Sendable (String) -> Void = { line in StderrCapture.say("hlstui fleet: \(line)") }
         say("\(config.streams.count) stream(s); metrics on http://\(server.host):\(server.port)/metrics")
         let fleet = Task {
             await FleetRunner.run(

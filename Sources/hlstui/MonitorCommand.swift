@@ -57,6 +57,9 @@ struct MonitorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Only hlstui's own lines on stderr: the libraries' go to --log (docs/MESSAGES.md).
+        let capture = StderrCapture.start(log: player.log)
+        defer { capture?.stop() }
         let loader = try loaderFlags.options()
         var offline = OfflineSources()
         defer { offline.stop() }

@@ -303,6 +303,24 @@ struct FleetPrometheusTests {
 
     final class SeenBox: @unchecked Sendable { var text = "" }
 
+    @Test("stderr holds only hlstui's lines while streams fail and restart beside one that plays; the libraries' go to --log")
+    func onlyOwnLines() async throws {
+        let dir = try CLI.directory([
+            "fleet.yaml":
+                "streams:\n  - name: gone\n    url: \(AppOrigin.base)/no-such/master.m3u8\n  - name: live\n    url: \(AppOrigin.base)/live-ts/master.m3u8\n"
+        ])
+        let log = dir.appendingPathComponent("libs.log").path
+        let (probe, port) = Self.bound(listen: false)
+        close(probe)
+        let r = try await CLI.run(
+            ["fleet", dir.appendingPathComponent("fleet.yaml").path, "--duration", "8", "--metrics", "127.0.0.1:\(port)", "--log", log],
+            timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").filter { !$0.isEmpty }
+        #expect(lines.contains { $0.contains("gone: session failed") }, "\(r.stderr)")
+        #expect(lines.allSatisfy { $0.hasPrefix("hlstui fleet: ") }, "\(r.stderr)")
+    }
+
     @Test("a fleet file with a problem, or an address in use: one line naming it, exit status 1, nothing started")
     func refusals() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-fleet-\(UUID().uuidString.prefix(8))")

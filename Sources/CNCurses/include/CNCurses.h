@@ -54,6 +54,10 @@ const char *hl_curses_version(void);
 void hl_stdout_line_buffered(void);
 /* Output capture (capture.c): fds 1 and 2 into a pipe drained by a reader thread; curses keeps the terminal. */
 int hl_capture_start(void);
+/* Captures fd 2 alone; hlstui's own lines go to hl_stderr_fd() meanwhile. */
+int hl_capture_start_stderr(void);
+/* Where hlstui's own stderr lines go: the stderr from before a capture, else 2. */
+int hl_stderr_fd(void);
 void hl_capture_stop(void);
 int hl_capture_active(void);
 /* The terminal's fd while capturing (else 1). */
