@@ -67,26 +67,28 @@ static void *read_loop(void *arg) {
     return NULL;
 }
 
-int hl_capture_start(void) {
+/* Captures fd 2, and fd 1 too unless `err_only`. */
+static int capture_start(int err_only) {
     if (capturing) return 0;
     int p[2];
     fflush(stdout);
     fflush(stderr);
     if (pending == NULL && (pending = malloc(PENDING_MAX)) == NULL) return -1;
     if (pipe(p) != 0) return -1;
-    saved_out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    saved_out = err_only ? -1 : fcntl(1, F_DUPFD_CLOEXEC, 3);
     saved_err = fcntl(2, F_DUPFD_CLOEXEC, 3);
-    if (saved_out < 0 || saved_err < 0) { close(p[0]); close(p[1]); return -1; }
+    if ((!err_only && saved_out < 0) || saved_err < 0) { close(p[0]); close(p[1]); return -1; }
     fcntl(p[0], F_SETFD, FD_CLOEXEC);
     pipe_read = p[0];
-    if (dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0) {
-        dup2(saved_out, 1);
+    if ((!err_only && dup2(p[1], 1) < 0) || dup2(p[1], 2) < 0) {
+        if (!err_only) dup2(saved_out, 1);
         dup2(saved_err, 2);
         close(p[0]);
         close(p[1]);
         return -1;
     }
     close(p[1]);
+    only_err = err_only;
     capturing = 1;
     reader_done = 0;
     if (pthread_create(&reader, NULL, read_loop, NULL) != 0) { hl_capture_stop(); return -1; }
@@ -94,31 +96,11 @@ int hl_capture_start(void) {
     return 0;
 }
 
+int hl_capture_start(void) { return capture_start(0); }
+
 /* Captures fd 2 alone (the headless commands: their stdout is their output): what libraries write there goes into the pipe,
    hlstui's own lines go to hl_stderr_fd(). */
-int hl_capture_start_stderr(void) {
-    if (capturing) return 0;
-    int p[2];
-    fflush(stderr);
-    if (pending == NULL && (pending = malloc(PENDING_MAX)) == NULL) return -1;
-    if (pipe(p) != 0) return -1;
-    saved_err = fcntl(2, F_DUPFD_CLOEXEC, 3);
-    if (saved_err < 0) { close(p[0]); close(p[1]); return -1; }
-    fcntl(p[0], F_SETFD, FD_CLOEXEC);
-    pipe_read = p[0];
-    if (dup2(p[1], 2) < 0) {
-        close(p[0]);
-        close(p[1]);
-        return -1;
-    }
-    close(p[1]);
-    only_err = 1;
-    capturing = 1;
-    reader_done = 0;
-    if (pthread_create(&reader, NULL, read_loop, NULL) != 0) { hl_capture_stop(); return -1; }
-    pthread_detach(reader);
-    return 0;
-}
+int hl_capture_start_stderr(void) { return capture_start(1); }
 
 int hl_capture_active(void) { return capturing; }
 
