@@ -70,6 +70,8 @@ let package = Package(
         // libmpv-dev puts mpv/client.h on the default include path; the module map links libmpv (pkg-config would add
         // flags SwiftPM refuses, with a warning on every build).
         .systemLibrary(name: "CMPV"),
+        // glibc's malloc tuning, which Swift's Glibc module does not bring in.
+        .target(name: "CMalloc"),
         .target(
             name: "CNCurses",
             cSettings: [.define("NCURSES_WIDECHAR", to: "1"), .define("_XOPEN_SOURCE_EXTENDED", to: "1")],
@@ -96,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "hlstui",
             dependencies: [
-                "App", "Origin", "Loader", "LoaderCore", "Recording", "Offline",
+                "App", "Origin", "Loader", "LoaderCore", "Recording", "Offline", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -113,7 +115,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hlstui-session-bench",
-            dependencies: ["App", "Origin", "Player", "JSONValue"],
+            dependencies: ["App", "Origin", "Player", "JSONValue", "CMalloc"],
             path: "Benchmarks/SessionBench"
         ),
         // What the test targets share: the package root, the test origin, `eventually`.

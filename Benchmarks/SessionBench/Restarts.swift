@@ -1,4 +1,5 @@
 import App
+import CMalloc
 import Foundation
 import JSONValue
 
@@ -27,6 +28,9 @@ enum RestartsBench {
     }
 
     static func run(base: String, count: Int, player: PlayerOptions) async -> JSONValue {
+        // As `hlstui fleet` runs (DECISIONS.md, "Two malloc arenas"); RESTARTS_ARENAS=0 leaves glibc's default, the baseline.
+        let arenas = Int(ProcessInfo.processInfo.environment["RESTARTS_ARENAS"] ?? "") ?? 2
+        if arenas > 0 { _ = hl_malloc_arenas(Int32(arenas)) }
         let urls = ["\(base)/no-such-stream/master.m3u8", "\(base)/vod-ts/master.m3u8", "\(base)/live-ts/master.m3u8"]
         var baseline: Floor?
         var failed = 0
@@ -41,7 +45,7 @@ enum RestartsBench {
         let seconds = Double((ContinuousClock.now - t0).components.seconds)
         let after = Floor.now()
         return .object([
-            ("sessions", .int(count)), ("failed", .int(failed)), ("seconds", .double(seconds)),
+            ("sessions", .int(count)), ("arenas", .int(arenas)), ("failed", .int(failed)), ("seconds", .double(seconds)),
             ("after10", baseline?.json ?? .null), ("afterAll", after.json),
         ])
     }

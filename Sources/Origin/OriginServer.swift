@@ -143,7 +143,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.add(name: "Accept-Ranges", value: "bytes")
         headers.add(name: "Cache-Control", value: "no-cache")
         for (k, v) in r.headers { headers.add(name: k, value: v) }
-        let ranged = r.kind == "segment" || r.kind == "init" || r.kind == "key"
+        let ranged = r.kind == "segment" || r.kind == "subtitle" || r.kind == "init" || r.kind == "key"
         // A strong validator for media (RFC 9110 §8.8.3): the same path serves the same bytes for the origin's lifetime, so its
         // length and path name them; the `etag` fault sets another one. A Range under an If-Range that names another
         // validator is answered with the whole resource (RFC 9110 §13.1.5).

@@ -1,5 +1,6 @@
 import App
 import ArgumentParser
+import CMalloc
 import Foundation
 import Terminal
 
@@ -39,6 +40,9 @@ struct FleetCommand: AsyncParsableCommand {
     var loaderFlags: LoaderFlagGroup
 
     func run() async throws {
+        // Player and Loader threads come and go with every session: two malloc arenas keep the process's memory where it
+        // was after its first sessions (DECISIONS.md, "Two malloc arenas").
+        _ = hl_malloc_arenas(2)
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError("hlstui fleet: cannot read \(file)") }
         var config: FleetConfig
         do { config = try FleetConfig.parse(text) } catch { throw CLIError("hlstui fleet: \(error)") }

@@ -1,5 +1,6 @@
 import App
 import ArgumentParser
+import CMalloc
 import Foundation
 import Player
 import Loader
@@ -57,6 +58,9 @@ struct MonitorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Player and Loader threads come and go with every session: two malloc arenas keep the process's memory where it
+        // was after its first sessions (DECISIONS.md, "Two malloc arenas").
+        _ = hl_malloc_arenas(2)
         // Only hlstui's own lines on stderr: the libraries' go to --log (docs/MESSAGES.md).
         let capture = StderrCapture.start(log: player.log)
         defer { capture?.stop() }

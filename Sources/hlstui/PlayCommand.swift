@@ -1,5 +1,6 @@
 import App
 import ArgumentParser
+import CMalloc
 import Foundation
 import Player
 import Loader
@@ -34,6 +35,9 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Player and Loader threads come and go with every session: two malloc arenas keep the process's memory where it
+        // was after its first sessions (DECISIONS.md, "Two malloc arenas").
+        _ = hl_malloc_arenas(2)
         let loader = try loaderFlags.options()
         var offline = OfflineSources()
         defer { offline.stop() }

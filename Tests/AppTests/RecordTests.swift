@@ -46,7 +46,8 @@ struct RecordTests {
         #expect(kept == seen, "recorded \(kept.count) URLs, the origin answered \(seen.count)")
         let failures = recorded.filter { $0.status != 200 || $0.failure != nil }.map { "\($0.status ?? 0) \($0.failure ?? "-")" }
         #expect(failures.filter { $0.hasPrefix("500") }.count == 2 && failures.contains("404 -"), "\(failures)")
-        #expect(failures.contains("200 truncated"), "the cut body is kept as cut: \(failures)")
+        // (A player asks for `bytes=0-`: the origin honours Range for media and subtitles alike, 206.)
+        #expect(failures.contains("200 truncated") || failures.contains("206 truncated"), "the cut body is kept as cut: \(failures)")
         // Bodies: each segment's bytes are what the origin served.
         let seg = try #require(recorded.first { $0.url.hasSuffix(".ts") && [200, 206].contains($0.status) && $0.failure == nil })
         let served = [UInt8](try await CLI.tool("curl", ["-s", seg.url] + (seg.range.map { ["-H", "Range: \($0)"] } ?? [])))
@@ -109,7 +110,16 @@ struct RecordTests {
             let got = Self.requests(again)
             let listing = "replayed:\n\(got.joined(separator: "\n"))\nrecorded:\n\(want.joined(separator: "\n"))"
             if mechanisms(again) == mechanisms(recorded) {
-                #expect(got == want, "\(listing)")
+                // The same requests with the same answers, each URL's in the same order; requests of different URLs run at
+                // once (a subtitle cue beside a segment), so the order in which they end is the machine's, not the stream's.
+                let byURL = { (list: [String]) in
+                    list.enumerated().sorted {
+                        ($0.element.split(separator: " ").first ?? "", $0.offset) < (
+                            $1.element.split(separator: " ").first ?? "", $1.offset
+                        )
+                    }.map(\.element)
+                }
+                #expect(byURL(got) == byURL(want), "\(listing)")
             } else {
                 // The command is given again at its time, but the mechanism of a switch depends on where the player is then
                 // (in its first segment a VOD switch reloads, later it splices), and a loaded machine starts a player later:
