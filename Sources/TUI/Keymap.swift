@@ -7,7 +7,7 @@ public enum Key: Sendable, Hashable {
     /// Ctrl and a letter (Ctrl-C is `.control("c")`).
     case control(Character)
 
-    /// How the help screen and the README name the key.
+    /// How the help screen and docs/DASHBOARD.md name the key.
     public var label: String {
         switch self {
         case .char(" "): return "Space"
@@ -51,7 +51,7 @@ public struct Binding: Sendable {
     public var help: String
 }
 
-/// The one keybinding table: it drives dispatch, the help screen and the README's key list (as lazygit's `GetKeybindings` does).
+/// The one keybinding table: it drives dispatch, the help screen and docs/DASHBOARD.md's key list (as lazygit's `GetKeybindings` does).
 public enum Keymap {
     public static let seekStep = 5.0
 
@@ -105,7 +105,7 @@ public enum Keymap {
         return bindings.map { pad(keysLabel($0), w) + "  " + $0.help }
     }
 
-    /// The README's key list, a Markdown table.
+    /// docs/DASHBOARD.md's key list, a Markdown table.
     public static var markdown: String {
         let rows = bindings.map { b in
             "| " + b.keys.map { "`\($0.label == "|" ? "\\|" : $0.label)`" }.joined(separator: " ") + " | \(b.help) |"

@@ -8,12 +8,12 @@ import Session
 import Terminal
 import TUI
 
-/// `hlstui keys`: the key list (the README's is generated from the same table), or the themes.
+/// `hlstui keys`: the key list (docs/DASHBOARD.md's is generated from the same table), or the themes.
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys", abstract: "Print the dashboard's keys (or, with --themes, the themes found).")
 
-    @Flag(help: "As the Markdown table in the README.")
+    @Flag(help: "As the Markdown table in docs/DASHBOARD.md.")
     var markdown = false
 
     @Flag(help: "List the themes hlstui finds and where it looks.")

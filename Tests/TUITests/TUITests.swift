@@ -326,7 +326,31 @@ struct TUIUnitTests {
         #expect(c.lines[1].hasPrefix("w"))
     }
 
-    @Test("one table: no key bound twice, every screen command reachable, README lists exactly the table")
+    @Test("README is a map: at most ~150 lines, and every link it and the documents make to a file of the repository resolves")
+    func links() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.split(separator: "\n", omittingEmptySubsequences: false).count <= 150)
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        var checked = 0
+        for file in ["README.md", "DECISIONS.md"] + docs {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            let base = root.appendingPathComponent(file).deletingLastPathComponent()
+            for m in text.matches(of: /\]\(([^)#\s]+)(#[^)]*)?\)/) {
+                let target = String(m.1)
+                guard !target.contains("://"), !target.hasPrefix("mailto:") else { continue }
+                checked += 1
+                #expect(
+                    FileManager.default.fileExists(atPath: base.appendingPathComponent(target).path), "\(file) links to \(target)")
+            }
+        }
+        #expect(checked >= 18, "\(checked) links")
+        // Every feature page is on the map.
+        for d in docs { #expect(readme.contains("](\(d))"), "README does not link \(d)") }
+    }
+
+    @Test("one table: no key bound twice, every screen command reachable, docs/DASHBOARD.md lists exactly the table")
     func keymap() throws {
         let keys = Keymap.bindings.flatMap(\.keys)
         #expect(Set(keys).count == keys.count)
@@ -340,8 +364,8 @@ struct TUIUnitTests {
         #expect(Keymap.command(for: .control("c")) == .session(.quit))
         let readme = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains(Keymap.markdown), "README's key list must be `hlstui keys --markdown`")
+                .appendingPathComponent("docs/DASHBOARD.md"), encoding: .utf8)
+        #expect(readme.contains(Keymap.markdown), "docs/DASHBOARD.md's key list must be `hlstui keys --markdown`")
         #expect(Keymap.helpLines.count == Keymap.bindings.count)
     }
 
