@@ -60,6 +60,8 @@ public struct MPVLogFilter: Sendable {
     /// The level a line deserves: known harmless messages are demoted so they never stand in the status line as the problem.
     static func level(_ level: String, prefix: String, text: String, spliced: Bool) -> LogLevel? {
         if prefix == "ffmpeg/video", referenceChatter.contains(where: text.contains) { return .info }
+        // A subtitle rendition FFmpeg's HLS demuxer passes over (hlstui gives live streams none: docs/MESSAGES.md).
+        if text.contains("Can't support the subtitle") { return .info }
         // The null audio output complains about pause toggles it cannot have (reload+seek pauses around the switch).
         if prefix == "ao/null" && text.contains("illegal state") { return nil }
         if spliced && text.contains("Packet corrupt") { return .info }

@@ -175,9 +175,12 @@ public struct DashboardModel: Sendable, Equatable {
         status = DashboardModel.status(s)
         ladder = DashboardModel.ladderRows(s, cursor: ui.cursor)
         pathways = DashboardModel.pathwayLine(s)
+        // A live stream's subtitles are not given to the player (FFmpeg 5.1 stalls on live WebVTT): the list says so.
+        let live = s.playingMedia?.isLive ?? false
         renditions =
             s.ladder.renditions.map { r in
                 "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
+                    + (live && r.type == "SUBTITLES" ? " off (live WebVTT: FFmpeg 5.1 stalls on it)" : "")
             }
             + (s.ladder.iFrames.isEmpty
                 ? []

@@ -326,6 +326,34 @@ struct TUIUnitTests {
         #expect(c.lines[1].hasPrefix("w"))
     }
 
+    @Test("a live stream's subtitle rendition is listed as off, with why; a VOD's as it is")
+    func liveSubtitles() {
+        let mv = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="subs/index.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",SUBTITLES="subs"
+            v144/index.m3u8
+
+            """
+        func session(live: Bool) -> SessionState {
+            var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:7\n#EXTINF:2.0,\ns7.ts\n#EXTINF:2.0,\ns8.ts\n"
+            if !live { text += "#EXT-X-ENDLIST\n" }
+            var s = SessionState(url: "http://origin.test/master.m3u8")
+            s.apply(.opened(url: s.url, playlist: PlaylistParser.parseLenient(mv).playlist, diagnostics: []), at: 0)
+            s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
+            let m = PlaylistParser.parseLenient(text, options: ParseOptions(url: "http://origin.test/v144/index.m3u8")).playlist.media!
+            s.apply(
+                .loader(
+                    .playlist(PlaylistEvent(url: "http://origin.test/v144/index.m3u8", rung: 0, rendition: nil, playlist: m, received: 0.1))
+                ), at: 0.1)
+            return s
+        }
+        let live = DashboardModel(session(live: true), ui: UIState()).renditions
+        #expect(live.contains { $0.hasPrefix("subtitles subs/English") && $0.contains("off (live WebVTT") }, "\(live)")
+        let vod = DashboardModel(session(live: false), ui: UIState()).renditions
+        #expect(vod.contains { $0.hasPrefix("subtitles subs/English") } && !vod.contains { $0.contains(" off ") }, "\(vod)")
+    }
+
     @Test("README is a map: at most ~150 lines, and every link it and the documents make to a file of the repository resolves")
     func links() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
