@@ -29,10 +29,16 @@ with_load() {
 }
 
 status=0
-with_load "${HLSTUI_TEST_LOAD:-0}" swift test --skip-build > .build/test-output.txt 2>&1 || status=$?
-cat .build/test-output.txt
 # On failure, what each failed expectation said comes last, where a truncated log still shows it.
 failures() { grep -E -A14 'recorded an issue|error: ' "$1" | grep -v -E '^(◇|✔) ' | head -150 || true; }
+# The pure tier first (playlists, session policy, drawing, offline rules, recordings: no socket, player or terminal), so a
+# broken rule fails in seconds (docs/TESTING.md).
+pure='^(HLSTests|SessionTests|TUITests|OfflineTests|RecordingTests)\.'
+with_load "${HLSTUI_TEST_LOAD:-0}" swift test --skip-build --filter "$pure" > .build/test-pure-output.txt 2>&1 || status=$?
+grep -E '^(✔|✘) Test run' .build/test-pure-output.txt || true
+[ $status -eq 0 ] || { cat .build/test-pure-output.txt; echo "hlstui tests: failed expectations:"; failures .build/test-pure-output.txt; echo "hlstui tests: the pure tier failed (exit $status)" >&2; exit $status; }
+with_load "${HLSTUI_TEST_LOAD:-0}" swift test --skip-build --skip "$pure" > .build/test-output.txt 2>&1 || status=$?
+cat .build/test-output.txt
 [ $status -eq 0 ] || { echo "hlstui tests: failed expectations:"; failures .build/test-output.txt; echo "hlstui tests: the suite failed (exit $status)" >&2; exit $status; }
 
 # The player end-to-end suites again, under load (races the idle machine hides).
@@ -45,5 +51,6 @@ fi
 
 bash scripts/fuzz.sh 30
 # One plain closing line for CI: the Swift Testing totals of the whole suite (XCTest reports its own 0 separately).
-total=$(grep -Eo 'Test run with [0-9]+ tests' .build/test-output.txt | tail -1 | grep -Eo '[0-9]+' || echo 0)
+count() { grep -Eo 'Test run with [0-9]+ tests' "$1" | tail -1 | grep -Eo '[0-9]+' || echo 0; }
+total=$(($(count .build/test-pure-output.txt) + $(count .build/test-output.txt)))
 echo "${total} passed, 0 failed"
