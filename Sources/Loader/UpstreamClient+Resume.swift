@@ -49,7 +49,8 @@ extension UpstreamClient {
         }
         let (head, delivered) = progress.withLockedValue { ($0.head, $0.delivered) }
         guard let head, (200..<300).contains(head.status), budget > 0, Self.resumable(first.cause) else { throw first }
-        let brokeAt = elapsed()
+        // The break is counted from the last byte that came (a stall is noticed only a read timeout later).
+        let brokeAt = progress.withLockedValue { $0.lastByteAt }.map { Self.seconds($0 - start) } ?? elapsed()
         var plan = BodyResume.after(status: head.status, headers: head.header, range: range, since: brokeAt, budget: budget)
         onBreak(.broken(cause: Self.breakCause(first), at: delivered))
         var last = first
@@ -120,7 +121,7 @@ extension UpstreamClient {
         switch e.cause {
         case .timeout: return "stalled (no byte for the read timeout)"
         case .connect: return "connection failed"
-        default: return e.detail.contains("connection failed") ? "connection reset" : "cut"
+        default: return e.detail.contains("connection failed") ? "cut (the connection was lost)" : "cut short"
         }
     }
 
@@ -137,11 +138,14 @@ struct BodyProgress: Sendable {
     var kept: [UInt8] = []
     /// Bytes of the current answer still to drop before the rest begins (an origin that ignored the Range).
     var skip = 0
+    /// When the last byte arrived.
+    var lastByteAt: ContinuousClock.Instant?
 
     init(keep: Int) { self.keep = keep }
 
     mutating func took(_ b: ByteBuffer) {
         delivered += b.readableBytes
+        lastByteAt = .now
         if kept.count < keep { kept += b.readableBytesView.prefix(keep - kept.count) }
     }
 
