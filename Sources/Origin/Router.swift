@@ -2,6 +2,7 @@ import Crypto
 import _CryptoExtras
 import Foundation
 import HLS
+import MediaFormats
 import JSONValue
 
 /// A request as the router sees it.
@@ -362,6 +363,10 @@ public struct OriginRouter: OriginResponder {
             return r
         }
         var body = model.rendition.segments[t.position].bytes
+        // A continuous scenario's loops play on one timeline (StreamModel.loopShift).
+        if model.scenario.continuous, model.rendition.container == .ts {
+            body = TransportStream.shiftingTimestamps(body, by: Int64((model.loopShift(n) * 90_000).rounded()))
+        }
         if let id = t.keyID {
             let key = OriginKeys.key(scenario: model.scenario.name, id: id)
             if model.encryption == .sampleAES {

@@ -35,6 +35,10 @@ public struct Scenario: Sendable, Equatable {
     public var singleFile = false
     /// Whose packaging the media follow (ladders only; cameras are plain).
     public var packaging: Packaging = .plain
+    /// Live: the media's timestamps go on across the loop instead of starting again (each loop's segments moved later by the
+    /// loops before it), so no discontinuity is listed there and no player restarts: the demo a newcomer watches first
+    /// (DECISIONS.md, "The demo's timeline goes on").
+    public var continuous = false
 
     public var isLive: Bool {
         switch kind {
@@ -131,9 +135,15 @@ public struct Scenario: Sendable, Equatable {
             summary:
                 "low-latency HLS, fMP4 (muxed audio): 4 s segments of 1 s parts (a fragment each), blocking reload, delta updates, preload hints, rendition reports",
             kind: .lowLatency(container: .fmp4)),
-        Scenario(
-            name: "demo", summary: "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360",
-            kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false)),
+        {
+            var s = Scenario(
+                name: "demo",
+                summary:
+                    "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360; its timestamps go on across the loop",
+                kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false))
+            s.continuous = true
+            return s
+        }(),
     ]
 
     public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }

@@ -1,4 +1,5 @@
 import HLS
+import MediaFormats
 
 /// What the origin knows about one segment it serves: the truth tests compare hlstui against.
 public struct SegmentTruth: Sendable, Equatable {
@@ -133,15 +134,15 @@ public struct StreamModel: Sendable {
         } else {
             indexes = Array(0..<count)
         }
-        let baseLoops = overrides.resetIndex.map { loopNumber($0) } ?? 0
+        let baseLoops = overrides.resetIndex.map { timelineBreaks($0) } ?? 0
         return indexes.map { n in
             let pos = ((n % count) + count) % count
-            let loops = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0)
+            let loops = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0) && restartsTimeline(n)
             let outage = scenario.isLive && pdtChanges(at: n, overrides)
             var t = SegmentTruth(
                 msn: n - base, index: n, position: pos, uri: segmentURI(n), pdt: pdt(n, pos, overrides), duration: durations[pos],
-                mediaTime: rendition.segments[pos].firstTime, discontinuity: loops || outage,
-                discontinuitySequence: loopNumber(n) - baseLoops + outageEdges(through: n, overrides),
+                mediaTime: rendition.segments[pos].firstTime + loopShift(n), discontinuity: loops || outage,
+                discontinuitySequence: timelineBreaks(n) - baseLoops + outageEdges(through: n, overrides),
                 gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
             t.withoutPDT = scenario.isLive && lacksPDT(n, overrides)
             t.tagged = !t.withoutPDT && (!overrides.pdtAtDiscontinuitiesOnly || t.discontinuity)
@@ -180,6 +181,30 @@ public struct StreamModel: Sendable {
 
     func loopNumber(_ n: Int) -> Int { n >= 0 ? n / count : (n - count + 1) / count }
 
+    /// Seconds of media one loop spans.
+    var loopSpan: Double { durations.reduce(0, +) }
+
+    /// A continuous scenario's loops between two wraps of the 33-bit 90 kHz clock: its timeline starts again (a listed
+    /// discontinuity) once every 26.5 hours, where the clock would wrap.
+    var loopsPerWrap: Int { max(1, Int(Double(TransportStream.clockWrap) / 90_000 / loopSpan)) }
+
+    /// How much later than the media's own timestamps segment `n` plays: the loops before it in a continuous scenario.
+    public func loopShift(_ n: Int) -> Double {
+        guard scenario.continuous, scenario.isLive else { return 0 }
+        let k = loopNumber(n) % loopsPerWrap
+        return Double(k < 0 ? k + loopsPerWrap : k) * loopSpan
+    }
+
+    /// Where segment `n`'s timeline starts again: every loop, or only where a continuous scenario's clock wraps.
+    func restartsTimeline(_ n: Int) -> Bool { !scenario.continuous || loopShift(n) == 0 }
+
+    /// The discontinuities of the timeline up to loop `loopNumber(n)`: one a loop, or one a wrap (continuous).
+    func timelineBreaks(_ n: Int) -> Int {
+        let l = loopNumber(n)
+        guard scenario.continuous else { return l }
+        return l >= 0 ? l / loopsPerWrap : (l - loopsPerWrap + 1) / loopsPerWrap
+    }
+
     /// The URI a segment is listed under (relative to its media playlist).
     public func segmentURI(_ n: Int) -> String {
         let ext = rendition.container.segmentExtension
@@ -210,8 +235,8 @@ public struct StreamModel: Sendable {
         let pos = ((n % count) + count) % count
         return SegmentTruth(
             msn: n - (overrides.resetIndex ?? 0), index: n, position: pos, uri: segmentURI(n), pdt: pdt(n, pos, overrides),
-            duration: durations[pos], mediaTime: rendition.segments[pos].firstTime,
-            discontinuity: scenario.isLive && pos == 0, discontinuitySequence: loopNumber(n),
+            duration: durations[pos], mediaTime: rendition.segments[pos].firstTime + loopShift(n),
+            discontinuity: scenario.isLive && pos == 0 && restartsTimeline(n), discontinuitySequence: timelineBreaks(n),
             gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
     }
 

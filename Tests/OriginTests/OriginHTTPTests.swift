@@ -3,6 +3,7 @@ import _CryptoExtras
 import Foundation
 import HLS
 import MediaFormats
+import TestSupport
 import Testing
 @testable import Origin
 
@@ -72,6 +73,45 @@ struct OriginHTTPTests {
             let b = try await get(resolve(s.uri, against: resolve(v.uri, against: master)))
             #expect(Double(b.body.count * 8) / s.duration <= Double(v.bandwidth!) + 1)
         }
+    }
+
+    @Test("the demo's segments go on in one timeline across the loop: PTS and PCR 20 s later each loop, the bytes otherwise the media's")
+    func demoContinues() throws {
+        let router = TestOrigins.router(startedAt: 0)
+        let now = Date().timeIntervalSince1970
+        let model = StreamModel(scenario: Scenario.named("demo")!, rendition: TestOrigins.media.rendition("v144", .ts)!)
+        // The last loop point published, the segment before it and the same position a loop earlier.
+        var n = model.lastAvailable(at: now)
+        while n % 10 != 0 { n -= 1 }
+        func clear(_ i: Int) throws -> [UInt8] {
+            let r = router.respond(OriginRequest(target: "/demo/v144/s\(i).ts"), now: now)
+            #expect(r.status == 200, "s\(i).ts: \(r.status)")
+            let id = i / OriginTiming.keyRotation
+            let key = OriginKeys.key(scenario: "demo", id: id)
+            return Array(try AES._CBC.decrypt(r.body, using: SymmetricKey(data: key), iv: AES._CBC.IV(ivBytes: OriginKeys.iv(id))))
+        }
+        func pts(_ b: [UInt8]) -> Double { Double(TransportStream.probe(b).firstVideoPTS ?? 0) / 90_000 }
+        let (last, first, before) = (try clear(n - 1), try clear(n), try clear(n - 10))
+        #expect(abs(pts(first) - pts(last) - 2) < 0.001, "\(pts(last)) → \(pts(first))")
+        #expect(abs(pts(first) - pts(before) - 20) < 0.001, "\(pts(before)) → \(pts(first))")
+        // Only timestamps moved: as long as the media's segment, the PES payloads unchanged.
+        let media = TestOrigins.media.rendition("v144", .ts)!.segments[0].bytes
+        #expect(first.count == media.count)
+        let ticks = Int64(((pts(first) - pts(media)) * 90_000).rounded())
+        #expect(TransportStream.shiftingTimestamps(media, by: ticks) == first)
+        // The PCR moved with the PTS (the first packet that carries one).
+        func pcr(_ b: [UInt8]) -> Int64? {
+            stride(from: 0, to: b.count - 188, by: 188).lazy.compactMap { o -> Int64? in
+                guard b[o + 3] & 0x20 != 0, b[o + 4] >= 7, b[o + 5] & 0x10 != 0 else { return nil }
+                let high = Int64(b[o + 6]) << 25 | Int64(b[o + 7]) << 17
+                return high | Int64(b[o + 8]) << 9 | Int64(b[o + 9]) << 1 | Int64(b[o + 10] >> 7)
+            }.first
+        }
+        let (p0, p1) = (try #require(pcr(media)), try #require(pcr(first)))
+        #expect(abs(Double(p1 - p0) / 90_000 - (pts(first) - pts(media))) < 0.001)
+        // The playlist lists no discontinuity at the loop point.
+        let text = String(decoding: router.respond(OriginRequest(target: "/demo/v144/index.m3u8"), now: now).body, as: UTF8.self)
+        #expect(!text.contains("#EXT-X-DISCONTINUITY\n"), "\(text)")
     }
 
     @Test("2 s segments, an IDR at every segment start, timestamps aligned across rungs")

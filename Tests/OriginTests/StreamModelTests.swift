@@ -51,6 +51,27 @@ struct StreamModelTests {
         }
     }
 
+    @Test("the demo's timeline goes on across the loop: no discontinuity but where the 33-bit clock would wrap, media time growing")
+    func continuousDemo() throws {
+        let demo = try #require(Scenario.named("demo"))
+        #expect(demo.continuous && !live.continuous)
+        let m = StreamModel(scenario: demo, rendition: fakeRendition())
+        let wrap = m.loopsPerWrap
+        #expect(wrap == Int(Double(1 << 33) / 90_000 / 20))
+        // A few loops in a row, away from a wrap: one timeline, each segment 2 s after the one before.
+        let first = 10 * (wrap * 7 + 3)
+        let truths = (first..<(first + 35)).map { m.truth($0) }
+        #expect(!truths.contains { $0.discontinuity }, "\(truths.filter(\.discontinuity).map(\.index))")
+        #expect(Set(truths.map(\.discontinuitySequence)).count == 1)
+        for (a, b) in zip(truths, truths.dropFirst()) { #expect(abs(b.mediaTime - a.mediaTime - 2) < 1e-9, "\(a.index) → \(b.index)") }
+        // Where the clock would wrap, the timeline starts again: a discontinuity, counted.
+        let atWrap = m.truth(10 * wrap * 8)
+        #expect(atWrap.discontinuity && atWrap.mediaTime == 1.4 && atWrap.discontinuitySequence == m.truth(10 * wrap * 8 - 1).discontinuitySequence + 1)
+        // The playlist says the same as the truth.
+        let text = PlaylistWriter.write(m.mediaPlaylist(at: Double(first) * 2 + 30))
+        #expect(!text.contains("#EXT-X-DISCONTINUITY\n"), "\(text)")
+    }
+
     @Test("cameras: B's grid is 1 s after A's, with 3 s segments and 4 s more latency")
     func cameras() {
         let a = StreamModel(scenario: Scenario.named("cam-a")!, rendition: fakeRendition("cam-a", count: 12, duration: 2))
