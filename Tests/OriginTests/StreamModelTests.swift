@@ -66,7 +66,9 @@ struct StreamModelTests {
         for (a, b) in zip(truths, truths.dropFirst()) { #expect(abs(b.mediaTime - a.mediaTime - 2) < 1e-9, "\(a.index) → \(b.index)") }
         // Where the clock would wrap, the timeline starts again: a discontinuity, counted.
         let atWrap = m.truth(10 * wrap * 8)
-        #expect(atWrap.discontinuity && atWrap.mediaTime == 1.4 && atWrap.discontinuitySequence == m.truth(10 * wrap * 8 - 1).discontinuitySequence + 1)
+        #expect(
+            atWrap.discontinuity && atWrap.mediaTime == 1.4
+                && atWrap.discontinuitySequence == m.truth(10 * wrap * 8 - 1).discontinuitySequence + 1)
         // The playlist says the same as the truth.
         let text = PlaylistWriter.write(m.mediaPlaylist(at: Double(first) * 2 + 30))
         #expect(!text.contains("#EXT-X-DISCONTINUITY\n"), "\(text)")
