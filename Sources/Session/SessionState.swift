@@ -460,7 +460,10 @@ public struct SessionState: Sendable {
             spliced = on
             return []
         case .lowLatencyStarted(let holdBack):
+            // A start again at the edge keeps when the last one was (at most one in ten seconds, `LatencyCatchUp`).
+            let restartedAt = catchUp?.restartedAt
             catchUp = LatencyCatchUp(target: holdBack)
+            catchUp?.restartedAt = restartedAt
             return []
         case .speedGiven:
             catchUp = nil

@@ -69,6 +69,16 @@ struct LowLatencyPolicyTests {
         #expect(d.step(latency: 6, at: 4) == nil && d.step(latency: 6, at: 6) == .toEdge)
     }
 
+    @Test("a start again at the edge keeps the ten seconds between two: the session's new catch-up remembers the last")
+    func restartRemembered() {
+        var s = SessionState(url: "http://origin.test/ll.m3u8")
+        s.apply(.lowLatencyStarted(holdBack: 3), at: 0)
+        #expect(s.catchUp?.step(latency: 11, at: 0) == nil && s.catchUp?.step(latency: 11, at: 2) == .toEdge)
+        s.apply(.lowLatencyStarted(holdBack: 3), at: 3)
+        #expect(s.catchUp?.step(latency: 11, at: 4) == nil && s.catchUp?.step(latency: 11, at: 6.5) == nil)
+        #expect(s.catchUp?.step(latency: 11, at: 12.5) == .toEdge)
+    }
+
     @Test("a playhead the user moved (a pause, a seek) is left where it is; a catch-up under way stops")
     func leftByUser() {
         var c = LatencyCatchUp(target: 3)
