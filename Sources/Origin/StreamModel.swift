@@ -184,9 +184,13 @@ public struct StreamModel: Sendable {
     /// Seconds of media one loop spans.
     var loopSpan: Double { durations.reduce(0, +) }
 
-    /// A continuous scenario's loops between two wraps of the 33-bit 90 kHz clock: its timeline starts again (a listed
-    /// discontinuity) once every 26.5 hours, where the clock would wrap.
-    var loopsPerWrap: Int { max(1, Int(Double(TransportStream.clockWrap) / 90_000 / loopSpan)) }
+    /// A continuous scenario's loops on one timeline: its timestamps stay below the last eighth of the 33-bit 90 kHz clock,
+    /// where FFmpeg takes a stream's first timestamp for one about to wrap and makes every later one negative
+    /// (docs/PLATFORM.md); the timeline starts again (a listed discontinuity) about once in 23 hours.
+    var loopsPerWrap: Int {
+        let usable = Double(TransportStream.clockWrap - TransportStream.clockWrap / 8) / 90_000
+        return max(1, Int(usable / loopSpan) - 1)
+    }
 
     /// How much later than the media's own timestamps segment `n` plays: the loops before it in a continuous scenario.
     public func loopShift(_ n: Int) -> Double {
