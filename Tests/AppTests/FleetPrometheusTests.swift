@@ -250,6 +250,13 @@ struct FleetPrometheusTests {
         for w in alertsWanted {
             #expect(active.contains { $0.name == w.0 && $0.stream == w.1 }, "alert \(w.0) for \(w.1): \(active)")
         }
+        if !wanted.allSatisfy({ (found[$0.0] ?? 0) >= 1 }) {
+            // What Prometheus itself says: whether it runs, how its scrapes of the fleet went, and its log.
+            let targets = await Self.get("http://127.0.0.1:\(promPort)/api/v1/targets").map { String(decoding: $0, as: UTF8.self) }
+            let log = (try? String(contentsOf: dir.appendingPathComponent("prometheus.log"), encoding: .utf8)) ?? ""
+            Issue.record(
+                "Prometheus running: \(promProcess.isRunning); targets: \(targets ?? "no answer"); log: \(log.suffix(2000))")
+        }
         // The stream nobody broke: playing, no key failure, no restart. Playing within the last 5 s, not at one scrape: the
         // gauge reads 0 for the moment live-fmp4's loop is crossed by a reload (longer on a loaded machine), as it should.
         #expect(await Self.query(promPort, #"max_over_time(hlstui_playing{stream="ladder"}[5s])"#) == 1)

@@ -17,7 +17,14 @@ struct ThemeInstallTests {
         let bin = prefix.appendingPathComponent("bin"), share = prefix.appendingPathComponent("share/hlstui/themes")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: CLI.binary, to: bin.appendingPathComponent("hlstui"))
+        // Copied by cp, not by this process: a file this process held open for writing is inherited by any child another
+        // test forks in that moment, and executing it then fails with ETXTBSY ("Text file busy").
+        let cp = Process()
+        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+        cp.arguments = [CLI.binary.path, bin.appendingPathComponent("hlstui").path]
+        try cp.run()
+        cp.waitUntilExit()
+        try #require(cp.terminationStatus == 0)
         try FileManager.default.copyItem(
             at: CLI.packageRoot.appendingPathComponent("themes/nord.theme"), to: share.appendingPathComponent("nord.theme"))
         try "name = broken\n[roles]\nstatus = nocolour\nwhatever = red\n".write(
