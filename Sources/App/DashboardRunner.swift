@@ -24,6 +24,8 @@ public struct DashboardRequest: Sendable {
     public var commands: [ScriptedAction] = []
     /// Said once at the start in the first pane's message log (a replay's limits).
     public var notes: [String] = []
+    /// A replay's progress: its commands are cued by it, and what diverged is said in the first pane's message log.
+    public var replay: ReplayProgress?
     public init(panes: [PaneConfig], theme: String?, logFile: String?) {
         self.panes = panes
         self.theme = theme
@@ -238,7 +240,7 @@ public enum DashboardRunner {
         }
         let ui = UILoop(
             screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane, recorder: recorder,
-            commands: request.commands, pictureOff: request.picture == .none)
+            commands: request.commands, replay: request.replay, pictureOff: request.picture == .none)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: ui.run()) }
             thread.name = "curses"
@@ -270,6 +272,8 @@ final class UILoop: @unchecked Sendable {
     let recorder: Recorder?
     /// Commands still to give, in time order.
     private var pending: ArraySlice<ScriptedAction>
+    /// A replay's progress, which cues its commands.
+    let replay: ReplayProgress?
     private(set) var syncRunner: SyncRunner?
     let screen: Screen
     /// `--picture none`.
@@ -280,9 +284,10 @@ final class UILoop: @unchecked Sendable {
     init(
         screen: Screen, panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant,
         makePane: @escaping @Sendable (Int, String) throws -> Pane, recorder: Recorder? = nil, commands: [ScriptedAction] = [],
-        pictureOff: Bool = false
+        replay: ReplayProgress? = nil, pictureOff: Bool = false
     ) {
         self.pictureOff = pictureOff
+        self.replay = replay
         self.recorder = recorder
         pending = commands[...]
         self.screen = screen
@@ -338,8 +343,13 @@ final class UILoop: @unchecked Sendable {
     /// Gives the commands that are due; true when one asks to quit.
     func giveDueCommands() -> Bool {
         let t = Pane.seconds(ContinuousClock.now - started)
-        while let c = pending.first, c.at <= t {
+        for d in replay?.takeDivergences() ?? [] { panes.first?.say(.warn, "replay: \(d)") }
+        while let c = pending.first {
+            let here = panes[safe: c.pane ?? 0]?.snapshot.playhead
+            let cue = c.cue(t: t, playhead: here)
+            if cue == .notYet { break }
             pending = pending.dropFirst()
+            if cue == .late { panes.first?.say(.warn, "replay: " + ReplayProgress.late(c, playhead: here)) }
             if c.action == .quit { return true }
             perform(c.action, focus: c.pane.map { min($0, panes.count - 1) })
         }
@@ -386,7 +396,8 @@ final class UILoop: @unchecked Sendable {
                     // Recorded as a `--commands` line says it (a replay gives it again); what concerns only the screen, by name.
                     recorder?.input(
                         t: Pane.seconds(ContinuousClock.now - started), pane: focus,
-                        command: action?.words(focus: focus) ?? (st.quit ? "quit" : "ui \(cmd)"))
+                        command: action?.words(focus: focus) ?? (st.quit ? "quit" : "ui \(cmd)"),
+                        playhead: s.playhead.map { ($0.msn, $0.offset) })
                     if let action { perform(action, focus: focus) }
                     if st.themeIndex != before { applyTheme() }
                 }

@@ -21,6 +21,8 @@ public struct MonitorRequest: Sendable {
     public var record: RecordingRequest?
     /// Said once at the start, as `diagnostic` events (a replay's limits).
     public var notes: [String] = []
+    /// A replay's progress: its commands are cued by it, and what diverged is said as `divergence` events.
+    public var replay: ReplayProgress?
     /// Gets every report and tick too (`--metrics`, `fleet`).
     public var observer: SessionObserver?
     public init(panes: [PaneConfig], duration: Double?) {
@@ -268,6 +270,8 @@ public enum MonitorRunner {
         sync?.start()
         defer { sync?.stop() }
         var pending = request.commands[...]
+        // When a replay made as many media requests as its recording (ReplayProgress.mayEnd).
+        var caughtUp: Double?
         let period = 1 / max(0.5, min(50, request.rate))
         var tick = 0
         loop: while true {
@@ -275,10 +279,15 @@ public enum MonitorRunner {
             let next = started + .milliseconds(Int(Double(tick) * period * 1000))
             try? await Task.sleep(until: next, clock: .continuous)
             let t = Pane.seconds(ContinuousClock.now - started)
-            while let c = pending.first, c.at <= t {
+            for d in request.replay?.takeDivergences() ?? [] { out.emit("divergence", [("message", .string(d))]) }
+            while let c = pending.first {
+                let here = panes[safe: c.pane ?? 0]?.snapshot.playhead
+                let cue = c.cue(t: t, playhead: here)
+                if cue == .notYet { break }
                 pending = pending.dropFirst()
+                if cue == .late { out.emit("divergence", [("message", .string(ReplayProgress.late(c, playhead: here)))]) }
                 out.emit("command", [("line", .int(c.line)), ("action", .string("\(c.action)"))])
-                recorder?.input(t: t, pane: c.pane, command: c.action.words())
+                recorder?.input(t: t, pane: c.pane, command: c.action.words(), playhead: here.map { ($0.msn, $0.offset) })
                 if c.action == .quit { break loop }
                 if c.action == .toggleSync { sync?.toggle(); continue }
                 if case .syncReference(let p?) = c.action { sync?.pinReference(p); continue }
@@ -295,7 +304,7 @@ public enum MonitorRunner {
                 if let y = snapshot { lines.append(("sync", MonitorJSON.sync(y))) }
                 out.emit(lines)
             }
-            if let d = request.duration, t >= d { break }
+            if let d = request.duration, t >= d, request.replay?.mayEnd(t: t, length: d, caughtUp: &caughtUp) ?? true { break }
             if Task.isCancelled { break }
             if states.allSatisfy({ $0.state == .ended || $0.state == .error }) { break }
         }

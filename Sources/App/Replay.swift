@@ -18,6 +18,44 @@ public struct ReplaySession: Sendable {
     public let notes: [String]
     /// The recorded session's playback options, as command-line words.
     public let options: [String]
+    /// How far the replay has got, for the commands' cues, and what it could not answer as recorded.
+    public let progress: ReplayProgress
+}
+
+/// A replay's progress as the session loop reads it: the media requests its origin has been asked for (a replay behind its
+/// recording plays on until it has made them), and what diverged from the recording (each said once).
+public struct ReplayProgress: Sendable {
+    public let mediaRequests: @Sendable () -> Int
+    public let takeDivergences: @Sendable () -> [String]
+    /// How many media requests the whole recording has; a replay that is behind it at the recorded length (its player
+    /// started later) plays on until it has made as many, for `ScriptedAction.replayGrace` at most. nil: stop at the
+    /// length (`--duration` given).
+    public var recordedMediaRequests: Int?
+
+    public init(
+        mediaRequests: @escaping @Sendable () -> Int, takeDivergences: @escaping @Sendable () -> [String], recordedMediaRequests: Int?
+    ) {
+        self.mediaRequests = mediaRequests
+        self.takeDivergences = takeDivergences
+        self.recordedMediaRequests = recordedMediaRequests
+    }
+
+    /// Whether a replay that reached its length at `t` (`length`) may end: it has made the recording's media requests and
+    /// had a second for the last answer, or the grace is over. `caughtUp`: when it made them (kept by the caller).
+    public func mayEnd(t: Double, length: Double, caughtUp: inout Double?) -> Bool {
+        guard let total = recordedMediaRequests else { return true }
+        if caughtUp == nil && mediaRequests() >= total { caughtUp = t }
+        if let c = caughtUp { return t >= c + 1 || c <= length }
+        return t >= length + ScriptedAction.replayGrace
+    }
+
+    /// The divergence said for a command given late (`ScriptedAction.Cue.late`).
+    static func late(_ c: ScriptedAction, playhead: StreamPoint?) -> String {
+        let want = c.playhead.map { "msn \($0.msn) +\(String(format: "%.2f", $0.offset)) s" } ?? "?"
+        let here = playhead.map { "msn \($0.msn) +\(String(format: "%.2f", $0.offset)) s" } ?? "not playing"
+        return
+            "command \(c.line) (\(c.action.words())) given \(Int(ScriptedAction.replayGrace)) s after its time: the recorded one was given at \(want), this playhead is at \(here)"
+    }
 }
 
 public enum Replay {
@@ -50,7 +88,9 @@ public enum Replay {
         // ("open URL") are not.
         let commands = try file.inputs().enumerated().compactMap { i, input -> ScriptedAction? in
             Action.parse(input.command.split(separator: " ")).map {
-                ScriptedAction(at: input.t / max(0.01, speed), action: $0, line: i + 1, pane: input.pane)
+                ScriptedAction(
+                    at: input.t / max(0.01, speed), action: $0, line: i + 1, pane: input.pane,
+                    playhead: input.playhead.map { StreamPoint(msn: $0.msn, offset: $0.offset) })
             }
         }
         let last = max(try file.events().last?.t ?? 0, exchanges.last.map { $0.t + $0.seconds } ?? 0)
@@ -68,6 +108,9 @@ public enum Replay {
         }
         return ReplaySession(
             server: server, urls: mapped, commands: commands, length: last / max(0.01, speed), command: meta["command"] ?? "monitor",
-            notes: notes, options: meta["options"].flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String] } ?? [])
+            notes: notes, options: meta["options"].flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String] } ?? [],
+            progress: ReplayProgress(
+                mediaRequests: { responder.mediaRequests }, takeDivergences: { responder.takeDivergences() },
+                recordedMediaRequests: responder.recordedMediaRequests(before: .infinity)))
     }
 }

@@ -158,6 +158,13 @@ public final class LoaderServer: Sendable {
         /// The segment the player asked for last since it was given its stream, per media playlist (cleared with each load):
         /// a live playlist goes on listing what follows it while the origin must keep it (`media`).
         var progress: [PlaylistID: Int] = [:]
+
+        /// How far the player holds `playlist`: the newest segment it asked for, or nil while the player it was last given
+        /// (a load, a reload at a switch's boundary) has asked for none yet — it holds nothing, so its first read is never a
+        /// blocking reload for what the player before it was reading (RFC 8216bis §6.2.5.2).
+        func playerAt(_ playlist: PlaylistID) -> Int? {
+            progress[playlist] == nil ? nil : lastRequested[playlist]
+        }
         /// Playlists whose player fell behind the live window since it was given its stream (said once per load).
         var behindSaid: Set<PlaylistID> = []
         /// Segments from this media sequence number on wait to be served until the player's seek is done, at most until `until`

@@ -19,9 +19,12 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     /// Opens a sealed key's bytes (`--record-keys`) with this user's vault; nil when it cannot.
     let unseal: @Sendable ([UInt8]) -> [UInt8]?
     let speed: Double
-    /// Guards `served` and `base`.
+    /// Guards `served`, `media`, `divergences`, `said` and `base`.
     let lock = NIOLock()
     var served: [String: Int] = [:]
+    var media = 0
+    var divergences: [String] = []
+    var said: Set<String> = []
     var base = ""
 
     /// `exchanges`: in the order they happened.
@@ -68,7 +71,10 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         if url.map({ entries[$0] == nil }) ?? true, let other = hosts.lazy.map({ $0 + req.target }).first(where: { entries[$0] != nil }) {
             url = other
         }
-        guard let url, let list = entries[url], !list.isEmpty else { return .text(404, "not in the recording: \(req.target)") }
+        guard let url, let list = entries[url], !list.isEmpty else {
+            diverged("the player asked for \(req.target), which the recording does not have (answered 404)", once: req.target)
+            return .text(404, "not in the recording: \(req.target)")
+        }
         let playlist = playlists.contains(url)
         let sessionTime = (now - state.startedAt) * speed
         let entry: RecordedExchange
@@ -82,13 +88,49 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
             let pool = same.isEmpty ? list : same
             let key = url + "#" + (same.isEmpty ? "" : req.range ?? "")
             let n = lock.withLock { () -> Int in
-                defer { served[key, default: 0] += 1 }
+                defer {
+                    served[key, default: 0] += 1
+                    media += 1
+                }
                 return served[key, default: 0]
+            }
+            if n == pool.count {
+                let what = (URLComponents(string: url)?.path ?? url) + (same.isEmpty ? "" : req.range.map { " (\($0))" } ?? "")
+                diverged(
+                    "the player asked for \(what) \(Self.times(n + 1)); the recording has it \(Self.times(pool.count)): answered as the last good one"
+                )
             }
             entry = n < pool.count ? pool[n] : (pool.last { $0.answered } ?? pool[pool.count - 1])
         }
         return answer(entry, playlist: playlist, url: url)
     }
+
+    /// How many media requests the recorded session had made (started) `t` seconds in: where a command given then met the
+    /// player.
+    public func recordedMediaRequests(before t: Double) -> Int {
+        entries.reduce(0) { n, e in playlists.contains(e.key) ? n : n + e.value.filter { $0.t < t }.count }
+    }
+
+    /// How many requests for media (anything but a playlist, which is answered by time) the replay has been asked so far.
+    public var mediaRequests: Int { lock.withLock { media } }
+
+    /// What the replay was asked that the recording cannot answer as it happened, each said once; taken, so each is said
+    /// once.
+    public func takeDivergences() -> [String] {
+        lock.withLock {
+            defer { divergences = [] }
+            return divergences
+        }
+    }
+
+    func diverged(_ what: String, once key: String? = nil) {
+        lock.withLock {
+            if let key, !said.insert(key).inserted { return }
+            divergences.append(what)
+        }
+    }
+
+    static func times(_ n: Int) -> String { n == 1 ? "once" : n == 2 ? "twice" : "\(n) times" }
 
     func answer(_ e: RecordedExchange, playlist: Bool, url: String) -> OriginResponse {
         let kind = playlist ? "playlist" : e.secret ? "key" : "segment"

@@ -20,7 +20,7 @@ public final class Recorder: @unchecked Sendable {
     private enum Item {
         case exchange(UpstreamExchange, pane: Int?)
         case event(t: Double, name: String, pane: Int?, json: String)
-        case input(t: Double, pane: Int?, command: String)
+        case input(t: Double, pane: Int?, command: String, playhead: (msn: Int, offset: Double)?)
     }
 
     public let path: String
@@ -95,9 +95,10 @@ public final class Recorder: @unchecked Sendable {
         enqueue(.event(t: t, name: name, pane: pane, json: redactor?.text(json) ?? json))
     }
 
-    /// A command given (a key on the dashboard, a line of `--commands`).
-    public func input(t: Double, pane: Int?, command: String) {
-        enqueue(.input(t: t, pane: pane, command: redactor?.text(command) ?? command))
+    /// A command given (a key on the dashboard, a line of `--commands`), with where its pane's playhead was then (segment and
+    /// seconds into it; nil: not playing), the moment a replay gives it again at.
+    public func input(t: Double, pane: Int?, command: String, playhead: (msn: Int, offset: Double)? = nil) {
+        enqueue(.input(t: t, pane: pane, command: redactor?.text(command) ?? command, playhead: playhead))
     }
 
     /// Writes everything queued and closes the file; later items are dropped.
@@ -149,8 +150,10 @@ public final class Recorder: @unchecked Sendable {
                     case .event(let t, let name, let pane, let json):
                         try db.execute(
                             sql: "INSERT INTO event(t, name, pane, json) VALUES (?, ?, ?, ?)", arguments: [t, name, pane, json])
-                    case .input(let t, let pane, let command):
-                        try db.execute(sql: "INSERT INTO input(t, pane, command) VALUES (?, ?, ?)", arguments: [t, pane, command])
+                    case .input(let t, let pane, let command, let playhead):
+                        try db.execute(
+                            sql: "INSERT INTO input(t, pane, command, msn, offset) VALUES (?, ?, ?, ?, ?)",
+                            arguments: [t, pane, command, playhead?.msn, playhead?.offset])
                     }
                 }
             }

@@ -60,9 +60,15 @@ public final class RecordingFile: Sendable {
         }
     }
 
-    public func inputs() throws(RecordingError) -> [(t: Double, pane: Int?, command: String)] {
+    /// The commands given, with where their pane's playhead was (nil: not playing, or a recording made before hlstui kept it).
+    public func inputs() throws(RecordingError) -> [(t: Double, pane: Int?, command: String, playhead: (msn: Int, offset: Double)?)] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT t, pane, command FROM input ORDER BY id").map { ($0["t"], $0["pane"], $0["command"]) }
+            let kept = try db.columns(in: "input").contains { $0.name == "msn" }
+            return try Row.fetchAll(db, sql: "SELECT t, pane, command\(kept ? ", msn, offset" : "") FROM input ORDER BY id").map { row in
+                let msn: Int? = kept ? row["msn"] : nil
+                let offset: Double? = kept ? row["offset"] : nil
+                return (row["t"], row["pane"], row["command"], msn.flatMap { m in offset.map { (m, $0) } })
+            }
         }
     }
 

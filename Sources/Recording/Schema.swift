@@ -30,7 +30,9 @@ enum RecordingSchema {
                 );
                 CREATE INDEX exchange_by_url ON exchange(url, t);
                 CREATE TABLE event(id INTEGER PRIMARY KEY, t REAL NOT NULL, name TEXT NOT NULL, pane INTEGER, json TEXT NOT NULL);
-                CREATE TABLE input(id INTEGER PRIMARY KEY, t REAL NOT NULL, pane INTEGER, command TEXT NOT NULL);
+                CREATE TABLE input(
+                    id INTEGER PRIMARY KEY, t REAL NOT NULL, pane INTEGER, command TEXT NOT NULL, msn INTEGER, offset REAL
+                );
                 """)
     }
 }

@@ -102,13 +102,31 @@ public struct ScriptedAction: Sendable, Equatable {
     public var line: Int
     /// The pane it is for (a key pressed on a focused pane, replayed); nil: every pane, as a script line is.
     public var pane: Int?
+    /// A replayed command's moment in the stream: where its pane's playhead was when it was given. The replay gives it once
+    /// the playhead is there again, so it meets the player where the recorded one did, whatever the machine's speed
+    /// (docs/REPLAY.md); nil: at `at`, as a script line is.
+    public var playhead: StreamPoint?
 
-    public init(at: Double, action: Action, line: Int, pane: Int? = nil) {
+    /// How long past `at` a replayed command waits for its moment before it is given anyway (a replay that diverged).
+    public static let replayGrace = 5.0
+
+    public init(at: Double, action: Action, line: Int, pane: Int? = nil, playhead: StreamPoint? = nil) {
         self.at = at
         self.action = action
         self.line = line
         self.pane = pane
+        self.playhead = playhead
     }
+
+    /// Whether the command is due `t` seconds into the session with its pane's playhead at `now` (nil: not playing yet).
+    /// `.late`: given at its time plus the grace because the replay's playhead did not get there.
+    public func cue(t: Double, playhead now: StreamPoint?) -> Cue {
+        guard let want = playhead else { return t >= at ? .due : .notYet }
+        if let now, now.msn > want.msn || (now.msn == want.msn && now.offset >= want.offset) { return .due }
+        return t >= at + Self.replayGrace ? .late : .notYet
+    }
+
+    public enum Cue: Sendable, Equatable { case notYet, due, late }
 }
 
 /// A script line that is not a command, with its line number.

@@ -47,6 +47,9 @@ struct ReplayCommand: AsyncParsableCommand {
             var request = MonitorRequest(panes: panes, duration: duration ?? session.length)
             request.commands = session.commands
             request.notes = session.notes
+            request.replay = session.progress
+            // Given --duration, it ends then; otherwise where the recording's requests end (ReplayProgress.mayEnd).
+            if duration != nil { request.replay?.recordedMediaRequests = nil }
             request.sync = !player.noSync
             TerminalOutput.lineBuffered()
             status = await MonitorRunner.run(request) { line in print(line) }
@@ -56,6 +59,7 @@ struct ReplayCommand: AsyncParsableCommand {
             request.ascii = player.ascii
             request.commands = session.commands
             request.notes = session.notes
+            request.replay = session.progress
             status = await DashboardRunner.run(request)
         }
         if status != 0 { throw ExitCode(status) }

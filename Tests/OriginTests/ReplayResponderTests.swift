@@ -47,6 +47,27 @@ struct ReplayResponderTests {
         #expect(get(r, "/h0/nowhere.ts", at: 0).status == 404)
     }
 
+    @Test("media requests are counted as the recording had them; what the recording lacks is a divergence, each said once")
+    func progressAndDivergences() {
+        let r = responder()
+        #expect(r.recordedMediaRequests(before: 0.5) == 0)
+        #expect(r.recordedMediaRequests(before: 5.5) == 3, "seg1 twice and seg2; the playlists are not counted")
+        #expect(r.recordedMediaRequests(before: 100) == 6)
+        _ = get(r, "/h0/live/index.m3u8", at: 0)
+        _ = get(r, "/h0/live/seg1.ts", at: 0)
+        _ = get(r, "/h0/live/seg1.ts", at: 0)
+        #expect(r.mediaRequests == 2 && r.takeDivergences().isEmpty, "as recorded")
+        _ = get(r, "/h0/live/seg1.ts", at: 0)
+        _ = get(r, "/h0/live/seg1.ts", at: 0)
+        _ = get(r, "/h0/nowhere.ts", at: 0)
+        _ = get(r, "/h0/nowhere.ts", at: 0)
+        let said = r.takeDivergences()
+        #expect(said.count == 2, "\(said)")
+        #expect(said.first?.contains("/live/seg1.ts 3 times; the recording has it twice") == true, "\(said)")
+        #expect(said.last?.contains("/h0/nowhere.ts, which the recording does not have") == true, "\(said)")
+        #expect(r.takeDivergences().isEmpty, "taken once")
+    }
+
     @Test("a playlist is the version the origin gave last at that moment; its absolute URIs lead back here")
     func playlistsByTime() {
         let r = responder()

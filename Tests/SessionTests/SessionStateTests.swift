@@ -402,4 +402,18 @@ struct ResetBufferTests {
         s.apply(.sample(p), at: 1)
         #expect(s.bufferedRanges == [TimeRange(start: 2, end: 8)], "segments 0–3 were fetched: the buffer ends at 8 s")
     }
+
+    @Test("a replayed command is cued by where its pane's playhead was, at its time plus a grace at the latest")
+    func replayCue() {
+        let c = ScriptedAction(at: 3, action: .pin(1), line: 1, playhead: StreamPoint(msn: 1, offset: 0.8))
+        #expect(c.cue(t: 1, playhead: StreamPoint(msn: 1, offset: 0.8)) == .due, "the player is there: earlier than the clock says")
+        #expect(c.cue(t: 2, playhead: StreamPoint(msn: 2, offset: 0)) == .due)
+        #expect(c.cue(t: 3, playhead: StreamPoint(msn: 1, offset: 0.5)) == .notYet, "at its time, but the player is not there yet")
+        #expect(c.cue(t: 3, playhead: nil) == .notYet, "not playing yet")
+        #expect(c.cue(t: 3 + ScriptedAction.replayGrace, playhead: nil) == .late)
+        let line = ScriptedAction(at: 3, action: .pin(1), line: 1)
+        #expect(
+            line.cue(t: 2.9, playhead: StreamPoint(msn: 9, offset: 0)) == .notYet && line.cue(t: 3, playhead: nil) == .due, "its time only")
+    }
+
 }
