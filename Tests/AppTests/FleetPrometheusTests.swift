@@ -31,15 +31,27 @@ struct FleetPrometheusTests {
     /// GET `url`'s body (nil: no answer within 10 s), waiting on a thread of its own.
     static func get(_ url: String) async -> Data? { (try? await offPool { getBlocking(url) }) ?? nil }
 
+    /// A session of its own per GET, cancelled when it has no answer in time: a request left running on a shared session
+    /// (whose connections per host are few) would hold a connection for its whole 60 s default, and the GETs after it would
+    /// queue behind it and time out too.
     static func getBlocking(_ url: String) -> Data? {
         guard let u = URL(string: url) else { return nil }
+        let config = URLSessionConfiguration.ephemeral
+        config.timeoutIntervalForRequest = 10
+        config.timeoutIntervalForResource = 10
+        let session = URLSession(configuration: config)
+        defer { session.invalidateAndCancel() }
         let box = DataBox()
         let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: u) { d, _, _ in
+        let task = session.dataTask(with: u) { d, _, _ in
             box.data = d
             done.signal()
-        }.resume()
-        _ = done.wait(timeout: .now() + 10)
+        }
+        task.resume()
+        if done.wait(timeout: .now() + 10) == .timedOut {
+            task.cancel()
+            return nil
+        }
         return box.data
     }
 
@@ -194,6 +206,11 @@ struct FleetPrometheusTests {
             }())
         try promProcess.run()
         defer { if promProcess.isRunning { promProcess.terminate() } }
+        // Prometheus answers queries once it is ready (its storage opened, the rules loaded).
+        let ready = await eventually(timeout: 60, every: 0.5) {
+            await Self.get("http://127.0.0.1:\(promPort)/-/ready").map { String(decoding: $0, as: UTF8.self) }?.contains("Ready") == true
+        }
+        #expect(ready, "Prometheus ready; running: \(promProcess.isRunning)")
         let fleet = Process()
         fleet.executableURL = CLI.binary
         fleet.arguments = ["fleet", dir.appendingPathComponent("fleet.yaml").path]

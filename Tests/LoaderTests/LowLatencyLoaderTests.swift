@@ -245,4 +245,36 @@ struct LowLatencyLoaderTests {
         #expect(segment.count == 1 && segment.first?.paced == true && segment.first?.bytes == whole.body.count, "\(segment)")
         #expect(log.diagnostics.isEmpty, "\(log.diagnostics)")
     }
+
+    @Test(
+        "a player given the stream again while the one before it read the segment in progress: its first read lists that segment at once, no blocking reload"
+    )
+    func reloadedPlayer() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency("v144", .ts)!)
+        let o = LiveOverrides()
+        let url = "\(Self.origin.httpBase)/ll-ts/v144/index.m3u8"
+        // Started while at least 2 s of the segment in progress are still to be published.
+        var now = Date().timeIntervalSince1970
+        let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
+        if next - now < 2.5 { try await Task.sleep(for: .seconds(next - now + 0.2)) }
+        now = Date().timeIntervalSince1970
+        let progress = model.lastCompleteMSN(at: now, overrides: o) + 1
+        let complete = model.published(msn: progress, part: nil, overrides: o)
+        let first = try await media(c, try await loader.openStream(url, startMSN: progress).playerURL)
+        let growing = try #require(first.segments.last)
+        #expect(growing.msn == progress, "\(first.segments.map(\.msn))")
+        // The player reads the segment in progress; then the session gives it the stream again (a reload at a switch's
+        // boundary), starting at that segment.
+        let reading = Task { try? await c.get(growing.url) }
+        defer { reading.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        let again = try await media(c, try await loader.openStream(url, startMSN: progress).playerURL)
+        let answered = Date().timeIntervalSince1970
+        #expect(again.segments.last?.msn == progress, "\(again.segments.map(\.msn))")
+        #expect(answered < complete - 0.5, "answered \(complete - answered) s before the segment was complete")
+    }
 }
