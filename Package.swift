@@ -119,7 +119,7 @@ let package = Package(
             path: "Benchmarks/SessionBench"
         ),
         // What the test targets share: the package root, the test origin, `eventually`.
-        .target(name: "TestSupport", dependencies: ["Origin"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["Origin", "Loader"], path: "Tests/Support"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"], exclude: ["Corpus"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),

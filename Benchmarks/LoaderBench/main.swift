@@ -85,7 +85,7 @@ func startup(_ path: String, prefetch: Bool = true) async throws -> Double {
         var all: [LoaderEvent] = []; for await e in l.events { all.append(e) }; return all
     }
     let t = Date()
-    let opened = Date().timeIntervalSince(l.started)
+    let opened = l.now
     let url = try await l.open("\(origin.httpBase)\(path)", variants: [0])
     _ = try mpvSeconds(url)
     let total = Date().timeIntervalSince(t)

@@ -54,7 +54,7 @@ extension LoaderServer {
             guard table.withLockedValue({ $0.spreading.insert(uri).inserted }) else { return }
             tasks.spawn { [self] in
                 guard await !keys.has(uri) else { return }
-                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                await sleep(delay)
                 guard !Task.isCancelled else { return }
                 _ = await keys.key(uri, method: k.method, keyFormat: k.effectiveKeyFormat, msns: r, prefetch: true, spreadMs: delay * 1000)
             }

@@ -167,7 +167,7 @@ extension LoaderServer {
                     if Double(idle - 1) * (held?.partTarget ?? 1) / 2 > 3 * td {
                         return fail("part \(part) was not published within three target durations (RFC 8216bis §6.2.5.2)")
                     }
-                    try? await Task.sleep(for: .seconds((held?.partTarget ?? 1) / 2))
+                    await sleep((held?.partTarget ?? 1) / 2)
                 }
                 do throws(UpstreamError) {
                     let t1 = now

@@ -38,7 +38,7 @@ extension LoaderServer {
             // time, as FFmpeg's own reloads would have found it.
             var later = rm
             for _ in 0..<3 where later.segment(msn + 1) == nil && !later.media.endList && !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(Double(later.media.targetDuration ?? 2)))
+                await sleep(Double(later.media.targetDuration ?? 2))
                 guard let fresh = await rungMedia(rung, containing: msn + 1) else { return }
                 later = fresh
             }

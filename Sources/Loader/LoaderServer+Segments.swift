@@ -83,7 +83,7 @@ extension LoaderServer {
                                 ))
                         }
                         held = h
-                        try? await Task.sleep(for: .seconds(wait))
+                        await sleep(wait)
                         i = 0
                         continue
                     }

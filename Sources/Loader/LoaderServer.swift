@@ -145,7 +145,8 @@ public final class LoaderServer: Sendable {
     let keys: KeyStore
     let group: EventLoopGroup
     let channel: Channel
-    public let started: Date
+    /// When the Loader started, on its clock: `now` counts from it.
+    let started: Double
     let table = NIOLockedValueBox(Table())
     let initTracks = NIOLockedValueBox([String: [MP4Track]]())
 
@@ -258,13 +259,14 @@ public final class LoaderServer: Sendable {
         let (stream, cont) = AsyncStream<LoaderEvent>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
         events = stream
         continuation = cont
-        let started = Date()
+        let clock = options.upstream.clock
+        let started = clock.now
         self.started = started
         client = try UpstreamClient(group: group, options: options.upstream)
         keys = KeyStore(
             client: client, overrides: options.keyOverrides, deadlines: options.keyDeadlines, command: options.keyCommand,
             emit: { cont.yield($0) },
-            clock: { Date().timeIntervalSince(started) })
+            clock: { clock.now - started })
     }
 
     let stopped = NIOLockedValueBox(false)
@@ -301,7 +303,11 @@ public final class LoaderServer: Sendable {
     /// How many tasks the Loader has running (for tests: none after `shutdown`).
     public var runningTasks: Int { tasks.count }
 
-    var now: Double { Date().timeIntervalSince(started) }
+    /// Seconds since the Loader started, on its clock (`UpstreamOptions.clock`): the time its events are stamped in.
+    public var now: Double { options.upstream.clock.now - started }
+
+    /// Waits `seconds` on the Loader's clock.
+    func sleep(_ seconds: Double) async { await options.upstream.clock.sleep(seconds) }
 
     /// Segments of a live playlist whose ids outlive the playlists that listed them: a player held or paused this long
     /// (segments) behind what it was last given still finds what it was given before.
@@ -398,7 +404,7 @@ public final class LoaderServer: Sendable {
     /// Waits while `msn` is kept back (`holdSegments`).
     func passGate(_ msn: Int) async {
         while let g = table.withLockedValue({ $0.gate }), msn >= g.from, now < g.until, !Task.isCancelled {
-            try? await Task.sleep(nanoseconds: 5_000_000)
+            await sleep(0.005)
         }
     }
 

@@ -22,13 +22,13 @@ extension UpstreamClient {
             if offline { throw UpstreamError(cause: .offline, detail: "\(url): range \(range ?? "") is not served offline") }
             return try await plain()
         }
-        let start = Date()
+        let start = options.clock.now
         // A span stored as the origin answered it, else the whole resource (the span cut out of it).
         let exact = cache.key(url, span: span)
         let whole = cache.key(url, span: .whole(asRange: false))
         if let hit = hit(cache, use: use, exact: exact, whole: whole, span: span, offline: offline) {
             var head = UpstreamHead(
-                status: hit.status, headers: hit.headers, url: hit.url, redirects: 0, retries: 0, ttfb: Date().timeIntervalSince(start))
+                status: hit.status, headers: hit.headers, url: hit.url, redirects: 0, retries: 0, ttfb: options.clock.now - start)
             head.cache = .hit
             head.savedBytes = hit.body.count
             onHead(head)
@@ -41,7 +41,7 @@ extension UpstreamClient {
             }
             onReadEnd()
             return UpstreamResponse(
-                head: head, body: Array(hit.body.prefix(keepBody)), bytes: hit.body.count, seconds: Date().timeIntervalSince(start))
+                head: head, body: Array(hit.body.prefix(keepBody)), bytes: hit.body.count, seconds: options.clock.now - start)
         }
         if offline {
             throw UpstreamError(cause: .offline, detail: "\(url): not in the cache (--offline plays only what the cache holds)")

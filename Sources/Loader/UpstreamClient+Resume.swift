@@ -26,10 +26,10 @@ extension UpstreamClient {
         onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
         onReadEnd: @escaping @Sendable () -> Void = {}
     ) async throws(UpstreamError) -> UpstreamResponse {
+        let clock = options.clock
         let progress = NIOLockedValueBox(BodyProgress(keep: keepBody))
-        let clock = ContinuousClock()
         let start = clock.now
-        func elapsed() -> Double { Self.seconds(clock.now - start) }
+        func elapsed() -> Double { clock.now - start }
         let first: UpstreamError
         do {
             var r = try await get(
@@ -39,7 +39,7 @@ extension UpstreamClient {
                     onHead(h)
                 },
                 onBody: { b in
-                    progress.withLockedValue { $0.took(b) }
+                    progress.withLockedValue { $0.took(b, at: clock.now) }
                     onBody(b)
                 }, onReadEnd: onReadEnd)
             r.seconds = elapsed()
@@ -50,13 +50,13 @@ extension UpstreamClient {
         let (head, delivered) = progress.withLockedValue { ($0.head, $0.delivered) }
         guard let head, (200..<300).contains(head.status), budget > 0, Self.resumable(first.cause) else { throw first }
         // The break is counted from the last byte that came (a stall is noticed only a read timeout later).
-        let brokeAt = progress.withLockedValue { $0.lastByteAt }.map { Self.seconds($0 - start) } ?? elapsed()
+        let brokeAt = progress.withLockedValue { $0.lastByteAt }.map { $0 - start } ?? elapsed()
         var plan = BodyResume.after(status: head.status, headers: head.header, range: range, since: brokeAt, budget: budget)
         onBreak(.broken(cause: Self.breakCause(first), at: delivered))
         var last = first
         var tries = 0
         while let wait = plan.next(at: elapsed()) {
-            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+            if wait > 0 { await clock.sleep(wait) }
             if Task.isCancelled { break }
             tries += 1
             let at = progress.withLockedValue { $0.delivered }
@@ -76,7 +76,7 @@ extension UpstreamClient {
                     },
                     onBody: { b in
                         guard case .continues = verdict.withLockedValue({ $0 }) else { return }
-                        let out = progress.withLockedValue { $0.resumed(b, end: end) }
+                        let out = progress.withLockedValue { $0.resumed(b, end: end, at: clock.now) }
                         if let out { onBody(out) }
                     }, onReadEnd: onReadEnd)
             } catch {
@@ -124,10 +124,6 @@ extension UpstreamClient {
         default: return e.detail.contains("connection failed") ? "cut (the connection was lost)" : "cut short"
         }
     }
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
 }
 
 /// The bytes of one body handed on so far, across its requests.
@@ -138,19 +134,19 @@ struct BodyProgress: Sendable {
     var kept: [UInt8] = []
     /// Bytes of the current answer still to drop before the rest begins (an origin that ignored the Range).
     var skip = 0
-    /// When the last byte arrived.
-    var lastByteAt: ContinuousClock.Instant?
+    /// When the last byte arrived (the client's clock).
+    var lastByteAt: Double?
 
     init(keep: Int) { self.keep = keep }
 
-    mutating func took(_ b: ByteBuffer) {
+    mutating func took(_ b: ByteBuffer, at now: Double) {
         delivered += b.readableBytes
-        lastByteAt = .now
+        lastByteAt = now
         if kept.count < keep { kept += b.readableBytesView.prefix(keep - kept.count) }
     }
 
     /// What of `b`, a chunk of a resumed answer, continues the body (nil: nothing yet); never past `end` bytes in all.
-    mutating func resumed(_ b: ByteBuffer, end: Int?) -> ByteBuffer? {
+    mutating func resumed(_ b: ByteBuffer, end: Int?, at now: Double) -> ByteBuffer? {
         var b = b
         if skip > 0 {
             let n = min(skip, b.readableBytes)
@@ -159,7 +155,7 @@ struct BodyProgress: Sendable {
         }
         if let end { b = b.getSlice(at: b.readerIndex, length: min(b.readableBytes, max(0, end - delivered))) ?? b }
         guard b.readableBytes > 0 else { return nil }
-        took(b)
+        took(b, at: now)
         return b
     }
 }

@@ -24,6 +24,10 @@ public struct UpstreamOptions: Sendable {
     public var tap: (@Sendable (UpstreamExchange) -> Void)?
     /// The disk cache (`--cache`), shared by every client of the session.
     public var cache: DiskCache?
+    /// The time retries, resumption and every duration are kept in (real time unless a test gives its own).
+    public var clock: any LoaderClock = SystemClock()
+    /// How an exchange reaches an origin: nil is the network (TCP, TLS); a test may answer in memory (`UpstreamTransport`).
+    public var transport: (any UpstreamTransport)?
     public init() {}
 }
 
@@ -154,7 +158,7 @@ public final class UpstreamClient: Sendable {
         var current = url
         var redirects = 0
         var attempt = 0
-        let start = Date()
+        let start = options.clock.now
         while true {
             if Task.isCancelled { throw UpstreamError(cause: .connect, detail: "\(url): cancelled") }
             do {
@@ -173,7 +177,7 @@ public final class UpstreamClient: Sendable {
                 let allowed = retries ?? options.retries
                 if r.head.status >= 500 && attempt < allowed {
                     attempt += 1
-                    try? await Task.sleep(for: .seconds(options.retryBackoff * Double(1 << (attempt - 1))))
+                    await options.clock.sleep(options.retryBackoff * Double(1 << (attempt - 1)))
                     continue
                 }
                 return r
@@ -183,7 +187,7 @@ public final class UpstreamClient: Sendable {
                     && attempt < (retries ?? options.retries)
                 {
                     attempt += 1
-                    try? await Task.sleep(for: .seconds(options.retryBackoff * Double(1 << (attempt - 1))))
+                    await options.clock.sleep(options.retryBackoff * Double(1 << (attempt - 1)))
                     continue
                 }
                 throw e
@@ -194,7 +198,7 @@ public final class UpstreamClient: Sendable {
     }
 
     func once(
-        _ url: String, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int,
+        _ url: String, range: String?, extraHeaders: [(String, String)], start: Double, redirects: Int, retries: Int, keepBody: Int,
         secret: Bool,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
@@ -205,11 +209,12 @@ public final class UpstreamClient: Sendable {
         }
         // Recorded: the whole body is kept for the recording, the caller still gets what it asked to keep.
         let sent = Date()
+        let sentAt = options.clock.now
         func record(_ head: UpstreamHead?, _ body: [UInt8], bytes: Int, failure: UpstreamError?) {
             tap(
                 UpstreamExchange(
                     url: url, range: range, attempt: retries, secret: secret, sent: sent.timeIntervalSince1970, status: head?.status,
-                    headers: head?.headers ?? [], ttfb: head?.ttfb, seconds: Date().timeIntervalSince(sent), bytes: bytes,
+                    headers: head?.headers ?? [], ttfb: head?.ttfb, seconds: options.clock.now - sentAt, bytes: bytes,
                     failure: failure?.cause.rawValue, detail: failure?.detail, body: body))
         }
         do {
@@ -229,7 +234,7 @@ public final class UpstreamClient: Sendable {
     }
 
     func attempt(
-        _ url: String, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int, keepBody: Int,
+        _ url: String, range: String?, extraHeaders: [(String, String)], start: Double, redirects: Int, retries: Int, keepBody: Int,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
@@ -248,10 +253,21 @@ public final class UpstreamClient: Sendable {
     }
 
     func exchange(
-        _ url: String, _ t: Target, range: String?, extraHeaders: [(String, String)], start: Date, redirects: Int, retries: Int,
+        _ url: String, _ t: Target, range: String?, extraHeaders: [(String, String)], start: Double, redirects: Int, retries: Int,
         keepBody: Int,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
+        if let transport = options.transport {
+            var headers: [(String, String)] = [("User-Agent", options.userAgent), ("Accept", "*/*")]
+            if let range { headers.append(("Range", range)) }
+            headers += options.headers + extraHeaders
+            let exchange = Exchange(
+                url: url, redirects: redirects, retries: retries, sent: options.clock.now, clock: options.clock, keepBody: keepBody,
+                streaming: streaming)
+            var r = try await exchange.run(transport.send(UpstreamRequest(url: url, headers: headers), readTimeout: options.readTimeout))
+            r.seconds = options.clock.now - start
+            return r
+        }
         let channel = try await connection(t, url: url)
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: t.port == (t.tls ? 443 : 80) ? t.host : "\(t.host):\(t.port)")
@@ -260,8 +276,9 @@ public final class UpstreamClient: Sendable {
         headers.add(name: "Connection", value: "keep-alive")
         if let range { headers.add(name: "Range", value: range) }
         for (k, v) in options.headers + extraHeaders { headers.add(name: k, value: v) }
-        let sent = Date()
-        let exchange = Exchange(url: url, redirects: redirects, retries: retries, sent: sent, keepBody: keepBody, streaming: streaming)
+        let exchange = Exchange(
+            url: url, redirects: redirects, retries: retries, sent: options.clock.now, clock: options.clock, keepBody: keepBody,
+            streaming: streaming)
         // Look the handler up first: on a connection that closed meanwhile this throws, and a promise made before it would leak (a NIO trap).
         let handler: UpstreamHandler
         do { handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get() } catch {
@@ -295,7 +312,7 @@ public final class UpstreamClient: Sendable {
             } onCancel: {
                 channel.close(promise: nil)
             }
-            r.seconds = Date().timeIntervalSince(start)
+            r.seconds = options.clock.now - start
             if handler.reusable { release(channel, key: t.key) } else { channel.close(promise: nil) }
             return r
         } catch {
@@ -426,12 +443,41 @@ struct Streaming: Sendable {
     let onReadEnd: @Sendable () -> Void
 }
 
+/// A GET as a transport sends it.
+public struct UpstreamRequest: Sendable {
+    public var url: String
+    public var headers: [(String, String)]
+    public init(url: String, headers: [(String, String)]) {
+        self.url = url
+        self.headers = headers
+    }
+    public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+}
+
+/// A piece of an answer as a transport receives it.
+public enum UpstreamPart: Sendable {
+    case head(status: Int, headers: [(String, String)])
+    case body([UInt8])
+    /// The answer ended here (a body shorter than its Content-Length was cut, as over a socket).
+    case end
+}
+
+/// How an exchange reaches an origin when it is not the network (`UpstreamOptions.transport`): the answer as it arrives, the
+/// stream finishing after `.end`, or with an `UpstreamError` — `.connect` for a refusal, `.timeout` for silence as long as
+/// `readTimeout`, `.truncated` for a connection that closed mid-body. The client's policy (redirects, retries, resumption,
+/// the cache) is the same above either transport (DECISIONS.md, "The Loader's clock and transport are injected").
+public protocol UpstreamTransport: Sendable {
+    func send(_ request: UpstreamRequest, readTimeout: Double) -> AsyncThrowingStream<UpstreamPart, Error>
+}
+
 /// One request/response on a connection.
 final class Exchange: @unchecked Sendable {
     let url: String
     let redirects: Int
     let retries: Int
-    let sent: Date
+    /// When the request went out (`clock`'s seconds).
+    let sent: Double
+    let clock: any LoaderClock
     let streaming: Streaming
     var head: UpstreamHead?
     var body: [UInt8] = []
@@ -440,13 +486,78 @@ final class Exchange: @unchecked Sendable {
     let keepBody: Int
     var expected: Int?
 
-    init(url: String, redirects: Int, retries: Int, sent: Date, keepBody: Int, streaming: Streaming) {
+    init(url: String, redirects: Int, retries: Int, sent: Double, clock: any LoaderClock, keepBody: Int, streaming: Streaming) {
+        self.clock = clock
         self.url = url
         self.keepBody = keepBody
         self.redirects = redirects
         self.retries = retries
         self.sent = sent
         self.streaming = streaming
+    }
+
+    func receivedHead(status: Int, headers: [(String, String)]) {
+        let h = UpstreamHead(status: status, headers: headers, url: url, redirects: redirects, retries: retries, ttfb: clock.now - sent)
+        head = h
+        expected = h.header("content-length").flatMap { Int($0) }
+        // Only a success is streamed: an error answer may be retried, and is reported whole (never a second head downstream).
+        if (200..<300).contains(status) { streaming.onHead(h) }
+    }
+
+    func receivedBody(_ b: ByteBuffer) {
+        received += b.readableBytes
+        if body.count < keepBody { body.append(contentsOf: b.readableBytesView.prefix(keepBody - body.count)) }
+        if let h = head, (200..<300).contains(h.status) { streaming.onBody(b) }
+    }
+
+    /// The answer once its end came: whole, or truncated when fewer bytes came than its Content-Length promised.
+    func ended() -> Result<UpstreamResponse, UpstreamError> {
+        guard let head else { return .failure(UpstreamError(cause: .protocolError, detail: "\(url): no response")) }
+        if let n = expected, received < n {
+            var err = UpstreamError(cause: .truncated, detail: "\(url): body truncated at \(received) of \(n) bytes")
+            err.head = head
+            err.partial = body
+            return .failure(err)
+        }
+        return .success(UpstreamResponse(head: head, body: body, bytes: received, seconds: 0))
+    }
+
+    /// The answer when the connection closed: a close-delimited body ends there; any other is cut, or never came.
+    func closed() -> Result<UpstreamResponse, UpstreamError> {
+        if head != nil, expected == nil { return ended() }
+        if head != nil {
+            return .failure(
+                failed(UpstreamError(cause: .truncated, detail: "\(url): body truncated at \(received) of \(expected ?? 0) bytes")))
+        }
+        return .failure(UpstreamError(cause: .connect, detail: "\(url): the origin closed the connection before answering"))
+    }
+
+    /// `err` with the head and the bytes that came before it.
+    func failed(_ err: UpstreamError) -> UpstreamError {
+        var err = err
+        err.head = err.head ?? head
+        if err.partial.isEmpty { err.partial = body }
+        return err
+    }
+
+    /// Reads an answer off a transport other than the network (`UpstreamTransport`).
+    func run(_ parts: AsyncThrowingStream<UpstreamPart, Error>) async throws(UpstreamError) -> UpstreamResponse {
+        do {
+            for try await part in parts {
+                switch part {
+                case .head(let status, let headers): receivedHead(status: status, headers: headers)
+                case .body(let b):
+                    receivedBody(ByteBuffer(bytes: b))
+                    streaming.onReadEnd()
+                case .end: return try ended().get()
+                }
+            }
+            return try closed().get()
+        } catch let e as UpstreamError {
+            throw failed(e)
+        } catch {
+            throw failed(UpstreamError(cause: .protocolError, detail: "\(url): \(error)"))
+        }
     }
 }
 
@@ -471,18 +582,10 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         guard let e = exchange else { return }
         switch unwrapInboundIn(data) {
         case .head(let h):
-            let head = UpstreamHead(
-                status: Int(h.status.code), headers: h.headers.map { ($0.name, $0.value) }, url: e.url,
-                redirects: e.redirects, retries: e.retries, ttfb: Date().timeIntervalSince(e.sent))
-            e.head = head
-            e.expected = h.headers.first(name: "content-length").flatMap { Int($0) }
             reusable = h.isKeepAlive
-            // Only a success is streamed: an error answer may be retried, and is reported whole (never a second head downstream).
-            if (200..<300).contains(head.status) { e.streaming.onHead(head) }
+            e.receivedHead(status: Int(h.status.code), headers: h.headers.map { ($0.name, $0.value) })
         case .body(let b):
-            e.received += b.readableBytes
-            if e.body.count < e.keepBody { e.body.append(contentsOf: b.readableBytesView.prefix(e.keepBody - e.body.count)) }
-            if let h = e.head, (200..<300).contains(h.status) { e.streaming.onBody(b) }
+            e.receivedBody(b)
         case .end:
             finish(.success(()))
         }
@@ -499,19 +602,11 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         promise = nil
         switch r {
         case .success:
-            guard let head = e.head else { return p.fail(UpstreamError(cause: .protocolError, detail: "\(e.url): no response")) }
-            if let n = e.expected, e.received < n {
-                reusable = false
-                var err = UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.received) of \(n) bytes")
-                err.head = head
-                err.partial = e.body
-                return p.fail(err)
-            }
-            p.succeed(UpstreamResponse(head: head, body: e.body, bytes: e.received, seconds: 0))
-        case .failure(var err):
-            err.head = err.head ?? e.head
-            if err.partial.isEmpty { err.partial = e.body }
-            p.fail(err)
+            let result = e.ended()
+            if case .failure = result { reusable = false }
+            p.completeWith(result.mapError { $0 as Error })
+        case .failure(let err):
+            p.fail(e.failed(err))
         }
     }
 
@@ -527,16 +622,10 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelInactive(context: ChannelHandlerContext) {
         if let e = exchange {
-            if let head = e.head, e.expected == nil {
-                // A close-delimited body ends here.
-                _ = head
-                finish(.success(()))
-            } else if e.head != nil {
-                finish(
-                    .failure(
-                        UpstreamError(cause: .truncated, detail: "\(e.url): body truncated at \(e.received) of \(e.expected ?? 0) bytes")))
-            } else {
-                finish(.failure(UpstreamError(cause: .connect, detail: "\(e.url): the origin closed the connection before answering")))
+            // A close-delimited body ends here; any other was cut, or never came.
+            switch e.closed() {
+            case .success: finish(.success(()))
+            case .failure(let err): finish(.failure(err))
             }
         }
         reusable = false

@@ -135,40 +135,13 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var request = OriginRequest(method: h.method.rawValue, target: h.uri, range: range, tls: tls)
         request.authority = h.headers.first(name: "host")
         let req = request
-        var r = router.respond(req, now: started)
-        var status = HTTPResponseStatus(statusCode: r.status)
-        var body = r.body
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: r.contentType)
-        headers.add(name: "Accept-Ranges", value: "bytes")
-        headers.add(name: "Cache-Control", value: "no-cache")
-        for (k, v) in r.headers { headers.add(name: k, value: v) }
-        let ranged = r.kind == "segment" || r.kind == "subtitle" || r.kind == "init" || r.kind == "key"
-        // A strong validator for media (RFC 9110 §8.8.3): the same path serves the same bytes for the origin's lifetime, so its
-        // length and path name them; the `etag` fault sets another one. A Range under an If-Range that names another
-        // validator is answered with the whole resource (RFC 9110 §13.1.5).
-        if !r.exact, r.status == 200, ranged, headers.first(name: "etag") == nil {
-            headers.add(name: "ETag", value: OriginHTTPHandler.etag(path: h.uri, length: body.count, generation: router.state.startedAt))
-        }
-        let ifRange = h.headers.first(name: "if-range")
-        let honoured = !r.ignoresRange && (ifRange == nil || ifRange == headers.first(name: "etag"))
-        if let range, honoured, !r.exact, r.status == 200, ranged {
-            switch byteRange(range, size: body.count) {
-            case .some(.some(let rr)):
-                headers.add(name: "Content-Range", value: "bytes \(rr.lowerBound)-\(rr.upperBound - 1)/\(body.count)")
-                body = Array(body[rr])
-                status = .partialContent
-                r.status = 206
-            case .none:
-                headers.add(name: "Content-Range", value: "bytes */\(body.count)")
-                body = []
-                status = .rangeNotSatisfiable
-                r.status = 416
-            case .some(.none):
-                break
-            }
-        }
-        headers.add(name: "Content-Length", value: String(body.count))
+        let framed = OriginHTTP.frame(
+            router.respond(req, now: started), target: h.uri, range: range, ifRange: h.headers.first(name: "if-range"),
+            generation: router.state.startedAt)
+        let r = framed.response
+        let status = HTTPResponseStatus(statusCode: r.status)
+        let body = r.body
+        var headers = HTTPHeaders(framed.headers)
         let keepAlive = h.isKeepAlive && (r.delivery == .normal || r.delivery.isPaced)
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let headOnly = h.method == .HEAD
@@ -259,6 +232,87 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The ETag of a media resource: its path (without the query, which names clients and faults) and length, under the
     /// origin's start time (FNV-1a, quoted).
+    static func etag(path: String, length: Int, generation: Double) -> String {
+        OriginHTTP.etag(path: path, length: length, generation: generation)
+    }
+}
+
+/// What goes on the wire for a responder's answer, whatever carries it (the origin's server, or a test's in-memory transport):
+/// the status, the headers and the body after Range, If-Range and the validators are applied.
+public enum OriginHTTP {
+    /// `r` framed for a request of `target` with these `Range` and `If-Range` headers: `response` has the status and body sent
+    /// (206 or 416 for a range), `headers` every header but Connection.
+    public static func frame(_ r: OriginResponse, target: String, range: String?, ifRange: String?, generation: Double) -> (
+        response: OriginResponse, headers: [(String, String)]
+    ) {
+        var r = r
+        var headers: [(String, String)] = [
+            ("Content-Type", r.contentType), ("Accept-Ranges", "bytes"), ("Cache-Control", "no-cache"),
+        ]
+        headers += r.headers
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+        let ranged = r.kind == "segment" || r.kind == "subtitle" || r.kind == "init" || r.kind == "key"
+        // A strong validator for media (RFC 9110 §8.8.3): the same path serves the same bytes for the origin's lifetime, so its
+        // length and path name them; the `etag` fault sets another one. A Range under an If-Range that names another
+        // validator is answered with the whole resource (RFC 9110 §13.1.5).
+        if !r.exact, r.status == 200, ranged, header("etag") == nil {
+            headers.append(("ETag", etag(path: target, length: r.body.count, generation: generation)))
+        }
+        let honoured = !r.ignoresRange && (ifRange == nil || ifRange == header("etag"))
+        if let range, honoured, !r.exact, r.status == 200, ranged {
+            switch byteRange(range, size: r.body.count) {
+            case .some(.some(let rr)):
+                headers.append(("Content-Range", "bytes \(rr.lowerBound)-\(rr.upperBound - 1)/\(r.body.count)"))
+                r.body = Array(r.body[rr])
+                r.status = 206
+            case .none:
+                headers.append(("Content-Range", "bytes */\(r.body.count)"))
+                r.body = []
+                r.status = 416
+            case .some(.none):
+                break
+            }
+        }
+        headers.append(("Content-Length", String(r.body.count)))
+        return (r, headers)
+    }
+
+    /// An answer as a transport other than the network delivers it (a test's in-memory transport).
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
+        public var delivery: Delivery
+        /// Seconds before the head.
+        public var delay: Double
+    }
+
+    /// Answers a GET of `target` from `responder` as the origin's server does — framed (`frame`), logged in its state — for a
+    /// transport that carries it in memory; `now` is the origin's clock (seconds since 1970).
+    public static func answer(
+        _ responder: any OriginResponder, target: String, range: String?, ifRange: String?, authority: String?, now: Double
+    ) -> Answer {
+        var req = OriginRequest(method: "GET", target: target, range: range, tls: false)
+        req.authority = authority
+        let (r, headers) = frame(
+            responder.respond(req, now: now), target: target, range: range, ifRange: ifRange, generation: responder.state.startedAt)
+        let sent =
+            switch r.delivery {
+            case .refuse, .silent: 0
+            case .cut(let n), .hang(let n, _): min(n, r.body.count)
+            case .truncate: r.body.count / 2
+            case .stall: r.body.count / 4
+            case .normal, .paced: r.body.count
+            }
+        responder.state.record(
+            RequestRecord(
+                time: now - responder.state.startedAt, wall: now, method: "GET", path: target, range: range, status: r.status, bytes: sent,
+                durationMs: 0, tls: false, scenario: r.scenario, rendition: r.rendition, kind: r.kind, msn: r.truth?.msn,
+                pdt: r.truth?.pdt.iso8601, mediaTime: r.truth?.mediaTime, gap: r.truth?.gap ?? false, fault: r.fault, userAgent: nil,
+                host: req.host))
+        return Answer(status: r.status, headers: headers, body: r.body, delivery: r.delivery, delay: Double(r.delayMs) / 1000)
+    }
+
     static func etag(path: String, length: Int, generation: Double) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in "\(path.split(separator: "?", maxSplits: 1).first ?? "") \(length) \(generation)".utf8 {

@@ -74,34 +74,56 @@ enum ResumeOrigin {
     static let shared = TestOrigins.start()
 }
 
-@Suite("A body that breaks is resumed: the Loader against the origin over real sockets", .serialized)
+/// How a test's Loader reaches the origin: over real sockets in real time, or in memory in virtual time (the same responder
+/// and framing, `InMemoryOrigin`, on a `VirtualClock`: no wait however long the timeouts, the same order under any load).
+enum Via: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sockets, memory
+    var testDescription: String { rawValue }
+
+    /// The origin's base URL, and the upstream options that reach it this way.
+    func upstream(_ origin: OriginServer, _ configure: (inout UpstreamOptions) -> Void = { _ in }) -> (base: String, UpstreamOptions) {
+        var o = UpstreamOptions()
+        configure(&o)
+        guard self == .memory else { return (origin.httpBase, o) }
+        let clock = VirtualClock()
+        o.clock = clock
+        o.transport = InMemoryOrigin(responder: origin.router, clock: clock)
+        return (InMemoryOrigin.base, o)
+    }
+}
+
+@Suite("A body that breaks is resumed: the Loader against the origin, over real sockets and in memory", .serialized)
 struct BodyResumeLoaderTests {
     let origin = ResumeOrigin.shared
 
     /// What a player gets for `scenario`'s segment `msn` of rung 0 through a Loader, with `faults` switched on for it; the
     /// origin's own bytes of it; and the Loader's resume events.
     func fetch(
-        _ scenario: String, msn: Int, faults: [(Fault.Kind, Int?, Int?)], readTimeout: Double = 10
+        _ scenario: String, msn: Int, faults: [(Fault.Kind, Int?, Int?)], readTimeout: Double = 10, via: Via
     ) async throws -> (player: (status: Int, body: [UInt8], cut: Bool), origin: [UInt8], resumes: [ResumeEvent], requests: [RequestEvent]) {
         let state = origin.router.state
         defer { state.clearFaults() }
         var o = LoaderOptions()
-        o.upstream.readTimeout = readTimeout
+        let (base, upstream) = via.upstream(origin) { $0.readTimeout = readTimeout }
+        o.upstream = upstream
         let loader = try LoaderServer.start(options: o)
         defer { loader.stop() }
         let log = EventLog(loader)
-        let url = try await loader.open("\(origin.httpBase)/\(scenario)/master.m3u8", variants: [0])
+        let url = try await loader.open("\(base)/\(scenario)/master.m3u8", variants: [0])
+        // The player's side is always a socket to the Loader; the origin's bytes are read the way the Loader reads them.
         let c = try ClientOrigins.client { $0.readTimeout = 60 }
         defer { c.shutdown() }
+        let directOptions = via.upstream(origin) { $0.readTimeout = 60 }.1
+        let direct = try ClientOrigins.client { $0 = directOptions }
+        defer { direct.shutdown() }
         let (mediaURL, text) = try await firstMedia(c, url)
         let media = try #require(PlaylistParser.parseLenient(text, options: ParseOptions(url: mediaURL)).playlist.media)
         let seg = try #require(media.segments.first { $0.mediaSequence == msn })
-        let upstream = try #require(
-            PlaylistParser.parseLenient(
-                String(decoding: try await c.get("\(origin.httpBase)/\(scenario)/v144/index.m3u8").body, as: UTF8.self),
-                options: ParseOptions(url: "\(origin.httpBase)/\(scenario)/v144/index.m3u8")
-            ).playlist.media?.segments.first { $0.mediaSequence == msn })
-        let truth = try await c.get(VirtualPlaylists.resolve(upstream.uri, against: "\(origin.httpBase)/\(scenario)/v144/index.m3u8"))
+        let rung = "\(base)/\(scenario)/v144/index.m3u8"
+        let listed = try #require(
+            PlaylistParser.parseLenient(String(decoding: try await direct.get(rung).body, as: UTF8.self), options: ParseOptions(url: rung))
+                .playlist.media?.segments.first { $0.mediaSequence == msn })
+        let truth = try await direct.get(VirtualPlaylists.resolve(listed.uri, against: rung))
         for (kind, bytes, count) in faults {
             var f = Fault(
                 id: 0, kind: kind, target: .segment, status: 200, ms: 0, scenario: scenario, rendition: "v144", msn: msn,
@@ -128,9 +150,9 @@ struct BodyResumeLoaderTests {
 
     @Test(
         "a body cut twice after 30 KB reaches the player whole, byte for byte the origin's; the break and the resumption said",
-        arguments: ["vod-ts", "vod-fmp4", "aes-vod"])
-    func cut(scenario: String) async throws {
-        let f = try await fetch(scenario, msn: 3, faults: [(.truncate, 30_000, 2)])
+        arguments: ["vod-ts", "vod-fmp4", "aes-vod"], Via.allCases)
+    func cut(scenario: String, via: Via) async throws {
+        let f = try await fetch(scenario, msn: 3, faults: [(.truncate, 30_000, 2)], via: via)
         #expect(f.player.status == 200 && !f.player.cut)
         if scenario == "aes-vod" {
             // Served clear: the origin's bytes are the ciphertext, so the length is what can be compared (PKCS#7: 1-16 bytes less).
@@ -145,9 +167,11 @@ struct BodyResumeLoaderTests {
         #expect(seg.count == 1 && seg.first?.failure == nil && seg.first?.bytes == f.origin.count, "\(seg)")
     }
 
-    @Test("a body stalled after 8 KB is resumed once the read timeout passes; the line names the stall and where it resumed")
-    func stall() async throws {
-        let f = try await fetch("vod-ts", msn: 2, faults: [(.stall, 8192, 1)], readTimeout: 1)
+    @Test(
+        "a body stalled after 8 KB is resumed once the read timeout passes; the line names the stall and where it resumed",
+        arguments: Via.allCases)
+    func stall(via: Via) async throws {
+        let f = try await fetch("vod-ts", msn: 2, faults: [(.stall, 8192, 1)], readTimeout: 1, via: via)
         #expect(f.player.body == f.origin, "\(f.player.body.count) bytes of \(f.origin.count)")
         let broken = try #require(f.resumes.first)
         #expect(broken.phase == .broken && broken.byte == 8192)
@@ -157,16 +181,16 @@ struct BodyResumeLoaderTests {
         #expect(resumed.phase == .resumed && resumed.seconds >= 0.9 && resumed.seconds < 5, "\(resumed.text)")
     }
 
-    @Test("an origin that answers the range with the whole object: the bytes already sent are skipped")
-    func ignoredRange() async throws {
-        let f = try await fetch("vod-ts", msn: 4, faults: [(.truncate, 50_000, 1), (.norange, nil, 1)])
+    @Test("an origin that answers the range with the whole object: the bytes already sent are skipped", arguments: Via.allCases)
+    func ignoredRange(via: Via) async throws {
+        let f = try await fetch("vod-ts", msn: 4, faults: [(.truncate, 50_000, 1), (.norange, nil, 1)], via: via)
         #expect(f.player.body == f.origin, "\(f.player.body.count) bytes of \(f.origin.count)")
         #expect(f.resumes.map(\.phase) == [.broken, .resumed], "\(f.resumes.map(\.text))")
     }
 
-    @Test("an object that changed under the break is never stitched: the body ends short and the line says why")
-    func changed() async throws {
-        let f = try await fetch("vod-ts", msn: 5, faults: [(.truncate, 20_000, 1), (.etag, nil, nil)])
+    @Test("an object that changed under the break is never stitched: the body ends short and the line says why", arguments: Via.allCases)
+    func changed(via: Via) async throws {
+        let f = try await fetch("vod-ts", msn: 5, faults: [(.truncate, 20_000, 1), (.etag, nil, nil)], via: via)
         #expect(f.player.cut && f.player.body.count == 20_000, "\(f.player.body.count)")
         #expect(f.resumes.map(\.phase) == [.broken, .gaveUp], "\(f.resumes.map(\.text))")
         #expect(f.resumes.last?.cause?.contains("the object changed (ETag") == true, "\(f.resumes.map(\.text))")

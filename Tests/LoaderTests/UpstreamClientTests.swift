@@ -30,6 +30,16 @@ enum ClientOrigins {
         configure(&o)
         return try UpstreamClient(group: group, options: o)
     }
+
+    /// A client of `main` reached `via` sockets or memory, and the base URL it reaches it at.
+    static func client(via: Via, _ configure: (inout UpstreamOptions) -> Void = { _ in }) throws -> (UpstreamClient, String) {
+        let (base, options) = via.upstream(main, configure)
+        return (
+            try client {
+                $0 = options; $0.retryBackoff = 0.05
+            }, base
+        )
+    }
 }
 
 @Suite("Upstream client against the embedded origin over real sockets", .serialized)
@@ -49,9 +59,9 @@ struct UpstreamClientTests {
         #expect(part.head.status == 206 && part.body.count == 188)
     }
 
-    @Test("streams the body to the caller as it arrives")
-    func streaming() async throws {
-        let c = try ClientOrigins.client()
+    @Test("streams the body to the caller as it arrives", arguments: Via.allCases)
+    func streaming(via: Via) async throws {
+        let (c, base) = try ClientOrigins.client(via: via)
         defer { c.shutdown() }
         let seen = StreamCount()
         let r = try await c.get(
@@ -59,20 +69,22 @@ struct UpstreamClientTests {
         #expect(seen.status == 200 && seen.bytes == r.body.count && seen.chunks >= 1)
     }
 
-    @Test("redirects are followed up to the limit, then refused")
-    func redirects() async throws {
-        let c = try ClientOrigins.client()
+    @Test("redirects are followed up to the limit, then refused", arguments: Via.allCases)
+    func redirects(via: Via) async throws {
+        let (c, base) = try ClientOrigins.client(via: via)
         defer { c.shutdown() }
         let ok = try await c.get("\(base)/control/redirect?n=3&to=/vod-ts/master.m3u8")
         #expect(ok.head.status == 200 && ok.head.redirects == 3 && ok.head.url.hasSuffix("/vod-ts/master.m3u8"))
         await #expect(throws: UpstreamError.self) { _ = try await c.get("\(base)/control/redirect?n=7&to=/vod-ts/master.m3u8") }
     }
 
-    @Test("404 is an answer; 500 is retried with backoff; a stalled body times out; a truncated one fails after its retries")
-    func faults() async throws {
+    @Test(
+        "404 is an answer; 500 is retried with backoff; a stalled body times out; a truncated one fails after its retries",
+        arguments: Via.allCases)
+    func faults(via: Via) async throws {
         let state = ClientOrigins.main.router.state
         defer { state.clearFaults() }
-        let c = try ClientOrigins.client { $0.readTimeout = 1 }
+        let (c, base) = try ClientOrigins.client(via: via) { $0.readTimeout = 1 }
         defer { c.shutdown() }
         #expect(try await c.get("\(base)/nope/master.m3u8").head.status == 404)
         state.add(
