@@ -100,6 +100,21 @@ extension LoaderServer {
         }
     }
 
+    /// The same segment's URLs on the rungs of the same bandwidth as `res`'s (a redundant copy on another host, another
+    /// pathway's, whether the caps allow it or not: these are the same bytes, not another rung): where a body that broke may go
+    /// on from, under its If-Range (`getResuming`).
+    func redundantCopies(_ res: Resource) async -> [String] {
+        guard res.playlist == .splice, let msn = res.msn, let rung = res.rung, res.byteRange == nil else { return [] }
+        let bw = table.withLockedValue { $0.rungBandwidth }
+        guard let mine = bw[rung] else { return [] }
+        var out: [String] = []
+        for r in bw.keys.sorted() where r != rung && bw[r] == mine {
+            guard let rm = await rungMedia(r, containing: msn), let s = rm.segment(msn), !s.gap else { continue }
+            out.append(segmentResource(s, base: rm.url, rung: r, playlist: .splice).upstream)
+        }
+        return out
+    }
+
     /// The allowed rungs other than `rung` in the order a failure of `rung` tries them: the same bandwidth first (a redundant
     /// copy on another host), then the nearest below, then the nearest above.
     func failoverOrder(from rung: Int?) -> [Int] {
@@ -158,6 +173,7 @@ extension LoaderServer {
             let ignoredRange = NIOLockedValueBox(false)
             let r = try await client.getResuming(
                 res.upstream, range: upstreamRange, keepBody: keep, retries: retries, cache: .media, budget: resumeBudget(res),
+                copies: { [self] in await redundantCopies(res) },
                 onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } },
                 onHead: { h in
                     if subrange != nil, h.status == 200 { ignoredRange.withLockedValue { $0 = true }; return }
@@ -336,9 +352,10 @@ extension LoaderServer {
         switch b {
         case .broken(let cause, let at):
             e = ResumeEvent(phase: .broken, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, cause: cause)
-        case .resumed(let cause, let at, let after, _):
+        case .resumed(let cause, let at, let after, _, let from):
             e = ResumeEvent(
-                phase: .resumed, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after, cause: cause)
+                phase: .resumed, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after, cause: cause,
+                source: from)
         case .gaveUp(let cause, let at, let after):
             e = ResumeEvent(
                 phase: .gaveUp, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after, cause: cause)

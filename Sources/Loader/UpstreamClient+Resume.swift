@@ -8,8 +8,9 @@ import NIOCore
 public enum BodyBreak: Sendable, Equatable {
     /// The body stopped after `at` bytes: `cause` says how (cut, reset, read timeout).
     case broken(cause: String, at: Int)
-    /// The rest arrived: resumed at byte `at` of the body, `after` seconds after the break (`cause`), in `attempts` requests.
-    case resumed(cause: String, at: Int, after: Double, attempts: Int)
+    /// The rest arrived: resumed at byte `at` of the body, `after` seconds after the break (`cause`), in `attempts` requests;
+    /// `from`: the host of the copy that gave it, when not the one that broke.
+    case resumed(cause: String, at: Int, after: Double, attempts: Int, from: String? = nil)
     /// No request could give the rest within the budget (or the object changed): the body ends short at `at` bytes.
     case gaveUp(cause: String, at: Int, after: Double)
 }
@@ -17,10 +18,12 @@ public enum BodyBreak: Sendable, Equatable {
 extension UpstreamClient {
     /// `get`, except that a 2xx body that breaks after its head went to `onHead` is continued from the byte where it stopped,
     /// for at most `budget` seconds: `onBody` sees one body, slower, never a short one unless the budget runs out (then the
-    /// error says so). `onBreak` hears of each break and how it ended.
+    /// error says so). `onBreak` hears of each break and how it ended. `copies` gives other URLs of the same bytes (a
+    /// redundant host): once the URL that broke has failed `BodyResume.copiesAfter` resumptions they take turns with it, each
+    /// asked under the same If-Range, so a copy whose validator differs is never stitched in.
     public func getResuming(
         _ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil, cache use: CacheUse = .none,
-        budget: Double,
+        budget: Double, copies: @escaping @Sendable () async -> [String] = { [] },
         onBreak: @escaping @Sendable (BodyBreak) -> Void = { _ in },
         onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
         onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
@@ -55,10 +58,15 @@ extension UpstreamClient {
         onBreak(.broken(cause: Self.breakCause(first), at: delivered))
         var last = first
         var tries = 0
+        var others: [String]?
         while let wait = plan.next(at: elapsed()) {
             if wait > 0 { await clock.sleep(wait) }
             if Task.isCancelled { break }
             tries += 1
+            // The URL that broke first; after it failed a few times, the copies in turn with it.
+            if tries > BodyResume.copiesAfter, others == nil { others = await copies() }
+            let source = BodyResume.source(attempt: tries, broke: head.url, copies: others ?? [])
+            let copy = source != head.url
             let at = progress.withLockedValue { $0.delivered }
             let ask = plan.request(delivered: at)
             let verdict = NIOLockedValueBox<BodyResume.Answer?>(nil)
@@ -67,7 +75,7 @@ extension UpstreamClient {
             let r: UpstreamResponse
             do {
                 r = try await network(
-                    head.url, range: ask.range, extraHeaders: ask.ifRange.map { [("If-Range", $0)] } ?? [], keepBody: 0, retries: 0,
+                    source, range: ask.range, extraHeaders: ask.ifRange.map { [("If-Range", $0)] } ?? [], keepBody: 0, retries: 0,
                     secret: false,
                     onHead: { h in
                         let v = judge.judge(status: h.status, headers: h.header, delivered: at)
@@ -85,6 +93,9 @@ extension UpstreamClient {
                 break
             }
             switch verdict.withLockedValue({ $0 }) ?? plan.judge(status: r.head.status, headers: r.head.header, delivered: at) {
+            case .changed(let why) where copy:
+                // Another copy that is not the same object: not this one, and the URL that broke may still answer.
+                last = UpstreamError(cause: first.cause, detail: "\(source): resuming at byte \(at): not the same object (\(why))")
             case .changed(let why):
                 let now = progress.withLockedValue { $0.delivered }
                 onBreak(.gaveUp(cause: why, at: now, after: elapsed() - brokeAt))
@@ -100,7 +111,10 @@ extension UpstreamClient {
                     last = UpstreamError(cause: .truncated, detail: "\(url): body truncated at \(now) of \(end) bytes")
                     continue
                 }
-                onBreak(.resumed(cause: Self.breakCause(first), at: delivered, after: elapsed() - brokeAt, attempts: tries))
+                onBreak(
+                    .resumed(
+                        cause: Self.breakCause(first), at: delivered, after: elapsed() - brokeAt, attempts: tries,
+                        from: copy ? URLComponents(string: source)?.host : nil))
                 return UpstreamResponse(head: head, body: kept, bytes: now, seconds: elapsed())
             }
         }

@@ -115,4 +115,16 @@ extension BodyResume {
     public static func budget(complete: Bool, hold: Double, targetDuration: Int?) -> Double {
         complete ? hold : 1.5 * Double(targetDuration ?? 6)
     }
+
+    /// Resumptions the URL that broke gets to itself before other copies of the same bytes take turns with it: a connection
+    /// cut once is most often answered on the next request; a host that keeps failing is not.
+    public static let copiesAfter = 2
+
+    /// Where resumption `attempt` (1, 2, …) asks: the URL that broke, then, from `copiesAfter + 1` on, the copies and it in
+    /// turn (each under the first answer's If-Range, so only the same object continues the body).
+    public static func source(attempt: Int, broke url: String, copies: [String]) -> String {
+        guard attempt > copiesAfter else { return url }
+        let turn = [url] + copies.filter { $0 != url }
+        return turn[(attempt - copiesAfter) % turn.count]
+    }
 }

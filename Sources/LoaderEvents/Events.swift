@@ -272,12 +272,15 @@ public struct ResumeEvent: Sendable, Equatable {
     public var seconds: Double
     /// How the body broke (`broken`, `resumed`), or why it could not be resumed (`gaveUp`).
     public var cause: String?
+    /// The host of the copy the rest came from, when not the one that broke (a redundant host, `resumed`).
+    public var source: String?
 
     public init(
-        phase: Phase, kind: ResourceKind, url: String, rung: Int?, msn: Int?, byte: Int, seconds: Double = 0, cause: String? = nil
+        phase: Phase, kind: ResourceKind, url: String, rung: Int?, msn: Int?, byte: Int, seconds: Double = 0, cause: String? = nil,
+        source: String? = nil
     ) {
         (self.phase, self.kind, self.url, self.rung, self.msn) = (phase, kind, url, rung, msn)
-        (self.byte, self.seconds, self.cause) = (byte, seconds, cause)
+        (self.byte, self.seconds, self.cause, self.source) = (byte, seconds, cause, source)
     }
 
     /// The one line a user reads: "segment 6: origin body stalled after 8 KB; resumed at byte 8192 after 13.2 s".
@@ -289,7 +292,9 @@ public struct ResumeEvent: Sendable, Equatable {
         let secs = fixed(seconds, 1)
         switch phase {
         case .broken: return "\(what): origin body \(cause ?? "broke") after \(size); resuming at byte \(byte)"
-        case .resumed: return "\(what): origin body \(cause ?? "broke") after \(size); resumed at byte \(byte) after \(secs) s"
+        case .resumed:
+            return
+                "\(what): origin body \(cause ?? "broke") after \(size); resumed at byte \(byte)\(source.map { " from \($0)" } ?? "") after \(secs) s"
         case .gaveUp: return "\(what): origin body ended short at \(size) after \(secs) s of resuming (\(cause ?? "no answer"))"
         }
     }
@@ -298,7 +303,7 @@ public struct ResumeEvent: Sendable, Equatable {
         .object([
             ("phase", .string(phase.rawValue)), ("kind", .string(kind.rawValue)), ("url", .string(url)), ("rung", .int(rung)),
             ("msn", .int(msn)), ("byte", .int(byte)), ("seconds", .double((seconds * 1000).rounded() / 1000)),
-            ("cause", .string(cause)), ("message", .string(text)),
+            ("cause", .string(cause)), ("source", .string(source)), ("message", .string(text)),
         ])
     }
 }

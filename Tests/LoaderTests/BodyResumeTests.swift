@@ -67,6 +67,13 @@ struct BodyResumePolicyTests {
         #expect(BodyResume.budget(complete: true, hold: 30, targetDuration: 6) == 30)
         #expect(BodyResume.budget(complete: false, hold: 30, targetDuration: 4) == 6)
     }
+
+    @Test("the URL that broke is asked first; after it failed twice, the copies of the same bytes take turns with it")
+    func copies() {
+        let (a, b, c) = ("http://a/s3.ts", "http://b/s3.ts", "http://c/s3.ts")
+        #expect((1...7).map { BodyResume.source(attempt: $0, broke: a, copies: [b, c, a]) } == [a, a, b, c, a, b, c])
+        #expect((1...4).map { BodyResume.source(attempt: $0, broke: a, copies: []) } == [a, a, a, a], "no copy: the same URL")
+    }
 }
 
 /// An origin for these tests alone: they switch its faults on.
@@ -194,5 +201,42 @@ struct BodyResumeLoaderTests {
         #expect(f.player.cut && f.player.body.count == 20_000, "\(f.player.body.count)")
         #expect(f.resumes.map(\.phase) == [.broken, .gaveUp], "\(f.resumes.map(\.text))")
         #expect(f.resumes.last?.cause?.contains("the object changed (ETag") == true, "\(f.resumes.map(\.text))")
+    }
+
+    @Test("a body whose host keeps failing goes on from the redundant copy on another host, under the same If-Range")
+    func fromTheCopy() async throws {
+        let state = origin.router.state
+        defer { state.clearFaults() }
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        // The steered scenario: the same rungs on 127.0.0.1 (cdn-a) and 127.0.0.2 (cdn-b), the same paths, the same bytes.
+        let top = try await loader.fetchTop("\(origin.httpBase)/steered/master.m3u8")
+        let opened = loader.present(top, splice: SpliceRoute(rung: 0, fill: [0]))
+        let c = try ClientOrigins.client { $0.readTimeout = 60 }
+        defer { c.shutdown() }
+        let (_, text) = try await firstMedia(c, opened.playerURL)
+        let media = try #require(PlaylistParser.parseLenient(text).playlist.media)
+        let seg = try #require(media.segments.dropLast().last)
+        let msn = seg.mediaSequence
+        // On cdn-a the body is cut after 30 KB, and the next two requests for it are refused: its copy on cdn-b gives the rest.
+        for (kind, status, bytes, count) in [(Fault.Kind.truncate, 200, 30_000, 1), (.status, 503, nil, 2)] {
+            var f = Fault(
+                id: 0, kind: kind, target: .segment, status: status, ms: 0, scenario: "live-ts", rendition: "v144", msn: msn,
+                remaining: count, since: 0)
+            f.bytes = bytes
+            f.host = "127.0.0.1"
+            _ = state.add(f)
+        }
+        let r = try await c.get(seg.uri)
+        let copy = try await c.get("http://127.0.0.2:\(origin.httpPort)/live-ts/v144/s\(msn).ts")
+        #expect(r.head.status == 200 && r.body == copy.body, "\(r.body.count) bytes of \(copy.body.count)")
+        _ = await eventually { log.requests.contains { $0.kind == .segment && $0.msn == msn } }
+        let resumes = log.all.compactMap { e -> ResumeEvent? in
+            if case .resume(let r) = e { return r }
+            return nil
+        }
+        #expect(resumes.map(\.phase) == [.broken, .resumed], "\(resumes.map(\.text))")
+        #expect(resumes.last?.source == "127.0.0.2" && resumes.last?.text.contains("from 127.0.0.2") == true, "\(resumes.map(\.text))")
     }
 }
