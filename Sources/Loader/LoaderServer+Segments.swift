@@ -115,19 +115,10 @@ extension LoaderServer {
         return out
     }
 
-    /// The allowed rungs other than `rung` in the order a failure of `rung` tries them: the same bandwidth first (a redundant
-    /// copy on another host), then the nearest below, then the nearest above.
+    /// The allowed rungs other than `rung` in the order a failure of `rung` tries them (`SpliceRoute.failoverOrder`).
     func failoverOrder(from rung: Int?) -> [Int] {
         let (route, bw) = table.withLockedValue { ($0.route, $0.rungBandwidth) }
-        guard let route else { return [] }
-        let others = ([route.rung] + fillRungs).filter { $0 != rung }
-        guard let rung, let mine = bw[rung] else { return others }
-        return others.sorted { a, b in
-            let (x, y) = (bw[a] ?? 0, bw[b] ?? 0)
-            let (kx, ky) = (x == mine ? 0 : x < mine ? 1 : 2, y == mine ? 0 : y < mine ? 1 : 2)
-            if kx != ky { return kx < ky }
-            return kx == 2 ? x < y : x > y
-        }
+        return route?.failoverOrder(from: rung, bandwidth: bw) ?? []
     }
 
     /// The other allowed rungs that have media (no GAP) at spliced segment `msn`, in failover order.

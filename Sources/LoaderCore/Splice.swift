@@ -10,6 +10,20 @@ public struct SpliceRoute: Sendable, Equatable {
         self.rung = rung
         self.fill = fill
     }
+
+    /// The rungs this route allows other than `failed`, in the order a failure of `failed` tries them: the same bandwidth
+    /// first (a redundant copy on another host), then the nearest below, then the nearest above (DECISIONS.md, rung
+    /// switching). `bandwidth`: each rung's BANDWIDTH; a failed rung without one keeps the route's order.
+    public func failoverOrder(from failed: Int?, bandwidth: [Int: Int]) -> [Int] {
+        let others = ([rung] + fill.filter { $0 != rung }).filter { $0 != failed }
+        guard let failed, let mine = bandwidth[failed] else { return others }
+        return others.sorted { a, b in
+            let (x, y) = (bandwidth[a] ?? 0, bandwidth[b] ?? 0)
+            let (kx, ky) = (x == mine ? 0 : x < mine ? 1 : 2, y == mine ? 0 : y < mine ? 1 : 2)
+            if kx != ky { return kx < ky }
+            return kx == 2 ? x < y : x > y
+        }
+    }
 }
 
 /// One rung's media playlist as the Loader last read it.

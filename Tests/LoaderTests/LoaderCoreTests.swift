@@ -354,3 +354,21 @@ struct FirstTimeTests {
         #expect(abs(t - 3602.035) < 0.001, "\(t)")
     }
 }
+
+@Suite("Loader core: the order a failed rung's segment tries the others (pure)")
+struct FailoverOrderTests {
+    // Rungs 0–2 on cdn-a (300k, 500k, 900k), 3–5 their copies on cdn-b.
+    let bandwidth = [0: 300_000, 1: 500_000, 2: 900_000, 3: 300_000, 4: 500_000, 5: 900_000]
+
+    @Test("the same bandwidth first (a copy on another host), then the nearest below, then the nearest above; only what the route allows")
+    func order() {
+        let all = SpliceRoute(rung: 1, fill: [1, 4, 0, 3, 2, 5])
+        #expect(all.failoverOrder(from: 1, bandwidth: bandwidth) == [4, 0, 3, 2, 5])
+        #expect(all.failoverOrder(from: 2, bandwidth: bandwidth) == [5, 1, 4, 0, 3])
+        #expect(all.failoverOrder(from: 0, bandwidth: bandwidth) == [3, 1, 4, 2, 5])
+        let capped = SpliceRoute(rung: 1, fill: [1, 0])
+        #expect(capped.failoverOrder(from: 1, bandwidth: bandwidth) == [0], "the caps leave one rung")
+        #expect(capped.failoverOrder(from: nil, bandwidth: bandwidth) == [1, 0], "no failed rung: the route's own order")
+        #expect(SpliceRoute(rung: 1, fill: [1, 0]).failoverOrder(from: 7, bandwidth: bandwidth) == [1, 0], "an unknown rung: in order")
+    }
+}
