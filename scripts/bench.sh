@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [restarts] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [restarts] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour) and restarts (RESTARTS=1000 sessions, ~30 min): only when named
+sections="${*:-parse loader session switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (ten minutes): only when named
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -232,6 +232,27 @@ md = ["## Long sessions: four live panes, hlstui vs four plain mpv", "",
       "", "Targets: growth ≤ 20 MB per hour for the whole process; no growth of descriptors or threads; the same sync p95 early and "
       "late; 0 stalls. Each pane's player holds at most its read-ahead and back buffer (`--readahead`, `--back-buffer`) at the "
       "ladder's peak BANDWIDTH (DECISIONS.md, bounded memory).", ""]
+print("\n".join(md))
+PY
+fi
+
+if has first; then
+# The demo as a newcomer first watches it (`bash scripts/run.sh`: the debug build, `hlstui demo`) in tmux for FIRST_SECONDS
+# (default ten minutes) beside two busy processes: the status line's stalls and skips, and every ⚠ line.
+swift build --product hlstui >/dev/null
+fm=$(python3 Benchmarks/first_minutes.py "$(swift build --show-bin-path)/hlstui" "${FIRST_SECONDS:-600}" 2)
+python3 - "$fm" <<'PY' | python3 Benchmarks/update_benchmarks.py "## The first ten minutes"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+ok = r["stalls"] == 0 and r["skips"] == 0 and not r["warnings"] and r["exit"] == "EXIT=0"
+md = ["## The first ten minutes: the demo as a newcomer watches it", "",
+      f"`bash scripts/bench.sh first` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC: `hlstui demo` (the debug build "
+      f"`bash scripts/run.sh` runs) in tmux for {r['seconds'] / 60:.0f} min (`FIRST_SECONDS`) beside {r['busy']} busy processes, the "
+      f"screen read every 10 s ({r['samples']} reads), then `q`.", "",
+      "| stalls | skips | ⚠ lines | quit |", "|---|---|---|---|",
+      f"| {r['stalls']} | {r['skips']} | {len(r['warnings'])} | {r['exit']} |", "",
+      ("Nothing wrong on screen, as the target asks (0 stalls, 0 skips, no ⚠)." if ok else
+       "Target not met (0 stalls, 0 skips, no ⚠): " + "; ".join(r["warnings"][:5])), ""]
 print("\n".join(md))
 PY
 fi
