@@ -376,8 +376,10 @@ final class PaneOwner {
         s.pausedForCache = mpv.get(.pausedForCache) ?? false
         s.coreIdle = mpv.get(.coreIdle) ?? true
         s.eof = mpv.get(.eofReached) ?? false
-        if s.restarting && state.started {
+        if (s.restarting || s.held) && state.started {
             // While mpv restarts its playback the picture stands where it was, and time-pos may read anything (docs/PLATFORM.md).
+            // So while hlstui holds it paused for a seek to land in a freshly spliced rung: time-pos may read the key frame
+            // before the target for a moment, a frame never shown (measured under load: 1.8 s back, then the target 50 ms later).
             s.timePos = state.sample.timePos
             s.audioPts = state.sample.audioPts
         }
