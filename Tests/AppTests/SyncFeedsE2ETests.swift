@@ -149,7 +149,10 @@ struct SyncFeedsE2ETests {
         let moves = actions.filter { $0.hasSuffix(" back") || $0.hasSuffix(" forward") }
         let holds = actions.compactMap { a in a.hasPrefix("pane 1 held ") ? Double(a.dropFirst(12).dropLast(2)) : nil }
         let skips = r.named("skip").filter { ($0["pane"] as? Int) == 1 }.map { "\($0["t"] ?? "") \($0["seconds"] ?? "")" }
-        #expect(moves.count <= (skipped ? 1 : 0), "\(actions); pane 2's skips: \(skips)")
+        // Each later skip of pane 2 moves its picture and may take one move to follow: the outage's, and the few tenths mpv
+        // drops where cam-b's loop starts its timestamps again, when that comes within the run (seen: 0.34 s, 3.4 s after it).
+        let laterSkips = r.named("skip").filter { ($0["pane"] as? Int) == 1 && ($0["t"] as? Double ?? 0) >= end - 0.5 }
+        #expect(moves.count <= laterSkips.count, "\(actions); pane 2's skips: \(skips)")
         // One cam-a segment, and the margin the move aims past the moment (`SyncController.landingMargin`).
         let landing = 2.0 + SyncController().landingMargin
         #expect(holds.allSatisfy { $0 <= (skipped ? landing : 0) }, "\(actions)")
