@@ -206,13 +206,26 @@ struct LoaderServerTests {
         #expect(try #require(PlaylistParser.parseLenient(text).playlist.media).mediaSequence >= listed)
     }
 
-    @Test("splice: one playlist URL, each segment from the routed rung; a GAP filled by the best allowed rung with media")
-    func splice() async throws {
-        let loader = try LoaderServer.start()
+    /// A Loader that reaches this suite's origin `via` sockets or memory, the origin's base URL that way, and a client of the
+    /// origin's own bytes the same way.
+    func loader(via: Via) throws -> (LoaderServer, base: String, direct: UpstreamClient) {
+        var o = LoaderOptions()
+        let (base, upstream) = via.upstream(origin)
+        o.upstream = upstream
+        let direct = try ClientOrigins.client { $0 = via.upstream(origin).1 }
+        return (try LoaderServer.start(options: o), base, direct)
+    }
+
+    @Test(
+        "splice: one playlist URL, each segment from the routed rung; a GAP filled by the best allowed rung with media",
+        arguments: Via.allCases)
+    func splice(via: Via) async throws {
+        let (loader, base, direct) = try loader(via: via)
         defer { loader.stop() }
+        defer { direct.shutdown() }
         let log = EventLog(loader)
         let mark = origin.router.state.log().count
-        let top = try await loader.fetchTop("\(origin.httpBase)/gap-one/master.m3u8")
+        let top = try await loader.fetchTop("\(base)/gap-one/master.m3u8")
         let opened = loader.present(top, splice: SpliceRoute(rung: 2, fill: [2, 1, 0]))
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
@@ -223,7 +236,7 @@ struct LoaderServerTests {
         // v360's GAP at 4-5 is filled from v240, so the player sees every segment and no GAP.
         #expect(media.segments.count == 10 && !media.segments.contains { $0.gap })
         func bytes(_ msn: Int) async throws -> [UInt8] { try await c.get(media.segments[msn].uri).body }
-        func originBytes(_ path: String) async throws -> [UInt8] { try await c.get("\(origin.httpBase)/gap-one/\(path)").body }
+        func originBytes(_ path: String) async throws -> [UInt8] { try await direct.get("\(base)/gap-one/\(path)").body }
         #expect(try await bytes(1) == originBytes("v360/seg1.ts"))
         #expect(try await bytes(4) == originBytes("v240/seg4.ts"))
         #expect(
@@ -540,14 +553,15 @@ struct LoaderServerTests {
         #expect(log.requests.contains { $0.kind == .segment && $0.msn == 0 && $0.status == 200 })
     }
 
-    @Test("upstream 404 and 500 reach the player as 502 with the cause, and the event names it")
-    func upstreamFailures() async throws {
+    @Test("upstream 404 and 500 reach the player as 502 with the cause, and the event names it", arguments: Via.allCases)
+    func upstreamFailures(via: Via) async throws {
         let state = origin.router.state
         defer { state.clearFaults() }
-        let loader = try LoaderServer.start()
+        let (loader, base, direct) = try loader(via: via)
         defer { loader.stop() }
+        defer { direct.shutdown() }
         let log = EventLog(loader)
-        let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [0])
+        let url = try await loader.open("\(base)/vod-ts/master.m3u8", variants: [0])
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         let mediaText = try await firstMedia(c, url).text
