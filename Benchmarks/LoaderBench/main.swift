@@ -5,6 +5,11 @@ import Loader
 import NIOPosix
 import Origin
 
+if CommandLine.arguments.count > 3, CommandLine.arguments[1] == "cycles" {
+    try await Cycles.run(media: CommandLine.arguments[2], count: Int(CommandLine.arguments[3]) ?? 50)
+    exit(0)
+}
+
 let cache = URL(fileURLWithPath: CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : ".build/test-media")
 let media = try MediaLibrary.load(cache: cache)
 let state = OriginState(startedAt: Date().timeIntervalSince1970)

@@ -4,16 +4,6 @@ import Testing
 @testable import Loader
 @testable import Origin
 
-/// What this process holds now: threads, open descriptors.
-enum ProcessFloor {
-    static var threads: Int {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") } ?? ""
-        return Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? -1
-    }
-    static var descriptors: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
-}
-
 /// An origin for these tests alone: they switch its faults on and clear them.
 enum LifecycleOrigin {
     static let shared = TestOrigins.start()
@@ -50,20 +40,21 @@ struct LoaderLifecycleTests {
 
     @Test("fifty Loaders started, used and shut down: the process's threads and descriptors stay where they were")
     func noGrowth() async throws {
-        func cycle() async throws {
-            let loader = try LoaderServer.start()
-            let url = try await loader.open("\(origin.httpBase)/vod-ts/master.m3u8", variants: [0])
-            let c = try ClientOrigins.client()
-            let segments = segmentLines(try await firstMedia(c, url).text)
-            _ = try await c.get(segments[0])
-            c.shutdown()
-            await c.closed()
-            await loader.shutdown()
-        }
-        for _ in 0..<5 { try await cycle() }
-        let (threads, fds) = (ProcessFloor.threads, ProcessFloor.descriptors)
-        for _ in 0..<50 { try await cycle() }
-        #expect(ProcessFloor.threads <= threads + 2, "threads \(threads) → \(ProcessFloor.threads)")
-        #expect(ProcessFloor.descriptors <= fds + 4, "descriptors \(fds) → \(ProcessFloor.descriptors)")
+        // In a process of its own (`hlstui-loader-bench cycles`): in this one the other suites start and stop origins,
+        // players and Loaders at the same time, and move both counts.
+        let bench = TestPackage.root.appendingPathComponent(".build/debug/hlstui-loader-bench")
+        let p = Process()
+        p.executableURL = bench
+        p.arguments = ["cycles", TestPackage.mediaCache.path, "50"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [Int]], "\(text)")
+        let (threads, fds) = (try #require(o["threads"]), try #require(o["descriptors"]))
+        #expect(threads[1] <= threads[0] + 2, "threads \(threads[0]) → \(threads[1])")
+        #expect(fds[1] <= fds[0] + 4, "descriptors \(fds[0]) → \(fds[1])")
     }
 }

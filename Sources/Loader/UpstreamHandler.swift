@@ -1,0 +1,158 @@
+import LoaderCore
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// Reads one response at a time off a pooled connection.
+final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+
+    var exchange: Exchange?
+    var promise: EventLoopPromise<UpstreamResponse>?
+    var reusable = false
+    let verifyFailure: NIOLockedValueBox<TLSFailure?>
+
+    init(verifyFailure: NIOLockedValueBox<TLSFailure?>) { self.verifyFailure = verifyFailure }
+
+    func start(_ e: Exchange, promise p: EventLoopPromise<UpstreamResponse>) {
+        exchange = e
+        promise = p
+        reusable = false
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let e = exchange else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            reusable = h.isKeepAlive
+            e.receivedHead(status: Int(h.status.code), headers: h.headers.map { ($0.name, $0.value) })
+        case .body(let b):
+            e.receivedBody(b)
+        case .end:
+            finish(.success(()))
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        exchange?.streaming.onReadEnd()
+        context.fireChannelReadComplete()
+    }
+
+    func finish(_ r: Result<Void, UpstreamError>) {
+        guard let e = exchange, let p = promise else { return }
+        exchange = nil
+        promise = nil
+        switch r {
+        case .success:
+            let result = e.ended()
+            if case .failure = result { reusable = false }
+            p.completeWith(result.mapError { $0 as Error })
+        case .failure(let err):
+            p.fail(e.failed(err))
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, let e = exchange {
+            reusable = false
+            finish(.failure(UpstreamError(cause: .timeout, detail: "\(e.url): no data from the origin for too long (read timeout)")))
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let e = exchange {
+            // A close-delimited body ends here; any other was cut, or never came.
+            switch e.closed() {
+            case .success: finish(.success(()))
+            case .failure(let err): finish(.failure(err))
+            }
+        }
+        reusable = false
+        context.fireChannelInactive()
+    }
+
+    /// What a TLS alert from the server means for the user, when it is about our client certificate (mutual TLS).
+    static func clientCertificateProblem(_ error: Error) -> String? {
+        let text = "\(error)".uppercased()
+        if text.contains("CERTIFICATE_REQUIRED") {
+            return "TLS: the origin requires a client certificate (give one with --client-cert FILE.p12)"
+        }
+        if text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA") || text.contains("CERTIFICATE_UNKNOWN") {
+            return "TLS: the origin refused our client certificate (\(error))"
+        }
+        return nil
+    }
+
+    /// The last error the connection saw, for failures noticed only when the next request starts.
+    let lastError = NIOLockedValueBox<String?>(nil)
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        let url = exchange?.url ?? ""
+        let mtls = UpstreamHandler.clientCertificateProblem(error)
+        lastError.withLockedValue { $0 = mtls ?? "\(error)" }
+        if let f = verifyFailure.withLockedValue({ $0 }) {
+            finish(.failure(UpstreamError(cause: .tls, detail: "\(url): \(f)")))
+        } else if let mtls {
+            finish(.failure(UpstreamError(cause: .tls, detail: "\(url): \(mtls)")))
+        } else if error is NIOSSLError || "\(error)".contains("SSL") {
+            finish(.failure(UpstreamError(cause: .tls, detail: "\(url): TLS handshake failed (\(error))")))
+        } else if "\(error)".contains("invalidEOFState") {
+            finish(.failure(UpstreamError(cause: .truncated, detail: "\(url): body truncated, the connection closed mid-answer")))
+        } else if "\(error)".contains("HTTPParserError") {
+            finish(.failure(UpstreamError(cause: .protocolError, detail: "\(url): the origin's answer is not valid HTTP (\(error))")))
+        } else {
+            finish(
+                .failure(UpstreamError(cause: .truncated, detail: "\(url): body truncated, the connection failed mid-answer (\(error))")))
+        }
+        reusable = false
+        context.close(promise: nil)
+    }
+}
+
+/// Completes when the TLS handshake (verification included) has, or fails when it cannot; added right behind the TLS handler.
+final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = NIOAny
+    private let lock = NIOLock()
+    private var promise: EventLoopPromise<Void>?
+    private var done = false
+
+    /// Completes with the handshake; valid once the channel is set up.
+    var future: EventLoopFuture<Void> { lock.withLock { promise! }.futureResult }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        lock.withLock { promise = context.eventLoop.makePromise() }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent { complete(nil) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        complete(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        complete(ChannelError.ioOnClosedChannel)
+        context.fireChannelInactive()
+    }
+
+    func complete(_ error: Error?) {
+        guard
+            let p = lock.withLock({ () -> EventLoopPromise<Void>? in
+                guard !done else { return nil }
+                done = true
+                return promise
+            })
+        else { return }
+        if let error { p.fail(error) } else { p.succeed(()) }
+    }
+}

@@ -1,0 +1,133 @@
+import LoaderCore
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// What a caller sees of an answer while it arrives.
+struct Streaming: Sendable {
+    let onHead: @Sendable (UpstreamHead) -> Void
+    let onBody: @Sendable (ByteBuffer) -> Void
+    let onReadEnd: @Sendable () -> Void
+}
+
+/// A GET as a transport sends it.
+public struct UpstreamRequest: Sendable {
+    public var url: String
+    public var headers: [(String, String)]
+    public init(url: String, headers: [(String, String)]) {
+        self.url = url
+        self.headers = headers
+    }
+    public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+}
+
+/// A piece of an answer as a transport receives it.
+public enum UpstreamPart: Sendable {
+    case head(status: Int, headers: [(String, String)])
+    case body([UInt8])
+    /// The answer ended here (a body shorter than its Content-Length was cut, as over a socket).
+    case end
+}
+
+/// How an exchange reaches an origin when it is not the network (`UpstreamOptions.transport`): the answer as it arrives, the
+/// stream finishing after `.end`, or with an `UpstreamError` — `.connect` for a refusal, `.timeout` for silence as long as
+/// `readTimeout`, `.truncated` for a connection that closed mid-body. The client's policy (redirects, retries, resumption,
+/// the cache) is the same above either transport (DECISIONS.md, "The Loader's clock and transport are injected").
+public protocol UpstreamTransport: Sendable {
+    func send(_ request: UpstreamRequest, readTimeout: Double) -> AsyncThrowingStream<UpstreamPart, Error>
+}
+
+/// One request/response on a connection.
+final class Exchange: @unchecked Sendable {
+    let url: String
+    let redirects: Int
+    let retries: Int
+    /// When the request went out (`clock`'s seconds).
+    let sent: Double
+    let clock: any LoaderClock
+    let streaming: Streaming
+    var head: UpstreamHead?
+    var body: [UInt8] = []
+    /// Bytes received, kept or not.
+    var received = 0
+    let keepBody: Int
+    var expected: Int?
+
+    init(url: String, redirects: Int, retries: Int, sent: Double, clock: any LoaderClock, keepBody: Int, streaming: Streaming) {
+        self.clock = clock
+        self.url = url
+        self.keepBody = keepBody
+        self.redirects = redirects
+        self.retries = retries
+        self.sent = sent
+        self.streaming = streaming
+    }
+
+    func receivedHead(status: Int, headers: [(String, String)]) {
+        let h = UpstreamHead(status: status, headers: headers, url: url, redirects: redirects, retries: retries, ttfb: clock.now - sent)
+        head = h
+        expected = h.header("content-length").flatMap { Int($0) }
+        // Only a success is streamed: an error answer may be retried, and is reported whole (never a second head downstream).
+        if (200..<300).contains(status) { streaming.onHead(h) }
+    }
+
+    func receivedBody(_ b: ByteBuffer) {
+        received += b.readableBytes
+        if body.count < keepBody { body.append(contentsOf: b.readableBytesView.prefix(keepBody - body.count)) }
+        if let h = head, (200..<300).contains(h.status) { streaming.onBody(b) }
+    }
+
+    /// The answer once its end came: whole, or truncated when fewer bytes came than its Content-Length promised.
+    func ended() -> Result<UpstreamResponse, UpstreamError> {
+        guard let head else { return .failure(UpstreamError(cause: .protocolError, detail: "\(url): no response")) }
+        if let n = expected, received < n {
+            var err = UpstreamError(cause: .truncated, detail: "\(url): body truncated at \(received) of \(n) bytes")
+            err.head = head
+            err.partial = body
+            return .failure(err)
+        }
+        return .success(UpstreamResponse(head: head, body: body, bytes: received, seconds: 0))
+    }
+
+    /// The answer when the connection closed: a close-delimited body ends there; any other is cut, or never came.
+    func closed() -> Result<UpstreamResponse, UpstreamError> {
+        if head != nil, expected == nil { return ended() }
+        if head != nil {
+            return .failure(
+                failed(UpstreamError(cause: .truncated, detail: "\(url): body truncated at \(received) of \(expected ?? 0) bytes")))
+        }
+        return .failure(UpstreamError(cause: .connect, detail: "\(url): the origin closed the connection before answering"))
+    }
+
+    /// `err` with the head and the bytes that came before it.
+    func failed(_ err: UpstreamError) -> UpstreamError {
+        var err = err
+        err.head = err.head ?? head
+        if err.partial.isEmpty { err.partial = body }
+        return err
+    }
+
+    /// Reads an answer off a transport other than the network (`UpstreamTransport`).
+    func run(_ parts: AsyncThrowingStream<UpstreamPart, Error>) async throws(UpstreamError) -> UpstreamResponse {
+        do {
+            for try await part in parts {
+                switch part {
+                case .head(let status, let headers): receivedHead(status: status, headers: headers)
+                case .body(let b):
+                    receivedBody(ByteBuffer(bytes: b))
+                    streaming.onReadEnd()
+                case .end: return try ended().get()
+                }
+            }
+            return try closed().get()
+        } catch let e as UpstreamError {
+            throw failed(e)
+        } catch {
+            throw failed(UpstreamError(cause: .protocolError, detail: "\(url): \(error)"))
+        }
+    }
+}
