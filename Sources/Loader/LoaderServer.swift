@@ -160,11 +160,15 @@ public final class LoaderServer: Sendable {
         /// a live playlist goes on listing what follows it while the origin must keep it (`media`).
         var progress: [PlaylistID: Int] = [:]
 
-        /// How far the player holds `playlist`: the newest segment it asked for, or nil while the player it was last given
-        /// (a load, a reload at a switch's boundary) has asked for none yet — it holds nothing, so its first read is never a
-        /// blocking reload for what the player before it was reading (RFC 8216bis §6.2.5.2).
+        /// The segment the stream last given to a player starts at (`present`'s `startMSN`).
+        var presentedStart: Int?
+
+        /// How far the player holds `playlist`: the newest segment it asked for; while the player last given the stream (a
+        /// load, a reload at a switch's boundary) has asked for none yet, what comes before the segment it starts at — never
+        /// the segment the player before it was reading, or its first read would be a blocking reload for that segment
+        /// (RFC 8216bis §6.2.5.2) and it would wait for it to complete.
         func playerAt(_ playlist: PlaylistID) -> Int? {
-            progress[playlist] == nil ? nil : lastRequested[playlist]
+            progress[playlist] == nil ? presentedStart.map { $0 - 1 } : lastRequested[playlist]
         }
         /// Playlists whose player fell behind the live window since it was given its stream (said once per load).
         var behindSaid: Set<PlaylistID> = []
@@ -419,6 +423,7 @@ public final class LoaderServer: Sendable {
         let base = fetched.url
         table.withLockedValue { t in
             t.progress = [:]
+            t.presentedStart = startMSN
             t.behindSaid = []
             t.gate = nil
         }
