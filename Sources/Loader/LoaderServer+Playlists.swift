@@ -148,7 +148,7 @@ extension LoaderServer {
         // segment's start again: the player's read waits for that first part too (one part target; §6.2.5.2).
         guard directives == nil, r.head.status == 200, let m = table.withLockedValue({ $0.held[url]?.playlist }), m.isFragmentedMP4,
             Self.givesParts(m, options: options), m.trailingParts.isEmpty, m.partHint != nil, let last = m.segments.last?.mediaSequence,
-            (table.withLockedValue { $0.playerAt(playlist) } ?? .min) >= last
+            (table.withLockedValue { $0.lastRequested[playlist] } ?? .min) >= last
         else { return r }
         // The first answer is a request of its own in the log; the caller reports the one it uses.
         report(r, kind: .media, url: url, rung: rung, t0: t0)
@@ -162,7 +162,7 @@ extension LoaderServer {
     ) async throws(UpstreamError) -> UpstreamResponse {
         let t0 = now
         let (held, playerAt, refused, slow) = table.withLockedValue { t in
-            (t.held[url], t.playerAt(playlist), t.deltaRefused.contains(url), t.slowHold.contains(url))
+            (t.held[url], t.lastRequested[playlist], t.deltaRefused.contains(url), t.slowHold.contains(url))
         }
         var d =
             directives

@@ -159,17 +159,6 @@ public final class LoaderServer: Sendable {
         /// The segment the player asked for last since it was given its stream, per media playlist (cleared with each load):
         /// a live playlist goes on listing what follows it while the origin must keep it (`media`).
         var progress: [PlaylistID: Int] = [:]
-
-        /// The segment the stream last given to a player starts at (`present`'s `startMSN`).
-        var presentedStart: Int?
-
-        /// How far the player holds `playlist`: the newest segment it asked for; while the player last given the stream (a
-        /// load, a reload at a switch's boundary) has asked for none yet, what comes before the segment it starts at — never
-        /// the segment the player before it was reading, or its first read would be a blocking reload for that segment
-        /// (RFC 8216bis §6.2.5.2) and it would wait for it to complete.
-        func playerAt(_ playlist: PlaylistID) -> Int? {
-            progress[playlist] == nil ? presentedStart.map { $0 - 1 } : lastRequested[playlist]
-        }
         /// Playlists whose player fell behind the live window since it was given its stream (said once per load).
         var behindSaid: Set<PlaylistID> = []
         /// Segments from this media sequence number on wait to be served until the player's seek is done, at most until `until`
@@ -423,7 +412,6 @@ public final class LoaderServer: Sendable {
         let base = fetched.url
         table.withLockedValue { t in
             t.progress = [:]
-            t.presentedStart = startMSN
             t.behindSaid = []
             t.gate = nil
         }
