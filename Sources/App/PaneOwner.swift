@@ -248,7 +248,8 @@ final class PaneOwner {
             apply(.fileEnded(reason: reason == .eof ? .eof : reason == .error ? .error : .other, error: error))
         case .log(let level, let prefix, let text):
             let lines = logFilter.take(
-                level: level, prefix: prefix, text: text, spliced: state.spliced, probingSampleAES: !state.started && state.usesSampleAES)
+                level: level, prefix: prefix, text: text, spliced: state.spliced, probingSampleAES: !state.started && state.usesSampleAES,
+                anyPlayer: prefix.hasPrefix("ffmpeg") && MPV.openHandles > 1)
             for line in lines { say(line.level, line.text) }
         case .property:
             // A state flag changed: sample now so stalls and pauses are timed to the event, not the next tick.

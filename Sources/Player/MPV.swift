@@ -107,6 +107,22 @@ public final class MPV: @unchecked Sendable {
     private let lock = NSLock()
     private var closed = false
 
+    /// Handles of this process initialised and not yet closed. libmpv gives FFmpeg's log to the first player handle of a
+    /// process only (its `init_libav`), so while more than one is open an `ffmpeg/…` line may be any player's
+    /// (docs/MESSAGES.md).
+    public static var openHandles: Int {
+        openLock.lock()
+        defer { openLock.unlock() }
+        return openCount
+    }
+    private static let openLock = NSLock()
+    nonisolated(unsafe) private static var openCount = 0
+    private static func count(_ delta: Int) {
+        openLock.lock()
+        openCount += delta
+        openLock.unlock()
+    }
+
     /// Creates, configures (`options` in order, before initialisation) and initialises a handle, and starts its pump.
     public init(options: [(String, String)], logLevel: String = "warn") throws(MPVError) {
         guard let h = mpv_create() else { throw MPVError(code: MPV_ERROR_NOMEM.rawValue, context: "mpv_create") }
@@ -126,6 +142,7 @@ public final class MPV: @unchecked Sendable {
             throw MPVError(code: rc, context: "mpv_initialize")
         }
         mpv_request_log_messages(h, logLevel)
+        Self.count(1)
         (events, continuation) = AsyncStream<MPVEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let thread = Thread { [handle = UncheckedHandle(pointer: h), continuation, pumpDone] in
             MPV.pump(handle.pointer, continuation)
@@ -296,6 +313,7 @@ public final class MPV: @unchecked Sendable {
         if closed { lock.unlock(); return }
         closed = true
         lock.unlock()
+        Self.count(-1)
         _ = withCStrings(["quit"]) { mpv_command(handle, $0) }
         if pumpDone.wait(timeout: .now() + timeout) == .timedOut {
             // The pump never saw the shutdown: leave the handle alive rather than destroy it under the pump.

@@ -8,7 +8,11 @@ public struct MPVLogFilter: Sendable {
 
     /// Classifies a line (`spliced`: the Loader joins segments of different rungs; `probingSampleAES`: playback has not started on a
     /// SAMPLE-AES stream) and folds immediate repeats. Returns the lines to log now: a note on the previous line's repeats, then this line unless it repeats.
-    public mutating func take(level: String, prefix: String, text: String, spliced: Bool, probingSampleAES: Bool = false) -> [(
+    /// `anyPlayer`: the line is FFmpeg's while several players share the process, and FFmpeg speaks through the first of them
+    /// only, so it may be another pane's: said as such, and never this pane's problem (docs/MESSAGES.md).
+    public mutating func take(
+        level: String, prefix: String, text: String, spliced: Bool, probingSampleAES: Bool = false, anyPlayer: Bool = false
+    ) -> [(
         level: LogLevel, text: String
     )] {
         // FFmpeg 5.1's HLS demuxer probes codec parameters on the samples as they are and decrypts SAMPLE-AES only per packet
@@ -37,8 +41,12 @@ public struct MPVLogFilter: Sendable {
         if repeats > 0, let l = last { out.append((.info, "(\(l.prefix(60))… repeated \(repeats) more times)")) }
         last = line
         repeats = 0
-        guard let level = MPVLogFilter.level(level, prefix: prefix, text: text, spliced: spliced) else { return out }
+        guard var level = MPVLogFilter.level(level, prefix: prefix, text: text, spliced: spliced) else { return out }
         var shown = line
+        if anyPlayer {
+            if [.fatal, .error, .warn].contains(level) { level = .info }
+            return out + [(level, shown + " — from one of the panes: FFmpeg speaks through the first player of the process only")]
+        }
         if spliced && text.contains("Packet corrupt") {
             shown += " — TS continuity counters jump where two rungs' segments meet (a splice): expected"
         }

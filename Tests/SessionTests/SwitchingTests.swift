@@ -207,6 +207,17 @@ struct SwitchingTests {
         #expect(f.take(level: "error", prefix: "cplayer", text: "co located POCs unavailable", spliced: false).last?.level == .error)
     }
 
+    @Test("FFmpeg's lines while several players share the process may be any pane's: said so, and never this pane's problem")
+    func anyPlayersLine() {
+        var f = MPVLogFilter()
+        let line = f.take(
+            level: "error", prefix: "ffmpeg/video", text: "h264: error while decoding MB 3 4", spliced: false, anyPlayer: true)
+        #expect(line.count == 1 && line[0].level == .info && line[0].text.contains("from one of the panes"), "\(line)")
+        // Alone in the process, the same line is this pane's.
+        #expect(
+            f.take(level: "error", prefix: "ffmpeg/video", text: "h264: error while decoding MB 5 6", spliced: false).last?.level == .error)
+    }
+
     @Test("throughput: averages weighted by download time, so a few slow downloads outweigh many fast ones (hls.js EWMA)")
     func throughput() throws {
         for (x, v) in [(0.0, 1.0), (1, 2), (-1, 0.5), (0.5, 1.4142135623730951), (-3.25, 0.10511205190671431), (10, 1024)] {
