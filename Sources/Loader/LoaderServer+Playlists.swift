@@ -145,10 +145,11 @@ extension LoaderServer {
         // fMP4 parts reach the player's playlist with the first part of their segment (`growingSegment`). An answer that
         // hints that part without listing it — a blocking reload for a segment is answered the moment it completes, when the
         // next has no part yet — would hand a player at the edge whole segments from then on, each reload landing at a
-        // segment's start again: the player's read waits for that first part too (one part target; §6.2.5.2).
+        // segment's start again: the read of a player at the edge (`playerReach`: from its first read, when it starts in the
+        // last complete segment) waits for that first part too (one part target; §6.2.5.2).
         guard directives == nil, r.head.status == 200, let m = table.withLockedValue({ $0.held[url]?.playlist }), m.isFragmentedMP4,
             Self.givesParts(m, options: options), m.trailingParts.isEmpty, m.partHint != nil, let last = m.segments.last?.mediaSequence,
-            (table.withLockedValue { $0.lastRequested[playlist] } ?? .min) >= last
+            (table.withLockedValue { $0.playerReach(playlist) } ?? .min) >= last
         else { return r }
         // The first answer is a request of its own in the log; the caller reports the one it uses.
         report(r, kind: .media, url: url, rung: rung, t0: t0)
@@ -162,7 +163,7 @@ extension LoaderServer {
     ) async throws(UpstreamError) -> UpstreamResponse {
         let t0 = now
         let (held, playerAt, refused, slow) = table.withLockedValue { t in
-            (t.held[url], t.lastRequested[playlist], t.deltaRefused.contains(url), t.slowHold.contains(url))
+            (t.held[url], t.playerAt(playlist), t.deltaRefused.contains(url), t.slowHold.contains(url))
         }
         var d =
             directives

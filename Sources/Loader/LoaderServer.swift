@@ -159,6 +159,25 @@ public final class LoaderServer: Sendable {
         /// The segment the player asked for last since it was given its stream, per media playlist (cleared with each load):
         /// a live playlist goes on listing what follows it while the origin must keep it (`media`).
         var progress: [PlaylistID: Int] = [:]
+
+        /// The segment the stream last given to a player starts at (`present`'s `startMSN`).
+        var presentedStart: Int?
+
+        /// How far the player holds `playlist`, for the blocking reload its read may be (RFC 8216bis §6.2.5.2): the newest
+        /// segment it asked for, or nil while the player it was last given (a load, a reload at a switch's boundary) has
+        /// asked for none yet — it holds nothing, so its first read is never a blocking reload for the segment the player
+        /// before it was reading, which would keep it waiting until that segment completes.
+        func playerAt(_ playlist: PlaylistID) -> Int? {
+            progress[playlist] == nil ? nil : lastRequested[playlist]
+        }
+
+        /// The furthest segment the player will have read before it needs a playlist that lists more, for the fMP4
+        /// first-part wait (`readLive`): the newest it asked for, or, while the player last given the stream has asked for
+        /// none, the segment it starts at — a player that starts in the last complete segment is at the edge from its first
+        /// read on.
+        func playerReach(_ playlist: PlaylistID) -> Int? {
+            progress[playlist] == nil ? (presentedStart ?? lastRequested[playlist]) : lastRequested[playlist]
+        }
         /// Playlists whose player fell behind the live window since it was given its stream (said once per load).
         var behindSaid: Set<PlaylistID> = []
         /// Segments from this media sequence number on wait to be served until the player's seek is done, at most until `until`
@@ -412,6 +431,7 @@ public final class LoaderServer: Sendable {
         let base = fetched.url
         table.withLockedValue { t in
             t.progress = [:]
+            t.presentedStart = startMSN
             t.behindSaid = []
             t.gate = nil
         }

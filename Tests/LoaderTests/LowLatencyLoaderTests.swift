@@ -245,4 +245,41 @@ struct LowLatencyLoaderTests {
         #expect(segment.count == 1 && segment.first?.paced == true && segment.first?.bytes == whole.body.count, "\(segment)")
         #expect(log.diagnostics.isEmpty, "\(log.diagnostics)")
     }
+
+    @Test(
+        "a player given the stream again while the one before it read the segment in progress: its first read lists that segment at once, no blocking reload"
+    )
+    func reloadedPlayer() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency("v144", .ts)!)
+        let o = LiveOverrides()
+        let url = "\(Self.origin.httpBase)/ll-ts/v144/index.m3u8"
+        // Started while at least 2 s of the segment in progress are still to be published.
+        let now = Date().timeIntervalSince1970
+        let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
+        if next - now < 2.5 { try await Task.sleep(for: .seconds(next - now + 0.2)) }
+        let start = model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1
+        let first = try await media(c, try await loader.openStream(url, startMSN: start).playerURL)
+        // The segment in progress, listed last (on a machine so loaded that `start` completed meanwhile, the one after it).
+        let growing = try #require(first.segments.last)
+        let progress = growing.msn
+        #expect(progress >= start, "\(first.segments.map(\.msn))")
+        // The player reads the segment in progress; then the session gives it the stream again (a reload at a switch's
+        // boundary), starting at that segment.
+        let reading = Task { try? await c.get(growing.url) }
+        defer { reading.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        let mark = Self.origin.router.state.log().count
+        let again = try await media(c, try await loader.openStream(url, startMSN: progress).playerURL)
+        // The new player holds only what comes before where it starts: its first read is not a blocking reload for the segment the one before it was
+        // reading (which would keep it waiting until that segment is complete), and lists that segment (or, on a machine so
+        // loaded that it completed meanwhile, the one after).
+        let blocked = Self.origin.router.state.log(since: mark).map(\.path)
+            .filter { $0.hasPrefix("/ll-ts/v144/index.m3u8") && $0.contains("_HLS_msn=\(progress)") && !$0.contains("_HLS_part") }
+        #expect(blocked.isEmpty, "\(blocked)")
+        #expect((again.segments.last?.msn ?? 0) >= progress, "\(again.segments.map(\.msn))")
+    }
 }
