@@ -138,9 +138,13 @@ public struct LowLatencyModel: Sendable {
         return (n, i)
     }
 
-    /// The bytes of part `i` of absolute segment `n`.
-    public func partBytes(_ n: Int, _ i: Int) -> ArraySlice<UInt8> {
-        model.rendition.segments[position(n)].bytes[parts[position(n)][i].range]
+    /// The bytes of part `i` of absolute segment `n`: MPEG-TS parts are runs of whole packets, so a continuous scenario's
+    /// part is moved on with its loop as its segment is (`StreamModel.loopShift`, `continuityShift`).
+    public func partBytes(_ n: Int, _ i: Int) -> [UInt8] {
+        let bytes = Array(model.rendition.segments[position(n)].bytes[parts[position(n)][i].range])
+        guard model.scenario.continuous, model.rendition.container == .ts else { return bytes }
+        let moved = TransportStream.shiftingTimestamps(bytes, by: Int64((model.loopShift(n) * 90_000).rounded()))
+        return TransportStream.shiftingContinuity(moved, by: model.continuityShift(n))
     }
 
     /// The media playlist at `now`: complete segments, the parts of the last three target durations and of the segment in
@@ -178,7 +182,7 @@ public struct LowLatencyModel: Sendable {
             fromEnd += truths[k].duration
         }
         m.trailingParts = (0..<published).map { part(inProgress, $0) }
-        m.trailingDiscontinuity = published > 0 && position(inProgress) == 0
+        m.trailingDiscontinuity = published > 0 && position(inProgress) == 0 && model.restartsTimeline(inProgress)
         // Its date before its parts (§4.4.4.6), as on every segment of the live window.
         let progress = model.truth(inProgress, overrides: o)
         if published > 0 && progress.tagged { m.trailingProgramDateTime = progress.pdt }

@@ -331,7 +331,7 @@ public struct OriginRouter: OriginResponder {
             return r
         }
         let type = ll.model.rendition.container == .ts ? "video/mp2t" : "video/mp4"
-        var r = OriginResponse(status: 200, contentType: type, body: Array(ll.partBytes(n, i)), kind: "segment")
+        var r = OriginResponse(status: 200, contentType: type, body: ll.partBytes(n, i), kind: "segment")
         r.delayMs = ready > now ? Int(((ready - now) * 1000).rounded(.up)) : 0
         r.truth = t
         return r
@@ -363,9 +363,11 @@ public struct OriginRouter: OriginResponder {
             return r
         }
         var body = model.rendition.segments[t.position].bytes
-        // A continuous scenario's loops play on one timeline (StreamModel.loopShift).
+        // A continuous scenario's loops play on one timeline, its continuity counters going on with it (StreamModel.loopShift,
+        // continuityShift).
         if model.scenario.continuous, model.rendition.container == .ts {
             body = TransportStream.shiftingTimestamps(body, by: Int64((model.loopShift(n) * 90_000).rounded()))
+            body = TransportStream.shiftingContinuity(body, by: model.continuityShift(n))
         }
         if let id = t.keyID {
             let key = OriginKeys.key(scenario: model.scenario.name, id: id)

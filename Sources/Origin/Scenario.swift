@@ -36,8 +36,8 @@ public struct Scenario: Sendable, Equatable {
     /// Whose packaging the media follow (ladders only; cameras are plain).
     public var packaging: Packaging = .plain
     /// Live: the media's timestamps go on across the loop instead of starting again (each loop's segments moved later by the
-    /// loops before it), so no discontinuity is listed there and no player restarts: the demo a newcomer watches first
-    /// (DECISIONS.md, "The demo's timeline goes on").
+    /// loops before it), so no discontinuity is listed there and no player restarts: the demo and the cameras a newcomer
+    /// watches first (DECISIONS.md, "The demo's timeline goes on"). `live-ts` keeps its reset every loop.
     public var continuous = false
 
     public var isLive: Bool {
@@ -111,42 +111,52 @@ public struct Scenario: Sendable, Equatable {
             kind: .ladder(container: .fmp4, live: true, encryption: .none, gap: .none, define: false), packaging: .broadcast),
         Scenario(
             name: "cam-a", summary: "camera A: live, 2 s segments, 30 fps, no extra latency",
-            kind: .camera(id: "cam-a", offset: 0, latency: 0)),
+            kind: .camera(id: "cam-a", offset: 0, latency: 0)
+        ).continuing,
         Scenario(
             name: "cam-b", summary: "camera B: live, 3 s segments, 25 fps, segment grid 1 s after A, 4 s more latency",
-            kind: .camera(id: "cam-b", offset: 1, latency: 4)),
+            kind: .camera(id: "cam-b", offset: 1, latency: 4)
+        ).continuing,
         Scenario(
             name: "cam-c", summary: "camera C: live, 4 s segments, 50 fps, segment grid 0.5 s after A, 2 s more latency",
-            kind: .camera(id: "cam-c", offset: 0.5, latency: 2)),
+            kind: .camera(id: "cam-c", offset: 0.5, latency: 2)
+        ).continuing,
         Scenario(
             name: "cam-d", summary: "camera D: live, 6 s segments, 59.94 fps, segment grid 2.5 s after A, 6 s more latency",
-            kind: .camera(id: "cam-d", offset: 2.5, latency: 6)),
+            kind: .camera(id: "cam-d", offset: 2.5, latency: 6)
+        ).continuing,
         Scenario(
             name: "cam-p",
             summary: "picture faults: live camera, 2 s segments, 30 fps; in each 16 s loop the picture freezes at 6 s and is black 10–14 s",
-            kind: .camera(id: "cam-p", offset: 0, latency: 0)),
+            kind: .camera(id: "cam-p", offset: 0, latency: 0)
+        ).continuing,
         Scenario(
             name: "ll-ts",
             summary:
-                "low-latency HLS, MPEG-TS: 4 s segments of 1 s parts, blocking reload, delta updates, preload hints, rendition reports",
-            kind: .lowLatency(container: .ts)),
+                "low-latency HLS, MPEG-TS: 4 s segments of 1 s parts, blocking reload, delta updates, preload hints, rendition reports; its timestamps go on across the loop",
+            kind: .lowLatency(container: .ts)
+        ).continuing,
         Scenario(
             name: "ll-fmp4",
             summary:
                 "low-latency HLS, fMP4 (muxed audio): 4 s segments of 1 s parts (a fragment each), blocking reload, delta updates, preload hints, rendition reports",
             kind: .lowLatency(container: .fmp4)),
-        {
-            var s = Scenario(
-                name: "demo",
-                summary:
-                    "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360; its timestamps go on across the loop",
-                kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false))
-            s.continuous = true
-            return s
-        }(),
+        Scenario(
+            name: "demo",
+            summary:
+                "the demo: live ladder with PDT, AES-128 key rotation and a recurring GAP window in v360; its timestamps go on across the loop",
+            kind: .ladder(container: .ts, live: true, encryption: .aes128, gap: .oneRung("v360"), define: false)
+        ).continuing,
     ]
 
     public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
+
+    /// The same scenario with its timestamps going on across the loop (`continuous`).
+    var continuing: Scenario {
+        var s = self
+        s.continuous = true
+        return s
+    }
 }
 
 /// Fixed parameters of the generated streams.

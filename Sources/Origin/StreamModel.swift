@@ -42,7 +42,9 @@ public struct LiveOverrides: Sendable, Equatable {
     public var driftPPM = 0.0
     /// Seconds since 1970 from which the drift accumulates (the origin's start).
     public var driftEpoch = 0.0
-    /// PDT only on the first segment after each discontinuity (RFC 8216bis §4.4.4.6 lets it be extrapolated from there).
+    /// PDT only on the first segment after each discontinuity (RFC 8216bis §4.4.4.6 lets it be extrapolated from there). A
+    /// continuous scenario then marks each loop's start with a discontinuity too, its timestamps going on (an encoder that
+    /// tags the start of each programme), so that PDT comes once a loop.
     public var pdtAtDiscontinuitiesOnly = false
     /// Wall-clock ranges (seconds since 1970, end nil: still on) in which segments were published without PDT: the encoder
     /// lost its clock. A discontinuity marks where PDT stops and where it comes back.
@@ -134,15 +136,17 @@ public struct StreamModel: Sendable {
         } else {
             indexes = Array(0..<count)
         }
-        let baseLoops = overrides.resetIndex.map { timelineBreaks($0) } ?? 0
+        let marked = overrides.pdtAtDiscontinuitiesOnly
+        let baseLoops = overrides.resetIndex.map { timelineBreaks($0, everyLoop: marked) } ?? 0
         return indexes.map { n in
             let pos = ((n % count) + count) % count
-            let loops = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0) && restartsTimeline(n)
+            let loops = scenario.isLive && pos == 0 && n != (overrides.resetIndex ?? 0) && (marked || restartsTimeline(n))
             let outage = scenario.isLive && pdtChanges(at: n, overrides)
             var t = SegmentTruth(
                 msn: n - base, index: n, position: pos, uri: segmentURI(n), pdt: pdt(n, pos, overrides), duration: durations[pos],
                 mediaTime: rendition.segments[pos].firstTime + loopShift(n), discontinuity: loops || outage,
-                discontinuitySequence: timelineBreaks(n) - baseLoops + outageEdges(through: n, overrides),
+                discontinuitySequence: timelineBreaks(n, everyLoop: marked) - baseLoops
+                    + outageEdges(through: n, overrides, everyLoop: marked),
                 gap: isGap(position: pos), keyID: aes ? n / OriginTiming.keyRotation : nil)
             t.withoutPDT = scenario.isLive && lacksPDT(n, overrides)
             t.tagged = !t.withoutPDT && (!overrides.pdtAtDiscontinuitiesOnly || t.discontinuity)
@@ -173,10 +177,10 @@ public struct StreamModel: Sendable {
     }
 
     /// Discontinuities the PDT outages added up to segment `n` (one where each starts, one where it ends), but those on a
-    /// loop's own discontinuity.
-    func outageEdges(through n: Int, _ o: LiveOverrides) -> Int {
+    /// loop's own discontinuity (every loop's start, or `everyLoop`, where the timeline starts again).
+    func outageEdges(through n: Int, _ o: LiveOverrides, everyLoop: Bool = false) -> Int {
         o.withoutPDT.flatMap { [firstSegment(from: $0.from)] + ($0.to.map { [firstSegment(from: $0)] } ?? []) }
-            .filter { $0 <= n && $0 % count != 0 }.count
+            .filter { $0 <= n && !($0 % count == 0 && (everyLoop || restartsTimeline($0))) }.count
     }
 
     func loopNumber(_ n: Int) -> Int { n >= 0 ? n / count : (n - count + 1) / count }
@@ -193,19 +197,34 @@ public struct StreamModel: Sendable {
     }
 
     /// How much later than the media's own timestamps segment `n` plays: the loops before it in a continuous scenario.
-    public func loopShift(_ n: Int) -> Double {
+    public func loopShift(_ n: Int) -> Double { Double(loopsOnTimeline(n)) * loopSpan }
+
+    /// The loops before segment `n`'s on its timeline (0 but in a continuous live scenario).
+    func loopsOnTimeline(_ n: Int) -> Int {
         guard scenario.continuous, scenario.isLive else { return 0 }
         let k = loopNumber(n) % loopsPerWrap
-        return Double(k < 0 ? k + loopsPerWrap : k) * loopSpan
+        return k < 0 ? k + loopsPerWrap : k
+    }
+
+    /// How much later each PID's MPEG-TS continuity counter runs in segment `n`: a continuous scenario's loops go on from
+    /// where the loop before ended, as its timestamps do (`TransportStream.continuityStep`).
+    public func continuityShift(_ n: Int) -> [Int: UInt8] {
+        let k = loopsOnTimeline(n)
+        guard k > 0, rendition.container == .ts, let first = rendition.segments.first, let last = rendition.segments.last else {
+            return [:]
+        }
+        return TransportStream.continuityStep(firstSegment: first.bytes, lastSegment: last.bytes)
+            .mapValues { UInt8((Int($0) * k) & 0x0F) }
     }
 
     /// Where segment `n`'s timeline starts again: every loop, or only where a continuous scenario's clock wraps.
     func restartsTimeline(_ n: Int) -> Bool { !scenario.continuous || loopShift(n) == 0 }
 
-    /// The discontinuities of the timeline up to loop `loopNumber(n)`: one a loop, or one a wrap (continuous).
-    func timelineBreaks(_ n: Int) -> Int {
+    /// The discontinuities of the timeline up to loop `loopNumber(n)`: one a loop, or one a wrap (continuous, unless
+    /// `everyLoop`: each loop's start marked).
+    func timelineBreaks(_ n: Int, everyLoop: Bool = false) -> Int {
         let l = loopNumber(n)
-        guard scenario.continuous else { return l }
+        guard scenario.continuous, !everyLoop else { return l }
         return l >= 0 ? l / loopsPerWrap : (l - loopsPerWrap + 1) / loopsPerWrap
     }
 

@@ -80,7 +80,8 @@ struct SyncFeedsE2ETests {
 
     @Test("PDT only after discontinuities: the tag leaves the window, the pane keeps its moment and stays locked")
     func pdtAtDiscontinuities() async throws {
-        // cam-a loops every 24 s with a discontinuity; a 6-segment window lists it from 2 s to 14 s after the loop starts.
+        // With the knob cam-a marks its loop (every 24 s) with a discontinuity, its timestamps going on; a 6-segment window
+        // lists it from 2 s to 14 s after the loop starts.
         // Started 9 s into a loop the playhead is past the tagged segment, which leaves the window 5 s later.
         // The phase is waited for once the players may start (`before`): waiting for a slot first would lose it.
         let r = try await MonitorRun.run(
@@ -149,8 +150,7 @@ struct SyncFeedsE2ETests {
         let moves = actions.filter { $0.hasSuffix(" back") || $0.hasSuffix(" forward") }
         let holds = actions.compactMap { a in a.hasPrefix("pane 1 held ") ? Double(a.dropFirst(12).dropLast(2)) : nil }
         let skips = r.named("skip").filter { ($0["pane"] as? Int) == 1 }.map { "\($0["t"] ?? "") \($0["seconds"] ?? "")" }
-        // Each later skip of pane 2 moves its picture and may take one move to follow: the outage's, and the few tenths mpv
-        // drops where cam-b's loop starts its timestamps again, when that comes within the run (seen: 0.34 s, 3.4 s after it).
+        // Each later skip of pane 2 moves its picture and may take one move to follow (the outage's).
         let laterSkips = r.named("skip").filter { ($0["pane"] as? Int) == 1 && ($0["t"] as? Double ?? 0) >= end - 0.5 }
         #expect(moves.count <= laterSkips.count, "\(actions); pane 2's skips: \(skips)")
         // One cam-a segment, and the margin the move aims past the moment (`SyncController.landingMargin`).

@@ -75,7 +75,9 @@ struct OriginHTTPTests {
         }
     }
 
-    @Test("the demo's segments go on in one timeline across the loop: PTS and PCR 20 s later each loop, the bytes otherwise the media's")
+    @Test(
+        "the demo's segments go on in one timeline across the loop: PTS and PCR 20 s later each loop, continuity counters going on, the bytes otherwise the media's"
+    )
     func demoContinues() throws {
         let router = TestOrigins.router(startedAt: 0)
         let now = Date().timeIntervalSince1970
@@ -98,7 +100,12 @@ struct OriginHTTPTests {
         let media = TestOrigins.media.rendition("v144", .ts)!.segments[0].bytes
         #expect(first.count == media.count)
         let ticks = Int64(((pts(first) - pts(media)) * 90_000).rounded())
-        #expect(TransportStream.shiftingTimestamps(media, by: ticks) == first)
+        #expect(
+            TransportStream.shiftingContinuity(TransportStream.shiftingTimestamps(media, by: ticks), by: model.continuityShift(n)) == first)
+        // Each PID's continuity counter goes on from the loop's last segment into the next loop's first (ISO/IEC 13818-1
+        // §2.4.3.3): a demuxer reading one after the other finds no packet missing.
+        let ended = TransportStream.continuityCounters(last, last: true), next = TransportStream.continuityCounters(first, last: false)
+        #expect(!next.isEmpty && next.allSatisfy { pid, cc in ended[pid].map { ($0 &+ 1) & 0x0F } == cc }, "\(ended) → \(next)")
         // The PCR moved with the PTS (the first packet that carries one).
         func pcr(_ b: [UInt8]) -> Int64? {
             stride(from: 0, to: b.count - 188, by: 188).lazy.compactMap { o -> Int64? in
@@ -111,6 +118,24 @@ struct OriginHTTPTests {
         #expect(abs(Double(p1 - p0) / 90_000 - (pts(first) - pts(media))) < 0.001)
         // The playlist lists no discontinuity at the loop point.
         let text = String(decoding: router.respond(OriginRequest(target: "/demo/v144/index.m3u8"), now: now).body, as: UTF8.self)
+        #expect(!text.contains("#EXT-X-DISCONTINUITY\n"), "\(text)")
+    }
+
+    @Test("a camera's timeline goes on across its loop: timestamps and continuity counters, no discontinuity listed")
+    func cameraContinues() throws {
+        let router = TestOrigins.router(startedAt: 0)
+        let now = Date().timeIntervalSince1970
+        let rendition = try #require(TestOrigins.media.rendition("cam-a", .ts))
+        let model = StreamModel(scenario: Scenario.named("cam-a")!, rendition: rendition)
+        var n = model.lastAvailable(at: now)
+        while n % rendition.segments.count != 0 { n -= 1 }
+        func body(_ i: Int) -> [UInt8] { router.respond(OriginRequest(target: "/cam-a/cam-a/s\(i).ts"), now: now).body }
+        let (last, first) = (body(n - 1), body(n))
+        func pts(_ b: [UInt8]) -> Double { Double(TransportStream.probe(b).firstVideoPTS ?? 0) / 90_000 }
+        #expect(abs(pts(first) - pts(last) - 2) < 0.001, "\(pts(last)) → \(pts(first))")
+        let ended = TransportStream.continuityCounters(last, last: true), next = TransportStream.continuityCounters(first, last: false)
+        #expect(!next.isEmpty && next.allSatisfy { pid, cc in ended[pid].map { ($0 &+ 1) & 0x0F } == cc }, "\(ended) → \(next)")
+        let text = String(decoding: router.respond(OriginRequest(target: "/cam-a/cam-a/index.m3u8"), now: now).body, as: UTF8.self)
         #expect(!text.contains("#EXT-X-DISCONTINUITY\n"), "\(text)")
     }
 

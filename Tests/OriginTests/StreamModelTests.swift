@@ -108,6 +108,18 @@ struct StreamModelTests {
         let m = try #require(PlaylistParser.parseLenient(text).playlist.media)
         let tagged = m.segments.filter { $0.programDateTime != nil }
         #expect(tagged.count == 1 && tagged.allSatisfy(\.discontinuity), "\(text)")
+        // Without the knob the camera's timestamps go on across its loop: no discontinuity, each segment 2 s after the last.
+        var plain = LiveOverrides()
+        plain.windowSegments = 12
+        let across = a.window(at: now, overrides: plain)
+        #expect(across.contains { $0.position == 0 } && !across.contains(where: \.discontinuity))
+        #expect(zip(across, across.dropFirst()).allSatisfy { abs($1.mediaTime - $0.mediaTime - 2) < 1e-9 })
+        // With it, each loop's start is marked, and a segment keeps its discontinuity sequence as the window slides.
+        let marked = a.window(at: now, overrides: d), slid = a.window(at: now + 6, overrides: d)
+        #expect(marked.filter(\.discontinuity).map(\.position) == [0])
+        for t in slid {
+            if let same = marked.first(where: { $0.index == t.index }) { #expect(same.discontinuitySequence == t.discontinuitySequence) }
+        }
         // PDT lost for 6 s: the segments published meanwhile have none; a discontinuity where it stops and where it returns,
         // and the discontinuity sequence stays the same for a segment across reloads.
         var n = LiveOverrides()
