@@ -190,9 +190,9 @@ public enum Dashboard {
             y += 1
         }
         let end = y + rows - (m.ui.showMessages ? 1 : 2)
-        for (text, role) in m.logLines {
+        for line in m.logLines {
             guard y < end else { break }
-            c.put(0, y, fit(text, c.width), role)
+            c.put(0, y, fit(line.text, c.width), line.role)
             y += 1
         }
         y = end

@@ -133,7 +133,14 @@ public struct KeyRow: Sendable, Equatable {
     public var text: String
 }
 
-/// Everything the dashboard draws, derived from the session and the UI state (pure).
+/// One line of the request log or the message log, and how it is drawn.
+public struct LogLine: Sendable, Equatable {
+    public var text: String
+    public var role: Role
+}
+
+/// Everything the dashboard draws, derived from the session and the UI state (pure). Its equality is synthesised: a frame is
+/// drawn again when anything in it changed, a field added later included.
 public struct DashboardModel: Sendable, Equatable {
     public var status: StatusModel
     public var ladder: [LadderRow]
@@ -141,7 +148,7 @@ public struct DashboardModel: Sendable, Equatable {
     public var timeline: TimelineModel?
     public var keys: [KeyRow]
     /// The log lines from the scroll position on (request log or messages, newest first), at most `logWindow` of them.
-    public var logLines: [(String, Role)]
+    public var logLines: [LogLine]
     /// How many lines the whole log has, and the index of the first line in `logLines`.
     public var logTotal: Int
     public var logFirst: Int
@@ -160,14 +167,6 @@ public struct DashboardModel: Sendable, Equatable {
     public var pathways: String?
     /// The LL-HLS panel's lines (with `ui.showLowLatency`).
     public var lowLatency: [String] = []
-
-    public static func == (a: DashboardModel, b: DashboardModel) -> Bool {
-        a.status == b.status && a.ladder == b.ladder && a.renditions == b.renditions && a.timeline == b.timeline && a.keys == b.keys
-            && a.pathways == b.pathways
-            && a.logLines.map(\.0) == b.logLines.map(\.0) && a.logTotal == b.logTotal && a.logFirst == b.logFirst && a.ui == b.ui
-            && a.picture == b.picture && a.pictureState == b.pictureState && a.graphs == b.graphs && a.waterfall == b.waterfall
-            && a.lowLatency == b.lowLatency
-    }
 
     /// Builds the model from a session snapshot.
     public init(_ s: SessionState, ui: UIState) {
@@ -200,7 +199,7 @@ public struct DashboardModel: Sendable, Equatable {
         if ui.showMessages {
             logLines = s.log.reversed().dropFirst(logFirst).prefix(Self.logWindow).map { l in
                 let role: Role = l.level.isProblem ? .bad : (l.level == .warn ? .warn : .normal)
-                return (pad(fixed(l.t, 3), 8, right: true) + " " + pad(l.level.rawValue, 5) + " " + l.text, role)
+                return LogLine(text: pad(fixed(l.t, 3), 8, right: true) + " " + pad(l.level.rawValue, 5) + " " + l.text, role: role)
             }
         } else {
             // With several pathways, each line says its rung's (a rendition's requests follow the variant's).
@@ -418,7 +417,7 @@ public struct DashboardModel: Sendable, Equatable {
         return "pathways  " + parts.joined(separator: "  ") + (p.pinned.map { "  (pinned \($0))" } ?? "")
     }
 
-    static func requestLine(_ r: RequestEvent, pathway: String? = nil) -> (String, Role) {
+    static func requestLine(_ r: RequestEvent, pathway: String? = nil) -> LogLine {
         let bytes = size(r.bytes)
         let ttfb = pad(r.ttfbMs.map { fixed($0, 1) } ?? "-", 6, right: true)
         let name = r.url.split(separator: "/").last.map(String.init) ?? r.url
@@ -432,7 +431,7 @@ public struct DashboardModel: Sendable, Equatable {
             + (r.range.map { " \($0)" } ?? "")
             + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "") + (cacheNote(r).map { "  \($0)" } ?? "")
         let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
-        return (text, role)
+        return LogLine(text: text, role: role)
     }
 }
 

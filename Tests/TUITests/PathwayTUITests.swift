@@ -52,7 +52,7 @@ struct PathwayTUITests {
         #expect(m.status.pathway == "path cdn-a  cdn-b out 10s", "\(m.status.pathway ?? "nil")")
         let text = Dashboard.render(m, width: 80, height: 24).text
         #expect(text.contains("pathways  cdn-b out 10s"), "\(text)")
-        #expect(m.logLines.first?.0.contains("s2.ts @cdn-b") == true, "\(m.logLines.first?.0 ?? "")")
+        #expect(m.logLines.first?.text.contains("s2.ts @cdn-b") == true, "\(m.logLines.first?.text ?? "")")
         // The retest once the penalty ends: one, and not again while it is out.
         #expect(s.pathwayRetest(at: 11.9) == nil)
         #expect(s.pathwayRetest(at: 12.2) == 2 && s.pathwayRetest(at: 12.3) == nil)

@@ -98,6 +98,16 @@ struct SnapshotTests {
         #expect(text == expected, "snapshot \(name) differs:\n\(text)")
     }
 
+    @Test("a frame differs from the last when only a log line's colour does: the model's equality covers every field")
+    func logLineRoleRedraws() throws {
+        let a = DashboardModel(sampleSession(), ui: UIState())
+        var b = a
+        #expect(a == b)
+        try #require(!b.logLines.isEmpty)
+        b.logLines[0].role = b.logLines[0].role == .bad ? .normal : .bad
+        #expect(a != b)
+    }
+
     @Test("80x24 dashboard", arguments: [(80, 24), (120, 40)])
     func dashboard(size: (Int, Int)) throws {
         let c = Dashboard.render(DashboardModel(sampleSession(), ui: UIState()), width: size.0, height: size.1)
@@ -225,10 +235,10 @@ struct SnapshotTests {
                 local: cache == .hit, prefetch: false, retries: 0, outcome: .ok, firstPTS: nil, cache: cache, savedBytes: saved)
         }
         let hit = DashboardModel.requestLine(request(.hit, saved: 58_000))
-        #expect(hit.0.hasSuffix("seg3.ts  hit 56.6k saved") && hit.1 == .dim, "\(hit)")
-        #expect(DashboardModel.requestLine(request(.resumed, saved: 4096)).0.hasSuffix("seg3.ts  resumed 4.0k saved"))
-        #expect(DashboardModel.requestLine(request(.miss, saved: 0)).0.hasSuffix("seg3.ts  miss"))
-        #expect(DashboardModel.requestLine(request(nil, saved: 0)).0.hasSuffix("seg3.ts"))
+        #expect(hit.text.hasSuffix("seg3.ts  hit 56.6k saved") && hit.role == .dim, "\(hit)")
+        #expect(DashboardModel.requestLine(request(.resumed, saved: 4096)).text.hasSuffix("seg3.ts  resumed 4.0k saved"))
+        #expect(DashboardModel.requestLine(request(.miss, saved: 0)).text.hasSuffix("seg3.ts  miss"))
+        #expect(DashboardModel.requestLine(request(nil, saved: 0)).text.hasSuffix("seg3.ts"))
     }
 
     @Test("a progressive file: its pieces with their byte ranges in the request log, the ladder's one rung named MP4 file")
@@ -236,7 +246,7 @@ struct SnapshotTests {
         let piece = RequestEvent(
             kind: .file, url: "http://o/progressive/movie.mp4", rung: 0, msn: nil, start: 1, ttfbMs: 1, durationMs: 2, bytes: 262_144,
             status: 206, local: false, prefetch: false, retries: 0, outcome: .ok, firstPTS: nil, cache: .miss, range: "bytes=0-262143")
-        #expect(DashboardModel.requestLine(piece).0.hasSuffix("movie.mp4 bytes=0-262143  miss"), "\(DashboardModel.requestLine(piece))")
+        #expect(DashboardModel.requestLine(piece).text.hasSuffix("movie.mp4 bytes=0-262143  miss"), "\(DashboardModel.requestLine(piece))")
         var media = MediaPlaylist()
         (media.targetDuration, media.endList, media.playlistType) = (20, true, "VOD")
         media.segments = [Segment(uri: "http://o/progressive/movie.mp4", duration: 20)]
