@@ -135,6 +135,7 @@ public enum Lint {
         }
         checkSegments(m, p, version, target, &d)
         checkLowLatency(m, target: target, &d)
+        checkDateRanges(m, &d)
         if let sc = m.serverControl {
             if let skip = sc.canSkipUntil, skip < Double(target) * 6 {
                 d.append(

@@ -598,6 +598,23 @@ struct ParserState {
         if let s = start, let e = end, let dur = duration, abs(e.seconds - s.seconds - dur) > 0.001 {
             report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE END-DATE MUST equal START-DATE plus DURATION")
         }
+        // SCTE-35 splice_info_sections carried as hexadecimal-sequences (§4.4.5.1.1).
+        for name in ["SCTE35-CMD", "SCTE35-OUT", "SCTE35-IN"] { _ = r.hex(name, &d) }
+        let cue = r.string("CUE", &d)
+        if let cue, Set(cue.split(separator: ",").map(String.init)).isSuperset(of: ["PRE", "POST"]) {
+            report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE ID=\"\(id)\" CUE=\"\(cue)\" MUST NOT include both PRE and POST")
+        }
+        // HLS Interstitials (RFC 8216bis Appendix D): an interstitial names its asset by X-ASSET-URI or X-ASSET-LIST, not both.
+        if classID == "com.apple.hls.interstitial" {
+            let (uri, list) = (r.raw("X-ASSET-URI") != nil, r.raw("X-ASSET-LIST") != nil)
+            if uri == list {
+                d.append(
+                    Diagnostic(
+                        .error, line: l.number, rule: "RFC 8216bis Appendix D",
+                        "interstitial ID=\"\(id)\" has \(uri ? "both X-ASSET-URI and X-ASSET-LIST" : "neither X-ASSET-URI nor X-ASSET-LIST"); it MUST have exactly one"
+                    ))
+            }
+        }
         if endOnNext {
             if classID == nil { report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE with END-ON-NEXT=YES MUST have a CLASS") }
             if duration != nil || end != nil {
@@ -606,7 +623,7 @@ struct ParserState {
         }
         media.dateRanges.append(
             DateRange(
-                id: id, classID: classID, startDate: start, startDateText: startText, cue: r.string("CUE", &d), endDate: end,
+                id: id, classID: classID, startDate: start, startDateText: startText, cue: cue, endDate: end,
                 endDateText: endText,
                 duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
                 extra: r.extras(),

@@ -28,6 +28,55 @@ struct MetadataTagTests {
         #expect(PlaylistWriter.write(r.playlist).contains("X-COM-EXAMPLE-ID=\"7\""))
     }
 
+    @Test(
+        "EXT-X-DATERANGE across tags (§4.4.5.1): PDT required, one ID's attributes never change, one CLASS never overlaps; SCTE-35 in hex, CUE, interstitial assets"
+    )
+    func dateRangeAcrossTags() {
+        let r = parse(
+            mediaText(
+                """
+                #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z
+                #EXT-X-DATERANGE:ID="a",CLASS="com.example.ad",START-DATE="2026-01-01T00:00:00Z",PLANNED-DURATION=30
+                #EXTINF:4,
+                a.ts
+                #EXT-X-DATERANGE:ID="a",CLASS="com.example.ad",START-DATE="2026-01-01T00:00:00Z",DURATION=20,X-AD="1"
+                #EXT-X-DATERANGE:ID="a",START-DATE="2026-01-01T00:00:01Z",X-AD="2"
+                #EXT-X-DATERANGE:ID="b",CLASS="com.example.ad",START-DATE="2026-01-01T00:00:10Z",DURATION=5
+                #EXT-X-DATERANGE:ID="c",CLASS="com.example.other",START-DATE="2026-01-01T00:00:10Z",DURATION=5
+                #EXT-X-DATERANGE:ID="s",START-DATE="2026-01-01T00:00:30Z",SCTE35-OUT=0xFC30,SCTE35-IN=FC30
+                #EXT-X-DATERANGE:ID="i",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:40Z",CUE="PRE,POST",X-ASSET-URI="ad.m3u8",X-ASSET-LIST="ads.json"
+                #EXT-X-DATERANGE:ID="j",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:50Z",CUE="ONCE",X-ASSET-LIST="ads.json"
+                #EXTINF:4,
+                b.ts
+                """))
+        // The update of "a" adds DURATION and X-AD; the next changes START-DATE and X-AD.
+        #expect(r.has(.error, "ID=\"a\" changes START-DATE", line: 9))
+        #expect(r.has(.error, "ID=\"a\" changes X-AD from 1 (line 5) to 2", line: 9))
+        #expect(!r.has(.error, "changes DURATION") && !r.has(.error, "changes CLASS"))
+        // "a" spans 0–20 s, "b" 10–15 s of the same CLASS; "c" is of another.
+        #expect(r.has(.error, "ID=\"b\" overlaps ID=\"a\"", line: 10))
+        #expect(!r.has(.error, "ID=\"c\" overlaps"))
+        #expect(r.has(.error, "SCTE35-IN=FC30 is not a hexadecimal-sequence", line: 12) && !r.has(.error, "SCTE35-OUT"))
+        #expect(r.has(.error, "MUST NOT include both PRE and POST", line: 13))
+        #expect(r.has(.error, "interstitial ID=\"i\" has both X-ASSET-URI and X-ASSET-LIST", line: 13))
+        #expect(!r.has(.error, "ID=\"j\""))
+        #expect(!r.has(.error, "no EXT-X-PROGRAM-DATE-TIME"))
+        // Without any PDT the dates mean nothing for the segments: an error.
+        let undated = parse(mediaText("#EXT-X-DATERANGE:ID=\"x\",START-DATE=\"2026-01-01T00:00:00Z\"\n#EXTINF:4,\na.ts"))
+        #expect(undated.has(.error, "EXT-X-DATERANGE but no EXT-X-PROGRAM-DATE-TIME", line: 4))
+        // END-ON-NEXT ranges end where the next of their class starts: back to back, no overlap.
+        let chained = parse(
+            mediaText(
+                """
+                #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z
+                #EXT-X-DATERANGE:ID="p1",CLASS="com.example.program",START-DATE="2026-01-01T00:00:00Z",END-ON-NEXT=YES
+                #EXT-X-DATERANGE:ID="p2",CLASS="com.example.program",START-DATE="2026-01-01T00:00:04Z",END-ON-NEXT=YES
+                #EXTINF:4,
+                a.ts
+                """))
+        #expect(chained.errorCount == 0, "\(chained.diagnostics.map(\.message))")
+    }
+
     @Test("EXT-X-SKIP shifts the media sequence of the segments after it (§4.4.5.2)")
     func skip() {
         let r = parse(
