@@ -90,7 +90,8 @@ let package = Package(
         .target(
             name: "App",
             dependencies: [
-                "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "Session", "TUI", "Recording", "Offline",
+                "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "LoaderCore", "LoaderEvents", "MediaFormats",
+                "Session", "TUI", "Recording", "Offline",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Yams", package: "Yams"),
@@ -98,14 +99,14 @@ let package = Package(
         .executableTarget(
             name: "hlstui",
             dependencies: [
-                "App", "Origin", "Loader", "LoaderCore", "Recording", "Offline", "CMalloc",
+                "App", "Origin", "Loader", "LoaderCore", "Recording", "Offline", "CMalloc", "Player", "Session", "TUI", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "hlstui-parse-bench", dependencies: ["HLS"], path: "Benchmarks/ParseBench"),
         .executableTarget(
             name: "hlstui-loader-bench",
-            dependencies: ["Loader", "Origin", .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["Loader", "LoaderCore", "LoaderEvents", "Origin", .product(name: "NIOPosix", package: "swift-nio")],
             path: "Benchmarks/LoaderBench"
         ),
         .executableTarget(
@@ -125,20 +126,23 @@ let package = Package(
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(
             name: "AppTests",
-            dependencies: ["App", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport"],
+            dependencies: [
+                "App", "HLS", "LoaderEvents", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport",
+            ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "LoaderEvents"]),
         .testTarget(name: "OfflineTests", dependencies: ["Offline", "HLS"]),
         .testTarget(
             name: "LoaderTests",
             dependencies: [
-                "Loader", "LoaderCore", "Origin", "HLS", "MediaFormats", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "Loader", "LoaderCore", "LoaderEvents", "Origin", "HLS", "MediaFormats", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .testTarget(
             name: "OriginTests",
             dependencies: [
-                "Origin", "HLS", "LoaderCore", "MediaFormats", "TestSupport",
+                "Origin", "HLS", "LoaderCore", "LoaderEvents", "MediaFormats", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),

@@ -1,5 +1,7 @@
 // Loader benchmark: added latency per request and throughput through the Loader vs direct to the origin,
 // and startup of mpv with a 300 ms key server vs the same stream without keys, all in one run. Prints one JSON object.
+import LoaderCore
+import LoaderEvents
 import Foundation
 import Loader
 import NIOPosix

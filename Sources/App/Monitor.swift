@@ -1,3 +1,5 @@
+import LoaderCore
+import LoaderEvents
 import Foundation
 import HLS
 import HLSReport

@@ -1,3 +1,4 @@
+import LoaderEvents
 import HLS
 import LoaderCore
 

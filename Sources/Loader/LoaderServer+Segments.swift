@@ -1,3 +1,4 @@
+import LoaderEvents
 import LoaderCore
 import Foundation
 import HLS

@@ -1,4 +1,5 @@
-@_exported import LoaderCore
+import LoaderEvents
+import LoaderCore
 import Foundation
 import HLS
 import MediaFormats

@@ -1,3 +1,4 @@
+import LoaderEvents
 import Foundation
 import LoaderCore
 import NIOConcurrencyHelpers

@@ -1,6 +1,6 @@
 import Foundation
 import HLS
-@_exported import LoaderEvents
+import LoaderEvents
 
 /// What a URI in a playlist points at: the absolute upstream URL, its kind, and for segments and init sections the segment and
 /// the byte range (RFC 8216bis §4.4.4.2, §4.4.4.5) the Loader fetches — the player's playlist carries no EXT-X-BYTERANGE for them.
