@@ -148,3 +148,10 @@ let package = Package(
         ),
     ]
 )
+
+// Strict settings for every Swift target (DECISIONS.md, "Strict compiler settings"): existentials spelled `any`, and a
+// member visible only through a module the file imports itself.
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Loader
 import Origin
+import NIOPosix
 
 /// `hlstui-loader-bench cycles MEDIA N`: Loaders started, used (a playlist and a segment through each) and shut down, `N` of
 /// them after five to warm up, in a process of their own, so nothing else moves its threads and descriptors. Prints

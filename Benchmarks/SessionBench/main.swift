@@ -3,6 +3,7 @@ import Foundation
 import JSONValue
 import Origin
 import Player
+import Session
 
 // Time to first frame: hlstui (Loader + libmpv, the dashboard's session) vs libmpv alone on the same stream, same options, same run.
 // Usage: hlstui-session-bench MEDIA_CACHE [RUNS]; prints one JSON object.

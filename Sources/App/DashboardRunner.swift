@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import Session
 import Terminal
 import TUI
+import Loader
 
 /// What `hlstui URL` needs besides the panes.
 public struct DashboardRequest: Sendable {

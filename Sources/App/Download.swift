@@ -6,6 +6,7 @@ import LoaderCore
 import NIOConcurrencyHelpers
 import NIOPosix
 import Offline
+import NIOCore
 
 /// What `hlstui download` was asked for.
 public struct DownloadRequest: Sendable {

@@ -8,7 +8,7 @@ import NIOPosix
 public final class MetricsServer: Sendable {
     public let port: Int
     public let host: String
-    private let channel: Channel
+    private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
 
     /// Binds `address` ("HOST:PORT" or ":PORT" for 127.0.0.1); the error names the address and the cause in one line.

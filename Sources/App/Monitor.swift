@@ -26,7 +26,7 @@ public struct MonitorRequest: Sendable {
     /// A replay's progress: its commands are cued by it, and what diverged is said as `divergence` events.
     public var replay: ReplayProgress?
     /// Gets every report and tick too (`--metrics`, `fleet`).
-    public var observer: SessionObserver?
+    public var observer: (any SessionObserver)?
     public init(panes: [PaneConfig], duration: Double?) {
         self.panes = panes
         self.duration = duration

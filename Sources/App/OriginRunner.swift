@@ -86,9 +86,9 @@ final class OnceFlag: @unchecked Sendable {
 
 /// Keeps signal sources alive for the process's life.
 enum SignalSources {
-    nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
     static let lock = NSLock()
-    static func keep(_ s: DispatchSourceSignal) {
+    static func keep(_ s: any DispatchSourceSignal) {
         lock.lock()
         sources.append(s)
         lock.unlock()

@@ -2,6 +2,7 @@ import Foundation
 import LoaderEvents
 import Prometheus
 import Session
+import HLS
 
 /// Playback quality of headless sessions as Prometheus metrics (docs/METRICS.md): one registry per process, one
 /// `StreamMetrics` per stream. Labels come only from a fixed set — stream (the name given), pane, kind, status class, reason,

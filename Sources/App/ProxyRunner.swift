@@ -3,6 +3,7 @@ import LoaderEvents
 import Foundation
 import JSONValue
 import Loader
+import HLS
 
 /// Parses the command-line forms of Loader options.
 public enum LoaderFlags {

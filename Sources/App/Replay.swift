@@ -3,6 +3,7 @@ import Loader
 import Origin
 import Recording
 import Session
+import LoaderEvents
 
 /// A recording served again (`hlstui replay`): the origin that answers as the recorded ones did, the panes' URLs on it and
 /// the commands given, at their times.

@@ -3,6 +3,7 @@ import Foundation
 import LoaderCore
 import NIOConcurrencyHelpers
 import NIOCore
+import CoreFoundation
 
 /// What `--cache` asks for.
 public struct CacheOptions: Sendable {

@@ -10,7 +10,7 @@ import NIOPosix
 /// Writes one response to the player's connection from any thread (Channel writes are thread-safe); without a channel (`sink`)
 /// the answer goes nowhere: a segment the Loader reads on its own account (`LoaderOptions.readsUndecodedVideo`).
 final class ResponseWriter: Sendable {
-    let channel: Channel?
+    let channel: (any Channel)?
     let keepAlive: Bool
     let version: HTTPVersion
     let headOnly: Bool
@@ -18,7 +18,7 @@ final class ResponseWriter: Sendable {
     /// The head went out before the origin answered (`commitHead`): the origin's head is not sent again, the body follows chunked.
     let committed = NIOLockedValueBox(false)
 
-    init(channel: Channel?, keepAlive: Bool, version: HTTPVersion, headOnly: Bool) {
+    init(channel: (any Channel)?, keepAlive: Bool, version: HTTPVersion, headOnly: Bool) {
         self.channel = channel
         self.keepAlive = keepAlive
         self.version = version
@@ -162,5 +162,5 @@ final class LoaderHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
 }

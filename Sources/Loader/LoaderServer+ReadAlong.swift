@@ -1,6 +1,7 @@
 import LoaderEvents
 import HLS
 import LoaderCore
+import NIOConcurrencyHelpers
 
 /// Video the player does not decode (mpv `vid=no`, `LoaderOptions.readsUndecodedVideo`). FFmpeg then reads no segment of a
 /// variant whose audio is a rendition of its own, so nothing would watch the video's delivery and the session would have no

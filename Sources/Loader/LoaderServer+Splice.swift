@@ -2,6 +2,7 @@ import LoaderEvents
 import Foundation
 import HLS
 import LoaderCore
+import NIOConcurrencyHelpers
 
 /// The splice: which rung serves each segment the player asks for (DECISIONS.md, rung switching).
 extension LoaderServer {

@@ -117,9 +117,9 @@ public struct OpenedStream: Sendable {
 
 /// The connections players opened to a Loader: closed with it (a listening socket's close leaves them open).
 final class PlayerConnections: Sendable {
-    private let open = NIOLockedValueBox([ObjectIdentifier: Channel]())
+    private let open = NIOLockedValueBox([ObjectIdentifier: any Channel]())
 
-    func add(_ ch: Channel) {
+    func add(_ ch: any Channel) {
         let id = ObjectIdentifier(ch)
         open.withLockedValue { $0[id] = ch }
         ch.closeFuture.whenComplete { [open] _ in _ = open.withLockedValue { $0.removeValue(forKey: id) } }
@@ -144,8 +144,8 @@ public final class LoaderServer: Sendable {
     let continuation: AsyncStream<LoaderEvent>.Continuation
     let client: UpstreamClient
     let keys: KeyStore
-    let group: EventLoopGroup
-    let channel: Channel
+    let group: any EventLoopGroup
+    let channel: any Channel
     /// When the Loader started, on its clock: `now` counts from it.
     let started: Double
     let table = NIOLockedValueBox(Table())
@@ -262,7 +262,7 @@ public final class LoaderServer: Sendable {
         return server
     }
 
-    init(token: String, channel: Channel, group: EventLoopGroup, options: LoaderOptions, players: PlayerConnections) throws {
+    init(token: String, channel: any Channel, group: any EventLoopGroup, options: LoaderOptions, players: PlayerConnections) throws {
         self.players = players
         self.token = token
         self.channel = channel

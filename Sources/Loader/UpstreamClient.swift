@@ -84,19 +84,19 @@ public struct UpstreamResponse: Sendable {
 /// custom headers, and TLS checked by `TLSVerifier` so every refusal names its cause.
 public final class UpstreamClient: Sendable {
     public let options: UpstreamOptions
-    let group: EventLoopGroup
+    let group: any EventLoopGroup
     let verifier: TLSVerifier?
     let sslContext: NIOSSLContext?
     let pool = NIOLockedValueBox(Pool())
 
     /// Idle connections by origin, and every connection open (idle or in use), so `shutdown` closes them all.
     struct Pool {
-        var idle: [String: [Channel]] = [:]
-        var open: [ObjectIdentifier: Channel] = [:]
+        var idle: [String: [any Channel]] = [:]
+        var open: [ObjectIdentifier: any Channel] = [:]
         var closed = false
     }
 
-    public init(group: EventLoopGroup, options: UpstreamOptions = UpstreamOptions()) throws {
+    public init(group: any EventLoopGroup, options: UpstreamOptions = UpstreamOptions()) throws {
         self.group = group
         self.options = options
         let v = try TLSVerifier(options: options.tls)
@@ -323,8 +323,8 @@ public final class UpstreamClient: Sendable {
     }
 
     /// An idle pooled connection to the origin, or a new one.
-    func connection(_ t: Target, url: String) async throws -> Channel {
-        while let c = pool.withLockedValue({ p -> Channel? in p.idle[t.key]?.popLast() }) {
+    func connection(_ t: Target, url: String) async throws -> any Channel {
+        while let c = pool.withLockedValue({ p -> (any Channel)? in p.idle[t.key]?.popLast() }) {
             if c.isActive { return c }
         }
         guard !pool.withLockedValue({ $0.closed }) else {
@@ -368,7 +368,7 @@ public final class UpstreamClient: Sendable {
                     try channel.pipeline.syncOperations.addHandler(UpstreamHandler(verifyFailure: verifyFailure))
                 }
             }
-        let channel: Channel
+        let channel: any Channel
         do {
             channel = try await bootstrap.connect(host: t.host, port: t.port).get()
         } catch {
@@ -398,7 +398,7 @@ public final class UpstreamClient: Sendable {
         }
     }
 
-    func release(_ c: Channel, key: String) {
+    func release(_ c: any Channel, key: String) {
         let keep = pool.withLockedValue { p -> Bool in
             var list = p.idle[key] ?? []
             guard !p.closed, list.count < 8 else { return false }
@@ -409,7 +409,7 @@ public final class UpstreamClient: Sendable {
         if !keep { c.close(promise: nil) }
     }
 
-    static func describe(_ error: Error) -> String {
+    static func describe(_ error: any Error) -> String {
         let s = "\(error)"
         if s.contains("connectTimeout") { return "connection timed out" }
         if s.contains("connection refused") || s.contains("Connection refused") || s.contains("ECONNREFUSED") {
@@ -420,7 +420,7 @@ public final class UpstreamClient: Sendable {
 
     /// Closes every connection, idle or in use (a request in flight fails), and opens no new one.
     public func shutdown() {
-        let all = pool.withLockedValue { p -> [Channel] in
+        let all = pool.withLockedValue { p -> [any Channel] in
             p.closed = true
             p.idle = [:]
             return Array(p.open.values)

@@ -50,7 +50,7 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         case .success:
             let result = e.ended()
             if case .failure = result { reusable = false }
-            p.completeWith(result.mapError { $0 as Error })
+            p.completeWith(result.mapError { $0 as any Error })
         case .failure(let err):
             p.fail(e.failed(err))
         }
@@ -79,7 +79,7 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     /// What a TLS alert from the server means for the user, when it is about our client certificate (mutual TLS).
-    static func clientCertificateProblem(_ error: Error) -> String? {
+    static func clientCertificateProblem(_ error: any Error) -> String? {
         let text = "\(error)".uppercased()
         if text.contains("CERTIFICATE_REQUIRED") {
             return "TLS: the origin requires a client certificate (give one with --client-cert FILE.p12)"
@@ -93,7 +93,7 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
     /// The last error the connection saw, for failures noticed only when the next request starts.
     let lastError = NIOLockedValueBox<String?>(nil)
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let url = exchange?.url ?? ""
         let mtls = UpstreamHandler.clientCertificateProblem(error)
         lastError.withLockedValue { $0 = mtls ?? "\(error)" }
@@ -135,7 +135,7 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @un
         context.fireUserInboundEventTriggered(event)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         complete(error)
         context.fireErrorCaught(error)
     }
@@ -145,7 +145,7 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @un
         context.fireChannelInactive()
     }
 
-    func complete(_ error: Error?) {
+    func complete(_ error: (any Error)?) {
         guard
             let p = lock.withLock({ () -> EventLoopPromise<Void>? in
                 guard !done else { return nil }

@@ -38,7 +38,7 @@ public enum UpstreamPart: Sendable {
 /// `readTimeout`, `.truncated` for a connection that closed mid-body. The client's policy (redirects, retries, resumption,
 /// the cache) is the same above either transport (DECISIONS.md, "The Loader's clock and transport are injected").
 public protocol UpstreamTransport: Sendable {
-    func send(_ request: UpstreamRequest, readTimeout: Double) -> AsyncThrowingStream<UpstreamPart, Error>
+    func send(_ request: UpstreamRequest, readTimeout: Double) -> AsyncThrowingStream<UpstreamPart, any Error>
 }
 
 /// One request/response on a connection.
@@ -112,7 +112,7 @@ final class Exchange: @unchecked Sendable {
     }
 
     /// Reads an answer off a transport other than the network (`UpstreamTransport`).
-    func run(_ parts: AsyncThrowingStream<UpstreamPart, Error>) async throws(UpstreamError) -> UpstreamResponse {
+    func run(_ parts: AsyncThrowingStream<UpstreamPart, any Error>) async throws(UpstreamError) -> UpstreamResponse {
         do {
             for try await part in parts {
                 switch part {

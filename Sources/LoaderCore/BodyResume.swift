@@ -1,3 +1,4 @@
+import Foundation
 /// How a body that broke after its head went to the player is continued from the byte where it stopped (DECISIONS.md, "A body
 /// that breaks is resumed"): a Range request for the rest, guarded by If-Range so a changed object is never stitched to the
 /// bytes already sent (RFC 9110 §13.1.5, §14.2). Pure: the Loader's client does the requests and keeps the time.

@@ -1,4 +1,5 @@
 import HLS
+import Foundation
 
 /// How a download names what it stores, relative to a rendition's folder.
 public struct OfflineNames: Sendable {

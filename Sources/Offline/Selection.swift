@@ -1,4 +1,5 @@
 import HLS
+import Foundation
 
 /// One condition of a `--variant` qualifier: `avg<=3M`, `bw<=5M`, `height<=720`, `fps<=30`, `codec=hvc1|avc1`, `range=PQ|SDR`.
 /// A `|` list is an ordered preference: a variant matching an earlier value ranks before one matching a later.

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import HLS
 
 /// The origin on 127.0.0.1: HTTP, and HTTPS with a self-signed certificate when asked.
 public final class OriginServer: Sendable {
@@ -12,7 +13,7 @@ public final class OriginServer: Sendable {
     public let httpsPort: Int?
     public let identity: SelfSignedIdentity?
     let group: MultiThreadedEventLoopGroup
-    let channels: [Channel]
+    let channels: [any Channel]
 
     /// The loopback addresses plain HTTP answers on, all on the same port: the first is the origin's own; the others stand for
     /// other CDNs of the same streams (the `steered` scenario's pathways, per-host outages with `/control/fault?host=`).
@@ -34,7 +35,7 @@ public final class OriginServer: Sendable {
             let bound = http.localAddress?.port ?? port
             let others = try hosts.dropFirst().map { try bind(group: group, router: router, host: $0, port: bound, ssl: nil) }
             var identity: SelfSignedIdentity?
-            var https: Channel?
+            var https: (any Channel)?
             if tls {
                 let id = try given ?? SelfSignedIdentity.make()
                 identity = id
@@ -51,7 +52,7 @@ public final class OriginServer: Sendable {
     }
 
     init(
-        router: any OriginResponder, group: MultiThreadedEventLoopGroup, channels: [Channel], httpPort: Int, httpsPort: Int?,
+        router: any OriginResponder, group: MultiThreadedEventLoopGroup, channels: [any Channel], httpPort: Int, httpsPort: Int?,
         identity: SelfSignedIdentity?
     ) {
         self.router = router
@@ -64,7 +65,7 @@ public final class OriginServer: Sendable {
 
     static func bind(
         group: MultiThreadedEventLoopGroup, router: any OriginResponder, host: String, port: Int, ssl: NIOSSLContext?
-    ) throws -> Channel {
+    ) throws -> any Channel {
         try ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -226,7 +227,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
 

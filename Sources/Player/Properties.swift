@@ -1,3 +1,4 @@
+import JSONValue
 /// A libmpv property hlstui reads, with the type it is read as: the name and its decoding live here once.
 public struct MPVProperty<Value: Sendable>: Sendable {
     public let name: String

@@ -226,7 +226,7 @@ public final class Recorder: @unchecked Sendable {
         return f.string(from: d)
     }
 
-    static func describe(_ error: Error) -> String {
+    static func describe(_ error: any Error) -> String {
         if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
         return "\(error)"
     }

@@ -1,3 +1,4 @@
+import HLS
 /// One measured figure over the last minutes: a value a second, oldest first (pure; bounded — a session of days keeps 15
 /// minutes). A second without a value (not known then: no PDT, no live edge, not started) is nil, drawn as a hole.
 public struct Series: Sendable, Equatable {

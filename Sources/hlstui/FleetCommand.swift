@@ -3,6 +3,8 @@ import ArgumentParser
 import CMalloc
 import Foundation
 import Terminal
+import Session
+import Loader
 
 /// `hlstui fleet FILE`: many headless sessions in one process, one Prometheus endpoint.
 struct FleetCommand: AsyncParsableCommand {

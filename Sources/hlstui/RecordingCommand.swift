@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Recording
+import LoaderEvents
 
 /// `hlstui recording info|redact`: what a recording holds, and a copy fit to share.
 struct RecordingCommand: ParsableCommand {

@@ -4,6 +4,8 @@ import Foundation
 import Loader
 import Session
 import Terminal
+import Recording
+import Origin
 
 /// `hlstui replay FILE`: a recorded session again, from an origin that answers as the recorded one did.
 struct ReplayCommand: AsyncParsableCommand {

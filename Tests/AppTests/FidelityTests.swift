@@ -2,6 +2,7 @@ import Foundation
 import HLS
 import Origin
 import Testing
+import Session
 
 /// An origin of its own, so its request log holds this suite's runs only (one scenario per run).
 enum FidelityOrigin {

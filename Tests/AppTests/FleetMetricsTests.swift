@@ -4,6 +4,7 @@ import Session
 import Testing
 
 @testable import App
+import HLS
 
 /// The fleet file, the restart backoff and the metrics a session's reports make (pure: no player, no network).
 @Suite("Fleet file, restart backoff and playback metrics")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Origin
 
 /// `hlstui monitor` against the embedded origin with real libmpv (vo=null, ao=null), run as a user would.
 @Suite("hlstui monitor: the session as JSON Lines, through real libmpv", .serialized)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import App
+import JSONValue
 
 /// The monitor's line writer, with real threads: lines written at once from a pane's report and from a tick stay in time order.
 @Suite("Monitor lines are stamped in the order they are written")

@@ -2,6 +2,7 @@ import Foundation
 import Origin
 import Recording
 import Testing
+import LoaderEvents
 
 /// An origin of its own: the recorded session's faults touch no other suite.
 enum RecordOrigin {

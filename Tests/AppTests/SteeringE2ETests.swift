@@ -1,6 +1,7 @@
 import Foundation
 import Origin
 import Testing
+import Session
 
 /// An origin of its own: its steering server's answers and its per-host outages touch no other suite.
 enum SteeringOrigin {

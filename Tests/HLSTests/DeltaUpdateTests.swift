@@ -1,5 +1,6 @@
 import HLS
 import Testing
+import Foundation
 
 /// A live playlist of segments `first..<end` (4 s each), a discontinuity before `discontinuityAt`, PDT on the first segment
 /// and after the discontinuity, and the date ranges `ranges` before the first segment.

@@ -1,5 +1,6 @@
 import HLS
 import Testing
+import Foundation
 
 /// A well-formed LL-HLS media playlist (4 s segments, 1 s parts), with `edit` applied to its lines.
 private func llPlaylist(_ edit: (inout [String]) -> Void = { _ in }) -> String {

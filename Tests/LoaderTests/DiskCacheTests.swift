@@ -6,6 +6,8 @@ import Testing
 @testable import Loader
 @testable import LoaderCore
 @testable import Origin
+import NIOCore
+import LoaderEvents
 
 @Suite("Cache policy: keys, spans, sizes, eviction, the head a stored answer is served with")
 struct CachePolicyTests {

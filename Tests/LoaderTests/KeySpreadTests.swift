@@ -5,6 +5,7 @@ import HLS
 import Testing
 @testable import Loader
 @testable import LoaderCore
+import Origin
 
 @Suite("Key-request spreading")
 struct KeySpreadTests {

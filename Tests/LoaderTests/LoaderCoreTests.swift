@@ -6,6 +6,7 @@ import Testing
 @testable import Loader
 @testable import LoaderCore
 @testable import Origin
+import LoaderEvents
 
 /// The origin's router over real ffmpeg media, without sockets: real encrypted bytes and real playlists for the Loader's core.
 enum RealMedia {

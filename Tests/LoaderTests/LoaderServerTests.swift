@@ -9,6 +9,8 @@ import Testing
 @testable import Loader
 @testable import LoaderCore
 @testable import Origin
+import NIOCore
+import JSONValue
 
 /// Runs plain mpv (headless) on `url`, decoding `frames` video frames; returns its exit status and output.
 func mpv(_ url: String, frames: Int = 45) async throws -> (status: Int32, output: String) {

@@ -1,6 +1,7 @@
 import HLS
 import LoaderCore
 import Testing
+import Foundation
 
 @Suite("The segment in progress, part by part (RFC 8216bis §4.4.4.9, §4.4.5.3, §6.2.5.2)")
 struct PartCursorTests {

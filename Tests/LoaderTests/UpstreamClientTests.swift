@@ -6,6 +6,7 @@ import Testing
 @testable import Loader
 @testable import LoaderCore
 @testable import Origin
+import NIOCore
 
 /// Origins over real sockets for the client: one with the usual certificate, one expired, one for another host.
 enum ClientOrigins {

@@ -1,6 +1,7 @@
 import HLS
 import Testing
 @testable import Origin
+import FoundationEssentials
 
 /// A rendition with `count` segments of `duration` and fake bytes: enough for timeline logic.
 func fakeRendition(_ id: String = "v144", count: Int = 10, duration: Double = 2, container: Container = .ts) -> MediaRendition {

@@ -47,7 +47,7 @@ public struct InMemoryOrigin: UpstreamTransport {
 
     /// The answer is produced as the client reads it (each step when the client asks for the next), so time passes in a
     /// silence only once the client has taken everything before it, as over a socket.
-    public func send(_ request: UpstreamRequest, readTimeout: Double) -> AsyncThrowingStream<UpstreamPart, Error> {
+    public func send(_ request: UpstreamRequest, readTimeout: Double) -> AsyncThrowingStream<UpstreamPart, any Error> {
         let box = NIOLockedValueBox<[Step]?>(nil)
         return AsyncThrowingStream(unfolding: { [self] in
             var steps = box.withLockedValue { $0 } ?? self.steps(request, readTimeout: readTimeout)

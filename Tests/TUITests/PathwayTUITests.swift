@@ -4,6 +4,7 @@ import Session
 import Testing
 
 @testable import TUI
+import Foundation
 
 @Suite("Pathways on the dashboard: the pathway line, the status, request lines, the p key (pure)")
 struct PathwayTUITests {
