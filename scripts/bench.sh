@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (ten minutes): only when named
+sections="${*:-parse loader session switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -237,22 +237,26 @@ PY
 fi
 
 if has first; then
-# The demo as a newcomer first watches it (`bash scripts/run.sh`: the debug build, `hlstui demo`) in tmux for FIRST_SECONDS
-# (default ten minutes) beside two busy processes: the status line's stalls and skips, and every ⚠ line.
+# The demo as a newcomer first watches it (`bash scripts/run.sh`: the debug build, `hlstui demo`), then the two cameras in
+# sync (`hlstui demo --sync`), each in tmux for FIRST_SECONDS (default ten minutes) beside two busy processes: the status
+# lines' stalls and skips, and every ⚠ line.
 swift build --product hlstui >/dev/null
-fm=$(python3 Benchmarks/first_minutes.py "$(swift build --show-bin-path)/hlstui" "${FIRST_SECONDS:-600}" 2)
-python3 - "$fm" <<'PY' | python3 Benchmarks/update_benchmarks.py "## The first ten minutes"
+bin="$(swift build --show-bin-path)/hlstui"
+fm=$(python3 Benchmarks/first_minutes.py "$bin" "${FIRST_SECONDS:-600}" "${FIRST_BUSY:-2}")
+fs=$(python3 Benchmarks/first_minutes.py "$bin" "${FIRST_SECONDS:-600}" "${FIRST_BUSY:-2}" --sync)
+python3 - "$fm" "$fs" <<'PY' | python3 Benchmarks/update_benchmarks.py "## The first ten minutes"
 import json, sys, datetime
-r = json.loads(sys.argv[1])
-ok = r["stalls"] == 0 and r["skips"] == 0 and not r["warnings"] and r["exit"] == "EXIT=0"
+runs = [json.loads(a) for a in sys.argv[1:]]
+ok = all(r["stalls"] == 0 and r["skips"] == 0 and not r["warnings"] and r["exit"] == "EXIT=0" for r in runs)
+r = runs[0]
 md = ["## The first ten minutes: the demo as a newcomer watches it", "",
       f"`bash scripts/bench.sh first` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC: `hlstui demo` (the debug build "
-      f"`bash scripts/run.sh` runs) in tmux for {r['seconds'] / 60:.0f} min (`FIRST_SECONDS`) beside {r['busy']} busy processes, the "
-      f"screen read every 10 s ({r['samples']} reads), then `q`.", "",
-      "| stalls | skips | ⚠ lines | quit |", "|---|---|---|---|",
-      f"| {r['stalls']} | {r['skips']} | {len(r['warnings'])} | {r['exit']} |", "",
-      ("Nothing wrong on screen, as the target asks (0 stalls, 0 skips, no ⚠)." if ok else
-       "Target not met (0 stalls, 0 skips, no ⚠): " + "; ".join(r["warnings"][:5])), ""]
+      f"`bash scripts/run.sh` runs), then the two cameras in sync (`hlstui demo --sync`), each in tmux for "
+      f"{r['seconds'] / 60:.0f} min (`FIRST_SECONDS`) beside {r['busy']} busy processes, the screen read every 10 s, then `q`.", "",
+      "| run | reads | stalls | skips | ⚠ lines | quit |", "|---|---|---|---|---|---|"]
+md += [f"| `{r['demo']}` | {r['samples']} | {r['stalls']} | {r['skips']} | {len(r['warnings'])} | {r['exit']} |" for r in runs]
+md += ["", ("Nothing wrong on screen, as the target asks (0 stalls, 0 skips, no ⚠)." if ok else
+        "Target not met (0 stalls, 0 skips, no ⚠): " + "; ".join(w for r in runs for w in r["warnings"][:5])), ""]
 print("\n".join(md))
 PY
 fi
