@@ -227,7 +227,7 @@ struct EffectsTests {
         // would seek video across the reset); within a second before it, the reload starts there without a seek, so the pane
         // lands ahead and is held the rest.
         var d = Self.session(live: true)
-        guard case .media(var dm)? = d.playingMedia.map({ Playlist.Body.media($0) }) else { return }
+        var dm = try #require(d.playingMedia, "the live session plays a media playlist")
         let n = try #require(dm.segments.firstIndex { $0.mediaSequence == 4 })
         dm.segments[n].discontinuity = true
         d.media[0] = dm
