@@ -760,12 +760,33 @@ public struct SessionState: Sendable {
             }
             return nil
         }
+        // A sample whose position is not read or not located yet (mpv has none for a moment as it restarts at a timestamp
+        // jump; the segment it jumped to is not measured yet), or whose distance from the last point is not known yet: the
+        // last point stands, so the jump is measured from it once it can be. Time the player may have played meanwhile counts
+        // as played (the clock of the last point is kept); time it stood still does not (the clock moves on).
+        func keepLast() {
+            guard var p = progress else { return }
+            if advancing || p.advancing { p.advancing = true } else { p.wall = wall }
+            progress = p
+        }
         guard let time = s.timePos, let point = locate(time) else {
-            progress = nil
+            keepLast()
             return nil
         }
-        defer { progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed) }
-        guard let last = progress, let moved = distance(from: last.point, to: point) else { return nil }
+        guard let last = progress else {
+            progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
+            return nil
+        }
+        guard let moved = distance(from: last.point, to: point) else {
+            // Not for long: a point whose segments are forgotten never becomes measurable, and the check starts afresh.
+            if wall.seconds(since: last.wall) > 10 {
+                progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
+            } else {
+                keepLast()
+            }
+            return nil
+        }
+        progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
         let elapsed = max(0, wall.seconds(since: last.wall))
         let played = (last.advancing || advancing ? elapsed * max(last.speed, s.speed, 1) : 0)
         // A frame or two of slack: samples read several properties one after another.

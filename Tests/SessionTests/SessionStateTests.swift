@@ -261,6 +261,35 @@ struct SessionStateTests {
         #expect(e.cause == "msn 2 failed (HTTP 404) and the player went past it", "\(e.cause)")
     }
 
+    @Test("a jump read after a sample without a position (mpv restarting at it) is measured from the point before: a skip")
+    func skipAcrossAnUnreadPosition() throws {
+        var s = Fixture.session() // msn 0–3 at first PTS 10, 12, 14, 16
+        s.apply(.loader(.request(Fixture.request(2, start: 0.4, error: "HTTP 503 (after 2 retries)"))), at: 0.4)
+        var p = PlayerSample()
+        p.coreIdle = false
+        func at(_ pos: Double?, wall: Double, _ t: Double) -> [SessionFact] {
+            p.timePos = pos
+            p.wall = DateTime(seconds: 5_000 + wall)
+            return s.apply(.sample(p), at: t).filter { if case .skipped = $0 { true } else { false } }
+        }
+        p.pausedForCache = true
+        #expect(at(10.5, wall: 0, 1).isEmpty && at(10.5, wall: 4, 5).isEmpty, "stalled in msn 0")
+        // The stall ends; for one sample mpv has no position (it restarts at the jump).
+        p.pausedForCache = false
+        #expect(at(nil, wall: 4.25, 5.25).isEmpty)
+        let f = at(14.5, wall: 4.5, 5.5)
+        guard case .skipped(let k)? = f.first else { Issue.record("no skip: \(f)"); return }
+        // 10.5 → 14.5 is 4 s of content in 0.5 s that may have played.
+        #expect(k.from.msn == 0 && k.to.msn == 2 && abs(k.seconds - 3.5) < 1e-6, "\(k)")
+        #expect(k.cause == "msn 2 failed (HTTP 503 (after 2 retries)) and the player went past it", "\(k.cause)")
+        // Standing still without a position moves the clock: time it did not play never excuses a jump.
+        p.paused = true
+        #expect(at(14.75, wall: 4.75, 5.75).isEmpty && at(nil, wall: 10, 11).isEmpty)
+        p.paused = false
+        guard case .skipped(let j)? = at(16.75, wall: 10.25, 11.25).first else { Issue.record("no skip after the pause"); return }
+        #expect(abs(j.seconds - 1.75) < 1e-6 && s.skipCount == 2, "\(j)")
+    }
+
     @Test(
         "glass to glass is the sample's wall clock minus the PDT at the playhead, live only; a segment that left the window keeps its PDT")
     func glassToGlass() throws {
