@@ -16,13 +16,14 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
         // Pure: no I/O, no C modules, no wall clock.
         .target(name: "JSONValue"),
         .target(name: "HLS"),
-        .target(name: "HLSReport", dependencies: ["HLS", "JSONValue"]),
-        .target(name: "MediaFormats"),
+        .target(name: "HLSReport", dependencies: ["HLS", "JSONValue", "MediaFormats"]),
+        .target(name: "MediaFormats", dependencies: [.product(name: "ExtrasBase64", package: "swift-extras-base64")]),
         .target(name: "Offline", dependencies: ["HLS"]),
         // What the Loader reports (requests, keys, playlists), without NIO, so the Session can consume it.
         .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue"]),
@@ -91,7 +92,7 @@ let package = Package(
             name: "App",
             dependencies: [
                 "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "LoaderCore", "LoaderEvents", "MediaFormats",
-                "Session", "TUI", "Recording", "Offline",
+                "Session", "TUI", "Recording", "Offline", "CMalloc",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Yams", package: "Yams"),
@@ -121,7 +122,7 @@ let package = Package(
         ),
         // What the test targets share: the package root, the test origin, `eventually`.
         .target(name: "TestSupport", dependencies: ["Origin", "Loader"], path: "Tests/Support"),
-        .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue"], exclude: ["Corpus"]),
+        .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue", "MediaFormats"], exclude: ["Corpus"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(

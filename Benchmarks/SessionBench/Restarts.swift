@@ -11,6 +11,9 @@ enum RestartsBench {
         var threads: Int
         var descriptors: Int
         var rssMiB: Double
+        /// What malloc has handed out and not had back: growth here is memory held (a leak); RSS growing without it is
+        /// free memory malloc keeps (fragmentation).
+        var inUseMiB: Double
 
         static func now() -> Floor {
             let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
@@ -19,11 +22,16 @@ enum RestartsBench {
                 return Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
             }
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-            return Floor(threads: Int(field("Threads")), descriptors: fds, rssMiB: field("VmRSS") / 1024)
+            return Floor(
+                threads: Int(field("Threads")), descriptors: fds, rssMiB: field("VmRSS") / 1024,
+                inUseMiB: Double(hl_malloc_in_use()) / 1_048_576)
         }
 
         var json: JSONValue {
-            .object([("threads", .int(threads)), ("descriptors", .int(descriptors)), ("rssMiB", .double((rssMiB * 10).rounded() / 10))])
+            .object([
+                ("threads", .int(threads)), ("descriptors", .int(descriptors)), ("rssMiB", .double((rssMiB * 10).rounded() / 10)),
+                ("inUseMiB", .double((inUseMiB * 10).rounded() / 10)),
+            ])
         }
     }
 
@@ -31,6 +39,8 @@ enum RestartsBench {
         // As `hlstui fleet` runs (DECISIONS.md, "Two malloc arenas"); RESTARTS_ARENAS=0 leaves glibc's default, the baseline.
         let arenas = Int(ProcessInfo.processInfo.environment["RESTARTS_ARENAS"] ?? "") ?? 2
         if arenas > 0 { _ = hl_malloc_arenas(Int32(arenas)) }
+        // As `hlstui fleet` does after each session (`FleetRunner.sessionEnded`); RESTARTS_TRIM=0 leaves it out.
+        let trim = ProcessInfo.processInfo.environment["RESTARTS_TRIM"] != "0"
         let urls = ["\(base)/no-such-stream/master.m3u8", "\(base)/vod-ts/master.m3u8", "\(base)/live-ts/master.m3u8"]
         var baseline: Floor?
         var failed = 0
@@ -40,12 +50,22 @@ enum RestartsBench {
             pane.player = player
             let outcome = await MonitorRunner.session(MonitorRequest(panes: [pane], duration: 1), write: nil)
             if outcome.status != 0 { failed += 1 }
+            if trim { FleetRunner.sessionEnded() }
             if i + 1 == 10 { baseline = Floor.now() }
+            // The floor along the way (stderr), to tell growth that goes on from growth that settles.
+            if (i + 1) % 50 == 0 {
+                let f = Floor.now()
+                FileHandle.standardError.write(
+                    Data(
+                        "\(i + 1) sessions: rss \(f.rssMiB) MiB, in use \(f.inUseMiB) MiB, threads \(f.threads), fds \(f.descriptors)\n"
+                            .utf8))
+            }
         }
         let seconds = Double((ContinuousClock.now - t0).components.seconds)
         let after = Floor.now()
         return .object([
-            ("sessions", .int(count)), ("arenas", .int(arenas)), ("failed", .int(failed)), ("seconds", .double(seconds)),
+            ("sessions", .int(count)), ("arenas", .int(arenas)), ("trim", .bool(trim)), ("failed", .int(failed)),
+            ("seconds", .double(seconds)),
             ("after10", baseline?.json ?? .null), ("afterAll", after.json),
         ])
     }

@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 import Session
 import Yams
@@ -110,6 +111,11 @@ public struct RestartBackoff: Sendable, Equatable {
 /// Runs a fleet: one headless session per stream in this process, one metrics registry, each session started again with
 /// backoff when it ends or fails, the others untouched.
 public enum FleetRunner {
+    /// After a session: the memory it freed goes back to the system. malloc keeps freed chunks inside its arenas, and a
+    /// session's player leaves them scattered, so without this a fleet's RSS settles tens of MiB above what it holds
+    /// (DECISIONS.md, "Two malloc arenas"; BENCHMARKS.md "Restarts").
+    public static func sessionEnded() { _ = hl_malloc_trim() }
+
     /// Runs until the task is cancelled. `pane` makes a stream's URL into a pane's configuration; `say` gets one line per
     /// start, end and restart.
     public static func run(
@@ -139,6 +145,7 @@ public enum FleetRunner {
                 metrics.up(true)
                 outcome = await MonitorRunner.session(request, write: nil)
                 metrics.up(false)
+                sessionEnded()
             } catch {
                 say("\(stream.name): cannot start: \(error)")
                 return

@@ -129,6 +129,7 @@ public enum Lint {
 
     static func checkMedia(_ m: MediaPlaylist, _ p: Playlist, _ d: inout [Diagnostic]) {
         let version = p.version ?? 1
+        checkCues(m, &d)
         guard let target = m.targetDuration else {
             d.append(Diagnostic(.error, line: nil, rule: bis("4.4.3.1"), "the media playlist has no EXT-X-TARGETDURATION; it is REQUIRED"))
             return checkSegments(m, p, version, nil, &d)

@@ -180,6 +180,8 @@ public struct Segment: Sendable, Hashable {
     public var discontinuitySequence: Int
     /// Tags this library does not model and comments, in order, written before the segment's own tags.
     public var leadingLines: [String] = []
+    /// Where each of `leadingLines` stands.
+    public var leadingLineNumbers: [SourceLine] = []
     /// The URI line.
     public var line: SourceLine
     /// The EXTINF line.
@@ -340,6 +342,8 @@ public struct MediaPlaylist: Sendable, Hashable {
     public var trailingProgramDateTime: DateTime?
     /// Unmodelled lines after the last segment.
     public var trailingLines: [String] = []
+    /// Where each of `trailingLines` stands.
+    public var trailingLineNumbers: [SourceLine] = []
 
     public init() {}
 

@@ -71,6 +71,7 @@ struct ParserState {
     var pendingGap = false
     var pendingParts: [Part] = []
     var pendingLines: [String] = []
+    var pendingLineNumbers: [SourceLine] = []
     var pendingBitrateTagged = false
     var keys: [Key] = []
     var map: MapSection?
@@ -126,7 +127,10 @@ struct ParserState {
             }
             switch l.kind {
             case .blank: break
-            case .comment: pendingLines.append(l.text)
+            case .comment:
+                pendingLines.append(l.text)
+                pendingLineNumbers.append(SourceLine(l.number))
+                pendingLineNumbers.append(SourceLine(l.number))
             case .uri: uriLine(l)
             case .tag: tag(l)
             }
@@ -391,6 +395,7 @@ struct ParserState {
                         "EXT-X-IMAGE-STREAM-INF RESOLUTION=\(res.value) is not a decimal-resolution (WIDTHxHEIGHT)"))
             }
             pendingLines.append(l.text)
+            pendingLineNumbers.append(SourceLine(l.number))
         case .other:
             let name = l.tagName
             if name.contains("#EXT") {
@@ -400,6 +405,7 @@ struct ParserState {
                 report(.info, l.number, "4.4", "unknown tag #\(name) (ignored, as clients MUST ignore unrecognized tags)")
             }
             pendingLines.append(l.text)
+            pendingLineNumbers.append(SourceLine(l.number))
         }
     }
 
@@ -626,8 +632,15 @@ struct ParserState {
                 id: id, classID: classID, startDate: start, startDateText: startText, cue: cue, endDate: end,
                 endDateText: endText,
                 duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
-                extra: r.extras(),
+                extra: dateRangeExtras(r),
                 beforeSegment: media.segments.count, line: SourceLine(l.number)))
+    }
+
+    /// A date range's attributes beyond those modelled, in the order written: SCTE35-* (checked above, kept as written) and
+    /// any other (X-*, unknown).
+    func dateRangeExtras(_ r: AttributeReader) -> [Attribute] {
+        let unread = Set(r.extras())
+        return r.list.attributes.filter { $0.name.hasPrefix("SCTE35-") || unread.contains($0) }
     }
 
     mutating func uriLine(_ l: Line) {
@@ -641,6 +654,7 @@ struct ParserState {
             v.uri = uri
             v.leadingLines = pendingLines
             pendingLines = []
+            pendingLineNumbers = []
             multi.variants.append(v)
             pendingVariant = nil
             return
@@ -687,6 +701,7 @@ struct ParserState {
         s.bitrateTagged = pendingBitrateTagged
         s.parts = pendingParts
         s.leadingLines = pendingLines
+        s.leadingLineNumbers = pendingLineNumbers
         media.segments.append(s)
         sawSegment = true
         keyTagSinceSegment = false
@@ -699,6 +714,7 @@ struct ParserState {
         pendingGap = false
         pendingParts = []
         pendingLines = []
+        pendingLineNumbers = []
         pendingBitrateTagged = false
     }
 
@@ -803,6 +819,7 @@ struct ParserState {
         media.trailingDiscontinuity = pendingDiscontinuity
         media.trailingProgramDateTime = pendingPDT
         media.trailingLines = pendingLines
+        media.trailingLineNumbers = pendingLineNumbers
         Timeline.assignProgramDateTimes(&media.segments)
         playlist.body = .media(media)
     }

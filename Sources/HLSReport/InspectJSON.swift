@@ -147,6 +147,7 @@ public enum InspectJSON {
                         ])
                     })
             ),
+            ("breaks", BreaksReport.json(m)),
         ])
     }
 }

@@ -169,5 +169,6 @@ public enum InspectText {
                 "date ranges: \(m.dateRanges.count) (" + m.dateRanges.prefix(5).map(\.id).joined(separator: ", ")
                     + (m.dateRanges.count > 5 ? ", …" : "") + ")")
         }
+        out += BreaksReport.text(m)
     }
 }

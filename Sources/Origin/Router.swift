@@ -245,6 +245,9 @@ public struct OriginRouter: OriginResponder {
         case "index.m3u8":
             var p = rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o)
             if let system = req.query["drm"] { p = Self.protected(p, system: system, rendition: rest[0]) }
+            if let n = req.query["cues"].flatMap({ Int($0) }) {
+                p = OriginBreaks.add(to: p, every: n, plannedOff: Double(req.query["cueplan"] ?? "") ?? 0)
+            }
             r = .playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
         case "iframes.m3u8" where scenario.container == .ts && !model.aes && model.rendition.hasVideo:
             r = .playlist(model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true))
@@ -592,6 +595,8 @@ public struct OriginRouter: OriginResponder {
         s += "&client=NAME (kept on every URI listed; a fault with client=NAME hits only that client),\n"
         s += "e.g. /cam-b/cam-b/index.m3u8?delay=3&window=6\n"
         s += "multivariant playlists take ?drm=RUNG&system=fairplay|widevine|playready: that rung marked as DRM-protected\n"
+        s += "media playlists take ?cues=N: a two-segment break every N segments, as CUE-OUT/CUE-IN with SCTE-35 and, with PDT,\n"
+        s += "EXT-X-DATERANGE SCTE35-OUT/IN; &cueplan=SECONDS adds that much to the length each break announces\n"
         return s
     }
 }

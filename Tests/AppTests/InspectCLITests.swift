@@ -209,4 +209,37 @@ struct InspectTLSTests {
         let overHTTP = try await CLI.run(["inspect", url])
         #expect(overHTTP.stdout.contains("warning: playlist starts with a byte order mark"), "\(overHTTP.stdout)\(overHTTP.stderr)")
     }
+
+    @Test("breaks: a live camera's CUE-OUT/CUE-IN and EXT-X-DATERANGE SCTE-35 over real HTTP, each message decoded; a missed plan warned")
+    func breaks() async throws {
+        let url = "\(AppOrigin.base)/cam-a/cam-a/index.m3u8?cues=4"
+        let r = try await CLI.run(["inspect", url])
+        #expect(r.status == 0 && r.stdout.contains("no problems found"), "\(r.stdout.suffix(600)) \(r.stderr)")
+        // A 16 s window of 2 s segments holds a break every four: two or three, both ways.
+        #expect(r.stdout.contains("breaks ("), "\(r.stdout)")
+        #expect(
+            r.stdout.contains("EXT-OATCLS-SCTE35: splice_insert event ")
+                && r.stdout.contains(" out immediately, break 4.000 s (auto return)"))
+        #expect(r.stdout.contains("SCTE35-IN: splice_insert event ") && r.stdout.contains(" in immediately"))
+        #expect(!r.stdout.contains("cannot decode"))
+        let j = try await CLI.run(["inspect", "--json", url])
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any])
+        let media = try #require(obj["media"] as? [String: Any])
+        let breaks = try #require(media["breaks"] as? [[String: Any]])
+        let cueOut = breaks.filter { $0["source"] as? String == "cue-out" }
+        let dateRanges = breaks.filter { $0["source"] as? String == "daterange" }
+        // A window that starts at a break's last segment holds its CUE-IN alone (no break) but its EXT-X-DATERANGE's end.
+        let atIn = (media["mediaSequence"] as? Int ?? 0) % 4 == 2 ? 1 : 0
+        #expect(cueOut.count >= 2 && dateRanges.count == cueOut.count + atIn, "\(breaks)")
+        // Every break the window holds whole lasts what it announced: two 2 s segments.
+        let whole = cueOut.filter { $0["closed"] as? Bool == true }
+        #expect(!whole.isEmpty && whole.allSatisfy { $0["planned"] as? Double == 4 && $0["actual"] as? Double == 4 }, "\(whole)")
+        let messages = breaks.flatMap { $0["scte35"] as? [[String: Any]] ?? [] }
+        #expect(!messages.isEmpty && messages.allSatisfy { $0["command"] as? String == "splice_insert" && $0["error"] == nil })
+        // Announced 6 s longer than the two segments each break holds: each whole break is warned about, by line.
+        let off = try await CLI.run(["inspect", "\(url)&cueplan=6"])
+        #expect(
+            off.status == 0
+                && off.stdout.contains("is planned 10 s and holds 4 s of segments, more than a target duration (2 s) apart (cue)"))
+    }
 }

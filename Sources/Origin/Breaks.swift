@@ -1,0 +1,61 @@
+import HLS
+import MediaFormats
+
+/// The origin's breaks (`?cues=N`, docs/ORIGIN.md): a break of two segments every N, by MSN so that every reload of a live
+/// window agrees, announced both ways packagers announce them (docs/EVENTS.md) — the CUE-OUT convention's tags with a
+/// base64 `splice_insert`, and, where the playlist has PDT, EXT-X-DATERANGE with SCTE35-OUT and at its end SCTE35-IN
+/// (hexadecimal, RFC 8216bis §4.4.5.1.1). `plannedOff` seconds are added to the length announced (a plan the segments
+/// miss).
+enum OriginBreaks {
+    static func add(to p: Playlist, every n: Int, plannedOff: Double = 0) -> Playlist {
+        guard case .media(var m) = p.body, n >= 3 else { return p }
+        Timeline.assignProgramDateTimes(&m.segments)
+        let nominal = m.segments.first?.duration ?? Double(m.targetDuration ?? 0)
+        var ranges: [DateRange] = []
+        for i in m.segments.indices {
+            let s = m.segments[i]
+            let k = s.mediaSequence % n
+            guard k < 3 else { continue }
+            let first = s.mediaSequence - k
+            // The break's two segments as listed (one may have left the window), else their nominal length.
+            func duration(_ msn: Int) -> Double { m.segments.first { $0.mediaSequence == msn }?.duration ?? nominal }
+            let length = duration(first) + duration(first + 1)
+            let planned = length + plannedOff
+            let elapsed = k == 0 ? 0 : (first..<s.mediaSequence).reduce(0) { $0 + duration($1) }
+            let id = UInt32(truncatingIfNeeded: first)
+            let out = SCTE35.spliceInsert(eventID: id, out: true, pts: nil, breakDuration: UInt64((planned * 90_000).rounded()))
+            let start = s.effectiveProgramDateTime?.adding(seconds: -elapsed)
+            switch k {
+            case 0:
+                m.segments[i].leadingLines += [
+                    "#EXT-X-CUE-OUT:DURATION=\(formatSeconds(planned))", "#EXT-OATCLS-SCTE35:\(SCTE35.base64Text(out))",
+                ]
+                if let start {
+                    ranges.append(
+                        DateRange(
+                            id: "break-\(first)", startDate: start, startDateText: start.iso8601, plannedDuration: planned,
+                            endOnNext: false,
+                            extra: [Attribute(name: "SCTE35-OUT", value: SCTE35.hexText(out), quoted: false)], beforeSegment: i))
+                }
+            case 1:
+                m.segments[i].leadingLines.append(
+                    "#EXT-X-CUE-OUT-CONT:ElapsedTime=\(formatSeconds(elapsed)),Duration=\(formatSeconds(planned)),SCTE35=\(SCTE35.base64Text(out))"
+                )
+            default:
+                m.segments[i].leadingLines.append("#EXT-X-CUE-IN")
+                if let start, let end = s.effectiveProgramDateTime {
+                    let back = SCTE35.spliceInsert(eventID: id, out: false, pts: nil, breakDuration: nil)
+                    ranges.append(
+                        DateRange(
+                            id: "break-\(first)", startDate: start, startDateText: start.iso8601, endDate: end, endDateText: end.iso8601,
+                            endOnNext: false, extra: [Attribute(name: "SCTE35-IN", value: SCTE35.hexText(back), quoted: false)],
+                            beforeSegment: i))
+                }
+            }
+        }
+        m.dateRanges = (m.dateRanges + ranges).sorted { $0.beforeSegment < $1.beforeSegment }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+}
