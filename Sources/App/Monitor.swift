@@ -203,6 +203,29 @@ public enum MonitorJSON {
                     ("nextIn", .double(next.map { (($0 - report.t) * 1000).rounded() / 1000 })),
                 ]
             )
+        case .fact(.cue(let f)):
+            let (phase, b, seconds): (String, CueBreak, Double?) =
+                switch f {
+                case .entered(let b): ("enter", b, nil)
+                case .left(let b, let seconds): ("leave", b, seconds)
+                }
+            let source: String
+            switch b.source {
+            case .cueOut: source = "cue-out"
+            case .dateRange: source = "daterange"
+            }
+            return (
+                "cue",
+                [
+                    ("pane", .int(i)), ("phase", .string(phase)), ("id", .string(b.key)), ("source", .string(source)),
+                    ("startMsn", .int(b.startMSN)), ("start", .double((b.start * 1000).rounded() / 1000)),
+                    ("startDate", .string(b.startDate?.iso8601Milliseconds)), ("planned", .double(b.planned)),
+                    ("actual", .double(b.actual)), ("closed", .bool(b.closed)),
+                    ("seconds", .double(seconds.map { ($0 * 1000).rounded() / 1000 })),
+                    ("position", .double(report.state.position.map { ($0 * 1000).rounded() / 1000 })),
+                    ("playheadPDT", .string(report.state.playheadPDT?.iso8601Milliseconds)),
+                ]
+            )
         case .fact(.picture(let f)):
             let (state, key, seconds): (String, String, Double) =
                 switch f {

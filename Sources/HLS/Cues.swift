@@ -30,8 +30,20 @@ public struct CueBreak: Sendable, Equatable {
     public var actual: Double?
     /// Ended in this playlist (CUE-IN, a DATERANGE end); false while the break goes on past the last segment listed.
     public var closed: Bool
+    /// The first MSN after the break, once it has ended in the playlist (a CUE-IN's segment).
+    public var endMSN: Int?
+    /// Joined inside: the playlist starts after its CUE-OUT (its first tag is an EXT-X-CUE-OUT-CONT).
+    public var joined = false
     public var cues: [Cue]
     public var line: Int
+
+    /// What names it across reloads: a date range's ID, else where its CUE-OUT stands.
+    public var key: String {
+        switch source {
+        case .cueOut: return "cue-out@\(startMSN)"
+        case .dateRange(let id): return id
+        }
+    }
 }
 
 public enum Cues {
@@ -56,6 +68,7 @@ public enum Cues {
             var b = b0
             b.actual = before + m.segments[b.startSegment..<i].reduce(0) { $0 + $1.duration }
             b.closed = closed
+            if closed { b.endMSN = m.mediaSequence + i }
             breaks.append(b)
         }
         let lines =
@@ -86,9 +99,10 @@ public enum Cues {
                     if open.isEmpty {
                         // Joined inside a break (a live window that starts after its CUE-OUT): it began `elapsed` earlier.
                         let e = elapsed ?? 0
-                        let b = CueBreak(
+                        var b = CueBreak(
                             source: .cueOut, startSegment: i, startMSN: msn, start: at - e, startDate: date?.adding(seconds: -e),
                             planned: duration, actual: nil, closed: false, cues: pendingCues, line: line)
+                        b.joined = true
                         open.append((b, e))
                         pendingCues = []
                     }

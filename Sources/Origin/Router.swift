@@ -216,6 +216,12 @@ public struct OriginRouter: OriginResponder {
                 for i in m.variants.indices where m.variants[i].uri.hasPrefix(rung + "/") { m.variants[i].uri += "?drm=\(system)" }
                 p.body = .multivariant(m)
             }
+            // ?cues=N (&cueplan=S): the breaks on every variant's media playlist, as one packager writes them on each rung.
+            if let n = req.query["cues"], case .multivariant(var m) = p.body {
+                let knobs = "cues=\(n)" + (req.query["cueplan"].map { "&cueplan=\($0)" } ?? "")
+                for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + knobs }
+                p.body = .multivariant(m)
+            }
             var r = OriginResponse.playlist(p)
             r.kind = "multivariant"
             return r
@@ -595,8 +601,8 @@ public struct OriginRouter: OriginResponder {
         s += "&client=NAME (kept on every URI listed; a fault with client=NAME hits only that client),\n"
         s += "e.g. /cam-b/cam-b/index.m3u8?delay=3&window=6\n"
         s += "multivariant playlists take ?drm=RUNG&system=fairplay|widevine|playready: that rung marked as DRM-protected\n"
-        s += "media playlists take ?cues=N: a two-segment break every N segments, as CUE-OUT/CUE-IN with SCTE-35 and, with PDT,\n"
-        s += "EXT-X-DATERANGE SCTE35-OUT/IN; &cueplan=SECONDS adds that much to the length each break announces\n"
+        s += "media and multivariant playlists take ?cues=N: a two-segment break every N segments, as CUE-OUT/CUE-IN with SCTE-35\n"
+        s += "and, with PDT, EXT-X-DATERANGE SCTE35-OUT/IN; &cueplan=SECONDS adds that much to the length each break announces\n"
         return s
     }
 }

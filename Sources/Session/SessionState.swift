@@ -197,6 +197,8 @@ public enum SessionFact: Sendable, Equatable {
     case pathway(Pathways.Change, detail: String)
     /// A steering reload came back: what it said, in one line, and when the next one goes (session time; nil: never).
     case steering(outcome: String, priority: [String], next: Double?)
+    /// The playhead entered or left a break the stream announces (docs/EVENTS.md).
+    case cue(BreakFact)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
@@ -311,6 +313,8 @@ public struct SessionState: Sendable {
     /// The next stream given to the player moves the playhead because somebody asked (a seek by reload, a sync move): not a
     /// skip.
     var moveAsked = false
+    /// The breaks the playing rung announces, followed against the playhead (docs/EVENTS.md).
+    public internal(set) var breaks = BreakWatch()
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
     public var lastGiven: Double?
     public var givenStart: Int?
@@ -659,6 +663,7 @@ public struct SessionState: Sendable {
             if p.rung != nil { remember(playlist) }
             if let rung = p.rung { noteEdge(rung, playlist) }
             if let rung = p.rung { playlistReadAt[rung] = t }
+            if let rung = p.rung, rung == (loadedRung ?? 0) { breaks.update(playlist) }
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
             guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
             return p.playlist.segments.filter {
@@ -682,6 +687,16 @@ public struct SessionState: Sendable {
         if started { recordHistory(at: t) }
         var facts: [SessionFact] = []
         if let skip = checkSkip(s, at: t) { facts.append(.skipped(skip)) }
+        if started, !playerLoading, !s.restarting, let p = playhead {
+            for f in breaks.step(at: p, pdt: playheadPDT, t: t) {
+                switch f {
+                case .entered(let b):
+                    note(.info, "entered break \(b.key)" + (b.planned.map { " (planned \(fixed($0, 1)) s)" } ?? ""), t)
+                case .left(let b, let seconds): note(.info, "left break \(b.key) after \(fixed(seconds, 1)) s", t)
+                }
+                facts.append(.cue(f))
+            }
+        }
         // Stopped at the end of what it was given while the stream goes on (the player gave up on a failing origin, or waits on
         // a playlist that no longer grows) is a stall too, never a pause: after a second, so a reload at a break is not one.
         if s.eof && !ended && started { eofSince = eofSince ?? t } else { eofSince = nil }

@@ -1,0 +1,79 @@
+import HLS
+import Session
+import Testing
+
+/// `BreakWatch`: the breaks a playlist announces, entered and left by the playhead once each (docs/EVENTS.md).
+@Suite("Breaks against the playhead: entered and left once, by segment or by PDT, the same break across reloads")
+struct BreakWatchTests {
+    static func media(_ text: String) throws -> MediaPlaylist {
+        try #require(PlaylistParser.parseLenient(text).playlist.media)
+    }
+
+    /// A live window from `msn` of 2 s segments (PDT from 00:00:00 at MSN 100): a CUE-OUT break at MSN 102–103 with its
+    /// EXT-X-DATERANGE, listed as a packager slides it.
+    static func window(from msn: Int, count: Int = 6) throws -> MediaPlaylist {
+        var t = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(msn)\n"
+        for m in msn..<(msn + count) {
+            let s = (m - 100) * 2
+            switch m {
+            case 102:
+                t += "#EXT-X-CUE-OUT:4\n"
+                t += "#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-01-01T00:00:04.000Z\",PLANNED-DURATION=4,SCTE35-OUT=0xFC00\n"
+            case 103: t += "#EXT-X-CUE-OUT-CONT:2/4\n"
+            case 104:
+                t += "#EXT-X-CUE-IN\n"
+                t +=
+                    "#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-01-01T00:00:04.000Z\",END-DATE=\"2026-01-01T00:00:08.000Z\",SCTE35-IN=0xFC00\n"
+            default: break
+            }
+            t += "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:\(s < 10 ? "0" : "")\(s).000Z\n#EXTINF:2,\ns\(m).ts\n"
+        }
+        return try media(t)
+    }
+
+    static func pdt(_ s: Double) -> DateTime { DateTime(iso8601: "2026-01-01T00:00:00.000Z")!.adding(seconds: s) }
+
+    @Test("the playhead through a break: enter at its first segment, leave at the CUE-IN's, each once; by PDT for the date range")
+    func throughABreak() throws {
+        var w = BreakWatch()
+        w.update(try Self.window(from: 100))
+        #expect(w.tracked.map(\.cue.key) == ["cue-out@102", "ad"])
+        #expect(w.step(at: StreamPoint(msn: 101, offset: 1.9), pdt: Self.pdt(3.9), t: 1).isEmpty)
+        let enter = w.step(at: StreamPoint(msn: 102, offset: 0.05), pdt: Self.pdt(4.05), t: 2)
+        #expect(enter.map(\.key) == ["entered cue-out@102", "entered ad"], "\(enter)")
+        #expect(w.step(at: StreamPoint(msn: 103, offset: 1), pdt: Self.pdt(7), t: 5).isEmpty, "inside: nothing new")
+        // The window slides past the CUE-OUT: the break it joins at MSN 103 is the one already known, not a new one.
+        w.update(try Self.window(from: 103))
+        #expect(w.tracked.map(\.cue.key) == ["cue-out@102", "ad"], "\(w.tracked.map(\.cue.key))")
+        let leave = w.step(at: StreamPoint(msn: 104, offset: 0.1), pdt: Self.pdt(8.1), t: 6.1)
+        #expect(leave.map(\.key) == ["left cue-out@102 after 4.1", "left ad after 4.1"], "\(leave)")
+        // Later reloads and samples report neither again.
+        w.update(try Self.window(from: 104))
+        #expect(w.step(at: StreamPoint(msn: 102, offset: 0.5), pdt: Self.pdt(4.5), t: 7).isEmpty)
+    }
+
+    @Test("a seek back before a break entered is not leaving it; a break with no end yet is left only once one is listed")
+    func seekBackAndOpenEnd() throws {
+        var w = BreakWatch()
+        w.update(try Self.window(from: 100, count: 4)) // MSN 100–103: the break's end not listed yet
+        #expect(w.tracked.allSatisfy { !$0.cue.closed })
+        _ = w.step(at: StreamPoint(msn: 102, offset: 1), pdt: Self.pdt(5), t: 1)
+        #expect(w.step(at: StreamPoint(msn: 101, offset: 0), pdt: Self.pdt(2), t: 2).isEmpty, "back before it: not left")
+        #expect(w.step(at: StreamPoint(msn: 104, offset: 0), pdt: Self.pdt(8), t: 3).isEmpty, "no end listed: not left")
+        w.update(try Self.window(from: 101, count: 5))
+        #expect(
+            w.step(at: StreamPoint(msn: 104, offset: 0.2), pdt: Self.pdt(8.2), t: 3.2).map(\.key) == [
+                "left cue-out@102 after 2.2", "left ad after 2.2",
+            ])
+    }
+}
+
+extension BreakFact {
+    /// "entered KEY" or "left KEY after S" (one decimal).
+    var key: String {
+        switch self {
+        case .entered(let b): return "entered \(b.key)"
+        case .left(let b, let s): return "left \(b.key) after \((s * 10).rounded() / 10)"
+        }
+    }
+}
