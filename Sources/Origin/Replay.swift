@@ -15,6 +15,9 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     let entries: [String: [RecordedExchange]]
     /// The URLs that are playlists (answered by time, not in turn), decided once.
     let playlists: Set<String>
+    /// What the recorded playlists list (URI lines, resolved): a request for one the recording never made is the player
+    /// reading on past where the recorded session ended, not a divergence.
+    let listed: Set<String>
     let body: @Sendable (String) -> [UInt8]?
     /// Opens a sealed key's bytes (`--record-keys`) with this user's vault; nil when it cannot.
     let unseal: @Sendable ([UInt8]) -> [UInt8]?
@@ -42,6 +45,17 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         self.hosts = hosts
         self.entries = entries.mapValues { $0.sorted { $0.t < $1.t } }
         playlists = Set(entries.filter { Self.isPlaylist($0.key, $0.value) }.keys)
+        var listed: Set<String> = []
+        for url in playlists {
+            guard let base = URL(string: url) else { continue }
+            for e in entries[url] ?? [] {
+                guard let b = e.body.flatMap(body), let text = String(bytes: b, encoding: .utf8) else { continue }
+                for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") && !line.isEmpty {
+                    if let u = URL(string: String(line), relativeTo: base)?.absoluteString { listed.insert(u) }
+                }
+            }
+        }
+        self.listed = listed
         self.body = body
         self.speed = max(0.01, speed)
         state = OriginState(startedAt: startedAt)
@@ -70,6 +84,13 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         // A path-absolute URI in a playlist ("/keys/k1.key") reaches this server's root: the recorded origin that has it.
         if url.map({ entries[$0] == nil }) ?? true, let other = hosts.lazy.map({ $0 + req.target }).first(where: { entries[$0] != nil }) {
             url = other
+        }
+        if let url, entries[url] == nil, listed.contains(url) {
+            // Listed, never asked for while recording: the recorded session ended before its player got there. Held, as the
+            // recorded origin would have been had the session gone on, until this one ends (docs/REPLAY.md).
+            var r = OriginResponse(status: 0, contentType: "", body: [], kind: "segment")
+            r.delivery = .silent(seconds: 3600)
+            return r
         }
         guard let url, let list = entries[url], !list.isEmpty else {
             diverged("the player asked for \(req.target), which the recording does not have (answered 404)", once: req.target)

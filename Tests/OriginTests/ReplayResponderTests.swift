@@ -24,7 +24,8 @@ struct ReplayResponderTests {
             ], speed: speed,
             body: { hash in
                 [
-                    "p1": Array("#EXTM3U\nhttp://origin.test:8080/live/seg1.ts\n".utf8), "p2": Array("#EXTM3U\nseg2.ts\n".utf8),
+                    "p1": Array("#EXTM3U\nhttp://origin.test:8080/live/seg1.ts\n".utf8),
+                    "p2": Array("#EXTM3U\nseg2.ts\nseg5.ts\n".utf8),
                     "s1": [1, 2, 3], "s2": [4, 5],
                 ][hash]
             }, startedAt: 1000)
@@ -45,6 +46,15 @@ struct ReplayResponderTests {
         #expect(ok.status == 200 && ok.body == [1, 2, 3] && ok.delayMs == 200 && ok.exact)
         #expect(get(r, "/h0/live/seg1.ts", at: 0).status == 200, "past the recorded ones: the last good one")
         #expect(get(r, "/h0/nowhere.ts", at: 0).status == 404)
+    }
+
+    @Test("a segment its playlists list that the recorded session never reached is held, not refused, and no divergence")
+    func pastTheRecording() {
+        let r = responder()
+        let held = get(r, "/h0/live/seg5.ts", at: 9)
+        #expect(held.delivery == .silent(seconds: 3600) && held.status == 0, "\(held.delivery)")
+        #expect(r.takeDivergences().isEmpty)
+        #expect(get(r, "/h0/live/seg6.ts", at: 9).status == 404 && r.takeDivergences().count == 1, "listed nowhere: refused, said")
     }
 
     @Test("media requests are counted as the recording had them; what the recording lacks is a divergence, each said once")
