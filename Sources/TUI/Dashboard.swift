@@ -133,6 +133,7 @@ public enum Dashboard {
                 cells[a] = ("¦", .discontinuity)
             }
         }
+        for b in t.breaks { cells[column(b, length: t.length, width: width)] = ("◆", .accent) }
         if let p = t.playhead { cells[column(p, length: t.length, width: width)] = ("┃", .playhead) }
         return cells
     }
@@ -142,6 +143,7 @@ public enum Dashboard {
         let filled = t.segments.filter(\.filled).count
         let summary =
             "\(t.segments.count) segments" + (gaps > 0 ? ", \(gaps) GAP" + (filled > 0 ? " (\(filled) filled by another rung)" : "") : "")
+            + (t.breaks.isEmpty ? "" : ", \(t.breaks.count) break\(t.breaks.count == 1 ? "" : "s")")
             + (t.live ? ", live window from msn \(t.firstMSN)" : "")
         title("Buffer", into: &c, y: &y, right: summary)
         let w = c.width - 2
@@ -152,7 +154,9 @@ public enum Dashboard {
         let left = t.live ? "msn \(t.firstMSN)" : "00:00.0"
         let right = t.live ? "live edge" : DashboardModel.clockText(t.length)
         let aheadText = ahead.map { ", \(fixed($0, 1))s ahead" } ?? ", - ahead"
-        let mid = "buffered \(fixed(buffered, 1))s" + aheadText + (gaps > filled ? "  ╳ GAP" : "") + (filled > 0 ? "  ▒ GAP filled" : "")
+        let mid =
+            "buffered \(fixed(buffered, 1))s" + aheadText + (gaps > filled ? "  ╳ GAP" : "") + (filled > 0 ? "  ▒ GAP filled" : "")
+            + (t.breaks.isEmpty ? "" : "  ◆ break")
         c.put(1, y, left, .dim)
         c.put(max(0, (c.width - displayWidth(mid)) / 2), y, mid, .dim)
         c.put(max(0, c.width - displayWidth(right) - 1), y, right, .dim)

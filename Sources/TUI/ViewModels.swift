@@ -123,6 +123,8 @@ public struct TimelineModel: Sendable, Equatable {
     public var firstMSN: Int
     /// Seconds delivered past the playhead; nil when not known (drawn as a dash).
     public var ahead: Double?
+    /// Where the breaks the stream announces start, in the window's seconds (docs/EVENTS.md).
+    public var breaks: [Double] = []
 }
 
 /// One key on the key timeline.
@@ -306,9 +308,23 @@ public struct DashboardModel: Sendable, Equatable {
                 start: starts[i], duration: seg.duration, gap: seg.gap, discontinuity: seg.discontinuity,
                 filled: seg.gap && !s.isUnfillableGap(seg.mediaSequence))
         }
-        return TimelineModel(
+        var t = TimelineModel(
             length: m.totalDuration, segments: segs, buffered: s.bufferedRanges, playhead: s.position, live: m.isLive,
             firstMSN: m.mediaSequence, ahead: s.bufferedAhead)
+        // A break starts at its first segment (a date range at its START-DATE); one whose start has left the window is not
+        // marked. The same break announced both ways is one mark.
+        var marks: Set<Int> = []
+        for b in s.breaks.tracked.map(\.cue) {
+            let at: Double?
+            if case .dateRange = b.source, let d = b.startDate {
+                at = Timeline.playlistTime(at: d, in: m)
+            } else {
+                at = starts[safe: b.startMSN - m.mediaSequence]
+            }
+            if let at, at >= 0, at <= m.totalDuration, marks.insert(Int((at * 1000).rounded())).inserted { t.breaks.append(at) }
+        }
+        t.breaks.sort()
+        return t
     }
 
     static func keyRows(_ s: SessionState) -> [KeyRow] {

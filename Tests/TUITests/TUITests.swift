@@ -264,6 +264,34 @@ struct SnapshotTests {
         let cells = Dashboard.bar(t, width: 20)
         #expect(cells.map(\.0).joined() == "█████┃████░░╳╳░░¦░░░")
         #expect(cells[12].1 == .gap && cells[5].1 == .playhead && cells[0].1 == .buffered && cells[16].1 == .discontinuity)
+        // A break the stream announces starts at 8 s: marked there, named in the title and the legend (docs/EVENTS.md).
+        var b = t
+        b.breaks = [8]
+        #expect(Dashboard.bar(b, width: 20).map(\.0).joined() == "█████┃██◆█░░╳╳░░¦░░░")
+        let c = Dashboard.bar(b, width: 20)
+        #expect(c[8].1 == .accent)
+    }
+
+    @Test("a stream with breaks: the session's breaks are marked where they start in the window, each once")
+    func breakMarks() throws {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        for i in 0..<10 {
+            if i == 4 {
+                text += "#EXT-X-CUE-OUT:4\n"
+                text += "#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-01-01T00:00:08.000Z\",PLANNED-DURATION=4,SCTE35-OUT=0xFC00\n"
+            }
+            if i == 6 { text += "#EXT-X-CUE-IN\n" }
+            text += "#EXTINF:2,\ns\(i).ts\n"
+        }
+        text += "#EXT-X-ENDLIST\n"
+        let m = try #require(PlaylistParser.parseLenient(text).playlist.media)
+        var s = SessionState(url: "http://o/v/index.m3u8")
+        s.apply(.opened(url: s.url, playlist: Playlist(body: .media(m)), diagnostics: []), at: 0)
+        s.apply(.loader(.playlist(PlaylistEvent(url: s.url, rung: 0, rendition: nil, playlist: m, received: 0.1))), at: 0.1)
+        let t = try #require(DashboardModel(s, ui: UIState()).timeline)
+        #expect(t.breaks == [8], "\(t.breaks)")
+        let screen = Dashboard.render(DashboardModel(s, ui: UIState()), width: 100, height: 30).text
+        #expect(screen.contains("10 segments, 1 break") && screen.contains("◆ break"), "\(screen)")
     }
 
     @Test("help lists every binding; a tiny terminal gets a one-line explanation, not a crash")
