@@ -30,7 +30,7 @@ let package = Package(
         // One pane's state, reducer and controllers; pure (time arrives with each event).
         .target(name: "Session", dependencies: ["HLS", "LoaderEvents"]),
         // Panels, themes and keys as pure functions of the session; the curses adapter lives in Terminal.
-        .target(name: "TUI", dependencies: ["Session", "HLS", "LoaderEvents"]),
+        .target(name: "TUI", dependencies: ["Session", "HLS", "LoaderEvents", "MediaFormats"]),
         // The Loader's core, without NIO: keys (store, repair, spreading), decryption with checks, DRM explanations, virtual
         // playlists, splice routes, source health.
         .target(

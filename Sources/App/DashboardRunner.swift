@@ -95,6 +95,7 @@ public struct DashboardScreenState: Sendable {
         case .toggleGraphs: ui[focus].toggleLower(.graphs)
         case .toggleWaterfall: ui[focus].toggleLower(.waterfall)
         case .toggleLowLatency: ui[focus].toggleLower(.lowLatency)
+        case .toggleEvents: ui[focus].toggleLower(.events)
         case .focusNext: focus = (focus + 1) % ui.count
         case .openPane: if ui.count < PaneLayout.maxPanes { prompt = "" }
         case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)

@@ -30,6 +30,7 @@ public enum Dashboard {
         case .graphs: graphs(model, into: &c, y: &y, rows: height - 1 - y)
         case .waterfall: waterfall(model, into: &c, y: &y, rows: height - 1 - y)
         case .lowLatency: lowLatency(model, into: &c, y: &y, rows: height - 1 - y)
+        case .events: events(model, into: &c, y: &y, rows: height - 1 - y)
         case .log: log(model, into: &c, y: &y, rows: height - 1 - y)
         }
         footer(model.status, into: &c)
@@ -292,6 +293,17 @@ public enum Dashboard {
         title("LL-HLS", into: &c, y: &y, right: "▮ part  ▯ hinted  ┃ playhead")
         for line in m.lowLatency.prefix(rows - 1) {
             c.put(1, y, fit(line, c.width - 2), .normal)
+            y += 1
+        }
+        y = end
+    }
+
+    static func events(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
+        guard rows >= 2 else { return }
+        let end = y + rows
+        title("Events", into: &c, y: &y, right: "◆ break  ▶ inside  newest first")
+        for line in m.events.prefix(rows - 1) {
+            c.put(1, y, fit(line, c.width - 2), line.hasPrefix("▶") ? .accent : .normal)
             y += 1
         }
         y = end

@@ -34,7 +34,7 @@ public enum Key: Sendable, Hashable {
 public enum Command: Sendable, Equatable {
     case session(Action)
     case selectUp, selectDown, pinSelected
-    case nextTheme, toggleLog, toggleHelp, focusNext, togglePicture, toggleGraphs, toggleWaterfall, toggleLowLatency
+    case nextTheme, toggleLog, toggleHelp, focusNext, togglePicture, toggleGraphs, toggleWaterfall, toggleLowLatency, toggleEvents
     /// Ask for a URL and open it in another pane.
     case openPane
     case scrollUp, scrollDown
@@ -83,6 +83,9 @@ public enum Keymap {
         Binding(
             keys: [.char("L")], command: .toggleLowLatency,
             help: "LL-HLS: parts at the edge, reload holds, hints, deltas, reports, latency, in place of the log"),
+        Binding(
+            keys: [.char("E")], command: .toggleEvents,
+            help: "the stream's events: breaks with their SCTE-35, date ranges, in place of the log"),
         Binding(keys: [.pageUp], command: .scrollUp, help: "scroll the log back"),
         Binding(keys: [.pageDown], command: .scrollDown, help: "scroll the log forward"),
         Binding(keys: [.char("?"), .char("h")], command: .toggleHelp, help: "this help"),

@@ -1,4 +1,5 @@
 import HLS
+import MediaFormats
 import LoaderEvents
 import Session
 
@@ -25,12 +26,14 @@ public struct UIState: Sendable, Equatable {
     public var showWaterfall = false
     /// The LL-HLS panel (`L`) in place of the log.
     public var showLowLatency = false
+    /// The stream's events (`E`): date ranges and breaks, in place of the log.
+    public var showEvents = false
     public init() {}
 
     /// What takes the place of the log: one at a time, the key that is pressed again brings the log back.
     public mutating func toggleLower(_ panel: LowerPanel) {
         let was = lower
-        (showPicture, showGraphs, showWaterfall, showLowLatency) = (false, false, false, false)
+        (showPicture, showGraphs, showWaterfall, showLowLatency, showEvents) = (false, false, false, false, false)
         guard was != panel else { return }
         switch panel {
         case .log: break
@@ -38,16 +41,19 @@ public struct UIState: Sendable, Equatable {
         case .graphs: showGraphs = true
         case .waterfall: showWaterfall = true
         case .lowLatency: showLowLatency = true
+        case .events: showEvents = true
         }
     }
 
     public var lower: LowerPanel {
-        showPicture ? .picture : showGraphs ? .graphs : showWaterfall ? .waterfall : showLowLatency ? .lowLatency : .log
+        showPicture
+            ? .picture
+            : showGraphs ? .graphs : showWaterfall ? .waterfall : showLowLatency ? .lowLatency : showEvents ? .events : .log
     }
 }
 
 /// The panel at the bottom of a pane.
-public enum LowerPanel: Sendable, Equatable { case log, picture, graphs, waterfall, lowLatency }
+public enum LowerPanel: Sendable, Equatable { case log, picture, graphs, waterfall, lowLatency, events }
 
 /// One history plot: its name, the value now and the series (a value a second).
 public struct GraphRow: Sendable, Equatable {
@@ -169,6 +175,8 @@ public struct DashboardModel: Sendable, Equatable {
     public var pathways: String?
     /// The LL-HLS panel's lines (with `ui.showLowLatency`).
     public var lowLatency: [String] = []
+    /// The events panel's lines (with `ui.showEvents`).
+    public var events: [String] = []
 
     /// Builds the model from a session snapshot.
     public init(_ s: SessionState, ui: UIState) {
@@ -196,6 +204,7 @@ public struct DashboardModel: Sendable, Equatable {
         if ui.showGraphs { graphs = DashboardModel.graphs(s.history) }
         if ui.showWaterfall { waterfall = s.requests.suffix(Self.logWindow).reversed().map(DashboardModel.waterfallRow) }
         if ui.showLowLatency { lowLatency = DashboardModel.lowLatencyLines(s) }
+        if ui.showEvents { events = DashboardModel.eventLines(s) }
         logTotal = ui.showMessages ? s.log.count : s.requests.count
         logFirst = max(0, min(ui.scroll, logTotal - 1))
         if ui.showMessages {
@@ -510,5 +519,50 @@ extension DashboardModel {
             ll.reportLag.map { "reports the furthest-behind rendition report trails this playlist by \($0) part\($0 == 1 ? "" : "s")" }
                 ?? "reports none")
         return out
+    }
+}
+
+extension DashboardModel {
+    /// The events panel (docs/EVENTS.md): the breaks the session follows — where each starts, planned against what the
+    /// playlist holds, whether the playhead is inside — each SCTE-35 message decoded beneath; then the playing playlist's
+    /// other date ranges (any CLASS) with their client attributes.
+    static func eventLines(_ s: SessionState) -> [String] {
+        var lines: [String] = []
+        let tracked = s.breaks.tracked
+        for t in tracked.reversed() {
+            let b = t.cue
+            let source: String
+            switch b.source {
+            case .cueOut: source = "CUE-OUT"
+            case .dateRange: source = "DATERANGE"
+            }
+            var line = (t.enteredAt != nil ? "▶ " : t.done ? "  " : "◆ ") + "\(b.key)  \(source)"
+            if let d = b.startDate { line += "  " + String(d.iso8601.dropFirst(11).prefix(12)) } else { line += "  msn \(b.startMSN)" }
+            line += "  planned " + (b.planned.map { "\(fixed($0, 1))s" } ?? "-")
+            line += (b.closed ? ", lasts " : ", so far ") + (b.actual.map { "\(fixed($0, 1))s" } ?? "-")
+            line += t.enteredAt != nil ? "  inside" : t.done ? "  played" : ""
+            lines.append(line)
+            for c in b.cues {
+                switch SCTE35.decode(text: c.text) {
+                case .success(let i): lines.append("    \(c.tag): \(SCTE35.summary(i))")
+                case .failure(let e): lines.append("    \(c.tag): cannot decode SCTE-35: \(e)")
+                }
+            }
+        }
+        let known = Set(
+            tracked.compactMap { t -> String? in
+                if case .dateRange(let id) = t.cue.source { return id }
+                return nil
+            })
+        var seen: Set<String> = []
+        for r in (s.playingMedia?.dateRanges ?? []).reversed() where !known.contains(r.id) && seen.insert(r.id).inserted {
+            var line = "  \(r.id)  \(r.classID ?? "-")  " + (r.startDate.map { String($0.iso8601.dropFirst(11).prefix(12)) } ?? "?")
+            if let d = r.duration { line += "  \(fixed(d, 1))s" } else if let p = r.plannedDuration { line += "  planned \(fixed(p, 1))s" }
+            if r.endOnNext { line += "  to the next" }
+            let client = r.extra.filter { $0.name.hasPrefix("X-") }.map { "\($0.name)=\($0.value)" }
+            if !client.isEmpty { line += "  " + client.joined(separator: " ") }
+            lines.append(line)
+        }
+        return lines.isEmpty ? ["no date ranges or breaks in the playing playlist"] : lines
     }
 }

@@ -163,6 +163,28 @@ struct DashboardE2ETests {
         #expect(s.contains("EXIT=0"), "\(s)")
     }
 
+    @Test(
+        "a stream with breaks: the buffer bar marks them; E shows each with its SCTE-35 decoded and the playhead inside; E again: the log")
+    func events() async throws {
+        let t = Tmux()
+        await t.start("\(hlstui) '\(base)/vod-ts/master.m3u8?cues=5' --video none --ao null", width: 100, height: 30)
+        var s = await t.wait { $0.contains("PLAYING") && $0.contains("2 breaks") }
+        #expect(s.contains("◆ break"), "\(s)")
+        t.keys("E")
+        s = await t.wait { $0.contains("─ Events") && $0.contains("cue-out@5") }
+        #expect(s.contains("splice_insert event 5 out immediately, break 4.000 s (auto return)"), "\(s)")
+        #expect(s.contains("break-0  DATERANGE  00:00:00.000  planned 4.0s, lasts 4.0s"), "\(s)")
+        // The playhead reaches the second break (10–14 s): marked inside.
+        s = await t.wait(timeout: 20) { $0.contains("▶ cue-out@5") }
+        #expect(s.contains("▶ cue-out@5") && s.contains("inside"), "\(s)")
+        t.keys("E")
+        s = await t.wait { $0.contains("─ Requests") }
+        #expect(!s.contains("─ Events"))
+        t.keys("q")
+        s = await t.wait { $0.contains("EXIT=") }
+        #expect(s.contains("EXIT=0"), "\(s)")
+    }
+
     @Test("SIGTERM ends hlstui and restores the terminal")
     func sigterm() async throws {
         let t = Tmux()

@@ -292,6 +292,17 @@ struct SnapshotTests {
         #expect(t.breaks == [8], "\(t.breaks)")
         let screen = Dashboard.render(DashboardModel(s, ui: UIState()), width: 100, height: 30).text
         #expect(screen.contains("10 segments, 1 break") && screen.contains("◆ break"), "\(screen)")
+        // `E`: the events panel in place of the log, each break with its messages; the date range is the break, not listed twice.
+        var ui = UIState()
+        ui.toggleLower(.events)
+        let events = DashboardModel(s, ui: ui).events
+        // The date range has no end in the playlist (PLANNED-DURATION only): how long it has run by the last segment.
+        #expect(events.first == "◆ ad  DATERANGE  00:00:08.000  planned 4.0s, so far 12.0s", "\(events)")
+        #expect(events.contains("    SCTE35-OUT: cannot decode SCTE-35: 2 bytes, shorter than a splice_info_section"), "\(events)")
+        #expect(events.contains { $0.hasPrefix("◆ cue-out@4  CUE-OUT  00:00:08.000  planned 4.0s, lasts 4.0s") }, "\(events)")
+        #expect(events.filter { $0.contains(" ad ") }.count == 1)
+        let panel = Dashboard.render(DashboardModel(s, ui: ui), width: 100, height: 30).text
+        #expect(panel.contains("Events") && panel.contains("cue-out@4"), "\(panel)")
     }
 
     @Test("help lists every binding; a tiny terminal gets a one-line explanation, not a crash")
