@@ -203,6 +203,15 @@ public enum MonitorJSON {
                     ("nextIn", .double(next.map { (($0 - report.t) * 1000).rounded() / 1000 })),
                 ]
             )
+        case .fact(.violation(let rung, let rendition, let f)):
+            return (
+                "violation",
+                [
+                    ("pane", .int(i)), ("rung", .int(rung)), ("rendition", .string(rendition)), ("rule", .string(f.rule.rawValue)),
+                    ("severity", .string(f.severity == .error ? "must" : "should")), ("section", .string(f.section)),
+                    ("msn", .int(f.msn)), ("message", .string(f.message)),
+                ]
+            )
         case .fact(.cue(let f)):
             let (phase, b, seconds): (String, CueBreak, Double?) =
                 switch f {

@@ -135,6 +135,11 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
         case .fact(.stallEnded(let s)):
             counter("hlstui_stalled_seconds_total", "Seconds spent stalled.", pane: p, []).increment(
                 by: max(0, (s.end ?? s.start) - s.start))
+        case .fact(.violation(_, _, let f)):
+            counter(
+                "hlstui_stream_violations_total", "Reloads of a live playlist that broke a rule of RFC 8216bis, by rule and severity.",
+                pane: p, [("rule", f.rule.rawValue), ("severity", f.severity == .error ? "must" : "should")]
+            ).increment()
         case .fact(.skipped(let k)):
             counter("hlstui_skips_total", "Jumps forward past content never shown.", pane: p, []).increment()
             counter("hlstui_skipped_seconds_total", "Seconds of content skipped.", pane: p, []).increment(by: k.seconds)

@@ -24,9 +24,12 @@ public struct Fault: Sendable, Equatable {
         /// The live encoder loses its clock: segments published while it lasts (`for=` seconds, else until cleared) carry no
         /// PDT, with a discontinuity where PDT stops and where it comes back.
         case nopdt
+        /// The live playlist lists its segments under other URIs while it lasts (the same MSNs, the same media): what a
+        /// packager that renames segments it has already published does (RFC 8216bis §6.2.1 forbids it).
+        case uriswap
 
         /// Changes what a live playlist lists rather than how a request is answered.
-        var isLive: Bool { self == .freeze || self == .reset || self == .nopdt }
+        var isLive: Bool { self == .freeze || self == .reset || self == .nopdt || self == .uriswap }
     }
 
     public enum Target: String, Sendable, CaseIterable {

@@ -251,6 +251,13 @@ public struct OriginRouter: OriginResponder {
         case "index.m3u8":
             var p = rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o)
             if let system = req.query["drm"] { p = Self.protected(p, system: system, rendition: rest[0]) }
+            if model.scenario.isLive,
+                state.liveFaults(model.scenario.name, client: client).contains(where: {
+                    $0.kind == .uriswap && $0.since <= now && now < ($0.until ?? .infinity)
+                })
+            {
+                p = Self.renamed(p)
+            }
             if let n = req.query["cues"].flatMap({ Int($0) }) {
                 p = OriginBreaks.add(to: p, every: n, plannedOff: Double(req.query["cueplan"] ?? "") ?? 0)
             }
@@ -435,6 +442,15 @@ public struct OriginRouter: OriginResponder {
         return out
     }
 
+    /// Every segment listed under another URI (`?renamed=1`), the same media behind it (the `uriswap` fault).
+    static func renamed(_ p: Playlist) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        for i in m.segments.indices { m.segments[i].uri += (m.segments[i].uri.contains("?") ? "&" : "?") + "renamed=1" }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
     static func keeping(client: String, in p: Playlist) -> Playlist {
         guard case .media(var m) = p.body else { return p }
         let tag = "client=" + (client.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
@@ -474,7 +490,7 @@ public struct OriginRouter: OriginResponder {
         case .truncate: r.delivery = f.bytes.map { .cut(bytes: $0) } ?? .truncate
         case .norange: r.ignoresRange = true
         case .etag: r.headers.append(("ETag", "\"changed-\(f.id)\""))
-        case .freeze, .reset, .nopdt: break
+        case .freeze, .reset, .nopdt, .uriswap: break
         }
         return r
     }
@@ -590,7 +606,7 @@ public struct OriginRouter: OriginResponder {
         s += "\nprogressive MP4 (Range honoured): "
         s += media.progressive.keys.sorted().map { "/progressive/\($0)" }.joined(separator: "  ") + "\n"
         s +=
-            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|norange|etag|freeze|reset|nopdt&target=segment|key|playlist|init|any"
+            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|norange|etag|freeze|reset|nopdt|uriswap&target=segment|key|playlist|init|any"
         s +=
             "&status=404&ms=2000&bytes=N&hold=SECONDS&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME&host=127.0.0.2  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144"

@@ -199,6 +199,8 @@ public enum SessionFact: Sendable, Equatable {
     case steering(outcome: String, priority: [String], next: Double?)
     /// The playhead entered or left a break the stream announces (docs/EVENTS.md).
     case cue(BreakFact)
+    /// A reload of a live playlist changed what the server may not change (RFC 8216bis §6.2.1; docs/VALIDATION.md).
+    case violation(rung: Int?, rendition: String?, finding: ContinuityFinding)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
@@ -315,6 +317,12 @@ public struct SessionState: Sendable {
     var moveAsked = false
     /// The breaks the playing rung announces, followed against the playhead (docs/EVENTS.md).
     public internal(set) var breaks = BreakWatch()
+    /// The last playlist read of each rung and rendition (its URL and body as read), for the reload rules.
+    var lastRead: [String: (url: String, playlist: MediaPlaylist)] = [:]
+    /// Violations said (rule and segment, per playlist): each once.
+    var violationsSaid: Set<String> = []
+    /// How many reloads broke a rule, by rule (docs/VALIDATION.md).
+    public internal(set) var violationCount = 0
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
     public var lastGiven: Double?
     public var givenStart: Int?
@@ -656,6 +664,7 @@ public struct SessionState: Sendable {
                     action: "served from rung \(by)")
             ]
         case .playlist(let p):
+            let violations = continuity(p, at: t)
             // A live reload keeps the PDT the last one gave (a tag only after discontinuities slides out of the window).
             // LL-HLS: the segment in progress counts as far as its parts are published (the player is given it as they come).
             let playlist = Timeline.carryingProgramDateTimes(p.playlist.withSegmentInProgress, from: p.rung.flatMap { media[$0] })
@@ -665,16 +674,35 @@ public struct SessionState: Sendable {
             if let rung = p.rung { playlistReadAt[rung] = t }
             if let rung = p.rung, rung == (loadedRung ?? 0) { breaks.update(playlist) }
             // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
-            guard let rung = p.rung, rung == (loadedRung ?? 0) else { return [] }
-            return p.playlist.segments.filter {
-                $0.gap && isUnfillableGap($0.mediaSequence) && reportGap(rung: rung, msn: $0.mediaSequence)
-            }
-            .map {
-                .gap(
-                    rung: rung, msn: $0.mediaSequence, pdt: $0.effectiveProgramDateTime, duration: $0.duration,
-                    action: "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it")
-            }
+            guard let rung = p.rung, rung == (loadedRung ?? 0) else { return violations }
+            return violations
+                + p.playlist.segments.filter {
+                    $0.gap && isUnfillableGap($0.mediaSequence) && reportGap(rung: rung, msn: $0.mediaSequence)
+                }
+                .map {
+                    .gap(
+                        rung: rung, msn: $0.mediaSequence, pdt: $0.effectiveProgramDateTime, duration: $0.duration,
+                        action: "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it")
+                }
         }
+    }
+
+    /// The reload rules (RFC 8216bis §6.2.1): this playlist against the last one read of the same rung or rendition from the
+    /// same URL (another pathway's copy is another server). Each finding said once per playlist, rule and segment.
+    mutating func continuity(_ p: PlaylistEvent, at t: Double) -> [SessionFact] {
+        let key = p.rung.map { "rung \($0)" } ?? "rendition \(p.rendition ?? "?")"
+        defer { lastRead[key] = (p.url, p.playlist) }
+        guard let last = lastRead[key], last.url == p.url, last.playlist.skip == nil, p.playlist.skip == nil else { return [] }
+        var facts: [SessionFact] = []
+        for f in LiveContinuity.check(previous: last.playlist, next: p.playlist) {
+            guard violationsSaid.insert("\(key) \(f.rule.rawValue) \(f.msn.map(String.init) ?? "")").inserted else { continue }
+            if violationsSaid.count > 512 { violationsSaid.removeAll() }
+            violationCount += 1
+            let name = p.rung.map { ladder.rungs[safe: $0]?.name ?? "rung \($0)" } ?? p.rendition ?? "rendition"
+            note(f.severity == .error ? .warn : .info, "\(name) playlist: \(f.message) (\(f.rule.rawValue), \(f.section))", t)
+            facts.append(.violation(rung: p.rung, rendition: p.rendition, finding: f))
+        }
+        return facts
     }
 
     mutating func sampled(_ s: PlayerSample, at t: Double) -> [SessionFact] {

@@ -31,26 +31,10 @@ struct SyncFeedsE2ETests {
         return v.isEmpty ? nil : v[min(v.count - 1, Int(Double(v.count) * 0.9))]
     }
 
-    /// A fault for one new client name, switched on for `seconds`, `after` seconds after that client's first request (a
-    /// loaded machine can take many seconds to start the monitor); the name goes in the pane's URL.
     func later(
         _ after: Double, _ kind: Fault.Kind, target: Fault.Target, status: Int, on scenario: String, for seconds: Double
     ) -> (client: String, task: Task<Void, Never>) {
-        let client = "\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
-        let state = self.state
-        let task = Task {
-            for _ in 0..<1200 where !state.log().contains(where: { $0.path.contains("client=\(client)") }) {
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-            try? await Task.sleep(for: .seconds(after))
-            let now = Date().timeIntervalSince1970
-            var f = Fault(
-                id: 0, kind: kind, target: target, status: status, ms: 0, scenario: scenario, rendition: nil, msn: nil, remaining: nil,
-                since: now, until: now + seconds)
-            f.client = client
-            _ = state.add(f)
-        }
-        return (client, task)
+        ClientFault.later(state, after, kind, target: target, status: status, on: scenario, for: seconds)
     }
 
     @Test("media running 0.5 % fast against its PDT: the controller keeps steering, the offset stays within a frame")

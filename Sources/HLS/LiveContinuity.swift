@@ -1,0 +1,108 @@
+/// What a live media playlist must keep from one reload to the next. A server changes a media playlist only by appending
+/// lines, removing segments from the start in order, incrementing EXT-X-MEDIA-SEQUENCE and EXT-X-DISCONTINUITY-SEQUENCE,
+/// and adding EXT-X-ENDLIST (RFC 8216bis §6.2.1); so a segment keeps its MSN, URI, duration, discontinuity and
+/// discontinuity sequence number (§4.4.3.2, §4.4.3.3) for as long as it is listed.
+public struct ContinuityFinding: Sendable, Equatable {
+    public enum Rule: String, Sendable, CaseIterable {
+        /// EXT-X-MEDIA-SEQUENCE went back: segments removed come back, or the stream restarted its numbering.
+        case msnBackwards = "msn-backwards"
+        /// A segment still listed under the same MSN has another URI.
+        case uriChanged = "uri-changed"
+        /// … or another duration.
+        case durationChanged = "duration-changed"
+        /// … or gained or lost its EXT-X-DISCONTINUITY.
+        case discontinuityChanged = "discontinuity-changed"
+        /// … or another discontinuity sequence number (EXT-X-DISCONTINUITY-SEQUENCE not kept in step with the tags removed).
+        case discontinuitySequence = "discontinuity-sequence"
+        /// … or another EXT-X-PROGRAM-DATE-TIME.
+        case pdtChanged = "pdt-changed"
+        /// A PDT that does not follow the segment before it (by more than a second) with no discontinuity between them.
+        case pdtJump = "pdt-jump"
+        /// EXT-X-ENDLIST was there and is gone.
+        case endlistRemoved = "endlist-removed"
+    }
+
+    public var rule: Rule
+    public var severity: Severity
+    /// The section broken, `RFC 8216bis §…`.
+    public var section: String
+    /// The segment it concerns (nil: the playlist).
+    public var msn: Int?
+    public var message: String
+
+    public init(_ rule: Rule, _ severity: Severity, _ section: String, msn: Int?, _ message: String) {
+        (self.rule, self.severity, self.section, self.msn, self.message) = (rule, severity, section, msn, message)
+    }
+}
+
+public enum LiveContinuity {
+    /// What changed between two reloads of one live media playlist that the server may not change. `previous` and `next`
+    /// as read (a delta update compares the segments it lists).
+    public static func check(previous a: MediaPlaylist, next b: MediaPlaylist) -> [ContinuityFinding] {
+        var out: [ContinuityFinding] = []
+        if a.endList && !b.endList {
+            out.append(ContinuityFinding(.endlistRemoved, .error, bis("6.2.1"), msn: nil, "EXT-X-ENDLIST was listed and is gone"))
+        }
+        if b.mediaSequence < a.mediaSequence {
+            out.append(
+                ContinuityFinding(
+                    .msnBackwards, .error, bis("6.2.1"), msn: b.mediaSequence,
+                    "EXT-X-MEDIA-SEQUENCE went back from \(a.mediaSequence) to \(b.mediaSequence)"
+                        + (b.mediaSequence + b.segments.count <= a.mediaSequence
+                            ? " (a new numbering: the stream restarted without ending)" : " (segments removed are listed again)")))
+            // The segments compared below are not the same ones.
+            return out
+        }
+        let before = Dictionary(a.segments.map { ($0.mediaSequence, $0) }, uniquingKeysWith: { x, _ in x })
+        // Per rule, the segments that broke it: one finding each, its first segment as the example.
+        var changed: [(rule: ContinuityFinding.Rule, severity: Severity, section: String, msn: Int, what: String)] = []
+        for s in b.segments {
+            guard let old = before[s.mediaSequence] else { continue }
+            let msn = s.mediaSequence
+            if old.uri != s.uri { changed.append((.uriChanged, .error, bis("6.2.1"), msn, "was \(old.uri), now \(s.uri)")) }
+            if abs(old.duration - s.duration) > 0.0005 {
+                changed.append(
+                    (
+                        .durationChanged, .error, bis("6.2.1"), msn,
+                        "was \(formatSeconds(old.duration)) s long, now \(formatSeconds(s.duration)) s"
+                    ))
+            }
+            if old.discontinuity != s.discontinuity {
+                changed.append(
+                    (.discontinuityChanged, .error, bis("6.2.1"), msn, (s.discontinuity ? "gained" : "lost") + " its EXT-X-DISCONTINUITY"))
+            }
+            if old.discontinuitySequence != s.discontinuitySequence {
+                changed.append(
+                    (
+                        .discontinuitySequence, .error, bis("4.4.3.3"), msn,
+                        "was in discontinuity sequence \(old.discontinuitySequence), now \(s.discontinuitySequence) (EXT-X-DISCONTINUITY-SEQUENCE MUST keep the listed segments' numbers)"
+                    ))
+            }
+            if let p = old.programDateTime, let q = s.programDateTime, abs(p.seconds(since: q)) > 0.0005 {
+                changed.append((.pdtChanged, .warning, bis("6.2.1"), msn, "was dated \(p.iso8601), now \(q.iso8601)"))
+            }
+        }
+        for rule in ContinuityFinding.Rule.allCases {
+            let all = changed.filter { $0.rule == rule }
+            guard let first = all.first else { continue }
+            let which =
+                all.count == 1 ? "msn \(first.msn)" : "\(all.count) segments (msn \(first.msn)–\(all[all.count - 1].msn)), msn \(first.msn)"
+            out.append(ContinuityFinding(rule, first.severity, first.section, msn: first.msn, "\(which) \(first.what)"))
+        }
+        // A PDT jump among the segments new in this reload (each said once: the older ones were checked when they were new).
+        let newFrom = a.mediaSequence + a.segments.count
+        for (i, s) in b.segments.enumerated() where s.mediaSequence >= newFrom && i > 0 {
+            let prev = b.segments[i - 1]
+            guard !s.discontinuity, let p = prev.effectiveProgramDateTime, let q = s.programDateTime else { continue }
+            let off = q.seconds(since: p) - prev.duration
+            if abs(off) > 1 {
+                out.append(
+                    ContinuityFinding(
+                        .pdtJump, .warning, bis("4.4.4.6"), msn: s.mediaSequence,
+                        "msn \(s.mediaSequence)'s PDT is \(formatSeconds(off)) s off the end of the segment before it, with no EXT-X-DISCONTINUITY"
+                    ))
+            }
+        }
+        return out
+    }
+}
