@@ -691,8 +691,10 @@ public struct SessionState: Sendable {
     /// same URL (another pathway's copy is another server). Each finding said once per playlist, rule and segment.
     mutating func continuity(_ p: PlaylistEvent, at t: Double) -> [SessionFact] {
         let key = p.rung.map { "rung \($0)" } ?? "rendition \(p.rendition ?? "?")"
-        defer { lastRead[key] = (p.url, p.playlist) }
-        guard let last = lastRead[key], last.url == p.url, last.playlist.skip == nil, p.playlist.skip == nil else { return [] }
+        // The same playlist whatever delivery directives (_HLS_msn, _HLS_part, _HLS_skip) a blocking reload added.
+        let url = Self.withoutDirectives(p.url)
+        defer { lastRead[key] = (url, p.playlist) }
+        guard let last = lastRead[key], last.url == url, last.playlist.skip == nil, p.playlist.skip == nil else { return [] }
         var facts: [SessionFact] = []
         for f in LiveContinuity.check(previous: last.playlist, next: p.playlist) {
             guard violationsSaid.insert("\(key) \(f.rule.rawValue) \(f.msn.map(String.init) ?? "")").inserted else { continue }
@@ -703,6 +705,13 @@ public struct SessionState: Sendable {
             facts.append(.violation(rung: p.rung, rendition: p.rendition, finding: f))
         }
         return facts
+    }
+
+    /// `url` without the query items of RFC 8216bis §6.2.5.1's delivery directives (`_HLS_…`).
+    static func withoutDirectives(_ url: String) -> String {
+        guard let q = url.firstIndex(of: "?") else { return url }
+        let kept = url[url.index(after: q)...].split(separator: "&").filter { !$0.hasPrefix("_HLS_") }
+        return String(url[..<q]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
 
     mutating func sampled(_ s: PlayerSample, at t: Double) -> [SessionFact] {
