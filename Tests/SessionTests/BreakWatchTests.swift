@@ -1,4 +1,5 @@
 import HLS
+import LoaderEvents
 import Session
 import Testing
 
@@ -75,5 +76,34 @@ extension BreakFact {
         case .entered(let b): return "entered \(b.key)"
         case .left(let b, let s): return "left \(b.key) after \((s * 10).rounded() / 10)"
         }
+    }
+}
+
+/// The reload rules as the Session applies them (docs/VALIDATION.md).
+@Suite("Reload rules in the session: each playlist read against the last of its rung, said once")
+struct ReloadRuleTests {
+    static func event(_ url: String, from msn: Int, renamed: Bool = false) throws -> SessionEvent {
+        var t = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(msn)\n"
+        for m in msn..<(msn + 3) { t += "#EXTINF:2,\ns\(m).ts\(renamed ? "?v=2" : "")\n" }
+        let m = try #require(PlaylistParser.parseLenient(t).playlist.media)
+        return .loader(.playlist(PlaylistEvent(url: url, rung: 0, rendition: nil, playlist: m, received: 0)))
+    }
+
+    static func violations(_ f: [SessionFact]) -> [String] {
+        f.compactMap { if case .violation(_, _, let v) = $0 { return v.rule.rawValue } else { return nil } }
+    }
+
+    @Test("blocking reloads are one playlist whatever their directives; another URL is another server; each finding once")
+    func directivesAndPathways() throws {
+        var s = SessionState(url: "http://o/live/index.m3u8")
+        #expect(Self.violations(s.apply(try Self.event("http://o/live/index.m3u8?_HLS_msn=10&_HLS_part=0", from: 10), at: 1)).isEmpty)
+        let renamed = s.apply(try Self.event("http://o/live/index.m3u8?_HLS_msn=11&_HLS_part=1", from: 11, renamed: true), at: 2)
+        #expect(Self.violations(renamed) == ["uri-changed"], "\(renamed)")
+        #expect(
+            s.violationCount == 1 && s.log.last?.text.contains("(uri-changed, RFC 8216bis §6.2.1)") == true, "\(s.log.last?.text ?? "")")
+        // The same playlist again: nothing more. Another pathway's copy (another URL) is not compared.
+        #expect(Self.violations(s.apply(try Self.event("http://o/live/index.m3u8?_HLS_msn=11", from: 11, renamed: true), at: 3)).isEmpty)
+        #expect(Self.violations(s.apply(try Self.event("http://cdn-b/live/index.m3u8", from: 12), at: 4)).isEmpty)
+        #expect(Self.violations(s.apply(try Self.event("http://cdn-b/live/index.m3u8", from: 9), at: 5)) == ["msn-backwards"])
     }
 }
