@@ -1,12 +1,19 @@
 import Foundation
+import Origin
 import Testing
+
+/// An origin of its own: these runs switch rungs and read cameras, which other suites count on the shared origin's log.
+enum CueOrigin {
+    static let server = AppOrigin.own()
+    static var base: String { server.httpBase }
+}
 
 /// The breaks a stream announces, on the timeline of a real player (docs/EVENTS.md): `monitor`'s `cue` events.
 @Suite("Breaks through real libmpv: monitor says when the playhead enters and leaves each, at the moment the playlist gives")
 struct CueEventsTests {
     @Test("VOD with a break every five 2 s segments, both ways: entered within a sample of its start, left after its length")
     func vodBreaks() async throws {
-        let r = try await MonitorRun.run(["\(AppOrigin.base)/vod-ts/master.m3u8?cues=5", "--duration", "16"])
+        let r = try await MonitorRun.run(["\(CueOrigin.base)/vod-ts/master.m3u8?cues=5", "--duration", "16"])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let cues = r.named("cue")
         // From the start: the breaks at MSN 0 (0–4 s) and MSN 5 (10–14 s), as CUE-OUT and as EXT-X-DATERANGE.
@@ -33,7 +40,7 @@ struct CueEventsTests {
 
     @Test("a live camera: each break entered at its PDT (the mark), left 4 s later; none twice as the window slides")
     func liveBreaks() async throws {
-        let r = try await MonitorRun.run(["\(AppOrigin.base)/cam-a/cam-a/index.m3u8?cues=4", "--duration", "20"])
+        let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-a/cam-a/index.m3u8?cues=4", "--duration", "20"])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let cues = r.named("cue")
         let entered = cues.filter { $0["phase"] as? String == "enter" }

@@ -6,12 +6,12 @@ import Testing
 /// through real libmpv, on the embedded origin's faults.
 @Suite("Live playlists that break the reload rules: one violation event per rule broken, none on a clean stream")
 struct ValidationE2ETests {
-    var state: OriginState { AppOrigin.state }
+    var state: OriginState { CueOrigin.server.router.state }
 
     @Test("segments renamed under their MSNs, then the media sequence restarted: each said once with its rule and section")
     func renamedThenRestarted() async throws {
         let (client, renamed) = ClientFault.later(state, 4, .uriswap, target: .playlist, status: 0, on: "cam-a", for: 6)
-        let r = try await MonitorRun.run(["\(AppOrigin.base)/cam-a/cam-a/index.m3u8?client=\(client)", "--duration", "14"])
+        let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-a/cam-a/index.m3u8?client=\(client)", "--duration", "14"])
         _ = await renamed.value
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let v = r.named("violation")
@@ -27,12 +27,12 @@ struct ValidationE2ETests {
     @Test("an encoder that restarts its media sequence at 0: msn-backwards; a clean camera: nothing")
     func restarted() async throws {
         let (client, reset) = ClientFault.later(state, 4, .reset, target: .playlist, status: 0, on: "cam-b", for: 30)
-        let r = try await MonitorRun.run(["\(AppOrigin.base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "10"])
+        let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "10"])
         _ = await reset.value
         let v = r.named("violation")
         #expect(v.map { $0["rule"] as? String } == ["msn-backwards"], "\(v)")
         #expect((v.first?["message"] as? String)?.hasSuffix("to 0 (a new numbering: the stream restarted without ending)") == true)
-        let clean = try await MonitorRun.run(["\(AppOrigin.base)/cam-a/cam-a/index.m3u8", "--duration", "8"])
+        let clean = try await MonitorRun.run(["\(CueOrigin.base)/cam-a/cam-a/index.m3u8", "--duration", "8"])
         #expect(clean.named("violation").isEmpty, "\(clean.named("violation"))")
     }
 }
