@@ -20,6 +20,8 @@ public struct ContinuityFinding: Sendable, Equatable {
         case pdtJump = "pdt-jump"
         /// EXT-X-ENDLIST was there and is gone.
         case endlistRemoved = "endlist-removed"
+        /// A date range listed again under its ID gives an attribute another value (§4.4.5.1: an ID's tags agree).
+        case dateRangeChanged = "daterange-changed"
     }
 
     public var rule: Rule
@@ -88,6 +90,20 @@ public enum LiveContinuity {
             let which =
                 all.count == 1 ? "msn \(first.msn)" : "\(all.count) segments (msn \(first.msn)–\(all[all.count - 1].msn)), msn \(first.msn)"
             out.append(ContinuityFinding(rule, first.severity, first.section, msn: first.msn, "\(which) \(first.what)"))
+        }
+        // A date range listed again: its attributes as the last reload gave them (an update may add, never change).
+        var earlier: [String: [String: String]] = [:]
+        for r in a.dateRanges { earlier[r.id, default: [:]].merge(Lint.attributeValues(r)) { old, _ in old } }
+        var said: Set<String> = []
+        for r in b.dateRanges {
+            guard let was = earlier[r.id] else { continue }
+            for (name, value) in Lint.attributeValues(r).sorted(by: { $0.key < $1.key }) {
+                guard let old = was[name], old != value, said.insert(r.id).inserted else { continue }
+                out.append(
+                    ContinuityFinding(
+                        .dateRangeChanged, .error, bis("4.4.5.1"), msn: nil,
+                        "EXT-X-DATERANGE ID=\"\(r.id)\" had \(name)=\(old), now \(value)"))
+            }
         }
         // A PDT jump among the segments new in this reload (each said once: the older ones were checked when they were new).
         let newFrom = a.mediaSequence + a.segments.count

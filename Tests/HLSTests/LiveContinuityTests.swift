@@ -50,6 +50,17 @@ struct LiveContinuityTests {
             restarted.first?.message == "EXT-X-MEDIA-SEQUENCE went back from 10 to 0 (a new numbering: the stream restarted without ending)"
         )
         #expect(LiveContinuity.check(previous: try Self.window(10, endList: true), next: a).map(\.rule) == [.endlistRemoved])
+        // A date range listed again with another value for an attribute it had.
+        let range = { (planned: Int) in
+            try Self.window(11) { m in
+                m == 12
+                    ? "#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"\(Self.pdt(24))\",PLANNED-DURATION=\(planned)\n#EXT-X-PROGRAM-DATE-TIME:\(Self.pdt(24))\n#EXTINF:2,\ns12.ts\n"
+                    : nil
+            }
+        }
+        let d = LiveContinuity.check(previous: try range(30), next: try range(15))
+        #expect(d.map(\.rule) == [.dateRangeChanged] && d[0].message == "EXT-X-DATERANGE ID=\"ad\" had PLANNED-DURATION=30, now 15", "\(d)")
+        #expect(LiveContinuity.check(previous: try range(30), next: try range(30)).isEmpty)
         // A new segment dated 5 s past where the one before it ends, no discontinuity between them.
         let jump = try Self.window(11) { m in m == 14 ? "#EXT-X-PROGRAM-DATE-TIME:\(Self.pdt(33))\n#EXTINF:2,\ns14.ts\n" : nil }
         let j = LiveContinuity.check(previous: a, next: jump)
