@@ -2,6 +2,7 @@ import App
 import CMalloc
 import Foundation
 import JSONValue
+import Origin
 
 /// `hlstui-session-bench MEDIA_CACHE restarts N`: N sessions run one after another as a fleet runs them (`MonitorRunner.session`,
 /// no JSON written), in turn one whose stream answers 404 at once, one VOD and one live stream each stopped after a second;
@@ -35,13 +36,16 @@ enum RestartsBench {
         }
     }
 
-    static func run(base: String, count: Int, player: PlayerOptions) async -> JSONValue {
+    /// `origin`: the in-process origin's state; its request log is forgotten after each session, so what grows is hlstui's.
+    static func run(base: String, origin: OriginState, count: Int, player: PlayerOptions) async -> JSONValue {
         // As `hlstui fleet` runs (DECISIONS.md, "Two malloc arenas"); RESTARTS_ARENAS=0 leaves glibc's default, the baseline.
         let arenas = Int(ProcessInfo.processInfo.environment["RESTARTS_ARENAS"] ?? "") ?? 2
         if arenas > 0 { _ = hl_malloc_arenas(Int32(arenas)) }
         // As `hlstui fleet` does after each session (`FleetRunner.sessionEnded`); RESTARTS_TRIM=0 leaves it out.
         let trim = ProcessInfo.processInfo.environment["RESTARTS_TRIM"] != "0"
-        let urls = ["\(base)/no-such-stream/master.m3u8", "\(base)/vod-ts/master.m3u8", "\(base)/live-ts/master.m3u8"]
+        let all = ["\(base)/no-such-stream/master.m3u8", "\(base)/vod-ts/master.m3u8", "\(base)/live-ts/master.m3u8"]
+        // RESTARTS_ONLY=0, 1 or 2: that kind of session alone (the 404, the VOD, the live), to tell which one grows.
+        let urls = Int(ProcessInfo.processInfo.environment["RESTARTS_ONLY"] ?? "").flatMap { all.indices.contains($0) ? [all[$0]] : nil } ?? all
         var baseline: Floor?
         var failed = 0
         let t0 = ContinuousClock.now
@@ -50,6 +54,7 @@ enum RestartsBench {
             pane.player = player
             let outcome = await MonitorRunner.session(MonitorRequest(panes: [pane], duration: 1), write: nil)
             if outcome.status != 0 { failed += 1 }
+            origin.clearLog()
             if trim { FleetRunner.sessionEnded() }
             if i + 1 == 10 { baseline = Floor.now() }
             // The floor along the way (stderr), to tell growth that goes on from growth that settles.

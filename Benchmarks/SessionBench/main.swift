@@ -26,7 +26,7 @@ let player: PlayerOptions = {
 }()
 
 if args.count > 3, args[2] == "restarts" {
-    print(await RestartsBench.run(base: origin.httpBase, count: Int(args[3]) ?? 1000, player: player).text)
+    print(await RestartsBench.run(base: origin.httpBase, origin: origin.router.state, count: Int(args[3]) ?? 1000, player: player).text)
     exit(0)
 }
 

@@ -187,6 +187,9 @@ public final class OriginState: Sendable {
 
     public func clearFaults() { box.withLockedValue { $0.faults.removeAll() } }
 
+    /// Forgets the request log (a process that runs the origin beside many sessions, as the restarts benchmark does).
+    public func clearLog() { box.withLockedValue { $0.log.removeAll() } }
+
     /// The first request fault matching, consuming one use of it.
     func takeFault(
         target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, client: String?, host: String? = nil,
