@@ -45,7 +45,8 @@ enum RestartsBench {
         let trim = ProcessInfo.processInfo.environment["RESTARTS_TRIM"] != "0"
         let all = ["\(base)/no-such-stream/master.m3u8", "\(base)/vod-ts/master.m3u8", "\(base)/live-ts/master.m3u8"]
         // RESTARTS_ONLY=0, 1 or 2: that kind of session alone (the 404, the VOD, the live), to tell which one grows.
-        let urls = Int(ProcessInfo.processInfo.environment["RESTARTS_ONLY"] ?? "").flatMap { all.indices.contains($0) ? [all[$0]] : nil } ?? all
+        let urls =
+            Int(ProcessInfo.processInfo.environment["RESTARTS_ONLY"] ?? "").flatMap { all.indices.contains($0) ? [all[$0]] : nil } ?? all
         var baseline: Floor?
         var failed = 0
         let t0 = ContinuousClock.now

@@ -12,6 +12,10 @@ public struct InspectRequest: Sendable {
     public var timeout: Double
     /// Headers, user agent and TLS trust for URLs (the Loader's options).
     public var upstream = UpstreamOptions()
+    /// Read and measure the media against the playlists (`--media`, docs/VALIDATION.md); `mediaSample`: segments per
+    /// variant (nil: all).
+    public var media = false
+    public var mediaSample: Int?
 
     public init(
         source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100, timeout: Double = 10
@@ -42,6 +46,7 @@ public enum Inspect {
         } catch {
             return InspectOutcome(stdout: "", stderr: "hlstui inspect: \(error.description)\n", status: 2)
         }
+        if req.media { return await InspectMedia.run(req, text: text) }
         return report(text: text, req)
     }
 

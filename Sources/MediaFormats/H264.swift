@@ -19,6 +19,20 @@ public enum H264 {
         return "avc1." + [payload[s + 1], payload[s + 2], payload[s + 3]].map { hex2($0) }.joined()
     }
 
+    /// The codec string of the avcC box inside an fMP4 init section (it sits deep in moov/trak/mdia/minf/stbl/stsd/avc1; a
+    /// search for its type is enough).
+    public static func codecString(initSection bytes: [UInt8]) -> String? {
+        let tag: [UInt8] = Array("avcC".utf8)
+        var i = 0
+        while i + 8 < bytes.count {
+            if bytes[i] == tag[0], bytes[i + 1] == tag[1], bytes[i + 2] == tag[2], bytes[i + 3] == tag[3] {
+                return codecString(avcC: bytes[(i + 4)...])
+            }
+            i += 1
+        }
+        return nil
+    }
+
     static func hex2(_ b: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])

@@ -379,7 +379,7 @@ public final class MediaLibrary: Sendable {
                     } else {
                         first = FragmentedMP4.firstTime(segment: bytes, tracks: tracks) ?? 0
                         if i == 0 {
-                            if spec.width != nil, let v = avcCodec(initSection ?? []) { codecs.append(v) }
+                            if spec.width != nil, let v = H264.codecString(initSection: initSection ?? []) { codecs.append(v) }
                             codecs.append("mp4a.40.2")
                         }
                     }
@@ -399,20 +399,6 @@ public final class MediaLibrary: Sendable {
             }
         }
         return out
-    }
-
-    /// The codec string of the avcC box inside an init section.
-    static func avcCodec(_ bytes: [UInt8]) -> String? {
-        // avcC sits deep in moov/trak/mdia/minf/stbl/stsd/avc1; a byte search is enough and robust.
-        let tag: [UInt8] = Array("avcC".utf8)
-        var i = 0
-        while i + 8 < bytes.count {
-            if bytes[i] == tag[0], bytes[i + 1] == tag[1], bytes[i + 2] == tag[2], bytes[i + 3] == tag[3] {
-                return H264.codecString(avcC: bytes[(i + 4)...])
-            }
-            i += 1
-        }
-        return nil
     }
 
     static func run(_ exe: String, _ args: [String]) throws {

@@ -216,6 +216,20 @@ public struct OriginRouter: OriginResponder {
                 for i in m.variants.indices where m.variants[i].uri.hasPrefix(rung + "/") { m.variants[i].uri += "?drm=\(system)" }
                 p.body = .multivariant(m)
             }
+            // ?bw=FACTOR: BANDWIDTH and AVERAGE-BANDWIDTH declared that many times what the media measures (a packager that
+            // under- or over-declares); ?avc=avc1.PPCCLL: that video codec declared instead of the one the SPS gives.
+            if case .multivariant(var m) = p.body, req.query["bw"] != nil || req.query["avc"] != nil {
+                let factor = max(0.01, min(100, Double(req.query["bw"] ?? "") ?? 1))
+                for i in m.variants.indices {
+                    m.variants[i].bandwidth = m.variants[i].bandwidth.map { Int((Double($0) * factor).rounded()) }
+                    m.variants[i].averageBandwidth = m.variants[i].averageBandwidth.map { Int((Double($0) * factor).rounded()) }
+                    if let avc = req.query["avc"], let c = m.variants[i].codecs {
+                        m.variants[i].codecs = c.split(separator: ",").map { $0.hasPrefix("avc1") ? avc : String($0) }.joined(
+                            separator: ",")
+                    }
+                }
+                p.body = .multivariant(m)
+            }
             // ?cues=N (&cueplan=S): the breaks on every variant's media playlist, as one packager writes them on each rung.
             if let n = req.query["cues"], case .multivariant(var m) = p.body {
                 let knobs = "cues=\(n)" + (req.query["cueplan"].map { "&cueplan=\($0)" } ?? "")
@@ -619,6 +633,8 @@ public struct OriginRouter: OriginResponder {
         s += "multivariant playlists take ?drm=RUNG&system=fairplay|widevine|playready: that rung marked as DRM-protected\n"
         s += "media and multivariant playlists take ?cues=N: a two-segment break every N segments, as CUE-OUT/CUE-IN with SCTE-35\n"
         s += "and, with PDT, EXT-X-DATERANGE SCTE35-OUT/IN; &cueplan=SECONDS adds that much to the length each break announces\n"
+        s += "multivariant playlists take ?bw=FACTOR (BANDWIDTH and AVERAGE-BANDWIDTH declared that many times the media's) and\n"
+        s += "?avc=avc1.PPCCLL (that video codec declared instead of the SPS's): packagers that declare wrong, for inspect --media\n"
         return s
     }
 }

@@ -13,7 +13,7 @@ struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Parse a playlist and report its ladder, segments, keys, gaps and every problem with its line number.",
-        discussion: "Exit status: 0 no errors, 1 the playlist has errors, 2 it could not be read."
+        discussion: "Exit status: 0 no errors, 1 the playlist has errors (with --media: a must-fix finding), 2 it could not be read."
     )
 
     @Argument(help: "A playlist file or an http(s) URL.")
@@ -24,6 +24,15 @@ struct InspectCommand: AsyncParsableCommand {
 
     @Flag(help: "Stop at the first error.")
     var strict = false
+
+    @Flag(
+        help:
+            "Read the media and measure it against the playlists: peak and average bit rate against BANDWIDTH and AVERAGE-BANDWIDTH, the video codec against CODECS (docs/VALIDATION.md)."
+    )
+    var media = false
+
+    @Option(help: "With --media: measure this many segments per variant, spread over it (default: all).")
+    var sample: Int?
 
     @Option(help: "Seconds to wait for a URL before giving up.")
     var timeout: Double = 10
@@ -43,6 +52,9 @@ struct InspectCommand: AsyncParsableCommand {
         let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
         var request = InspectRequest(source: source, json: json, strict: strict, imports: vars, width: width, timeout: timeout)
         request.upstream = try origin.options()
+        request.media = media
+        request.mediaSample = sample
+        if sample != nil && !media { throw ValidationError("--sample goes with --media") }
         if origin.insecure {
             FileHandle.standardError.write(Data("WARNING: --insecure: TLS certificates are NOT checked for \(source)\n".utf8))
         }

@@ -242,4 +242,24 @@ struct InspectTLSTests {
             off.status == 0
                 && off.stdout.contains("is planned 10 s and holds 4 s of segments, more than a target duration (2 s) apart (cue)"))
     }
+
+    @Test("--media: the origin's ladder measured as declared; declared under its bytes and with another profile, each named, exit 1")
+    func media() async throws {
+        // The origin of the break tests: reading every rung's segments here would show in the shared origin's log.
+        let clean = try await CLI.run(["inspect", "--media", "\(CueOrigin.base)/vod-ts/master.m3u8"])
+        #expect(clean.status == 0 && clean.stdout.contains("media measured (40 segments):"), "\(clean.stdout) \(clean.stderr)")
+        #expect(clean.stdout.contains("media: no problems found") && clean.stdout.contains("video avc1.4d401e"), "\(clean.stdout)")
+        let wrong = try await CLI.run(["inspect", "--media", "--json", "\(CueOrigin.base)/vod-ts/master.m3u8?bw=0.6&avc=avc1.42e01e"])
+        #expect(wrong.status == 1, "\(wrong.stderr)")
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(wrong.stdout.utf8)) as? [String: Any])
+        let findings = try #require(obj["findings"] as? [[String: Any]])
+        let rules = Set(findings.compactMap { $0["rule"] as? String })
+        #expect(rules == ["average-bandwidth", "bandwidth-under-peak", "codecs-video"], "\(findings)")
+        #expect(findings.allSatisfy { $0["severity"] as? String == "must" && $0["section"] as? String == "RFC 8216bis §4.4.6.2" })
+        // A sample per variant: three segments each, spread over it.
+        let sampled = try await CLI.run(["inspect", "--media", "--sample", "3", "\(CueOrigin.base)/vod-fmp4/master.m3u8"])
+        #expect(sampled.status == 0 && sampled.stdout.contains("(3 of 10 segments"), "\(sampled.stdout)")
+        let bad = try await CLI.run(["inspect", "--sample", "3", "\(CueOrigin.base)/vod-fmp4/master.m3u8"])
+        #expect(bad.status != 0 && bad.stderr.contains("--sample goes with --media"), "\(bad.stderr)")
+    }
 }

@@ -1,0 +1,164 @@
+import HLS
+import JSONValue
+
+/// What `inspect --media` measured of one variant's segments (docs/VALIDATION.md), and what its multivariant entry declares.
+public struct VariantMeasure: Sendable, Equatable {
+    public var index: Int
+    public var name: String
+    /// BANDWIDTH, AVERAGE-BANDWIDTH and CODECS as declared (nil when the source is a media playlist alone).
+    public var bandwidth: Int?
+    public var averageBandwidth: Int?
+    public var codecs: String?
+    /// Segments measured (all, or a sample) and how many the playlist lists.
+    public var measured: Int
+    public var listed: Int
+    /// Bits per second: the highest segment's, and all the measured bytes over all the measured seconds.
+    public var peak: Double
+    public var average: Double
+    /// The msn of the highest segment.
+    public var peakMSN: Int?
+    /// The video codec read from the bytes (SPS, or the init section's avcC), RFC 6381 form.
+    public var videoCodec: String?
+    /// Whether the variant's media carries alternate renditions of its own (an AUDIO group with URIs): their bytes are
+    /// not in `peak` and `average`.
+    public var separateAudio = false
+
+    public init(index: Int, name: String, measured: Int, listed: Int, peak: Double, average: Double) {
+        (self.index, self.name, self.measured, self.listed, self.peak, self.average) = (index, name, measured, listed, peak, average)
+    }
+}
+
+/// One finding of `inspect --media`: a rule id, how serious (`must` fix: an RFC MUST; `should`: an authoring rule), where,
+/// measured against declared.
+public struct MediaFinding: Sendable, Equatable {
+    public var rule: String
+    public var must: Bool
+    public var section: String
+    public var variant: Int
+    public var message: String
+}
+
+public enum MediaChecks {
+    /// The rules for one variant's measure (RFC 8216bis §4.4.6.2; Apple's HLS authoring specification's 10 % and 2×).
+    public static func findings(_ v: VariantMeasure) -> [MediaFinding] {
+        var out: [MediaFinding] = []
+        func kbps(_ b: Double) -> String { "\(Int((b / 1000).rounded()))k" }
+        // Audio in renditions of their own is not measured here: the variant's own bytes only can be checked against what
+        // must cover them and more (BANDWIDTH), not against an average that includes the audio.
+        if let bw = v.bandwidth, v.peak > Double(bw) * 1.01 {
+            out.append(
+                MediaFinding(
+                    rule: "bandwidth-under-peak", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                    message:
+                        "\(v.name): BANDWIDTH \(kbps(Double(bw))) is under the measured peak segment bit rate \(kbps(v.peak))"
+                        + (v.peakMSN.map { " (msn \($0))" } ?? "") + "; it MUST be at least the peak"))
+        } else if let bw = v.bandwidth, !v.separateAudio, v.peak > 0, v.peak < Double(bw) * 0.9, v.measured == v.listed {
+            out.append(
+                MediaFinding(
+                    rule: "bandwidth-over-peak", must: false, section: "Apple HLS authoring spec", variant: v.index,
+                    message: "\(v.name): BANDWIDTH \(kbps(Double(bw))) is more than 10 % over the measured peak \(kbps(v.peak))"))
+        }
+        // The average of every segment (a sample's is an estimate): under it is wrong whatever audio renditions add; more
+        // than 10 % over it only when the variant's own bytes are all there is.
+        if let avg = v.averageBandwidth, v.average > 0, v.measured == v.listed {
+            let declared = Double(avg)
+            if v.average > declared * 1.1 {
+                out.append(
+                    MediaFinding(
+                        rule: "average-bandwidth", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                        message:
+                            "\(v.name): AVERAGE-BANDWIDTH \(kbps(declared)) is more than 10 % under the measured average \(kbps(v.average))"
+                    ))
+            } else if !v.separateAudio, v.average < declared * 0.9 {
+                out.append(
+                    MediaFinding(
+                        rule: "average-bandwidth", must: false, section: "Apple HLS authoring spec", variant: v.index,
+                        message:
+                            "\(v.name): AVERAGE-BANDWIDTH \(kbps(declared)) is more than 10 % over the measured average \(kbps(v.average))")
+                )
+            }
+        }
+        if v.average > 0, v.peak > v.average * 2 {
+            out.append(
+                MediaFinding(
+                    rule: "peak-over-twice-average", must: false, section: "Apple HLS authoring spec", variant: v.index,
+                    message: "\(v.name): the peak segment bit rate \(kbps(v.peak)) is over twice the average \(kbps(v.average))"))
+        }
+        if let c = v.codecs, let media = v.videoCodec {
+            let declared = c.split(separator: ",").map { $0.trimmingCharacters(in: " ").lowercased() }.filter {
+                $0.hasPrefix("avc1") || $0.hasPrefix("avc3")
+            }
+            if declared.isEmpty {
+                out.append(
+                    MediaFinding(
+                        rule: "codecs-missing-video", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                        message: "\(v.name): the media is \(media) but CODECS \"\(c)\" lists no video codec"))
+            } else if !declared.contains(where: { $0.dropFirst(4) == media.lowercased().dropFirst(4) }) {
+                out.append(
+                    MediaFinding(
+                        rule: "codecs-video", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                        message:
+                            "\(v.name): CODECS says \(declared.joined(separator: ", ")), the media's SPS says \(media) (profile and level as the bytes give them)"
+                    ))
+            }
+        }
+        return out
+    }
+
+    /// The report's lines for `measures` with their findings.
+    public static func text(_ measures: [VariantMeasure]) -> [String] {
+        var out = ["media measured (\(measures.reduce(0) { $0 + $1.measured }) segments):"]
+        func kbps(_ b: Double?) -> String { b.map { "\(Int(($0 / 1000).rounded()))k" } ?? "-" }
+        for v in measures {
+            var line = "  #\(v.index) \(v.name)  peak \(kbps(v.peak))"
+            if let bw = v.bandwidth { line += " / BANDWIDTH \(kbps(Double(bw)))" }
+            line += "  average \(kbps(v.average))"
+            if let a = v.averageBandwidth { line += " / AVERAGE-BANDWIDTH \(kbps(Double(a)))" }
+            if let c = v.videoCodec { line += "  video \(c)" }
+            line += "  (\(v.measured) of \(v.listed) segments\(v.separateAudio ? "; audio renditions not measured" : ""))"
+            out.append(line)
+        }
+        let all = measures.flatMap(findings)
+        out.append(all.isEmpty ? "media: no problems found" : "media findings (\(all.count)):")
+        for f in all { out.append("  \(f.must ? "must fix" : "should fix"): \(f.message) (\(f.rule), \(f.section))") }
+        return out
+    }
+
+    public static func json(_ measures: [VariantMeasure]) -> JSONValue {
+        .object([
+            (
+                "variants",
+                .array(
+                    measures.map { v in
+                        .object([
+                            ("index", .int(v.index)), ("name", .string(v.name)), ("bandwidth", .int(v.bandwidth)),
+                            ("averageBandwidth", .int(v.averageBandwidth)), ("codecs", .string(v.codecs)), ("measured", .int(v.measured)),
+                            ("listed", .int(v.listed)), ("peak", .double(v.peak.rounded())), ("average", .double(v.average.rounded())),
+                            ("peakMsn", .int(v.peakMSN)), ("videoCodec", .string(v.videoCodec)), ("separateAudio", .bool(v.separateAudio)),
+                        ])
+                    })
+            ),
+            (
+                "findings",
+                .array(
+                    measures.flatMap(findings).map { f in
+                        .object([
+                            ("rule", .string(f.rule)), ("severity", .string(f.must ? "must" : "should")), ("section", .string(f.section)),
+                            ("variant", .int(f.variant)), ("message", .string(f.message)),
+                        ])
+                    })
+            ),
+        ])
+    }
+}
+
+extension StringProtocol {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s = s.dropFirst() }
+        while let c = s.last, set.contains(c) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+private func rfc(_ section: String) -> String { "RFC 8216bis §" + section }
