@@ -17,17 +17,20 @@ enum AppOrigin {
 /// A fault for one client of an origin (`?client=NAME` in the pane's URL), so a test's faults touch no other run.
 enum ClientFault {
     /// A fault for one new client name, switched on for `seconds`, `after` seconds after that client's first request (a
-    /// loaded machine can take many seconds to start the monitor); the name goes in the pane's URL.
+    /// loaded machine can take minutes to give the monitor its player slots, and seconds to start it); the name goes in the
+    /// pane's URL. However long that takes it waits, until cancelled: cancel it once the run is over (a run that never asked
+    /// leaves it waiting).
     static func later(
         _ state: OriginState, _ after: Double, _ kind: Fault.Kind, target: Fault.Target, status: Int, on scenario: String,
         for seconds: Double
     ) -> (client: String, task: Task<Void, Never>) {
         let client = "\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
         let task = Task {
-            for _ in 0..<1200 where !state.log().contains(where: { $0.path.contains("client=\(client)") }) {
+            while !Task.isCancelled && !state.log().contains(where: { $0.path.contains("client=\(client)") }) {
                 try? await Task.sleep(for: .milliseconds(100))
             }
             try? await Task.sleep(for: .seconds(after))
+            guard !Task.isCancelled else { return }
             let now = Date().timeIntervalSince1970
             var f = Fault(
                 id: 0, kind: kind, target: target, status: status, ms: 0, scenario: scenario, rendition: nil, msn: nil, remaining: nil,

@@ -94,6 +94,7 @@ struct SyncFeedsE2ETests {
             [
                 "\(base)/cam-a/cam-a/index.m3u8?window=20", "\(base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "34",
             ], alone: true)
+        fault.cancel()
         _ = await fault.value
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let sync = r.named("sync")
@@ -154,6 +155,7 @@ struct SyncFeedsE2ETests {
             [
                 "\(base)/cam-a/cam-a/index.m3u8?client=\(client)", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "36",
             ], alone: true)
+        fault.cancel()
         _ = await fault.value
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let sync = r.named("sync")

@@ -12,6 +12,7 @@ struct ValidationE2ETests {
     func renamedThenRestarted() async throws {
         let (client, renamed) = ClientFault.later(state, 4, .uriswap, target: .playlist, status: 0, on: "cam-a", for: 6)
         let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-a/cam-a/index.m3u8?client=\(client)", "--duration", "14"])
+        renamed.cancel()
         _ = await renamed.value
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let v = r.named("violation")
@@ -28,6 +29,7 @@ struct ValidationE2ETests {
     func restarted() async throws {
         let (client, reset) = ClientFault.later(state, 4, .reset, target: .playlist, status: 0, on: "cam-b", for: 30)
         let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "10"])
+        reset.cancel()
         _ = await reset.value
         let v = r.named("violation")
         #expect(v.map { $0["rule"] as? String } == ["msn-backwards"], "\(v)")
