@@ -8,12 +8,18 @@ import Testing
 struct ValidationE2ETests {
     var state: OriginState { CueOrigin.server.router.state }
 
-    @Test("segments renamed under their MSNs, then the media sequence restarted: each said once with its rule and section")
-    func renamedThenRestarted() async throws {
-        let (client, renamed) = ClientFault.later(state, 4, .uriswap, target: .playlist, status: 0, on: "cam-a", for: 6)
-        let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-a/cam-a/index.m3u8?client=\(client)", "--duration", "14"])
-        renamed.cancel()
-        _ = await renamed.value
+    /// `camera` played `seconds`, its playlist given `kind` for this run alone from 4 s after its first request, `lasting` s.
+    func run(_ camera: String, _ kind: Fault.Kind, lasting: Double, seconds: Int) async throws -> MonitorRun {
+        let (client, fault) = ClientFault.later(state, 4, kind, target: .playlist, status: 0, on: camera, for: lasting)
+        let r = try await MonitorRun.run(["\(CueOrigin.base)/\(camera)/\(camera)/index.m3u8?client=\(client)", "--duration", "\(seconds)"])
+        fault.cancel()
+        _ = await fault.value
+        return r
+    }
+
+    @Test("segments renamed under their MSNs for 6 s: said when renamed and when named back, with its rule and section")
+    func renamed() async throws {
+        let r = try await run("cam-a", .uriswap, lasting: 6, seconds: 14)
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let v = r.named("violation")
         let rules = v.compactMap { $0["rule"] as? String }
@@ -27,10 +33,7 @@ struct ValidationE2ETests {
 
     @Test("an encoder that restarts its media sequence at 0: msn-backwards; a clean camera: nothing")
     func restarted() async throws {
-        let (client, reset) = ClientFault.later(state, 4, .reset, target: .playlist, status: 0, on: "cam-b", for: 30)
-        let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-b/cam-b/index.m3u8?client=\(client)", "--duration", "10"])
-        reset.cancel()
-        _ = await reset.value
+        let r = try await run("cam-b", .reset, lasting: 30, seconds: 10)
         let v = r.named("violation")
         #expect(v.map { $0["rule"] as? String } == ["msn-backwards"], "\(v)")
         #expect((v.first?["message"] as? String)?.hasSuffix("to 0 (a new numbering: the stream restarted without ending)") == true)
