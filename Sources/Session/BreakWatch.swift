@@ -18,6 +18,8 @@ public struct BreakWatch: Sendable, Equatable {
         public var enteredAt: Double?
         /// Entered and left: never reported again.
         public var done = false
+        /// Passed without the playhead inside: it ended before where playback started, or the playhead jumped over it.
+        public var missed = false
     }
 
     public private(set) var tracked: [Tracked] = []
@@ -71,6 +73,9 @@ public struct BreakWatch: Sendable, Equatable {
                 tracked[i].done = true
                 tracked[i].enteredAt = nil
                 facts.append(.left(tracked[i].cue, seconds: t - since))
+            } else if !inside, tracked[i].enteredAt == nil, Self.past(tracked[i].cue, p, pdt) {
+                tracked[i].done = true
+                tracked[i].missed = true
             }
         }
         return facts

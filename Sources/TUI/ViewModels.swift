@@ -540,7 +540,7 @@ extension DashboardModel {
             if let d = b.startDate { line += "  " + String(d.iso8601.dropFirst(11).prefix(12)) } else { line += "  msn \(b.startMSN)" }
             line += "  planned " + (b.planned.map { "\(fixed($0, 1))s" } ?? "-")
             line += (b.closed ? ", lasts " : ", so far ") + (b.actual.map { "\(fixed($0, 1))s" } ?? "-")
-            line += t.enteredAt != nil ? "  inside" : t.done ? "  played" : ""
+            line += t.enteredAt != nil ? "  inside" : t.missed ? "  not played" : t.done ? "  played" : ""
             lines.append(line)
             for c in b.cues {
                 switch SCTE35.decode(text: c.text) {

@@ -51,6 +51,12 @@ struct BreakWatchTests {
         // Later reloads and samples report neither again.
         w.update(try Self.window(from: 104))
         #expect(w.step(at: StreamPoint(msn: 102, offset: 0.5), pdt: Self.pdt(4.5), t: 7).isEmpty)
+        #expect(w.tracked.allSatisfy { $0.done && !$0.missed })
+        // A player that starts past a break: it is passed, not played, and never said.
+        var late = BreakWatch()
+        late.update(try Self.window(from: 100))
+        #expect(late.step(at: StreamPoint(msn: 104, offset: 1), pdt: Self.pdt(9), t: 1).isEmpty)
+        #expect(late.tracked.allSatisfy { $0.done && $0.missed }, "\(late.tracked)")
     }
 
     @Test("a seek back before a break entered is not leaving it; a break with no end yet is left only once one is listed")
