@@ -116,7 +116,7 @@ extension SessionState {
             if let time = look.time, let p = locate(time) {
                 plan.effects.append(.reloadInPlace(rung: rung, msn: p.msn, to: time))
             } else {
-                plannedReload = rung
+                plannedReload = PlannedReload(rung: rung, boundary: nil)
             }
         }
         switch mech {
@@ -142,12 +142,12 @@ extension SessionState {
             }
         case .spliceReload:
             plan.effects += [route(rung)].compactMap { $0 }
-            plannedReload = rung
             atMSN = here.map { $0 + 1 }
+            plannedReload = PlannedReload(rung: rung, boundary: atMSN)
         case .reloadBoundary:
             plan.effects.append(.prewarm(rung: rung))
-            plannedReload = rung
             atMSN = here.map { $0 + 1 }
+            plannedReload = PlannedReload(rung: rung, boundary: atMSN)
         case .reloadSeek:
             atMSN = here
             plan.effects.append(.prewarm(rung: rung))
@@ -242,6 +242,15 @@ extension SessionState {
             // and the new rung's file would load paused and stay so.
             plan.effects += reloadAtBreak(rung: to, msn: msn)
             note(.info, "reloaded at the boundary of msn \(msn)", now)
+        case .reloadForSwitchInPlace(let to, let msn, let boundary):
+            // The player is paused, given the new rung from the playhead's segment and sought in the fresh cache to where it
+            // stood: the switch lands where it was announced plus the look's lateness, not a segment or more later.
+            plan.effects.append(.reloadInPlace(rung: to, msn: msn, to: time))
+            plan.said.append(
+                (
+                    .info,
+                    "the playhead passed the boundary of msn \(boundary) before the watcher looked: reloaded at msn \(msn) and sought to the playhead"
+                ))
         case .crossDiscontinuity(let msn):
             // FFmpeg 5.1 stalls for good where an fMP4 stream's timestamps restart: a fresh load there does not.
             plan.effects += reloadAtBreak(rung: rung, msn: msn)

@@ -237,8 +237,9 @@ public enum SessionEvent: Sendable {
     /// player chooses), when its playhead was at raw media time `from` (read with the wall clock at that moment): what it held
     /// before is gone.
     case streamGiven(startMSN: Int?, from: (time: Double, wall: DateTime)? = nil)
-    /// A switch to `rung` waits for the playhead to reach its segment's end (nil: none waits any more).
-    case reloadPlanned(rung: Int?)
+    /// A switch to `rung` waits for the playhead to reach the start of segment `boundary` (nil: the end of the playhead's
+    /// segment, whichever it is then); `rung` nil: none waits any more.
+    case reloadPlanned(rung: Int?, boundary: Int? = nil)
     /// The player's stream is a splice (the Loader picks each segment's rung) or not.
     case spliceChosen(Bool)
     /// LL-HLS: the player was started `holdBack` seconds behind the last part and is given parts as published; the session
@@ -346,8 +347,8 @@ public struct SessionState: Sendable {
     /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
     public var spliced = false
     var gapsReported: Set<GapMark> = []
-    /// A switch waiting for the playhead to reach its segment's end: the rung to reload.
-    public internal(set) var plannedReload: Int?
+    /// A switch waiting for the playhead to reach its boundary: the rung to reload, and from which segment.
+    public internal(set) var plannedReload: PlannedReload?
     /// The GAP runs (first MSN) and fMP4 discontinuities (negated MSN) already crossed, so each is crossed once.
     var crossed: Set<Int> = []
     /// Each live rung's newest segment: its MSN, the session time it first appeared and the PDT where it ends.
@@ -465,8 +466,8 @@ public struct SessionState: Sendable {
             // The new stream's playhead goes on from its first segment, whatever other segments share its timestamps.
             clock.anchor = start
             return []
-        case .reloadPlanned(let rung):
-            plannedReload = rung
+        case .reloadPlanned(let rung, let boundary):
+            plannedReload = rung.map { PlannedReload(rung: $0, boundary: boundary) }
             return []
         case .spliceChosen(let on):
             spliced = on

@@ -4,10 +4,21 @@ import HLS
 public enum WatchDecision: Sendable, Equatable {
     /// A switch planned for the next boundary: reload `rung` from segment `msn`.
     case reloadForSwitch(rung: Int, msn: Int)
+    /// A VOD switch whose boundary (`boundary`) the playhead passed between two looks: reload `rung` from the playhead's
+    /// segment `msn` and seek to the playhead.
+    case reloadForSwitchInPlace(rung: Int, msn: Int, boundary: Int)
     /// An fMP4 stream's timestamps restart at `msn` (FFmpeg 5.1 stalls there for good): reload the playing rung from it.
     case crossDiscontinuity(msn: Int)
     /// A GAP run no allowed rung has media for: reload the playing rung from the first segment after it.
     case crossGap(GapCrossing)
+}
+
+/// A switch waiting for the playhead to reach a boundary (`SessionState.plannedReload`).
+public struct PlannedReload: Sendable, Equatable {
+    /// The rung to reload.
+    public var rung: Int
+    /// The segment the switch was announced from (`VariantSwitch.atMSN`); nil when the playhead was unknown at the plan.
+    public var boundary: Int?
 }
 
 extension SessionState {
@@ -20,9 +31,18 @@ extension SessionState {
     public mutating func watch(at t: Double, atEnd end: Bool) -> WatchDecision? {
         guard let (p, seg, gap) = watchPoint(at: t) else { return nil }
         let nearEnd = seg.map { $0 - p.offset <= Self.boundaryReach } ?? false
-        if let rung = plannedReload, nearEnd {
-            plannedReload = nil
-            return .reloadForSwitch(rung: rung, msn: p.msn + 1)
+        if let planned = plannedReload {
+            // A VOD player plays on past the boundary (its playlist is whole): a look that comes after it carries the switch
+            // out at the playhead rather than at the next boundary, which a loaded machine can miss again (DECISIONS.md, rung
+            // switching). Live keeps the next boundary: FFmpeg cannot seek there.
+            if let b = planned.boundary, p.msn >= b, playingMedia?.isLive == false {
+                plannedReload = nil
+                return .reloadForSwitchInPlace(rung: planned.rung, msn: p.msn, boundary: b)
+            }
+            if nearEnd {
+                plannedReload = nil
+                return .reloadForSwitch(rung: planned.rung, msn: p.msn + 1)
+            }
         }
         if let next = fmp4DiscontinuityAfter(p), nearEnd || end, cross(-next) {
             return .crossDiscontinuity(msn: next)

@@ -92,7 +92,14 @@ struct FidelityTests {
                     // microseconds apart.
                     let error = max(0, least - shown, shown - most)
                     aheadErrors.append(error)
-                    if error > 0.001 { aheadMisses.append("t=\(t) msn \(seg.msn ?? -1): \(shown) s shown, \(least)–\(most) s sent") }
+                    if error > 0.001 {
+                        // What the origin sent after the playhead's segment, each as rendition/msn and when it ended against
+                        // the sample's wall time.
+                        let after = video.filter { ($0.msn ?? 0) > (seg.msn ?? 0) && ($0.msn ?? 0) <= (seg.msn ?? 0) + 4 }.map {
+                            "\($0.rendition ?? "")/\($0.msn ?? -1) \(String(format: "%+.2f", $0.wall + $0.durationMs / 1000 - wall))"
+                        }
+                        aheadMisses.append("t=\(t) msn \(seg.msn ?? -1): \(shown) s shown, \(least)–\(most) s sent \(after)")
+                    }
                 } else {
                     aheadErrors.append(.infinity)
                 }

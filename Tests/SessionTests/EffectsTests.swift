@@ -56,7 +56,8 @@ struct EffectsTests {
         var s = Self.session(live: true)
         let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5))
         #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1))])
-        #expect(plan.record?.mechanism == .spliceReload && plan.record?.atMSN == 3 && s.plannedReload == 1)
+        #expect(
+            plan.record?.mechanism == .spliceReload && plan.record?.atMSN == 3 && s.plannedReload == PlannedReload(rung: 1, boundary: 3))
         // The boundary look carries the reload out, once.
         let look = s.watchStep(look: PlayerLook(time: 15.98), at: 6)
         // Played on: a player that reached the end of its playlist first is paused there (keep-open), and so is the new file.
@@ -77,7 +78,14 @@ struct EffectsTests {
         var hevc = Self.session()
         let later = try #require(plan(&hevc, to: 2, reason: .abr, mode: .smooth, look: PlayerLook(time: 14.5), at: 5))
         #expect(later.effects == [.prewarm(rung: 2)] && later.record?.mechanism == .reloadBoundary && later.record?.atMSN == 3)
-        #expect(hevc.plannedReload == 2)
+        #expect(hevc.plannedReload == PlannedReload(rung: 2, boundary: 3))
+        // The boundary passed between two looks (a loaded machine): carried out at the playhead, not a segment later.
+        let late = hevc.watchStep(look: PlayerLook(time: 16.3), at: 6)
+        #expect(late.effects == [.reloadInPlace(rung: 2, msn: 3, to: 16.3)] && hevc.plannedReload == nil)
+        #expect(
+            late.said.map(\.text) == [
+                "the playhead passed the boundary of msn 3 before the watcher looked: reloaded at msn 3 and sought to the playhead"
+            ])
     }
 
     @Test("while the player loads its position is unknown: reload+seek waits for the next boundary instead")
@@ -86,7 +94,7 @@ struct EffectsTests {
         s.apply(.streamGiven(startMSN: 2, from: nil), at: 4)
         #expect(s.playerLoading)
         let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: nil), at: 5))
-        #expect(plan.effects == [.prewarm(rung: 1)] && s.plannedReload == 1)
+        #expect(plan.effects == [.prewarm(rung: 1)] && s.plannedReload == PlannedReload(rung: 1, boundary: nil))
         #expect(s.watchStep(look: PlayerLook(time: nil), at: 5.1).effects.isEmpty, "no look while loading")
         s.apply(.playbackStarted, at: 5.2)
         #expect(!s.playerLoading)

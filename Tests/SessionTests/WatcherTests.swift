@@ -33,13 +33,29 @@ struct WatcherTests {
         #expect(s.watch(at: 13.98, atEnd: false) == nil)
     }
 
-    @Test("a look that comes late still acts at the next boundary, never skipping the playhead's segment")
+    @Test("a look that comes late: VOD switches at the playhead at once; live, or a boundary not known, at the next boundary")
     func lateLook() {
-        var s = Fixture.session()
-        s.apply(.reloadPlanned(rung: 3), at: 1)
-        // The boundary of msn 0 passed unseen: the playhead is 0.4 s into msn 1, which plays on until its own end.
-        #expect(s.watch(at: 12.4, atEnd: false) == nil)
-        #expect(s.watch(at: 13.99, atEnd: false) == .reloadForSwitch(rung: 3, msn: 2))
+        // VOD: the boundary of msn 1 passed unseen (the playhead is 0.4 s into msn 1): reloaded there, sought to the playhead.
+        var vod = Fixture.session()
+        vod.apply(.reloadPlanned(rung: 3, boundary: 1), at: 1)
+        #expect(vod.watch(at: 11.5, atEnd: false) == nil, "before the boundary: it waits")
+        #expect(vod.watch(at: 12.4, atEnd: false) == .reloadForSwitchInPlace(rung: 3, msn: 1, boundary: 1))
+        #expect(vod.plannedReload == nil && vod.watch(at: 13.99, atEnd: false) == nil, "carried out once")
+        // Two boundaries missed: still at the playhead.
+        var later = Fixture.session()
+        later.apply(.reloadPlanned(rung: 3, boundary: 1), at: 1)
+        #expect(later.watch(at: 14.1, atEnd: false) == .reloadForSwitchInPlace(rung: 3, msn: 2, boundary: 1))
+        // Live: FFmpeg cannot seek there; the next boundary.
+        var live = Fixture.session(live: true)
+        live.apply(.reloadPlanned(rung: 3, boundary: 1), at: 1)
+        #expect(live.watch(at: 12.4, atEnd: false) == nil)
+        #expect(live.watch(at: 13.99, atEnd: false) == .reloadForSwitch(rung: 3, msn: 2))
+        // The boundary not known (the playhead was not when the switch was planned): the next boundary, never skipping the
+        // playhead's segment.
+        var unknown = Fixture.session()
+        unknown.apply(.reloadPlanned(rung: 3), at: 1)
+        #expect(unknown.watch(at: 12.4, atEnd: false) == nil)
+        #expect(unknown.watch(at: 13.99, atEnd: false) == .reloadForSwitch(rung: 3, msn: 2))
     }
 
     @Test("a GAP run no rung fills is crossed at its boundary, or at once when the player stopped before it; once")
