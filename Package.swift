@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.7.0"),
     ],
     targets: [
         // Pure: no I/O, no C modules, no wall clock.
@@ -24,6 +25,7 @@ let package = Package(
         .target(name: "HLS"),
         .target(name: "HLSReport", dependencies: ["HLS", "JSONValue", "MediaFormats"]),
         .target(name: "MediaFormats", dependencies: [.product(name: "ExtrasBase64", package: "swift-extras-base64")]),
+        .target(name: "CMCD", dependencies: [.product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
         .target(name: "Offline", dependencies: ["HLS"]),
         // What the Loader reports (requests, keys, playlists), without NIO, so the Session can consume it.
         .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue"]),
@@ -124,6 +126,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Origin", "Loader"], path: "Tests/Support"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue", "MediaFormats"], exclude: ["Corpus"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
+        .testTarget(name: "CMCDTests", dependencies: ["CMCD"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(
             name: "AppTests",
