@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "CMCD", dependencies: [.product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
         .target(name: "Offline", dependencies: ["HLS"]),
         // What the Loader reports (requests, keys, playlists), without NIO, so the Session can consume it.
-        .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue"]),
+        .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue", "CMCD"]),
         // One pane's state, reducer and controllers; pure (time arrives with each event).
         .target(name: "Session", dependencies: ["HLS", "LoaderEvents"]),
         // Panels, themes and keys as pure functions of the session; the curses adapter lives in Terminal.
@@ -38,7 +38,7 @@ let package = Package(
         .target(
             name: "LoaderCore",
             dependencies: [
-                "HLS", "LoaderEvents", "MediaFormats", .product(name: "Crypto", package: "swift-crypto"),
+                "HLS", "LoaderEvents", "MediaFormats", "CMCD", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "Loader",
             dependencies: [
-                "LoaderCore", "HLS", "LoaderEvents", "MediaFormats", "JSONValue", .product(name: "Crypto", package: "swift-crypto"),
+                "LoaderCore", "HLS", "LoaderEvents", "MediaFormats", "JSONValue", "CMCD", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "Origin",
             dependencies: [
-                "HLS", "JSONValue", "MediaFormats", "LoaderEvents",
+                "HLS", "JSONValue", "MediaFormats", "LoaderEvents", "CMCD",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -94,7 +94,7 @@ let package = Package(
             name: "App",
             dependencies: [
                 "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "LoaderCore", "LoaderEvents", "MediaFormats",
-                "Session", "TUI", "Recording", "Offline", "CMalloc",
+                "Session", "TUI", "Recording", "Offline", "CMalloc", "CMCD",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Yams", package: "Yams"),
@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "hlstui",
             dependencies: [
-                "App", "Origin", "Loader", "LoaderCore", "Recording", "Offline", "CMalloc", "Player", "Session", "TUI", "Terminal",
+                "App", "CMCD", "Origin", "Loader", "LoaderCore", "Recording", "Offline", "CMalloc", "Player", "Session", "TUI", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -126,7 +126,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Origin", "Loader"], path: "Tests/Support"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue", "MediaFormats"], exclude: ["Corpus"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
-        .testTarget(name: "CMCDTests", dependencies: ["CMCD"]),
+        .testTarget(name: "CMCDTests", dependencies: ["CMCD", "LoaderCore"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(
             name: "AppTests",

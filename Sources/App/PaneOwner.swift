@@ -396,6 +396,7 @@ final class PaneOwner {
             s.underrun = cache.underrun
         }
         apply(.sample(s))
+        reportToLoader()
         samplePicture(decoding: s.width != nil)
         steer()
         if let to = state.takePathwayMove(), let p = state.pathways,
@@ -529,5 +530,20 @@ final class PaneOwner {
         }
         for f in plan.facts { report(.fact(f)) }
         for line in plan.said { say(line.level, line.text) }
+    }
+}
+
+extension PaneOwner {
+    /// With `--cmcd`: what the Loader's CMCD reports of the player from now on (docs/CMCD.md), as measured at this sample.
+    func reportToLoader() {
+        guard loader.options.cmcd != nil else { return }
+        let top = state.caps.allowed(state.ladder).compactMap { state.ladder.rungs[safe: $0]?.bandwidth }.max()
+        let stopped = state.sample.paused || state.currentStall != nil
+        loader.playerStatus(
+            CMCDPlayerStatus(
+                bufferAhead: state.bufferedAhead, throughput: state.throughput.estimate.map { Int($0) },
+                rate: stopped ? 0 : state.sample.speed,
+                topBitrate: top, urgent: !state.started || state.playerLoading || state.currentStall != nil, stalls: state.stallCount,
+                live: state.playingMedia?.isLive))
     }
 }

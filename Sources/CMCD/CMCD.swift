@@ -156,10 +156,12 @@ public enum CMCD {
         return (String(s[..<i]), String(s[s.index(after: i)...]))
     }
 
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
+    /// What `encodeURIComponent` leaves as it is.
+    public static let unreservedCharacters = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
 
-    static func percentEncode(_ s: String) -> String {
-        s.addingPercentEncoding(withAllowedCharacters: unreserved) ?? s
+    public static func percentEncode(_ s: String) -> String {
+        s.addingPercentEncoding(withAllowedCharacters: unreservedCharacters) ?? s
     }
 
     /// `url` without its `CMCD` query argument (what a cache keys on, what the origin serves).

@@ -37,7 +37,8 @@ public enum CMCDCheck {
                 }
                 continue
             }
-            out += check(k, value, placement: read.placement[key], objectType: data[.ot]?.text.flatMap(CMCDObjectType.init))
+            let type = data[.ot]?.text.flatMap(CMCDObjectType.init) ?? context?.objectType
+            out += check(k, value, placement: read.placement[key], objectType: type)
         }
         for (place, keys) in read.written where keys != keys.sorted() {
             out.append(

@@ -86,6 +86,7 @@ extension LoaderServer {
             switch step {
             case .fetch(let uri, let range, let hinted):
                 let partURL = VirtualPlaylists.resolve(uri, against: url)
+                noteCMCD(Resource(upstream: partURL, kind: .part, rung: rung, msn: msn))
                 let t1 = now
                 read.withLockedValue { $0.part = 0 }
                 do throws(UpstreamError) {

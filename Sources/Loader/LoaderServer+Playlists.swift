@@ -1,3 +1,4 @@
+import CMCD
 import LoaderEvents
 import LoaderCore
 import Foundation
@@ -88,6 +89,7 @@ extension LoaderServer {
                 served.body = .media(VirtualPlaylists.endingBeforeBreak(sm, after: after))
             }
             let slot = res.slot
+            let cmcd = options.cmcd != nil
             let virtual = VirtualPlaylists(reference: { [self] ref in
                 if ref.kind == .segment, let s = ref.segment, s.mediaSequence == growing?.mediaSequence {
                     var rr = Resource(upstream: slot ? "" : r.head.url, kind: .segment, rung: res.rung, msn: s.mediaSequence)
@@ -109,10 +111,17 @@ extension LoaderServer {
                     }
                     return path(register(rr), rr)
                 }
-                let rr =
+                var rr =
                     slot
                     ? Resource.spliceSegment(msn: s.mediaSequence)
                     : segmentResource(s, base: r.head.url, rung: res.rung, playlist: .upstream(res.upstream))
+                if cmcd, !slot {
+                    let i = s.mediaSequence - m.mediaSequence + 1
+                    if let n = m.segments[safe: i], n.mediaSequence == s.mediaSequence + 1 {
+                        rr.next = (VirtualPlaylists.resolve(n.uri, against: r.head.url), n.byteRange)
+                    }
+                    rr.renditionType = res.rendition.map { $0.hasPrefix("AUDIO") ? .audio : $0.hasPrefix("SUBTITLES") ? .caption : .other }
+                }
                 return path(register(rr), rr)
             }).media(served, base: r.head.url, decryptAES: decrypt)
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))

@@ -134,6 +134,7 @@ extension LoaderServer {
 
     /// Fetches one source of a segment and streams it to the player; a failure before the first byte is returned, not answered.
     func fetchSegment(_ res: Resource, range: String?, writer: ResponseWriter, t0: Double, retries: Int?) async -> Outcome {
+        noteCMCD(res)
         if res.kind == .segment, let msn = res.msn { emit(.segmentStarted(rung: res.rung, msn: msn, at: t0)) }
         if let key = res.key, let iv = res.iv, let uri = key.uri {
             return await decrypted(res, key: key, uri: uri, iv: iv, writer: writer, t0: t0, retries: retries)

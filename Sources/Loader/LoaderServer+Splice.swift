@@ -55,6 +55,7 @@ extension LoaderServer {
         rr.initURL = s.map.map { VirtualPlaylists.resolve($0.uri, against: base) }
         rr.playlist = playlist
         rr.byteRange = s.byteRange
+        rr.duration = s.duration
         if options.decryptAES, let (key, iv) = KeyMaterial.aes128(in: s.keys, base: base, mediaSequence: s.mediaSequence) {
             rr.key = key
             rr.iv = iv

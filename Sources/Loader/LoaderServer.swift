@@ -1,3 +1,4 @@
+import CMCD
 import LoaderEvents
 import LoaderCore
 import Foundation
@@ -35,6 +36,8 @@ public struct LoaderOptions: Sendable {
     /// LL-HLS: give the player the segment a live playlist is still publishing, as one body that grows part by part
     /// (DECISIONS.md, LL-HLS); false: whole segments only (`--no-parts`).
     public var parts = true
+    /// `--cmcd`: CMCD sent with every request to an origin (docs/CMCD.md); nil sends none.
+    public var cmcd: CMCDSettings?
     public init() {}
 }
 
@@ -74,6 +77,11 @@ struct Resource: Sendable {
     var slot = false
     /// The segment in progress of a low-latency playlist (`upstream` is that playlist's URL): served part by part as published.
     var growing = false
+    /// For segments, what CMCD says of them (`LoaderServer+CMCD.swift`): its duration, the next segment's URL and range, and
+    /// a rendition's media type.
+    var duration: Double?
+    var next: (url: String, range: ByteRange?)?
+    var renditionType: CMCDObjectType?
 
     /// Which playlist this media playlist is, for what the Loader remembers of it.
     var playlistID: PlaylistID { slot ? .splice : .upstream(upstream) }
@@ -150,6 +158,8 @@ public final class LoaderServer: Sendable {
     let started: Double
     let table = NIOLockedValueBox(Table())
     let initTracks = NIOLockedValueBox([String: [MP4Track]]())
+    /// What CMCD the Loader sends (`LoaderServer+CMCD.swift`).
+    let cmcd: NIOLockedValueBox<CMCDState>
 
     struct Table {
         var resources = ResourceIDs<PlaylistID, Resource>()
@@ -275,7 +285,16 @@ public final class LoaderServer: Sendable {
         let clock = options.upstream.clock
         let started = clock.now
         self.started = started
-        client = try UpstreamClient(group: group, options: options.upstream)
+        var upstream = options.upstream
+        let cmcd = NIOLockedValueBox(CMCDState())
+        self.cmcd = cmcd
+        if var settings = options.cmcd {
+            // One session ID per Loader (a pane's session) unless the user gave one.
+            if settings.sessionID.isEmpty { settings.sessionID = UUID().uuidString.lowercased() }
+            let fixed = settings
+            upstream.decorate = { url in cmcd.withLockedValue { $0.decoration(url, settings: fixed) } }
+        }
+        client = try UpstreamClient(group: group, options: upstream)
         keys = KeyStore(
             client: client, overrides: options.keyOverrides, deadlines: options.keyDeadlines, command: options.keyCommand,
             emit: { cont.yield($0) },
@@ -588,6 +607,8 @@ extension LoaderServer {
             prefetch: prefetch, retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS, cache: head?.cache,
             savedBytes: head?.savedBytes ?? 0, range: range, paced: paced, hint: hint)
         e.resumed = resumed
+        e.cmcd = head?.sent
+        if let head, head.headers.contains(where: { $0.0.lowercased().hasPrefix("cmsd-") }) { e.cmsd = CMSD.read(headers: head.headers) }
         emit(.request(e))
     }
 }

@@ -29,7 +29,32 @@ public struct UpstreamOptions: Sendable {
     public var clock: any LoaderClock = SystemClock()
     /// How an exchange reaches an origin: nil is the network (TCP, TLS); a test may answer in memory (`UpstreamTransport`).
     public var transport: (any UpstreamTransport)?
+    /// What each request carries on the wire besides, by the URL it asks for (CMCD, docs/CMCD.md); the cache, the recording
+    /// and the request log keep the URL as asked.
+    public var decorate: (@Sendable (String) -> WireDecoration?)?
     public init() {}
+}
+
+/// Headers and a query argument one request carries on the wire, and one line saying what they were for the request log.
+public struct WireDecoration: Sendable {
+    public var headers: [(String, String)]
+    /// `name=value`, percent-encoded, added to the URL's query.
+    public var query: String?
+    public var label: String
+
+    public init(headers: [(String, String)] = [], query: String? = nil, label: String) {
+        self.headers = headers
+        self.query = query
+        self.label = label
+    }
+
+    /// `url` with the query argument added.
+    public func applied(to url: String) -> String {
+        guard let query else { return url }
+        let hash = url.firstIndex(of: "#") ?? url.endIndex
+        let base = url[..<hash]
+        return base + (base.contains("?") ? "&" : "?") + query + url[hash...]
+    }
 }
 
 /// Why an upstream request failed, in one line naming the cause.
@@ -63,6 +88,8 @@ public struct UpstreamHead: Sendable {
     /// With `--cache`: how the cache took part, and the bytes it saved asking for.
     public var cache: CacheOutcome?
     public var savedBytes = 0
+    /// What the request carried on the wire besides (`WireDecoration.label`: the CMCD sent).
+    public var sent: String?
 
     public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
 
@@ -258,14 +285,16 @@ public final class UpstreamClient: Sendable {
         keepBody: Int,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
+        let decoration = options.decorate?(url)
         if let transport = options.transport {
             var headers: [(String, String)] = [("User-Agent", options.userAgent), ("Accept", "*/*")]
             if let range { headers.append(("Range", range)) }
-            headers += options.headers + extraHeaders
+            headers += options.headers + extraHeaders + (decoration?.headers ?? [])
             let exchange = Exchange(
                 url: url, redirects: redirects, retries: retries, sent: options.clock.now, clock: options.clock, keepBody: keepBody,
-                streaming: streaming)
-            var r = try await exchange.run(transport.send(UpstreamRequest(url: url, headers: headers), readTimeout: options.readTimeout))
+                streaming: streaming, decoration: decoration?.label)
+            let wire = decoration?.applied(to: url) ?? url
+            var r = try await exchange.run(transport.send(UpstreamRequest(url: wire, headers: headers), readTimeout: options.readTimeout))
             r.seconds = options.clock.now - start
             return r
         }
@@ -276,10 +305,10 @@ public final class UpstreamClient: Sendable {
         headers.add(name: "Accept", value: "*/*")
         headers.add(name: "Connection", value: "keep-alive")
         if let range { headers.add(name: "Range", value: range) }
-        for (k, v) in options.headers + extraHeaders { headers.add(name: k, value: v) }
+        for (k, v) in options.headers + extraHeaders + (decoration?.headers ?? []) { headers.add(name: k, value: v) }
         let exchange = Exchange(
             url: url, redirects: redirects, retries: retries, sent: options.clock.now, clock: options.clock, keepBody: keepBody,
-            streaming: streaming)
+            streaming: streaming, decoration: decoration?.label)
         // Look the handler up first: on a connection that closed meanwhile this throws, and a promise made before it would leak (a NIO trap).
         let handler: UpstreamHandler
         do { handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get() } catch {
@@ -287,7 +316,8 @@ public final class UpstreamClient: Sendable {
             throw UpstreamError(cause: .connect, detail: "\(url): the connection closed before the request")
         }
         let promise = channel.eventLoop.makePromise(of: UpstreamResponse.self)
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: t.pathAndQuery, headers: headers)
+        let head = HTTPRequestHead(
+            version: .http1_1, method: .GET, uri: decoration?.applied(to: t.pathAndQuery) ?? t.pathAndQuery, headers: headers)
         channel.eventLoop.execute {
             handler.start(exchange, promise: promise)
             guard channel.isActive else {

@@ -56,8 +56,14 @@ final class Exchange: @unchecked Sendable {
     var received = 0
     let keepBody: Int
     var expected: Int?
+    /// What the request carried besides on the wire (`WireDecoration.label`).
+    let decoration: String?
 
-    init(url: String, redirects: Int, retries: Int, sent: Double, clock: any LoaderClock, keepBody: Int, streaming: Streaming) {
+    init(
+        url: String, redirects: Int, retries: Int, sent: Double, clock: any LoaderClock, keepBody: Int, streaming: Streaming,
+        decoration: String? = nil
+    ) {
+        self.decoration = decoration
         self.clock = clock
         self.url = url
         self.keepBody = keepBody
@@ -68,7 +74,8 @@ final class Exchange: @unchecked Sendable {
     }
 
     func receivedHead(status: Int, headers: [(String, String)]) {
-        let h = UpstreamHead(status: status, headers: headers, url: url, redirects: redirects, retries: retries, ttfb: clock.now - sent)
+        var h = UpstreamHead(status: status, headers: headers, url: url, redirects: redirects, retries: retries, ttfb: clock.now - sent)
+        h.sent = decoration
         head = h
         expected = h.header("content-length").flatMap { Int($0) }
         // Only a success is streamed: an error answer may be retried, and is reported whole (never a second head downstream).

@@ -1,3 +1,4 @@
+import CMCD
 import HLS
 import JSONValue
 
@@ -63,6 +64,10 @@ public struct RequestEvent: Sendable {
     public var hint = false
     /// The body broke after its head went to the player and was resumed (or ended short): how (`ResumeEvent.text`).
     public var resumed: String?
+    /// The CMCD the request carried (`--cmcd`, docs/CMCD.md), as written.
+    public var cmcd: String?
+    /// The CMSD the answer carried (CTA-5006).
+    public var cmsd: CMSD?
 
     public init(
         kind: ResourceKind, url: String, rung: Int?, msn: Int?, start: Double, ttfbMs: Double?, durationMs: Double, bytes: Int, status: Int,
@@ -104,6 +109,32 @@ public struct RequestEvent: Sendable {
             ("error", .string(outcome == .gap ? "GAP" : failure)),
             ("firstPTS", .double(firstPTS)), ("cache", .string(cache?.rawValue)), ("savedBytes", .int(cache == nil ? nil : savedBytes)),
             ("range", .string(range)), ("paced", .bool(paced)), ("hint", .bool(hint)), ("resumed", .string(resumed)),
+            ("cmcd", .string(cmcd)), ("cmsd", cmsd?.json ?? .null),
+        ])
+    }
+}
+
+extension CMCDValue {
+    public var json: JSONValue {
+        switch self {
+        case .integer(let i): .int(i)
+        case .decimal(let d): .double(d)
+        case .string(let s), .token(let s): .string(s)
+        case .boolean(let b): .bool(b)
+        }
+    }
+}
+
+extension CMSD {
+    /// The static keys, each hop with its keys, and what could not be read.
+    public var json: JSONValue {
+        .object([
+            ("static", .object(statics.keys.sorted().map { ($0, statics[$0]!.json) })),
+            (
+                "dynamic",
+                .array(hops.map { h in .object([("name", .string(h.name))] + h.values.keys.sorted().map { ($0, h.values[$0]!.json) }) })
+            ),
+            ("findings", .array(findings.map { .string($0.description) })),
         ])
     }
 }

@@ -133,6 +133,7 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let started = Date().timeIntervalSince1970
         let range = h.headers.first(name: "range")
         let userAgent = h.headers.first(name: "user-agent")
+        let requestHeaders = h.headers.map { ($0.name, $0.value) }
         var request = OriginRequest(method: h.method.rawValue, target: h.uri, range: range, tls: tls)
         request.authority = h.headers.first(name: "host")
         let req = request
@@ -211,14 +212,17 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 context.eventLoop.scheduleTask(in: .seconds(60)) { loopContext.value.close(promise: nil) }
             }
             let finished = Date().timeIntervalSince1970
-            router.state.record(
-                RequestRecord(
-                    time: started - router.state.startedAt, wall: started, method: h.method.rawValue, path: path, range: range,
-                    status: response.status, bytes: headOnly ? 0 : sent, durationMs: (finished - started) * 1000, tls: tls,
-                    scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
-                    pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false,
-                    fault: response.fault,
-                    userAgent: userAgent, host: req.host))
+            var record = RequestRecord(
+                time: started - router.state.startedAt, wall: started, method: h.method.rawValue, path: path, range: range,
+                status: response.status, bytes: headOnly ? 0 : sent, durationMs: (finished - started) * 1000, tls: tls,
+                scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
+                pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false,
+                fault: response.fault,
+                userAgent: userAgent, host: req.host)
+            (record.cmcd, record.cmcdFindings) = router.state.checkCMCD(
+                headers: requestHeaders, target: path, kind: response.kind, rendition: response.rendition, scenario: response.scenario,
+                at: started)
+            router.state.record(record)
         }
         if r.delayMs > 0 {
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(r.delayMs))) { send() }
@@ -291,7 +295,8 @@ public enum OriginHTTP {
     /// Answers a GET of `target` from `responder` as the origin's server does — framed (`frame`), logged in its state — for a
     /// transport that carries it in memory; `now` is the origin's clock (seconds since 1970).
     public static func answer(
-        _ responder: any OriginResponder, target: String, range: String?, ifRange: String?, authority: String?, now: Double
+        _ responder: any OriginResponder, target: String, range: String?, ifRange: String?, authority: String?, now: Double,
+        headers requestHeaders: [(String, String)] = []
     ) -> Answer {
         var req = OriginRequest(method: "GET", target: target, range: range, tls: false)
         req.authority = authority
@@ -305,12 +310,14 @@ public enum OriginHTTP {
             case .stall: r.body.count / 4
             case .normal, .paced: r.body.count
             }
-        responder.state.record(
-            RequestRecord(
-                time: now - responder.state.startedAt, wall: now, method: "GET", path: target, range: range, status: r.status, bytes: sent,
-                durationMs: 0, tls: false, scenario: r.scenario, rendition: r.rendition, kind: r.kind, msn: r.truth?.msn,
-                pdt: r.truth?.pdt.iso8601, mediaTime: r.truth?.mediaTime, gap: r.truth?.gap ?? false, fault: r.fault, userAgent: nil,
-                host: req.host))
+        var record = RequestRecord(
+            time: now - responder.state.startedAt, wall: now, method: "GET", path: target, range: range, status: r.status, bytes: sent,
+            durationMs: 0, tls: false, scenario: r.scenario, rendition: r.rendition, kind: r.kind, msn: r.truth?.msn,
+            pdt: r.truth?.pdt.iso8601, mediaTime: r.truth?.mediaTime, gap: r.truth?.gap ?? false, fault: r.fault, userAgent: nil,
+            host: req.host)
+        (record.cmcd, record.cmcdFindings) = responder.state.checkCMCD(
+            headers: requestHeaders, target: target, kind: r.kind, rendition: r.rendition, scenario: r.scenario, at: now)
+        responder.state.record(record)
         return Answer(status: r.status, headers: headers, body: r.body, delivery: r.delivery, delay: Double(r.delayMs) / 1000)
     }
 

@@ -1,3 +1,4 @@
+import CMCD
 import Foundation
 import JSONValue
 import NIOConcurrencyHelpers
@@ -101,6 +102,9 @@ public struct RequestRecord: Sendable {
     public var userAgent: String? = nil
     /// The host the request was sent to.
     public var host: String? = nil
+    /// The CMCD the request carried (normalized: keys sorted), and what CTA-5004 says of it (docs/CMCD.md).
+    public var cmcd: String? = nil
+    public var cmcdFindings: [String] = []
 
     public var json: JSONValue {
         .object([
@@ -108,7 +112,8 @@ public struct RequestRecord: Sendable {
             ("range", .string(range)), ("status", .int(status)), ("bytes", .int(bytes)), ("durationMs", .double(durationMs)),
             ("tls", .bool(tls)), ("scenario", .string(scenario)), ("rendition", .string(rendition)), ("kind", .string(kind)),
             ("msn", .int(msn)), ("pdt", .string(pdt)), ("mediaTime", .double(mediaTime)), ("gap", .bool(gap)), ("fault", .string(fault)),
-            ("userAgent", .string(userAgent)), ("host", .string(host)),
+            ("userAgent", .string(userAgent)), ("host", .string(host)), ("cmcd", .string(cmcd)),
+            ("cmcdFindings", cmcd == nil ? .null : .array(cmcdFindings.map { .string($0) })),
         ])
     }
 
@@ -116,9 +121,10 @@ public struct RequestRecord: Sendable {
     public var line: String {
         let r = range.map { " [\($0)]" } ?? ""
         let f = fault.map { " fault=\($0)" } ?? ""
+        let c = cmcdFindings.isEmpty ? "" : " CMCD: " + cmcdFindings.joined(separator: "; ")
         return String(
-            format: "%8.3f %@ %@%@ %d %d B %.1f ms%@%@", time, tls ? "https" : "http ", path, r, status, bytes, durationMs,
-            gap ? " GAP" : "", f)
+            format: "%8.3f %@ %@%@ %d %d B %.1f ms%@%@%@", time, tls ? "https" : "http ", path, r, status, bytes, durationMs,
+            gap ? " GAP" : "", f, c)
     }
 }
 
@@ -143,6 +149,8 @@ public final class OriginState: Sendable {
     }
 
     private let box = NIOLockedValueBox(Inner())
+    /// Each CMCD session's check, by `sid` (`OriginCMCD`).
+    let cmcdSessions = NIOLockedValueBox([String: CMCDSessionCheck]())
     public let startedAt: Double
     /// Keeps at most this many records.
     public let logLimit = 20_000

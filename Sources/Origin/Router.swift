@@ -236,8 +236,16 @@ public struct OriginRouter: OriginResponder {
                 for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + knobs }
                 p.body = .multivariant(m)
             }
+            // ?cmsd=KBPS: every variant's playlist answers with CMSD, this as its maximum suggested bitrate (docs/CMCD.md).
+            if let kbps = req.query["cmsd"], case .multivariant(var m) = p.body {
+                for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + "cmsd=\(kbps)" }
+                p.body = .multivariant(m)
+            }
             var r = OriginResponse.playlist(p)
             r.kind = "multivariant"
+            if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {
+                r.headers += OriginCMCD.headers(kind: r.kind, live: scenario.isLive, maxKbps: max(0, kbps))
+            }
             return r
         }
         guard rest.count == 2, let model = model(scenario, rest[0]) else { return .text(404, "not found: \(req.path)") }
@@ -276,6 +284,9 @@ public struct OriginRouter: OriginResponder {
                 p = OriginBreaks.add(to: p, every: n, plannedOff: Double(req.query["cueplan"] ?? "") ?? 0)
             }
             r = .playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
+            if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {
+                r.headers += OriginCMCD.headers(kind: "playlist", live: model.scenario.isLive, maxKbps: max(0, kbps))
+            }
         case "iframes.m3u8" where scenario.container == .ts && !model.aes && model.rendition.hasVideo:
             r = .playlist(model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true))
         case "all.ts" where scenario.singleFile:

@@ -1,5 +1,6 @@
 import App
 import ArgumentParser
+import CMCD
 import Foundation
 import Player
 import Recording
@@ -72,10 +73,30 @@ struct LoaderFlagGroup: ParsableArguments {
         help: "Seconds within which a rotated live key is fetched at a random moment before it is due (0: at once).")
     var keySpread: Double = 4
 
+    @Option(
+        name: .customLong("cmcd"),
+        help: "Send CMCD (CTA-5004) with every request to the origin: header (the four CMCD-* headers) or query (a CMCD argument).")
+    var cmcd: CMCDMode?
+
+    @Option(name: .customLong("cmcd-session"), help: "CMCD session ID (sid), at most 64 characters; default: a new UUID per pane.")
+    var cmcdSession: String?
+
+    @Option(name: .customLong("cmcd-content"), help: "CMCD content ID (cid), at most 64 characters.")
+    var cmcdContent: String?
+
     @OptionGroup(title: "Cache")
     var cache: CacheFlagGroup
 
     var insecure: Bool { origin.insecure }
+
+    func validate() throws {
+        for (flag, value) in [("--cmcd-session", cmcdSession), ("--cmcd-content", cmcdContent)] {
+            if let v = value, v.count > 64 || v.isEmpty { throw ValidationError("\(flag): 1 to 64 characters (CTA-5004), not \(v.count)") }
+        }
+        if cmcd == nil, cmcdSession != nil || cmcdContent != nil {
+            throw ValidationError("--cmcd-session and --cmcd-content need --cmcd header or --cmcd query")
+        }
+    }
 
     func options() throws -> LoaderOptions {
         var o = LoaderOptions()
@@ -86,9 +107,12 @@ struct LoaderFlagGroup: ParsableArguments {
         o.decryptAES = !noDecrypt
         o.keySpread = max(0, keySpread)
         o.parts = !noParts
+        o.cmcd = cmcd.map { CMCDSettings(mode: $0, sessionID: cmcdSession ?? "", contentID: cmcdContent) }
         return o
     }
 }
+
+extension CMCDMode: ExpressibleByArgument {}
 
 /// The player's and the dashboard's options.
 struct PlayerFlagGroup: ParsableArguments {

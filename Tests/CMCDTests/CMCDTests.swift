@@ -119,6 +119,7 @@ struct CMCDTests {
         #expect(rules("st=l", segment) == ["stream-type"])
         let playlist = CMCDContext(objectType: .manifest, bitrates: ladder, live: true)
         #expect(rules("ot=v", playlist) == ["object-type"])
+        #expect(rules("bl=2000", playlist) == ["buffer-object"], "no ot sent: the object's known type counts")
         #expect(rules("ot=m,st=l", playlist).isEmpty)
     }
 

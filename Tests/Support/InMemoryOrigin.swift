@@ -70,7 +70,7 @@ public struct InMemoryOrigin: UpstreamTransport {
         let target = u.percentEncodedPath + (u.percentEncodedQuery.map { "?\($0)" } ?? "")
         let a = OriginHTTP.answer(
             responder, target: target.isEmpty ? "/" : target, range: request.header("range"), ifRange: request.header("if-range"),
-            authority: u.host.map { h in u.port.map { "\(h):\($0)" } ?? h }, now: epoch + clock.now)
+            authority: u.host.map { h in u.port.map { "\(h):\($0)" } ?? h }, now: epoch + clock.now, headers: request.headers)
         let refused = UpstreamError(cause: .connect, detail: "\(request.url): the origin closed the connection before answering")
         let silent = UpstreamError(cause: .timeout, detail: "\(request.url): no data from the origin for too long (read timeout)")
         func cut(_ n: Int) -> UpstreamError {

@@ -1,0 +1,94 @@
+import CMCD
+import HLS
+import LoaderCore
+import LoaderEvents
+import NIOConcurrencyHelpers
+
+/// CMCD sent with every request to an origin (`--cmcd`, docs/CMCD.md): the keys come from what the Loader knows of the
+/// object and what the pane last measured of the player (`CMCDSend`).
+struct CMCDState: Sendable {
+    var status = CMCDPlayerStatus()
+    /// What each upstream URL the Loader is about to ask for is, newest 256.
+    var objects: [String: CMCDObject] = [:]
+    var order: [String] = []
+    /// Stalls the last media request saw.
+    var stallsSeen = 0
+
+    mutating func note(_ url: String, _ object: CMCDObject) {
+        if objects.updateValue(object, forKey: url) == nil { order.append(url) }
+        if order.count > 256 { objects[order.removeFirst()] = nil }
+    }
+
+    /// The request's decoration; a media request takes the stalls it reports as seen.
+    mutating func decoration(_ url: String, settings: CMCDSettings) -> WireDecoration {
+        let object = objects[url] ?? Self.guess(url)
+        let media = object?.type.holdsMedia ?? false
+        let starved = media && status.stalls > stallsSeen
+        if media { stallsSeen = status.stalls }
+        let data = CMCDSend.data(url: url, object: object, status: status, settings: settings, starved: starved)
+        let text = CMCD.serialize(data)
+        switch settings.mode {
+        case .header: return WireDecoration(headers: CMCD.headers(data).map { ($0.name, $0.value) }, label: text)
+        case .query: return WireDecoration(query: CMCD.queryName + "=" + CMCD.percentEncode(text), label: text)
+        }
+    }
+
+    /// An object the Loader did not note (a playlist, a key): its type by what it is called.
+    static func guess(_ url: String) -> CMCDObject? {
+        let path = url.split(separator: "?").first.map(String.init)?.lowercased() ?? url
+        if path.hasSuffix(".m3u8") || path.hasSuffix(".m3u") { return CMCDObject(type: .manifest) }
+        if path.hasSuffix(".key") { return CMCDObject(type: .key) }
+        if path.hasSuffix(".vtt") || path.hasSuffix(".webvtt") { return CMCDObject(type: .caption) }
+        return nil
+    }
+}
+
+extension LoaderServer {
+    /// What the pane last measured of its player (every sample): the CMCD sent from now on carries it.
+    public func playerStatus(_ status: CMCDPlayerStatus) {
+        cmcd.withLockedValue { $0.status = status }
+    }
+
+    /// The request for `res` about to go upstream: what CTA-5004 calls it, how long it lasts, its rung's bitrate and the
+    /// segment after it.
+    func noteCMCD(_ res: Resource) {
+        guard options.cmcd != nil else { return }
+        let object: CMCDObject? = table.withLockedValue { t in
+            switch res.kind {
+            case .initSection: return CMCDObject(type: .initSegment)
+            case .key: return CMCDObject(type: .key)
+            case .multivariant, .media: return CMCDObject(type: .manifest)
+            case .segment, .part:
+                let type: CMCDObjectType
+                if let r = res.renditionType {
+                    type = r
+                } else if let rung = res.rung, let p = t.presented, p.m.variants[safe: rung]?.audio != nil {
+                    // The variant's audio is a rendition of its own: its segments carry video alone.
+                    type = .video
+                } else if res.rung == nil {
+                    type = .other
+                } else {
+                    type = .muxed
+                }
+                let variant = res.renditionType == nil && res.rung != nil
+                var o = CMCDObject(type: type, duration: res.duration, bitrate: variant ? res.rung.flatMap { t.rungBandwidth[$0] } : nil)
+                var next = res.next
+                // A spliced segment's next one is the route's rung's.
+                if next == nil, res.kind == .segment, variant, let rung = res.rung, let msn = res.msn, let rm = t.rungMedia[rung],
+                    let n = rm.segment(msn + 1)
+                {
+                    next = (VirtualPlaylists.resolve(n.uri, against: rm.url), n.byteRange)
+                }
+                o.next = next?.url
+                if let br = next?.range { o.nextRange = "\(br.offset)-\(br.offset + br.length - 1)" }
+                return o
+            case .steering, .file: return CMCDObject(type: .other)
+            }
+        }
+        if let object { cmcd.withLockedValue { $0.note(res.upstream, object) } }
+    }
+}
+
+extension Array {
+    subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
+}
