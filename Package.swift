@@ -30,9 +30,9 @@ let package = Package(
         // What the Loader reports (requests, keys, playlists), without NIO, so the Session can consume it.
         .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue", "CMCD"]),
         // One pane's state, reducer and controllers; pure (time arrives with each event).
-        .target(name: "Session", dependencies: ["HLS", "LoaderEvents"]),
+        .target(name: "Session", dependencies: ["HLS", "LoaderEvents", "CMCD"]),
         // Panels, themes and keys as pure functions of the session; the curses adapter lives in Terminal.
-        .target(name: "TUI", dependencies: ["Session", "HLS", "LoaderEvents", "MediaFormats"]),
+        .target(name: "TUI", dependencies: ["Session", "HLS", "LoaderEvents", "MediaFormats", "CMCD"]),
         // The Loader's core, without NIO: keys (store, repair, spreading), decryption with checks, DRM explanations, virtual
         // playlists, splice routes, source health.
         .target(
@@ -125,13 +125,14 @@ let package = Package(
         // What the test targets share: the package root, the test origin, `eventually`.
         .target(name: "TestSupport", dependencies: ["Origin", "Loader"], path: "Tests/Support"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue", "MediaFormats"], exclude: ["Corpus"]),
-        .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents"]),
-        .testTarget(name: "CMCDTests", dependencies: ["CMCD", "LoaderCore"]),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents", "CMCD"]),
+        .testTarget(name: "CMCDTests", dependencies: ["CMCD", "LoaderCore", "HLS"]),
         .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
         .testTarget(
             name: "AppTests",
             dependencies: [
                 "App", "HLS", "LoaderEvents", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport",
+                "CMCD",
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "LoaderEvents"]),

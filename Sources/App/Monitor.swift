@@ -100,7 +100,13 @@ public enum MonitorJSON {
         [
             ("pane", .int(pane)), ("url", .string(s.url)), ("single", .bool(s.ladder.single)), ("file", .bool(s.ladder.file)),
             ("variants", .array(s.ladder.rungs.map { InspectJSON.variant($0.variant, index: $0.index) })),
-            ("caps", .object([("maxHeight", .int(s.caps.maxHeight)), ("maxBitrate", .int(s.caps.maxBitrate))])),
+            (
+                "caps",
+                .object([
+                    ("maxHeight", .int(s.caps.maxHeight)), ("maxBitrate", .int(s.caps.maxBitrate)),
+                    ("serverMaxBitrate", .int(s.caps.serverMaxBitrate)),
+                ])
+            ),
         ]
     }
 

@@ -65,6 +65,8 @@ public struct PaneConfig: Sendable {
     public var loader = LoaderOptions()
     public var player = PlayerOptions()
     public var caps = Caps()
+    /// `--cmsd-cap`: the server's CMSD maximum suggested bitrate caps the ladder.
+    public var followsCMSD = false
     public var mode: SelectionMode = .automatic
     /// How switches a person asks for (keys, commands, cap changes) take effect.
     public var manualSwitch: SwitchMode = .immediate
@@ -156,6 +158,7 @@ public final class Pane: Sendable {
         }
         var s = SessionState(url: config.url)
         s.caps = config.caps
+        s.followsCMSD = config.followsCMSD
         s.mode = config.mode
         s.manualSwitch = config.manualSwitch
         s.insecureTLS = config.loader.upstream.tls.insecure

@@ -228,6 +228,7 @@ final class PaneOwner {
     func loaderEvent(_ e: LoaderEvent) {
         apply(.loader(e))
         report(.loader(e))
+        if case .request = e, state.followsCMSD { carry(state.planServerCap(mode: parts.config.autoSwitch, look: look(), at: t)) }
         // A stream that states no BANDWIDTH: the budget follows the segments' measured peak.
         if case .request(let r) = e, r.kind == .segment { budget() }
         if case .failover(let msn, let failed, let by?, let cause) = e {

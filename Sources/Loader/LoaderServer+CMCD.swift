@@ -62,9 +62,8 @@ extension LoaderServer {
                 let type: CMCDObjectType
                 if let r = res.renditionType {
                     type = r
-                } else if let rung = res.rung, let p = t.presented, p.m.variants[safe: rung]?.audio != nil {
-                    // The variant's audio is a rendition of its own: its segments carry video alone.
-                    type = .video
+                } else if let rung = res.rung, let p = t.presented, let v = p.m.variants[safe: rung] {
+                    type = CMCDSend.variantType(v, renditions: p.m.renditions)
                 } else if res.rung == nil {
                     type = .other
                 } else {

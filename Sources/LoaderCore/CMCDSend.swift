@@ -1,5 +1,6 @@
 import CMCD
 import Foundation
+import HLS
 
 /// How hlstui sends CMCD (`--cmcd`, `--cmcd-session`, `--cmcd-content`; docs/CMCD.md).
 public struct CMCDSettings: Sendable, Equatable {
@@ -104,6 +105,19 @@ public enum CMCDSend {
         if let next = object.next, let path = relativePath(from: url, to: next) { d[.nor] = .string(path) }
         if let r = object.nextRange { d[.nrr] = .string(r) }
         return d
+    }
+
+    /// What a variant's own segments carry (RFC 8216bis §4.4.6.2.1): audio and video (`av`) unless its audio comes from an
+    /// AUDIO group whose renditions all have URIs (then video, `v`); an audio-only CODECS, audio (`a`).
+    public static func variantType(_ v: Variant, renditions: [Rendition]) -> CMCDObjectType {
+        let codecs = (v.codecs ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let audioCodec = { (c: String) in
+            ["mp4a", "ac-3", "ec-3", "ac-4", "opus", "flac", "alac", "mp3", ".mp3"].contains { c.hasPrefix($0) }
+        }
+        if !codecs.isEmpty, codecs.allSatisfy(audioCodec) { return .audio }
+        guard let group = v.audio else { return .muxed }
+        let members = renditions.filter { $0.type == "AUDIO" && $0.groupID == group }
+        return !members.isEmpty && members.allSatisfy { $0.uri != nil } ? .video : .muxed
     }
 
     /// To the nearest 100 (CTA-5004's rounding of bl, dl, mtp, rtp).

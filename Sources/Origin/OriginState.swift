@@ -144,6 +144,7 @@ public final class OriginState: Sendable {
         var nextID = 1
         var keyLatencyMs = 0
         var keyFormat = "binary"
+        var cmsdMaxKbps: Int?
         var log: [RequestRecord] = []
         var steering = SteeringSettings()
     }
@@ -165,6 +166,12 @@ public final class OriginState: Sendable {
     public var keyLatencyMs: Int {
         get { box.withLockedValue { $0.keyLatencyMs } }
         set { box.withLockedValue { $0.keyLatencyMs = newValue } }
+    }
+
+    /// `/control/cmsd?mb=KBPS`: every scenario answer carries CMSD with this maximum suggested bitrate (nil: none).
+    public var cmsdMaxKbps: Int? {
+        get { box.withLockedValue { $0.cmsdMaxKbps } }
+        set { box.withLockedValue { $0.cmsdMaxKbps = newValue } }
     }
 
     /// How keys are written: `binary` (16 bytes), `newline` (17 bytes, a key saved in text mode) or `hex` (32 hex digits).

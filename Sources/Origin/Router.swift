@@ -162,6 +162,15 @@ public struct OriginRouter: OriginResponder {
     }
 
     public func respond(_ req: OriginRequest, now: Double) -> OriginResponse {
+        var r = route(req, now: now)
+        // `/control/cmsd?mb=KBPS`: every scenario answer carries the server's suggestion (docs/CMCD.md).
+        if let kbps = state.cmsdMaxKbps, let s = r.scenario, !r.headers.contains(where: { $0.0 == "CMSD-Dynamic" }) {
+            r.headers += OriginCMCD.headers(kind: r.kind, live: Scenario.named(s)?.isLive ?? false, maxKbps: kbps)
+        }
+        return r
+    }
+
+    func route(_ req: OriginRequest, now: Double) -> OriginResponse {
         guard req.method == "GET" || req.method == "HEAD" else { return .text(405, "only GET and HEAD") }
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if parts.isEmpty { return .text(200, index()) }
@@ -593,6 +602,10 @@ public struct OriginRouter: OriginResponder {
         case "key-latency":
             if let ms = q["ms"].flatMap({ Int($0) }) { state.keyLatencyMs = ms }
             return .json(.object([("keyLatencyMs", .int(state.keyLatencyMs))]))
+        case "cmsd":
+            // mb=KBPS: every scenario answer carries CMSD suggesting that maximum bitrate; mb=none: none carries it.
+            if let mb = q["mb"] { state.cmsdMaxKbps = Int(mb).map { max(0, $0) } }
+            return .json(.object([("mb", .int(state.cmsdMaxKbps))]))
         case "log":
             return .json(.array(state.log(since: Int(q["since"] ?? "") ?? 0).map(\.json)))
         case "truth":
@@ -606,7 +619,7 @@ public struct OriginRouter: OriginResponder {
                     ("segments", .array(w.map(OriginRouter.truthJSON))),
                 ]))
         default:
-            return .text(404, "control endpoints: scenarios, fault, faults, clear, key-latency, log, truth")
+            return .text(404, "control endpoints: scenarios, fault, faults, clear, key-latency, cmsd, log, truth")
         }
     }
 

@@ -88,15 +88,18 @@ public struct Ladder: Sendable, Equatable {
 public struct Caps: Sendable, Equatable {
     public var maxHeight: Int?
     public var maxBitrate: Int?
+    /// The server's maximum suggested bitrate (CMSD `mb`, CTA-5006), followed with `--cmsd-cap` (docs/CMCD.md).
+    public var serverMaxBitrate: Int?
     public init(maxHeight: Int? = nil, maxBitrate: Int? = nil) {
         self.maxHeight = maxHeight
         self.maxBitrate = maxBitrate
     }
 
-    /// True when `rung` is within both caps (a rung without RESOLUTION passes the height cap).
+    /// True when `rung` is within every cap (a rung without RESOLUTION passes the height cap).
     public func admits(_ rung: Rung) -> Bool {
         if let h = maxHeight, let rh = rung.height, rh > h { return false }
         if let b = maxBitrate, rung.bandwidth > b { return false }
+        if let b = serverMaxBitrate, rung.bandwidth > b { return false }
         return true
     }
 
@@ -141,7 +144,10 @@ public struct Caps: Sendable, Equatable {
 
     /// "≤720p ≤2.5M", or "none".
     public var description: String {
-        let parts = [maxHeight.map { "≤\($0)p" }, maxBitrate.map { "≤" + Rung.rate($0) + "bps" }].compactMap { $0 }
+        var parts: [String] = []
+        if let h = maxHeight { parts.append("≤\(h)p") }
+        if let b = maxBitrate { parts.append("≤" + Rung.rate(b) + "bps") }
+        if let b = serverMaxBitrate { parts.append("CMSD≤" + Rung.rate(b) + "bps") }
         return parts.isEmpty ? "none" : parts.joined(separator: " ")
     }
 }

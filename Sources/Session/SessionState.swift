@@ -1,3 +1,4 @@
+import CMCD
 import HLS
 import LoaderEvents
 
@@ -282,6 +283,12 @@ public struct SessionState: Sendable {
     public var stalls: [Stall] = []
     public internal(set) var earlierStalls = StallTotals()
     public var caps = Caps()
+    /// `--cmsd-cap`: the server's maximum suggested bitrate (CMSD `mb`) caps the ladder (docs/CMCD.md).
+    public var followsCMSD = false
+    /// The server's cap moved since the pane last planned for it.
+    var serverCapMoved = false
+    /// When an answer last carried the server's cap.
+    var serverCapSeen: Double?
     public var mode: SelectionMode = .automatic
     /// The stream's pathways when it has several or a steering server (docs/STEERING.md); nil otherwise.
     public internal(set) var pathways: Pathways?
@@ -546,6 +553,7 @@ public struct SessionState: Sendable {
             requestTotals.bytes += r.bytes
             if r.kind == .segment { requestTotals.segments += 1 }
             if r.kind == .part { lowLatency.part(r) }
+            if followsCMSD { followServer(r.cmsd, at: t) }
             if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
             // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
             if r.kind == .segment, let msn = r.msn { inFlight[msn] = nil }

@@ -37,6 +37,8 @@ public enum SwitchReason: String, Sendable, CaseIterable, CustomStringConvertibl
     case gap
     /// The pathway changed (content steering, a pathway failed or came back, a pin): the same rung on the new one.
     case pathway
+    /// The server's maximum suggested bitrate (CMSD `mb`) moved, followed with `--cmsd-cap`.
+    case cmsd
 
     public var description: String { rawValue }
 }

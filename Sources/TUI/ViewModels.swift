@@ -1,3 +1,4 @@
+import CMCD
 import HLS
 import MediaFormats
 import LoaderEvents
@@ -390,6 +391,16 @@ public struct DashboardModel: Sendable, Equatable {
         return r.savedBytes > 0 ? "\(c.rawValue) \(size(r.savedBytes)) saved" : c.rawValue
     }
 
+    /// The CMCD a request carried, without the keys that are the same for the whole session (sid, cid, sf, st, v).
+    public static func cmcdNote(_ r: RequestEvent) -> String? {
+        guard let text = r.cmcd else { return nil }
+        let session: Set<String> = ["sid", "cid", "sf", "st", "v"]
+        let kept = CMCD.read(headers: [], url: "?CMCD=" + CMCD.percentEncode(text)).data
+        var shown = CMCDData()
+        for k in kept.keys where !session.contains(k) { shown[k] = kept[k] }
+        return CMCD.serialize(shown)
+    }
+
     static func rate(_ bps: Double) -> String { Rung.rate(Int(bps.rounded())) + "bps" }
     static func seconds(_ v: Double) -> String { fixed(v, 1) + "s" }
 
@@ -455,6 +466,7 @@ public struct DashboardModel: Sendable, Equatable {
             ttfb + " " + pad(fixed(r.durationMs, 1), 7, right: true) + " " + name + (pathway.map { " @\($0)" } ?? "")
             + (r.range.map { " \($0)" } ?? "")
             + (r.outcome == .gap ? "  GAP" : r.failure.map { "  \($0)" } ?? "") + (cacheNote(r).map { "  \($0)" } ?? "")
+            + (r.cmsd.map { "  CMSD \($0.summary)" } ?? "") + (cmcdNote(r).map { "  CMCD \($0)" } ?? "")
         let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .normal))
         return LogLine(text: text, role: role)
     }

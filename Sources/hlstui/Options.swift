@@ -171,6 +171,11 @@ struct PlayerFlagGroup: ParsableArguments {
     @Flag(name: .customLong("no-sync"), help: "With two to four URLs: do not align them on EXT-X-PROGRAM-DATE-TIME.")
     var noSync = false
 
+    @Flag(
+        name: .customLong("cmsd-cap"),
+        help: "Cap the ladder at the server's maximum suggested bitrate (CMSD mb, CTA-5006) whenever an answer carries one.")
+    var cmsdCap = false
+
     @Flag(help: "Draw with ASCII only (chosen by itself when the locale is not UTF-8 or TERM is linux, vt100, …).")
     var ascii = false
 
@@ -188,6 +193,7 @@ struct PlayerFlagGroup: ParsableArguments {
         if let v = maxBitrate { w += ["--max-bitrate", v] }
         if let v = pin { w += ["--pin", String(v)] }
         if noSync { w.append("--no-sync") }
+        if cmsdCap { w.append("--cmsd-cap") }
         return w
     }
 
@@ -198,6 +204,7 @@ struct PlayerFlagGroup: ParsableArguments {
         let r = try PlayerFlagGroup.parse(recorded)
         (out.readahead, out.backBuffer, out.switchMode, out.abrSwitch) = (r.readahead, r.backBuffer, r.switchMode, r.abrSwitch)
         (out.maxResolution, out.maxBitrate, out.pin, out.noSync) = (r.maxResolution, r.maxBitrate, r.pin, r.noSync)
+        out.cmsdCap = r.cmsdCap
         return out
     }
 
@@ -224,6 +231,7 @@ struct PlayerFlagGroup: ParsableArguments {
         if let p = pin { c.mode = .pinned(p) }
         c.manualSwitch = switchMode
         c.autoSwitch = abrSwitch
+        c.followsCMSD = cmsdCap
         return c
     }
 }

@@ -1,4 +1,5 @@
 import CMCD
+import HLS
 import LoaderCore
 import Testing
 
@@ -56,5 +57,22 @@ struct CMCDSendTests {
         #expect(CMCDSend.relativePath(from: "http://h/a/v1/s1.ts", to: "http://h/a/v1/s2.ts?t=1") == "s2.ts%3Ft%3D1")
         #expect(CMCDSend.relativePath(from: "http://h/a/s1.ts", to: "http://h/b/c/s2.ts") == "..%2Fb%2Fc%2Fs2.ts")
         #expect(CMCDSend.relativePath(from: "http://h/a/s1.ts", to: "http://cdn2/a/s2.ts") == nil)
+    }
+
+    @Test("a variant's segments: audio and video unless every rendition of its AUDIO group has a URI; audio-only CODECS: audio")
+    func variantType() {
+        let v = Variant(uri: "v1/index.m3u8", bandwidth: 800_000)
+        var withGroup = v
+        withGroup.audio = "aac"
+        withGroup.codecs = "avc1.4d401e,mp4a.40.2"
+        let muxedMain = Rendition(type: "AUDIO", groupID: "aac", name: "English", isDefault: true, autoselect: true, forced: false)
+        let german = Rendition(
+            type: "AUDIO", uri: "de/index.m3u8", groupID: "aac", name: "Deutsch", isDefault: false, autoselect: true, forced: false)
+        #expect(CMCDSend.variantType(v, renditions: []) == .muxed, "no CODECS, no group: muxed")
+        #expect(CMCDSend.variantType(withGroup, renditions: [muxedMain, german]) == .muxed, "a rendition without URI is in the variant")
+        #expect(CMCDSend.variantType(withGroup, renditions: [german]) == .video)
+        var audioOnly = v
+        audioOnly.codecs = "mp4a.40.2"
+        #expect(CMCDSend.variantType(audioOnly, renditions: []) == .audio)
     }
 }
