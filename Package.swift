@@ -140,7 +140,7 @@ let package = Package(
         .testTarget(
             name: "LoaderTests",
             dependencies: [
-                "Loader", "LoaderCore", "LoaderEvents", "Origin", "HLS", "MediaFormats", "TestSupport",
+                "Loader", "LoaderCore", "LoaderEvents", "Origin", "HLS", "MediaFormats", "TestSupport", "CMCD",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),

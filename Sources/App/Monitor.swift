@@ -135,6 +135,7 @@ public enum MonitorJSON {
         case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): return nil
         case .loader(.reload(let r)): return ("reload", [("pane", .int(i))] + rounded(r.json.objectFields))
         case .loader(.resume(let r)): return ("resume", [("pane", .int(i))] + rounded(r.json.objectFields))
+        case .loader(.playerCMCD(let c)): return ("playerCMCD", [("pane", .int(i))] + c.json.objectFields)
         case .loader(.playlist(let p)):
             return ("playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
         case .ladder: return ("ladder", ladder(report.state, pane: i))

@@ -74,6 +74,11 @@ public enum ProxyRunner {
             return "\(flag)rung \(rung) answers again after \(String(format: "%.1f", down)) s (it failed with \(cause))"
         case .resume(let r):
             return "\(flag)\(r.text)"
+        case .playerCMCD(let c):
+            // One line per request: the player's session so far, then what CTA-5004 says of this request's CMCD.
+            let msn = c.msn.map { " msn=\($0)" } ?? ""
+            return String(format: "%@%8.3f player %@ %@%@", flag, c.at, c.summary, c.kind.rawValue, msn)
+                + (c.findings.isEmpty ? "" : "\n" + c.findings.map { "\(flag)         CMCD \($0)" }.joined(separator: "\n"))
         case .reload(let r):
             return String(
                 format: "%@reload %@%@%@ held %.0f ms, %d bytes%@", flag, r.url, r.blockedFor.map { " blocked for msn \($0)" } ?? "",

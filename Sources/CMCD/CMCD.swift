@@ -193,6 +193,13 @@ public enum CMCD {
         return out
     }
 
+    /// The `CMCD=…` argument of `url` as it was written, if it has one.
+    public static func rawQueryArgument(_ url: String) -> String? {
+        let (base, _) = split(url, at: "#")
+        guard let query = split(base, at: "?").1 else { return nil }
+        return query.split(separator: "&").first { $0 == queryName || $0.hasPrefix(queryName + "=") }.map(String.init)
+    }
+
     /// The percent-decoded value of the `CMCD` query argument of `url`, if it has one.
     public static func queryValue(_ url: String) -> String? {
         let (base, _) = split(url, at: "#")

@@ -158,7 +158,9 @@ final class LoaderHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
             let writer = ResponseWriter(channel: context.channel, keepAlive: h.isKeepAlive, version: h.version, headOnly: h.method == .HEAD)
             let target = h.uri
             let range = h.headers.first(name: "range")
-            loader.tasks.spawn { await loader.handle(target, range: range, writer: writer) }
+            // A player's CMCD headers (docs/CMCD.md): read, checked and, when hlstui sends none of its own, forwarded.
+            let cmcd = h.headers.filter { $0.name.lowercased().hasPrefix("cmcd-") }.map { ($0.name, $0.value) }
+            loader.tasks.spawn { await loader.handle(target, range: range, cmcd: cmcd, writer: writer) }
         }
     }
 

@@ -20,7 +20,8 @@ struct CMCDState: Sendable {
     }
 
     /// The request's decoration; a media request takes the stalls it reports as seen.
-    mutating func decoration(_ url: String, settings: CMCDSettings) -> WireDecoration {
+    mutating func decoration(_ url: String, settings: CMCDSettings?) -> WireDecoration? {
+        guard let settings else { return PlayerRequest.cmcd }
         let object = objects[url] ?? Self.guess(url)
         let media = object?.type.holdsMedia ?? false
         let starved = media && status.stalls > stallsSeen
@@ -43,7 +44,44 @@ struct CMCDState: Sendable {
     }
 }
 
+/// The request of a player that plays through the Loader, as far as the Loader's own requests for it go: its CMCD, forwarded
+/// upstream as it came when hlstui sends none of its own (DECISIONS.md, "CMCD on the wire only").
+enum PlayerRequest {
+    @TaskLocal static var cmcd: WireDecoration?
+}
+
 extension LoaderServer {
+    /// Reads a player's CMCD (its CMCD-* headers and `CMCD` query argument): checked, added to its session, reported; the
+    /// decoration that forwards it as it came, when hlstui sends no CMCD of its own.
+    func playerCMCD(headers: [(String, String)], target: String, res: Resource) -> WireDecoration? {
+        let read = CMCD.read(headers: headers.map { (name: $0.0, value: $0.1) }, url: target)
+        guard !read.isEmpty else { return nil }
+        let type: CMCDObjectType? =
+            switch res.kind {
+            case .multivariant, .media: .manifest
+            case .initSection: .initSegment
+            case .key: .key
+            default: nil
+            }
+        let bitrates = table.withLockedValue { t in
+            t.presented.map { p in p.m.variants.flatMap { [$0.bandwidth, $0.averageBandwidth].compactMap { $0 } } } ?? []
+        }
+        let context = CMCDContext(objectType: type, duration: res.duration, bitrates: bitrates)
+        let forwarded = options.cmcd == nil
+        let (findings, summary) = cmcdPlayers.withLockedValue { p in
+            let f = p.observe(read, context: context, at: now)
+            return (f, p.players[read.data[.sid]?.text ?? "-"]?.summary ?? "")
+        }
+        emit(
+            .playerCMCD(
+                PlayerCMCDEvent(
+                    at: now, sid: read.data[.sid]?.text ?? "-", kind: res.kind, msn: res.msn, cmcd: CMCD.serialize(read.data),
+                    findings: findings.map(\.description), summary: summary, forwarded: forwarded)))
+        guard forwarded else { return nil }
+        let query = CMCD.rawQueryArgument(target)
+        return WireDecoration(headers: headers, query: query, label: "player: " + CMCD.serialize(read.data))
+    }
+
     /// What the pane last measured of its player (every sample): the CMCD sent from now on carries it.
     public func playerStatus(_ status: CMCDPlayerStatus) {
         cmcd.withLockedValue { $0.status = status }

@@ -160,6 +160,8 @@ public final class LoaderServer: Sendable {
     let initTracks = NIOLockedValueBox([String: [MP4Track]]())
     /// What CMCD the Loader sends (`LoaderServer+CMCD.swift`).
     let cmcd: NIOLockedValueBox<CMCDState>
+    /// The players that send CMCD through the Loader, by session.
+    let cmcdPlayers = NIOLockedValueBox(CMCDPlayers())
 
     struct Table {
         var resources = ResourceIDs<PlaylistID, Resource>()
@@ -288,12 +290,12 @@ public final class LoaderServer: Sendable {
         var upstream = options.upstream
         let cmcd = NIOLockedValueBox(CMCDState())
         self.cmcd = cmcd
-        if var settings = options.cmcd {
-            // One session ID per Loader (a pane's session) unless the user gave one.
-            if settings.sessionID.isEmpty { settings.sessionID = UUID().uuidString.lowercased() }
-            let fixed = settings
-            upstream.decorate = { url in cmcd.withLockedValue { $0.decoration(url, settings: fixed) } }
-        }
+        var settings = options.cmcd
+        // One session ID per Loader (a pane's session) unless the user gave one.
+        if settings?.sessionID.isEmpty == true { settings?.sessionID = UUID().uuidString.lowercased() }
+        let fixed = settings
+        // hlstui's own CMCD, or a proxied player's as it came (`PlayerRequest`).
+        upstream.decorate = { url in cmcd.withLockedValue { $0.decoration(url, settings: fixed) } }
         client = try UpstreamClient(group: group, options: upstream)
         keys = KeyStore(
             client: client, overrides: options.keyOverrides, deadlines: options.keyDeadlines, command: options.keyCommand,
@@ -527,7 +529,7 @@ public final class LoaderServer: Sendable {
     }
 
     /// Answers one player request.
-    func handle(_ target: String, range: String?, writer: ResponseWriter) async {
+    func handle(_ target: String, range: String?, cmcd: [(String, String)] = [], writer: ResponseWriter) async {
         let parts = target.split(separator: "?")[0].split(separator: "/").map(String.init)
         guard parts.count == 3, parts[0] == token else {
             writer.text(403, "hlstui loader: unknown session (the URL must carry this session's token)")
@@ -538,6 +540,14 @@ public final class LoaderServer: Sendable {
             writer.text(404, "hlstui loader: no such resource")
             return
         }
+        if let forward = playerCMCD(headers: cmcd, target: target, res: res) {
+            await PlayerRequest.$cmcd.withValue(forward) { await route(res, id: id, range: range, writer: writer) }
+        } else {
+            await route(res, id: id, range: range, writer: writer)
+        }
+    }
+
+    func route(_ res: Resource, id: Int, range: String?, writer: ResponseWriter) async {
         switch res.kind {
         case .multivariant:
             writer.playlist(table.withLockedValue { $0.multivariantText[id] } ?? "")

@@ -362,6 +362,8 @@ public enum LoaderEvent: Sendable {
     /// A body that broke after its head went to the player, and how its resumption went (DECISIONS.md, "A body that breaks
     /// is resumed").
     case resume(ResumeEvent)
+    /// A player that plays through the Loader (`hlstui proxy`) sent CMCD with a request (docs/CMCD.md).
+    case playerCMCD(PlayerCMCDEvent)
 
     public var json: JSONValue {
         switch self {
@@ -385,6 +387,7 @@ public enum LoaderEvent: Sendable {
             ])
         case .reload(let r): return .object([("event", .string("reload"))] + r.json.objectFields)
         case .resume(let r): return .object([("event", .string("resume"))] + r.json.objectFields)
+        case .playerCMCD(let c): return .object([("event", .string("playerCMCD"))] + c.json.objectFields)
         case .playlist(let p):
             return .object([
                 ("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)),
@@ -495,4 +498,41 @@ public struct RecordedExchange: Sendable {
 
     /// Answered whole with a 2xx status.
     public var answered: Bool { failure == nil && (status.map { (200..<300).contains($0) } ?? false) }
+}
+
+/// The CMCD one request of a player that plays through the Loader carried: the keys, what CTA-5004 says of them, and the
+/// player's session so far in one line (docs/CMCD.md).
+public struct PlayerCMCDEvent: Sendable {
+    /// Seconds since the Loader started.
+    public var at: Double
+    public var sid: String
+    public var kind: ResourceKind
+    public var msn: Int?
+    /// The keys, normalized (sorted).
+    public var cmcd: String
+    public var findings: [String]
+    /// The player's session: "6e2fb550 bl 8.3 s br 829k mtp 4.9M, started in 0.4 s, 1 stall, 3 switches, CTA-5004 clean".
+    public var summary: String
+    /// Forwarded upstream as the player sent it (hlstui sends no CMCD of its own).
+    public var forwarded: Bool
+
+    public init(
+        at: Double, sid: String, kind: ResourceKind, msn: Int?, cmcd: String, findings: [String], summary: String, forwarded: Bool
+    ) {
+        self.at = at
+        self.sid = sid
+        self.kind = kind
+        self.msn = msn
+        self.cmcd = cmcd
+        self.findings = findings
+        self.summary = summary
+        self.forwarded = forwarded
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("at", .double(at)), ("sid", .string(sid)), ("kind", .string(kind.rawValue)), ("msn", .int(msn)), ("cmcd", .string(cmcd)),
+            ("findings", .array(findings.map { .string($0) })), ("summary", .string(summary)), ("forwarded", .bool(forwarded)),
+        ])
+    }
 }

@@ -1,4 +1,5 @@
 import CMCD
+import JSONValue
 import NIOConcurrencyHelpers
 
 /// The embedded origin as a CDN that speaks CMCD and CMSD (docs/CMCD.md): it reads the CMCD any player sends, holds it to
@@ -38,16 +39,27 @@ extension OriginState {
         let read = CMCD.read(headers: headers.map { (name: $0.0, value: $0.1) }, url: target)
         guard !read.isEmpty else { return (nil, []) }
         let live = scenario.flatMap(Scenario.named)?.isLive
-        var findings = CMCDCheck.findings(read, context: OriginCMCD.context(kind: kind, rendition: rendition, live: live))
-        if let sid = read.data[.sid]?.text {
-            findings += cmcdSessions.withLockedValue { s in
-                var check = s[sid] ?? CMCDSessionCheck()
-                let out = check.observe(read.data, at: t)
-                s[sid] = check
-                if s.count > 1_000 { s.removeAll() }
-                return out
-            }
-        }
+        let context = OriginCMCD.context(kind: kind, rendition: rendition, live: live)
+        let findings = cmcdPlayers.withLockedValue { $0.observe(read, context: context, at: t) }
         return (CMCD.serialize(read.data), findings.map(\.description))
+    }
+
+    /// The players whose CMCD the origin read, first seen first (`/control/players`).
+    public var cmcdPlayerList: [CMCDPlayers.Player] { cmcdPlayers.withLockedValue { $0.all } }
+}
+
+extension CMCDPlayers.Player {
+    /// `/control/players`' form: the player's figures now, its counts, and its newest samples.
+    public var json: JSONValue {
+        let latest = latest
+        return .object([
+            ("sid", .string(sid)), ("cid", .string(contentID)), ("st", .string(streamType)), ("firstSeen", .double(firstSeen)),
+            ("lastSeen", .double(lastSeen)), ("requests", .int(requests)), ("bufferSeconds", .double(latest?.buffer)),
+            ("bitrate", .int(samples.last { $0.bitrate != nil }?.bitrate)),
+            ("throughput", .int(samples.last { $0.throughput != nil }?.throughput)), ("startupSeconds", .double(startup)),
+            ("stalls", .int(stalls)), ("switches", .int(switches)),
+            ("findings", .object(findings.keys.sorted().map { ($0, .int(findings[$0])) })), ("lastFinding", .string(lastFinding)),
+            ("summary", .string(summary)),
+        ])
     }
 }

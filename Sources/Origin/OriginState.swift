@@ -150,8 +150,8 @@ public final class OriginState: Sendable {
     }
 
     private let box = NIOLockedValueBox(Inner())
-    /// Each CMCD session's check, by `sid` (`OriginCMCD`).
-    let cmcdSessions = NIOLockedValueBox([String: CMCDSessionCheck]())
+    /// The players whose CMCD the origin has read, by `sid` (`OriginCMCD`, `/control/players`).
+    let cmcdPlayers = NIOLockedValueBox(CMCDPlayers())
     public let startedAt: Double
     /// Keeps at most this many records.
     public let logLimit = 20_000

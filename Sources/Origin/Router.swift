@@ -602,6 +602,9 @@ public struct OriginRouter: OriginResponder {
         case "key-latency":
             if let ms = q["ms"].flatMap({ Int($0) }) { state.keyLatencyMs = ms }
             return .json(.object([("keyLatencyMs", .int(state.keyLatencyMs))]))
+        case "players":
+            // Every player whose CMCD the origin read (docs/CMCD.md): its figures, starts, stalls, switches and findings.
+            return .json(.array(state.cmcdPlayerList.map(\.json)))
         case "cmsd":
             // mb=KBPS: every scenario answer carries CMSD suggesting that maximum bitrate; mb=none: none carries it.
             if let mb = q["mb"] { state.cmsdMaxKbps = Int(mb).map { max(0, $0) } }
@@ -619,7 +622,7 @@ public struct OriginRouter: OriginResponder {
                     ("segments", .array(w.map(OriginRouter.truthJSON))),
                 ]))
         default:
-            return .text(404, "control endpoints: scenarios, fault, faults, clear, key-latency, cmsd, log, truth")
+            return .text(404, "control endpoints: scenarios, fault, faults, clear, key-latency, cmsd, players, log, truth")
         }
     }
 

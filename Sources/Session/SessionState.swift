@@ -646,6 +646,9 @@ public struct SessionState: Sendable {
         case .reload(let r):
             lowLatency.add(r)
             return []
+        case .playerCMCD:
+            // Another player's, through `hlstui proxy`: not this pane's.
+            return []
         case .resume(let r):
             // A body that broke while the player read it: the player waits for the rest (a stall has this cause), and hears
             // how it ended (DECISIONS.md, "A body that breaks is resumed").
