@@ -102,7 +102,8 @@ let package = Package(
         .executableTarget(
             name: "hlstui",
             dependencies: [
-                "App", "CMCD", "Origin", "Loader", "LoaderCore", "Recording", "Offline", "CMalloc", "Player", "Session", "TUI", "Terminal",
+                "App", "CMCD", "Origin", "Loader", "LoaderCore", "LoaderEvents", "Recording", "Offline", "CMalloc", "Player", "Session",
+                "TUI", "Terminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -127,12 +128,12 @@ let package = Package(
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue", "MediaFormats"], exclude: ["Corpus"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents", "CMCD"]),
         .testTarget(name: "CMCDTests", dependencies: ["CMCD", "LoaderCore", "HLS"]),
-        .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents"], exclude: ["Snapshots"]),
+        .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents", "CMCD"], exclude: ["Snapshots"]),
         .testTarget(
             name: "AppTests",
             dependencies: [
                 "App", "HLS", "LoaderEvents", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport",
-                "CMCD",
+                "CMCD", "Loader", .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "LoaderEvents"]),

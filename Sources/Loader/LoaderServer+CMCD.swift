@@ -51,6 +51,9 @@ enum PlayerRequest {
 }
 
 extension LoaderServer {
+    /// The players that sent CMCD through the Loader, first seen first (`hlstui proxy --players`).
+    public var cmcdPlayerList: [CMCDPlayers.Player] { cmcdPlayers.withLockedValue { $0.all } }
+
     /// Reads a player's CMCD (its CMCD-* headers and `CMCD` query argument): checked, added to its session, reported; the
     /// decoration that forwards it as it came, when hlstui sends no CMCD of its own.
     func playerCMCD(headers: [(String, String)], target: String, res: Resource) -> WireDecoration? {

@@ -281,6 +281,11 @@ public enum Dashboard {
         for (row, bar) in zip(shown, bars) {
             c.put(0, y, fit(row.label, labelWidth), row.role)
             c.put(labelWidth + 1, y, bar, row.role)
+            // A note goes after the bar's end, only where it fits whole.
+            if let note = row.note {
+                let barEnd = labelWidth + 1 + displayWidth(String(bar.reversed().drop { $0 == " " }.reversed()))
+                if barEnd + 1 + displayWidth(note) < c.width { c.put(barEnd + 1, y, note, .dim) }
+            }
             y += 1
         }
         y = end

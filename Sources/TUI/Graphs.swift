@@ -58,8 +58,11 @@ public struct WaterfallRow: Sendable, Equatable {
     public var firstByte: Double?
     public var end: Double
     public var role: Role
+    /// Drawn after the bar where there is room: what the answer's CMSD said (docs/CMCD.md).
+    public var note: String?
 
-    public init(label: String, start: Double, firstByte: Double?, end: Double, role: Role) {
+    public init(label: String, start: Double, firstByte: Double?, end: Double, role: Role, note: String? = nil) {
+        self.note = note
         self.label = label
         self.start = start
         self.firstByte = firstByte

@@ -428,7 +428,8 @@ public struct DashboardModel: Sendable, Equatable {
             + " " + pad(r.durationMs < 10 ? fixed(r.durationMs, 1) : String(Int(r.durationMs.rounded())), 5, right: true) + "ms"
         let role: Role = r.outcome == .gap ? .gap : (r.failure != nil || r.status >= 400 ? .bad : (r.local ? .dim : .accent))
         return WaterfallRow(
-            label: label, start: r.start, firstByte: r.ttfbMs.map { r.start + $0 / 1000 }, end: r.start + r.durationMs / 1000, role: role)
+            label: label, start: r.start, firstByte: r.ttfbMs.map { r.start + $0 / 1000 }, end: r.start + r.durationMs / 1000, role: role,
+            note: r.cmsd.map { "CMSD " + $0.summary })
     }
 
     /// "pathways  ▶cdn-b ok 2.1Mbps 42 req  cdn-a out 12s (HTTP 503) 31 req": priority order, the one in use marked, a penalised

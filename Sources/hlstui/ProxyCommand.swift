@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Player
 import Loader
+import LoaderEvents
 import Origin
 import Session
 import Terminal
@@ -33,6 +34,19 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
     var duration: Double?
 
+    @Flag(
+        name: .customLong("players"),
+        help:
+            "Show each player that sends CMCD through the proxy as a pane of its own (buffer, bitrate, throughput, start, stalls, CTA-5004 findings) instead of printing events."
+    )
+    var players = false
+
+    @Flag(help: "With --players: draw with ASCII only (chosen by itself when the locale is not UTF-8).")
+    var ascii = false
+
+    @Option(help: "Serve the players that send CMCD through the proxy as Prometheus metrics on HOST:PORT /metrics (docs/CMCD.md).")
+    var metrics: String?
+
     func run() async throws {
         let o = try loaderFlags.options()
         let insecure = loaderFlags.insecure
@@ -46,12 +60,38 @@ struct ProxyCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("hlstui proxy: \(error.description)")
         }
+        // Players' CMCD as metrics: brought up to date with each request that carried some.
+        var server: MetricsServer?
+        var playerMetrics: PlayerCMCDMetrics?
+        if let address = metrics {
+            let registry = PlaybackMetrics()
+            do { server = try MetricsServer(address: address, metrics: registry) } catch { throw CLIError("hlstui proxy: \(error)") }
+            playerMetrics = PlayerCMCDMetrics(registry)
+        }
+        defer { server?.close() }
+        let update: @Sendable (LoaderEvent) -> Void = { [playerMetrics] e in
+            if case .playerCMCD = e { playerMetrics?.update(loader.cmcdPlayerList) }
+        }
+        if players {
+            // The screen is the players'; the events are not printed (they would scribble on it).
+            let drain = Task { for await e in loader.events { update(e) } }
+            let status = await PlayersScreen.run(
+                entry: entry, players: { loader.cmcdPlayerList }, now: { loader.now }, duration: duration, ascii: ascii)
+            loader.stop()
+            drain.cancel()
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         if insecure { print("WARNING: --insecure: TLS certificates are NOT checked for \(url)") }
         print("hlstui loader: \(entry)")
+        if let server { print("metrics: http://\(server.host):\(server.port)/metrics") }
         print("play it: mpv '\(entry)'")
         let json = self.json
         let printer = Task {
-            for await e in loader.events { print(json ? ProxyRunner.json(e, insecure: insecure) : ProxyRunner.line(e, insecure: insecure)) }
+            for await e in loader.events {
+                update(e)
+                print(json ? ProxyRunner.json(e, insecure: insecure) : ProxyRunner.line(e, insecure: insecure))
+            }
         }
         await OriginRunner.wait(duration: duration)
         loader.stop()

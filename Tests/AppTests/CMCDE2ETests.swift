@@ -1,6 +1,9 @@
 import CMCD
 import Foundation
+import Loader
+import NIOPosix
 import Origin
+import TestSupport
 import Testing
 
 /// An origin of its own: `/control/cmsd` changes what every answer of it says.
@@ -92,5 +95,84 @@ struct CMCDE2ETests {
             (($0["cmsd"] as? [String: Any])?["dynamic"] as? [[String: Any]])?.first?["mb"] as? Int == 300
         }
         #expect(!capped.isEmpty)
+    }
+}
+
+/// `hlstui proxy --players` in a real terminal: two players that send CMCD as hls.js does are drawn as panes of their own.
+@Suite("hlstui proxy --players in tmux: each player that sends CMCD a pane of its own, q restores the terminal")
+struct PlayersScreenE2ETests {
+    var hlstui: String { CLI.binary.path }
+
+    /// Plays like hls.js in query mode: the media playlist, then segments, each with its CMCD; `broken` reports a starvation a
+    /// full buffer cannot have had, in a bitrate the ladder does not have.
+    static func player(_ entry: String, sid: String, broken: Bool) async throws {
+        let c = try UpstreamClient(group: MultiThreadedEventLoopGroup.singleton, options: UpstreamOptions())
+        defer { c.shutdown() }
+        let master = String(decoding: try await c.get(entry).body, as: UTF8.self)
+        let media = try #require(master.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/media/") }.map(String.init))
+        let q = { (kv: String) in "?CMCD=" + CMCD.percentEncode(kv) }
+        let text = String(decoding: try await c.get(media + q(#"ot=m,sf=h,sid="\#(sid)",st=v,su"#)).body, as: UTF8.self)
+        for (i, seg) in text.split(separator: "\n").filter({ $0.hasPrefix("http") }).prefix(5).enumerated() {
+            var kv = #"bl=\#(min(i + 1, 4) * 2000),br=277,d=2000,mtp=5000,ot=av,sf=h,sid="\#(sid)",st=v"#
+            if i == 0 { kv += ",su" }
+            if broken && i == 3 { kv = #"bl=4123,br=800,bs,ot=av,sid="\#(sid)""# }
+            _ = try await c.get(String(seg) + q(kv))
+            try await Task.sleep(for: .milliseconds(300))
+        }
+    }
+
+    @Test("two players: their buffer, bitrate and throughput plotted, start and stalls counted, the broken one's findings named")
+    func twoPlayers() async throws {
+        let t = Tmux()
+        await t.start("\(hlstui) proxy --players \(CMCDOrigin.base)/vod-ts/master.m3u8", width: 100, height: 24)
+        var s = await t.wait { $0.contains("play: http://127.0.0.1:") && $0.contains("no player has sent CMCD yet") }
+        #expect(t.alternateScreen && s.contains("0 players sending CMCD"), "\(s)")
+        let entry = try #require(
+            s.split(separator: "\n").first { $0.contains("play: ") }.map { String($0.split(separator: " ").last ?? "") })
+        async let a: Void = Self.player(entry, sid: "clean-1", broken: false)
+        async let b: Void = Self.player(entry, sid: "broken-2", broken: true)
+        _ = try await (a, b)
+        s = await t.wait { $0.contains("player broken-2") && $0.contains("player clean-1") && $0.contains("stalls 1") }
+        #expect(s.contains("2 players sending CMCD") && s.contains("6 requests"), "\(s)")
+        let clean = try #require(s.components(separatedBy: "player clean-1").last)
+        #expect(clean.contains("started ") && clean.contains("stalls 0") && clean.contains("CTA-5004: nothing to say"), "\(s)")
+        let broken = try #require(s.components(separatedBy: "player broken-2").last?.components(separatedBy: "player clean-1").first)
+        #expect(broken.contains("stalls 1") && broken.contains("bitrate 1, rounding 1, starvation 1"), "\(s)")
+        // Plotted: a block character on each of the three rows of a pane.
+        let plots = s.split(separator: "\n").filter {
+            $0.hasPrefix(" buffer  ") || $0.hasPrefix(" bitrate ") || $0.hasPrefix(" throughput")
+        }
+        #expect(plots.count == 6 && plots.allSatisfy { $0.contains { "▁▂▃▄▅▆▇█".contains($0) } }, "\(plots)")
+        #expect(s.split(separator: "\n").allSatisfy { $0.count <= 100 })
+        t.keys("q")
+        s = await t.wait { $0.contains("EXIT=") }
+        #expect(s.contains("EXIT=0") && !t.alternateScreen, "\(s)")
+    }
+
+    @Test("--metrics: each player session as Prometheus metrics by sid, its findings by rule")
+    func metrics() async throws {
+        let t = Tmux()
+        await t.start("\(hlstui) proxy --metrics 127.0.0.1:0 \(CMCDOrigin.base)/vod-ts/master.m3u8", width: 160, height: 30)
+        let s = await t.wait { $0.contains("metrics: http://") && $0.contains("play it: mpv") }
+        let words = s.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "'" }).map(String.init)
+        let entry = try #require(words.first { $0.hasPrefix("http") && $0.contains("/multivariant/") })
+        let endpoint = try #require(words.first { $0.hasSuffix("/metrics") })
+        try await Self.player(entry, sid: "metered-3", broken: true)
+        let c = try UpstreamClient(group: MultiThreadedEventLoopGroup.singleton, options: UpstreamOptions())
+        defer { c.shutdown() }
+        var text = ""
+        let found = await eventually(timeout: 10) {
+            text = String(decoding: (try? await c.get(endpoint).body) ?? [], as: UTF8.self)
+            return text.contains(#"hlstui_cmcd_findings_total{sid="metered-3",rule="starvation"} 1"#)
+        }
+        #expect(found, "\(text)")
+        for line in [
+            #"hlstui_cmcd_requests_total{sid="metered-3"} 6"#, #"hlstui_cmcd_stalls_total{sid="metered-3"} 1"#,
+            #"hlstui_cmcd_buffer_seconds{sid="metered-3"} 8.0"#, #"hlstui_cmcd_bitrate_bps{sid="metered-3"} 277000.0"#,
+        ] {
+            #expect(text.contains(line), "\(line) in \(text)")
+        }
+        t.keys("C-c")
+        #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT="))
     }
 }
