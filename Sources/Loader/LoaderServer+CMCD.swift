@@ -66,10 +66,13 @@ extension LoaderServer {
             case .key: .key
             default: nil
             }
-        let bitrates = table.withLockedValue { t in
-            t.presented.map { p in p.m.variants.flatMap { [$0.bandwidth, $0.averageBandwidth].compactMap { $0 } } } ?? []
+        let (bitrates, duration) = table.withLockedValue { t in
+            let bitrates = t.presented.map { p in p.m.variants.flatMap { [$0.bandwidth, $0.averageBandwidth].compactMap { $0 } } } ?? []
+            // A spliced segment's duration is its rungs' (they line up): the first rung that lists it says it.
+            let spliced = res.slot ? res.msn.flatMap { msn in t.rungMedia.values.lazy.compactMap { $0.segment(msn)?.duration }.first } : nil
+            return (bitrates, res.duration ?? spliced)
         }
-        let context = CMCDContext(objectType: type, duration: res.duration, bitrates: bitrates)
+        let context = CMCDContext(objectType: type, duration: duration, bitrates: bitrates)
         let forwarded = options.cmcd == nil
         let (findings, summary) = cmcdPlayers.withLockedValue { p in
             let f = p.observe(read, context: context, at: now)
