@@ -51,6 +51,7 @@ extension LoaderServer {
 
     /// Fetches a key now, or after `delay` seconds unless something fetched it meanwhile (spreading).
     func fetchKeyAhead(_ uri: String, _ k: Key, _ r: ClosedRange<Int>, delay: Double) {
+        noteCMCD(Resource(upstream: uri, kind: .key))
         if delay > 0 {
             guard table.withLockedValue({ $0.spreading.insert(uri).inserted }) else { return }
             tasks.spawn { [self] in
@@ -89,6 +90,7 @@ extension LoaderServer {
 
     func keyResource(_ res: Resource, writer: ResponseWriter) async {
         let t0 = now
+        noteCMCD(res)
         switch await keys.key(res.upstream, method: .sampleAES, keyFormat: "identity", msns: nil, prefetch: false) {
         case .success(let k):
             writer.bytes(200, contentType: "application/octet-stream", k)

@@ -245,6 +245,7 @@ extension LoaderServer {
             sink.finish()
         }
         defer { fetch.cancel() }
+        noteCMCD(Resource(upstream: uri, kind: .key))
         let keyResult = await keys.key(
             uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
         guard case .success(let k) = keyResult else {
