@@ -64,6 +64,7 @@ public enum Lint {
                 defaults[key] = r.line.number
             }
         }
+        checkRenditions(m, &d)
         for v in m.variants { variantLint(v, &d) }
         for v in m.iFrameVariants { variantLint(v, &d) }
         for k in m.sessionKeys { keyFormatLint(k, &d) }
