@@ -60,8 +60,9 @@ public enum LanguageTag {
             var ext = 0
             while i < parts.count, ext < 3, parts[i].count == 3, alpha(parts[i]) { i += 1; ext += 1 }
         }
-        if i < parts.count, parts[i].count == 4, alpha(parts[i]) { i += 1 } // script
-        if i < parts.count, (parts[i].count == 2 && alpha(parts[i])) || (parts[i].count == 3 && parts[i].allSatisfy(\.isNumber)) { i += 1 } // region
+        // script, then region (two letters or three digits)
+        if i < parts.count, parts[i].count == 4, alpha(parts[i]) { i += 1 }
+        if i < parts.count, (parts[i].count == 2 && alpha(parts[i])) || (parts[i].count == 3 && parts[i].allSatisfy(\.isNumber)) { i += 1 }
         // variants: 5–8 alphanumerics, or a digit and three alphanumerics.
         while i < parts.count, (5...8).contains(parts[i].count) || (parts[i].count == 4 && parts[i].first!.isNumber) { i += 1 }
         // extensions: a singleton (not x) and subtags of 2–8; then private use.
