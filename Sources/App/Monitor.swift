@@ -349,6 +349,9 @@ public enum MonitorRunner {
             if Task.isCancelled { break }
             if states.allSatisfy({ $0.state == .ended || $0.state == .error }) { break }
         }
+        // The panes settle first: the summary then counts what the lines before it said, and no pane's report comes after it
+        // (a request ending as the run stops was written after a summary that had not counted it).
+        for p in panes { await p.settle() }
         let states = panes.map(\.snapshot)
         if out.wanted { out.emit("end", [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))]) }
         request.observer?.finished(states)

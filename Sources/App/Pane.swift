@@ -250,10 +250,16 @@ public final class Pane: Sendable {
     /// Stops every task the pane started and lets the owner finish what was sent before; then closes the player and the
     /// Loader. Nothing can reach the player after it closed: only the owner calls it, and the owner has ended.
     public func close() async {
+        await settle()
+        mpv.close()
+        await loader.shutdown()
+    }
+
+    /// Stops every task the pane started and waits for the owner to finish what was sent before: from then on the pane
+    /// reports nothing more, and `snapshot` is the state its last report was made from (`close` still has to follow).
+    public func settle() async {
         tasks.cancelAll()
         inputs.finish()
         await loop.value
-        mpv.close()
-        await loader.shutdown()
     }
 }

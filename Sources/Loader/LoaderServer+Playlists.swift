@@ -172,6 +172,7 @@ extension LoaderServer {
         afterHint: Bool = false
     ) async throws(UpstreamError) -> UpstreamResponse {
         let t0 = now
+        if directives == nil, let r = reusable(url) { return r }
         let (held, playerAt, refused, slow) = table.withLockedValue { t in
             (t.held[url], t.playerAt(playlist), t.deltaRefused.contains(url), t.slowHold.contains(url))
         }
@@ -295,11 +296,33 @@ extension LoaderServer {
         let parsed = PlaylistParser.parseLenient(
             String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
         if let m = parsed.playlist.media {
-            table.withLockedValue { $0.recent[r.head.url, default: RecentSegments()].note(m, at: now) }
+            let at = now
+            table.withLockedValue { t in
+                t.recent[r.head.url, default: RecentSegments()].note(m, at: at)
+                t.prewarmed[url] = (r, m, at)
+            }
             if report { emit(.playlist(PlaylistEvent(url: r.head.url, rung: rung, rendition: nil, playlist: m, received: now))) }
             prefetchKeys(m, base: r.head.url, playlist: playlist)
         }
         return parsed.playlist.media
+    }
+
+    /// The media playlist the Loader read ahead of the player at `url` (`prewarm`), taken for the player's read of it — once,
+    /// and only while it says what the origin would answer now: a final (ENDLIST) playlist at any age, a live one for up to
+    /// half a target duration (the player's first read follows the Loader's by a round trip or two, and a live playlist
+    /// changes once a target duration). One fetch upstream per playlist at start (docs/PROXY.md).
+    func reusable(_ url: String) -> UpstreamResponse? {
+        let at = now
+        return table.withLockedValue { t in
+            guard let p = t.prewarmed.removeValue(forKey: url), t.held[url] == nil,
+                p.playlist.endList || at - p.at <= Double(p.playlist.targetDuration ?? 2) / 2
+            else { return nil }
+            // As a read of the origin leaves it: a live LL-HLS playlist is held, for the blocking reloads that follow.
+            if p.playlist.serverControl != nil && !p.playlist.endList { t.held[url] = (p.playlist, p.at) }
+            var r = p.response
+            r.head.reused = true
+            return r
+        }
     }
 
     /// A GET the Loader makes on its own account (the playlist a session opens, a playlist read ahead of the player or to follow

@@ -224,6 +224,9 @@ public final class LoaderServer: Sendable {
         /// Each live LL-HLS media playlist (by URL) as last read whole (a delta update merged in), and when: what the next
         /// reload's delivery directives are chosen from (`DeliveryDirectives`).
         var held: [String: (playlist: MediaPlaylist, at: Double)] = [:]
+        /// Media playlists the Loader read ahead of the player (`prewarm`), by the URL read, for the player's first read of
+        /// each: taken once, while fresh (`LoaderServer.reusable`).
+        var prewarmed: [String: (response: UpstreamResponse, playlist: MediaPlaylist, at: Double)] = [:]
         /// Playlists whose delta updates did not merge (said once each).
         var deltaRefused: Set<String> = []
         /// Playlists whose server answered a blocking reload before it could (said once each).
@@ -613,7 +616,8 @@ extension LoaderServer {
     ) {
         var e = RequestEvent(
             kind: kind, url: url, rung: rung, msn: msn, start: t0, ttfbMs: head.map { $0.ttfb * 1000 },
-            durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status, local: local || head?.cache == .hit,
+            durationMs: durationMs ?? (now - t0) * 1000, bytes: bytes, status: status,
+            local: local || head?.cache == .hit || head?.reused == true,
             prefetch: prefetch, retries: head?.retries ?? 0, outcome: outcome, firstPTS: firstPTS, cache: head?.cache,
             savedBytes: head?.savedBytes ?? 0, range: range, paced: paced, hint: hint)
         e.resumed = resumed

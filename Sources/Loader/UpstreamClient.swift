@@ -88,6 +88,8 @@ public struct UpstreamHead: Sendable {
     /// With `--cache`: how the cache took part, and the bytes it saved asking for.
     public var cache: CacheOutcome?
     public var savedBytes = 0
+    /// Answered from a read the Loader had just made itself (a prewarmed playlist): no request went to the origin for it.
+    public var reused = false
     /// What the request carried on the wire besides (`WireDecoration.label`: the CMCD sent).
     public var sent: String?
 
