@@ -151,13 +151,13 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
             counter("hlstui_picture_black_total", "Times the picture went black (for 2 s or more).", pane: p, []).increment()
         default: break
         }
-        if report.state.started { firstFrame(pane: p, at: report.t) }
+        if report.state.started { firstFrame(pane: p, at: report.state.firstFrameAt ?? report.t) }
     }
 
     public func tick(_ states: [SessionState], sync: SyncSnapshot?) {
         for (p, s) in states.enumerated() {
             zeros(pane: p)
-            if s.started { firstFrame(pane: p, at: s.now) }
+            if s.started { firstFrame(pane: p, at: s.firstFrameAt ?? s.now) }
             gauge("hlstui_playing", "1 while the pane plays (not starting, buffering, paused, ended or failed).", pane: p)
                 .set(to: s.state == .playing ? 1 : 0)
             let rung = s.playingRung

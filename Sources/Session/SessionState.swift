@@ -202,6 +202,9 @@ public enum SessionFact: Sendable, Equatable {
     case cue(BreakFact)
     /// A reload of a live playlist changed what the server may not change (RFC 8216bis §6.2.1; docs/VALIDATION.md).
     case violation(rung: Int?, rendition: String?, finding: ContinuityFinding)
+    /// The player showed its first frame (its first playback restart), at this session time: the start as the player's own
+    /// event times it, not a sample.
+    case firstFrame(Double)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
@@ -272,6 +275,8 @@ public struct SessionState: Sendable {
     public var log: [LogLine] = []
     public var sample = PlayerSample()
     public var started = false
+    /// Session time of the first frame (`SessionFact.firstFrame`); nil before it.
+    public internal(set) var firstFrameAt: Double?
     public var ended = false
     /// Why playback failed, in one sentence.
     public var error: String?
@@ -489,10 +494,13 @@ public struct SessionState: Sendable {
             catchUp = nil
             return []
         case .playbackStarted:
+            let first = !started
             started = true
             playerLoading = false
             loadingPoint = nil
-            return []
+            guard first else { return [] }
+            firstFrameAt = t
+            return [.firstFrame(t)]
         case .fileEnded(let reason, let err):
             if let err, reason == .error {
                 let why = cause ?? problem ?? err

@@ -30,6 +30,15 @@ struct MonitorCLITests {
         #expect(players.count >= 12 && players.count <= 20, "4 Hz over 4 s: \(players.count)")
         let playing = players.filter { $0["state"] as? String == "playing" }
         #expect(playing.count >= 8)
+        // The first frame is an event of its own, timed by the player, once: before the first sample that says playing, and
+        // written before it.
+        let first = try #require(r.named("firstFrame").first)
+        let at = try #require(first["at"] as? Double)
+        let firstPlaying = try #require(playing.first?["t"] as? Double)
+        #expect(r.named("firstFrame").count == 1 && at > 0 && at <= firstPlaying, "\(first) vs the first playing sample at \(firstPlaying)")
+        #expect(
+            (r.events.firstIndex { $0["event"] as? String == "firstFrame" } ?? .max)
+                < (r.events.firstIndex { $0["event"] as? String == "player" && $0["state"] as? String == "playing" } ?? -1))
         let times = playing.compactMap { $0["timePos"] as? Double }
         #expect(times.count == playing.count && times.last! > times.first! + 2, "time-pos advances")
         #expect(playing.allSatisfy { $0["width"] as? Int == 256 && $0["height"] as? Int == 144 })

@@ -62,3 +62,15 @@ struct ServerCapTests {
         #expect(u.caps.serverMaxBitrate == 900_000)
     }
 }
+
+/// The first frame as the player's own event.
+@Suite("The first frame: one fact, at the player's first playback restart")
+struct FirstFrameTests {
+    @Test("the first playback restart is the first frame, once; a restart after a reload is not")
+    func once() {
+        var s = SessionState(url: "http://origin.test/master.m3u8")
+        #expect(s.apply(.playbackStarted, at: 0.42) == [.firstFrame(0.42)] && s.firstFrameAt == 0.42)
+        s.apply(.streamGiven(startMSN: 3), at: 5)
+        #expect(s.apply(.playbackStarted, at: 5.3).isEmpty && s.firstFrameAt == 0.42)
+    }
+}
