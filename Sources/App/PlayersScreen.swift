@@ -10,10 +10,10 @@ public enum PlayersScreen {
     /// Runs until q, a signal or `duration` seconds; `players` and `now` are read for each frame. Returns the exit status.
     public static func run(
         entry: String, players: @escaping @Sendable () -> [CMCDPlayers.Player], now: @escaping @Sendable () -> Double,
-        duration: Double?, ascii: Bool
+        duration: Double?, ascii: Bool, title: String = "hlstui proxy"
     ) async -> Int32 {
         if let why = Screen.unusableTerminal(term: ProcessInfo.processInfo.environment["TERM"]) {
-            FileHandle.standardError.write(Data("hlstui proxy --players: \(why)\n".utf8))
+            FileHandle.standardError.write(Data("\(title) --players: \(why)\n".utf8))
             return 2
         }
         Screen.installHandlers()
@@ -26,7 +26,7 @@ public enum PlayersScreen {
         let noColor = ProcessInfo.processInfo.environment["NO_COLOR"] != nil || screen.colorCount == 0
         screen.use((noColor ? ThemeLibrary.load("monochrome") : nil) ?? ThemeLibrary.defaultTheme)
         let loop = PlayersLoop(
-            screen: screen, entry: entry, players: players, now: now,
+            screen: screen, entry: entry, title: title, players: players, now: now,
             end: duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) })
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: loop.run()) }
@@ -44,15 +44,16 @@ public enum PlayersScreen {
 final class PlayersLoop: @unchecked Sendable {
     let screen: Screen
     let entry: String
+    let title: String
     let players: @Sendable () -> [CMCDPlayers.Player]
     let now: @Sendable () -> Double
     let end: ContinuousClock.Instant?
 
     init(
-        screen: Screen, entry: String, players: @escaping @Sendable () -> [CMCDPlayers.Player], now: @escaping @Sendable () -> Double,
-        end: ContinuousClock.Instant?
+        screen: Screen, entry: String, title: String, players: @escaping @Sendable () -> [CMCDPlayers.Player],
+        now: @escaping @Sendable () -> Double, end: ContinuousClock.Instant?
     ) {
-        (self.screen, self.entry, self.players, self.now, self.end) = (screen, entry, players, now, end)
+        (self.screen, self.entry, self.title, self.players, self.now, self.end) = (screen, entry, title, players, now, end)
     }
 
     func run() -> Int32 {
@@ -70,7 +71,8 @@ final class PlayersLoop: @unchecked Sendable {
             guard ContinuousClock.now >= next || clear else { continue }
             next = ContinuousClock.now + .milliseconds(250)
             let (w, h) = screen.size
-            let frame = PlayersView.render(players(), entry: entry, now: now(), width: w, height: h, ascii: screen.asciiOnly)
+            let frame = PlayersView.render(
+                players(), entry: entry, now: now(), width: w, height: h, ascii: screen.asciiOnly, title: title)
             if clear || frame != last {
                 screen.draw(frame, clear: clear)
                 last = frame

@@ -9,10 +9,12 @@ public enum PlayersView {
     /// Rows a player's pane takes: title, figures, three plots, findings.
     static let paneRows = 7
 
-    /// The screen for `players` (first seen first) at `now` (the Loader's seconds), `entry` the URL players open.
-    public static func render(_ players: [CMCDPlayers.Player], entry: String, now: Double, width: Int, height: Int, ascii: Bool = false)
-        -> Canvas
-    {
+    /// The screen for `players` (first seen first) at `now` (the clock their requests were timed in), `entry` the URL players
+    /// open, `title` what serves them (`hlstui proxy`, `hlstui origin`).
+    public static func render(
+        _ players: [CMCDPlayers.Player], entry: String, now: Double, width: Int, height: Int, ascii: Bool = false,
+        title: String = "hlstui proxy"
+    ) -> Canvas {
         var c = Canvas(width: width, height: height)
         guard width >= 20, height >= 8 else {
             c.put(0, 0, fit("hlstui needs at least 20x8 (now \(width)x\(height))", width), .warn)
@@ -20,7 +22,7 @@ public enum PlayersView {
         }
         c.fill(Rect(x: 0, y: 0, width: width, height: 1), .status)
         let count = "\(players.count) player\(players.count == 1 ? "" : "s") sending CMCD"
-        c.put(0, 0, fit(" hlstui proxy  \(count)  q quit", width), .status)
+        c.put(0, 0, fit(" \(title)  \(count)  q quit", width), .status)
         // The URL whole, on a row of its own, so it can be copied (cut only where the screen ends).
         c.put(1, 1, fit("play: " + entry, width - 1))
         var y = 2

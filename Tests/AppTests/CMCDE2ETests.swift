@@ -175,4 +175,24 @@ struct PlayersScreenE2ETests {
         t.keys("C-c")
         #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT="))
     }
+
+    @Test("hlstui origin --players: a player that sends CMCD straight to the origin gets its pane too")
+    func origin() async throws {
+        let t = Tmux()
+        await t.start("\(hlstui) origin --port 0 --players", width: 100, height: 24)
+        var s = await t.wait { $0.contains("hlstui origin  0 players sending CMCD") && $0.contains("play: http://127.0.0.1:") }
+        let base = try #require(s.split(separator: "\n").first { $0.contains("play: ") }?.split(separator: " ").dropFirst().first)
+        let c = try UpstreamClient(group: MultiThreadedEventLoopGroup.singleton, options: UpstreamOptions())
+        defer { c.shutdown() }
+        let q = { (kv: String) in "?CMCD=" + CMCD.percentEncode(kv) }
+        _ = try await c.get("\(base)/vod-ts/v144/index.m3u8" + q(#"ot=m,sf=h,sid="direct-4",st=v,su"#))
+        for i in 0..<4 {
+            _ = try await c.get("\(base)/vod-ts/v144/seg\(i).ts" + q(#"bl=\#((i + 1) * 2000),br=277,d=2000,ot=av,sid="direct-4""#))
+        }
+        s = await t.wait { $0.contains("player direct-4") && $0.contains("5 requests") }
+        #expect(s.contains("player direct-4 · VOD · 5 requests") && s.contains("CTA-5004: nothing to say"), "\(s)")
+        t.keys("q")
+        s = await t.wait { $0.contains("EXIT=") }
+        #expect(s.contains("EXIT=0") && !t.alternateScreen, "\(s)")
+    }
 }
