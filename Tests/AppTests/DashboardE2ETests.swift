@@ -12,7 +12,9 @@ struct DashboardE2ETests {
     func keys() async throws {
         let t = Tmux()
         await t.start("\(hlstui) \(base)/live-ts/master.m3u8 --pin 2 --video none --ao null")
-        var s = await t.wait { $0.contains("PLAYING") && $0.contains("#2 360p") }
+        // PLAYING comes with the player's first frame; the position and the live latency with the sample after it (a frame
+        // drawn between the two reads "--:--").
+        var s = await t.wait { $0.contains("PLAYING") && $0.contains("#2 360p") && $0.contains("live -") }
         #expect(s.contains("PLAYING") && s.contains("#2 360p") && s.contains("live -"), "\(s)")
         #expect(t.alternateScreen)
         #expect(s.contains("─ Ladder") && s.contains("─ Buffer") && s.contains("─ Requests"))
