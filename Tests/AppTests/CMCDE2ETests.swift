@@ -117,7 +117,6 @@ struct PlayersScreenE2ETests {
             if i == 0 { kv += ",su" }
             if broken && i == 3 { kv = #"bl=4123,br=800,bs,ot=av,sid="\#(sid)""# }
             _ = try await c.get(String(seg) + q(kv))
-            try await Task.sleep(for: .milliseconds(300))
         }
     }
 
