@@ -383,3 +383,16 @@ enum ArgumentMistake {
         return "\(option) takes a file on this machine, not a URL (\(arg))"
     }
 }
+
+/// `--players [--ascii]`, on `proxy` and `origin`: the players that send CMCD drawn as panes of their own (docs/CMCD.md).
+struct PlayersFlagGroup: ParsableArguments {
+    @Flag(
+        name: .customLong("players"),
+        help:
+            "Show each player that sends CMCD as a pane of its own (buffer, bitrate, throughput, start, stalls, CTA-5004 findings) instead of printing what it asks for."
+    )
+    var players = false
+
+    @Flag(help: "With --players: draw with ASCII only (chosen by itself when the locale is not UTF-8).")
+    var ascii = false
+}

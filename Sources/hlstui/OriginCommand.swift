@@ -41,15 +41,8 @@ struct OriginCommand: AsyncParsableCommand {
     @Flag(help: "Do not print the request log.")
     var quiet = false
 
-    @Flag(
-        name: .customLong("players"),
-        help:
-            "Show each player that sends CMCD to the origin as a pane of its own (buffer, bitrate, throughput, start, stalls, CTA-5004 findings) instead of the request log."
-    )
-    var players = false
-
-    @Flag(help: "With --players: draw with ASCII only (chosen by itself when the locale is not UTF-8).")
-    var ascii = false
+    @OptionGroup(title: "Players that send CMCD")
+    var playersFlags: PlayersFlagGroup
 
     func validate() throws {
         for s in scenarios where Scenario.named(s) == nil {
@@ -64,19 +57,19 @@ struct OriginCommand: AsyncParsableCommand {
         o.tlsPort = tlsPort
         o.keyLatencyMs = keyLatency
         o.cache = cache
-        let quiet = self.quiet || players
+        let quiet = self.quiet || playersFlags.players
         let server: OriginServer
         do {
             server = try OriginRunner.start(o) { r in if !quiet { print(r.line) } }
         } catch {
             throw CLIError("hlstui origin: \(error)")
         }
-        if players {
+        if playersFlags.players {
             // The screen is the players'; the request log is not printed (it would scribble on it).
             let state = server.router.state
             let status = await PlayersScreen.run(
                 entry: server.httpBase + "/  (scenarios: see /)", players: { state.cmcdPlayerList },
-                now: { Date().timeIntervalSince1970 }, duration: duration, ascii: ascii, title: "hlstui origin")
+                now: { Date().timeIntervalSince1970 }, duration: duration, ascii: playersFlags.ascii, title: "hlstui origin")
             server.stop()
             if status != 0 { throw ExitCode(status) }
             return

@@ -34,15 +34,8 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
     var duration: Double?
 
-    @Flag(
-        name: .customLong("players"),
-        help:
-            "Show each player that sends CMCD through the proxy as a pane of its own (buffer, bitrate, throughput, start, stalls, CTA-5004 findings) instead of printing events."
-    )
-    var players = false
-
-    @Flag(help: "With --players: draw with ASCII only (chosen by itself when the locale is not UTF-8).")
-    var ascii = false
+    @OptionGroup(title: "Players that send CMCD")
+    var playersFlags: PlayersFlagGroup
 
     @Option(help: "Serve the players that send CMCD through the proxy as Prometheus metrics on HOST:PORT /metrics (docs/CMCD.md).")
     var metrics: String?
@@ -72,11 +65,11 @@ struct ProxyCommand: AsyncParsableCommand {
         let update: @Sendable (LoaderEvent) -> Void = { [playerMetrics] e in
             if case .playerCMCD = e { playerMetrics?.update(loader.cmcdPlayerList) }
         }
-        if players {
+        if playersFlags.players {
             // The screen is the players'; the events are not printed (they would scribble on it).
             let drain = Task { for await e in loader.events { update(e) } }
             let status = await PlayersScreen.run(
-                entry: entry, players: { loader.cmcdPlayerList }, now: { loader.now }, duration: duration, ascii: ascii)
+                entry: entry, players: { loader.cmcdPlayerList }, now: { loader.now }, duration: duration, ascii: playersFlags.ascii)
             loader.stop()
             drain.cancel()
             if status != 0 { throw ExitCode(status) }
