@@ -32,10 +32,11 @@ extension SessionState {
         guard let (p, seg, gap) = watchPoint(at: t) else { return nil }
         let nearEnd = seg.map { $0 - p.offset <= Self.boundaryReach } ?? false
         if let planned = plannedReload {
-            // A VOD player plays on past the boundary (its playlist is whole): a look that comes after it carries the switch
-            // out at the playhead rather than at the next boundary, which a loaded machine can miss again (DECISIONS.md, rung
-            // switching). Live keeps the next boundary: FFmpeg cannot seek there.
-            if let b = planned.boundary, p.msn >= b, playingMedia?.isLive == false {
+            // The player plays on past the boundary: a look that comes after it — late on a loaded machine, or after the
+            // player's own jump at a timestamp reset there — carries the switch out at the playhead rather than at the next
+            // boundary, which a loaded machine can miss again (DECISIONS.md, rung switching). VOD and live alike: the seek is
+            // in mpv's fresh cache, never FFmpeg's.
+            if let b = planned.boundary, p.msn >= b {
                 plannedReload = nil
                 return .reloadForSwitchInPlace(rung: planned.rung, msn: p.msn, boundary: b)
             }

@@ -129,7 +129,9 @@ struct TerminalIntegrityTests {
         }
         t.tmux(["send-keys", "-t", "t", "-l", "echo EXIT=$?"])
         t.keys("Enter")
-        let end = await t.wait { $0.contains("EXIT=") }
-        #expect(end.contains("EXIT=0") && !t.alternateScreen, "\(end)")
+        // The typed command holds "EXIT=" too: wait for bash's answer, a line of its own.
+        let answered = { (s: String) in s.split(separator: "\n").contains { $0.hasPrefix("EXIT=") } }
+        let end = await t.wait { answered($0) }
+        #expect(end.split(separator: "\n").contains { $0.hasPrefix("EXIT=0") } && !t.alternateScreen, "\(end)")
     }
 }
