@@ -92,6 +92,8 @@ public enum MonitorJSON {
             ("paused", .bool(p.paused)), ("speed", .double(p.speed)),
             // When the player's properties were read (the event's own time is when it was written).
             ("readAt", .string(p.wall?.iso8601Milliseconds)), ("skips", .int(s.skipCount)), ("picture", .string(s.picture.label)),
+            // The audio rendition given to the player, and the language of the track mpv plays (docs/RENDITIONS.md).
+            ("audioRendition", .string(s.playingAudio?.name)), ("audioTrackLanguage", .string(p.audioLanguage)),
         ]
     }
 
@@ -194,6 +196,16 @@ public enum MonitorJSON {
             return ("error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
         case .fact(.ended): return ("ended", [("pane", .int(i))])
         case .fact(.firstFrame(let at)): return ("firstFrame", [("pane", .int(i)), ("at", .double((at * 1000).rounded() / 1000))])
+        case .fact(.audio(let a)):
+            return (
+                "rendition",
+                [
+                    ("pane", .int(i)), ("type", .string("audio")), ("from", .string(a.from?.name)), ("to", .string(a.to.name)),
+                    ("language", .string(a.to.language)), ("channels", .string(a.to.channels)), ("group", .string(a.to.groupID)),
+                    ("reason", .string(a.reason.rawValue)), ("honoured", .bool(a.honoured)),
+                    ("mechanism", .string(a.mechanism?.rawValue)), ("atMsn", .int(a.atMSN)),
+                ]
+            )
         case .fact(.pathway(let c, let detail)):
             return (
                 "pathway",

@@ -73,6 +73,8 @@ public struct PaneConfig: Sendable {
     /// How switches hlstui decides (ABR) take effect.
     public var autoSwitch: SwitchMode = .smooth
     public var abr = AbrConfig()
+    /// `--audio`: the audio rendition to play, a NAME or a LANGUAGE (docs/RENDITIONS.md).
+    public var audio: String?
     public init(url: String) { self.url = url }
 }
 
@@ -161,6 +163,7 @@ public final class Pane: Sendable {
         s.followsCMSD = config.followsCMSD
         s.mode = config.mode
         s.manualSwitch = config.manualSwitch
+        s.chooseAudio(config.audio)
         s.insecureTLS = config.loader.upstream.tls.insecure
         s.forgetsBeforeReload = !config.player.decodeVideo
         self.loader = loader

@@ -389,6 +389,7 @@ final class PaneOwner {
         }
         s.width = mpv.get(.videoWidth)
         s.height = mpv.get(.videoHeight)
+        s.audioLanguage = mpv.get(.audioTrackLanguage)
         s.droppedFrames = (mpv.get(.frameDropCount) ?? 0) + (mpv.get(.decoderFrameDropCount) ?? 0)
         s.speed = mpv.get(.speed) ?? 1
         if let cache = mpv.get(.demuxerCacheState) {
@@ -513,6 +514,7 @@ final class PaneOwner {
         case .seekTo(let pos): run(state.planSeek(by: pos - (state.position ?? 0), at: t))
         case .quit, .toggleSync, .syncReference: break
         case .pinPathway, .nextPathway: for f in state.choosePathway(action, at: t) { report(.fact(f)) }
+        case .audio(let select): carry(state.planAudio(select, look: look(), at: t))
         default: carry(state.planSelection(action, look: look(), at: t))
         }
     }

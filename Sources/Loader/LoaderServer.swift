@@ -450,7 +450,7 @@ public final class LoaderServer: Sendable {
     /// With `splice`, the one variant the player sees is served through the route, so `route(_:)` changes its rung segment by segment.
     public func present(
         _ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil, prewarmVariants: Bool = true,
-        splice: SpliceRoute? = nil
+        splice: SpliceRoute? = nil, audio: Rendition? = nil
     ) -> OpenedStream {
         var out = fetched
         let base = fetched.url
@@ -492,7 +492,7 @@ public final class LoaderServer: Sendable {
             res.slot = splice != nil && kind == .media && rung != nil
             res.rendition = rendition.map { "\($0.type) \($0.groupID)/\($0.name)" }
             return path(register(res), res)
-        }.multivariant(fetched.playlist, base: base, variants: keep)
+        }.multivariant(fetched.playlist, base: base, variants: keep, audio: audio)
         let res = Resource(upstream: base, kind: .multivariant, msn: keep.first, startMSN: startMSN)
         let id = register(res)
         table.withLockedValue { $0.multivariantText[id] = PlaylistWriter.write(virtual, resolveVariables: true) }

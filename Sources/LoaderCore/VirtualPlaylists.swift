@@ -35,8 +35,10 @@ public struct VirtualPlaylists: Sendable {
         URL(string: ref, relativeTo: URL(string: base))?.absoluteString ?? ref
     }
 
-    /// The multivariant playlist with only `variants` (indexes) and the renditions their groups use.
-    public func multivariant(_ p: Playlist, base: String, variants keep: [Int]) -> Playlist {
+    /// The multivariant playlist with only `variants` (indexes) and the renditions their groups use; with `audio`, its AUDIO
+    /// group holds that rendition alone, DEFAULT and AUTOSELECT, so the player plays it and fetches no other (FFmpeg reads the
+    /// first segment of every rendition it is given at each load; docs/RENDITIONS.md).
+    public func multivariant(_ p: Playlist, base: String, variants keep: [Int], audio: Rendition? = nil) -> Playlist {
         guard case .multivariant(var m) = p.body else { return p }
         let chosen = keep.filter { m.variants.indices.contains($0) }.map { m.variants[$0] }
         let groups = Set(chosen.flatMap { [$0.audio, $0.video, $0.subtitles].compactMap { $0 } })
@@ -46,8 +48,15 @@ public struct VirtualPlaylists: Sendable {
             v.leadingLines = []
             return v
         }
-        m.renditions = m.renditions.filter { groups.contains($0.groupID) || $0.type == "CLOSED-CAPTIONS" }.map { r in
+        m.renditions = m.renditions.filter { groups.contains($0.groupID) || $0.type == "CLOSED-CAPTIONS" }.filter { r in
+            guard let a = audio, r.type == "AUDIO", r.groupID == a.groupID else { return true }
+            return r.name == a.name
+        }.map { r in
             var r = r
+            if let a = audio, r.type == "AUDIO", r.groupID == a.groupID {
+                r.isDefault = true
+                r.autoselect = true
+            }
             r.uri = r.uri.map { name(Self.resolve($0, against: base), .media) }
             return r
         }

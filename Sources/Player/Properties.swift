@@ -38,6 +38,8 @@ extension MPVProperty where Value == Int {
 extension MPVProperty where Value == String {
     /// The audio output libmpv actually opened.
     public static var currentAO: Self { .init("current-ao", .string) { $0.string } }
+    /// The language tag of the audio track playing (FFmpeg gives a rendition's stream its LANGUAGE).
+    public static var audioTrackLanguage: Self { .init("current-tracks/audio/lang", .string) { $0.string } }
 }
 
 extension MPVProperty where Value == DemuxerCacheState {

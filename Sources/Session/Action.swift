@@ -21,9 +21,11 @@ public enum Action: Sendable, Equatable {
     /// Content steering: pin a pathway (nil: the steering manifest's choice again), or the next one in turn.
     case pinPathway(String?)
     case nextPathway
+    /// The next audio rendition of the playing variant's group, or one by NAME or LANGUAGE (docs/RENDITIONS.md).
+    case audio(AudioSelect)
     case quit
 
-    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `sync`, `reference 2`, `pathway cdn-b|auto|next`, `pause`, `quit`.
+    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `sync`, `reference 2`, `pathway cdn-b|auto|next`, `audio next|LANGUAGE|NAME`, `pause`, `quit`.
     public static func parse(_ words: [Substring]) -> Action? {
         guard let verb = words.first?.lowercased() else { return nil }
         let arg = words.dropFirst().first.map(String.init)
@@ -38,6 +40,11 @@ public enum Action: Sendable, Equatable {
             guard let a = arg else { return nil }
             if a == "next" { return .nextPathway }
             return .pinPathway(a == "auto" ? nil : a)
+        case "audio":
+            guard let a = arg else { return nil }
+            if a == "next" { return .audio(.next) }
+            // A NAME may hold spaces: the rest of the line.
+            return .audio(.named(words.dropFirst().joined(separator: " ")))
         case "cap":
             guard let a = arg else { return nil }
             if a == "none" || a == "0" { return .capHeight(nil) }
@@ -82,6 +89,8 @@ public enum Action: Sendable, Equatable {
         case .syncReference(let p): return "reference \((p ?? focus) + 1)"
         case .pinPathway(let p): return "pathway \(p ?? "auto")"
         case .nextPathway: return "pathway next"
+        case .audio(.next): return "audio next"
+        case .audio(.named(let q)): return "audio \(q)"
         case .quit: return "quit"
         }
     }

@@ -12,6 +12,8 @@ public struct PlayerSample: Sendable, Equatable {
     public var eof = false
     public var width: Int?
     public var height: Int?
+    /// The LANGUAGE of the audio track mpv plays (`current-tracks/audio/lang`, from the rendition it was given).
+    public var audioLanguage: String?
     /// mpv's `demuxer-cache-state/seekable-ranges`.
     public var seekableRanges: [TimeRange] = []
     public var cacheEnd: Double?
@@ -205,6 +207,8 @@ public enum SessionFact: Sendable, Equatable {
     /// The player showed its first frame (its first playback restart), at this session time: the start as the player's own
     /// event times it, not a sample.
     case firstFrame(Double)
+    /// The audio rendition given to the player changed (docs/RENDITIONS.md).
+    case audio(AudioChange)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
@@ -241,6 +245,8 @@ public enum SessionEvent: Sendable {
     /// player chooses), when its playhead was at raw media time `from` (read with the wall clock at that moment): what it held
     /// before is gone.
     case streamGiven(startMSN: Int?, from: (time: Double, wall: DateTime)? = nil)
+    /// The player was given `rung` with the audio rendition the choice picks in its group (`audioPick(rung:)`).
+    case audioGiven(rung: Int)
     /// A switch to `rung` waits for the playhead to reach the start of segment `boundary` (nil: the end of the playhead's
     /// segment, whichever it is then); `rung` nil: none waits any more.
     case reloadPlanned(rung: Int?, boundary: Int? = nil)
@@ -306,6 +312,12 @@ public struct SessionState: Sendable {
     public var userPaused = false
     /// The rung the player was last given.
     public var loadedRung: Int?
+    /// The audio rendition chosen (`--audio`, `A`, `audio` in a script; docs/RENDITIONS.md); nil: each group's DEFAULT.
+    public internal(set) var audioChoice: AudioPreference?
+    /// The audio rendition the player was last given; nil when its variant names no AUDIO group.
+    public internal(set) var playingAudio: Rendition?
+    /// A person's audio switch, until the stream that carries it out is given.
+    var audioAsked: AudioChange?
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
     public var lastFailure: (t: Double, text: String)?
     /// Since when the player sits at the end of what it was given while the stream is not over.
@@ -478,6 +490,7 @@ public struct SessionState: Sendable {
             // The new stream's playhead goes on from its first segment, whatever other segments share its timestamps.
             clock.anchor = start
             return []
+        case .audioGiven(let rung): return audioGiven(rung: rung, at: t)
         case .reloadPlanned(let rung, let boundary):
             plannedReload = rung.map { PlannedReload(rung: $0, boundary: boundary) }
             return []
@@ -904,7 +917,7 @@ public struct SessionState: Sendable {
         case .toggleSwitchMode:
             manualSwitch = manualSwitch == .immediate ? .smooth : .immediate
             return nil
-        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference, .pinPathway, .nextPathway: return nil
+        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference, .pinPathway, .nextPathway, .audio: return nil
         }
         switch action {
         case .pin, .automatic: return .manual

@@ -69,6 +69,7 @@ public enum Dashboard {
             c.put(0, y, fit("✖ " + e, c.width), .bad)
         } else {
             var info = "PDT \(s.pdt ?? "-")  cap \(s.caps)  \(s.mode)"
+            if let a = s.audio { info += "  " + a }
             if let l = s.lastSwitch { info += "  " + l }
             if let l = s.lowLatency { info += "  " + l }
             if let p = s.pathway { info += "  " + p }

@@ -92,6 +92,8 @@ public struct StatusModel: Sendable, Equatable {
     public var lowLatency: String? = nil
     /// Pathways (content steering): "path cdn-b pinned  cdn-a out 12s".
     public var pathway: String? = nil
+    /// The audio rendition the player was given (`audio Deutsch [de] 2ch`); nil when the variant names no AUDIO group.
+    public var audio: String? = nil
 }
 
 /// One ladder row.
@@ -190,6 +192,7 @@ public struct DashboardModel: Sendable, Equatable {
         renditions =
             s.ladder.renditions.map { r in
                 "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
+                    + (r.type == "AUDIO" && s.playingAudio.map { $0.groupID == r.groupID && $0.name == r.name } == true ? " playing" : "")
                     + (live && r.type == "SUBTITLES" ? " off (live WebVTT: FFmpeg 5.1 stalls on it)" : "")
             }
             + (s.ladder.iFrames.isEmpty
@@ -266,6 +269,7 @@ public struct DashboardModel: Sendable, Equatable {
                 ?? s.picture.frozenSince.map { "picture frozen \(fixed(max(0, s.now - $0), 1)) s" } ?? s.problem,
             insecure: s.insecureTLS, url: s.url)
         status.lastSwitch = last
+        status.audio = s.playingAudio.map { "audio " + AudioRenditions.label($0) }
         status.skips = s.skipCount
         if let p = s.pathways {
             let out = p.known.filter { p.isPenalised($0, at: s.now) }.map {

@@ -161,6 +161,12 @@ struct PlayerFlagGroup: ParsableArguments {
     var pin: Int?
 
     @Option(
+        help: ArgumentHelp(
+            "Audio rendition to play: a NAME or a LANGUAGE of the variant's AUDIO group (default: the group's DEFAULT); A cycles.",
+            valueName: "name|language"))
+    var audio: String?
+
+    @Option(
         name: .customLong("switch"),
         help: "How switches you ask for (keys, commands, caps) take effect: immediate (now) or smooth (after what is buffered, no stall).")
     var switchMode: SwitchMode = .immediate
@@ -192,6 +198,7 @@ struct PlayerFlagGroup: ParsableArguments {
         if let v = maxResolution { w += ["--max-resolution", String(v)] }
         if let v = maxBitrate { w += ["--max-bitrate", v] }
         if let v = pin { w += ["--pin", String(v)] }
+        if let v = audio { w += ["--audio", v] }
         if noSync { w.append("--no-sync") }
         if cmsdCap { w.append("--cmsd-cap") }
         return w
@@ -205,6 +212,7 @@ struct PlayerFlagGroup: ParsableArguments {
         (out.readahead, out.backBuffer, out.switchMode, out.abrSwitch) = (r.readahead, r.backBuffer, r.switchMode, r.abrSwitch)
         (out.maxResolution, out.maxBitrate, out.pin, out.noSync) = (r.maxResolution, r.maxBitrate, r.pin, r.noSync)
         out.cmsdCap = r.cmsdCap
+        out.audio = r.audio
         return out
     }
 
@@ -229,6 +237,12 @@ struct PlayerFlagGroup: ParsableArguments {
             c.caps.maxBitrate = v
         }
         if let p = pin { c.mode = .pinned(p) }
+        if let a = audio {
+            guard !a.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("--audio takes a NAME or a LANGUAGE, got \"\(a)\"")
+            }
+            c.audio = a
+        }
         c.manualSwitch = switchMode
         c.autoSwitch = abrSwitch
         c.followsCMSD = cmsdCap

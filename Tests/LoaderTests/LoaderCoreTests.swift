@@ -250,6 +250,27 @@ struct VirtualPlaylistTests {
         #expect(!PlaylistParser.parseLenient(text).hasErrors)
     }
 
+    @Test("an audio choice: its group holds that rendition alone, DEFAULT and AUTOSELECT; other groups and types untouched")
+    func audioChoice() throws {
+        let mv = RealMedia.playlist("/vod-ts/master.m3u8")
+        let all = try #require(mv.playlist.multivariant?.renditions)
+        let german = try #require(all.first { $0.type == "AUDIO" && $0.language == "de" })
+        #expect(!german.isDefault, "the origin's German rendition is not its group's DEFAULT")
+        let v = try #require(
+            naming.multivariant(mv.playlist, base: "http://origin.test/vod-ts/master.m3u8", variants: [0], audio: german).multivariant)
+        let audio = v.renditions.filter { $0.type == "AUDIO" }
+        #expect(audio.count == 1 && audio[0].name == german.name && audio[0].isDefault && audio[0].autoselect)
+        #expect(v.renditions.contains { $0.type == "SUBTITLES" }, "subtitles are not audio: kept")
+        // The muxed rendition (no URI) chosen: the player fetches no rendition playlist at all.
+        let english = try #require(all.first { $0.type == "AUDIO" && $0.uri == nil })
+        let muxed = try #require(
+            naming.multivariant(mv.playlist, base: "http://origin.test/vod-ts/master.m3u8", variants: [0], audio: english).multivariant)
+        #expect(muxed.renditions.filter { $0.type == "AUDIO" }.map(\.uri) == [nil])
+        // No choice: every rendition of the group, as listed.
+        let none = try #require(naming.multivariant(mv.playlist, base: "http://origin.test/vod-ts/master.m3u8", variants: [0]).multivariant)
+        #expect(none.renditions.filter { $0.type == "AUDIO" }.count == all.filter { $0.type == "AUDIO" }.count)
+    }
+
     @Test("media playlists: every URI through the Loader, AES-128 keys dropped when the Loader decrypts, GAP flags kept")
     func media() throws {
         let aes = RealMedia.playlist("/aes-vod/v144/index.m3u8")
