@@ -188,6 +188,22 @@ struct DashboardE2ETests {
         #expect(s.contains("EXIT=0"), "\(s)")
     }
 
+    @Test("--audio and A: the info line names the audio playing, the renditions line marks it, A moves to the next")
+    func audio() async throws {
+        let t = Tmux()
+        await t.start("\(hlstui) \(base)/vod-ts/master.m3u8 --audio Deutsch --video none --ao null", width: 120, height: 30)
+        var s = await t.wait { $0.contains("PLAYING") && $0.contains("audio Deutsch [de] 2ch") }
+        #expect(s.contains("audio Deutsch [de] 2ch") && s.contains("audio aac/Deutsch [de] playing"), "\(s)")
+        t.keys("A")
+        s = await t.wait { $0.contains("audio English [en] 2ch") && $0.contains("(in variant) playing") }
+        #expect(s.contains("audio English [en] 2ch") && !s.contains("Deutsch [de] playing"), "\(s)")
+        t.keys("l")
+        s = await t.wait { $0.contains("audio: Deutsch [de] 2ch → English [en] 2ch (reload+seek)") }
+        #expect(s.contains("audio: Deutsch [de] 2ch → English [en] 2ch (reload+seek)"), "\(s)")
+        t.keys("q")
+        #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
+    }
+
     @Test("SIGTERM ends hlstui and restores the terminal")
     func sigterm() async throws {
         let t = Tmux()
