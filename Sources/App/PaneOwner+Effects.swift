@@ -68,14 +68,14 @@ extension PaneOwner {
         if case .route(let r, let fill)? = state.route(rung) { route = SpliceRoute(rung: r, fill: fill) }
         let presented = loader.present(
             f, variants: single ? nil : [rung], startMSN: startMSN, prewarmVariants: !prewarmed, splice: route,
-            audio: state.audioPick(rung: route?.rung ?? rung)?.rendition)
+            audio: state.audioPick(rung: route?.rung ?? rung)?.rendition, subtitles: false)
         do {
             let from = state.playerLoading ? nil : mpv.get(.timePos).map { ($0, DateTime(seconds: Date().timeIntervalSince1970)) }
             apply(.streamGiven(startMSN: startMSN, from: from))
             apply(.audioGiven(rung: route?.rung ?? rung))
-            // VOD: WebVTT renditions need strict=experimental (on live it blocks FFmpeg 5.1). Live: a reload starts at the first
-            // segment of the playlist the Loader serves (live_start_index=0), not three from its end, so the playhead keeps its PDT.
-            try? mpv.set(.demuxerLavfOptions(isLive ? "live_start_index=\(startMSN == nil ? -3 : 0)" : "strict=experimental"))
+            // Live: a reload starts at the first segment of the playlist the Loader serves (live_start_index=0), not three from
+            // its end, so the playhead keeps its PDT.
+            try? mpv.set(.demuxerLavfOptions(isLive ? "live_start_index=\(startMSN == nil ? -3 : 0)" : ""))
             try mpv.command(.loadfile(presented.playerURL))
             return true
         } catch {

@@ -296,10 +296,10 @@ final class PaneOwner {
     func firstLoad(_ media: MediaPlaylist?) {
         guard let f = fetched else { return finishOpening() }
         let target = state.targetRung ?? 0
-        // WebVTT renditions need FFmpeg's strict=experimental; on live streams FFmpeg 5.1 then blocks on the subtitle playlist (measured), so VOD only.
         isLive = media?.isLive ?? false
-        if isLive, f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
-            say(.info, "subtitles off: FFmpeg 5.1 stalls on live WebVTT renditions")
+        // Not given to the player (DECISIONS.md, "Subtitle renditions are not given to the player"): said once.
+        if f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
+            say(.info, "subtitles: listed, not played (docs/RENDITIONS.md)")
         }
         // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
         let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)

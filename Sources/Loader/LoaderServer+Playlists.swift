@@ -310,7 +310,7 @@ extension LoaderServer {
     /// The media playlist the Loader read ahead of the player at `url` (`prewarm`), taken for the player's read of it — once,
     /// and only while it says what the origin would answer now: a final (ENDLIST) playlist at any age, a live one for up to
     /// half a target duration (the player's first read follows the Loader's by a round trip or two, and a live playlist
-    /// changes once a target duration). One fetch upstream per playlist at start (docs/PROXY.md).
+    /// changes once a target duration). One fetch upstream per object at start (docs/PROXY.md; the first segments: `StartReads`).
     func reusable(_ url: String) -> UpstreamResponse? {
         let at = now
         return table.withLockedValue { t in

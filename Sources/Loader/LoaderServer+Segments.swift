@@ -156,6 +156,21 @@ extension LoaderServer {
                 res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head, bytes: r?.bytes ?? 0, status: status,
                 outcome: RequestOutcome(failure: error), firstPTS: first, resumed: broke.withLockedValue { $0 })
         }
+        // Read ahead at start (`StartReads`): answered from that read, in the request log as the origin saw it.
+        if res.byteRange == nil, let (ahead, r, end) = await takeReadAhead(res.upstream, range: upstreamRange) {
+            writer.head(r.head.status, r.head)
+            writer.chunk(ByteBuffer(bytes: r.body))
+            writer.end()
+            if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
+            let first = firstPTS(res, r.body)
+            if let pts = first, let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
+            record(
+                res.kind, res.upstream, rung: res.rung, msn: res.msn, since: ahead.start, head: r.head,
+                durationMs: (end - ahead.start) * 1000,
+                bytes: r.bytes, status: r.head.status, prefetch: true, outcome: .ok, firstPTS: first,
+                resumed: ahead.resumed.withLockedValue { $0 })
+            return .answered
+        }
         // Clear media streams through as it arrives.
         do {
             // Keep only what the first-PTS probe and init-section parsing need.

@@ -227,6 +227,9 @@ public final class LoaderServer: Sendable {
         /// Media playlists the Loader read ahead of the player (`prewarm`), by the URL read, for the player's first read of
         /// each: taken once, while fresh (`LoaderServer.reusable`).
         var prewarmed: [String: (response: UpstreamResponse, playlist: MediaPlaylist, at: Double)] = [:]
+        /// The init section and first segments read at start before the player asks (`StartReads`), by URL: taken once.
+        var readAhead: [String: ReadAhead] = [:]
+        var startReadsDone = false
         /// Playlists whose delta updates did not merge (said once each).
         var deltaRefused: Set<String> = []
         /// Playlists whose server answered a blocking reload before it could (said once each).
@@ -450,7 +453,7 @@ public final class LoaderServer: Sendable {
     /// With `splice`, the one variant the player sees is served through the route, so `route(_:)` changes its rung segment by segment.
     public func present(
         _ fetched: OpenedStream, variants: [Int]? = nil, startMSN: Int? = nil, prewarmVariants: Bool = true,
-        splice: SpliceRoute? = nil, audio: Rendition? = nil
+        splice: SpliceRoute? = nil, audio: Rendition? = nil, subtitles: Bool = true
     ) -> OpenedStream {
         var out = fetched
         let base = fetched.url
@@ -460,6 +463,8 @@ public final class LoaderServer: Sendable {
             t.behindSaid = []
             t.gate = nil
         }
+        // A reload: what was read ahead for the first player and not asked for is over.
+        dropReadsAhead()
         if fetched.file != nil {
             let res = Resource(upstream: base, kind: .file, rung: 0)
             out.playerURL = path(register(res), res)
@@ -472,6 +477,7 @@ public final class LoaderServer: Sendable {
                 prefetchKeys(media, base: base)
             }
             out.playerURL = path(register(res), res)
+            readAheadAtStart(media: base, playlist: fetched.playlist.media, rung: 0, startMSN: startMSN)
             return out
         }
         let variables = table.withLockedValue { $0.variables }
@@ -492,7 +498,7 @@ public final class LoaderServer: Sendable {
             res.slot = splice != nil && kind == .media && rung != nil
             res.rendition = rendition.map { "\($0.type) \($0.groupID)/\($0.name)" }
             return path(register(res), res)
-        }.multivariant(fetched.playlist, base: base, variants: keep, audio: audio)
+        }.multivariant(fetched.playlist, base: base, variants: keep, audio: audio, subtitles: subtitles)
         let res = Resource(upstream: base, kind: .multivariant, msn: keep.first, startMSN: startMSN)
         let id = register(res)
         table.withLockedValue { $0.multivariantText[id] = PlaylistWriter.write(virtual, resolveVariables: true) }
@@ -508,6 +514,10 @@ public final class LoaderServer: Sendable {
             for u in renditions { tasks.spawn { [self] in await prewarm(u, rung: nil, variables: variables) } }
         }
         out.playerURL = path(id, res)
+        // One variant given: the player's start is known (a proxy's player picks among several itself).
+        if keep.count == 1, let first = keep.first, m.variants.indices.contains(first) {
+            readAheadAtStart(media: VirtualPlaylists.resolve(m.variants[first].uri, against: base), rung: first, startMSN: startMSN)
+        }
         return out
     }
 

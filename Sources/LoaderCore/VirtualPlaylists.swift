@@ -37,13 +37,18 @@ public struct VirtualPlaylists: Sendable {
 
     /// The multivariant playlist with only `variants` (indexes) and the renditions their groups use; with `audio`, its AUDIO
     /// group holds that rendition alone, DEFAULT and AUTOSELECT, so the player plays it and fetches no other (FFmpeg reads the
-    /// first segment of every rendition it is given at each load; docs/RENDITIONS.md).
-    public func multivariant(_ p: Playlist, base: String, variants keep: [Int], audio: Rendition? = nil) -> Playlist {
+    /// first segment of every rendition it is given at each load; docs/RENDITIONS.md). `subtitles` false: no SUBTITLES group
+    /// — FFmpeg 5.1 reads every WebVTT segment of a rendition, one round trip each, before its first frame, and a pane's
+    /// player shows none (DECISIONS.md, "Subtitle renditions are not given to the player"); a proxy's player keeps them.
+    public func multivariant(_ p: Playlist, base: String, variants keep: [Int], audio: Rendition? = nil, subtitles: Bool = true)
+        -> Playlist
+    {
         guard case .multivariant(var m) = p.body else { return p }
         let chosen = keep.filter { m.variants.indices.contains($0) }.map { m.variants[$0] }
-        let groups = Set(chosen.flatMap { [$0.audio, $0.video, $0.subtitles].compactMap { $0 } })
+        let groups = Set(chosen.flatMap { [$0.audio, $0.video, subtitles ? $0.subtitles : nil].compactMap { $0 } })
         m.variants = chosen.map { v in
             var v = v
+            if !subtitles { v.subtitles = nil }
             v.uri = name(Self.resolve(v.uri, against: base), .media)
             v.leadingLines = []
             return v

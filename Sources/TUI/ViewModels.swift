@@ -187,13 +187,12 @@ public struct DashboardModel: Sendable, Equatable {
         status = DashboardModel.status(s)
         ladder = DashboardModel.ladderRows(s, cursor: ui.cursor)
         pathways = DashboardModel.pathwayLine(s)
-        // A live stream's subtitles are not given to the player (FFmpeg 5.1 stalls on live WebVTT): the list says so.
-        let live = s.playingMedia?.isLive ?? false
+        // Subtitles are not given to the player (DECISIONS.md): the list says so.
         renditions =
             s.ladder.renditions.map { r in
                 "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
                     + (r.type == "AUDIO" && s.playingAudio.map { $0.groupID == r.groupID && $0.name == r.name } == true ? " playing" : "")
-                    + (live && r.type == "SUBTITLES" ? " off (live WebVTT: FFmpeg 5.1 stalls on it)" : "")
+                    + (r.type == "SUBTITLES" ? " not played" : "")
             }
             + (s.ladder.iFrames.isEmpty
                 ? []

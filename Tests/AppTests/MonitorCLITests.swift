@@ -55,6 +55,13 @@ struct MonitorCLITests {
         let origin = AppOrigin.state.log(since: before).filter { $0.scenario == "vod-ts" }
         #expect(!origin.isEmpty && origin.allSatisfy { $0.userAgent?.hasPrefix("hlstui/") == true })
         #expect(!origin.contains { $0.rendition == "v240" || $0.rendition == "v360" }, "FFmpeg never probed the other rungs")
+        // One fetch upstream per object (the media playlist read ahead, the first segments read at start answer the player),
+        // and no subtitle cue fetched for a player that shows none.
+        let paths = Dictionary(grouping: origin.map { $0.path.split(separator: "?")[0] }, by: { $0 }).filter { $0.value.count > 1 }
+        #expect(paths.isEmpty, "fetched more than once: \(paths.keys.sorted())")
+        #expect(!origin.contains { $0.path.hasSuffix(".vtt") }, "\(origin.map(\.path).filter { $0.hasSuffix(".vtt") })")
+        let early = r.named("request").filter { $0["kind"] as? String == "segment" && ($0["msn"] as? Int ?? 9) < 2 }
+        #expect(early.count == 2 && early.allSatisfy { $0["prefetch"] as? Bool == true }, "segments 0 and 1 read at start: \(early)")
     }
 
     @Test(

@@ -236,12 +236,12 @@ struct VirtualPlaylistTests {
     func multivariant() throws {
         let mv = RealMedia.playlist("/define/master.m3u8?token=abc")
         #expect(!mv.hasErrors)
-        let v = naming.multivariant(mv.playlist, base: "http://origin.test/define/master.m3u8?token=abc", variants: [1])
+        let v = naming.multivariant(mv.playlist, base: "http://origin.test/define/master.m3u8?token=abc", variants: [1], subtitles: false)
         let text = PlaylistWriter.write(v)
         #expect(!text.contains("{$") && !text.contains("EXT-X-DEFINE") && !text.contains("I-FRAME"))
         let m = try #require(v.multivariant)
         #expect(m.variants.count == 1 && m.variants[0].resolution?.height == 240)
-        #expect(m.renditions.count == 3)
+        #expect(m.renditions.count == 2 && !m.renditions.contains { $0.type == "SUBTITLES" }, "both audio renditions, no subtitles")
         let hex = Array(m.variants[0].uri.split(separator: "/").last!.utf8)
         let upstream = String(
             decoding: stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)! },
@@ -250,25 +250,27 @@ struct VirtualPlaylistTests {
         #expect(!PlaylistParser.parseLenient(text).hasErrors)
     }
 
-    @Test("an audio choice: its group holds that rendition alone, DEFAULT and AUTOSELECT; other groups and types untouched")
+    @Test("an audio choice: its group holds that rendition alone, DEFAULT and AUTOSELECT; subtitles only for a proxy's player")
     func audioChoice() throws {
         let mv = RealMedia.playlist("/vod-ts/master.m3u8")
         let all = try #require(mv.playlist.multivariant?.renditions)
         let german = try #require(all.first { $0.type == "AUDIO" && $0.language == "de" })
         #expect(!german.isDefault, "the origin's German rendition is not its group's DEFAULT")
         let v = try #require(
-            naming.multivariant(mv.playlist, base: "http://origin.test/vod-ts/master.m3u8", variants: [0], audio: german).multivariant)
+            naming.multivariant(mv.playlist, base: "http://origin.test/vod-ts/master.m3u8", variants: [0], audio: german, subtitles: false)
+                .multivariant)
         let audio = v.renditions.filter { $0.type == "AUDIO" }
         #expect(audio.count == 1 && audio[0].name == german.name && audio[0].isDefault && audio[0].autoselect)
-        #expect(v.renditions.contains { $0.type == "SUBTITLES" }, "subtitles are not audio: kept")
+        #expect(!v.renditions.contains { $0.type == "SUBTITLES" } && v.variants[0].subtitles == nil, "no subtitles for the player")
         // The muxed rendition (no URI) chosen: the player fetches no rendition playlist at all.
         let english = try #require(all.first { $0.type == "AUDIO" && $0.uri == nil })
         let muxed = try #require(
             naming.multivariant(mv.playlist, base: "http://origin.test/vod-ts/master.m3u8", variants: [0], audio: english).multivariant)
         #expect(muxed.renditions.filter { $0.type == "AUDIO" }.map(\.uri) == [nil])
-        // No choice: every rendition of the group, as listed.
+        // No choice (a proxy's player): every rendition of the groups, subtitles too, as listed.
         let none = try #require(naming.multivariant(mv.playlist, base: "http://origin.test/vod-ts/master.m3u8", variants: [0]).multivariant)
         #expect(none.renditions.filter { $0.type == "AUDIO" }.count == all.filter { $0.type == "AUDIO" }.count)
+        #expect(none.renditions.contains { $0.type == "SUBTITLES" } && none.variants[0].subtitles != nil)
     }
 
     @Test("media playlists: every URI through the Loader, AES-128 keys dropped when the Loader decrypts, GAP flags kept")
@@ -321,6 +323,44 @@ struct VirtualPlaylistTests {
         v.endList = true
         vod.note(v, at: 0)
         #expect(vod.count == 0)
+    }
+}
+
+@Suite("Start-up reads: what the Loader reads before the player asks")
+struct StartReadsTests {
+    static func media(_ body: String, live: Bool = false) -> MediaPlaylist {
+        let text =
+            "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:10\n" + body + (live ? "" : "#EXT-X-ENDLIST\n")
+        return PlaylistParser.parseLenient(text).playlist.media!
+    }
+    static let base = "http://origin.test/v/index.m3u8"
+    static func segments(_ n: Int) -> String { (0..<n).map { "#EXTINF:2,\ns\($0).m4s\n" }.joined() }
+
+    @Test("VOD: the init section and the first two segments; live: from the third from the end; a start MSN: from it")
+    func plan() {
+        let vod = Self.media("#EXT-X-MAP:URI=\"init.mp4\"\n" + Self.segments(6))
+        #expect(
+            StartReads.plan(vod, base: Self.base, startMSN: nil) == [
+                .init(url: "http://origin.test/v/init.mp4", kind: .initSection, msn: 10),
+                .init(url: "http://origin.test/v/s0.m4s", kind: .segment, msn: 10),
+                .init(url: "http://origin.test/v/s1.m4s", kind: .segment, msn: 11),
+            ])
+        let live = Self.media(Self.segments(6), live: true)
+        #expect(StartReads.plan(live, base: Self.base, startMSN: nil).map(\.msn) == [13, 14])
+        #expect(StartReads.plan(live, base: Self.base, startMSN: 15).map(\.msn) == [15])
+        #expect(StartReads.plan(live, base: Self.base, startMSN: 99).isEmpty, "a start not in the playlist: nothing guessed")
+    }
+
+    @Test("nothing read ahead for LL-HLS, and none from a GAP, an encrypted or a sub-range segment on")
+    func refused() {
+        #expect(StartReads.plan(Self.media("#EXT-X-PART-INF:PART-TARGET=1\n" + Self.segments(3)), base: Self.base, startMSN: nil).isEmpty)
+        #expect(
+            StartReads.plan(Self.media("#EXTINF:2,\ns0.ts\n#EXT-X-GAP\n#EXTINF:2,\ns1.ts\n"), base: Self.base, startMSN: nil).map(\.msn)
+                == [10])
+        let keyed = Self.media("#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n" + Self.segments(3))
+        #expect(StartReads.plan(keyed, base: Self.base, startMSN: nil).isEmpty)
+        let ranged = Self.media("#EXT-X-BYTERANGE:1000@0\n#EXTINF:2,\nall.ts\n")
+        #expect(StartReads.plan(ranged, base: Self.base, startMSN: nil).isEmpty)
     }
 }
 

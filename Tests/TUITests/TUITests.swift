@@ -375,12 +375,13 @@ struct TUIUnitTests {
         #expect(c.lines[1].hasPrefix("w"))
     }
 
-    @Test("a live stream's subtitle rendition is listed as off, with why; a VOD's as it is")
+    @Test("a subtitle rendition is listed as not played, live or VOD; the audio playing is marked")
     func liveSubtitles() {
         let mv = """
             #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES
             #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="subs/index.m3u8"
-            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",SUBTITLES="subs"
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=256x144,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aac",SUBTITLES="subs"
             v144/index.m3u8
 
             """
@@ -390,6 +391,7 @@ struct TUIUnitTests {
             var s = SessionState(url: "http://origin.test/master.m3u8")
             s.apply(.opened(url: s.url, playlist: PlaylistParser.parseLenient(mv).playlist, diagnostics: []), at: 0)
             s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
+            s.apply(.audioGiven(rung: 0), at: 0.1)
             let m = PlaylistParser.parseLenient(text, options: ParseOptions(url: "http://origin.test/v144/index.m3u8")).playlist.media!
             s.apply(
                 .loader(
@@ -397,10 +399,11 @@ struct TUIUnitTests {
                 ), at: 0.1)
             return s
         }
-        let live = DashboardModel(session(live: true), ui: UIState()).renditions
-        #expect(live.contains { $0.hasPrefix("subtitles subs/English") && $0.contains("off (live WebVTT") }, "\(live)")
-        let vod = DashboardModel(session(live: false), ui: UIState()).renditions
-        #expect(vod.contains { $0.hasPrefix("subtitles subs/English") } && !vod.contains { $0.contains(" off ") }, "\(vod)")
+        for live in [true, false] {
+            let r = DashboardModel(session(live: live), ui: UIState()).renditions
+            #expect(r.contains { $0.hasPrefix("subtitles subs/English") && $0.hasSuffix(" not played") }, "\(r)")
+            #expect(r.contains { $0.hasPrefix("audio aac/English") && $0.hasSuffix(" playing") }, "\(r)")
+        }
     }
 
     @Test("README is a map: at most ~150 lines, and every link it and the documents make to a file of the repository resolves")

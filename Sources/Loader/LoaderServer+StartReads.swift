@@ -1,0 +1,121 @@
+import LoaderCore
+import LoaderEvents
+import HLS
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A body the Loader read before the player asked for it (`StartReads`), waiting for the player's request: taken once.
+final class ReadAhead: Sendable {
+    let kind: ResourceKind
+    let msn: Int
+    let rung: Int?
+    /// When the read started, on the Loader's clock.
+    let start: Double
+    private let state = NIOLockedValueBox(State())
+
+    /// How a body that broke during the read was resumed (`emitBreak`), for its request event.
+    let resumed = NIOLockedValueBox<String?>(nil)
+
+    struct State {
+        /// The answer and when it ended; nil inside while the read is in flight, nil answer when it failed.
+        var outcome: (response: UpstreamResponse?, end: Double)?
+        var waiters: [CheckedContinuation<(response: UpstreamResponse?, end: Double), Never>] = []
+    }
+
+    init(kind: ResourceKind, msn: Int, rung: Int?, start: Double) {
+        self.kind = kind
+        self.msn = msn
+        self.rung = rung
+        self.start = start
+    }
+
+    func finish(_ r: UpstreamResponse?, at end: Double) {
+        let waiters = state.withLockedValue { s -> [CheckedContinuation<(response: UpstreamResponse?, end: Double), Never>] in
+            guard s.outcome == nil else { return [] }
+            s.outcome = (r, end)
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for w in waiters { w.resume(returning: (r, end)) }
+    }
+
+    /// The answer, once the read has ended.
+    func outcome() async -> (response: UpstreamResponse?, end: Double) {
+        await withCheckedContinuation { c in
+            let done = state.withLockedValue { s -> (response: UpstreamResponse?, end: Double)? in
+                if let o = s.outcome { return o }
+                s.waiters.append(c)
+                return nil
+            }
+            if let done { c.resume(returning: done) }
+        }
+    }
+
+    /// The answer if the read has ended.
+    var finished: (response: UpstreamResponse?, end: Double)? { state.withLockedValue { $0.outcome } }
+}
+
+extension LoaderServer {
+    /// The range FFmpeg asks a whole segment with: a read ahead asks the same, so its answer is the one the player would get.
+    static let wholeRange = "bytes=0-"
+
+    /// The first presentation of a stream: the init section and first segments the player will ask for (`StartReads.plan`)
+    /// are read now, in parallel, from the media playlist read ahead for it (DECISIONS.md, "Start-up reads ahead").
+    func readAheadAtStart(media url: String, playlist: MediaPlaylist? = nil, rung: Int?, startMSN: Int?) {
+        let m: MediaPlaylist? = table.withLockedValue { t in
+            guard !t.startReadsDone else { return nil }
+            t.startReadsDone = true
+            return playlist ?? t.prewarmed[url]?.playlist
+        }
+        guard let m else { return }
+        for read in StartReads.plan(m, base: url, startMSN: startMSN) {
+            let ahead = ReadAhead(kind: read.kind, msn: read.msn, rung: rung, start: now)
+            table.withLockedValue { $0.readAhead[read.url] = ahead }
+            let res = Resource(upstream: read.url, kind: read.kind, rung: rung, msn: read.msn)
+            let budget = resumeBudget(res)
+            tasks.spawn { [self] in
+                // A body that breaks is resumed, as for the player's own request, and its `resume` events say so.
+                let r = try? await client.getResuming(
+                    read.url, range: Self.wholeRange, cache: .media, budget: budget, copies: { [self] in await redundantCopies(res) },
+                    onBreak: { [self] b in ahead.resumed.withLockedValue { $0 = emitBreak(b, res) } })
+                ahead.finish(r, at: now)
+            }
+        }
+    }
+
+    /// The read ahead for the player's request of `url` with `range`, taken: nil when there is none, it failed, or the player
+    /// asks another range.
+    func takeReadAhead(_ url: String, range: String?) async -> (ahead: ReadAhead, response: UpstreamResponse, end: Double)? {
+        guard range == Self.wholeRange, let ahead = table.withLockedValue({ $0.readAhead.removeValue(forKey: url) }) else {
+            return nil
+        }
+        let (r, end) = await ahead.outcome()
+        guard let r, (200..<300).contains(r.head.status), r.body.count == r.bytes else {
+            // The origin saw it: in the log as it answered; the player's request then goes to the origin as usual.
+            let cause = r.map { "HTTP \($0.head.status)" } ?? "no answer"
+            record(
+                ahead.kind, url, rung: ahead.rung, msn: ahead.msn, since: ahead.start, head: r?.head,
+                durationMs: (end - ahead.start) * 1000,
+                bytes: r?.bytes ?? 0, status: r?.head.status ?? 502, prefetch: true, outcome: .failed("read ahead at start: \(cause)"),
+                resumed: ahead.resumed.withLockedValue { $0 })
+            return nil
+        }
+        return (ahead, r, end)
+    }
+
+    /// Reads ahead no player asked for (a reload came first): each in the request log as the origin saw it, once it ended;
+    /// not a delivery to the player (no MSN).
+    func dropReadsAhead() {
+        let left = table.withLockedValue { t in
+            defer { t.readAhead = [:] }
+            return t.readAhead
+        }
+        for (url, a) in left {
+            guard let (r, end) = a.finished else { continue }
+            record(
+                a.kind, url, rung: a.rung, since: a.start, head: r?.head, durationMs: (end - a.start) * 1000, bytes: r?.bytes ?? 0,
+                status: r?.head.status ?? 502, prefetch: true, outcome: r == nil ? .failed("read ahead at start: no answer") : .ok,
+                resumed: a.resumed.withLockedValue { $0 })
+        }
+    }
+}
