@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [restarts] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [loader] [session] [startup] [restarts] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
+sections="${*:-parse loader session startup switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -524,6 +524,36 @@ a, b = r["afterAll"], base["afterAll"]
 md.append("")
 md.append(f"The fleet's floor after all sessions against the baseline's: RSS {a['rssMiB'] / b['rssMiB']:.2f}×.")
 md.append("")
+print("\n".join(md))
+PY
+fi
+
+if has startup; then
+# Start-up on a real link: hlstui's first frame beside plain mpv's, every origin answer delayed by 0–100 ms (STARTUP_RUNS
+# runs of each per row, default 5).
+bin=$(release_hlstui)
+su=$(python3 Benchmarks/startup_bench.py "$bin/hlstui" .build/test-media "${STARTUP_RUNS:-5}")
+python3 - "$su" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Start-up on a real link"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+f = lambda v: "—" if v is None else f"{v:.2f} s"
+md = ["## Start-up on a real link: hlstui vs plain mpv", "",
+      f"`bash scripts/bench.sh startup` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, embedded origin on "
+      "127.0.0.1 with every answer delayed (its `slow` fault on every request), median of "
+      f"{r['rows'][0]['runs']} starts of each, alternated. hlstui: `monitor`'s `firstFrame` (session clock: from hlstui's start to the "
+      "player's first frame) and from spawning the process to that line; plain mpv (`--no-config`, FFmpeg's own HLS client straight "
+      "at the origin): from spawning it to its log's first video frame.", "",
+      "| stream | delay per answer | hlstui, session clock | hlstui, from spawn | plain mpv, from spawn | hlstui ÷ mpv, from spawn |",
+      "|---|---|---|---|---|---|"]
+for x in r["rows"]:
+    ratio = x["hlstuiSpawn"] / x["mpvSpawn"] if x["hlstuiSpawn"] and x["mpvSpawn"] else None
+    md.append(f"| {x['stream']} | {x['delayMs']} ms | {f(x['hlstuiSession'])} | {f(x['hlstuiSpawn'])} | {f(x['mpvSpawn'])} | "
+              + ("—" if ratio is None else f"{ratio:.2f}×") + " |")
+md += ["", "Goal at 50 ms: the session clock at most 0.25 s and at most 0.5× plain mpv from spawn. The floor is three round trips "
+       "(multivariant, media playlist, first segments) and the first decode; hlstui reads the media playlist ahead and the init section "
+       "and first two segments in parallel at start (DECISIONS.md, \"Start-up reads ahead\"), and gives the player no subtitle "
+       "rendition, whose WebVTT segments FFmpeg reads one by one before its first frame. Plain mpv opens every variant's playlist and "
+       "starts on the highest.", ""]
 print("\n".join(md))
 PY
 fi

@@ -157,7 +157,9 @@ extension LoaderServer {
                 outcome: RequestOutcome(failure: error), firstPTS: first, resumed: broke.withLockedValue { $0 })
         }
         // Read ahead at start (`StartReads`): answered from that read, in the request log as the origin saw it.
-        if res.byteRange == nil, let (ahead, r, end) = await takeReadAhead(res.upstream, range: upstreamRange) {
+        switch res.byteRange == nil ? await takeReadAhead(res, range: upstreamRange) : nil {
+        case .failed(let cause, let status)?: return .failed(cause: cause, status: status)
+        case .answered(let ahead, let r, let end)?:
             writer.head(r.head.status, r.head)
             writer.chunk(ByteBuffer(bytes: r.body))
             writer.end()
@@ -170,6 +172,7 @@ extension LoaderServer {
                 bytes: r.bytes, status: r.head.status, prefetch: true, outcome: .ok, firstPTS: first,
                 resumed: ahead.resumed.withLockedValue { $0 })
             return .answered
+        case nil: break
         }
         // Clear media streams through as it arrives.
         do {

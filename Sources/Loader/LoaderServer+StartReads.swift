@@ -16,6 +16,9 @@ final class ReadAhead: Sendable {
     /// How a body that broke during the read was resumed (`emitBreak`), for its request event.
     let resumed = NIOLockedValueBox<String?>(nil)
 
+    /// Why the read got no answer (the transport's error), for the request event.
+    let failure = NIOLockedValueBox<UpstreamError?>(nil)
+
     struct State {
         /// The answer and when it ended; nil inside while the read is in flight, nil answer when it failed.
         var outcome: (response: UpstreamResponse?, end: Double)?
@@ -61,7 +64,7 @@ extension LoaderServer {
 
     /// The first presentation of a stream: the init section and first segments the player will ask for (`StartReads.plan`)
     /// are read now, in parallel, from the media playlist read ahead for it (DECISIONS.md, "Start-up reads ahead").
-    func readAheadAtStart(media url: String, playlist: MediaPlaylist? = nil, rung: Int?, startMSN: Int?) {
+    func readAheadAtStart(media url: String, playlist: MediaPlaylist? = nil, rung: Int?, startMSN: Int?, spliced: Bool) {
         let m: MediaPlaylist? = table.withLockedValue { t in
             guard !t.startReadsDone else { return nil }
             t.startReadsDone = true
@@ -71,36 +74,55 @@ extension LoaderServer {
         for read in StartReads.plan(m, base: url, startMSN: startMSN) {
             let ahead = ReadAhead(kind: read.kind, msn: read.msn, rung: rung, start: now)
             table.withLockedValue { $0.readAhead[read.url] = ahead }
-            let res = Resource(upstream: read.url, kind: read.kind, rung: rung, msn: read.msn)
+            var resource = Resource(upstream: read.url, kind: read.kind, rung: rung, msn: read.msn)
+            // Its playlist says how long a broken body may take to resume (`resumeBudget`: VOD or live).
+            resource.playlist = spliced ? .splice : .upstream(url)
+            let res = resource
             let budget = resumeBudget(res)
             tasks.spawn { [self] in
-                // A body that breaks is resumed, as for the player's own request, and its `resume` events say so.
-                let r = try? await client.getResuming(
-                    read.url, range: Self.wholeRange, cache: .media, budget: budget, copies: { [self] in await redundantCopies(res) },
-                    onBreak: { [self] b in ahead.resumed.withLockedValue { $0 = emitBreak(b, res) } })
-                ahead.finish(r, at: now)
+                // As the player's own request would be made (`segment`): no retry of a spliced segment, which has other rungs
+                // to fail over to; a body that breaks is resumed, and its `resume` events say so.
+                do throws(UpstreamError) {
+                    let r = try await client.getResuming(
+                        read.url, range: Self.wholeRange, retries: spliced ? 0 : nil, cache: .media, budget: budget,
+                        copies: { [self] in await redundantCopies(res) },
+                        onBreak: { [self] b in ahead.resumed.withLockedValue { $0 = emitBreak(b, res) } })
+                    ahead.finish(r, at: now)
+                } catch {
+                    ahead.failure.withLockedValue { $0 = error }
+                    ahead.finish(nil, at: now)
+                }
             }
         }
     }
 
-    /// The read ahead for the player's request of `url` with `range`, taken: nil when there is none, it failed, or the player
-    /// asks another range.
-    func takeReadAhead(_ url: String, range: String?) async -> (ahead: ReadAhead, response: UpstreamResponse, end: Double)? {
+    /// What a read ahead gave the player's request.
+    enum TakenRead {
+        case answered(ahead: ReadAhead, response: UpstreamResponse, end: Double)
+        /// It failed: the player's request failed as it would have (in the request log once, with its cause).
+        case failed(cause: String, status: Int)
+    }
+
+    /// The read ahead for the player's request of `res` with `range`, taken: nil when there is none or the player asks
+    /// another range. It stands for the player's request: a failure is that request's failure, failed over, held or
+    /// retried as one (`segment`), not asked again at once.
+    func takeReadAhead(_ res: Resource, range: String?) async -> TakenRead? {
+        let url = res.upstream
         guard range == Self.wholeRange, let ahead = table.withLockedValue({ $0.readAhead.removeValue(forKey: url) }) else {
             return nil
         }
         let (r, end) = await ahead.outcome()
-        guard let r, (200..<300).contains(r.head.status), r.body.count == r.bytes else {
-            // The origin saw it: in the log as it answered; the player's request then goes to the origin as usual.
-            let cause = r.map { "HTTP \($0.head.status)" } ?? "no answer"
-            record(
-                ahead.kind, url, rung: ahead.rung, msn: ahead.msn, since: ahead.start, head: r?.head,
-                durationMs: (end - ahead.start) * 1000,
-                bytes: r?.bytes ?? 0, status: r?.head.status ?? 502, prefetch: true, outcome: .failed("read ahead at start: \(cause)"),
-                resumed: ahead.resumed.withLockedValue { $0 })
-            return nil
-        }
-        return (ahead, r, end)
+        if let r, (200..<300).contains(r.head.status), r.body.count == r.bytes { return .answered(ahead: ahead, response: r, end: end) }
+        let failure = ahead.failure.withLockedValue { $0 }
+        let status = r?.head.status ?? (failure?.cause == .offline ? 504 : 502)
+        let error =
+            r.map { "HTTP \($0.head.status)" + ($0.head.retries > 0 ? " (after \($0.head.retries) retries)" : "") }
+            ?? failure?.description ?? "no answer"
+        record(
+            res.kind, url, rung: res.rung, msn: res.msn, since: ahead.start, head: r?.head, durationMs: (end - ahead.start) * 1000,
+            bytes: r?.bytes ?? 0, status: status, prefetch: true, outcome: .failed(error), resumed: ahead.resumed.withLockedValue { $0 })
+        let cause = r == nil ? error : "origin answered \(error) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")"
+        return .failed(cause: cause, status: status)
     }
 
     /// Reads ahead no player asked for (a reload came first): each in the request log as the origin saw it, once it ended;

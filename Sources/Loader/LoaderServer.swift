@@ -477,7 +477,7 @@ public final class LoaderServer: Sendable {
                 prefetchKeys(media, base: base)
             }
             out.playerURL = path(register(res), res)
-            readAheadAtStart(media: base, playlist: fetched.playlist.media, rung: 0, startMSN: startMSN)
+            readAheadAtStart(media: base, playlist: fetched.playlist.media, rung: 0, startMSN: startMSN, spliced: false)
             return out
         }
         let variables = table.withLockedValue { $0.variables }
@@ -516,7 +516,9 @@ public final class LoaderServer: Sendable {
         out.playerURL = path(id, res)
         // One variant given: the player's start is known (a proxy's player picks among several itself).
         if keep.count == 1, let first = keep.first, m.variants.indices.contains(first) {
-            readAheadAtStart(media: VirtualPlaylists.resolve(m.variants[first].uri, against: base), rung: first, startMSN: startMSN)
+            readAheadAtStart(
+                media: VirtualPlaylists.resolve(m.variants[first].uri, against: base), rung: first, startMSN: startMSN,
+                spliced: splice != nil)
         }
         return out
     }

@@ -192,7 +192,8 @@ struct OutageTests {
         defer { state.clearFaults() }
         let state = self.state
         let r = try await MonitorRun.run(
-            ["\(base)/vod-fmp4/master.m3u8", "--readahead", "4", "--duration", "45"],
+            // Deutsch: audio a rendition of its own, whose segments are held and retried too.
+            ["\(base)/vod-fmp4/master.m3u8", "--audio", "de", "--readahead", "4", "--duration", "45"],
             alongside: Self.outage(state, after: 2.5, for: 6, target: .segment, on: "vod-fmp4"))
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let players = r.named("player")

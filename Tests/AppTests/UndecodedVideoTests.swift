@@ -18,7 +18,10 @@ struct UndecodedVideoTests {
         let state = UndecodedOrigin.state
         let mark = state.log().count
         // 45 s: the origin's live loop restarts its timestamps every 20 s, so at least two discontinuities are crossed.
-        let r = try await MonitorRun.run(["\(UndecodedOrigin.base)/live-fmp4/master.m3u8", "--no-video-decode", "--duration", "45"])
+        // Deutsch: the rendition with a playlist of its own (English is in the variant's segments).
+        let r = try await MonitorRun.run([
+            "\(UndecodedOrigin.base)/live-fmp4/master.m3u8", "--no-video-decode", "--audio", "de", "--duration", "45",
+        ])
         #expect(r.status == 0, "\(r.stderr.suffix(300))")
         #expect(
             r.named("error").isEmpty && r.named("stall").isEmpty,
