@@ -75,10 +75,14 @@ extension LoaderServer {
             let ahead = ReadAhead(kind: read.kind, msn: read.msn, rung: rung, start: now)
             table.withLockedValue { $0.readAhead[read.url] = ahead }
             var resource = Resource(upstream: read.url, kind: read.kind, rung: rung, msn: read.msn)
+            resource.duration = read.duration
+            resource.next = read.next.map { ($0, nil) }
             // Its playlist says how long a broken body may take to resume (`resumeBudget`: VOD or live).
             resource.playlist = spliced ? .splice : .upstream(url)
             let res = resource
             let budget = resumeBudget(res)
+            // What its CMCD says (`--cmcd`): as for the player's own request of it.
+            noteCMCD(res)
             tasks.spawn { [self] in
                 // As the player's own request would be made (`segment`): no retry of a spliced segment, which has other rungs
                 // to fail over to; a body that breaks is resumed, and its `resume` events say so.

@@ -5,11 +5,14 @@ import LoaderEvents
 /// and the first two segments the player will play, all at once, so the first frame waits for one round trip instead of
 /// one per object. Pure: the Loader fetches what this returns.
 public enum StartReads {
-    /// One object to read ahead: its URL, what it is, and the segment's MSN.
+    /// One object to read ahead: its URL, what it is, the segment's MSN, and (segments) its duration and the next segment's
+    /// URL, which CMCD says of it.
     public struct Read: Sendable, Equatable {
         public var url: String
         public var kind: ResourceKind
         public var msn: Int
+        public var duration: Double? = nil
+        public var next: String? = nil
     }
 
     /// How many segments from the start: FFmpeg 5.1 reads the second before the first frame (measured on the origin's 2 s
@@ -20,8 +23,15 @@ public enum StartReads {
     /// segment of a VOD, the third from the end of a live playlist, `live_start_index=-3`). None for an LL-HLS playlist (its
     /// parts are served as published), and none from the first segment that is a GAP, encrypted (its key decides how it is
     /// served) or a sub-range (EXT-X-BYTERANGE) on.
-    public static func plan(_ m: MediaPlaylist, base: String, startMSN: Int?) -> [Read] {
-        guard m.partTarget == nil, !m.segments.isEmpty else { return [] }
+    /// Planned on the playlist as the player is given it: from the start MSN, and ended before a GAP or an fMP4 discontinuity
+    /// (`VirtualPlaylists.endingBeforeBreak`) — an ended playlist, which FFmpeg plays from its first segment, live or not.
+    public static func plan(_ upstream: MediaPlaylist, base: String, startMSN: Int?) -> [Read] {
+        guard upstream.partTarget == nil, !upstream.segments.isEmpty else { return [] }
+        var m = upstream
+        if let s = startMSN, s > m.mediaSequence, m.segments.contains(where: { $0.mediaSequence == s }) {
+            m = VirtualPlaylists.starting(at: s, m)
+        }
+        m = VirtualPlaylists.endingBeforeBreak(m, after: startMSN)
         let first: Int
         if let s = startMSN {
             guard let i = m.segments.firstIndex(where: { $0.mediaSequence == s }) else { return [] }
@@ -30,13 +40,17 @@ public enum StartReads {
             first = m.endList ? 0 : max(0, m.segments.count - 3)
         }
         var out: [Read] = []
-        for s in m.segments[first...].prefix(segments) {
+        for (i, s) in m.segments.enumerated().dropFirst(first).prefix(segments) {
             guard !s.gap, s.byteRange == nil, s.keys.allSatisfy({ $0.method == .none }) else { break }
             if out.isEmpty, let map = s.map {
                 guard map.byteRange == nil, map.keys.allSatisfy({ $0.method == .none }) else { break }
                 out.append(Read(url: VirtualPlaylists.resolve(map.uri, against: base), kind: .initSection, msn: s.mediaSequence))
             }
-            out.append(Read(url: VirtualPlaylists.resolve(s.uri, against: base), kind: .segment, msn: s.mediaSequence))
+            let next = i + 1 < m.segments.count ? VirtualPlaylists.resolve(m.segments[i + 1].uri, against: base) : nil
+            out.append(
+                Read(
+                    url: VirtualPlaylists.resolve(s.uri, against: base), kind: .segment, msn: s.mediaSequence, duration: s.duration,
+                    next: next))
         }
         return out
     }

@@ -1,11 +1,17 @@
 import Foundation
+import Origin
 import Testing
+
+/// An origin of its own: these runs switch rungs on streams whose requests other suites count on the shared one.
+enum RenditionsOrigin {
+    static let server = AppOrigin.own()
+}
 
 /// Audio renditions with real libmpv against the embedded origin (English in the variant, Deutsch as a rendition of its own):
 /// chosen at start, switched mid-play, kept across a rung switch (docs/RENDITIONS.md).
 @Suite("Audio renditions: --audio, a switch mid-play, kept across rung switches", .serialized)
 struct RenditionsE2ETests {
-    var base: String { AppOrigin.base }
+    var base: String { RenditionsOrigin.server.httpBase }
 
     struct Case: CustomTestStringConvertible, Sendable {
         var scenario: String

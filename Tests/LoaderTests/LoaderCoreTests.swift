@@ -342,13 +342,20 @@ struct StartReadsTests {
         #expect(
             StartReads.plan(vod, base: Self.base, startMSN: nil) == [
                 .init(url: "http://origin.test/v/init.mp4", kind: .initSection, msn: 10),
-                .init(url: "http://origin.test/v/s0.m4s", kind: .segment, msn: 10),
-                .init(url: "http://origin.test/v/s1.m4s", kind: .segment, msn: 11),
+                .init(url: "http://origin.test/v/s0.m4s", kind: .segment, msn: 10, duration: 2, next: "http://origin.test/v/s1.m4s"),
+                .init(url: "http://origin.test/v/s1.m4s", kind: .segment, msn: 11, duration: 2, next: "http://origin.test/v/s2.m4s"),
             ])
         let live = Self.media(Self.segments(6), live: true)
         #expect(StartReads.plan(live, base: Self.base, startMSN: nil).map(\.msn) == [13, 14])
         #expect(StartReads.plan(live, base: Self.base, startMSN: 15).map(\.msn) == [15])
         #expect(StartReads.plan(live, base: Self.base, startMSN: 99).isEmpty, "a start not in the playlist: nothing guessed")
+        // A live fMP4 window with a timestamp reset at msn 14: the player's playlist ends before it (an ended playlist, played
+        // from its first segment), so the reads are its first two, not two across the reset.
+        let looped = Self.media(
+            "#EXT-X-MAP:URI=\"init.mp4\"\n"
+                + (0..<6).map { ($0 == 4 ? "#EXT-X-DISCONTINUITY\n" : "") + "#EXTINF:2,\ns\($0).m4s\n" }.joined(),
+            live: true)
+        #expect(StartReads.plan(looped, base: Self.base, startMSN: nil).map(\.msn) == [10, 10, 11])
     }
 
     @Test("nothing read ahead for LL-HLS, and none from a GAP, an encrypted or a sub-range segment on")
