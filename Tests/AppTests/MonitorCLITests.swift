@@ -67,6 +67,23 @@ struct MonitorCLITests {
         #expect(early.count == 2 && early.allSatisfy { $0["prefetch"] as? Bool == true }, "segments 0 and 1 read at start: \(early)")
     }
 
+    @Test("VOD fMP4: the init section and segments 0 and 1 are read ahead at start, in parallel, each fetched once")
+    func startReads() async throws {
+        let origin = AppOrigin.own()
+        defer { origin.stop() }
+        let r = try await MonitorRun.run(["\(origin.httpBase)/vod-fmp4/master.m3u8", "--duration", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let early = r.named("request").filter {
+            ["init", "segment"].contains($0["kind"] as? String ?? "") && ($0["msn"] as? Int ?? 0) < 2 && $0["rung"] as? Int == 0
+        }
+        #expect(
+            early.count == 3 && early.filter { $0["kind"] as? String == "init" }.count == 1
+                && early.allSatisfy { $0["prefetch"] as? Bool == true }, "\(early)")
+        let paths = origin.router.state.log().map { $0.path }
+        #expect(Dictionary(grouping: paths, by: { $0 }).filter { $0.value.count > 1 }.isEmpty, "\(paths)")
+        #expect(r.named("firstFrame").count == 1)
+    }
+
     @Test(
         "every scenario plays through hlstui",
         arguments: [

@@ -110,11 +110,13 @@ struct RecordTests {
             _ = state.add(
                 Fault(
                     id: 0, kind: kind, target: .segment, status: status, ms: 0, scenario: "vod-ts",
-                    rendition: kind == .stall ? "v144" : nil, msn: msn, remaining: status == 500 ? 2 : 1, since: 0))
+                    rendition: kind == .stall ? "v144" : kind == .status && status == 500 ? "audio-de" : nil, msn: msn,
+                    remaining: status == 500 ? 2 : 1, since: 0))
         }
-        // Started pinned: the replay starts pinned too (the recorded options), or its first switches differ.
+        // Started pinned: the replay starts pinned too (the recorded options), or its first switches differ. Deutsch: a
+        // rendition of its own, whose requests are retried in place (the variant's are slots, failed over to other rungs).
         let recorded = try await MonitorRun.run([
-            "\(origin.httpBase)/vod-ts/master.m3u8", "--duration", "13", "--pin", "0", "--record", file, "--commands",
+            "\(origin.httpBase)/vod-ts/master.m3u8", "--duration", "13", "--pin", "0", "--audio", "de", "--record", file, "--commands",
             dir.appendingPathComponent("cmds").path,
         ])
         origin.stop()
