@@ -25,6 +25,11 @@ struct AudioTests {
 
         """
 
+    /// Fixture.media without its GAP segments (a live ladder with GAPs refuses the switch: `liveWithGaps`).
+    static func media(live: Bool) -> String {
+        Fixture.media(live: live).split(separator: "\n").filter { $0 != "#EXT-X-GAP" }.joined(separator: "\n") + "\n"
+    }
+
     static func session(live: Bool = false, audio: String? = nil) -> SessionState {
         var s = SessionState(url: "http://origin.test/master.m3u8")
         s.chooseAudio(audio)
@@ -37,7 +42,7 @@ struct AudioTests {
                 .playlist(
                     PlaylistEvent(
                         url: "http://origin.test/v144/index.m3u8", rung: 0, rendition: nil,
-                        playlist: Fixture.playlist(Fixture.media(live: live)).media!, received: 0.1))), at: 0.1)
+                        playlist: Fixture.playlist(Self.media(live: live)).media!, received: 0.1))), at: 0.1)
         for i in 0..<4 {
             s.apply(.loader(.request(Fixture.request(i, pts: 10 + Double(i) * 2, start: 0.1 + Double(i) * 0.01))), at: 0.2)
         }
@@ -128,6 +133,23 @@ struct AudioTests {
         #expect(s.log.last?.text.contains("has no Deutsch") == true, "\(s.log.last?.text ?? "")")
         let back = s.apply(.audioGiven(rung: 0), at: 4)
         #expect(back.count == 1 && s.playingAudio?.name == "Deutsch", "back in a group that has it: Deutsch again")
+    }
+
+    @Test("a live stream with GAP segments: the switch is refused with why (it stalled the player), the choice unchanged")
+    func liveWithGaps() {
+        var s = SessionState(url: "http://origin.test/master.m3u8")
+        s.apply(.opened(url: s.url, playlist: Fixture.playlist(Self.multivariant), diagnostics: []), at: 0)
+        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
+        s.apply(.audioGiven(rung: 0), at: 0.1)
+        // Fixture.media lists GAP segments at 4 and 5.
+        s.apply(
+            .loader(
+                .playlist(
+                    PlaylistEvent(
+                        url: "http://origin.test/v144/index.m3u8", rung: 0, rendition: nil,
+                        playlist: Fixture.playlist(Fixture.media(live: true)).media!, received: 0.1))), at: 0.1)
+        #expect(s.planAudio(.next, look: PlayerLook(time: 12.5), at: 1).effects.isEmpty && s.plannedReload == nil)
+        #expect(s.audioChoice == nil && s.log.last?.text.contains("EXT-X-GAP") == true, "\(s.log.last?.text ?? "")")
     }
 
     @Test("a variant with one rendition, or none: nothing to switch, said once per press")
