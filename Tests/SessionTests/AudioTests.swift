@@ -30,7 +30,8 @@ struct AudioTests {
         Fixture.media(live: live).split(separator: "\n").filter { $0 != "#EXT-X-GAP" }.joined(separator: "\n") + "\n"
     }
 
-    static func session(live: Bool = false, audio: String? = nil) -> SessionState {
+    /// `gaps`: the playlist keeps Fixture.media's GAP segments (4 and 5).
+    static func session(live: Bool = false, audio: String? = nil, gaps: Bool = false) -> SessionState {
         var s = SessionState(url: "http://origin.test/master.m3u8")
         s.chooseAudio(audio)
         s.apply(.opened(url: s.url, playlist: Fixture.playlist(multivariant), diagnostics: []), at: 0)
@@ -42,7 +43,8 @@ struct AudioTests {
                 .playlist(
                     PlaylistEvent(
                         url: "http://origin.test/v144/index.m3u8", rung: 0, rendition: nil,
-                        playlist: Fixture.playlist(Self.media(live: live)).media!, received: 0.1))), at: 0.1)
+                        playlist: Fixture.playlist(gaps ? Fixture.media(live: live) : Self.media(live: live)).media!,
+                        received: 0.1))), at: 0.1)
         for i in 0..<4 {
             s.apply(.loader(.request(Fixture.request(i, pts: 10 + Double(i) * 2, start: 0.1 + Double(i) * 0.01))), at: 0.2)
         }
@@ -137,17 +139,7 @@ struct AudioTests {
 
     @Test("a live stream with GAP segments: the switch is refused with why (it stalled the player), the choice unchanged")
     func liveWithGaps() {
-        var s = SessionState(url: "http://origin.test/master.m3u8")
-        s.apply(.opened(url: s.url, playlist: Fixture.playlist(Self.multivariant), diagnostics: []), at: 0)
-        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
-        s.apply(.audioGiven(rung: 0), at: 0.1)
-        // Fixture.media lists GAP segments at 4 and 5.
-        s.apply(
-            .loader(
-                .playlist(
-                    PlaylistEvent(
-                        url: "http://origin.test/v144/index.m3u8", rung: 0, rendition: nil,
-                        playlist: Fixture.playlist(Fixture.media(live: true)).media!, received: 0.1))), at: 0.1)
+        var s = Self.session(live: true, gaps: true)
         #expect(s.planAudio(.next, look: PlayerLook(time: 12.5), at: 1).effects.isEmpty && s.plannedReload == nil)
         #expect(s.audioChoice == nil && s.log.last?.text.contains("EXT-X-GAP") == true, "\(s.log.last?.text ?? "")")
     }
