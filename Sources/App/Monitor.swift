@@ -206,6 +206,27 @@ public enum MonitorJSON {
                     ("mechanism", .string(a.mechanism?.rawValue)), ("atMsn", .int(a.atMSN)),
                 ]
             )
+        case .fact(.subtitleRendition(let c)):
+            return (
+                "rendition",
+                [
+                    ("pane", .int(i)), ("type", .string("subtitles")), ("from", .string(c.from?.name)), ("to", .string(c.to?.name)),
+                    ("language", .string(c.to?.language)), ("forced", .bool(c.to?.forced ?? false)), ("group", .string(c.to?.groupID)),
+                    ("reason", .string(c.reason.rawValue)), ("honoured", .bool(c.honoured)),
+                ]
+            )
+        case .fact(.subtitle(let c)):
+            // The cue shown at the playhead: `at` is the playhead when it was seen, so `lateMs` measures how far the screen was
+            // from the cue's own time (docs/SUBTITLES.md).
+            let ms = { (v: Double?) in JSONValue.double(v.map { ($0 * 1000).rounded() / 1000 }) }
+            return (
+                "subtitle",
+                [
+                    ("pane", .int(i)), ("text", .string(c.lines.isEmpty ? nil : c.lines.joined(separator: "\n"))), ("start", ms(c.start)),
+                    ("end", ms(c.end)), ("at", ms(c.at)), ("lateMs", .double(c.start.map { ((c.at - $0) * 1000).rounded() })),
+                    ("rendition", .string(c.rendition.name)), ("language", .string(c.rendition.language)),
+                ]
+            )
         case .fact(.pathway(let c, let detail)):
             return (
                 "pathway",

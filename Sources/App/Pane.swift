@@ -75,6 +75,8 @@ public struct PaneConfig: Sendable {
     public var abr = AbrConfig()
     /// `--audio`: the audio rendition to play, a NAME or a LANGUAGE (docs/RENDITIONS.md).
     public var audio: String?
+    /// `--subs`: the subtitles to show, a NAME, a LANGUAGE or `off` (docs/SUBTITLES.md).
+    public var subtitles: String?
     public init(url: String) { self.url = url }
 }
 
@@ -164,6 +166,7 @@ public final class Pane: Sendable {
         s.mode = config.mode
         s.manualSwitch = config.manualSwitch
         s.chooseAudio(config.audio)
+        s.chooseSubtitles(config.subtitles)
         s.insecureTLS = config.loader.upstream.tls.insecure
         s.forgetsBeforeReload = !config.player.decodeVideo
         self.loader = loader

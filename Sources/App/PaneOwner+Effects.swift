@@ -53,9 +53,32 @@ extension PaneOwner {
                     guard let m = await loader.refresh(f, rung: rung) else { return }
                     inputs.yield(.refreshed(rung: rung, m, .edgeStart))
                 }
+            case .readSubtitles(let read): readSubtitles(read)
             }
         }
         return routedAt
+    }
+
+    /// A subtitle read for hlstui itself (docs/SUBTITLES.md), its answer sent back as an input.
+    func readSubtitles(_ read: SubtitleRead) {
+        guard let f = fetched else { return }
+        let loader = self.loader, inputs = parts.inputs
+        switch read {
+        case .playlist(let uri):
+            let url = VirtualPlaylists.resolve(uri, against: f.url)
+            spawn {
+                let r = await loader.readSubtitlePlaylist(url)
+                let answer = r.map { SubtitleAnswer.playlist($0.playlist) }.mapError { SubtitleReadFailure(cause: $0.description) }
+                inputs.yield(.subtitleRead(read, url: (try? r.get())?.url ?? url, answer))
+            }
+        case .segment(_, let uri, let base, let range):
+            let url = VirtualPlaylists.resolve(uri, against: base)
+            spawn {
+                let r = await loader.readSubtitleSegment(url, range: range)
+                inputs.yield(
+                    .subtitleRead(read, url: url, r.map(SubtitleAnswer.text).mapError { SubtitleReadFailure(cause: $0.description) }))
+            }
+        }
     }
 
     /// Gives the player `rung` (spliced or alone), starting at segment `startMSN` when given (a reload: no demuxer seek, so

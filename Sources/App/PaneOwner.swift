@@ -24,6 +24,8 @@ enum PaneInput: Sendable {
     /// The watcher's look (every 20 ms); answered when done, so looks never pile up.
     case watch(CheckedContinuation<Void, Never>)
     case refreshed(rung: Int, MediaPlaylist, RefreshPurpose)
+    /// A subtitle read came back (docs/SUBTITLES.md).
+    case subtitleRead(SubtitleRead, url: String, Result<SubtitleAnswer, SubtitleReadFailure>)
     case steered(SteeringAnswer)
     case timer(PaneTimer)
     case clock(CheckedContinuation<PaneClock, Never>)
@@ -144,7 +146,11 @@ final class PaneOwner {
     }
 
     /// What is published as soon as it changes: started, ended, failed, the rung loaded.
-    var milestone: [Int?] { [state.started ? 1 : 0, state.ended ? 1 : 0, state.error == nil ? 0 : 1, state.loadedRung] }
+    var milestone: [Int?] {
+        // The cue shown too: the screen draws it with the frame (docs/SUBTITLES.md).
+        let cue = state.subtitles?.shown.first.map { Int($0.start * 1000) }
+        return [state.started ? 1 : 0, state.ended ? 1 : 0, state.error == nil ? 0 : 1, state.loadedRung, cue]
+    }
 
     func report(_ o: PaneOutput) { parts.output(PaneReport(pane: parts.index, t: t, output: o, state: state)) }
 
@@ -201,6 +207,7 @@ final class PaneOwner {
         case .refreshed(let rung, let m, .edgeStart):
             apply(.liveEdge(rung: rung, playlist: m))
             if !startAtEdge(rung: rung, media: m) { say(.warn, "low latency: the playlist offers no start behind its edge") }
+        case .subtitleRead(let read, let url, let result): apply(.subtitleRead(read, url: url, result: result))
         case .steered(let answer):
             if case .manifest(let m) = answer { addClones(m.clones) }
             apply(.steered(answer))
@@ -282,6 +289,8 @@ final class PaneOwner {
     func opened(_ f: OpenedStream) {
         fetched = f
         apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics, file: f.file != nil))
+        // The subtitle playlist is read beside the rung's (docs/SUBTITLES.md).
+        run(state.subtitleReads(at: t))
         budget()
         report(.ladder)
         if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {
@@ -297,10 +306,6 @@ final class PaneOwner {
         guard let f = fetched else { return finishOpening() }
         let target = state.targetRung ?? 0
         isLive = media?.isLive ?? false
-        // Not given to the player (DECISIONS.md, "Subtitle renditions are not given to the player"): said once.
-        if f.playlist.multivariant?.renditions.contains(where: { $0.type == "SUBTITLES" }) == true {
-            say(.info, "subtitles: listed, not played (docs/RENDITIONS.md)")
-        }
         // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
         let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
         apply(.spliceChosen(splice))
@@ -515,6 +520,7 @@ final class PaneOwner {
         case .quit, .toggleSync, .syncReference: break
         case .pinPathway, .nextPathway: for f in state.choosePathway(action, at: t) { report(.fact(f)) }
         case .audio(let select): carry(state.planAudio(select, look: look(), at: t))
+        case .subtitles(let select): carry(state.planSubtitles(select, at: t))
         default: carry(state.planSelection(action, look: look(), at: t))
         }
     }

@@ -323,7 +323,9 @@ public struct StreamModel: Sendable {
             m.segments[i].keys = []
             m.segments[i].map = nil
             m.segments[i].byteRange = nil
-            let n = Int(m.segments[i].uri.filter(\.isNumber)) ?? i
+            // The segment's number: the digits of its name before the extension ("seg12.m4s" is 12, not 124).
+            let stem = m.segments[i].uri.split(separator: "/").last?.split(separator: ".").first ?? ""
+            let n = Int(stem.filter(\.isNumber)) ?? i
             m.segments[i].uri = scenario.isLive ? "c\(n).vtt" : "cue\(n).vtt"
             if define { m.segments[i].uri += "?token={$token}" }
         }

@@ -23,9 +23,11 @@ public enum Action: Sendable, Equatable {
     case nextPathway
     /// The next audio rendition of the playing variant's group, or one by NAME or LANGUAGE (docs/RENDITIONS.md).
     case audio(AudioSelect)
+    /// The next subtitle rendition (after the last: off), off, or one by NAME or LANGUAGE (docs/SUBTITLES.md).
+    case subtitles(SubtitleSelect)
     case quit
 
-    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `sync`, `reference 2`, `pathway cdn-b|auto|next`, `audio next|LANGUAGE|NAME`, `pause`, `quit`.
+    /// Parses one command of a `--commands` script: `cap 360`, `cap none`, `pin 1`, `auto`, `seek 20`, `seek +5`, `bitrate 2M`, `switch smooth|immediate`, `sync`, `reference 2`, `pathway cdn-b|auto|next`, `audio next|LANGUAGE|NAME`, `subs next|off|LANGUAGE|NAME`, `pause`, `quit`.
     public static func parse(_ words: [Substring]) -> Action? {
         guard let verb = words.first?.lowercased() else { return nil }
         let arg = words.dropFirst().first.map(String.init)
@@ -45,6 +47,11 @@ public enum Action: Sendable, Equatable {
             if a == "next" { return .audio(.next) }
             // A NAME may hold spaces: the rest of the line.
             return .audio(.named(words.dropFirst().joined(separator: " ")))
+        case "subs", "subtitles":
+            guard let a = arg else { return nil }
+            if a == "next" { return .subtitles(.next) }
+            if a == "off" { return .subtitles(.off) }
+            return .subtitles(.named(words.dropFirst().joined(separator: " ")))
         case "cap":
             guard let a = arg else { return nil }
             if a == "none" || a == "0" { return .capHeight(nil) }
@@ -91,6 +98,7 @@ public enum Action: Sendable, Equatable {
         case .nextPathway: return "pathway next"
         case .audio(.next): return "audio next"
         case .audio(.named(let q)): return "audio \(q)"
+        case .subtitles(let s): return "subs \(s)"
         case .quit: return "quit"
         }
     }

@@ -32,6 +32,9 @@ public enum PaneEffect: Sendable, Equatable {
     case speed(Double)
     /// LL-HLS: start `rung` again PART-HOLD-BACK behind the edge of its newest playlist (DECISIONS.md, LL-HLS).
     case reloadAtEdge(rung: Int)
+    /// Read part of the subtitle rendition shown, for hlstui itself (docs/SUBTITLES.md); the answer comes back as
+    /// `SessionEvent.subtitleRead`.
+    case readSubtitles(SubtitleRead)
 }
 
 /// Why hlstui reads a playlist the player did not ask for.
@@ -183,11 +186,21 @@ extension SessionState {
         let d = target - pos
         let buffered = bufferedRanges.contains { $0.start - 0.01 <= target && target <= $0.end }
         guard let i = Timeline.segmentIndex(at: target, in: m) else { return [] }
+        progress = nil
+        // The subtitles where the seek goes are asked for now, beside the player's reads (docs/SUBTITLES.md).
+        let aim = StreamPoint(msn: m.segments[i].mediaSequence, offset: target - Timeline.startTimes(m)[i])
+        let subs = subtitleReads(at: t, aim: (aim, target))
+        return seekEffects(target: target, delta: d, buffered: buffered, index: i, in: m, at: t) + subs
+    }
+
+    /// How the player reaches `target`, in segment `i` of `m`.
+    mutating func seekEffects(target: Double, delta d: Double, buffered: Bool, index i: Int, in m: MediaPlaylist, at t: Double)
+        -> [PaneEffect]
+    {
         var msn = m.segments[i].mediaSequence
         // The player's playlist ends before a GAP no rung fills: beyond one, only a reload reaches the target.
         let here = playhead?.msn ?? msn
         let acrossGap = (min(here, msn)...max(here, msn)).contains { isUnfillableGap($0) }
-        progress = nil
         if buffered { return [.seekInCache(by: d)] }
         if !m.isFragmentedMP4 && !acrossGap,
             let back = demuxerSeekOffset(into: StreamPoint(msn: msn, offset: target - Timeline.startTimes(m)[i]))
@@ -235,6 +248,9 @@ extension SessionState {
                 note(.warn, "\(behind): starting again at the edge", now)
             }
         }
+        // The subtitles: the reads due, and the cue at the playhead as the player shows it now (docs/SUBTITLES.md).
+        plan.effects += subtitleReads(at: now)
+        plan.facts += followSubtitles(time: look.time, at: now)
         guard !playerLoading, let time = look.time, let decision = watch(at: time, atEnd: look.atEnd) else { return plan }
         let rung = loadedRung ?? 0
         switch decision {

@@ -209,6 +209,10 @@ public enum SessionFact: Sendable, Equatable {
     case firstFrame(Double)
     /// The audio rendition given to the player changed (docs/RENDITIONS.md).
     case audio(AudioChange)
+    /// The subtitle rendition shown changed, or was turned off (docs/SUBTITLES.md).
+    case subtitleRendition(SubtitleChange)
+    /// The cue shown at the playhead changed (docs/SUBTITLES.md).
+    case subtitle(SubtitleShown)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).
@@ -247,6 +251,8 @@ public enum SessionEvent: Sendable {
     case streamGiven(startMSN: Int?, from: (time: Double, wall: DateTime)? = nil)
     /// The player was given `rung` with the audio rendition the choice picks in its group (`audioPick(rung:)`).
     case audioGiven(rung: Int)
+    /// A subtitle read hlstui made came back (`PaneEffect.readSubtitles`): the text, or why not, and the URL read.
+    case subtitleRead(SubtitleRead, url: String, result: Result<SubtitleAnswer, SubtitleReadFailure>)
     /// A switch to `rung` waits for the playhead to reach the start of segment `boundary` (nil: the end of the playhead's
     /// segment, whichever it is then); `rung` nil: none waits any more.
     case reloadPlanned(rung: Int?, boundary: Int? = nil)
@@ -318,6 +324,12 @@ public struct SessionState: Sendable {
     public internal(set) var playingAudio: Rendition?
     /// A person's audio switch, until the stream that carries it out is given.
     var audioAsked: AudioChange?
+    /// The subtitles asked for (`--subs`, `S`, `subs` in a script; docs/SUBTITLES.md).
+    public internal(set) var subtitleChoice = SubtitleChoice.automatic
+    /// The subtitle rendition shown: what hlstui read of it and the cues at the playhead; nil when off.
+    public internal(set) var subtitles: SubtitleTrack?
+    /// The first stream was given: later changes of the subtitles are the variant's.
+    var subtitleChoiceSeen = false
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
     public var lastFailure: (t: Double, text: String)?
     /// Since when the player sits at the end of what it was given while the stream is not over.
@@ -447,7 +459,10 @@ public struct SessionState: Sendable {
                 if problem == nil { problem = text }
                 if cause == nil { cause = text }
             }
-            return []
+            // The subtitles are read from the start, beside the player's first reads (docs/SUBTITLES.md).
+            guard !ladder.rungs.isEmpty else { return [] }
+            subtitleChoiceSeen = true
+            return followSubtitleChoice(rung: targetRung ?? 0, reason: .start, at: t)
         case .loader(let e): return loader(e, at: t)
         case .sample(let s): return sampled(s, at: t)
         case .frame(let g):
@@ -490,7 +505,14 @@ public struct SessionState: Sendable {
             // The new stream's playhead goes on from its first segment, whatever other segments share its timestamps.
             clock.anchor = start
             return []
-        case .audioGiven(let rung): return audioGiven(rung: rung, at: t)
+        case .audioGiven(let rung):
+            // With the stream given, the subtitles follow the rung too (docs/SUBTITLES.md).
+            let first = !subtitleChoiceSeen
+            subtitleChoiceSeen = true
+            return audioGiven(rung: rung, at: t) + followSubtitleChoice(rung: rung, reason: first ? .start : .variant, at: t)
+        case .subtitleRead(let r, let url, let result):
+            subtitleRead(r, url: url, result: result, at: t)
+            return []
         case .reloadPlanned(let rung, let boundary):
             plannedReload = rung.map { PlannedReload(rung: $0, boundary: boundary) }
             return []
@@ -917,7 +939,8 @@ public struct SessionState: Sendable {
         case .toggleSwitchMode:
             manualSwitch = manualSwitch == .immediate ? .smooth : .immediate
             return nil
-        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference, .pinPathway, .nextPathway, .audio: return nil
+        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference, .pinPathway, .nextPathway, .audio, .subtitles:
+            return nil
         }
         switch action {
         case .pin, .automatic: return .manual

@@ -12,6 +12,7 @@ public enum Dashboard {
         }
         var y = 0
         status(model.status, focused: model.ui.focused, into: &c, y: &y)
+        if let sub = model.subtitle, model.ui.lower != .picture { subtitle(sub, into: &c, y: &y) }
         // Fixed rows: footer 1, buffer 3, key title + rows, request title + at least 3 rows.
         let keyRows = min(model.keys.count, height >= 30 ? 6 : 2)
         let fixed = 1 + 3 + (keyRows > 0 ? keyRows + 1 : 0) + 4
@@ -75,6 +76,19 @@ public enum Dashboard {
             if let p = s.pathway { info += "  " + p }
             info += "  " + s.url
             c.put(0, y, fit(info, c.width), .accent)
+        }
+        y += 1
+    }
+
+    /// The cue at the playhead, centred, after the rendition's name (docs/SUBTITLES.md); under the picture when it is shown.
+    static func subtitle(_ s: SubtitleLine, into c: inout Canvas, y: inout Int) {
+        let label = fit(s.label, max(0, min(displayWidth(s.label), c.width / 3)))
+        c.put(1, y, label, .dim)
+        let room = c.width - displayWidth(label) - 3
+        if room > 3, !s.text.isEmpty {
+            let text = fit(s.text, room)
+            let x = displayWidth(label) + 2 + max(0, (room - displayWidth(text)) / 2)
+            c.put(x, y, text, .accent)
         }
         y += 1
     }
@@ -209,7 +223,9 @@ public enum Dashboard {
         guard rows >= 2 else { return }
         let note = m.picture.map { "\($0.width)x\($0.height) sampled" + (m.pictureState.map { ", " + $0 } ?? "") } ?? ""
         title("Picture", into: &c, y: &y, right: note)
-        let body = rows - 1
+        // The cue under the picture, on the panel's last row.
+        defer { if let sub = m.subtitle { subtitle(sub, into: &c, y: &y) } }
+        let body = rows - 1 - (m.subtitle == nil ? 0 : 1)
         if m.ui.pictureOff {
             c.put(1, y, "no picture: --picture none", .dim)
             y += body

@@ -74,6 +74,9 @@ public enum Keymap {
         Binding(keys: [.char("r")], command: .session(.syncReference(nil)), help: "panes: the focused pane is the sync reference"),
         Binding(keys: [.char("p")], command: .session(.nextPathway), help: "pin the next pathway (CDN); after the last: steering's choice"),
         Binding(keys: [.char("A")], command: .session(.audio(.next)), help: "the next audio rendition of the playing variant's group"),
+        Binding(
+            keys: [.char("S")], command: .session(.subtitles(.next)),
+            help: "subtitles: the next rendition of the variant's group, after the last off"),
         Binding(keys: [.char("o")], command: .openPane, help: "open another pane, up to four (asks for its URL)"),
         Binding(keys: [.tab], command: .focusNext, help: "focus the next pane"),
         Binding(keys: [.char("t")], command: .nextTheme, help: "next theme"),

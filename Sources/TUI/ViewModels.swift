@@ -96,6 +96,12 @@ public struct StatusModel: Sendable, Equatable {
     public var audio: String? = nil
 }
 
+/// The subtitle line: which rendition, and the cue at the playhead.
+public struct SubtitleLine: Sendable, Equatable {
+    public var label: String
+    public var text: String
+}
+
 /// One ladder row.
 public struct LadderRow: Sendable, Equatable {
     public var index: Int
@@ -176,6 +182,8 @@ public struct DashboardModel: Sendable, Equatable {
     public var waterfall: [WaterfallRow] = []
     /// Content steering: each pathway in priority order with its health and traffic (`pathwayLine`); nil with one pathway.
     public var pathways: String?
+    /// The subtitles shown (docs/SUBTITLES.md): the rendition, and the cue at the playhead (empty between cues); nil when off.
+    public var subtitle: SubtitleLine?
     /// The LL-HLS panel's lines (with `ui.showLowLatency`).
     public var lowLatency: [String] = []
     /// The events panel's lines (with `ui.showEvents`).
@@ -187,12 +195,15 @@ public struct DashboardModel: Sendable, Equatable {
         status = DashboardModel.status(s)
         ladder = DashboardModel.ladderRows(s, cursor: ui.cursor)
         pathways = DashboardModel.pathwayLine(s)
-        // Subtitles are not given to the player (DECISIONS.md): the list says so.
+        subtitle = s.subtitles.map { t in
+            SubtitleLine(label: "subs " + AudioRenditions.label(t.rendition), text: t.shown.flatMap(\.lines).joined(separator: " / "))
+        }
         renditions =
             s.ladder.renditions.map { r in
                 "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
                     + (r.type == "AUDIO" && s.playingAudio.map { $0.groupID == r.groupID && $0.name == r.name } == true ? " playing" : "")
-                    + (r.type == "SUBTITLES" ? " not played" : "")
+                    + (r.type == "SUBTITLES" && s.subtitles.map { $0.rendition.groupID == r.groupID && $0.rendition.name == r.name } == true
+                        ? " shown" : "")
             }
             + (s.ladder.iFrames.isEmpty
                 ? []

@@ -167,6 +167,12 @@ struct PlayerFlagGroup: ParsableArguments {
     var audio: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Subtitles to show: a NAME or a LANGUAGE of the variant's SUBTITLES group, or off (default: the group's DEFAULT, if any); S cycles.",
+            valueName: "name|language|off"))
+    var subs: String?
+
+    @Option(
         name: .customLong("switch"),
         help: "How switches you ask for (keys, commands, caps) take effect: immediate (now) or smooth (after what is buffered, no stall).")
     var switchMode: SwitchMode = .immediate
@@ -199,6 +205,7 @@ struct PlayerFlagGroup: ParsableArguments {
         if let v = maxBitrate { w += ["--max-bitrate", v] }
         if let v = pin { w += ["--pin", String(v)] }
         if let v = audio { w += ["--audio", v] }
+        if let v = subs { w += ["--subs", v] }
         if noSync { w.append("--no-sync") }
         if cmsdCap { w.append("--cmsd-cap") }
         return w
@@ -213,6 +220,7 @@ struct PlayerFlagGroup: ParsableArguments {
         (out.maxResolution, out.maxBitrate, out.pin, out.noSync) = (r.maxResolution, r.maxBitrate, r.pin, r.noSync)
         out.cmsdCap = r.cmsdCap
         out.audio = r.audio
+        out.subs = r.subs
         return out
     }
 
@@ -242,6 +250,12 @@ struct PlayerFlagGroup: ParsableArguments {
                 throw ValidationError("--audio takes a NAME or a LANGUAGE, got \"\(a)\"")
             }
             c.audio = a
+        }
+        if let v = subs {
+            guard !v.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("--subs takes a NAME, a LANGUAGE or off, got \"\(v)\"")
+            }
+            c.subtitles = v
         }
         c.manualSwitch = switchMode
         c.autoSwitch = abrSwitch

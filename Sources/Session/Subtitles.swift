@@ -1,0 +1,371 @@
+import HLS
+
+/// How a person moves through the subtitle renditions: the next (after the last: off), off, or one by NAME or LANGUAGE.
+public enum SubtitleSelect: Sendable, Equatable, CustomStringConvertible {
+    case next
+    case off
+    case named(String)
+
+    /// As `monitor`'s command events and `--commands` spell it: `next`, `off`, or the name asked for.
+    public var description: String {
+        switch self {
+        case .next: "next"
+        case .off: "off"
+        case .named(let q): q
+        }
+    }
+}
+
+/// The subtitles a person asked for (docs/SUBTITLES.md).
+public enum SubtitleChoice: Sendable, Equatable {
+    /// No choice: the group's DEFAULT=YES rendition (RFC 8216bis §4.4.6.1: played absent a choice), else none.
+    case automatic
+    case off
+    /// A NAME or LANGUAGE; it follows rung switches as the audio choice does.
+    case wanted(AudioPreference)
+
+    /// `--subs NAME|LANGUAGE|off`.
+    public init(query: String?) {
+        guard let q = query else {
+            self = .automatic
+            return
+        }
+        self = q.lowercased() == "off" ? .off : .wanted(AudioPreference(query: q))
+    }
+}
+
+/// One cue on the player's clock: raw media seconds (what mpv's `time-pos` reads with `rebase-start-time=no`).
+public struct SubtitleCue: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var lines: [String]
+    /// The subtitle segment it came from, and that segment's discontinuity sequence number (RFC 8216bis §4.4.3.3: the same
+    /// in every rendition), which tells a timeline restarted within the window apart.
+    public var msn: Int
+    public var dsn: Int
+    public init(start: Double, end: Double, lines: [String], msn: Int, dsn: Int) {
+        self.start = start
+        self.end = end
+        self.lines = lines
+        self.msn = msn
+        self.dsn = dsn
+    }
+}
+
+/// What the pane shows of the subtitles at the playhead changed (a `subtitle` event in `monitor`).
+public struct SubtitleShown: Sendable, Equatable {
+    public var t: Double
+    /// The cue's lines (several cues at once: all their lines); empty: nothing shown any more.
+    public var lines: [String]
+    /// The cue's times on the player's clock (the earliest start and end of the cues shown).
+    public var start: Double?
+    public var end: Double?
+    /// The playhead (raw media time) when the change was seen: how late it came is `at - start`.
+    public var at: Double
+    public var rendition: Rendition
+}
+
+/// The subtitle rendition shown changed (a `rendition` event with type `subtitles`).
+public struct SubtitleChange: Sendable, Equatable {
+    public var t: Double
+    public var from: Rendition?
+    /// nil: off.
+    public var to: Rendition?
+    public var reason: AudioReason
+    /// False when nothing in the group matches the choice.
+    public var honoured: Bool
+}
+
+/// A read of the subtitle rendition hlstui makes for itself (the player is given none: DECISIONS.md, "Subtitles read by
+/// hlstui").
+public enum SubtitleRead: Sendable, Equatable {
+    /// The rendition's media playlist, `uri` as the multivariant playlist lists it.
+    case playlist(uri: String)
+    /// One WebVTT segment, `uri` as its playlist (read at `base`) lists it.
+    case segment(msn: Int, uri: String, base: String, range: ByteRange?)
+}
+
+/// The rendition shown, what hlstui has read of it and the cues on the player's clock: the subtitle track's state.
+public struct SubtitleTrack: Sendable {
+    public var rendition: Rendition
+    /// The playlist as last read, and the URL it was read at.
+    public internal(set) var playlist: MediaPlaylist?
+    public internal(set) var playlistURL: String?
+    var playlistAsked: Double?
+    /// When the reads were last planned (four times a second is enough for segments seconds long).
+    var plannedAt: Double?
+    var playlistInFlight = false
+    var playlistFailures = 0
+    var inFlight: Set<Int> = []
+    var read: Set<Int> = []
+    var failures: [Int: (count: Int, at: Double)] = [:]
+    /// The cues read so far, in start order.
+    public internal(set) var cues: [SubtitleCue] = []
+    /// What is shown at the playhead now.
+    public internal(set) var shown: [SubtitleCue] = []
+    /// Each problem of the rendition's segments said (once per kind).
+    var problemsSaid: Set<String> = []
+    /// Segments read, and the segments whose text broke a rule.
+    public internal(set) var segmentsRead = 0
+    public internal(set) var readFailures = 0
+
+    init(rendition: Rendition) { self.rendition = rendition }
+
+    /// The cues shown at raw time `t`: those running then whose timeline is the playhead's (`dsn`, when the subtitle playlist
+    /// names that discontinuity sequence at all).
+    public func active(at t: Double, dsn: Int?) -> [SubtitleCue] {
+        let running = cues.filter { $0.start <= t + 0.0005 && t < $0.end }
+        guard let dsn, cues.contains(where: { $0.dsn == dsn }) else { return Self.distinct(running) }
+        return Self.distinct(running.filter { $0.dsn == dsn })
+    }
+
+    /// A cue that spans a segment edge is written in both segments (RFC 8216bis §3.1.4 has each segment carry its own
+    /// cues): shown once.
+    static func distinct(_ cues: [SubtitleCue]) -> [SubtitleCue] {
+        var out: [SubtitleCue] = []
+        for c in cues where !out.contains(where: { $0.lines == c.lines && abs($0.start - c.start) < 0.002 && abs($0.end - c.end) < 0.002 })
+        {
+            out.append(c)
+        }
+        return out
+    }
+
+    /// Adds the cues of segment `msn`; at most `cueLimit` are kept, the oldest segments' dropped first (and read again when
+    /// the playhead comes back to them).
+    mutating func add(_ new: [SubtitleCue], msn: Int) {
+        cues.removeAll { $0.msn == msn }
+        cues += new
+        cues.sort { $0.start < $1.start }
+        while cues.count > Self.cueLimit, let oldest = cues.map(\.msn).min() {
+            cues.removeAll { $0.msn == oldest }
+            read.remove(oldest)
+        }
+        if read.count > 2 * Self.cueLimit { read = Set(read.sorted().suffix(Self.cueLimit)) }
+    }
+
+    /// Enough for a feature film's subtitles; a live session of days drops its oldest.
+    public static let cueLimit = 4000
+    /// How far ahead of the playhead subtitle segments are read (seconds of the playlist).
+    public static let readAhead = 30.0
+    /// Segments read at once.
+    static let parallel = 4
+}
+
+extension SessionState {
+    /// The SUBTITLES group of `rung`'s variant, in playlist order.
+    public func subtitleGroup(rung: Int) -> [Rendition] {
+        guard let group = ladder.rungs[safe: rung]?.variant.subtitles else { return [] }
+        return ladder.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == group }
+    }
+
+    /// The rendition the choice shows with `rung` (nil: off, or the variant names no group) and whether the choice found it.
+    public func subtitlePick(rung: Int) -> (rendition: Rendition?, honoured: Bool) {
+        let group = subtitleGroup(rung: rung)
+        switch subtitleChoice {
+        case .off: return (nil, true)
+        case .automatic: return (group.first(where: \.isDefault), true)
+        case .wanted(let w):
+            guard let p = AudioRenditions.pick(w, in: group) else { return (nil, false) }
+            return p.honoured ? (p.rendition, true) : (nil, false)
+        }
+    }
+
+    /// `--subs` at start.
+    public mutating func chooseSubtitles(_ query: String?) { subtitleChoice = SubtitleChoice(query: query) }
+
+    /// Follows the choice with the rung the player plays: the track starts, changes or ends, and says so.
+    mutating func followSubtitleChoice(rung: Int, reason: AudioReason, at t: Double) -> [SessionFact] {
+        let (pick, honoured) = subtitlePick(rung: rung)
+        let before = subtitles?.rendition
+        if before?.name == pick?.name, before?.language == pick?.language, before?.uri == pick?.uri { return [] }
+        if before == nil, pick == nil, reason != .manual, honoured { return [] }
+        subtitles = pick.map { SubtitleTrack(rendition: $0) }
+        let what = pick.map(AudioRenditions.label) ?? "off"
+        if pick != nil, pick?.uri == nil {
+            note(.warn, "subtitles: \(what) has no URI (closed captions in the video are not read yet)", t)
+        } else if honoured {
+            note(.info, "subtitles: \(before.map(AudioRenditions.label).map { $0 + " → " } ?? "")\(what)", t)
+        } else {
+            let group = subtitleGroup(rung: rung)
+            note(
+                .warn,
+                "subtitles: the group has nothing --subs names (\(group.isEmpty ? "no SUBTITLES group" : group.map(AudioRenditions.label).joined(separator: ", "))): off",
+                t)
+        }
+        return [.subtitleRendition(SubtitleChange(t: t, from: before, to: pick, reason: reason, honoured: honoured))]
+    }
+
+    /// A person's choice (`S`, `subs` in a script): takes effect at once — the player is not involved.
+    public mutating func planSubtitles(_ select: SubtitleSelect, at t: Double) -> PanePlan {
+        var plan = PanePlan()
+        guard let rung = loadedRung else { return plan }
+        let group = subtitleGroup(rung: rung)
+        if group.isEmpty {
+            note(.warn, "subtitles: this variant names no SUBTITLES group", t)
+            return plan
+        }
+        switch select {
+        case .off: subtitleChoice = .off
+        case .next:
+            let current = subtitles?.rendition
+            let i = current.flatMap { c in group.firstIndex { $0.name == c.name && $0.language == c.language } }
+            if let i, i + 1 < group.count {
+                subtitleChoice = .wanted(AudioPreference(name: group[i + 1].name, language: group[i + 1].language))
+            } else if i == nil {
+                subtitleChoice = .wanted(AudioPreference(name: group[0].name, language: group[0].language))
+            } else {
+                subtitleChoice = .off
+            }
+        case .named(let q):
+            guard let p = AudioRenditions.pick(AudioPreference(query: q), in: group), p.honoured else {
+                note(.warn, "subtitles: no rendition named \(q) (\(group.map(AudioRenditions.label).joined(separator: ", ")))", t)
+                return plan
+            }
+            subtitleChoice = .wanted(AudioPreference(name: p.rendition.name, language: p.rendition.language))
+        }
+        plan.facts = followSubtitleChoice(rung: rung, reason: .manual, at: t)
+        return plan
+    }
+
+    /// The subtitle reads due now: the playlist (again every target duration while live) and the segments from just before
+    /// the playhead to `readAhead` after it, a few at a time; a failed read is tried again after a pause, three times.
+    /// `aim`: where a seek goes (its segment and playlist position), read for before the playhead gets there.
+    public mutating func subtitleReads(at t: Double, aim: (point: StreamPoint, position: Double)? = nil) -> [PaneEffect] {
+        guard var track = subtitles, track.rendition.uri != nil, aim != nil || t - (track.plannedAt ?? -1) >= 0.25 else { return [] }
+        defer { subtitles = track }
+        track.plannedAt = t
+        var out: [PaneEffect] = []
+        let wait = Double(min(8, 1 << min(3, track.playlistFailures)))
+        if !track.playlistInFlight, let uri = track.rendition.uri {
+            let due: Bool
+            if let m = track.playlist, let asked = track.playlistAsked {
+                due = m.isLive && t - asked >= Double(m.targetDuration ?? 6)
+            } else {
+                due = track.playlistAsked.map { t - $0 >= wait } ?? true
+            }
+            if due {
+                track.playlistInFlight = true
+                track.playlistAsked = t
+                out.append(.readSubtitles(.playlist(uri: uri)))
+            }
+        }
+        guard let m = track.playlist, let base = track.playlistURL else { return out }
+        for seg in subtitleSegmentsWanted(m, aim: aim) where track.inFlight.count < SubtitleTrack.parallel {
+            let msn = seg.mediaSequence
+            guard !track.read.contains(msn), !track.inFlight.contains(msn), !seg.gap else { continue }
+            if let f = track.failures[msn], f.count >= 3 || t - f.at < 2 { continue }
+            track.inFlight.insert(msn)
+            out.append(.readSubtitles(.segment(msn: msn, uri: seg.uri, base: base, range: seg.byteRange)))
+        }
+        return out
+    }
+
+    /// The segments of subtitle playlist `m` that cover the playhead's neighbourhood: by PDT when both playlists carry it; else
+    /// by playlist time on VOD, by MSN live (packagers number the renditions of a stream alike); else the newest four.
+    func subtitleSegmentsWanted(_ m: MediaPlaylist, aim: (point: StreamPoint, position: Double)? = nil) -> [Segment] {
+        let ahead = SubtitleTrack.readAhead
+        let starts = Timeline.startTimes(m)
+        let live = !m.endList && (playingMedia?.isLive ?? true)
+        func byTime(_ at: Double) -> [Segment] {
+            m.segments.indices.filter { i in starts[i] + m.segments[i].duration > at - 2 && starts[i] < at + ahead }.map { m.segments[$0] }
+        }
+        // Before the playhead is known: where a player starts (the start of VOD, the newest segments live).
+        guard let p = aim?.point ?? playhead else { return live ? Array(m.segments.suffix(4)) : byTime(0) }
+        if let here = programDateTime(p), m.segments.contains(where: { $0.effectiveProgramDateTime != nil }) {
+            return m.segments.filter { s in
+                guard let start = s.effectiveProgramDateTime else { return false }
+                let from = start.seconds(since: here)
+                return from + s.duration > -2 && from < ahead
+            }
+        }
+        if !live { return byTime(aim?.position ?? position ?? 0) }
+        if m.lists(p.msn) {
+            let span = Int((ahead / Double(max(1, m.targetDuration ?? 6))).rounded(.up))
+            return m.segments.filter { $0.mediaSequence >= p.msn - 1 && $0.mediaSequence <= p.msn + span }
+        }
+        return Array(m.segments.suffix(4))
+    }
+
+    /// A subtitle read came back.
+    mutating func subtitleRead(_ r: SubtitleRead, url: String, result: Result<SubtitleAnswer, SubtitleReadFailure>, at t: Double) {
+        guard var track = subtitles else { return }
+        defer { subtitles = track }
+        track.plannedAt = nil
+        let name = AudioRenditions.label(track.rendition)
+        switch (r, result) {
+        case (.playlist(let uri), _) where uri != track.rendition.uri: return
+        case (.playlist, .success(.playlist(let m))):
+            track.playlistInFlight = false
+            track.playlist = m
+            track.playlistURL = url
+            track.playlistFailures = 0
+        case (.playlist, .failure(let f)):
+            track.playlistInFlight = false
+            track.playlistFailures += 1
+            if track.playlistFailures == 1 || track.playlist == nil && track.playlistFailures % 4 == 0 {
+                note(.warn, "subtitles: the playlist of \(name) failed: \(f.cause)", t)
+            }
+        case (.segment(let msn, _, let base, _), _) where base != track.playlistURL && track.playlist != nil:
+            track.inFlight.remove(msn)
+        case (.playlist, .success(.text)), (.segment, .success(.playlist)):
+            return
+        case (.segment(let msn, _, _, _), .success(.text(let text))):
+            track.inFlight.remove(msn)
+            track.read.insert(msn)
+            track.failures[msn] = nil
+            track.segmentsRead += 1
+            let doc = WebVTT.parse(text)
+            let dsn = track.playlist?.segments.first { $0.mediaSequence == msn }?.discontinuitySequence ?? 0
+            var problems = doc.problems
+            if doc.timestampMap == nil && doc.hasHeader { problems.append("no X-TIMESTAMP-MAP: cue time 0 taken as media time 0") }
+            for p in problems {
+                let kind = String(p.prefix { $0 != ":" })
+                if track.problemsSaid.insert(kind).inserted { note(.warn, "subtitles: segment \(msn) of \(name): \(p)", t) }
+            }
+            let reference = sample.timePos ?? clock.firstPTS.values.max()
+            let cues = doc.cues.map { c -> SubtitleCue in
+                var start = doc.mediaTime(c.start)
+                if let ref = reference {
+                    // An MPEG-2 timestamp that wrapped while the player's clock ran on (RFC 8216bis §3.1.4): the turn nearest.
+                    let turns = ((ref - start) / WebVTT.wrapSeconds).rounded()
+                    start += turns * WebVTT.wrapSeconds
+                }
+                return SubtitleCue(start: start, end: start + (c.end - c.start), lines: c.lines, msn: msn, dsn: dsn)
+            }
+            track.add(cues, msn: msn)
+        case (.segment(let msn, _, _, _), .failure(let f)):
+            track.inFlight.remove(msn)
+            let count = (track.failures[msn]?.count ?? 0) + 1
+            track.failures[msn] = (count, t)
+            track.readFailures += 1
+            note(.warn, "subtitles: segment \(msn) of \(name) failed\(count >= 3 ? " three times, given up" : ""): \(f.cause)", t)
+        }
+    }
+
+    /// The cue at the playhead (raw time `time`, read just now): what is shown, and the change when it is one.
+    mutating func followSubtitles(time: Double?, at t: Double) -> [SessionFact] {
+        guard var track = subtitles, let time, !playerLoading else { return [] }
+        let dsn = freshPoint(time).flatMap { p in playingMedia?.segments.first { $0.mediaSequence == p.msn }?.discontinuitySequence }
+        let now = track.active(at: time, dsn: dsn)
+        guard now != track.shown else { return [] }
+        track.shown = now
+        subtitles = track
+        let shown = SubtitleShown(
+            t: t, lines: now.flatMap(\.lines), start: now.map(\.start).min(), end: now.map(\.end).min(), at: time,
+            rendition: track.rendition)
+        return [.subtitle(shown)]
+    }
+}
+
+/// What a subtitle read gave: the rendition's playlist (parsed by the Loader, with the multivariant playlist's variables) or a
+/// segment's text.
+public enum SubtitleAnswer: Sendable {
+    case playlist(MediaPlaylist)
+    case text(String)
+}
+
+/// Why a subtitle read failed, in one line.
+public struct SubtitleReadFailure: Error, Sendable, Equatable {
+    public var cause: String
+    public init(cause: String) { self.cause = cause }
+}
