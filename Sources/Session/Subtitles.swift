@@ -177,8 +177,9 @@ extension SessionState {
     mutating func followSubtitleChoice(rung: Int, reason: AudioReason, at t: Double) -> [SessionFact] {
         let (pick, honoured) = subtitlePick(rung: rung)
         let before = subtitles?.rendition
-        if before?.name == pick?.name, before?.language == pick?.language, before?.uri == pick?.uri { return [] }
-        if before == nil, pick == nil, reason != .manual, honoured { return [] }
+        // Nothing changes; a choice nothing matches is said once, at the start.
+        let same = before?.name == pick?.name && before?.language == pick?.language && before?.uri == pick?.uri
+        if same && (honoured || reason != .start) { return [] }
         subtitles = pick.map { SubtitleTrack(rendition: $0) }
         let what = pick.map(AudioRenditions.label) ?? "off"
         if pick != nil, pick?.uri == nil {

@@ -375,7 +375,7 @@ struct TUIUnitTests {
         #expect(c.lines[1].hasPrefix("w"))
     }
 
-    @Test("a subtitle rendition is listed as not played, live or VOD; the audio playing is marked")
+    @Test("a subtitle rendition is listed, marked shown once chosen, live or VOD; the audio playing is marked")
     func liveSubtitles() {
         let mv = """
             #EXTM3U
@@ -400,8 +400,12 @@ struct TUIUnitTests {
             return s
         }
         for live in [true, false] {
-            let r = DashboardModel(session(live: live), ui: UIState()).renditions
-            #expect(r.contains { $0.hasPrefix("subtitles subs/English") && $0.hasSuffix(" not played") }, "\(r)")
+            var s = session(live: live)
+            let r = DashboardModel(s, ui: UIState()).renditions
+            #expect(r.contains { $0 == "subtitles subs/English [en]" }, "no DEFAULT, no choice: listed, not shown; \(r)")
+            _ = s.planSubtitles(.next, at: 0.2)
+            #expect(DashboardModel(s, ui: UIState()).renditions.contains { $0 == "subtitles subs/English [en] shown" })
+            #expect(DashboardModel(s, ui: UIState()).subtitle?.label == "subs English [en]")
             #expect(r.contains { $0.hasPrefix("audio aac/English") && $0.hasSuffix(" playing") }, "\(r)")
         }
     }
