@@ -205,6 +205,28 @@ struct DashboardE2ETests {
         #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
     }
 
+    @Test("S shows the subtitles: the cue at the playhead on its line, under the picture with v; S again turns them off")
+    func subtitles() async throws {
+        let t = Tmux()
+        await t.start("\(hlstui) \(base)/vod-fmp4/master.m3u8 --video none --ao null", width: 160, height: 30)
+        var s = await t.wait { $0.contains("PLAYING") }
+        #expect(!s.contains("subs English"), "no DEFAULT subtitle rendition: none shown at first; \(s)")
+        t.keys("S")
+        s = await t.wait { $0.contains("subs English [en]") && $0.contains("hlstui vod-fmp4 · segment ") }
+        #expect(s.contains("subtitles subs/English [en] shown"), "\(s)")
+        t.keys("v")
+        s = await t.wait { $0.contains("Picture") && $0.contains("hlstui vod-fmp4 · segment ") }
+        let lines = s.split(separator: "\n")
+        let picture = try #require(lines.firstIndex { $0.contains("Picture") })
+        let cue = try #require(lines.firstIndex { $0.contains("hlstui vod-fmp4 · segment ") })
+        #expect(cue > picture, "the cue under the picture: \(s)")
+        t.keys("S")
+        s = await t.wait { !$0.contains("subs English [en]") }
+        #expect(!s.contains("hlstui vod-fmp4 · segment "), "\(s)")
+        t.keys("q")
+        #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
+    }
+
     @Test("SIGTERM ends hlstui and restores the terminal")
     func sigterm() async throws {
         let t = Tmux()

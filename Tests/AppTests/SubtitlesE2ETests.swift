@@ -1,0 +1,64 @@
+import Foundation
+import Origin
+import Testing
+
+/// Subtitles with real libmpv against the embedded origin, whose WebVTT segments hold one cue each naming their segment and
+/// PDT, timed on the media's clock by X-TIMESTAMP-MAP (docs/SUBTITLES.md).
+@Suite("Subtitles: the cue at the playhead, in time, VOD and live", .serialized)
+struct SubtitlesE2ETests {
+    var base: String { RenditionsOrigin.server.httpBase }
+
+    /// The segment a cue's text names (`hlstui vod-ts · segment 3 · …`).
+    static func segment(_ e: [String: Any]) -> Int? {
+        guard let text = e["text"] as? String, let r = text.range(of: "segment ") else { return nil }
+        return Int(text[r.upperBound...].prefix { $0.isNumber })
+    }
+
+    @Test(
+        "--subs en: every segment's cue shown in turn, none lost, each within 100 ms of its time on the player's clock",
+        arguments: ["vod-ts", "vod-fmp4", "live-ts", "live-fmp4"])
+    func inTime(scenario: String) async throws {
+        let r = try await MonitorRun.run(
+            ["\(base)/\(scenario)/master.m3u8", "--subs", "en", "--pin", "0", "--rate", "4", "--duration", "9"],
+            before: { if scenario.contains("live") { try await ContinuityTests.clearOfLoop(segment: 2) } })
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let start = try #require(r.named("rendition").first { $0["type"] as? String == "subtitles" })
+        #expect(start["to"] as? String == "English" && start["reason"] as? String == "start", "\(start)")
+        let cues = r.named("subtitle").filter { $0["text"] as? String != nil }
+        let numbers = cues.compactMap(Self.segment)
+        #expect(numbers.count >= 4, "\(cues)")
+        // One cue per segment, in order: no segment's cue lost or shown twice.
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(numbers)")
+        // After the first (the start-up's), each cue appears as the playhead reaches its start: the screen within 100 ms.
+        for c in cues.dropFirst() {
+            let late = try #require(c["lateMs"] as? Double)
+            #expect(late >= 0 && late <= 100, "\(c)")
+        }
+        // The cue names the segment the player shows: the playhead's PDT at the next sample lies in that segment.
+        let text = try #require(cues.last?["text"] as? String)
+        #expect(text.contains("hlstui \(scenario) · segment "), "\(text)")
+        #expect(r.named("skip").isEmpty && r.named("stall").isEmpty)
+    }
+
+    @Test("subs off stops the cues and the reads; subs en brings them back where the playhead is")
+    func offAndOn() async throws {
+        let cmds = try CLI.directory(["cmds": "2.5 subs off\n5 subs en\n"]).appendingPathComponent("cmds").path
+        let r = try await MonitorRun.run(
+            ["\(base)/vod-ts/master.m3u8", "--subs", "en", "--rate", "4", "--duration", "8", "--commands", cmds])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let changes = r.named("rendition").filter { $0["type"] as? String == "subtitles" }
+        #expect(
+            changes.map { "\($0["reason"] ?? "") \($0["to"] as? String ?? "off")" } == ["start English", "manual off", "manual English"])
+        let off = try #require(changes.count == 3 ? changes[1]["t"] as? Double : nil)
+        let on = try #require(changes.count == 3 ? changes[2]["t"] as? Double : nil)
+        let between = r.named("subtitle").filter { ($0["t"] as? Double ?? 0) > off && ($0["t"] as? Double ?? 0) < on }
+        #expect(between.allSatisfy { $0["text"] is NSNull || $0["text"] == nil }, "\(between)")
+        let reads = r.named("request").filter {
+            ($0["url"] as? String)?.hasSuffix(".vtt") == true && ($0["t"] as? Double ?? 0) > off + 0.1 && ($0["t"] as? Double ?? 0) < on
+        }
+        #expect(reads.isEmpty, "\(reads.map { $0["url"] ?? "" })")
+        let back = r.named("subtitle").first { ($0["t"] as? Double ?? 0) >= on && $0["text"] as? String != nil }
+        #expect(back != nil, "the cue at the playhead is shown again")
+        #expect(back.map { ($0["t"] as? Double ?? 99) - on < 0.5 } == true, "\(String(describing: back))")
+    }
+}
