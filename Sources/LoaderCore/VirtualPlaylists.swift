@@ -39,7 +39,7 @@ public struct VirtualPlaylists: Sendable {
     /// group holds that rendition alone, DEFAULT and AUTOSELECT, so the player plays it and fetches no other (FFmpeg reads the
     /// first segment of every rendition it is given at each load; docs/RENDITIONS.md). `subtitles` false: no SUBTITLES group
     /// — FFmpeg 5.1 reads every WebVTT segment of a rendition, one round trip each, before its first frame, and a pane's
-    /// player shows none (DECISIONS.md, "Subtitle renditions are not given to the player"); a proxy's player keeps them.
+    /// player shows none (DECISIONS.md, "Subtitles read by hlstui"); a proxy's player keeps them.
     public func multivariant(_ p: Playlist, base: String, variants keep: [Int], audio: Rendition? = nil, subtitles: Bool = true)
         -> Playlist
     {
