@@ -185,8 +185,11 @@ public struct StreamModel: Sendable {
 
     func loopNumber(_ n: Int) -> Int { n >= 0 ? n / count : (n - count + 1) / count }
 
-    /// Seconds of media one loop spans.
-    var loopSpan: Double { durations.reduce(0, +) }
+    /// Seconds one loop spans on a continuous timeline: the video's media; an audio-only rendition takes the loop's nominal
+    /// length (its segments × the cadence), as an encoder keeps its audio on the video's clock. Its own AAC frames add up to
+    /// a little less (19.991 s of a 20 s loop): by its own length its timestamps would fall behind the video's by 8.7 ms a
+    /// loop, seconds after a few hundred loops, and a player given the two could never line them up.
+    var loopSpan: Double { rendition.hasVideo ? durations.reduce(0, +) : Double(count) * cadence }
 
     /// A continuous scenario's loops on one timeline: its timestamps stay below the last eighth of the 33-bit 90 kHz clock,
     /// where FFmpeg takes a stream's first timestamp for one about to wrap and makes every later one negative

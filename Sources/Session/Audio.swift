@@ -183,16 +183,6 @@ extension SessionState {
             }
             return plan
         }
-        // A live ladder with EXT-X-GAP segments (in any rung, filled from another): the reload that switches the audio left the player
-        // buffering for good (reproduced on the demo), so the switch is refused with why until that is fixed
-        // (docs/RENDITIONS.md).
-        let gaps = media.values.contains { $0.isLive && $0.segments.contains(where: \.gap) }
-        if gaps, playingAudio.map({ $0.name != to.name }) ?? true {
-            note(
-                .warn, "audio: not switched — on a live stream with EXT-X-GAP segments the switch stalls the player (docs/RENDITIONS.md)", t
-            )
-            return plan
-        }
         audioChoice = AudioPreference(to)
         if let p = playingAudio, p.name == to.name, p.language == to.language { return plan }
         let target = plannedReload?.rung ?? rung

@@ -21,7 +21,10 @@ struct RenditionsE2ETests {
 
     @Test(
         "--audio de plays Deutsch; A plays English from where it was, pin 2 keeps it, audio Deutsch brings it back; no skip",
-        arguments: [Case(scenario: "vod-ts", mechanism: "reload+seek"), Case(scenario: "live-fmp4", mechanism: "reload@boundary")])
+        arguments: [
+            Case(scenario: "vod-ts", mechanism: "reload+seek"), Case(scenario: "live-fmp4", mechanism: "reload@boundary"),
+            Case(scenario: "demo", mechanism: "reload@boundary"),
+        ])
     func switchMidPlay(c: Case) async throws {
         let cmds = try CLI.directory(["cmds": "3 audio next\n5 pin 2\n7.5 audio Deutsch\n"]).appendingPathComponent("cmds").path
         let r = try await MonitorRun.run(

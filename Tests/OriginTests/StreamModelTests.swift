@@ -1,4 +1,5 @@
 import HLS
+import TestSupport
 import Testing
 @testable import Origin
 import FoundationEssentials
@@ -75,6 +76,25 @@ struct StreamModelTests {
         // The playlist says the same as the truth.
         let text = PlaylistWriter.write(m.mediaPlaylist(at: Double(first) * 2 + 30))
         #expect(!text.contains("#EXT-X-DISCONTINUITY\n"), "\(text)")
+    }
+
+    @Test("the demo's audio rendition keeps the video's clock loop after loop: the same discontinuities, no drift of its media time")
+    func continuousAudioFollowsVideo() throws {
+        let demo = try #require(Scenario.named("demo"))
+        let video = StreamModel(scenario: demo, rendition: try #require(TestOrigins.media.rendition("v144", .ts)))
+        let audio = StreamModel(scenario: demo, rendition: try #require(TestOrigins.media.rendition("audio-de", .ts)))
+        // Its AAC frames add up to less than the loop: by its own length it fell seconds behind after a few hundred loops.
+        #expect(audio.durations.reduce(0, +) < 20)
+        #expect(audio.loopsPerWrap == video.loopsPerWrap)
+        let wrap = video.loopsPerWrap
+        for n in [10 * 3 + 4, 10 * (wrap * 7 + 3), 10 * (wrap * 8 - 1) + 9, 10 * wrap * 8, 10 * (wrap * 8 + wrap / 2)] {
+            let (v, a) = (video.truth(n), audio.truth(n))
+            #expect(v.discontinuitySequence == a.discontinuitySequence && v.discontinuity == a.discontinuity, "msn \(n)")
+            // The media's own distance between its audio and its video at that place of the loop, unchanged by the loops.
+            let (v0, a0) = (video.truth(n % 10), audio.truth(n % 10))
+            let drift = (v.mediaTime - a.mediaTime) - (v0.mediaTime - a0.mediaTime)
+            #expect(abs(drift) < 1e-6, "msn \(n): video \(v.mediaTime), audio \(a.mediaTime), drifted \(drift) s")
+        }
     }
 
     @Test("cameras: B's grid is 1 s after A's, with 3 s segments and 4 s more latency")
