@@ -22,6 +22,13 @@ public struct ContinuityFinding: Sendable, Equatable {
         case endlistRemoved = "endlist-removed"
         /// A date range listed again under its ID gives an attribute another value (§4.4.5.1: an ID's tags agree).
         case dateRangeChanged = "daterange-changed"
+        /// A WebVTT segment that does not start with the `WEBVTT` signature (RFC 8216bis §3.1.4; W3C WebVTT).
+        case webvttHeader = "webvtt-header"
+        /// A WebVTT segment without X-TIMESTAMP-MAP: its cues are timed as if cue time 0 were media time 0 (§3.1.4).
+        case webvttTimestampMap = "webvtt-timestamp-map"
+        /// A WebVTT segment whose cues, mapped to the media's timestamps, lie outside the time the segment covers: its
+        /// X-TIMESTAMP-MAP disagrees with the media (§3.1.4: a segment holds the cues shown during its period).
+        case webvttOffMedia = "webvtt-off-media"
     }
 
     public var rule: Rule

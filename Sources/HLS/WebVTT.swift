@@ -54,7 +54,13 @@ public struct WebVTT: Sendable, Equatable {
         if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = String(first.dropFirst()) }
         guard let first = lines.first, first == "WEBVTT" || first.hasPrefix("WEBVTT ") || first.hasPrefix("WEBVTT\t") else {
             doc.problems.append("no WEBVTT signature on the first line")
-            doc.readBlocks(lines[...])
+            // A header without its signature: its map is still read, and the cues after it.
+            var i = 0
+            while i < lines.count, lines[i].hasPrefix("X-TIMESTAMP-MAP=") {
+                doc.readMap(String(lines[i].dropFirst("X-TIMESTAMP-MAP=".count)))
+                i += 1
+            }
+            doc.readBlocks(lines[i...])
             return doc
         }
         doc.hasHeader = true

@@ -28,6 +28,16 @@ public struct Fault: Sendable, Equatable {
         /// The live playlist lists its segments under other URIs while it lasts (the same MSNs, the same media): what a
         /// packager that renames segments it has already published does (RFC 8216bis §6.2.1 forbids it).
         case uriswap
+        /// WebVTT subtitle segments whose X-TIMESTAMP-MAP is `ms` milliseconds off the media's timestamps (a packager that
+        /// took the wrong PTS for the map).
+        case vttshift
+        /// WebVTT subtitle segments without their X-TIMESTAMP-MAP.
+        case vttnomap
+        /// WebVTT subtitle segments without the WEBVTT signature.
+        case vttnoheader
+
+        /// Changes a WebVTT segment's text: taken only by subtitle requests.
+        var isWebVTT: Bool { self == .vttshift || self == .vttnomap || self == .vttnoheader }
 
         /// Changes what a live playlist lists rather than how a request is answered.
         var isLive: Bool { self == .freeze || self == .reset || self == .nopdt || self == .uriswap }
@@ -208,12 +218,12 @@ public final class OriginState: Sendable {
     /// The first request fault matching, consuming one use of it.
     func takeFault(
         target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, client: String?, host: String? = nil,
-        now: Double = Date().timeIntervalSince1970
+        subtitle: Bool = false, now: Double = Date().timeIntervalSince1970
     ) -> Fault? {
         box.withLockedValue { s in
             guard
                 let i = s.faults.firstIndex(where: { f in
-                    !f.kind.isLive
+                    !f.kind.isLive && (!f.kind.isWebVTT || subtitle)
                         && (f.target == .any || f.target == target)
                         && (f.scenario == nil || f.scenario == scenario)
                         && (f.rendition == nil || f.rendition == rendition)

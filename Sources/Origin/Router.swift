@@ -511,7 +511,7 @@ public struct OriginRouter: OriginResponder {
         guard
             let f = state.takeFault(
                 target: target, scenario: r.scenario, rendition: r.rendition, msn: r.truth?.msn, client: req.query["client"],
-                host: req.host)
+                host: req.host, subtitle: r.kind == "subtitle")
         else { return r }
         r.fault = "\(f.kind.rawValue)#\(f.id)"
         switch f.kind {
@@ -525,8 +525,27 @@ public struct OriginRouter: OriginResponder {
         case .norange: r.ignoresRange = true
         case .etag: r.headers.append(("ETag", "\"changed-\(f.id)\""))
         case .freeze, .reset, .nopdt, .uriswap: break
+        case .vttshift, .vttnomap, .vttnoheader: r.body = Array(Self.webVTT(String(decoding: r.body, as: UTF8.self), f).utf8)
         }
         return r
+    }
+
+    /// A WebVTT segment as fault `f` spoils it: its map moved by `ms`, left out, or its signature left out.
+    static func webVTT(_ text: String, _ f: Fault) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        switch f.kind {
+        case .vttnoheader: lines.removeAll { $0.hasPrefix("WEBVTT") }
+        case .vttnomap: lines.removeAll { $0.hasPrefix("X-TIMESTAMP-MAP=") }
+        case .vttshift:
+            lines = lines.map { line in
+                guard line.hasPrefix("X-TIMESTAMP-MAP="), let r = line.range(of: "MPEGTS:") else { return line }
+                let digits = line[r.upperBound...].prefix { $0.isNumber }
+                let moved = (Int(digits) ?? 0) + f.ms * 90
+                return line.replacingCharacters(in: r.upperBound..<digits.endIndex, with: String(moved))
+            }
+        default: break
+        }
+        return lines.joined(separator: "\n")
     }
 
     func control(_ parts: [String], _ req: OriginRequest, now: Double) -> OriginResponse {
@@ -647,7 +666,7 @@ public struct OriginRouter: OriginResponder {
         s += "\nprogressive MP4 (Range honoured): "
         s += media.progressive.keys.sorted().map { "/progressive/\($0)" }.joined(separator: "  ") + "\n"
         s +=
-            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|norange|etag|freeze|reset|nopdt|uriswap&target=segment|key|playlist|init|any"
+            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|norange|etag|freeze|reset|nopdt|uriswap|vttshift|vttnomap|vttnoheader&target=segment|key|playlist|init|any"
         s +=
             "&status=404&ms=2000&bytes=N&hold=SECONDS&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME&host=127.0.0.2  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144"

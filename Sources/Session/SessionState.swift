@@ -510,9 +510,7 @@ public struct SessionState: Sendable {
             let first = !subtitleChoiceSeen
             subtitleChoiceSeen = true
             return audioGiven(rung: rung, at: t) + followSubtitleChoice(rung: rung, reason: first ? .start : .variant, at: t)
-        case .subtitleRead(let r, let url, let result):
-            subtitleRead(r, url: url, result: result, at: t)
-            return []
+        case .subtitleRead(let r, let url, let result): return subtitleRead(r, url: url, result: result, at: t)
         case .reloadPlanned(let rung, let boundary):
             plannedReload = rung.map { PlannedReload(rung: $0, boundary: boundary) }
             return []

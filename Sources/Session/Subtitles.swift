@@ -105,6 +105,8 @@ public struct SubtitleTrack: Sendable {
     public internal(set) var shown: [SubtitleCue] = []
     /// Each problem of the rendition's segments said (once per kind).
     var problemsSaid: Set<String> = []
+    /// Segments read whose cues wait to be checked against the media's timestamps (the newest 50).
+    var timingChecks: [TimingCheck] = []
     /// Segments read, and the segments whose text broke a rule.
     public internal(set) var segmentsRead = 0
     public internal(set) var readFailures = 0
@@ -288,13 +290,16 @@ extension SessionState {
     }
 
     /// A subtitle read came back.
-    mutating func subtitleRead(_ r: SubtitleRead, url: String, result: Result<SubtitleAnswer, SubtitleReadFailure>, at t: Double) {
-        guard var track = subtitles else { return }
+    mutating func subtitleRead(_ r: SubtitleRead, url: String, result: Result<SubtitleAnswer, SubtitleReadFailure>, at t: Double)
+        -> [SessionFact]
+    {
+        guard var track = subtitles else { return [] }
+        var facts: [SessionFact] = []
         defer { subtitles = track }
         track.plannedAt = nil
         let name = AudioRenditions.label(track.rendition)
         switch (r, result) {
-        case (.playlist(let uri), _) where uri != track.rendition.uri: return
+        case (.playlist(let uri), _) where uri != track.rendition.uri: return []
         case (.playlist, .success(.playlist(let m))):
             track.playlistInFlight = false
             track.playlist = m
@@ -309,19 +314,31 @@ extension SessionState {
         case (.segment(let msn, _, let base, _), _) where base != track.playlistURL && track.playlist != nil:
             track.inFlight.remove(msn)
         case (.playlist, .success(.text)), (.segment, .success(.playlist)):
-            return
+            return []
         case (.segment(let msn, _, _, _), .success(.text(let text))):
             track.inFlight.remove(msn)
             track.read.insert(msn)
             track.failures[msn] = nil
             track.segmentsRead += 1
             let doc = WebVTT.parse(text)
-            let dsn = track.playlist?.segments.first { $0.mediaSequence == msn }?.discontinuitySequence ?? 0
-            var problems = doc.problems
-            if doc.timestampMap == nil && doc.hasHeader { problems.append("no X-TIMESTAMP-MAP: cue time 0 taken as media time 0") }
-            for p in problems {
+            let listed = track.playlist?.segments.first { $0.mediaSequence == msn }
+            let dsn = listed?.discontinuitySequence ?? 0
+            for p in doc.problems where p != "no WEBVTT signature on the first line" {
                 let kind = String(p.prefix { $0 != ":" })
                 if track.problemsSaid.insert(kind).inserted { note(.warn, "subtitles: segment \(msn) of \(name): \(p)", t) }
+            }
+            let rendition = "SUBTITLES \(track.rendition.groupID)/\(track.rendition.name)"
+            if !doc.hasHeader {
+                facts += subtitleFinding(
+                    ContinuityFinding(
+                        .webvttHeader, .error, "RFC 8216bis §3.1.4", msn: msn,
+                        "segment \(msn) does not start with WEBVTT (its cues are still read)"), rendition: rendition, at: t)
+            }
+            if doc.timestampMap == nil {
+                facts += subtitleFinding(
+                    ContinuityFinding(
+                        .webvttTimestampMap, .warning, "RFC 8216bis §3.1.4", msn: msn,
+                        "segment \(msn) has no X-TIMESTAMP-MAP: cue time 0 taken as media time 0"), rendition: rendition, at: t)
             }
             let reference = sample.timePos ?? clock.firstPTS.values.max()
             let cues = doc.cues.map { c -> SubtitleCue in
@@ -334,6 +351,14 @@ extension SessionState {
                 return SubtitleCue(start: start, end: start + (c.end - c.start), lines: c.lines, msn: msn, dsn: dsn)
             }
             track.add(cues, msn: msn)
+            if let listed, let m = track.playlist {
+                let i = m.segments.firstIndex { $0.mediaSequence == msn }
+                track.timingChecks.append(
+                    TimingCheck(
+                        msn: msn, pdt: listed.effectiveProgramDateTime, position: i.map { Timeline.startTimes(m)[$0] },
+                        duration: listed.duration, cues: cues, map: doc.timestampMap, since: t))
+                if track.timingChecks.count > 50 { track.timingChecks.removeFirst() }
+            }
         case (.segment(let msn, _, _, _), .failure(let f)):
             track.inFlight.remove(msn)
             let count = (track.failures[msn]?.count ?? 0) + 1
@@ -341,6 +366,59 @@ extension SessionState {
             track.readFailures += 1
             note(.warn, "subtitles: segment \(msn) of \(name) failed\(count >= 3 ? " three times, given up" : ""): \(f.cause)", t)
         }
+        return facts
+    }
+
+    /// A subtitle rule broken: said once per rendition and rule (docs/SUBTITLES.md), counted with the reload rules.
+    mutating func subtitleFinding(_ f: ContinuityFinding, rendition: String, at t: Double) -> [SessionFact] {
+        guard violationsSaid.insert("rendition \(rendition) \(f.rule.rawValue)").inserted else { return [] }
+        violationCount += 1
+        note(f.severity == .error ? .warn : .info, "subtitles: \(f.message) (\(f.rule.rawValue), \(f.section))", t)
+        return [.violation(rung: nil, rendition: rendition, finding: f)]
+    }
+
+    /// The cues of the segments read, against the media's timestamps at the same moment (the video segment there, measured
+    /// by the Loader): a segment whose cues all lie outside the time it covers has an X-TIMESTAMP-MAP that disagrees with
+    /// the media. A segment whose moment is never measured is dropped after 30 s.
+    mutating func checkSubtitleTiming(at t: Double) -> [SessionFact] {
+        guard var track = subtitles, !track.timingChecks.isEmpty else { return [] }
+        var facts: [SessionFact] = []
+        var kept: [TimingCheck] = []
+        for c in track.timingChecks {
+            guard let expected = subtitleMediaTime(c) else {
+                if t - c.since < 30 { kept.append(c) }
+                continue
+            }
+            let (from, to) = (expected - 0.5, expected + c.duration + 0.5)
+            guard let first = c.cues.first, !c.cues.contains(where: { $0.end > from && $0.start < to }) else { continue }
+            let off = first.start - expected
+            let map = c.map.map { "MPEGTS:\($0.mpegts),LOCAL:\(fixed($0.local, 3))" } ?? "none"
+            facts += subtitleFinding(
+                ContinuityFinding(
+                    .webvttOffMedia, .error, "RFC 8216bis §3.1.4", msn: c.msn,
+                    "segment \(c.msn)'s cues lie \(fixed(abs(off), 1)) s \(off > 0 ? "after" : "before") the media they belong to (X-TIMESTAMP-MAP \(map): the first cue at \(fixed(first.start, 3)) s, the video there at \(fixed(expected, 3)) s)"
+                ), rendition: "SUBTITLES \(track.rendition.groupID)/\(track.rendition.name)", at: t)
+        }
+        track.timingChecks = kept
+        subtitles = track
+        return facts
+    }
+
+    /// The media time (the player's clock) at the start of a subtitle segment: from the video segment that holds its PDT, or
+    /// on VOD its position, once that segment's first PTS is measured.
+    func subtitleMediaTime(_ c: TimingCheck) -> Double? {
+        if let pdt = c.pdt {
+            for (msn, f) in seen {
+                guard let p = f.pdt, let pts = clock.firstPTS[msn] else { continue }
+                let off = pdt.seconds(since: p)
+                if off > -0.05 && off < f.duration - 0.05 { return pts + off }
+            }
+            return nil
+        }
+        guard let pos = c.position, let m = playingMedia, m.endList, let i = Timeline.segmentIndex(at: pos + 0.01, in: m),
+            let pts = clock.firstPTS[m.segments[i].mediaSequence]
+        else { return nil }
+        return pts + pos - Timeline.startTimes(m)[i]
     }
 
     /// The cue at the playhead (raw time `time`, read just now): what is shown, and the change when it is one.
@@ -356,6 +434,19 @@ extension SessionState {
             rendition: track.rendition)
         return [.subtitle(shown)]
     }
+}
+
+/// A subtitle segment whose cues are checked against the media's timestamps once the video at the same moment is measured.
+struct TimingCheck: Sendable {
+    var msn: Int
+    /// Where the segment lies: its PDT, its position in a VOD playlist, its length.
+    var pdt: DateTime?
+    var position: Double?
+    var duration: Double
+    /// Its cues on the player's clock, and its map as written.
+    var cues: [SubtitleCue]
+    var map: WebVTT.TimestampMap?
+    var since: Double
 }
 
 /// What a subtitle read gave: the rendition's playlist (parsed by the Loader, with the multivariant playlist's variables) or a

@@ -53,6 +53,8 @@ struct WebVTTTests {
         #expect(!noHeader.hasHeader)
         #expect(noHeader.problems == ["no WEBVTT signature on the first line"])
         #expect(noHeader.cues.count == 1, "its cues are still read")
+        let mapOnly = WebVTT.parse("X-TIMESTAMP-MAP=MPEGTS:90000,LOCAL:00:00:00.000\n\n00:00:01.000 --> 00:00:02.000\nx\n")
+        #expect(mapOnly.timestampMap?.mpegts == 90_000 && mapOnly.cues.count == 1, "a header without its signature: its map read")
         let bad = WebVTT.parse(
             "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:abc\n\n00:00:1.000 --> 00:00:02.000\nx\n\n00:00:05.000 --> 00:00:04.000\ny\n")
         #expect(bad.problems.count == 3)

@@ -214,6 +214,48 @@ struct SubtitleTests {
         #expect(s.subtitles?.shown.first?.lines == ["unmapped"])
     }
 
+    @Test("the rules: a segment without WEBVTT, one without X-TIMESTAMP-MAP, each said once as a violation of §3.1.4")
+    func rules() {
+        var s = Self.session()
+        _ = s.subtitleReads(at: 0.3)
+        _ = Self.readPlaylist(&s, at: 0.4)
+        let read = { (s: inout SessionState, msn: Int, text: String) -> [SessionFact] in
+            s.apply(
+                .subtitleRead(
+                    .segment(msn: msn, uri: "cue\(msn).vtt", base: "http://origin.test/subs-fr/index.m3u8", range: nil),
+                    url: "http://origin.test/subs-fr/cue\(msn).vtt", result: .success(.text(text))), at: 0.5)
+        }
+        let rules = { (facts: [SessionFact]) in
+            facts.compactMap { f -> String? in if case .violation(_, _, let v) = f { v.rule.rawValue } else { nil } }
+        }
+        #expect(rules(read(&s, 0, Self.vtt(0))).isEmpty, "a clean segment")
+        #expect(rules(read(&s, 1, "00:00:02.000 --> 00:00:04.000\nno header\n")) == ["webvtt-header", "webvtt-timestamp-map"])
+        #expect(rules(read(&s, 2, "WEBVTT\n\n00:00:04.000 --> 00:00:06.000\nno map\n")).isEmpty, "each rule said once")
+        #expect(s.violationCount == 2)
+    }
+
+    @Test("cues the map puts away from the media they belong to: webvtt-off-media, once the video there is measured; not when in place")
+    func offMedia() {
+        var s = Self.session()
+        _ = s.subtitleReads(at: 0.3)
+        _ = Self.readPlaylist(&s, at: 0.4)
+        // Segment 0's media starts at 10 s (its first PTS); segment 1's map says 20 s + its local 2 s: 10 s after the video.
+        Self.answer(&s, 0, at: 0.5)
+        Self.answer(&s, 1, "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:1800000,LOCAL:00:00:00.000\n\n00:00:02.000 --> 00:00:04.000\nlate\n", at: 0.5)
+        let facts = s.checkSubtitleTiming(at: 0.6)
+        #expect(facts.count == 1)
+        guard case .violation(nil, let rendition, let f)? = facts.first else {
+            Issue.record("\(facts)")
+            return
+        }
+        #expect(rendition == "SUBTITLES subs/Français" && f.rule == .webvttOffMedia && f.msn == 1 && f.severity == .error)
+        #expect(f.message.contains("10.0 s after"), "\(f.message)")
+        // Segment 8's video is not measured yet: the check waits (and is dropped after 30 s).
+        Self.answer(&s, 8, "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000\n\n00:00:16.000 --> 00:00:18.000\nwaits\n", at: 0.7)
+        #expect(s.checkSubtitleTiming(at: 0.8).isEmpty && s.subtitles?.timingChecks.count == 1)
+        #expect(s.checkSubtitleTiming(at: 31).isEmpty && s.subtitles?.timingChecks.isEmpty == true)
+    }
+
     @Test("an MPEG-2 timestamp that wrapped while the player's clock ran on: the cue lands on the turn nearest the playhead")
     func wrap() {
         var s = Self.session()
