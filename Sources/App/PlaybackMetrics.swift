@@ -140,6 +140,12 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
                 "hlstui_stream_violations_total", "Reloads of a live playlist that broke a rule of RFC 8216bis, by rule and severity.",
                 pane: p, [("rule", f.rule.rawValue), ("severity", f.severity == .error ? "must" : "should")]
             ).increment()
+        case .fact(.audio(let a)):
+            rendition(pane: p, type: "audio", from: a.from, to: a.to)
+        case .fact(.subtitleRendition(let c)):
+            rendition(pane: p, type: "subtitles", from: c.from, to: c.to)
+        case .fact(.subtitle(let c)) where !c.lines.isEmpty:
+            counter("hlstui_subtitle_cues_total", "Subtitle cues shown at the playhead.", pane: p, []).increment()
         case .fact(.skipped(let k)):
             counter("hlstui_skips_total", "Jumps forward past content never shown.", pane: p, []).increment()
             counter("hlstui_skipped_seconds_total", "Seconds of content skipped.", pane: p, []).increment(by: k.seconds)
@@ -152,6 +158,15 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
         default: break
         }
         if report.state.started { firstFrame(pane: p, at: report.state.firstFrameAt ?? report.t) }
+    }
+
+    /// Which audio and subtitle renditions play: 1 for the one in use, 0 for those before it (docs/METRICS.md). The labels
+    /// are the stream's own NAMEs and LANGUAGEs, as few as its renditions.
+    private func rendition(pane p: Int, type: String, from: Rendition?, to: Rendition?) {
+        let help = "1 for the audio or subtitle rendition in use, 0 for one used before."
+        func labels(_ r: Rendition) -> [(String, String)] { [("type", type), ("name", r.name), ("language", r.language ?? "")] }
+        if let from { gauge("hlstui_rendition_in_use", help, pane: p, labels(from)).set(to: 0) }
+        if let to { gauge("hlstui_rendition_in_use", help, pane: p, labels(to)).set(to: 1) }
     }
 
     public func tick(_ states: [SessionState], sync: SyncSnapshot?) {

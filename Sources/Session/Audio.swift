@@ -109,6 +109,13 @@ public struct AudioChange: Sendable, Equatable {
     /// How a person's switch was carried out (`reload+seek` on VOD, `reload@boundary` live), and from which segment.
     public var mechanism: SwitchMechanism?
     public var atMSN: Int?
+    public init(
+        t: Double, from: Rendition? = nil, to: Rendition, reason: AudioReason, honoured: Bool, mechanism: SwitchMechanism? = nil,
+        atMSN: Int? = nil
+    ) {
+        (self.t, self.from, self.to, self.reason, self.honoured) = (t, from, to, reason, honoured)
+        (self.mechanism, self.atMSN) = (mechanism, atMSN)
+    }
 }
 
 extension SessionState {

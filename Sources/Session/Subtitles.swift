@@ -63,6 +63,9 @@ public struct SubtitleShown: Sendable, Equatable {
     /// The playhead (raw media time) when the change was seen: how late it came is `at - start`.
     public var at: Double
     public var rendition: Rendition
+    public init(t: Double, lines: [String], start: Double?, end: Double?, at: Double, rendition: Rendition) {
+        (self.t, self.lines, self.start, self.end, self.at, self.rendition) = (t, lines, start, end, at, rendition)
+    }
 }
 
 /// The subtitle rendition shown changed (a `rendition` event with type `subtitles`).
@@ -74,6 +77,9 @@ public struct SubtitleChange: Sendable, Equatable {
     public var reason: AudioReason
     /// False when nothing in the group matches the choice.
     public var honoured: Bool
+    public init(t: Double, from: Rendition?, to: Rendition?, reason: AudioReason, honoured: Bool) {
+        (self.t, self.from, self.to, self.reason, self.honoured) = (t, from, to, reason, honoured)
+    }
 }
 
 /// A read of the subtitle rendition hlstui makes for itself (the player is given none: DECISIONS.md, "Subtitles read by

@@ -111,6 +111,30 @@ struct FleetMetricsTests {
                     failure: failure)))
     }
 
+    @Test("the renditions in use: 1 for the audio and subtitle rendition playing, 0 for the one before; cues shown counted")
+    func renditions() {
+        let metrics = PlaybackMetrics()
+        let m = metrics.stream("news")
+        func r(_ type: String, _ name: String, _ lang: String) -> Rendition {
+            Rendition(
+                type: type, uri: "x.m3u8", groupID: "g", language: lang, name: name, isDefault: false, autoselect: true, forced: false)
+        }
+        let (en, de, subs) = (r("AUDIO", "English", "en"), r("AUDIO", "Deutsch", "de"), r("SUBTITLES", "English", "en"))
+        m.report(report(.fact(.audio(AudioChange(t: 0, from: nil, to: en, reason: .start, honoured: true)))))
+        m.report(report(.fact(.audio(AudioChange(t: 3, from: en, to: de, reason: .manual, honoured: true)))))
+        m.report(report(.fact(.subtitleRendition(SubtitleChange(t: 0, from: nil, to: subs, reason: .start, honoured: true)))))
+        for i in 0..<3 {
+            let lines = i == 1 ? [] : ["cue \(i)"]
+            m.report(report(.fact(.subtitle(SubtitleShown(t: Double(i), lines: lines, start: 0, end: 1, at: 0, rendition: subs)))))
+        }
+        let text = String(decoding: metrics.exposition(), as: UTF8.self)
+        let has = { (line: String) in text.split(separator: "\n").contains { $0 == line } }
+        #expect(has(#"hlstui_rendition_in_use{stream="news",pane="1",type="audio",name="English",language="en"} 0.0"#), "\(text)")
+        #expect(has(#"hlstui_rendition_in_use{stream="news",pane="1",type="audio",name="Deutsch",language="de"} 1.0"#))
+        #expect(has(#"hlstui_rendition_in_use{stream="news",pane="1",type="subtitles",name="English",language="en"} 1.0"#))
+        #expect(has(#"hlstui_subtitle_cues_total{stream="news",pane="1"} 2"#), "a cue cleared is not a cue shown")
+    }
+
     @Test("reports become counters and histograms with fixed labels; no URL, token or time is ever a label")
     func reports() {
         let metrics = PlaybackMetrics()
