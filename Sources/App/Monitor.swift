@@ -94,6 +94,7 @@ public enum MonitorJSON {
             ("readAt", .string(p.wall?.iso8601Milliseconds)), ("skips", .int(s.skipCount)), ("picture", .string(s.picture.label)),
             // The audio rendition given to the player, and the language of the track mpv plays (docs/RENDITIONS.md).
             ("audioRendition", .string(s.playingAudio?.name)), ("audioTrackLanguage", .string(p.audioLanguage)),
+            ("audioChannels", .int(p.audioChannels)),
         ]
     }
 

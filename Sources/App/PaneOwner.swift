@@ -395,6 +395,7 @@ final class PaneOwner {
         s.width = mpv.get(.videoWidth)
         s.height = mpv.get(.videoHeight)
         s.audioLanguage = mpv.get(.audioTrackLanguage)
+        s.audioChannels = mpv.get(.audioChannelCount)
         s.droppedFrames = (mpv.get(.frameDropCount) ?? 0) + (mpv.get(.decoderFrameDropCount) ?? 0)
         s.speed = mpv.get(.speed) ?? 1
         if let cache = mpv.get(.demuxerCacheState) {

@@ -83,11 +83,14 @@ public struct EncodeSpec: Sendable {
     /// An ffmpeg filter graph from the pattern (`[0:v]` before it, `[v]` after: the picture-fault camera's still and black
     /// spans).
     public var videoFilter: String?
+    /// Audio channels: 2, or 6 for a 5.1 mix.
+    public var audioChannels = 2
 
     public init(
         id: String, width: Int?, height: Int?, fps: Int, fpsDen: Int = 1, videoKbps: Int, gopFrames: Int, segments: Int,
-        pattern: String, toneHz: Int, containers: [Container], packaging: Packaging = .plain
+        pattern: String, toneHz: Int, containers: [Container], packaging: Packaging = .plain, audioChannels: Int = 2
     ) {
+        self.audioChannels = audioChannels
         self.id = id
         self.width = width
         self.height = height
@@ -117,7 +120,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v8"
+    public static let version = "media-v9"
 
     /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, four cameras;
     /// the same ladder packaged as broadcasters do.
@@ -161,7 +164,7 @@ public final class MediaLibrary: Sendable {
                         pattern: "", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
                     EncodeSpec(
                         id: "audio-de", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10,
-                        pattern: "", toneHz: 660, containers: [.ts, .fmp4], packaging: p),
+                        pattern: "", toneHz: 660, containers: [.ts, .fmp4], packaging: p, audioChannels: 6),
                 ], at: out.count - 4)
         }
         return out
@@ -342,7 +345,7 @@ public final class MediaLibrary: Sendable {
         } else {
             args += ["-f", "lavfi", "-i", audio]
         }
-        args += ["-c:a", "aac", "-b:a", "64k", "-ac", "2", "-ar", "48000"]
+        args += ["-c:a", "aac", "-b:a", "\(32 * s.audioChannels)k", "-ac", String(s.audioChannels), "-ar", "48000"]
         return args + [output]
     }
 

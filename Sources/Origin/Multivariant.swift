@@ -39,7 +39,7 @@ public enum MultivariantBuilder {
                     forced: false, channels: "2"),
                 Rendition(
                     type: "AUDIO", uri: "audio-de/index.m3u8\(q)", groupID: "aac", language: "de", name: "Deutsch", isDefault: false,
-                    autoselect: true, forced: false, channels: "2"),
+                    autoselect: true, forced: false, channels: "6"),
                 Rendition(
                     type: "SUBTITLES", uri: "subs-en/index.m3u8\(q)", groupID: "subs", language: "en", name: "English",
                     isDefault: false, autoselect: true, forced: false),

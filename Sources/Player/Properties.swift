@@ -42,6 +42,11 @@ extension MPVProperty where Value == String {
     public static var audioTrackLanguage: Self { .init("current-tracks/audio/lang", .string) { $0.string } }
 }
 
+extension MPVProperty where Value == Int {
+    /// The channels of the audio mpv decodes (`audio-params/channel-count`): 6 for a 5.1 rendition.
+    public static var audioChannelCount: Self { .init("audio-params/channel-count", .int) { $0.double.map { Int($0) } } }
+}
+
 extension MPVProperty where Value == DemuxerCacheState {
     public static var demuxerCacheState: Self { .init("demuxer-cache-state", .node) { DemuxerCacheState($0) } }
 }

@@ -14,6 +14,8 @@ public struct PlayerSample: Sendable, Equatable {
     public var height: Int?
     /// The LANGUAGE of the audio track mpv plays (`current-tracks/audio/lang`, from the rendition it was given).
     public var audioLanguage: String?
+    /// The channels of the audio mpv decodes (`audio-params/channel-count`).
+    public var audioChannels: Int?
     /// mpv's `demuxer-cache-state/seekable-ranges`.
     public var seekableRanges: [TimeRange] = []
     public var cacheEnd: Double?

@@ -92,7 +92,7 @@ public struct StatusModel: Sendable, Equatable {
     public var lowLatency: String? = nil
     /// Pathways (content steering): "path cdn-b pinned  cdn-a out 12s".
     public var pathway: String? = nil
-    /// The audio rendition the player was given (`audio Deutsch [de] 2ch`); nil when the variant names no AUDIO group.
+    /// The audio rendition the player was given (`audio Deutsch [de] 6ch`); nil when the variant names no AUDIO group.
     public var audio: String? = nil
 }
 

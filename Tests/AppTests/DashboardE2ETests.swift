@@ -193,14 +193,14 @@ struct DashboardE2ETests {
         let t = Tmux()
         // vod-fmp4: the shared origin's vod-ts requests are counted by the monitor suite.
         await t.start("\(hlstui) \(base)/vod-fmp4/master.m3u8 --audio Deutsch --video none --ao null", width: 120, height: 30)
-        var s = await t.wait { $0.contains("PLAYING") && $0.contains("audio Deutsch [de] 2ch") }
-        #expect(s.contains("audio Deutsch [de] 2ch") && s.contains("audio aac/Deutsch [de] playing"), "\(s)")
+        var s = await t.wait { $0.contains("PLAYING") && $0.contains("audio Deutsch [de] 6ch") }
+        #expect(s.contains("audio Deutsch [de] 6ch") && s.contains("audio aac/Deutsch [de] playing"), "\(s)")
         t.keys("A")
         s = await t.wait { $0.contains("audio English [en] 2ch") && $0.contains("(in variant) playing") }
         #expect(s.contains("audio English [en] 2ch") && !s.contains("Deutsch [de] playing"), "\(s)")
         t.keys("l")
-        s = await t.wait { $0.contains("audio: Deutsch [de] 2ch → English [en] 2ch (reload+seek)") }
-        #expect(s.contains("audio: Deutsch [de] 2ch → English [en] 2ch (reload+seek)"), "\(s)")
+        s = await t.wait { $0.contains("audio: Deutsch [de] 6ch → English [en] 2ch (reload+seek)") }
+        #expect(s.contains("audio: Deutsch [de] 6ch → English [en] 2ch (reload+seek)"), "\(s)")
         t.keys("q")
         #expect(await t.wait { $0.contains("EXIT=") }.contains("EXIT=0"))
     }

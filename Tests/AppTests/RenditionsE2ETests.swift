@@ -53,6 +53,16 @@ struct RenditionsE2ETests {
         #expect(lang(0, english) == ["de"], "before the first switch: \(lang(0, english))")
         #expect(lang(english + 0.5, german) == ["en"], "between the switches: \(lang(english + 0.5, german))")
         #expect(lang(german + 0.5, 99) == ["de"], "after the second: \(lang(german + 0.5, 99))")
+        // And the channels mpv decodes: Deutsch is the 5.1 mix.
+        let channels = { (from: Double, to: Double) in
+            Set(
+                playing.filter { ($0["t"] as? Double ?? 0) > from && ($0["t"] as? Double ?? 0) < to }.compactMap {
+                    $0["audioChannels"] as? Int
+                })
+        }
+        #expect(
+            channels(0, english) == [6] && channels(english + 0.5, german) == [2],
+            "\(channels(0, english)) \(channels(english + 0.5, german))")
         // The rung switch between them kept English: 360p on screen with English, and no change said for it.
         #expect(playing.contains { $0["height"] as? Int == 360 && $0["audioTrackLanguage"] as? String == "en" })
         // The player fetched no Deutsch segment while English played (the served group held English alone).
