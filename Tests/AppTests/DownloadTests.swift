@@ -37,7 +37,7 @@ struct DownloadTests {
     }
 
     @Test(
-        "the AES-128 ladder at ≤ 360p, one audio, subtitles, keys served as 17 bytes: strict playlists, no key byte in the folder; a cut segment resumes with Range"
+        "the AES-128 ladder at ≤ 360p, one audio, subtitles, keys served as 17 bytes: strict playlists, no key byte in the folder; a cut segment resumes with Range; offline with its cues"
     )
     func aesLadder() async throws {
         let state = DownloadOrigin.state
@@ -99,9 +99,11 @@ struct DownloadTests {
         }
         let keyFiles = try FileManager.default.attributesOfItem(atPath: out + "/keys")
         #expect((keyFiles[.posixPermissions] as? Int) == 0o700)
-        // The origin stopped: the download plays to the end through the Loader.
+        // The origin stopped: the download plays to the end through the Loader, with its subtitles.
         DownloadOrigin.server.stop()
-        let played = try await MonitorRun.run([out], environment: env)
+        let played = try await MonitorRun.run([out, "--subs", "en"], environment: env)
+        let cues = played.named("subtitle").compactMap { $0["text"] as? String }
+        #expect(cues.count == 10 && cues.allSatisfy { $0.hasPrefix("hlstui aes-vod · segment ") }, "every cue offline: \(cues)")
         #expect(played.status == 0 && !played.named("ended").isEmpty, "\(played.stderr.suffix(300))")
         #expect(played.named("stall").isEmpty && played.named("error").isEmpty)
         let summary = try #require((played.named("end").first?["summary"] as? [[String: Any]])?.first)
