@@ -3,6 +3,7 @@ import HLS
 import HLSReport
 import JSONValue
 import MediaFormats
+import Session
 
 /// `hlstui inspect --media`: the media read and measured against what the playlists declare (docs/VALIDATION.md): each
 /// variant's segments (all, or `sample` spread over it), their peak and average bit rate against BANDWIDTH and
@@ -39,11 +40,23 @@ enum InspectMedia {
                 errors.append("#\(e.index) \(e.name): \(error.description)")
             }
         }
-        let findings = measures.flatMap(MediaChecks.findings)
+        var subtitles: [SubtitleMeasure] = []
+        if let m = parsed.playlist.multivariant, let first = entries.first {
+            for r in m.renditions where r.type == "SUBTITLES" {
+                guard let uri = r.uri, let u = resolve(uri, against: req.source) else { continue }
+                do {
+                    subtitles.append(
+                        try await measureSubtitles(u, name: AudioRenditions.label(r), media: first.url, sample: req.mediaSample, req))
+                } catch {
+                    errors.append("subtitles \(r.name): \(error.description)")
+                }
+            }
+        }
+        let findings = MediaChecks.findings(measures, subtitles: subtitles)
         let status: Int32 = !errors.isEmpty && measures.isEmpty ? 2 : findings.contains(where: \.must) || !errors.isEmpty ? 1 : 0
         let errorLines = errors.map { "media: cannot measure \($0)" }
         if req.json {
-            var doc = MediaChecks.json(measures)
+            var doc = MediaChecks.json(measures, subtitles: subtitles)
             if case .object(var f) = doc {
                 f.insert(("source", .string(req.source)), at: 0)
                 f.append(("errors", .array(errors.map { .string($0) })))
@@ -52,7 +65,8 @@ enum InspectMedia {
             return InspectOutcome(stdout: doc.prettyText + "\n", stderr: "", status: status)
         }
         return InspectOutcome(
-            stdout: ([req.source] + MediaChecks.text(measures) + errorLines).joined(separator: "\n") + "\n", stderr: "", status: status)
+            stdout: ([req.source] + MediaChecks.text(measures, subtitles: subtitles) + errorLines).joined(separator: "\n") + "\n",
+            stderr: "", status: status)
     }
 
     /// One media playlist's segments measured: all of them, or `sample` spread evenly; sizes from EXT-X-BYTERANGE where it
@@ -99,6 +113,70 @@ enum InspectMedia {
         v.peakMSN = peakMSN
         v.videoCodec = codec
         return v
+    }
+
+    /// A subtitle rendition's WebVTT segments read (all, or `sample` spread over it), each against the media's clock at the
+    /// same place: the segment of `media` (the first variant) there, its first timestamp read from its bytes.
+    static func measureSubtitles(_ url: String, name: String, media: String, sample: Int?, _ req: InspectRequest) async throws(SourceError)
+        -> SubtitleMeasure
+    {
+        let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream)
+        guard let m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: req.imports, url: url)).playlist.media
+        else { throw SourceError("\(url): not a media playlist") }
+        let video = PlaylistParser.parseLenient(
+            try await PlaylistSource.load(media, timeout: req.timeout, upstream: req.upstream),
+            options: ParseOptions(importedVariables: req.imports, url: media)
+        ).playlist.media
+        let starts = Timeline.startTimes(m)
+        let indexes = Array(m.segments.indices)
+        let chosen: [Int]
+        if let n = sample, n > 0, n < indexes.count {
+            chosen = (0..<n).map { indexes[$0 * (indexes.count - 1) / max(1, n - 1)] }
+        } else {
+            chosen = indexes
+        }
+        var tracks: [String: [MP4Track]] = [:]
+        var out: [SubtitleSegmentMeasure] = []
+        for i in chosen {
+            let s = m.segments[i]
+            guard let u = resolve(s.uri, against: url) else { continue }
+            let doc = WebVTT.parse(String(decoding: try await read(u, req), as: UTF8.self))
+            var at: Double?
+            // The media's clock at the segment's start: by PDT when both carry it, else by position.
+            if let v = video {
+                let vStarts = Timeline.startTimes(v)
+                var j: Int?
+                var into = 0.0
+                if let p = s.effectiveProgramDateTime,
+                    let k = v.segments.firstIndex(where: { vs in
+                        vs.effectiveProgramDateTime.map { p.seconds(since: $0) > -0.05 && p.seconds(since: $0) < vs.duration - 0.05 }
+                            ?? false
+                    })
+                {
+                    (j, into) = (k, p.seconds(since: v.segments[k].effectiveProgramDateTime!))
+                } else if !m.isLive, let k = Timeline.segmentIndex(at: starts[i] + 0.01, in: v) {
+                    (j, into) = (k, starts[i] - vStarts[k])
+                }
+                if let j, let vu = resolve(v.segments[j].uri, against: media), !v.segments[j].gap {
+                    let bytes = [UInt8](try await read(vu, req))
+                    if bytes.first == 0x47 {
+                        at = TransportStream.probe(bytes).firstPTS.map { Double($0) / 90_000 + into }
+                    } else if let map = v.segments[j].map, let mu = resolve(map.uri, against: media) {
+                        if tracks[mu] == nil { tracks[mu] = FragmentedMP4.tracks(initSection: [UInt8](try await read(mu, req))) }
+                        at = FragmentedMP4.firstTime(segment: bytes, tracks: tracks[mu] ?? []).map { $0 + into }
+                    }
+                }
+            }
+            out.append(
+                SubtitleSegmentMeasure(
+                    msn: s.mediaSequence, position: starts[i], duration: s.duration, hasHeader: doc.hasHeader,
+                    hasMap: doc.timestampMap != nil,
+                    cues: doc.cues.map { doc.mediaTime($0.start)...max(doc.mediaTime($0.start), doc.mediaTime($0.end)) },
+                    mediaTime: at))
+        }
+        return SubtitleMeasure(
+            name: name, segments: out, listed: m.segments.count, duration: m.totalDuration, mediaDuration: video?.totalDuration,
+            targetDuration: m.targetDuration, live: m.isLive)
     }
 
     /// A segment's or init section's bytes, from a URL (the Loader's client) or a file.

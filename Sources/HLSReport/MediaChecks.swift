@@ -105,8 +105,13 @@ public enum MediaChecks {
         return out
     }
 
+    /// Every finding: the variants', then the subtitle renditions' (numbered after the variants).
+    public static func findings(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure]) -> [MediaFinding] {
+        measures.flatMap(findings) + subtitles.enumerated().flatMap { SubtitleChecks.findings($1, index: measures.count + $0) }
+    }
+
     /// The report's lines for `measures` with their findings.
-    public static func text(_ measures: [VariantMeasure]) -> [String] {
+    public static func text(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure] = []) -> [String] {
         var out = ["media measured (\(measures.reduce(0) { $0 + $1.measured }) segments):"]
         func kbps(_ b: Double?) -> String { b.map { "\(Int(($0 / 1000).rounded()))k" } ?? "-" }
         for v in measures {
@@ -118,13 +123,14 @@ public enum MediaChecks {
             line += "  (\(v.measured) of \(v.listed) segments\(v.separateAudio ? "; audio renditions not measured" : ""))"
             out.append(line)
         }
-        let all = measures.flatMap(findings)
+        out += SubtitleChecks.text(subtitles)
+        let all = findings(measures, subtitles: subtitles)
         out.append(all.isEmpty ? "media: no problems found" : "media findings (\(all.count)):")
         for f in all { out.append("  \(f.must ? "must fix" : "should fix"): \(f.message) (\(f.rule), \(f.section))") }
         return out
     }
 
-    public static func json(_ measures: [VariantMeasure]) -> JSONValue {
+    public static func json(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure] = []) -> JSONValue {
         .object([
             (
                 "variants",
@@ -139,9 +145,12 @@ public enum MediaChecks {
                     })
             ),
             (
+                "subtitles", SubtitleChecks.json(subtitles)
+            ),
+            (
                 "findings",
                 .array(
-                    measures.flatMap(findings).map { f in
+                    findings(measures, subtitles: subtitles).map { f in
                         .object([
                             ("rule", .string(f.rule)), ("severity", .string(f.must ? "must" : "should")), ("section", .string(f.section)),
                             ("variant", .int(f.variant)), ("message", .string(f.message)),

@@ -249,6 +249,7 @@ struct InspectTLSTests {
         let clean = try await CLI.run(["inspect", "--media", "\(CueOrigin.base)/vod-ts/master.m3u8"])
         #expect(clean.status == 0 && clean.stdout.contains("media measured (40 segments):"), "\(clean.stdout) \(clean.stderr)")
         #expect(clean.stdout.contains("media: no problems found") && clean.stdout.contains("video avc1.4d401e"), "\(clean.stdout)")
+        #expect(clean.stdout.contains("subtitles English [en]  10 of 10 segments, 10 cues, timed against the media"), "\(clean.stdout)")
         let wrong = try await CLI.run(["inspect", "--media", "--json", "\(CueOrigin.base)/vod-ts/master.m3u8?bw=0.6&avc=avc1.42e01e"])
         #expect(wrong.status == 1, "\(wrong.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(wrong.stdout.utf8)) as? [String: Any])
@@ -262,4 +263,31 @@ struct InspectTLSTests {
         let bad = try await CLI.run(["inspect", "--sample", "3", "\(CueOrigin.base)/vod-fmp4/master.m3u8"])
         #expect(bad.status != 0 && bad.stderr.contains("--sample goes with --media"), "\(bad.stderr)")
     }
+
+    @Test(
+        "--media reads the subtitles too: a map 10 s off the media, segments without WEBVTT, each named, exit 1", .serialized,
+        arguments: ["vod-ts", "vod-fmp4"])
+    func mediaSubtitles(scenario: String) async throws {
+        // An origin of its own: its faults touch no other suite's runs.
+        let state = InspectSubtitlesOrigin.server.router.state
+        defer { state.clearFaults() }
+        for (kind, rule) in [(Fault.Kind.vttshift, "webvtt-off-media"), (.vttnoheader, "webvtt-header")] {
+            state.clearFaults()
+            _ = state.add(
+                Fault(
+                    id: 0, kind: kind, target: .segment, status: 200, ms: 10_000, scenario: scenario, rendition: nil, msn: nil,
+                    remaining: nil, since: 0))
+            let r = try await CLI.run(["inspect", "--media", "--json", "\(InspectSubtitlesOrigin.server.httpBase)/\(scenario)/master.m3u8"])
+            #expect(r.status == 1, "\(r.stdout.suffix(500)) \(r.stderr)")
+            let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let findings = obj["findings"] as? [[String: Any]] ?? []
+            #expect(findings.compactMap { $0["rule"] as? String } == [rule], "\(findings)")
+            #expect(findings.first?["section"] as? String == "RFC 8216bis §3.1.4")
+        }
+    }
+}
+
+/// The origin `inspect --media`'s subtitle faults are switched on at.
+enum InspectSubtitlesOrigin {
+    static let server = AppOrigin.own()
 }
