@@ -167,12 +167,13 @@ extension PaneOwner {
     /// Immediate switch without a splice (VOD fMP4), or sync's move to a moment: reload at the target's segment paused, seek
     /// inside the fresh cache to the target (a cache seek, so FFmpeg 5.1 never seeks fMP4, and exact whoever packaged the
     /// stream), then play.
-    func reloadInPlace(rung: Int, msn: Int, to: InPlace.Target, holdFrom: Int? = nil) {
+    /// `prewarmed`: the rung's playlist was just read (the start at a live edge): the Loader does not read it again.
+    func reloadInPlace(rung: Int, msn: Int, to: InPlace.Target, holdFrom: Int? = nil, prewarmed: Bool = false) {
         let wasPaused = state.userPaused
         // Marked before the pause, so no sample reads a pause the user never asked for.
         holding = !wasPaused
         try? mpv.set(.pause(true))
-        guard load(rung: rung, startMSN: msn) else {
+        guard load(rung: rung, startMSN: msn, prewarmed: prewarmed) else {
             holding = false
             return
         }

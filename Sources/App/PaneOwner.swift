@@ -334,8 +334,11 @@ final class PaneOwner {
         // A timestamp reset listed after the start is kept from the player until the seek has landed: with it in the cache
         // first, mpv's cache never holds a target before it (docs/PLATFORM.md).
         let reset = media.withSegmentInProgress.segments.first { $0.mediaSequence > start.msn && $0.discontinuity }?.mediaSequence
+        // The playlist the start is planned on was read just now, by the Loader: the player's read of it is answered from that
+        // read (`LoaderServer.reusable`), not read again (docs/PROXY.md).
         reloadInPlace(
-            rung: rung, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: .now), holdFrom: reset)
+            rung: rung, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: .now), holdFrom: reset,
+            prewarmed: true)
         apply(.lowLatencyStarted(holdBack: start.holdBack))
         return true
     }
