@@ -82,9 +82,10 @@ public enum AudioRenditions {
         }
     }
 
-    /// One line for a rendition: `Deutsch [de] 2ch`.
+    /// One line for a rendition: `Deutsch [de] 2ch`; a subtitle rendition marked FORCED=YES says so (`English [en] forced`).
     public static func label(_ r: Rendition) -> String {
         r.name + (r.language.map { " [\($0)]" } ?? "") + (r.channels.map { " \($0.split(separator: "/").first ?? "")ch" } ?? "")
+            + (r.forced && r.type == "SUBTITLES" ? " forced" : "")
     }
 }
 

@@ -200,7 +200,7 @@ public struct DashboardModel: Sendable, Equatable {
         }
         renditions =
             s.ladder.renditions.map { r in
-                "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.uri == nil ? " (in variant)" : "")"
+                "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.forced ? " forced" : "")\(r.uri == nil ? " (in variant)" : "")"
                     + (r.type == "AUDIO" && s.playingAudio.map { $0.groupID == r.groupID && $0.name == r.name } == true ? " playing" : "")
                     + (r.type == "SUBTITLES" && s.subtitles.map { $0.rendition.groupID == r.groupID && $0.rendition.name == r.name } == true
                         ? " shown" : "")

@@ -102,6 +102,13 @@ struct SubtitleTests {
         #expect(s.apply(.audioGiven(rung: 0), at: 0.1).isEmpty, "the stream given plays the same group: nothing changes")
     }
 
+    @Test("a FORCED=YES rendition is labelled forced")
+    func forced() {
+        let mv = Self.multivariant.replacing("NAME=\"English\",LANGUAGE=\"en\",", with: "NAME=\"English\",LANGUAGE=\"en\",FORCED=YES,")
+        let r = Ladder(Fixture.playlist(mv)).renditions.first { $0.name == "English" }
+        #expect(r.map(AudioRenditions.label) == "English [en] forced")
+    }
+
     @Test("S goes through the group and then off; a name picks; off stops reading")
     func select() {
         var s = Self.session(subs: "off")
