@@ -32,24 +32,7 @@ struct AudioTests {
 
     /// `gaps`: the playlist keeps Fixture.media's GAP segments (4 and 5).
     static func session(live: Bool = false, audio: String? = nil, gaps: Bool = false) -> SessionState {
-        var s = SessionState(url: "http://origin.test/master.m3u8")
-        s.chooseAudio(audio)
-        s.apply(.opened(url: s.url, playlist: Fixture.playlist(multivariant), diagnostics: []), at: 0)
-        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
-        s.apply(.streamGiven(startMSN: nil), at: 0.1)
-        s.apply(.audioGiven(rung: 0), at: 0.1)
-        s.apply(
-            .loader(
-                .playlist(
-                    PlaylistEvent(
-                        url: "http://origin.test/v144/index.m3u8", rung: 0, rendition: nil,
-                        playlist: Fixture.playlist(gaps ? Fixture.media(live: live) : Self.media(live: live)).media!,
-                        received: 0.1))), at: 0.1)
-        for i in 0..<4 {
-            s.apply(.loader(.request(Fixture.request(i, pts: 10 + Double(i) * 2, start: 0.1 + Double(i) * 0.01))), at: 0.2)
-        }
-        s.apply(.playbackStarted, at: 0.3)
-        return s
+        Fixture.started(multivariant, media: gaps ? Fixture.media(live: live) : Self.media(live: live), audio: audio)
     }
 
     static var group: [Rendition] { AudioRenditions.group("aac", in: Ladder(Fixture.playlist(multivariant)).renditions) }

@@ -47,6 +47,28 @@ enum Fixture {
             outcome: error == "GAP" ? .gap : RequestOutcome(failure: error), firstPTS: pts)
     }
 
+    /// A session that opened `multivariant` (with `--audio` and `--subs` as given), loaded rung 0 with `media` as its playlist,
+    /// fetched segments 0–3 (first PTS 10, 12, 14, 16) and started playing.
+    static func started(_ multivariant: String, media: String, audio: String? = nil, subs: String? = nil) -> SessionState {
+        var s = SessionState(url: "http://origin.test/master.m3u8")
+        s.chooseAudio(audio)
+        s.chooseSubtitles(subs)
+        s.apply(.opened(url: s.url, playlist: playlist(multivariant), diagnostics: []), at: 0)
+        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
+        s.apply(.streamGiven(startMSN: nil), at: 0.1)
+        s.apply(.audioGiven(rung: 0), at: 0.1)
+        s.apply(
+            .loader(
+                .playlist(
+                    PlaylistEvent(
+                        url: "http://origin.test/v144/index.m3u8", rung: 0, rendition: nil, playlist: playlist(media).media!, received: 0.1)
+                )),
+            at: 0.1)
+        for i in 0..<4 { s.apply(.loader(.request(request(i, pts: 10 + Double(i) * 2, start: 0.1 + Double(i) * 0.01))), at: 0.2) }
+        s.apply(.playbackStarted, at: 0.3)
+        return s
+    }
+
     /// A session that opened the ladder, loaded rung 0, read its playlist and fetched segments 0–3 with first PTS 10, 12, 14, 16.
     static func session(live: Bool = false) -> SessionState {
         var s = SessionState(url: "http://origin.test/master.m3u8")

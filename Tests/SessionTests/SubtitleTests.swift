@@ -36,22 +36,14 @@ struct SubtitleTests {
     }
 
     static func session(subs: String? = nil) -> SessionState {
-        var s = SessionState(url: "http://origin.test/master.m3u8")
-        s.chooseSubtitles(subs)
-        s.apply(.opened(url: s.url, playlist: Fixture.playlist(multivariant), diagnostics: []), at: 0)
-        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
-        s.apply(.streamGiven(startMSN: nil), at: 0.1)
-        s.apply(.audioGiven(rung: 0), at: 0.1)
-        s.apply(
-            .loader(
-                .playlist(
-                    PlaylistEvent(
-                        url: "http://origin.test/v144/index.m3u8", rung: 0, rendition: nil,
-                        playlist: Fixture.playlist(AudioTests.media(live: false)).media!, received: 0.1))), at: 0.1)
-        for i in 0..<4 {
-            s.apply(.loader(.request(Fixture.request(i, pts: 10 + Double(i) * 2, start: 0.1 + Double(i) * 0.01))), at: 0.2)
-        }
-        s.apply(.playbackStarted, at: 0.3)
+        Fixture.started(multivariant, media: AudioTests.media(live: false), subs: subs)
+    }
+
+    /// A session whose subtitle playlist (VOD) was asked for and read.
+    static func reading() -> SessionState {
+        var s = session()
+        _ = s.subtitleReads(at: 0.3)
+        _ = readPlaylist(&s, at: 0.4)
         return s
     }
 
@@ -71,11 +63,12 @@ struct SubtitleTests {
         }
     }
 
-    static func answer(_ s: inout SessionState, _ msn: Int, _ text: String? = nil, failure: String? = nil, at t: Double) {
+    @discardableResult
+    static func answer(_ s: inout SessionState, _ msn: Int, _ text: String? = nil, failure: String? = nil, at t: Double) -> [SessionFact] {
         let read = SubtitleRead.segment(msn: msn, uri: "cue\(msn).vtt", base: "http://origin.test/subs-fr/index.m3u8", range: nil)
         let result: Result<SubtitleAnswer, SubtitleReadFailure> =
             failure.map { .failure(SubtitleReadFailure(cause: $0)) } ?? .success(.text(text ?? vtt(msn)))
-        s.apply(.subtitleRead(read, url: "http://origin.test/subs-fr/cue\(msn).vtt", result: result), at: t)
+        return s.apply(.subtitleRead(read, url: "http://origin.test/subs-fr/cue\(msn).vtt", result: result), at: t)
     }
 
     @Test("no choice: the group's DEFAULT; --subs picks by NAME or LANGUAGE, off turns them off; nothing matching is said, off")
@@ -146,9 +139,7 @@ struct SubtitleTests {
 
     @Test("the cue at the playhead on the player's clock: shown at its start, gone at its end, said once each")
     func cueAtPlayhead() {
-        var s = Self.session()
-        _ = s.subtitleReads(at: 0.3)
-        _ = Self.readPlaylist(&s, at: 0.4)
+        var s = Self.reading()
         Self.answer(&s, 0, at: 0.5)
         #expect(s.followSubtitles(time: 9.9, at: 0.5).isEmpty, "before the cue: nothing to show, nothing changed")
         let shown = s.followSubtitles(time: 10.0, at: 0.6)
@@ -170,9 +161,7 @@ struct SubtitleTests {
 
     @Test("a cue written in two segments (it spans their edge) is shown once")
     func spanningCue() {
-        var s = Self.session()
-        _ = s.subtitleReads(at: 0.3)
-        _ = Self.readPlaylist(&s, at: 0.4)
+        var s = Self.reading()
         let spanning = "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:900000,LOCAL:00:00:00.000\n\n00:00:01.000 --> 00:00:03.000\nacross\n"
         Self.answer(&s, 0, spanning, at: 0.5)
         Self.answer(&s, 1, spanning, at: 0.5)
@@ -192,9 +181,7 @@ struct SubtitleTests {
 
     @Test("a failed segment is said, tried again after a pause, and given up after three failures")
     func failures() {
-        var s = Self.session()
-        _ = s.subtitleReads(at: 0.3)
-        _ = Self.readPlaylist(&s, at: 0.4)
+        var s = Self.reading()
         Self.answer(&s, 0, failure: "HTTP 404", at: 0.5)
         #expect(s.log.last?.text == "subtitles: segment 0 of Français [fr] failed: HTTP 404")
         for msn in 1...3 { Self.answer(&s, msn, at: 0.5) }
@@ -211,9 +198,7 @@ struct SubtitleTests {
 
     @Test("a segment without X-TIMESTAMP-MAP is said once, and read as cue time 0 = media time 0")
     func noMap() {
-        var s = Self.session()
-        _ = s.subtitleReads(at: 0.3)
-        _ = Self.readPlaylist(&s, at: 0.4)
+        var s = Self.reading()
         Self.answer(&s, 0, "WEBVTT\n\n00:00:10.000 --> 00:00:11.000\nunmapped\n", at: 0.5)
         Self.answer(&s, 1, "WEBVTT\n\n00:00:12.000 --> 00:00:13.000\nunmapped too\n", at: 0.5)
         #expect(s.log.filter { $0.text.contains("no X-TIMESTAMP-MAP") }.count == 1)
@@ -223,29 +208,20 @@ struct SubtitleTests {
 
     @Test("the rules: a segment without WEBVTT, one without X-TIMESTAMP-MAP, each said once as a violation of §3.1.4")
     func rules() {
-        var s = Self.session()
-        _ = s.subtitleReads(at: 0.3)
-        _ = Self.readPlaylist(&s, at: 0.4)
-        let read = { (s: inout SessionState, msn: Int, text: String) -> [SessionFact] in
-            s.apply(
-                .subtitleRead(
-                    .segment(msn: msn, uri: "cue\(msn).vtt", base: "http://origin.test/subs-fr/index.m3u8", range: nil),
-                    url: "http://origin.test/subs-fr/cue\(msn).vtt", result: .success(.text(text))), at: 0.5)
-        }
+        var s = Self.reading()
         let rules = { (facts: [SessionFact]) in
             facts.compactMap { f -> String? in if case .violation(_, _, let v) = f { v.rule.rawValue } else { nil } }
         }
-        #expect(rules(read(&s, 0, Self.vtt(0))).isEmpty, "a clean segment")
-        #expect(rules(read(&s, 1, "00:00:02.000 --> 00:00:04.000\nno header\n")) == ["webvtt-header", "webvtt-timestamp-map"])
-        #expect(rules(read(&s, 2, "WEBVTT\n\n00:00:04.000 --> 00:00:06.000\nno map\n")).isEmpty, "each rule said once")
+        #expect(rules(Self.answer(&s, 0, Self.vtt(0), at: 0.5)).isEmpty, "a clean segment")
+        #expect(
+            rules(Self.answer(&s, 1, "00:00:02.000 --> 00:00:04.000\nno header\n", at: 0.5)) == ["webvtt-header", "webvtt-timestamp-map"])
+        #expect(rules(Self.answer(&s, 2, "WEBVTT\n\n00:00:04.000 --> 00:00:06.000\nno map\n", at: 0.5)).isEmpty, "each rule said once")
         #expect(s.violationCount == 2)
     }
 
     @Test("cues the map puts away from the media they belong to: webvtt-off-media, once the video there is measured; not when in place")
     func offMedia() {
-        var s = Self.session()
-        _ = s.subtitleReads(at: 0.3)
-        _ = Self.readPlaylist(&s, at: 0.4)
+        var s = Self.reading()
         // Segment 0's media starts at 10 s (its first PTS); segment 1's map says 20 s + its local 2 s: 10 s after the video.
         Self.answer(&s, 0, at: 0.5)
         Self.answer(&s, 1, "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:1800000,LOCAL:00:00:00.000\n\n00:00:02.000 --> 00:00:04.000\nlate\n", at: 0.5)
