@@ -1100,7 +1100,13 @@ public struct SessionState: Sendable {
         let holds = { (r: TimeRange, t: Double) in r.start - 0.05 <= t && (t <= r.end + 0.05 || r.end < r.start) }
         if let t = sample.timePos, let here = position, let end = bufferedEnd {
             let holding = sample.seekableRanges.first { holds($0, t) }
-            let back = holding.flatMap { map($0.start) }.flatMap { $0 <= here ? $0 : nil } ?? here
+            let back =
+                holding.flatMap { r -> Double? in
+                    if let a = map(r.start) { return a <= here ? a : nil }
+                    // What played before the live window slid on is still in the cache: buffered from the window's start.
+                    if let p = clock.locate(r.start, in: m), p.msn < m.mediaSequence { return 0 }
+                    return nil
+                } ?? here
             if end > back { main = TimeRange(start: back, end: end) }
         }
         for r in sample.seekableRanges {

@@ -422,6 +422,22 @@ struct LiveBufferTests {
 
 @Suite("Buffer across a timestamp reset")
 struct ResetBufferTests {
+    @Test("live: what the cache holds from before the window (it slid on) is buffered from the window's start, not dropped")
+    func slidWindow() {
+        var s = Fixture.session(live: true)
+        let slid = Fixture.playlist(Fixture.media(live: true, sequence: 2)).media!
+        s.apply(
+            .loader(
+                .playlist(PlaylistEvent(url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: slid, received: 1))),
+            at: 1)
+        var p = PlayerSample()
+        p.timePos = 15 // segment 2 (first PTS 14), the window's first
+        p.seekableRanges = [TimeRange(start: 10, end: 17)] // from segment 0, which left the window
+        s.apply(.sample(p), at: 1)
+        #expect(s.position == 1)
+        #expect(s.bufferedRanges.first?.start == 0, "\(s.bufferedRanges)")
+    }
+
     @Test("a buffered range whose end lies past a live loop's timestamp reset ends where the newest fetched segment ends")
     func reset() {
         var s = Fixture.session(live: true)
