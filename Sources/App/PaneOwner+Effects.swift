@@ -3,6 +3,7 @@ import LoaderEvents
 import Foundation
 import HLS
 import Loader
+import MediaFormats
 import Player
 import Session
 
@@ -75,8 +76,12 @@ extension PaneOwner {
             let url = VirtualPlaylists.resolve(uri, against: base)
             spawn {
                 let r = await loader.readSubtitleSegment(url, range: range)
-                inputs.yield(
-                    .subtitleRead(read, url: url, r.map(SubtitleAnswer.text).mapError { SubtitleReadFailure(cause: $0.description) }))
+                // WebVTT (RFC 8216bis §3.1.4), or IMSC1 in fragmented MP4 (§3.1.5): its TTML documents out of the mdat.
+                let answer = r.map { bytes -> SubtitleAnswer in
+                    FragmentedMP4.startsLikeMP4(Array(bytes.prefix(64)))
+                        ? .documents(TimedTextMP4.documents(segment: bytes)) : .text(String(decoding: bytes, as: UTF8.self))
+                }
+                inputs.yield(.subtitleRead(read, url: url, answer.mapError { SubtitleReadFailure(cause: $0.description) }))
             }
         }
     }

@@ -29,6 +29,8 @@ public struct ContinuityFinding: Sendable, Equatable {
         /// A WebVTT segment whose cues, mapped to the media's timestamps, lie outside the time the segment covers: its
         /// X-TIMESTAMP-MAP disagrees with the media (§3.1.4: a segment holds the cues shown during its period).
         case webvttOffMedia = "webvtt-off-media"
+        /// An IMSC1 segment whose TTML cues lie outside the time the segment covers on the media's clock (§3.1.5).
+        case imscOffMedia = "imsc-off-media"
     }
 
     public var rule: Rule

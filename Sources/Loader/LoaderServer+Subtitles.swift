@@ -26,7 +26,7 @@ extension LoaderServer {
     }
 
     /// One subtitle segment, whole: a body that breaks is resumed from where it stopped, as the player's segments are.
-    public func readSubtitleSegment(_ url: String, range: ByteRange?) async -> Result<String, UpstreamError> {
+    public func readSubtitleSegment(_ url: String, range: ByteRange?) async -> Result<[UInt8], UpstreamError> {
         let t0 = now
         let header = range.map { "bytes=\($0.offset)-\($0.offset + $0.length - 1)" }
         let r: UpstreamResponse
@@ -41,6 +41,6 @@ extension LoaderServer {
             .segment, url, rung: nil, since: t0, head: r.head, bytes: r.body.count, status: r.head.status, prefetch: true,
             outcome: ok ? .ok : .failed("HTTP \(r.head.status)"), range: header)
         guard ok else { return .failure(UpstreamError(cause: .protocolError, detail: "HTTP \(r.head.status)")) }
-        return .success(String(decoding: r.body, as: UTF8.self))
+        return .success(r.body)
     }
 }

@@ -138,8 +138,8 @@ public struct OriginRouter: OriginResponder {
             guard rendition == cam else { return nil }
             id = cam
         } else {
-            guard ["v144", "v240", "v360", "audio-en", "audio-de", "subs-en"].contains(rendition) else { return nil }
-            id = rendition == "subs-en" ? "v144" : rendition
+            guard ["v144", "v240", "v360", "audio-en", "audio-de", "subs-en", "subs-imsc"].contains(rendition) else { return nil }
+            id = rendition.hasPrefix("subs-") ? "v144" : rendition
         }
         return media.rendition(id, scenario.container, scenario.packaging).map { StreamModel(scenario: scenario, rendition: $0) }
     }
@@ -245,6 +245,17 @@ public struct OriginRouter: OriginResponder {
                 for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + knobs }
                 p.body = .multivariant(m)
             }
+            // ?imsc=1: the subtitles as IMSC1 in fragmented MP4 too (RFC 8216bis §3.1.5), a rendition of the same group.
+            if req.query["imsc"] == "1", case .multivariant(var m) = p.body, m.renditions.contains(where: { $0.type == "SUBTITLES" }) {
+                m.renditions.append(
+                    Rendition(
+                        type: "SUBTITLES", uri: "subs-imsc/index.m3u8", groupID: "subs", language: "en", name: "English IMSC1",
+                        isDefault: false, autoselect: true, forced: false))
+                for i in m.variants.indices where m.variants[i].subtitles != nil {
+                    m.variants[i].codecs = m.variants[i].codecs.map { $0 + ",stpp.ttml.im1t" }
+                }
+                p.body = .multivariant(m)
+            }
             // ?cmsd=KBPS: every variant's playlist answers with CMSD, this as its maximum suggested bitrate (docs/CMCD.md).
             if let kbps = req.query["cmsd"], case .multivariant(var m) = p.body {
                 for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + "cmsd=\(kbps)" }
@@ -280,7 +291,11 @@ public struct OriginRouter: OriginResponder {
         var r: OriginResponse
         switch file {
         case "index.m3u8":
-            var p = rest[0] == "subs-en" ? model.subtitlePlaylist(at: now, overrides: o) : model.mediaPlaylist(at: now, overrides: o)
+            var p =
+                rest[0] == "subs-en"
+                ? model.subtitlePlaylist(at: now, overrides: o)
+                : rest[0] == "subs-imsc"
+                    ? model.subtitlePlaylist(at: now, overrides: o, imsc: true) : model.mediaPlaylist(at: now, overrides: o)
             if let system = req.query["drm"] { p = Self.protected(p, system: system, rendition: rest[0]) }
             if model.scenario.isLive,
                 state.liveFaults(model.scenario.name, client: client).contains(where: {
@@ -300,6 +315,8 @@ public struct OriginRouter: OriginResponder {
             r = .playlist(model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true))
         case "all.ts" where scenario.singleFile:
             r = OriginResponse(status: 200, contentType: "video/mp2t", body: model.rendition.segments.flatMap(\.bytes), kind: "segment")
+        case "init.mp4" where rest[0] == "subs-imsc":
+            r = OriginResponse(status: 200, contentType: "application/mp4", body: TimedTextMP4.initSection(timescale: 1000), kind: "init")
         case "init.mp4":
             guard var bytes = model.rendition.initSection else { return .text(404, "no init section in \(scenario.container.rawValue)") }
             if model.encryption == .aes128 {
@@ -311,7 +328,7 @@ public struct OriginRouter: OriginResponder {
             }
             r = OriginResponse(status: 200, contentType: "video/mp4", body: bytes, kind: "init")
         default:
-            if rest[0] == "subs-en" { r = subtitle(model, file, now: now, o) } else { r = segment(model, file, now: now, o) }
+            if rest[0].hasPrefix("subs-") { r = subtitle(model, file, now: now, o) } else { r = segment(model, file, now: now, o) }
         }
         r.rendition = rest[0]
         return r
@@ -388,10 +405,19 @@ public struct OriginRouter: OriginResponder {
     }
 
     func subtitle(_ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides) -> OriginResponse {
-        let stem = file.hasSuffix(".vtt") ? String(file.dropLast(4)) : ""
+        let imsc = file.hasSuffix(".m4s")
+        let stem = file.hasSuffix(".vtt") || imsc ? String(file.dropLast(4)) : ""
         let digits = stem.hasPrefix("cue") ? stem.dropFirst(3) : stem.hasPrefix("c") ? stem.dropFirst() : ""
         guard let n = Int(digits) else { return .text(404, "not found: \(file)") }
         var r = OriginResponse(status: 200, contentType: "text/vtt", body: Array(model.subtitleText(n).utf8), kind: "subtitle")
+        if imsc {
+            // IMSC1 in fragmented MP4 (RFC 8216bis §3.1.5): the same cue as TTML, timed on the media timeline, in a 1 kHz track.
+            let t = model.truth(n, overrides: o)
+            r.contentType = "video/mp4"
+            r.body = TimedTextMP4.segment(
+                sequence: UInt32(truncatingIfNeeded: n + 1), decodeTime: UInt64(max(0, t.mediaTime * 1000).rounded()),
+                duration: UInt32((t.duration * 1000).rounded()), document: Array(model.subtitleTTML(n).utf8))
+        }
         r.truth = model.truth(n, overrides: o)
         return r
     }

@@ -319,21 +319,34 @@ public struct StreamModel: Sendable {
     }
 
     /// A WebVTT subtitle playlist on this rendition's cadence, with one cue per segment.
-    public func subtitlePlaylist(at now: Double, overrides: LiveOverrides = LiveOverrides()) -> Playlist {
+    /// `imsc`: IMSC1 in fragmented MP4 (`.m4s` segments after an `init.mp4`, RFC 8216bis §3.1.5) in place of WebVTT.
+    public func subtitlePlaylist(at now: Double, overrides: LiveOverrides = LiveOverrides(), imsc: Bool = false) -> Playlist {
         var p = mediaPlaylist(at: now, overrides: overrides)
         guard case .media(var m) = p.body else { return p }
         for i in m.segments.indices {
             m.segments[i].keys = []
-            m.segments[i].map = nil
+            m.segments[i].map = imsc ? MapSection(uri: "init.mp4") : nil
             m.segments[i].byteRange = nil
             // The segment's number: the digits of its name before the extension ("seg12.m4s" is 12, not 124).
             let stem = m.segments[i].uri.split(separator: "/").last?.split(separator: ".").first ?? ""
             let n = Int(stem.filter(\.isNumber)) ?? i
-            m.segments[i].uri = scenario.isLive ? "c\(n).vtt" : "cue\(n).vtt"
+            m.segments[i].uri = (scenario.isLive ? "c\(n)" : "cue\(n)") + (imsc ? ".m4s" : ".vtt")
             if define { m.segments[i].uri += "?token={$token}" }
         }
         p.body = .media(m)
         return p
+    }
+
+    /// The IMSC1 (TTML) document of subtitle segment `n`: the WebVTT cue's text, timed on the media timeline.
+    public func subtitleTTML(_ n: Int) -> String {
+        let t = truth(n)
+        func s(_ v: Double) -> String { fixed(v, 3) + "s" }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <tt xmlns="http://www.w3.org/ns/ttml" xmlns:ttp="http://www.w3.org/ns/ttml#parameter" ttp:timeBase="media" xml:lang="en">\
+            <body><div><p begin="\(s(t.mediaTime))" end="\(s(t.mediaTime + t.duration))">hlstui \(scenario.name) · segment \(t.msn) · \
+            \(t.pdt.iso8601) (IMSC1)</p></div></body></tt>
+            """
     }
 
     /// The WebVTT text of subtitle segment `n`: one cue spanning it, timed on the media timeline.

@@ -122,7 +122,8 @@ public struct SubtitleTrack: Sendable {
     /// The cues shown at raw time `t`: those running then whose timeline is the playhead's (`dsn`, when the subtitle playlist
     /// names that discontinuity sequence at all).
     public func active(at t: Double, dsn: Int?) -> [SubtitleCue] {
-        let running = cues.filter { $0.start <= t + 0.0005 && t < $0.end }
+        // Half a millisecond either way: cue times written to the millisecond meet frames timed to the 90 kHz tick.
+        let running = cues.filter { $0.start <= t + 0.0005 && t < $0.end - 0.0005 }
         guard let dsn, cues.contains(where: { $0.dsn == dsn }) else { return Self.distinct(running) }
         return Self.distinct(running.filter { $0.dsn == dsn })
     }
@@ -319,42 +320,56 @@ extension SessionState {
             }
         case (.segment(let msn, _, let base, _), _) where base != track.playlistURL && track.playlist != nil:
             track.inFlight.remove(msn)
-        case (.playlist, .success(.text)), (.segment, .success(.playlist)):
+        case (.playlist, .success(.text)), (.playlist, .success(.documents)), (.segment, .success(.playlist)):
             return []
-        case (.segment(let msn, _, _, _), .success(.text(let text))):
+        case (.segment(let msn, _, _, _), .success(let answer)):
             track.inFlight.remove(msn)
             track.read.insert(msn)
             track.failures[msn] = nil
             track.segmentsRead += 1
-            let doc = WebVTT.parse(text)
             let listed = track.playlist?.segments.first { $0.mediaSequence == msn }
             let dsn = listed?.discontinuitySequence ?? 0
-            for p in doc.problems where p != "no WEBVTT signature on the first line" {
+            let rendition = "SUBTITLES \(track.rendition.groupID)/\(track.rendition.name)"
+            var cues: [SubtitleCue] = []
+            var map: WebVTT.TimestampMap?
+            var problems: [String] = []
+            if case .text(let text) = answer {
+                let doc = WebVTT.parse(text)
+                problems = doc.problems.filter { $0 != "no WEBVTT signature on the first line" }
+                map = doc.timestampMap
+                if !doc.hasHeader {
+                    facts += subtitleFinding(
+                        ContinuityFinding(
+                            .webvttHeader, .error, "RFC 8216bis §3.1.4", msn: msn,
+                            "segment \(msn) does not start with WEBVTT (its cues are still read)"), rendition: rendition, at: t)
+                }
+                if doc.timestampMap == nil {
+                    facts += subtitleFinding(
+                        ContinuityFinding(
+                            .webvttTimestampMap, .warning, "RFC 8216bis §3.1.4", msn: msn,
+                            "segment \(msn) has no X-TIMESTAMP-MAP: cue time 0 taken as media time 0"), rendition: rendition, at: t)
+                }
+                let reference = sample.timePos ?? clock.firstPTS.values.max()
+                cues = doc.cues.map { c -> SubtitleCue in
+                    var start = doc.mediaTime(c.start)
+                    if let ref = reference {
+                        // An MPEG-2 timestamp that wrapped while the player's clock ran on (§3.1.4): the turn nearest.
+                        let turns = ((ref - start) / WebVTT.wrapSeconds).rounded()
+                        start += turns * WebVTT.wrapSeconds
+                    }
+                    return SubtitleCue(start: start, end: start + (c.end - c.start), lines: c.lines, msn: msn, dsn: dsn)
+                }
+            } else if case .documents(let docs) = answer {
+                // IMSC1: TTML times lie on the track's media timeline, the clock of the other renditions (§3.1.5).
+                if docs.isEmpty { problems.append("no TTML document in the segment's mdat") }
+                for d in docs.map(TTML.parse) {
+                    problems += d.problems
+                    cues += d.cues.map { SubtitleCue(start: $0.start, end: $0.end, lines: $0.lines, msn: msn, dsn: dsn) }
+                }
+            }
+            for p in problems {
                 let kind = String(p.prefix { $0 != ":" })
                 if track.problemsSaid.insert(kind).inserted { note(.warn, "subtitles: segment \(msn) of \(name): \(p)", t) }
-            }
-            let rendition = "SUBTITLES \(track.rendition.groupID)/\(track.rendition.name)"
-            if !doc.hasHeader {
-                facts += subtitleFinding(
-                    ContinuityFinding(
-                        .webvttHeader, .error, "RFC 8216bis §3.1.4", msn: msn,
-                        "segment \(msn) does not start with WEBVTT (its cues are still read)"), rendition: rendition, at: t)
-            }
-            if doc.timestampMap == nil {
-                facts += subtitleFinding(
-                    ContinuityFinding(
-                        .webvttTimestampMap, .warning, "RFC 8216bis §3.1.4", msn: msn,
-                        "segment \(msn) has no X-TIMESTAMP-MAP: cue time 0 taken as media time 0"), rendition: rendition, at: t)
-            }
-            let reference = sample.timePos ?? clock.firstPTS.values.max()
-            let cues = doc.cues.map { c -> SubtitleCue in
-                var start = doc.mediaTime(c.start)
-                if let ref = reference {
-                    // An MPEG-2 timestamp that wrapped while the player's clock ran on (RFC 8216bis §3.1.4): the turn nearest.
-                    let turns = ((ref - start) / WebVTT.wrapSeconds).rounded()
-                    start += turns * WebVTT.wrapSeconds
-                }
-                return SubtitleCue(start: start, end: start + (c.end - c.start), lines: c.lines, msn: msn, dsn: dsn)
             }
             track.add(cues, msn: msn)
             if let listed, let m = track.playlist {
@@ -362,7 +377,8 @@ extension SessionState {
                 track.timingChecks.append(
                     TimingCheck(
                         msn: msn, pdt: listed.effectiveProgramDateTime, position: i.map { Timeline.startTimes(m)[$0] },
-                        duration: listed.duration, cues: cues, map: doc.timestampMap, since: t))
+                        duration: listed.duration, cues: cues, map: map, imsc: { if case .documents = answer { true } else { false } }(),
+                        since: t))
                 if track.timingChecks.count > 50 { track.timingChecks.removeFirst() }
             }
         case (.segment(let msn, _, _, _), .failure(let f)):
@@ -399,10 +415,11 @@ extension SessionState {
             guard let first = c.cues.first, !c.cues.contains(where: { $0.end > from && $0.start < to }) else { continue }
             let off = first.start - expected
             let map = c.map.map { "MPEGTS:\($0.mpegts),LOCAL:\(fixed($0.local, 3))" } ?? "none"
+            let why = c.imsc ? "its TTML times" : "X-TIMESTAMP-MAP \(map)"
             facts += subtitleFinding(
                 ContinuityFinding(
-                    .webvttOffMedia, .error, "RFC 8216bis §3.1.4", msn: c.msn,
-                    "segment \(c.msn)'s cues lie \(fixed(abs(off), 1)) s \(off > 0 ? "after" : "before") the media they belong to (X-TIMESTAMP-MAP \(map): the first cue at \(fixed(first.start, 3)) s, the video there at \(fixed(expected, 3)) s)"
+                    c.imsc ? .imscOffMedia : .webvttOffMedia, .error, c.imsc ? "RFC 8216bis §3.1.5" : "RFC 8216bis §3.1.4", msn: c.msn,
+                    "segment \(c.msn)'s cues lie \(fixed(abs(off), 1)) s \(off > 0 ? "after" : "before") the media they belong to (\(why): the first cue at \(fixed(first.start, 3)) s, the video there at \(fixed(expected, 3)) s)"
                 ), rendition: "SUBTITLES \(track.rendition.groupID)/\(track.rendition.name)", at: t)
         }
         track.timingChecks = kept
@@ -452,6 +469,8 @@ struct TimingCheck: Sendable {
     /// Its cues on the player's clock, and its map as written.
     var cues: [SubtitleCue]
     var map: WebVTT.TimestampMap?
+    /// IMSC1 (TTML times on the media timeline) rather than WebVTT.
+    var imsc = false
     var since: Double
 }
 
@@ -459,7 +478,10 @@ struct TimingCheck: Sendable {
 /// segment's text.
 public enum SubtitleAnswer: Sendable {
     case playlist(MediaPlaylist)
+    /// A WebVTT segment (RFC 8216bis §3.1.4).
     case text(String)
+    /// An IMSC1 segment's TTML documents, read out of its fragmented MP4 (§3.1.5).
+    case documents([String])
 }
 
 /// Why a subtitle read failed, in one line.

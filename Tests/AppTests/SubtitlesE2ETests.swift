@@ -14,16 +14,31 @@ struct SubtitlesE2ETests {
         return Int(text[r.upperBound...].prefix { $0.isNumber })
     }
 
+    struct Track: CustomTestStringConvertible, Sendable {
+        var scenario: String
+        var subs = "en"
+        /// IMSC1 in fragmented MP4 (the origin's `?imsc=1`) rather than WebVTT.
+        var imsc = false
+        var testDescription: String { scenario + (imsc ? " IMSC1" : " WebVTT") }
+    }
+
     @Test(
-        "--subs en: every segment's cue shown in turn, none lost, each within 100 ms of its time on the player's clock",
-        arguments: ["vod-ts", "vod-fmp4", "live-ts", "live-fmp4"])
-    func inTime(scenario: String) async throws {
+        "--subs: every segment's cue shown in turn, none lost, each within 100 ms of its time on the player's clock",
+        arguments: [
+            Track(scenario: "vod-ts"), Track(scenario: "vod-fmp4"), Track(scenario: "live-ts"), Track(scenario: "live-fmp4"),
+            Track(scenario: "vod-fmp4", subs: "English IMSC1", imsc: true), Track(scenario: "live-fmp4", subs: "English IMSC1", imsc: true),
+        ])
+    func inTime(track: Track) async throws {
+        let scenario = track.scenario
         let r = try await MonitorRun.run(
-            ["\(base)/\(scenario)/master.m3u8", "--subs", "en", "--pin", "0", "--rate", "4", "--duration", "7"],
+            [
+                "\(base)/\(scenario)/master.m3u8" + (track.imsc ? "?imsc=1" : ""), "--subs", track.subs, "--pin", "0", "--rate", "4",
+                "--duration", "7",
+            ],
             before: { if scenario.contains("live") { try await ContinuityTests.clearOfLoop(segment: 2) } })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let start = try #require(r.named("rendition").first { $0["type"] as? String == "subtitles" })
-        #expect(start["to"] as? String == "English" && start["reason"] as? String == "start", "\(start)")
+        #expect(start["to"] as? String == (track.imsc ? "English IMSC1" : "English") && start["reason"] as? String == "start", "\(start)")
         let cues = r.named("subtitle").filter { $0["text"] as? String != nil }
         let numbers = cues.compactMap(Self.segment)
         #expect(numbers.count >= 3, "\(cues)")
@@ -36,7 +51,7 @@ struct SubtitlesE2ETests {
         }
         // The cue names the segment the player shows: the playhead's PDT at the next sample lies in that segment.
         let text = try #require(cues.last?["text"] as? String)
-        #expect(text.contains("hlstui \(scenario) · segment "), "\(text)")
+        #expect(text.contains("hlstui \(scenario) · segment ") && text.hasSuffix("(IMSC1)") == track.imsc, "\(text)")
         #expect(r.named("skip").isEmpty && r.named("stall").isEmpty)
         #expect(r.named("violation").isEmpty, "a clean stream breaks no subtitle rule: \(r.named("violation"))")
     }

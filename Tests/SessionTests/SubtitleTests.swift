@@ -159,6 +159,20 @@ struct SubtitleTests {
         #expect(s.subtitles?.shown.first?.lines == ["cue 1"])
     }
 
+    @Test("IMSC1: the TTML documents of a segment, timed on the media timeline; a segment without one is said")
+    func imsc() {
+        var s = Self.reading()
+        let read = SubtitleRead.segment(msn: 0, uri: "cue0.m4s", base: "http://origin.test/subs-fr/index.m3u8", range: nil)
+        let ttml = #"<tt xmlns="http://www.w3.org/ns/ttml"><body><div><p begin="10s" end="12s">imsc</p></div></body></tt>"#
+        s.apply(.subtitleRead(read, url: "http://origin.test/subs-fr/cue0.m4s", result: .success(.documents([ttml]))), at: 0.5)
+        _ = s.followSubtitles(time: 10.5, at: 0.6)
+        #expect(s.subtitles?.shown.first?.lines == ["imsc"])
+        #expect(s.log.allSatisfy { !$0.text.contains("X-TIMESTAMP-MAP") }, "no WebVTT rule for IMSC1")
+        let empty = SubtitleRead.segment(msn: 1, uri: "cue1.m4s", base: "http://origin.test/subs-fr/index.m3u8", range: nil)
+        s.apply(.subtitleRead(empty, url: "http://origin.test/subs-fr/cue1.m4s", result: .success(.documents([]))), at: 0.7)
+        #expect(s.log.last?.text.contains("no TTML document") == true, "\(s.log.last?.text ?? "")")
+    }
+
     @Test("a cue written in two segments (it spans their edge) is shown once")
     func spanningCue() {
         var s = Self.reading()
