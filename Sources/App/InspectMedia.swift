@@ -140,7 +140,11 @@ enum InspectMedia {
         for i in chosen {
             let s = m.segments[i]
             guard let u = resolve(s.uri, against: url) else { continue }
-            let doc = WebVTT.parse(String(decoding: try await read(u, req), as: UTF8.self))
+            let body = [UInt8](try await read(u, req))
+            // IMSC1 in fragmented MP4 (§3.1.5): its TTML documents' cues, on the media timeline; else WebVTT (§3.1.4).
+            let imsc = FragmentedMP4.startsLikeMP4(Array(body.prefix(64)))
+            let ttml = imsc ? TimedTextMP4.documents(segment: body).map(TTML.parse).flatMap(\.cues) : []
+            let doc = imsc ? WebVTT() : WebVTT.parse(String(decoding: body, as: UTF8.self))
             var at: Double?
             // The media's clock at the segment's start: by PDT when both carry it, else by position.
             if let v = video {
@@ -167,12 +171,15 @@ enum InspectMedia {
                     }
                 }
             }
-            out.append(
-                SubtitleSegmentMeasure(
-                    msn: s.mediaSequence, position: starts[i], duration: s.duration, hasHeader: doc.hasHeader,
-                    hasMap: doc.timestampMap != nil,
-                    cues: doc.cues.map { doc.mediaTime($0.start)...max(doc.mediaTime($0.start), doc.mediaTime($0.end)) },
-                    mediaTime: at))
+            let cues =
+                imsc
+                ? ttml.map { $0.start...max($0.start, $0.end) }
+                : doc.cues.map { doc.mediaTime($0.start)...max(doc.mediaTime($0.start), doc.mediaTime($0.end)) }
+            var measured = SubtitleSegmentMeasure(
+                msn: s.mediaSequence, position: starts[i], duration: s.duration, hasHeader: imsc || doc.hasHeader,
+                hasMap: imsc || doc.timestampMap != nil, cues: cues, mediaTime: at)
+            measured.imsc = imsc
+            out.append(measured)
         }
         return SubtitleMeasure(
             name: name, segments: out, listed: m.segments.count, duration: m.totalDuration, mediaDuration: video?.totalDuration,

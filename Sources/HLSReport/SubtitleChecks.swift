@@ -15,6 +15,8 @@ public struct SubtitleSegmentMeasure: Sendable, Equatable {
     /// The media's clock where the segment starts: the first variant's segment at that position, its first timestamp plus
     /// the distance into it; nil when not measured.
     public var mediaTime: Double?
+    /// IMSC1 (TTML in fragmented MP4, §3.1.5) rather than WebVTT: the WebVTT rules do not apply.
+    public var imsc = false
 
     public init(
         msn: Int, position: Double, duration: Double, hasHeader: Bool, hasMap: Bool, cues: [ClosedRange<Double>], mediaTime: Double?
@@ -70,11 +72,13 @@ public enum SubtitleChecks {
             return seg.cues.contains { $0.upperBound > from && $0.lowerBound < to } ? nil : (seg.msn, first.lowerBound - t)
         }
         if let o = off.first {
+            let imsc = s.segments.contains(where: \.imsc)
             out.append(
                 MediaFinding(
-                    rule: "webvtt-off-media", must: true, section: section, variant: index,
+                    rule: imsc ? "imsc-off-media" : "webvtt-off-media", must: true, section: imsc ? "RFC 8216bis §3.1.5" : section,
+                    variant: index,
                     message:
-                        "\(s.name): segment \(o.msn)'s cues lie \(fixed(abs(o.by), 1)) s \(o.by > 0 ? "after" : "before") the media they belong to (its X-TIMESTAMP-MAP disagrees with the media)"
+                        "\(s.name): segment \(o.msn)'s cues lie \(fixed(abs(o.by), 1)) s \(o.by > 0 ? "after" : "before") the media they belong to (\(imsc ? "its TTML times disagree" : "its X-TIMESTAMP-MAP disagrees") with the media)"
                         + count(off.count, of: s.segments.filter { $0.mediaTime != nil && !$0.cues.isEmpty }.count)))
         }
         if !s.live, let media = s.mediaDuration, abs(media - s.duration) > Double(s.targetDuration ?? 6) {

@@ -246,10 +246,11 @@ struct InspectTLSTests {
     @Test("--media: the origin's ladder measured as declared; declared under its bytes and with another profile, each named, exit 1")
     func media() async throws {
         // The origin of the break tests: reading every rung's segments here would show in the shared origin's log.
-        let clean = try await CLI.run(["inspect", "--media", "\(CueOrigin.base)/vod-ts/master.m3u8"])
+        let clean = try await CLI.run(["inspect", "--media", "\(CueOrigin.base)/vod-ts/master.m3u8?imsc=1"])
         #expect(clean.status == 0 && clean.stdout.contains("media measured (40 segments):"), "\(clean.stdout) \(clean.stderr)")
         #expect(clean.stdout.contains("media: no problems found") && clean.stdout.contains("video avc1.4d401e"), "\(clean.stdout)")
         #expect(clean.stdout.contains("subtitles English [en]  10 of 10 segments, 10 cues, timed against the media"), "\(clean.stdout)")
+        #expect(clean.stdout.contains("subtitles English IMSC1 [en]  10 of 10 segments, 10 cues, timed against the media"))
         let wrong = try await CLI.run(["inspect", "--media", "--json", "\(CueOrigin.base)/vod-ts/master.m3u8?bw=0.6&avc=avc1.42e01e"])
         #expect(wrong.status == 1, "\(wrong.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(wrong.stdout.utf8)) as? [String: Any])

@@ -40,6 +40,14 @@ struct SubtitleChecksTests {
         #expect(f.allSatisfy { $0.variant == 4 })
     }
 
+    @Test("IMSC1 cues off the media: imsc-off-media (§3.1.5), no WebVTT rule")
+    func imsc() {
+        var seg = Self.segment(2, cueAt: 24)
+        seg.imsc = true
+        let f = SubtitleChecks.findings(Self.measure([seg], duration: 20), index: 0)
+        #expect(f.map(\.rule) == ["imsc-off-media"] && f.first?.section == "RFC 8216bis §3.1.5", "\(f)")
+    }
+
     @Test("a cue that began in the segment before, repeated here, is in place; a live window's length is not compared")
     func spanning() {
         var s = Self.segment(3)
