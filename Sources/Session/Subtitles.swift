@@ -318,7 +318,8 @@ extension SessionState {
             if track.playlistFailures == 1 || track.playlist == nil && track.playlistFailures % 4 == 0 {
                 note(.warn, "subtitles: the playlist of \(name) failed: \(f.cause)", t)
             }
-        case (.segment(let msn, _, let base, _), _) where base != track.playlistURL && track.playlist != nil:
+        case (.segment(let msn, _, let base, _), _) where base != track.playlistURL:
+            // Read for another rendition (the choice changed while it was in flight): not this one's.
             track.inFlight.remove(msn)
         case (.playlist, .success(.text)), (.playlist, .success(.documents)), (.segment, .success(.playlist)):
             return []

@@ -193,6 +193,15 @@ struct SubtitleTests {
         #expect(t.active(at: 2, dsn: 7).count == 2, "a sequence the subtitles never name: all that run then")
     }
 
+    @Test("a read that comes back after the choice changed belongs to the rendition before: not shown")
+    func staleRead() {
+        var s = Self.reading()
+        _ = s.planSubtitles(.named("English"), at: 0.5)
+        Self.answer(&s, 0, at: 0.6) // read for Français, from its playlist
+        _ = s.followSubtitles(time: 10.5, at: 0.7)
+        #expect(s.subtitles?.rendition.name == "English" && s.subtitles?.cues.isEmpty == true)
+    }
+
     @Test("a failed segment is said, tried again after a pause, and given up after three failures")
     func failures() {
         var s = Self.reading()
