@@ -318,9 +318,9 @@ extension SessionState {
             if track.playlistFailures == 1 || track.playlist == nil && track.playlistFailures % 4 == 0 {
                 note(.warn, "subtitles: the playlist of \(name) failed: \(f.cause)", t)
             }
-        case (.segment(let msn, _, let base, _), _) where base != track.playlistURL:
+        case (.segment(_, _, let base, _), _) where base != track.playlistURL:
             // Read for another rendition (the choice changed while it was in flight): not this one's.
-            track.inFlight.remove(msn)
+            return []
         case (.playlist, .success(.text)), (.playlist, .success(.documents)), (.segment, .success(.playlist)):
             return []
         case (.segment(let msn, _, _, _), .success(let answer)):
