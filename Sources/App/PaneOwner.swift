@@ -520,7 +520,7 @@ final class PaneOwner {
         switch action {
         case .togglePause: run(state.planTogglePause())
         case .seekRelative(let d): run(state.planSeek(by: d, at: t))
-        case .seekTo(let pos): run(state.planSeek(by: pos - (state.position ?? 0), at: t))
+        case .seekTo(let pos): run(state.planSeek(to: pos, at: t))
         case .quit, .toggleSync, .syncReference: break
         case .pinPathway, .nextPathway: for f in state.choosePathway(action, at: t) { report(.fact(f)) }
         case .audio(let select): carry(state.planAudio(select, look: look(), at: t))

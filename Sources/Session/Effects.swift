@@ -181,7 +181,15 @@ extension SessionState {
     /// reloading a playlist that starts at the target's segment.
     public mutating func planSeek(by delta: Double, at t: Double) -> [PaneEffect] {
         catchUp?.leftByUser = true
-        guard let pos = position, let m = playingMedia else { return [] }
+        guard let pos = position, let m = playingMedia else {
+            // The player has not shown a frame yet: a VOD seek is kept for the first look that knows the playhead (from the
+            // start, or from a target already kept); a live one has nothing to be relative to.
+            if playingMedia?.isLive == false || pendingSeek != nil {
+                return planSeek(to: (pendingSeek ?? 0) + delta, at: t)
+            }
+            note(.warn, "seek: the player has not started yet", t)
+            return []
+        }
         let target = min(max(0, pos + delta), max(0, m.totalDuration - 0.5))
         let d = target - pos
         let buffered = bufferedRanges.contains { $0.start - 0.01 <= target && target <= $0.end }
@@ -191,6 +199,18 @@ extension SessionState {
         let aim = StreamPoint(msn: m.segments[i].mediaSequence, offset: target - Timeline.startTimes(m)[i])
         let subs = subtitleReads(at: t, aim: (aim, target))
         return seekEffects(target: target, delta: d, buffered: buffered, index: i, in: m, at: t) + subs
+    }
+
+    /// A seek to `target` seconds of the playlist; kept until the playhead is known when the player has not started (a
+    /// command given during start-up is carried out, not lost: `watchStep` gives it once the playhead is known).
+    public mutating func planSeek(to target: Double, at t: Double) -> [PaneEffect] {
+        guard let pos = position, started else {
+            pendingSeek = max(0, target)
+            note(.info, "seek to \(fixed(max(0, target), 1)) s: once the player shows its first frame", t)
+            return []
+        }
+        pendingSeek = nil
+        return planSeek(by: target - pos, at: t)
     }
 
     /// How the player reaches `target`, in segment `i` of `m`.
@@ -247,6 +267,11 @@ extension SessionState {
                 plan.effects.append(.reloadAtEdge(rung: loadedRung ?? 0))
                 note(.warn, "\(behind): starting again at the edge", now)
             }
+        }
+        // A seek asked for before the first frame, now that the playhead is known.
+        if let target = pendingSeek, started, !playerLoading, look.time != nil, let pos = position {
+            pendingSeek = nil
+            plan.effects += planSeek(by: target - pos, at: now)
         }
         // The subtitles: the reads due, and the cue at the playhead as the player shows it now (docs/SUBTITLES.md).
         plan.effects += subtitleReads(at: now)

@@ -326,6 +326,8 @@ public struct SessionState: Sendable {
     public internal(set) var playingAudio: Rendition?
     /// A person's audio switch, until the stream that carries it out is given.
     var audioAsked: AudioChange?
+    /// A seek asked for before the player's first frame: the playlist position it goes to, once the playhead is known.
+    public internal(set) var pendingSeek: Double?
     /// The subtitles asked for (`--subs`, `S`, `subs` in a script; docs/SUBTITLES.md).
     public internal(set) var subtitleChoice = SubtitleChoice.automatic
     /// The subtitle rendition shown: what hlstui read of it and the cues at the playhead; nil when off.

@@ -462,3 +462,52 @@ struct ResetBufferTests {
     }
 
 }
+
+@Suite("A seek asked for during start-up")
+struct PendingSeekTests {
+    /// Opened, rung 0 given and its VOD playlist read; no frame shown yet.
+    static func starting() -> SessionState {
+        var s = SessionState(url: "http://origin.test/master.m3u8")
+        s.apply(.opened(url: s.url, playlist: Fixture.playlist(Fixture.multivariant), diagnostics: []), at: 0)
+        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
+        s.apply(.streamGiven(startMSN: nil), at: 0.1)
+        s.apply(
+            .loader(
+                .playlist(
+                    PlaylistEvent(
+                        url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil,
+                        playlist: Fixture.playlist(Fixture.media(live: false)).media!, received: 0.1))), at: 0.1)
+        for i in 0..<2 { s.apply(.loader(.request(Fixture.request(i, pts: 10 + Double(i) * 2, start: 0.1))), at: 0.2) }
+        return s
+    }
+
+    @Test("seek 14 before the first frame is kept, said, and carried out at the first look that knows the playhead")
+    func kept() {
+        var s = Self.starting()
+        #expect(s.planSeek(to: 14, at: 0.3).isEmpty)
+        #expect(s.pendingSeek == 14 && s.log.last?.text == "seek to 14.0 s: once the player shows its first frame")
+        #expect(s.watchStep(look: PlayerLook(time: nil), at: 0.4).effects.isEmpty, "the player still loading: kept")
+        s.apply(.playbackStarted, at: 0.5)
+        var p = PlayerSample()
+        p.timePos = 10.1
+        s.apply(.sample(p), at: 0.5)
+        let plan = s.watchStep(look: PlayerLook(time: 10.1), at: 0.52)
+        #expect(s.pendingSeek == nil)
+        #expect(
+            plan.effects.contains { e in
+                switch e {
+                case .seekDemuxer(let by, _), .seekInCache(let by): abs(by - 13.9) < 0.01
+                case .load(_, let msn): msn == 7
+                default: false
+                }
+            }, "\(plan.effects)")
+    }
+
+    @Test("a relative seek before the first frame counts from the start on VOD, and adds to one already kept")
+    func relative() {
+        var s = Self.starting()
+        _ = s.planSeek(by: 5, at: 0.3)
+        _ = s.planSeek(by: 5, at: 0.35)
+        #expect(s.pendingSeek == 10)
+    }
+}
