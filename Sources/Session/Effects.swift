@@ -192,13 +192,27 @@ extension SessionState {
         }
         let target = min(max(0, pos + delta), max(0, m.totalDuration - 0.5))
         let d = target - pos
-        let buffered = bufferedRanges.contains { $0.start - 0.01 <= target && target <= $0.end }
+        // In the cache only when mpv's demuxer holds it too: segments delivered to the player but not yet demuxed are not
+        // in its cache, and a seek there goes to the demuxer — which ends fMP4 playback on FFmpeg 5.1 (docs/PLATFORM.md).
+        let buffered =
+            bufferedRanges.contains { $0.start - 0.01 <= target && target <= $0.end } && playerCacheHolds(target, in: m)
         guard let i = Timeline.segmentIndex(at: target, in: m) else { return [] }
         progress = nil
         // The subtitles where the seek goes are asked for now, beside the player's reads (docs/SUBTITLES.md).
         let aim = StreamPoint(msn: m.segments[i].mediaSequence, offset: target - Timeline.startTimes(m)[i])
         let subs = subtitleReads(at: t, aim: (aim, target))
         return seekEffects(target: target, delta: d, buffered: buffered, index: i, in: m, at: t) + subs
+    }
+
+    /// Whether mpv's demuxer cache (`seekable-ranges`, raw media time) holds playlist position `target` of `m`.
+    func playerCacheHolds(_ target: Double, in m: MediaPlaylist) -> Bool {
+        let starts = Timeline.startTimes(m)
+        return sample.seekableRanges.contains { r in
+            guard let a = clock.locate(r.start, in: m).flatMap({ MediaClock.position($0, in: m, starts: starts) }),
+                let b = clock.locate(r.end, in: m).flatMap({ MediaClock.position($0, in: m, starts: starts) })
+            else { return false }
+            return a - 0.01 <= target && target <= b
+        }
     }
 
     /// A seek to `target` seconds of the playlist; kept until the playhead is known when the player has not started (a

@@ -190,6 +190,20 @@ struct MonitorCLITests {
         #expect(pos.count == after.count && (pos.first ?? 0) >= 13 && (pos.first ?? 99) < 17, "\(name) position after the seek: \(pos)")
     }
 
+    @Test("a seek just after the first frame, to media delivered but not yet demuxed, plays on from there (fMP4 did not end)")
+    func earlySeek() async throws {
+        let dir = try CLI.directory(["cmds": "0.3 seek 14\n"])
+        let r = try await MonitorRun.run([
+            "\(base)/vod-fmp4/master.m3u8", "--duration", "3", "--commands", dir.appendingPathComponent("cmds").path,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.named("ended").isEmpty, "the stream did not end after the seek")
+        let after = r.named("player").filter { ($0["t"] as? Double ?? 0) > 1.5 }
+        let pos = after.compactMap { $0["position"] as? Double }
+        #expect(!pos.isEmpty && pos.allSatisfy { $0 >= 13.5 && $0 < 18 }, "\(pos)")
+        #expect(after.allSatisfy { $0["state"] as? String == "playing" }, "\(after.map { $0["state"] ?? "" })")
+    }
+
     @Test(
         "failures end with one line naming the cause and exit 1",
         arguments: [

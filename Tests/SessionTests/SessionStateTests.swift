@@ -511,3 +511,21 @@ struct PendingSeekTests {
         #expect(s.pendingSeek == 10)
     }
 }
+
+@Suite("A seek in the cache only where mpv's demuxer holds it")
+struct CacheSeekTests {
+    @Test("delivered but not in mpv's seekable ranges: not a cache seek (it would reach the demuxer); held there: a cache seek")
+    func cacheSeek() {
+        var s = Fixture.session() // segments 0–3 delivered (first PTS 10, 12, 14, 16)
+        var p = PlayerSample()
+        p.timePos = 10.2
+        p.seekableRanges = [TimeRange(start: 10, end: 12.5)] // mpv has demuxed only into segment 1
+        s.apply(.sample(p), at: 1)
+        let isCacheSeek = { (e: [PaneEffect]) in e.contains { if case .seekInCache = $0 { true } else { false } } }
+        #expect(s.bufferedRanges.contains { $0.start <= 5 && 5 <= $0.end }, "5 s is delivered: \(s.bufferedRanges)")
+        #expect(!isCacheSeek(s.planSeek(to: 5, at: 1.1)), "delivered, not demuxed")
+        p.seekableRanges = [TimeRange(start: 10, end: 18)]
+        s.apply(.sample(p), at: 1.2)
+        #expect(isCacheSeek(s.planSeek(to: 5, at: 1.3)), "in mpv's cache")
+    }
+}
