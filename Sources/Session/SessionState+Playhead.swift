@@ -1,0 +1,213 @@
+import CMCD
+import HLS
+import LoaderEvents
+
+/// The player's samples as the Session takes them in: where the playhead is, stalls, skips and the selection a person asks for.
+extension SessionState {
+    mutating func sampled(_ s: PlayerSample, at t: Double) -> [SessionFact] {
+        sample = s
+        // A sample of the old player still in flight during a load says nothing of where the new one goes on from, nor does one
+        // read while mpv restarts at a timestamp reset (it reads moments far from the picture, docs/PLATFORM.md).
+        if !playerLoading, !s.restarting, let time = s.timePos, let m = media[loadedRung ?? 0] ?? media.values.first {
+            clock.follow(time, in: m)
+        }
+        if started { recordHistory(at: t) }
+        var facts: [SessionFact] = []
+        if let skip = checkSkip(s, at: t) { facts.append(.skipped(skip)) }
+        if started, !playerLoading, !s.restarting, let p = playhead {
+            for f in breaks.step(at: p, pdt: playheadPDT, t: t) {
+                switch f {
+                case .entered(let b):
+                    note(.info, "entered break \(b.key)" + (b.planned.map { " (planned \(fixed($0, 1)) s)" } ?? ""), t)
+                case .left(let b, let seconds): note(.info, "left break \(b.key) after \(fixed(seconds, 1)) s", t)
+                }
+                facts.append(.cue(f))
+            }
+        }
+        // Stopped at the end of what it was given while the stream goes on (the player gave up on a failing origin, or waits on
+        // a playlist that no longer grows) is a stall too, never a pause: after a second, so a reload at a break is not one.
+        if s.eof && !ended && started { eofSince = eofSince ?? t } else { eofSince = nil }
+        // A reload that takes more than a second (its first segment is slow or held) freezes the picture just the same.
+        if s.loading && started && !ended { loadingSince = loadingSince ?? t } else { loadingSince = nil }
+        let stuck = eofSince.map { t - $0 >= 1.0 } ?? false
+        let reloading = loadingSince.map { t - $0 >= 1.0 } ?? false
+        let waiting = s.pausedForCache || stuck || reloading
+        if started, waiting, stalls.last.map({ $0.end != nil }) ?? true {
+            let start = s.pausedForCache ? t : (eofSince ?? loadingSince ?? t)
+            let cause = recentFailure(at: t)
+            stalls.append(Stall(start: start, end: nil, cause: cause))
+            if stalls.count > Self.stallLimit {
+                for old in stalls.prefix(stalls.count - Self.stallLimit) {
+                    earlierStalls.count += 1
+                    earlierStalls.seconds += (old.end ?? t) - old.start
+                }
+                stalls.removeFirst(stalls.count - Self.stallLimit)
+            }
+            if let cause { note(.warn, "stalled: \(cause)", t) }
+            facts.append(.stallStarted(start))
+        }
+        if started, waiting, let last = stalls.last, last.end == nil, last.cause == nil, let c = recentFailure(at: t) {
+            stalls[stalls.count - 1].cause = c
+        }
+        if !waiting, let last = stalls.last, last.end == nil {
+            stalls[stalls.count - 1].end = t
+            if let c = last.cause { note(.info, "playing again after \(fixed(t - last.start, 1)) s stalled (\(c))", t) }
+            facts.append(.stallEnded(stalls[stalls.count - 1]))
+        }
+        // The end of the stream, not the end of a playlist the Loader stopped before a GAP run.
+        if s.eof && !ended, let m = media[playingRung ?? 0], m.endList,
+            playhead.map({ p in !m.segments.contains { $0.mediaSequence > p.msn && !$0.gap } }) ?? true
+        {
+            ended = true
+            facts.append(.ended)
+        }
+        return facts
+    }
+
+    /// Seconds of content between two playhead points (negative when `b` is behind `a`); a GAP no rung fills counts as
+    /// nothing (crossing it is reported as a GAP, not a skip). Nil when a segment's duration between them is unknown.
+    public func distance(from a: StreamPoint, to b: StreamPoint) -> Double? {
+        if b.msn == a.msn { return b.offset - a.offset }
+        if b.msn < a.msn { return distance(from: b, to: a).map { -$0 } }
+        func duration(_ msn: Int) -> Double? {
+            if isUnfillableGap(msn) { return 0 }
+            if let d = seen[msn]?.duration { return d }
+            return media.values.lazy.compactMap { m in
+                m.segments[safe: msn - m.mediaSequence].flatMap { $0.mediaSequence == msn ? $0.duration : nil }
+            }.first
+        }
+        guard let first = duration(a.msn) else { return nil }
+        var total = max(0, first - a.offset) + b.offset
+        for msn in (a.msn + 1)..<b.msn {
+            guard let d = duration(msn) else { return nil }
+            total += d
+        }
+        return total
+    }
+
+    /// The playhead moved forward by more than playing covers since the last sample (it is measured by segment and offset, so
+    /// timestamp resets do not count): a skip, with the likeliest cause. Samples that cannot advance (paused, waiting, loading)
+    /// move the reference time with them, so time spent waiting never excuses a jump.
+    mutating func checkSkip(_ s: PlayerSample, at t: Double) -> Skip? {
+        guard started, let wall = s.wall else { return nil }
+        let advancing = !s.paused && !s.pausedForCache && !s.eof && !s.held && !s.loading
+        // Between loadfile and the restart the position is the old one, while hlstui holds the player to move it inside a
+        // freshly loaded rung it stands where that rung starts, and while mpv restarts its playback it may be neither: the
+        // position before stands, only the clock moves on.
+        if s.loading || s.held || s.restarting {
+            if var p = progress {
+                p.wall = wall
+                p.advancing = false
+                progress = p
+            }
+            return nil
+        }
+        // A sample whose position is not read or not located yet (mpv has none for a moment as it restarts at a timestamp
+        // jump; the segment it jumped to is not measured yet), or whose distance from the last point is not known yet: the
+        // last point stands, so the jump is measured from it once it can be. Time the player may have played meanwhile counts
+        // as played (the clock of the last point is kept); time it stood still does not (the clock moves on).
+        func keepLast() {
+            guard var p = progress else { return }
+            if advancing || p.advancing { p.advancing = true } else { p.wall = wall }
+            progress = p
+        }
+        guard let time = s.timePos, let point = locate(time) else {
+            keepLast()
+            return nil
+        }
+        guard let last = progress else {
+            progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
+            return nil
+        }
+        guard let moved = distance(from: last.point, to: point) else {
+            // Not for long: a point whose segments are forgotten never becomes measurable, and the check starts afresh.
+            if wall.seconds(since: last.wall) > 10 {
+                progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
+            } else {
+                keepLast()
+            }
+            return nil
+        }
+        progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
+        let elapsed = max(0, wall.seconds(since: last.wall))
+        let played = (last.advancing || advancing ? elapsed * max(last.speed, s.speed, 1) : 0)
+        // A frame or two of slack: samples read several properties one after another.
+        guard moved - played > 0.15 else { return nil }
+        // The player catching up right after a jump (it shows the rest faster) belongs to the same skip.
+        if let k = skips.last, k.toTime == last.time, k.to == last.point {
+            skips[skips.count - 1].to = point
+            skips[skips.count - 1].toTime = time
+            skips[skips.count - 1].seconds += moved - played
+            skippedSeconds += moved - played
+            return nil
+        }
+        let skip = Skip(
+            t: t, fromTime: last.time, from: last.point, toTime: time, to: point, seconds: moved - played,
+            cause: skipCause(at: t, over: last.point.msn...point.msn))
+        skipCount += 1
+        skippedSeconds += skip.seconds
+        skips.append(skip)
+        if skips.count > 100 { skips.removeFirst(skips.count - 100) }
+        note(
+            .warn,
+            "skipped \(fixed(skip.seconds, 2)) s of content: msn \(last.point.msn) +\(fixed(last.point.offset, 2)) s → msn \(point.msn) +\(fixed(point.offset, 2)) s (\(skip.cause))",
+            t)
+        return skip
+    }
+
+    /// What most likely made the playhead jump: a switch or a reload just before, a failed request, or the player alone.
+    func skipCause(at t: Double, over msns: ClosedRange<Int>) -> String {
+        // A segment in the jump that failed: the player gave up on it and went on.
+        if let r = requests.last(where: { r in
+            r.kind == .segment && r.msn.map(msns.contains) == true && (r.status >= 400 || r.failure != nil) && r.outcome != .gap
+        }) {
+            return "msn \(r.msn ?? 0) failed (\(r.failure ?? "HTTP \(r.status)")) and the player went past it"
+        }
+        // A timestamp reset the player met: mpv restarts its playback there and drops what it held before it.
+        if msns.count > 1,
+            // A player behind the live window meets it after its segment left every playlist: the segments seen keep it.
+            let d = ((msns.lowerBound + 1)...msns.upperBound).first(where: { msn in
+                seen[msn]?.discontinuity == true
+                    || media.values.contains { m in
+                        m.segments[safe: msn - m.mediaSequence].map { $0.mediaSequence == msn && $0.discontinuity } ?? false
+                    }
+            })
+        {
+            return "a discontinuity at msn \(d): the player reset its playback at the timestamp jump and dropped what it held before it"
+        }
+        if let w = switches.last, t - w.t <= 3 {
+            let name = ladder.rungs[safe: w.to]?.name ?? "rung \(w.to)"
+            return "switch to \(name) by \(w.mechanism.rawValue)"
+        }
+        if let g = lastGiven, t - g <= 3 { return "reload" + (givenStart.map { " at msn \($0)" } ?? "") }
+        if let f = lastFailure, t - f.t < 5 { return "origin: " + f.text }
+        return "the player jumped ahead (no switch, reload or failure explains it)"
+    }
+
+    /// Applies a selection action (pin, automatic, caps) and returns the switch reason it implies, or nil for other actions.
+    public mutating func select(_ action: Action) -> SwitchReason? {
+        switch action {
+        case .pin(let i): mode = .pinned(i)
+        case .automatic: mode = .automatic
+        case .capHeight(let h): caps.maxHeight = h
+        case .capDown: caps.maxHeight = caps.heightDown(ladder)
+        case .capUp: caps.maxHeight = caps.heightUp(ladder)
+        case .capBitrate(let b): caps.maxBitrate = b
+        case .bitrateDown: caps.maxBitrate = caps.bitrateDown(ladder)
+        case .bitrateUp: caps.maxBitrate = caps.bitrateUp(ladder)
+        case .switchMode(let m):
+            manualSwitch = m
+            return nil
+        case .toggleSwitchMode:
+            manualSwitch = manualSwitch == .immediate ? .smooth : .immediate
+            return nil
+        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference, .pinPathway, .nextPathway, .audio, .subtitles:
+            return nil
+        }
+        switch action {
+        case .pin, .automatic: return .manual
+        default: return .cap
+        }
+    }
+
+}
