@@ -216,6 +216,10 @@ public enum MonitorJSON {
                     ("reason", .string(c.reason.rawValue)), ("honoured", .bool(c.honoured)),
                 ]
             )
+        case .fact(.metadata(let m, let at)):
+            // Timed metadata the playhead reached: at its time on the player's clock, with what it says (docs/EVENTS.md).
+            return ("metadata", [("pane", .int(i))] + m.json.objectFields + [("at", .double((at * 1000).rounded() / 1000))])
+        case .loader(.timedMetadata): return nil
         case .fact(.subtitle(let c)):
             // The cue shown at the playhead: `at` is the playhead when it was seen, so `lateMs` measures how far the screen was
             // from the cue's own time (docs/SUBTITLES.md).

@@ -84,6 +84,9 @@ public enum ProxyRunner {
                 format: "%@reload %@%@%@ held %.0f ms, %d bytes%@", flag, r.url, r.blockedFor.map { " blocked for msn \($0)" } ?? "",
                 r.delta ? " delta" : "", r.holdSeconds * 1000, r.bytes,
                 r.wholeBytes > r.bytes ? " (\(r.wholeBytes - r.bytes) saved, \(r.skipped) segments skipped)" : "")
+        case .timedMetadata(let m):
+            return String(format: "%@metadata msn=%d at %.3f s %@ ", flag, m.msn, m.time, m.scheme)
+                + m.frames.map { "\($0.id) \($0.text)" }.joined(separator: "; ")
         case .playlist(let p):
             return String(
                 format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence,

@@ -165,7 +165,7 @@ extension LoaderServer {
             writer.end()
             if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
             let first = firstPTS(res, r.body)
-            if let pts = first, let msn = res.msn { emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts)) }
+            if let pts = first, let msn = res.msn { emitStart(res, r.body, msn: msn, pts: pts) }
             record(
                 res.kind, res.upstream, rung: res.rung, msn: res.msn, since: ahead.start, head: r.head,
                 durationMs: (end - ahead.start) * 1000,
@@ -200,7 +200,7 @@ extension LoaderServer {
                         return nil
                     }
                     if let bytes = ready, let pts = firstPTS(res, bytes), let msn = res.msn {
-                        emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
+                        emitStart(res, bytes, msn: msn, pts: pts)
                     }
                 }, onReadEnd: { writer.flush() })
             if ignoredRange.withLockedValue({ $0 }) {
@@ -296,7 +296,7 @@ extension LoaderServer {
             if probe.count < 8_192 {
                 probe += clear.prefix(65_536 - probe.count)
                 if probe.count >= 8_192, let pts = firstPTS(res, probe), let msn = res.msn {
-                    emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
+                    emitStart(res, probe, msn: msn, pts: pts)
                 }
             }
         }
@@ -374,6 +374,21 @@ extension LoaderServer {
         }
         emit(.resume(e))
         return e.text
+    }
+
+    /// A segment's first timestamp, and the timed metadata its first bytes carry (fMP4 `emsg` boxes come before its
+    /// fragment; docs/EVENTS.md).
+    func emitStart(_ res: Resource, _ bytes: [UInt8], msn: Int, pts: Double) {
+        emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
+        guard bytes.first != 0x47 else { return }
+        for m in EventMessage.all(in: bytes, segmentStart: pts) {
+            let frames = m.scheme == EventMessage.id3Scheme ? (ID3.frames(m.data) ?? []) : []
+            emit(
+                .timedMetadata(
+                    TimedMetadataEvent(
+                        rung: res.rung, msn: msn, time: m.time, duration: m.duration, scheme: m.scheme, value: m.value, id: m.id,
+                        frames: frames.map { TimedMetadataEvent.Frame(id: $0.id, text: $0.text) }, bytes: m.data.count)))
+        }
     }
 
     /// The first media timestamp in a segment's bytes, seconds.

@@ -364,6 +364,8 @@ public enum LoaderEvent: Sendable {
     case resume(ResumeEvent)
     /// A player that plays through the Loader (`hlstui proxy`) sent CMCD with a request (docs/CMCD.md).
     case playerCMCD(PlayerCMCDEvent)
+    /// Timed metadata a segment carries (an `emsg` box in fMP4, its ID3 tag decoded; docs/EVENTS.md).
+    case timedMetadata(TimedMetadataEvent)
 
     public var json: JSONValue {
         switch self {
@@ -388,6 +390,7 @@ public enum LoaderEvent: Sendable {
         case .reload(let r): return .object([("event", .string("reload"))] + r.json.objectFields)
         case .resume(let r): return .object([("event", .string("resume"))] + r.json.objectFields)
         case .playerCMCD(let c): return .object([("event", .string("playerCMCD"))] + c.json.objectFields)
+        case .timedMetadata(let m): return .object([("event", .string("metadata"))] + m.json.objectFields)
         case .playlist(let p):
             return .object([
                 ("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)),
@@ -533,6 +536,43 @@ public struct PlayerCMCDEvent: Sendable {
         .object([
             ("at", .double(at)), ("sid", .string(sid)), ("kind", .string(kind.rawValue)), ("msn", .int(msn)), ("cmcd", .string(cmcd)),
             ("findings", .array(findings.map { .string($0) })), ("summary", .string(summary)), ("forwarded", .bool(forwarded)),
+        ])
+    }
+}
+
+/// One timed metadata item a segment carries (docs/EVENTS.md): an `emsg` box's event, at its time on the media timeline (the
+/// player's raw clock), with its ID3 frames when it carries a tag.
+public struct TimedMetadataEvent: Sendable, Equatable {
+    public struct Frame: Sendable, Equatable {
+        public var id: String
+        public var text: String
+        public init(id: String, text: String) { (self.id, self.text) = (id, text) }
+    }
+    public var rung: Int?
+    public var msn: Int
+    /// Seconds on the media timeline; nil when unknown.
+    public var time: Double
+    public var duration: Double?
+    public var scheme: String
+    public var value: String
+    public var id: UInt32
+    /// The ID3 frames of its tag; empty when it carries none (its bytes counted in `bytes`).
+    public var frames: [Frame]
+    public var bytes: Int
+
+    public init(
+        rung: Int?, msn: Int, time: Double, duration: Double?, scheme: String, value: String, id: UInt32, frames: [Frame], bytes: Int
+    ) {
+        (self.rung, self.msn, self.time, self.duration, self.scheme) = (rung, msn, time, duration, scheme)
+        (self.value, self.id, self.frames, self.bytes) = (value, id, frames, bytes)
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("rung", .int(rung)), ("msn", .int(msn)), ("time", .double((time * 1000).rounded() / 1000)),
+            ("duration", .double(duration.map { ($0 * 1000).rounded() / 1000 })), ("scheme", .string(scheme)),
+            ("value", .string(value)), ("id", .int(Int(id))),
+            ("frames", .array(frames.map { .object([("id", .string($0.id)), ("text", .string($0.text))]) })), ("bytes", .int(bytes)),
         ])
     }
 }

@@ -256,6 +256,11 @@ public struct OriginRouter: OriginResponder {
                 }
                 p.body = .multivariant(m)
             }
+            // ?emsg=1: every fMP4 segment starts with an emsg box carrying an ID3 tag (timed metadata, docs/EVENTS.md).
+            if req.query["emsg"] == "1", case .multivariant(var m) = p.body {
+                for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + "emsg=1" }
+                p.body = .multivariant(m)
+            }
             // ?cmsd=KBPS: every variant's playlist answers with CMSD, this as its maximum suggested bitrate (docs/CMCD.md).
             if let kbps = req.query["cmsd"], case .multivariant(var m) = p.body {
                 for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + "cmsd=\(kbps)" }
@@ -307,6 +312,7 @@ public struct OriginRouter: OriginResponder {
             if let n = req.query["cues"].flatMap({ Int($0) }) {
                 p = OriginBreaks.add(to: p, every: n, plannedOff: Double(req.query["cueplan"] ?? "") ?? 0)
             }
+            if req.query["emsg"] == "1" { p = Self.keeping(query: "emsg=1", in: p) }
             r = .playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
             if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {
                 r.headers += OriginCMCD.headers(kind: "playlist", live: model.scenario.isLive, maxKbps: max(0, kbps))
@@ -328,7 +334,11 @@ public struct OriginRouter: OriginResponder {
             }
             r = OriginResponse(status: 200, contentType: "video/mp4", body: bytes, kind: "init")
         default:
-            if rest[0].hasPrefix("subs-") { r = subtitle(model, file, now: now, o) } else { r = segment(model, file, now: now, o) }
+            if rest[0].hasPrefix("subs-") {
+                r = subtitle(model, file, now: now, o)
+            } else {
+                r = segment(model, file, now: now, o, emsg: req.query["emsg"] == "1")
+            }
         }
         r.rendition = rest[0]
         return r
@@ -422,7 +432,8 @@ public struct OriginRouter: OriginResponder {
         return r
     }
 
-    func segment(_ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides) -> OriginResponse {
+    /// `emsg`: an fMP4 segment starts with an `emsg` box carrying an ID3 tag that names it (timed metadata, docs/EVENTS.md).
+    func segment(_ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides, emsg: Bool = false) -> OriginResponse {
         guard let n = model.segmentIndex(file: file) else { return .text(404, "not found: \(file)") }
         let t = model.truth(n, overrides: o)
         if model.scenario.isLive {
@@ -439,6 +450,14 @@ public struct OriginRouter: OriginResponder {
             return r
         }
         var body = model.rendition.segments[t.position].bytes
+        if emsg, model.rendition.container == .fmp4 {
+            let tag = ID3.tag([("hlstui", "segment \(t.msn)"), ("pdt", t.pdt.iso8601)])
+            body =
+                EventMessage.box(
+                    scheme: EventMessage.id3Scheme, value: "", timescale: 90_000,
+                    presentationTime: UInt64(max(0, t.mediaTime * 90_000).rounded()), duration: UInt32((t.duration * 90_000).rounded()),
+                    id: UInt32(truncatingIfNeeded: t.msn), data: tag) + body
+        }
         // A continuous scenario's loops play on one timeline, its continuity counters going on with it (StreamModel.loopShift,
         // continuityShift).
         if model.scenario.continuous, model.rendition.container == .ts {
@@ -506,6 +525,15 @@ public struct OriginRouter: OriginResponder {
     static func renamed(_ p: Playlist) -> Playlist {
         guard case .media(var m) = p.body else { return p }
         for i in m.segments.indices { m.segments[i].uri += (m.segments[i].uri.contains("?") ? "&" : "?") + "renamed=1" }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
+    /// The playlist with `query` added to every segment URI it lists.
+    static func keeping(query: String, in p: Playlist) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        for i in m.segments.indices { m.segments[i].uri += (m.segments[i].uri.contains("?") ? "&" : "?") + query }
         var out = p
         out.body = .media(m)
         return out

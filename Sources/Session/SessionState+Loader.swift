@@ -105,6 +105,9 @@ extension SessionState {
         case .reload(let r):
             lowLatency.add(r)
             return []
+        case .timedMetadata(let m):
+            metadata.add(m)
+            return []
         case .playerCMCD:
             // Another player's, through `hlstui proxy`: not this pane's.
             return []

@@ -59,6 +59,8 @@ public struct SessionState: Sendable {
     public internal(set) var playingAudio: Rendition?
     /// A person's audio switch, until the stream that carries it out is given.
     var audioAsked: AudioChange?
+    /// The timed metadata the stream carries, and what the playhead reached (docs/EVENTS.md).
+    public internal(set) var metadata = TimedMetadataTrack()
     /// A seek asked for before the player's first frame: the playlist position it goes to, once the playhead is known.
     public internal(set) var pendingSeek: Double?
     /// The subtitles asked for (`--subs`, `S`, `subs` in a script; docs/SUBTITLES.md).

@@ -215,6 +215,8 @@ public enum SessionFact: Sendable, Equatable {
     case subtitleRendition(SubtitleChange)
     /// The cue shown at the playhead changed (docs/SUBTITLES.md).
     case subtitle(SubtitleShown)
+    /// The playhead reached a timed metadata item (`at`: the playhead's raw time when seen; docs/EVENTS.md).
+    case metadata(TimedMetadataEvent, at: Double)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).

@@ -529,3 +529,29 @@ struct CacheSeekTests {
         #expect(isCacheSeek(s.planSeek(to: 5, at: 1.3)), "in mpv's cache")
     }
 }
+
+@Suite("Timed metadata reached by the playhead")
+struct TimedMetadataFollowTests {
+    static func item(_ time: Double, id: UInt32) -> TimedMetadataEvent {
+        TimedMetadataEvent(
+            rung: 0, msn: Int(id), time: time, duration: 2, scheme: "https://aomedia.org/emsg/ID3", value: "", id: id,
+            frames: [TimedMetadataEvent.Frame(id: "TXXX", text: "n=\(id)")], bytes: 20)
+    }
+
+    @Test("each item once, as the playhead passes it; the one at a start's first frame too; a jump skips what it jumps over")
+    func follow() {
+        var t = TimedMetadataTrack()
+        for (i, time) in [10.0, 12, 14, 16, 30].enumerated() { t.add(Self.item(time, id: UInt32(i))) }
+        t.add(Self.item(12, id: 1))
+        #expect(t.items.count == 5, "the same item read twice is one")
+        #expect(t.follow(10.1).map(\.id) == [0], "the start: the item at its first frame")
+        #expect(t.follow(10.9).isEmpty)
+        #expect(t.follow(12.0).map(\.id) == [1])
+        #expect(t.follow(12.5).isEmpty, "said once")
+        #expect(t.follow(20.5).isEmpty, "a seek over 14 and 16: neither is said")
+        #expect(t.follow(5).isEmpty, "back: nothing")
+        #expect(t.follow(30.2).map(\.id) == [4], "a jump that lands just after an item (within half a second): said")
+        #expect(t.follow(30.3).isEmpty)
+        #expect(t.reached == 3)
+    }
+}
