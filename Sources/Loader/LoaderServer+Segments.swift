@@ -380,7 +380,18 @@ extension LoaderServer {
     /// fragment; docs/EVENTS.md).
     func emitStart(_ res: Resource, _ bytes: [UInt8], msn: Int, pts: Double) {
         emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
-        guard bytes.first != 0x47 else { return }
+        if bytes.first == 0x47 {
+            // ID3 in MPEG-TS: a metadata stream's PES packets, each a tag at its PTS.
+            for (stamp, tag) in TransportStream.timedID3(bytes) {
+                emit(
+                    .timedMetadata(
+                        TimedMetadataEvent(
+                            rung: res.rung, msn: msn, time: stamp.map { Double($0) / 90_000 } ?? pts, duration: nil, scheme: "ID3",
+                            value: "", id: 0, frames: (ID3.frames(tag) ?? []).map { TimedMetadataEvent.Frame(id: $0.id, text: $0.text) },
+                            bytes: tag.count)))
+            }
+            return
+        }
         for m in EventMessage.all(in: bytes, segmentStart: pts) {
             let frames = m.scheme == EventMessage.id3Scheme ? (ID3.frames(m.data) ?? []) : []
             emit(

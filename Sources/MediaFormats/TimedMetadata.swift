@@ -112,11 +112,21 @@ public struct EventMessage: Sendable, Equatable {
     /// The scheme that carries an ID3 tag (AOM's ID3 in CMAF).
     public static let id3Scheme = "https://aomedia.org/emsg/ID3"
 
-    /// The `emsg` boxes at the top level of `segment`; a version 0 box's time counts from `segmentStart` (the segment's
-    /// earliest presentation time, seconds).
+    /// The `emsg` boxes at the top level of `segment`, before its first fragment; a version 0 box's time counts from
+    /// `segmentStart` (the segment's earliest presentation time, seconds). `segment` may be only its first bytes (the
+    /// Loader's probe): the boxes are walked header by header, and what lies past the end is not needed.
     public static func all(in segment: [UInt8], segmentStart: Double = 0) -> [EventMessage] {
-        guard let boxes = FragmentedMP4.boxes(segment) else { return [] }
-        return boxes.filter { $0.type == "emsg" }.compactMap { parse(Array(segment[$0.payloadRange]), segmentStart: segmentStart) }
+        var out: [EventMessage] = []
+        var o = 0
+        while let box = FragmentedMP4.header(segment, at: o, end: segment.count), box.type != "moof", box.type != "mdat" {
+            if box.type == "emsg", o + box.size <= segment.count,
+                let m = parse(Array(segment[box.payloadRange]), segmentStart: segmentStart)
+            {
+                out.append(m)
+            }
+            o += box.size
+        }
+        return out
     }
 
     static func parse(_ p: [UInt8], segmentStart: Double) -> EventMessage? {

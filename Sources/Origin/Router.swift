@@ -256,9 +256,9 @@ public struct OriginRouter: OriginResponder {
                 }
                 p.body = .multivariant(m)
             }
-            // ?emsg=1: every fMP4 segment starts with an emsg box carrying an ID3 tag (timed metadata, docs/EVENTS.md).
-            if req.query["emsg"] == "1", case .multivariant(var m) = p.body {
-                for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + "emsg=1" }
+            // ?id3=1: every segment carries an ID3 tag at its start, in an emsg (fMP4) or an ID3 stream (TS; docs/EVENTS.md).
+            if req.query["id3"] == "1", case .multivariant(var m) = p.body {
+                for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + "id3=1" }
                 p.body = .multivariant(m)
             }
             // ?cmsd=KBPS: every variant's playlist answers with CMSD, this as its maximum suggested bitrate (docs/CMCD.md).
@@ -312,7 +312,7 @@ public struct OriginRouter: OriginResponder {
             if let n = req.query["cues"].flatMap({ Int($0) }) {
                 p = OriginBreaks.add(to: p, every: n, plannedOff: Double(req.query["cueplan"] ?? "") ?? 0)
             }
-            if req.query["emsg"] == "1" { p = Self.keeping(query: "emsg=1", in: p) }
+            if req.query["id3"] == "1" { p = Self.keeping(query: "id3=1", in: p) }
             r = .playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
             if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {
                 r.headers += OriginCMCD.headers(kind: "playlist", live: model.scenario.isLive, maxKbps: max(0, kbps))
@@ -337,7 +337,7 @@ public struct OriginRouter: OriginResponder {
             if rest[0].hasPrefix("subs-") {
                 r = subtitle(model, file, now: now, o)
             } else {
-                r = segment(model, file, now: now, o, emsg: req.query["emsg"] == "1")
+                r = segment(model, file, now: now, o, id3: req.query["id3"] == "1")
             }
         }
         r.rendition = rest[0]
@@ -432,8 +432,9 @@ public struct OriginRouter: OriginResponder {
         return r
     }
 
-    /// `emsg`: an fMP4 segment starts with an `emsg` box carrying an ID3 tag that names it (timed metadata, docs/EVENTS.md).
-    func segment(_ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides, emsg: Bool = false) -> OriginResponse {
+    /// `id3`: the segment carries an ID3 tag that names it, at its start (timed metadata, docs/EVENTS.md): in an `emsg` box
+    /// before an fMP4 fragment, in a PES of an ID3 stream in MPEG-TS.
+    func segment(_ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides, id3: Bool = false) -> OriginResponse {
         guard let n = model.segmentIndex(file: file) else { return .text(404, "not found: \(file)") }
         let t = model.truth(n, overrides: o)
         if model.scenario.isLive {
@@ -450,8 +451,8 @@ public struct OriginRouter: OriginResponder {
             return r
         }
         var body = model.rendition.segments[t.position].bytes
-        if emsg, model.rendition.container == .fmp4 {
-            let tag = ID3.tag([("hlstui", "segment \(t.msn)"), ("pdt", t.pdt.iso8601)])
+        let tag = ID3.tag([("hlstui", "segment \(t.msn)"), ("pdt", t.pdt.iso8601)])
+        if id3, model.rendition.container == .fmp4 {
             body =
                 EventMessage.box(
                     scheme: EventMessage.id3Scheme, value: "", timescale: 90_000,
@@ -463,6 +464,10 @@ public struct OriginRouter: OriginResponder {
         if model.scenario.continuous, model.rendition.container == .ts {
             body = TransportStream.shiftingTimestamps(body, by: Int64((model.loopShift(n) * 90_000).rounded()))
             body = TransportStream.shiftingContinuity(body, by: model.continuityShift(n))
+        }
+        if id3, model.rendition.container == .ts {
+            body = TransportStream.addingTimedID3(
+                body, tag: tag, pts: UInt64(max(0, t.mediaTime * 90_000).rounded()), cc: UInt8(truncatingIfNeeded: n))
         }
         if let id = t.keyID {
             let key = OriginKeys.key(scenario: model.scenario.name, id: id)

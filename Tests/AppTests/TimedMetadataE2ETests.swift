@@ -2,25 +2,29 @@ import Foundation
 import Origin
 import Testing
 
-/// Timed metadata through real libmpv (docs/EVENTS.md): the origin's fMP4 segments each open with an `emsg` carrying an ID3
-/// tag that names the segment (`?emsg=1`); `monitor` says each when the playhead reaches it.
+/// Timed metadata through real libmpv (docs/EVENTS.md): the origin's segments each carry an ID3 tag that names the segment
+/// (`?id3=1`: an `emsg` before each fMP4 fragment, an ID3 stream's PES in MPEG-TS); `monitor` says each when the playhead
+/// reaches it.
 @Suite("Timed metadata: emsg and ID3 said at their time, VOD and live", .serialized)
 struct TimedMetadataE2ETests {
     var base: String { RenditionsOrigin.server.httpBase }
 
-    @Test("every segment's item in turn, once, naming its segment, within 100 ms of its time", arguments: ["vod-fmp4", "live-fmp4"])
+    @Test(
+        "every segment's item in turn, once, naming its segment, within 100 ms of its time",
+        arguments: ["vod-fmp4", "live-fmp4", "vod-ts", "live-ts"])
     func inTime(scenario: String) async throws {
         let r = try await MonitorRun.run(
-            ["\(base)/\(scenario)/master.m3u8?emsg=1", "--pin", "0", "--rate", "4", "--duration", "7"],
+            ["\(base)/\(scenario)/master.m3u8?id3=1", "--pin", "0", "--rate", "4", "--duration", "7"],
             before: { if scenario.contains("live") { try await ContinuityTests.clearOfLoop(segment: 2) } })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        #expect(r.named("log").isEmpty, "the player takes the metadata stream without a word: \(r.named("log"))")
         let items = r.named("metadata")
         let msns = items.compactMap { $0["msn"] as? Int }
         #expect(msns.count >= 3 && zip(msns, msns.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(msns)")
         for e in items {
             let frames = e["frames"] as? [[String: Any]] ?? []
             #expect(frames.contains { $0["text"] as? String == "hlstui=segment \(e["msn"] as? Int ?? -1)" }, "\(e)")
-            #expect(e["scheme"] as? String == "https://aomedia.org/emsg/ID3")
+            #expect(e["scheme"] as? String == (scenario.hasSuffix("fmp4") ? "https://aomedia.org/emsg/ID3" : "ID3"))
         }
         for e in items.dropFirst() {
             let late = (e["at"] as? Double ?? 99) - (e["time"] as? Double ?? 0)

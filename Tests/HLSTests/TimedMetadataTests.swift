@@ -34,6 +34,9 @@ struct TimedMetadataTests {
         let moof: [UInt8] = [0, 0, 0, 8] + Array("moof".utf8)
         let read = EventMessage.all(in: v1 + moof)
         #expect(
+            EventMessage.all(in: v1 + moof + [0, 0, 0x10, 0, 0x6D, 0x64, 0x61, 0x74, 1, 2]) == read,
+            "the first bytes of a segment, its mdat cut off (the Loader's probe): the emsg still read")
+        #expect(
             read == [EventMessage(scheme: EventMessage.id3Scheme, value: "x", time: 10, duration: 2, id: 7, data: [1, 2, 3])],
             "\(read)")
         // Version 0: scheme and value first, then timescale, presentation_time_delta, duration (unknown), id.

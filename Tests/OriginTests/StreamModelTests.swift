@@ -1,4 +1,5 @@
 import HLS
+import MediaFormats
 import TestSupport
 import Testing
 @testable import Origin
@@ -95,6 +96,28 @@ struct StreamModelTests {
             let drift = (v.mediaTime - a.mediaTime) - (v0.mediaTime - a0.mediaTime)
             #expect(abs(drift) < 1e-6, "msn \(n): video \(v.mediaTime), audio \(a.mediaTime), drifted \(drift) s")
         }
+    }
+
+    @Test("an ID3 stream added to a TS segment: in the PMT as type 0x15, its tag read back at its PTS, every other packet as it was")
+    func timedID3() throws {
+        let segment = try #require(TestOrigins.media.rendition("v144", .ts)).segments[2].bytes
+        let tag = ID3.tag([("hlstui", "segment 2")])
+        let with = TransportStream.addingTimedID3(segment, tag: tag, pts: 412_000, cc: 2)
+        #expect(with.count == segment.count + 188)
+        #expect(TransportStream.probe(with).streamTypes[TransportStream.id3PID] == 0x15)
+        let read = TransportStream.timedID3(with)
+        #expect(read.count == 1 && read.first?.pts == 412_000 && read.first?.tag == tag)
+        #expect(ID3.frames(read.first?.tag ?? []) == [ID3.Frame(id: "TXXX", text: "hlstui=segment 2")])
+        // Every packet but the PMT and the one added is the segment's own.
+        let pmt = try #require(TransportStream.probe(segment).programMapPID)
+        func packets(_ b: [UInt8]) -> [[UInt8]] {
+            stride(from: 0, to: b.count, by: 188).map { Array(b[$0..<($0 + 188)]) }.filter {
+                let pid = Int($0[1] & 0x1F) << 8 | Int($0[2])
+                return pid != pmt && pid != TransportStream.id3PID
+            }
+        }
+        #expect(packets(with) == packets(segment))
+        #expect(TransportStream.timedID3(segment).isEmpty)
     }
 
     @Test("cameras: B's grid is 1 s after A's, with 3 s segments and 4 s more latency")
