@@ -359,7 +359,10 @@ public struct StreamModel: Sendable {
             return "\(p(ms / 3_600_000, 2)):\(p(ms / 60000 % 60, 2)):\(p(ms / 1000 % 60, 2)).\(p(ms % 1000, 3))"
         }
         let local = offsets[t.position]
-        return "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:\(Int((firstPTS * 90000).rounded())),LOCAL:00:00:00.000\n\n"
+        // LOCAL 0 is the start of this loop on the media's clock: a continuous scenario's loops go on one timeline
+        // (`loopShift`), so the map moves with them.
+        let mpegts = Int(((firstPTS + loopShift(n)) * 90000).rounded()) % (1 << 33)
+        return "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:\(mpegts),LOCAL:00:00:00.000\n\n"
             + "\(ts(local)) --> \(ts(local + t.duration))\nhlstui \(scenario.name) · segment \(t.msn) · \(t.pdt.iso8601)\n"
     }
 }

@@ -26,6 +26,7 @@ struct SubtitlesE2ETests {
         "--subs: every segment's cue shown in turn, none lost, each within 100 ms of its time on the player's clock",
         arguments: [
             Track(scenario: "vod-ts"), Track(scenario: "vod-fmp4"), Track(scenario: "live-ts"), Track(scenario: "live-fmp4"),
+            Track(scenario: "demo"),
             Track(scenario: "vod-fmp4", subs: "English IMSC1", imsc: true), Track(scenario: "live-fmp4", subs: "English IMSC1", imsc: true),
         ])
     func inTime(track: Track) async throws {

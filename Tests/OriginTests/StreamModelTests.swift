@@ -98,6 +98,19 @@ struct StreamModelTests {
         }
     }
 
+    @Test("the demo's WebVTT maps each cue to the media time of its segment, loop after loop (its timeline goes on)")
+    func continuousSubtitles() throws {
+        let demo = try #require(Scenario.named("demo"))
+        let m = StreamModel(scenario: demo, rendition: try #require(TestOrigins.media.rendition("v144", .ts)))
+        for n in [3, 10 * (m.loopsPerWrap * 7 + 3) + 4] {
+            let doc = WebVTT.parse(m.subtitleText(n))
+            let cue = try #require(doc.cues.first)
+            #expect(
+                abs(doc.mediaTime(cue.start) - m.truth(n).mediaTime) < 0.002,
+                "msn \(n): \(doc.mediaTime(cue.start)) against \(m.truth(n).mediaTime)")
+        }
+    }
+
     @Test("an ID3 stream added to a TS segment: in the PMT as type 0x15, its tag read back at its PTS, every other packet as it was")
     func timedID3() throws {
         let segment = try #require(TestOrigins.media.rendition("v144", .ts)).segments[2].bytes
