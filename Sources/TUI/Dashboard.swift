@@ -149,6 +149,8 @@ public enum Dashboard {
                 cells[a] = ("¦", .discontinuity)
             }
         }
+        for e in t.metadata { cells[column(e, length: t.length, width: width)] = ("•", .accent) }
+        for r in t.dateRanges { cells[column(r, length: t.length, width: width)] = ("◇", .accent) }
         for b in t.breaks { cells[column(b, length: t.length, width: width)] = ("◆", .accent) }
         if let p = t.playhead { cells[column(p, length: t.length, width: width)] = ("┃", .playhead) }
         return cells
@@ -170,9 +172,15 @@ public enum Dashboard {
         let left = t.live ? "msn \(t.firstMSN)" : "00:00.0"
         let right = t.live ? "live edge" : DashboardModel.clockText(t.length)
         let aheadText = ahead.map { ", \(fixed($0, 1))s ahead" } ?? ", - ahead"
-        let mid =
-            "buffered \(fixed(buffered, 1))s" + aheadText + (gaps > filled ? "  ╳ GAP" : "") + (filled > 0 ? "  ▒ GAP filled" : "")
-            + (t.breaks.isEmpty ? "" : "  ◆ break")
+        // The legend names the marks the bar holds, as many as fit centred between the ends' labels.
+        var legend = [
+            gaps > filled ? "╳ GAP" : nil, filled > 0 ? "▒ GAP filled" : nil, t.breaks.isEmpty ? nil : "◆ break",
+            t.dateRanges.isEmpty ? nil : "◇ date range", t.metadata.isEmpty ? nil : "• metadata",
+        ].compactMap { $0 }
+        let room = c.width - 2 * max(displayWidth(left), displayWidth(right)) - 4
+        var mid = "buffered \(fixed(buffered, 1))s" + aheadText
+        while !legend.isEmpty && displayWidth(mid + legend.map { "  " + $0 }.joined()) > room { legend.removeLast() }
+        mid += legend.map { "  " + $0 }.joined()
         c.put(1, y, left, .dim)
         c.put(max(0, (c.width - displayWidth(mid)) / 2), y, mid, .dim)
         c.put(max(0, c.width - displayWidth(right) - 1), y, right, .dim)

@@ -140,6 +140,10 @@ public struct TimelineModel: Sendable, Equatable {
     public var ahead: Double?
     /// Where the breaks the stream announces start, in the window's seconds (docs/EVENTS.md).
     public var breaks: [Double] = []
+    /// Where the playlist's other date ranges (any CLASS) start, and where its timed metadata items (ID3, `emsg`) stand, in
+    /// the window's seconds (docs/EVENTS.md).
+    public var dateRanges: [Double] = []
+    public var metadata: [Double] = []
 }
 
 /// One key on the key timeline.
@@ -348,6 +352,26 @@ public struct DashboardModel: Sendable, Equatable {
             if let at, at >= 0, at <= m.totalDuration, marks.insert(Int((at * 1000).rounded())).inserted { t.breaks.append(at) }
         }
         t.breaks.sort()
+        // The other date ranges at their START-DATE, resolved against the segments' PDT (RFC 8216bis §4.4.5.1).
+        let breakIDs = Set(
+            s.breaks.tracked.compactMap { b -> String? in
+                if case .dateRange(let id) = b.cue.source { return id }
+                return nil
+            })
+        for r in m.dateRanges where !breakIDs.contains(r.id) {
+            guard let d = r.startDate, let at = Timeline.playlistTime(at: d, in: m), at >= 0, at <= m.totalDuration,
+                marks.insert(Int((at * 1000).rounded())).inserted
+            else { continue }
+            t.dateRanges.append(at)
+        }
+        t.dateRanges.sort()
+        // Timed metadata in the segment it came in, as far into it as its time is past the segment's first PTS (a stream whose
+        // timestamps start again each loop repeats its times: the segment, not the time, says where an item stands).
+        t.metadata = s.metadata.items.compactMap { e in
+            guard let start = starts[safe: e.msn - m.mediaSequence] else { return nil }
+            let into = s.clock.firstPTS[e.msn].map { e.time - $0 } ?? 0
+            return start + min(max(0, into), m.segments[e.msn - m.mediaSequence].duration)
+        }
         return t
     }
 
@@ -590,6 +614,24 @@ extension DashboardModel {
             if !client.isEmpty { line += "  " + client.joined(separator: " ") }
             lines.append(line)
         }
-        return lines.isEmpty ? ["no date ranges or breaks in the playing playlist"] : lines
+        // Timed metadata, newest first in stream order: the ones the playhead passed with a dot, what each carries in one line.
+        let at = s.playhead
+        for e in s.metadata.items.suffix(20).reversed() {
+            let passed = at.map { e.msn < $0.msn || (e.msn == $0.msn && e.time <= (s.sample.timePos ?? -.infinity)) } ?? false
+            lines.append((passed ? "• " : "  ") + metadataLine(e))
+        }
+        return lines.isEmpty ? ["no date ranges, breaks or timed metadata in the playing stream"] : lines
+    }
+
+    /// One timed metadata item: ID3 by its frames (an `emsg` by its scheme and value too), where it stands, its duration.
+    static func metadataLine(_ e: TimedMetadataEvent) -> String {
+        var line =
+            e.scheme == "ID3"
+            ? "ID3" : e.scheme == EventMessage.id3Scheme ? "emsg ID3" : "emsg \(e.scheme)" + (e.value.isEmpty ? "" : " \(e.value)")
+        line += "  msn \(e.msn)  t \(fixed(e.time, 3))"
+        if let d = e.duration { line += "  \(fixed(d, 1))s" }
+        let frames = e.frames.map { "\($0.id): \($0.text)" }
+        line += frames.isEmpty ? "  \(e.bytes) B" : "  " + frames.joined(separator: "; ")
+        return line
     }
 }

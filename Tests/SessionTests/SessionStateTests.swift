@@ -532,11 +532,15 @@ struct CacheSeekTests {
 
 @Suite("Timed metadata reached by the playhead")
 struct TimedMetadataFollowTests {
-    static func item(_ time: Double, id: UInt32) -> TimedMetadataEvent {
+    /// An item at raw time `time`, in the 2 s segment holding it (segment 0 starts at raw time 10; `loop`: that many loops
+    /// of 10 segments later, the same times again).
+    static func item(_ time: Double, id: UInt32, loop: Int = 0) -> TimedMetadataEvent {
         TimedMetadataEvent(
-            rung: 0, msn: Int(id), time: time, duration: 2, scheme: "https://aomedia.org/emsg/ID3", value: "", id: id,
-            frames: [TimedMetadataEvent.Frame(id: "TXXX", text: "n=\(id)")], bytes: 20)
+            rung: 0, msn: Int((time - 10) / 2) + 10 * loop, time: time, duration: 2, scheme: "https://aomedia.org/emsg/ID3", value: "",
+            id: id, frames: [TimedMetadataEvent.Frame(id: "TXXX", text: "n=\(id)")], bytes: 20)
     }
+
+    static func msn(_ time: Double, loop: Int = 0) -> Int { Int((time - 10) / 2) + 10 * loop }
 
     @Test("each item once, as the playhead passes it; the one at a start's first frame too; a jump skips what it jumps over")
     func follow() {
@@ -544,15 +548,27 @@ struct TimedMetadataFollowTests {
         for (i, time) in [10.0, 12, 14, 16, 30].enumerated() { t.add(Self.item(time, id: UInt32(i))) }
         t.add(Self.item(12, id: 1))
         #expect(t.items.count == 5, "the same item read twice is one")
-        #expect(t.follow(10.1, at: 1).map(\.id) == [0], "the start: the item at its first frame")
-        #expect(t.follow(10.9, at: 1.8).isEmpty)
-        #expect(t.follow(12.0, at: 2.9).map(\.id) == [1])
-        #expect(t.follow(12.5, at: 3.4).isEmpty, "said once")
-        #expect(t.follow(14.3, at: 5.2).map(\.id) == [2], "a look 1.8 s late on a loaded machine: no jump, 14 is said")
-        #expect(t.follow(20.5, at: 5.3).isEmpty, "a seek over 16: not said")
-        #expect(t.follow(5, at: 5.4).isEmpty, "back: nothing")
-        #expect(t.follow(30.2, at: 5.5).map(\.id) == [4], "a jump that lands just after an item (within half a second): said")
-        #expect(t.follow(30.3, at: 5.6).isEmpty)
+        func look(_ time: Double, at: Double) -> [UInt32] { t.follow(time, msn: Self.msn(time), at: at).map(\.id) }
+        #expect(look(10.1, at: 1) == [0], "the start: the item at its first frame")
+        #expect(look(10.9, at: 1.8).isEmpty)
+        #expect(look(12.0, at: 2.9) == [1])
+        #expect(look(12.5, at: 3.4).isEmpty, "said once")
+        #expect(look(14.3, at: 5.2) == [2], "a look 1.8 s late on a loaded machine: no jump, 14 is said")
+        #expect(look(20.5, at: 5.3).isEmpty, "a seek over 16: not said")
+        #expect(look(5, at: 5.4).isEmpty, "back: nothing")
+        #expect(look(30.2, at: 5.5) == [4], "a jump that lands just after an item (within half a second): said")
+        #expect(look(30.3, at: 5.6).isEmpty)
         #expect(t.reached == 4)
+    }
+
+    @Test("a stream whose timestamps start again each loop: the item of the loop playing is said, not the earlier loop's at the same time")
+    func loop() {
+        var t = TimedMetadataTrack()
+        t.add(Self.item(12, id: 7))
+        t.add(Self.item(12, id: 7, loop: 1))
+        #expect(t.items.map(\.msn) == [1, 11], "the same time and id in another segment is another item")
+        #expect(t.follow(11.9, msn: Self.msn(11.9, loop: 1), at: 1).isEmpty)
+        #expect(t.follow(12.1, msn: Self.msn(12.1, loop: 1), at: 1.2).map(\.msn) == [11])
+        #expect(t.reached == 1)
     }
 }

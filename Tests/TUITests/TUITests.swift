@@ -305,6 +305,44 @@ struct SnapshotTests {
         #expect(panel.contains("Events") && panel.contains("cue-out@4"), "\(panel)")
     }
 
+    @Test("a date range of any CLASS and timed metadata: marked where they stand in the window, listed in E with what they carry")
+    func eventAndMetadataMarks() throws {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        text += "#EXT-X-DATERANGE:ID=\"ch2\",CLASS=\"com.example.chapter\",START-DATE=\"2026-01-01T00:00:05.000Z\",X-TITLE=\"two\"\n"
+        for i in 0..<10 { text += "#EXTINF:2,\ns\(i).ts\n" }
+        text += "#EXT-X-ENDLIST\n"
+        let m = try #require(PlaylistParser.parseLenient(text).playlist.media)
+        var s = SessionState(url: "http://o/v/index.m3u8")
+        s.apply(.opened(url: s.url, playlist: Playlist(body: .media(m)), diagnostics: []), at: 0)
+        s.apply(.loader(.playlist(PlaylistEvent(url: s.url, rung: 0, rendition: nil, playlist: m, received: 0.1))), at: 0.1)
+        // The media's clock starts at 10 s (raw time): segment 3 starts at 16.
+        for i in 0..<10 { s.clock.firstPTS[i] = 10 + Double(i) * 2 }
+        let tag = TimedMetadataEvent(
+            rung: 0, msn: 3, time: 17.5, duration: nil, scheme: "ID3", value: "", id: 0, frames: [.init(id: "TXXX", text: "ad=1")],
+            bytes: 30)
+        let box = TimedMetadataEvent(
+            rung: 0, msn: 7, time: 25, duration: 2, scheme: "urn:example:cue", value: "7", id: 9, frames: [], bytes: 12)
+        s.apply(.loader(.timedMetadata(tag)), at: 0.2)
+        s.apply(.loader(.timedMetadata(box)), at: 0.3)
+        let t = try #require(DashboardModel(s, ui: UIState()).timeline)
+        #expect(t.breaks.isEmpty && t.dateRanges == [5], "\(t.dateRanges)")
+        #expect(t.metadata == [7.5, 15], "\(t.metadata)")
+        #expect(Dashboard.bar(t, width: 20).map(\.0).joined() == "░░░░░◇░•░░░░░░░•░░░░")
+        let screen = Dashboard.render(DashboardModel(s, ui: UIState()), width: 100, height: 30).text
+        #expect(screen.contains("◇ date range  • metadata"), "\(screen)")
+        // At 60 columns the legend keeps what fits between the ends' labels, in order.
+        let narrow = Dashboard.render(DashboardModel(s, ui: UIState()), width: 60, height: 30).text
+        #expect(narrow.contains("◇ date range") && !narrow.contains("• metadata"), "\(narrow)")
+        var ui = UIState()
+        ui.toggleLower(.events)
+        let events = DashboardModel(s, ui: ui).events
+        #expect(events.first == "  ch2  com.example.chapter  00:00:05.000  X-TITLE=two", "\(events)")
+        // Newest first; none reached yet (the player has not looked).
+        #expect(
+            Array(events.dropFirst()) == ["  emsg urn:example:cue 7  msn 7  t 25.000  2.0s  12 B", "  ID3  msn 3  t 17.500  TXXX: ad=1"],
+            "\(events)")
+    }
+
     @Test("help lists every binding; a tiny terminal gets a one-line explanation, not a crash")
     func helpAndTiny() {
         var ui = UIState()
