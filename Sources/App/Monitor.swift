@@ -273,7 +273,8 @@ public enum MonitorJSON {
                 "cue",
                 [
                     ("pane", .int(i)), ("phase", .string(phase)), ("id", .string(b.key)), ("source", .string(source)),
-                    ("startMsn", .int(b.startMSN)), ("start", .double((b.start * 1000).rounded() / 1000)),
+                    ("break", .bool(b.isBreak)), ("class", .string(b.classID)), ("startMsn", .int(b.startMSN)),
+                    ("start", .double((b.start * 1000).rounded() / 1000)),
                     ("startDate", .string(b.startDate?.iso8601Milliseconds)), ("planned", .double(b.planned)),
                     ("actual", .double(b.actual)), ("closed", .bool(b.closed)),
                     ("seconds", .double(seconds.map { ($0 * 1000).rounded() / 1000 })),

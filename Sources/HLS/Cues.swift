@@ -36,6 +36,11 @@ public struct CueBreak: Sendable, Equatable {
     public var joined = false
     public var cues: [Cue]
     public var line: Int
+    /// A break (the CUE-OUT convention, a date range with SCTE-35); false for any other date range (a chapter, a program
+    /// event, an interstitial), which `Cues.dateRanges` gives and is followed the same way.
+    public var isBreak = true
+    /// A date range's CLASS.
+    public var classID: String?
 
     /// What names it across reloads: a date range's ID, else where its CUE-OUT stands.
     public var key: String {
@@ -149,15 +154,35 @@ public enum Cues {
         return (breaks, diagnostics)
     }
 
-    /// EXT-X-DATERANGE tags carrying SCTE-35, merged by ID (RFC 8216bis §4.4.5.1.1).
-    static func dateRangeBreaks(_ m: MediaPlaylist) -> [CueBreak] {
+    /// The playlist's other date ranges — no tag of their ID carries SCTE-35 (chapters, program events, interstitials, any
+    /// CLASS) — merged by ID and followed as breaks are (RFC 8216bis §4.4.5.1); one with END-ON-NEXT ends where the next of
+    /// its CLASS starts (§4.4.5.1).
+    public static func dateRanges(in m: MediaPlaylist) -> [CueBreak] {
+        var ranges = dateRangeBreaks(m, breaks: false)
+        let next = Set(m.dateRanges.filter(\.endOnNext).map(\.id))
+        for i in ranges.indices where next.contains(ranges[i].key) && !ranges[i].closed {
+            guard let start = ranges[i].startDate, let c = ranges[i].classID else { continue }
+            let later = ranges.compactMap { r in r.classID == c ? r.startDate.map { $0.seconds(since: start) } : nil }.filter { $0 > 0 }
+            if let d = later.min() {
+                ranges[i].actual = d
+                ranges[i].closed = true
+            }
+        }
+        return ranges
+    }
+
+    /// EXT-X-DATERANGE tags carrying SCTE-35 (`breaks`), or those of the IDs none of whose tags does, merged by ID (RFC
+    /// 8216bis §4.4.5.1.1).
+    static func dateRangeBreaks(_ m: MediaPlaylist, breaks: Bool = true) -> [CueBreak] {
         let starts = Timeline.startTimes(m)
         let firstPDT = m.segments.first?.effectiveProgramDateTime
         var order: [String] = []
         var byID: [String: CueBreak] = [:]
+        let scteNames: Set<String> = ["SCTE35-OUT", "SCTE35-IN", "SCTE35-CMD"]
+        let scteIDs = Set(m.dateRanges.filter { $0.extra.contains { scteNames.contains($0.name) } }.map(\.id))
         for r in m.dateRanges {
-            let scte = r.extra.filter { ["SCTE35-OUT", "SCTE35-IN", "SCTE35-CMD"].contains($0.name) }
-            guard !scte.isEmpty || byID[r.id] != nil else { continue }
+            let scte = r.extra.filter { scteNames.contains($0.name) }
+            guard scteIDs.contains(r.id) == breaks else { continue }
             let cues = scte.map { CueBreak.Cue(tag: $0.name, text: $0.value, line: r.line.number) }
             // Where START-DATE falls: its segment, or seconds before the first segment listed when the window has moved past it.
             let start =
@@ -170,6 +195,8 @@ public enum Cues {
                     source: .dateRange(id: r.id), startSegment: segment, startMSN: m.mediaSequence + segment, start: start,
                     startDate: r.startDate, planned: nil, actual: nil, closed: false, cues: [], line: r.line.number)
             if byID[r.id] == nil { order.append(r.id) }
+            b.isBreak = breaks
+            b.classID = b.classID ?? r.classID
             b.cues += cues
             b.planned = b.planned ?? r.plannedDuration ?? r.duration
             if let d = r.duration {

@@ -59,3 +59,29 @@ enum OriginBreaks {
         return out
     }
 }
+
+/// The origin's chapters (`?chapters=N`, docs/ORIGIN.md): an EXT-X-DATERANGE of CLASS `com.hlstui.chapter` every N segments
+/// (by MSN, so every reload of a live window agrees) at its first segment's PDT, with END-ON-NEXT (it ends where the next
+/// chapter starts, RFC 8216bis §4.4.5.1) and its title as a client attribute: a date range that is no break, for the
+/// timeline and `monitor`'s `cue` events (docs/EVENTS.md).
+enum OriginChapters {
+    static let classID = "com.hlstui.chapter"
+
+    static func add(to p: Playlist, every n: Int) -> Playlist {
+        guard case .media(var m) = p.body, n >= 1 else { return p }
+        Timeline.assignProgramDateTimes(&m.segments)
+        var ranges: [DateRange] = []
+        for (i, s) in m.segments.enumerated() where s.mediaSequence % n == 0 {
+            guard let start = s.effectiveProgramDateTime else { continue }
+            let k = s.mediaSequence / n
+            ranges.append(
+                DateRange(
+                    id: "chapter-\(k)", classID: classID, startDate: start, startDateText: start.iso8601, endOnNext: true,
+                    extra: [Attribute(name: "X-TITLE", value: "chapter \(k)", quoted: true)], beforeSegment: i))
+        }
+        m.dateRanges = (m.dateRanges + ranges).sorted { $0.beforeSegment < $1.beforeSegment }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+}

@@ -239,9 +239,10 @@ public struct OriginRouter: OriginResponder {
                 }
                 p.body = .multivariant(m)
             }
-            // ?cues=N (&cueplan=S): the breaks on every variant's media playlist, as one packager writes them on each rung.
-            if let n = req.query["cues"], case .multivariant(var m) = p.body {
-                let knobs = "cues=\(n)" + (req.query["cueplan"].map { "&cueplan=\($0)" } ?? "")
+            // ?cues=N (&cueplan=S), ?chapters=N: the breaks and chapters on every variant's media playlist, as one packager
+            // writes them on each rung.
+            let knobs = ["cues", "cueplan", "chapters"].compactMap { k in req.query[k].map { "\(k)=\($0)" } }.joined(separator: "&")
+            if !knobs.isEmpty, case .multivariant(var m) = p.body {
                 for i in m.variants.indices { m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + knobs }
                 p.body = .multivariant(m)
             }
@@ -312,6 +313,7 @@ public struct OriginRouter: OriginResponder {
             if let n = req.query["cues"].flatMap({ Int($0) }) {
                 p = OriginBreaks.add(to: p, every: n, plannedOff: Double(req.query["cueplan"] ?? "") ?? 0)
             }
+            if let n = req.query["chapters"].flatMap({ Int($0) }) { p = OriginChapters.add(to: p, every: n) }
             if req.query["id3"] == "1" { p = Self.keeping(query: "id3=1", in: p) }
             r = .playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
             if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {
@@ -738,6 +740,7 @@ public struct OriginRouter: OriginResponder {
         s += "multivariant playlists take ?drm=RUNG&system=fairplay|widevine|playready: that rung marked as DRM-protected\n"
         s += "media and multivariant playlists take ?cues=N: a two-segment break every N segments, as CUE-OUT/CUE-IN with SCTE-35\n"
         s += "and, with PDT, EXT-X-DATERANGE SCTE35-OUT/IN; &cueplan=SECONDS adds that much to the length each break announces\n"
+        s += "media and multivariant playlists take ?chapters=N: a date range of CLASS com.hlstui.chapter every N segments (END-ON-NEXT)\n"
         s += "multivariant playlists take ?bw=FACTOR (BANDWIDTH and AVERAGE-BANDWIDTH declared that many times the media's) and\n"
         s += "?avc=avc1.PPCCLL (that video codec declared instead of the SPS's): packagers that declare wrong, for inspect --media\n"
         return s

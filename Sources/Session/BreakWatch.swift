@@ -8,9 +8,9 @@ public enum BreakFact: Sendable, Equatable {
     case left(CueBreak, seconds: Double)
 }
 
-/// The breaks the playing rung's playlist announces (`Cues.breaks`), followed against the playhead: each entered and left
-/// once. A break is kept by its key across reloads; one joined inside (a live window past its CUE-OUT) is the break already
-/// known at its MSN.
+/// The breaks the playing rung's playlist announces (`Cues.breaks`) and its other date ranges (`Cues.dateRanges`),
+/// followed against the playhead: each entered and left once. One is kept by its key across reloads; a break joined inside
+/// (a live window past its CUE-OUT) is the break already known at its MSN.
 public struct BreakWatch: Sendable, Equatable {
     public struct Tracked: Sendable, Equatable {
         public var cue: CueBreak
@@ -26,11 +26,14 @@ public struct BreakWatch: Sendable, Equatable {
     /// The newest kept; older ones the playhead is done with are let go.
     static let limit = 64
 
+    /// The breaks followed (not the other date ranges).
+    public var breaks: [Tracked] { tracked.filter(\.cue.isBreak) }
+
     public init() {}
 
     /// A playlist of the rung playing: its breaks added, or updated where already known.
     public mutating func update(_ m: MediaPlaylist) {
-        for b in Cues.breaks(in: m) {
+        for b in Cues.breaks(in: m) + Cues.dateRanges(in: m) {
             if let i = tracked.firstIndex(where: { $0.cue.key == b.key || Self.sameJoined($0.cue, b) }) {
                 // What a later playlist says of its end; where it starts stays as first seen.
                 let (key, start, startMSN, startDate) = (
@@ -61,14 +64,16 @@ public struct BreakWatch: Sendable, Equatable {
         return b.startMSN > known.startMSN && known.endMSN.map { b.startMSN < $0 } ?? true
     }
 
-    /// Where the playhead is now (`p`, and its PDT when the stream has one), at session time `t`.
+    /// Where the playhead is now (`p`, and its PDT when the stream has one), at session time `t`: what it left, then what it
+    /// entered (one ends where the next begins).
     public mutating func step(at p: StreamPoint, pdt: DateTime?, t: Double) -> [BreakFact] {
         var facts: [BreakFact] = []
+        var entered: [BreakFact] = []
         for i in tracked.indices where !tracked[i].done {
             let inside = Self.contains(tracked[i].cue, p, pdt)
             if inside, tracked[i].enteredAt == nil {
                 tracked[i].enteredAt = t
-                facts.append(.entered(tracked[i].cue))
+                entered.append(.entered(tracked[i].cue))
             } else if !inside, let since = tracked[i].enteredAt, Self.past(tracked[i].cue, p, pdt) {
                 tracked[i].done = true
                 tracked[i].enteredAt = nil
@@ -78,7 +83,7 @@ public struct BreakWatch: Sendable, Equatable {
                 tracked[i].missed = true
             }
         }
-        return facts
+        return facts + entered
     }
 
     /// The playhead is inside `b`: a date range by PDT (RFC 8216bis §4.4.5.1) when there is one, else by segment.

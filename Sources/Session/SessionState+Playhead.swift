@@ -18,8 +18,8 @@ extension SessionState {
             for f in breaks.step(at: p, pdt: playheadPDT, t: t) {
                 switch f {
                 case .entered(let b):
-                    note(.info, "entered break \(b.key)" + (b.planned.map { " (planned \(fixed($0, 1)) s)" } ?? ""), t)
-                case .left(let b, let seconds): note(.info, "left break \(b.key) after \(fixed(seconds, 1)) s", t)
+                    note(.info, "entered \(Self.cueName(b))" + (b.planned.map { " (planned \(fixed($0, 1)) s)" } ?? ""), t)
+                case .left(let b, let seconds): note(.info, "left \(Self.cueName(b)) after \(fixed(seconds, 1)) s", t)
                 }
                 facts.append(.cue(f))
             }
@@ -210,4 +210,11 @@ extension SessionState {
         }
     }
 
+}
+
+extension SessionState {
+    /// A break or another date range as the log names it: "break X", "date range X (CLASS)".
+    static func cueName(_ b: CueBreak) -> String {
+        b.isBreak ? "break \(b.key)" : "date range \(b.key)" + (b.classID.map { " (\($0))" } ?? "")
+    }
 }

@@ -89,7 +89,7 @@ public enum Keymap {
             help: "LL-HLS: parts at the edge, reload holds, hints, deltas, reports, latency, in place of the log"),
         Binding(
             keys: [.char("E")], command: .toggleEvents,
-            help: "the stream's events: breaks with their SCTE-35, date ranges, in place of the log"),
+            help: "the stream's events: breaks with their SCTE-35, date ranges, timed metadata, in place of the log"),
         Binding(keys: [.pageUp], command: .scrollUp, help: "scroll the log back"),
         Binding(keys: [.pageDown], command: .scrollDown, help: "scroll the log forward"),
         Binding(keys: [.char("?"), .char("h")], command: .toggleHelp, help: "this help"),

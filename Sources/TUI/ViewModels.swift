@@ -342,7 +342,7 @@ public struct DashboardModel: Sendable, Equatable {
         // A break starts at its first segment (a date range at its START-DATE); one whose start has left the window is not
         // marked. The same break announced both ways is one mark.
         var marks: Set<Int> = []
-        for b in s.breaks.tracked.map(\.cue) {
+        for b in s.breaks.breaks.map(\.cue) {
             let at: Double?
             if case .dateRange = b.source, let d = b.startDate {
                 at = Timeline.playlistTime(at: d, in: m)
@@ -354,7 +354,7 @@ public struct DashboardModel: Sendable, Equatable {
         t.breaks.sort()
         // The other date ranges at their START-DATE, resolved against the segments' PDT (RFC 8216bis §4.4.5.1).
         let breakIDs = Set(
-            s.breaks.tracked.compactMap { b -> String? in
+            s.breaks.breaks.compactMap { b -> String? in
                 if case .dateRange(let id) = b.cue.source { return id }
                 return nil
             })
@@ -579,7 +579,7 @@ extension DashboardModel {
     /// other date ranges (any CLASS) with their client attributes.
     static func eventLines(_ s: SessionState) -> [String] {
         var lines: [String] = []
-        let tracked = s.breaks.tracked
+        let tracked = s.breaks.breaks
         for t in tracked.reversed() {
             let b = t.cue
             let source: String
@@ -606,8 +606,11 @@ extension DashboardModel {
                 return nil
             })
         var seen: Set<String> = []
+        let inside = Set(s.breaks.tracked.filter { !$0.cue.isBreak && $0.enteredAt != nil }.map(\.cue.key))
         for r in (s.playingMedia?.dateRanges ?? []).reversed() where !known.contains(r.id) && seen.insert(r.id).inserted {
-            var line = "  \(r.id)  \(r.classID ?? "-")  " + (r.startDate.map { String($0.iso8601.dropFirst(11).prefix(12)) } ?? "?")
+            var line =
+                (inside.contains(r.id) ? "▶ " : "  ") + "\(r.id)  \(r.classID ?? "-")  "
+                + (r.startDate.map { String($0.iso8601.dropFirst(11).prefix(12)) } ?? "?")
             if let d = r.duration { line += "  \(fixed(d, 1))s" } else if let p = r.plannedDuration { line += "  planned \(fixed(p, 1))s" }
             if r.endOnNext { line += "  to the next" }
             let client = r.extra.filter { $0.name.hasPrefix("X-") }.map { "\($0.name)=\($0.value)" }

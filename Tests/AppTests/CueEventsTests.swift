@@ -8,14 +8,35 @@ enum CueOrigin {
     static var base: String { server.httpBase }
 }
 
-/// The breaks a stream announces, on the timeline of a real player (docs/EVENTS.md): `monitor`'s `cue` events.
+/// The breaks and other date ranges a stream announces, on the timeline of a real player (docs/EVENTS.md): `monitor`'s `cue`
+/// events.
 @Suite("Breaks through real libmpv: monitor says when the playhead enters and leaves each, at the moment the playlist gives")
 struct CueEventsTests {
-    @Test("VOD with a break every five 2 s segments, both ways: entered and left at the first sample past its start and its end")
+    @Test(
+        "VOD with a break every five 2 s segments, both ways, and a chapter every three: entered and left at the first sample past its start and its end"
+    )
     func vodBreaks() async throws {
-        let r = try await MonitorRun.run(["\(CueOrigin.base)/vod-ts/master.m3u8?cues=5", "--duration", "16"])
+        let r = try await MonitorRun.run(["\(CueOrigin.base)/vod-ts/master.m3u8?cues=5&chapters=3", "--duration", "16"])
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
-        let cues = r.named("cue")
+        let all = r.named("cue")
+        let cues = all.filter { $0["break"] as? Bool == true }
+        // The chapters (date ranges of a CLASS, no SCTE-35): each ends where the next starts (END-ON-NEXT), at 0, 6 and 12 s.
+        let chapters = all.filter { $0["break"] as? Bool == false }
+        let chapterPhases = chapters.map { "\($0["phase"] ?? "") \($0["id"] ?? "") \($0["class"] ?? "")" }
+        #expect(
+            chapterPhases == [
+                "enter chapter-0 com.hlstui.chapter", "leave chapter-0 com.hlstui.chapter", "enter chapter-1 com.hlstui.chapter",
+                "leave chapter-1 com.hlstui.chapter", "enter chapter-2 com.hlstui.chapter",
+            ], "\(chapterPhases)")
+        for e in chapters {
+            let start = try #require(e["start"] as? Double)
+            let position = try #require(e["position"] as? Double)
+            #expect(e["actual"] as? Double == 6 && e["closed"] as? Bool == true, "\(e)")
+            let moment = e["phase"] as? String == "enter" ? start : start + 6
+            let before = Self.sampleBefore(e, in: r)?["position"] as? Double
+            #expect(
+                position >= moment - 0.04 && (before.map { $0 < moment + 0.04 } ?? (moment == 0)), "\(String(describing: before)) → \(e)")
+        }
         // From the start: the breaks at MSN 0 (0–4 s) and MSN 5 (10–14 s), as CUE-OUT and as EXT-X-DATERANGE.
         let phases = cues.map { "\($0["phase"] ?? "") \($0["id"] ?? "")" }
         #expect(

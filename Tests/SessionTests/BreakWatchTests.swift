@@ -75,6 +75,62 @@ struct BreakWatchTests {
     }
 }
 
+/// Date ranges that are not breaks (any CLASS): followed as breaks are, apart from them (RFC 8216bis §4.4.5.1).
+@Suite("Date ranges of any CLASS against the playhead: chapters entered and left, END-ON-NEXT ended by the next of its CLASS")
+struct DateRangeWatchTests {
+    /// VOD, 2 s segments, PDT from 00:00:00: chapters at 0 s and 6 s (END-ON-NEXT), an event 2–4 s (DURATION), a SCTE-35 break.
+    static let playlist = """
+        #EXTM3U
+        #EXT-X-TARGETDURATION:2
+        #EXT-X-PLAYLIST-TYPE:VOD
+        #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z
+        #EXT-X-DATERANGE:ID="c1",CLASS="com.example.chapter",START-DATE="2026-01-01T00:00:00.000Z",END-ON-NEXT=YES,X-TITLE="one"
+        #EXT-X-DATERANGE:ID="goal",START-DATE="2026-01-01T00:00:02.000Z",DURATION=2
+        #EXT-X-DATERANGE:ID="c2",CLASS="com.example.chapter",START-DATE="2026-01-01T00:00:06.000Z",END-ON-NEXT=YES
+        #EXT-X-DATERANGE:ID="ad",START-DATE="2026-01-01T00:00:04.000Z",DURATION=2,SCTE35-OUT=0xFC00
+        #EXTINF:2,
+        s0.ts
+        #EXTINF:2,
+        s1.ts
+        #EXTINF:2,
+        s2.ts
+        #EXTINF:2,
+        s3.ts
+        #EXTINF:2,
+        s4.ts
+        #EXT-X-ENDLIST
+
+        """
+
+    @Test("Cues.dateRanges: every date range without SCTE-35, with its CLASS; END-ON-NEXT ends at the next of its CLASS")
+    func ranges() throws {
+        let m = try BreakWatchTests.media(Self.playlist)
+        let r = Cues.dateRanges(in: m)
+        #expect(r.map(\.key) == ["c1", "goal", "c2"])
+        #expect(r.allSatisfy { !$0.isBreak } && Cues.breaks(in: m).map(\.key) == ["ad"])
+        #expect(r.map(\.classID) == ["com.example.chapter", nil, "com.example.chapter"])
+        #expect(r[0].closed && r[0].actual == 6, "c1 ends where c2 starts: \(r[0])")
+        #expect(r[1].closed && r[1].actual == 2)
+        #expect(!r[2].closed, "the last chapter has no next: open")
+    }
+
+    @Test("the playhead through the chapters and the event: each entered and left once, beside the break")
+    func watch() throws {
+        var w = BreakWatch()
+        w.update(try BreakWatchTests.media(Self.playlist))
+        #expect(w.breaks.map(\.cue.key) == ["ad"])
+        let p = { (s: Double) in StreamPoint(msn: Int(s / 2), offset: s.truncatingRemainder(dividingBy: 2)) }
+        var said: [String] = []
+        for (i, s) in [0.1, 1, 2.1, 3, 4.1, 5, 6.1, 7, 8.5].enumerated() {
+            said += w.step(at: p(s), pdt: BreakWatchTests.pdt(s), t: Double(i)).map(\.key)
+        }
+        #expect(
+            said == [
+                "entered c1", "entered goal", "left goal after 2.0", "entered ad", "left ad after 2.0", "left c1 after 6.0", "entered c2",
+            ], "\(said)")
+    }
+}
+
 extension BreakFact {
     /// "entered KEY" or "left KEY after S" (one decimal).
     var key: String {
