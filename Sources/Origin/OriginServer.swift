@@ -156,13 +156,25 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let send: @Sendable () -> Void = { [router] in
             let (status, headers, body) = (finalStatus, finalHeaders, finalBody)
             let context = loopContext.value
-            var sent = body.count
+            let part = response.delivery.bytesSent(of: body.count)
+            let sent = headOnly ? 0 : part
+            // Logged before the first byte goes out: a client that has its answer finds its request in the log.
+            let finished = Date().timeIntervalSince1970
+            var record = RequestRecord(
+                time: started - router.state.startedAt, wall: started, method: h.method.rawValue, path: path, range: range,
+                status: response.status, bytes: sent, durationMs: (finished - started) * 1000, tls: tls,
+                scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
+                pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false,
+                fault: response.fault,
+                userAgent: userAgent, host: req.host)
+            (record.cmcd, record.cmcdFindings) = router.state.checkCMCD(
+                headers: requestHeaders, target: path, kind: response.kind, rendition: response.rendition, scenario: response.scenario,
+                at: started)
+            router.state.record(record)
             switch response.delivery {
             case .refuse:
-                sent = 0
                 context.close(promise: nil)
             case .silent(let seconds):
-                sent = 0
                 context.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) { loopContext.value.close(promise: nil) }
             default:
                 context.write(
@@ -170,13 +182,11 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             switch response.delivery {
             case .refuse, .silent: break
-            case .cut(let n):
-                sent = min(n, body.count)
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))))
+            case .cut:
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))))
                     .whenComplete { _ in loopContext.value.close(promise: nil) }
-            case .hang(let n, let seconds):
-                sent = min(n, body.count)
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))), promise: nil)
+            case .hang(_, let seconds):
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))), promise: nil)
                 context.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) { loopContext.value.close(promise: nil) }
             case .normal:
                 if !headOnly && !body.isEmpty {
@@ -202,27 +212,13 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                     if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
                 }
             case .truncate:
-                sent = body.count / 2
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))))
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))))
                     .whenComplete { _ in loopContext.value.close(promise: nil) }
             case .stall:
-                sent = body.count / 4
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(sent))))), promise: nil)
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))), promise: nil)
                 // Hang until the client gives up; never hold a connection for more than a minute.
                 context.eventLoop.scheduleTask(in: .seconds(60)) { loopContext.value.close(promise: nil) }
             }
-            let finished = Date().timeIntervalSince1970
-            var record = RequestRecord(
-                time: started - router.state.startedAt, wall: started, method: h.method.rawValue, path: path, range: range,
-                status: response.status, bytes: headOnly ? 0 : sent, durationMs: (finished - started) * 1000, tls: tls,
-                scenario: response.scenario, rendition: response.rendition, kind: response.kind, msn: response.truth?.msn,
-                pdt: response.truth?.pdt.iso8601, mediaTime: response.truth?.mediaTime, gap: response.truth?.gap ?? false,
-                fault: response.fault,
-                userAgent: userAgent, host: req.host)
-            (record.cmcd, record.cmcdFindings) = router.state.checkCMCD(
-                headers: requestHeaders, target: path, kind: response.kind, rendition: response.rendition, scenario: response.scenario,
-                at: started)
-            router.state.record(record)
         }
         if r.delayMs > 0 {
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(r.delayMs))) { send() }
@@ -302,14 +298,7 @@ public enum OriginHTTP {
         req.authority = authority
         let (r, headers) = frame(
             responder.respond(req, now: now), target: target, range: range, ifRange: ifRange, generation: responder.state.startedAt)
-        let sent =
-            switch r.delivery {
-            case .refuse, .silent: 0
-            case .cut(let n), .hang(let n, _): min(n, r.body.count)
-            case .truncate: r.body.count / 2
-            case .stall: r.body.count / 4
-            case .normal, .paced: r.body.count
-            }
+        let sent = r.delivery.bytesSent(of: r.body.count)
         var record = RequestRecord(
             time: now - responder.state.startedAt, wall: now, method: "GET", path: target, range: range, status: r.status, bytes: sent,
             durationMs: 0, tls: false, scenario: r.scenario, rendition: r.rendition, kind: r.kind, msn: r.truth?.msn,

@@ -49,6 +49,17 @@ public enum Delivery: Sendable, Equatable {
     case refuse
 
     var isPaced: Bool { if case .paced = self { true } else { false } }
+
+    /// How many bytes of a body of `count` bytes this delivery sends.
+    func bytesSent(of count: Int) -> Int {
+        switch self {
+        case .refuse, .silent: 0
+        case .cut(let n), .hang(let n, _): min(n, count)
+        case .truncate: count / 2
+        case .stall: count / 4
+        case .normal, .paced: count
+        }
+    }
 }
 
 /// What answers the origin's requests: the scenarios (`OriginRouter`) or a recording (`ReplayResponder`). `now` is seconds
