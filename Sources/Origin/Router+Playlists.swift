@@ -1,0 +1,124 @@
+import Foundation
+import HLS
+
+extension OriginRouter {
+    /// The multivariant playlist (`master.m3u8`; `wide.m3u8`: every variant listed several times) with the knobs of its
+    /// query carried out (docs/ORIGIN.md).
+    func multivariant(_ scenario: Scenario, _ rest: [String], _ req: OriginRequest) -> OriginResponse {
+        guard var p = MultivariantBuilder.playlist(scenario, media: media) else {
+            return .text(500, "media missing for \(scenario.name)")
+        }
+        // wide.m3u8: every variant listed `copies` times (distinct query strings), a wide ladder for startup benchmarks.
+        if rest == ["wide.m3u8"], case .multivariant(var m) = p.body {
+            let copies = max(1, min(10, Int(req.query["copies"] ?? "") ?? 2))
+            m.variants = (0..<copies).flatMap { c in
+                m.variants.map { v in
+                    var v = v; v.uri += "?copy=\(c)"; return v
+                }
+            }
+            p.body = .multivariant(m)
+        }
+        // ?drm=RUNG: that rung's media playlist marks every segment as a DRM packager does (the system from ?system=,
+        // default FairPlay) — a rendition no player here can decrypt, for what hlstui says of it.
+        if let rung = req.query["drm"], case .multivariant(var m) = p.body {
+            let system = req.query["system"] ?? "fairplay"
+            for i in m.variants.indices where m.variants[i].uri.hasPrefix(rung + "/") { m.variants[i].uri += "?drm=\(system)" }
+            p.body = .multivariant(m)
+        }
+        // ?bw=FACTOR: BANDWIDTH and AVERAGE-BANDWIDTH declared that many times what the media measures (a packager that
+        // under- or over-declares); ?avc=avc1.PPCCLL: that video codec declared instead of the one the SPS gives.
+        if case .multivariant(var m) = p.body, req.query["bw"] != nil || req.query["avc"] != nil {
+            let factor = max(0.01, min(100, Double(req.query["bw"] ?? "") ?? 1))
+            for i in m.variants.indices {
+                m.variants[i].bandwidth = m.variants[i].bandwidth.map { Int((Double($0) * factor).rounded()) }
+                m.variants[i].averageBandwidth = m.variants[i].averageBandwidth.map { Int((Double($0) * factor).rounded()) }
+                if let avc = req.query["avc"], let c = m.variants[i].codecs {
+                    m.variants[i].codecs = c.split(separator: ",").map { $0.hasPrefix("avc1") ? avc : String($0) }.joined(
+                        separator: ",")
+                }
+            }
+            p.body = .multivariant(m)
+        }
+        // ?imsc=1: the subtitles as IMSC1 in fragmented MP4 too (RFC 8216bis §3.1.5), a rendition of the same group.
+        if req.query["imsc"] == "1", case .multivariant(var m) = p.body, m.renditions.contains(where: { $0.type == "SUBTITLES" }) {
+            m.renditions.append(
+                Rendition(
+                    type: "SUBTITLES", uri: "subs-imsc/index.m3u8", groupID: "subs", language: "en", name: "English IMSC1",
+                    isDefault: false, autoselect: true, forced: false))
+            for i in m.variants.indices where m.variants[i].subtitles != nil {
+                m.variants[i].codecs = m.variants[i].codecs.map { $0 + ",stpp.ttml.im1t" }
+            }
+            p.body = .multivariant(m)
+        }
+        // Knobs of the media playlists, carried to every variant's URI as one packager writes the same on each rung:
+        // ?cues=N (&cueplan=S) breaks and ?chapters=N date ranges (docs/EVENTS.md); ?id3=1 an ID3 tag at every segment's
+        // start, in an emsg (fMP4) or an ID3 stream (TS); ?cmsd=KBPS every playlist answered with CMSD, this its maximum
+        // suggested bitrate (docs/CMCD.md).
+        let knobs = ["cues", "cueplan", "chapters", "id3", "cmsd"].compactMap { k in req.query[k].map { "\(k)=\($0)" } }
+        if !knobs.isEmpty, case .multivariant(var m) = p.body {
+            for i in m.variants.indices {
+                m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + knobs.joined(separator: "&")
+            }
+            p.body = .multivariant(m)
+        }
+        var r = OriginResponse.playlist(p)
+        r.kind = "multivariant"
+        if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {
+            r.headers += OriginCMCD.headers(kind: r.kind, live: scenario.isLive, maxKbps: max(0, kbps))
+        }
+        return r
+    }
+
+    /// Every segment under a DRM key (RFC 8216bis §4.4.4.4 KEYFORMAT): FairPlay (`skd://`), Widevine or PlayReady.
+    static func protected(_ p: Playlist, system: String, rendition: String) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        var key = Key(method: .sampleAES, uri: "skd://hlstui/\(rendition)")
+        key.keyFormat = "com.apple.streamingkeydelivery"
+        key.keyFormatVersions = "1"
+        switch system {
+        case "widevine":
+            key = Key(method: .sampleAESCTR, uri: "data:text/plain;base64,AAAAW3Bzc2gAAAAA7e+LqXnWSs6jyCfc1R0h7QAAADsIARIQ")
+            key.keyFormat = "urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"
+        case "playready":
+            key = Key(method: .sampleAESCTR, uri: "data:text/plain;charset=UTF-16;base64,AAAA")
+            key.keyFormat = "com.microsoft.playready"
+        default: break
+        }
+        for i in m.segments.indices { m.segments[i].keys = [key] }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
+    /// Every segment listed under another URI (`?renamed=1`), the same media behind it (the `uriswap` fault).
+    static func renamed(_ p: Playlist) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        for i in m.segments.indices { m.segments[i].uri += (m.segments[i].uri.contains("?") ? "&" : "?") + "renamed=1" }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
+    /// The playlist with `query` added to every segment URI it lists.
+    static func keeping(query: String, in p: Playlist) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        for i in m.segments.indices { m.segments[i].uri += (m.segments[i].uri.contains("?") ? "&" : "?") + query }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
+    /// The playlist with `?client=` kept on every segment and init section URI it lists, so faults can single out one client.
+    static func keeping(client: String, in p: Playlist) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        let tag = "client=" + (client.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let add = { (uri: String) in uri + (uri.contains("?") ? "&" : "?") + tag }
+        for i in m.segments.indices {
+            m.segments[i].uri = add(m.segments[i].uri)
+            if let map = m.segments[i].map { m.segments[i].map?.uri = add(map.uri) }
+        }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+}
