@@ -193,8 +193,4 @@ public enum FragmentSplit {
         return moof + box("mdat", payloads.flatMap { $0 })
     }
 
-    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { be32(UInt32(8 + payload.count)) + Array(type.utf8) + payload }
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-    static func be24(_ v: UInt32) -> [UInt8] { Array(be32(v).dropFirst()) }
-    static func be64(_ v: UInt64) -> [UInt8] { be32(UInt32(v >> 32)) + be32(UInt32(v & 0xFFFF_FFFF)) }
 }

@@ -63,20 +63,13 @@ extension TransportStream {
     /// A PMT packet with its stream types mapped and its CRC computed again.
     static func programMap(_ packet: [UInt8], _ map: (UInt8) -> UInt8) -> [UInt8] {
         var p = packet
-        var start = 4
-        if (p[3] >> 4) & 0x2 != 0 { start += 1 + Int(p[4]) }
-        let t = start + 1 + Int(p[start])
-        guard t + 12 <= packetSize else { return packet }
-        let sectionLength = Int(p[t + 1] & 0x0F) << 8 | Int(p[t + 2])
-        let crcAt = t + 3 + sectionLength - 4
-        guard crcAt + 4 <= packetSize else { return packet }
+        guard let (t, crcAt) = sectionBounds(p), t + 12 <= packetSize else { return packet }
         var e = t + 12 + (Int(p[t + 10] & 0x0F) << 8 | Int(p[t + 11]))
         while e + 5 <= crcAt {
             p[e] = map(p[e])
             e += 5 + (Int(p[e + 3] & 0x0F) << 8 | Int(p[e + 4]))
         }
-        let crc = crc32MPEG2(p[t..<crcAt])
-        for i in 0..<4 { p[crcAt + i] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * i)) }
+        p.replaceSubrange(crcAt..<(crcAt + 4), with: crcBytes(p[t..<crcAt]))
         return p
     }
 

@@ -70,12 +70,7 @@ extension TransportStream {
 
     /// The PMT packet with an ES entry for the ID3 stream (its section in one packet, as the origin's are).
     static func programMapAddingID3(_ packet: [UInt8]) -> [UInt8]? {
-        var start = 4
-        if (packet[3] >> 4) & 0x2 != 0 { start += 1 + Int(packet[4]) }
-        let t = start + 1 + Int(packet[start])
-        guard t + 12 <= packetSize else { return nil }
-        let sectionLength = Int(packet[t + 1] & 0x0F) << 8 | Int(packet[t + 2])
-        let crcAt = t + 3 + sectionLength - 4
+        guard let (t, crcAt) = sectionBounds(packet), t + 12 <= packetSize else { return nil }
         // metadata_descriptor (ISO/IEC 13818-1 §2.6.60): format 0xFFFF 'ID3 ', 0xFF 'ID3 ', service 0, flags 0x0F.
         let descriptor: [UInt8] = [0x26, 13, 0xFF, 0xFF] + Array("ID3 ".utf8) + [0xFF] + Array("ID3 ".utf8) + [0x00, 0x0F]
         let pid = id3PID
@@ -85,8 +80,7 @@ extension TransportStream {
         let length = section.count - 3 + 4
         section[1] = (section[1] & 0xF0) | UInt8((length >> 8) & 0x0F)
         section[2] = UInt8(length & 0xFF)
-        let crc = crc32MPEG2(section[...])
-        section += (0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) }
+        section += crcBytes(section[...])
         let head = Array(packet[..<t])
         return head + section + [UInt8](repeating: 0xFF, count: packetSize - head.count - section.count)
     }

@@ -167,11 +167,9 @@ public struct EventMessage: Sendable, Equatable {
     )
         -> [UInt8]
     {
-        let payload: [UInt8] =
-            [1, 0, 0, 0] + be32(timescale) + be32(UInt32(presentationTime >> 32)) + be32(UInt32(presentationTime & 0xFFFF_FFFF))
-            + be32(duration) + be32(id) + Array(scheme.utf8) + [0] + Array(value.utf8) + [0] + data
-        return be32(UInt32(8 + payload.count)) + Array("emsg".utf8) + payload
+        fullBox(
+            "emsg", 1, 0,
+            be32(timescale) + be64(presentationTime) + be32(duration) + be32(id) + Array(scheme.utf8) + [0] + Array(value.utf8) + [0]
+                + data)
     }
-
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
 }

@@ -164,14 +164,28 @@ extension TransportStream {
         guard bytes.count >= packetSize, bytes[0] == 0x47 else { return nil }
         let pid = Int(bytes[1] & 0x1F) << 8 | Int(bytes[2])
         guard pid <= 0x12, bytes[1] & 0x40 != 0 else { return nil }
+        guard let s = sectionBounds(bytes) else { return false }
+        return crc32MPEG2(bytes[s.table..<(s.crcAt + 4)]) == 0
+    }
+
+    /// Where the PSI section a packet starts stands (ISO/IEC 13818-1 §2.4.4): `table` its first byte (table_id), `crcAt` its
+    /// CRC_32; nil when the section does not fit in the packet.
+    static func sectionBounds(_ p: [UInt8]) -> (table: Int, crcAt: Int)? {
+        guard p.count >= packetSize else { return nil }
         var start = 4
-        if (bytes[3] >> 4) & 0x2 != 0 { start += 1 + Int(bytes[4]) }
-        guard start < packetSize else { return false }
-        let table = start + 1 + Int(bytes[start])
-        guard table + 3 <= packetSize else { return false }
-        let length = Int(bytes[table + 1] & 0x0F) << 8 | Int(bytes[table + 2])
-        guard table + 3 + length <= packetSize, length >= 4 else { return false }
-        return crc32MPEG2(bytes[table..<(table + 3 + length)]) == 0
+        if (p[3] >> 4) & 0x2 != 0 { start += 1 + Int(p[4]) }
+        guard start < packetSize else { return nil }
+        let table = start + 1 + Int(p[start])
+        guard table + 3 <= packetSize else { return nil }
+        let length = Int(p[table + 1] & 0x0F) << 8 | Int(p[table + 2])
+        guard length >= 4, table + 3 + length <= packetSize else { return nil }
+        return (table, table + 3 + length - 4)
+    }
+
+    /// The CRC_32 of `section`, as its four bytes.
+    static func crcBytes(_ section: ArraySlice<UInt8>) -> [UInt8] {
+        let crc = crc32MPEG2(section)
+        return (0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) }
     }
 }
 
