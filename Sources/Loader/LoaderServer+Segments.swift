@@ -360,14 +360,16 @@ extension LoaderServer {
 
     /// Tells the session of a break in `res`'s body and how its resumption went; the line for the request's record.
     func emitBreak(_ b: BodyBreak, _ res: Resource) -> String {
-        let e: ResumeEvent
+        var e: ResumeEvent
         switch b {
         case .broken(let cause, let at):
             e = ResumeEvent(phase: .broken, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, cause: cause)
-        case .resumed(let cause, let at, let after, _, let from):
+        case .resumed(let cause, let at, let after, let attempts, let from, let failed):
             e = ResumeEvent(
                 phase: .resumed, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after, cause: cause,
                 source: from)
+            e.attempts = attempts
+            e.failed = failed
         case .gaveUp(let cause, let at, let after):
             e = ResumeEvent(
                 phase: .gaveUp, kind: res.kind, url: res.upstream, rung: res.rung, msn: res.msn, byte: at, seconds: after, cause: cause)

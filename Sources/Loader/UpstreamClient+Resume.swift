@@ -9,8 +9,9 @@ public enum BodyBreak: Sendable, Equatable {
     /// The body stopped after `at` bytes: `cause` says how (cut, reset, read timeout).
     case broken(cause: String, at: Int)
     /// The rest arrived: resumed at byte `at` of the body, `after` seconds after the break (`cause`), in `attempts` requests;
-    /// `from`: the host of the copy that gave it, when not the one that broke.
-    case resumed(cause: String, at: Int, after: Double, attempts: Int, from: String? = nil)
+    /// `from`: the host of the copy that gave it, when not the one that broke; `failed`: what the last request before the one
+    /// that gave it said, when there was one.
+    case resumed(cause: String, at: Int, after: Double, attempts: Int, from: String? = nil, failed: String? = nil)
     /// No request could give the rest within the budget (or the object changed): the body ends short at `at` bytes.
     case gaveUp(cause: String, at: Int, after: Double)
 }
@@ -114,7 +115,7 @@ extension UpstreamClient {
                 onBreak(
                     .resumed(
                         cause: Self.breakCause(first), at: delivered, after: elapsed() - brokeAt, attempts: tries,
-                        from: copy ? URLComponents(string: source)?.host : nil))
+                        from: copy ? URLComponents(string: source)?.host : nil, failed: tries > 1 ? last.detail : nil))
                 return UpstreamResponse(head: head, body: kept, bytes: now, seconds: elapsed())
             }
         }

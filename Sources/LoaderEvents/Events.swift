@@ -305,6 +305,9 @@ public struct ResumeEvent: Sendable, Equatable {
     public var cause: String?
     /// The host of the copy the rest came from, when not the one that broke (a redundant host, `resumed`).
     public var source: String?
+    /// The requests the rest took (`resumed`), and what the last one that failed said when more than one was needed.
+    public var attempts = 1
+    public var failed: String?
 
     public init(
         phase: Phase, kind: ResourceKind, url: String, rung: Int?, msn: Int?, byte: Int, seconds: Double = 0, cause: String? = nil,
@@ -324,8 +327,9 @@ public struct ResumeEvent: Sendable, Equatable {
         switch phase {
         case .broken: return "\(what): origin body \(cause ?? "broke") after \(size); resuming at byte \(byte)"
         case .resumed:
+            let tries = attempts > 1 ? " (\(attempts) requests" + (failed.map { "; before the last: \($0)" } ?? "") + ")" : ""
             return
-                "\(what): origin body \(cause ?? "broke") after \(size); resumed at byte \(byte)\(source.map { " from \($0)" } ?? "") after \(secs) s"
+                "\(what): origin body \(cause ?? "broke") after \(size); resumed at byte \(byte)\(source.map { " from \($0)" } ?? "") after \(secs) s\(tries)"
         case .gaveUp: return "\(what): origin body ended short at \(size) after \(secs) s of resuming (\(cause ?? "no answer"))"
         }
     }
@@ -334,7 +338,8 @@ public struct ResumeEvent: Sendable, Equatable {
         .object([
             ("phase", .string(phase.rawValue)), ("kind", .string(kind.rawValue)), ("url", .string(url)), ("rung", .int(rung)),
             ("msn", .int(msn)), ("byte", .int(byte)), ("seconds", .double((seconds * 1000).rounded() / 1000)),
-            ("cause", .string(cause)), ("source", .string(source)), ("message", .string(text)),
+            ("cause", .string(cause)), ("source", .string(source)), ("attempts", .int(attempts)), ("failed", .string(failed)),
+            ("message", .string(text)),
         ])
     }
 }

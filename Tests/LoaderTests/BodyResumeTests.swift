@@ -240,5 +240,9 @@ struct BodyResumeLoaderTests {
         }
         #expect(resumes.map(\.phase) == [.broken, .resumed], "\(resumes.map(\.text))")
         #expect(resumes.last?.source == "127.0.0.2" && resumes.last?.text.contains("from 127.0.0.2") == true, "\(resumes.map(\.text))")
+        // Three requests (two refused by cdn-a, then the copy), and what the one before the last said.
+        let last = try #require(resumes.last)
+        #expect(last.attempts == 3 && last.failed?.contains("503") == true, "\(last)")
+        #expect(last.text.contains("(3 requests; before the last: "), "\(last.text)")
     }
 }
