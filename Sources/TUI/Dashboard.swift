@@ -25,7 +25,10 @@ public enum Dashboard {
             c.put(1, y, "waiting for the first media playlist", .dim)
             y += 2
         }
-        if keyRows > 0 { keys(model.keys.prefix(keyRows), playhead: model.timeline, into: &c, y: &y) }
+        if keyRows > 0 {
+            let shown = shownKeys(model.keys, playhead: model.timeline?.playhead, count: keyRows)
+            keys(shown, of: model.keys.count, playhead: model.timeline, into: &c, y: &y)
+        }
         switch model.ui.lower {
         case .picture: picture(model, into: &c, y: &y, rows: height - 1 - y)
         case .graphs: graphs(model, into: &c, y: &y, rows: height - 1 - y)

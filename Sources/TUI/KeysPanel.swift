@@ -21,12 +21,17 @@ extension DashboardModel {
             if latest[k.uri] == nil { order.append(k.uri) }
             latest[k.uri] = k
         }
+        let events = order.compactMap { latest[$0] }
         let m = s.playingMedia
         let starts = m.map(Timeline.startTimes) ?? []
-        return order.compactMap { latest[$0] }.map { k in
+        return events.enumerated().map { i, k in
+            // A key applies until the next EXT-X-KEY (RFC 8216bis §4.4.4.4): up to where the next key starts, however few of
+            // its segments were known when it was fetched.
+            let next = events.indices.contains(i + 1) ? events[i + 1].firstMSN : nil
+            let last = k.lastMSN.map { b in next.map { max(b, $0 - 1) } ?? b }
             var start: Double?
             var end: Double?
-            if let m, let a = k.firstMSN, let b = k.lastMSN {
+            if let m, let a = k.firstMSN, let b = last {
                 let i = max(a, m.mediaSequence) - m.mediaSequence
                 let j = min(b - m.mediaSequence, m.segments.count - 1)
                 if i <= j, starts.indices.contains(i), starts.indices.contains(j) {
@@ -34,7 +39,7 @@ extension DashboardModel {
                     end = starts[j] + m.segments[j].duration
                 }
             }
-            let range = k.firstMSN.map { a in "msn \(a)–\(k.lastMSN ?? a)" } ?? "msn ?"
+            let range = k.firstMSN.map { a in "msn \(a)–\(last ?? a)" } ?? "msn ?"
             let what = k.error.map { "FAILED \($0)" } ?? "fp \(k.fingerprint ?? "?")"
             // A downloaded key's countdown right after what it covers: it must fit an 80-column key row.
             let text =
@@ -59,8 +64,23 @@ extension DashboardModel {
 }
 
 extension Dashboard {
-    static func keys(_ rows: ArraySlice<KeyRow>, playhead t: TimelineModel?, into c: inout Canvas, y: inout Int) {
-        title("Keys", into: &c, y: &y)
+    /// The `count` key rows a screen has room for: from the key in force at the playhead on (a live stream rotating its keys
+    /// has many more than fit, the first ones long gone from the window), else the newest.
+    static func shownKeys(_ rows: [KeyRow], playhead: Double?, count: Int) -> (rows: ArraySlice<KeyRow>, fromPlayhead: Bool) {
+        guard rows.count > count else { return (rows[...], false) }
+        // The key in force at the playhead: the last one to start at or before it (a key applies until the next EXT-X-KEY,
+        // RFC 8216bis §4.4.4.4).
+        let at = playhead.flatMap { p in rows.lastIndex { k in k.start.map { $0 <= p } == true } }
+        let first = min(at ?? rows.count - count, rows.count - count)
+        return (rows[first..<(first + count)], at != nil)
+    }
+
+    static func keys(
+        _ shown: (rows: ArraySlice<KeyRow>, fromPlayhead: Bool), of all: Int, playhead t: TimelineModel?, into c: inout Canvas, y: inout Int
+    ) {
+        let rows = shown.rows
+        let which = shown.fromPlayhead ? "from the playhead's" : "the newest"
+        title("Keys", into: &c, y: &y, right: rows.count < all ? "\(rows.count) of \(all), \(which)" : "")
         let barWidth = max(10, c.width >= 100 ? c.width / 4 : c.width / 3)
         let textWidth = c.width - barWidth - 3
         for k in rows {

@@ -343,6 +343,40 @@ struct SnapshotTests {
             "\(events)")
     }
 
+    @Test("keys rotating on a live stream: the rows a screen has room for start at the playhead's key, not the first key ever seen")
+    func keysFromThePlayhead() {
+        // Six keys of 6 s each; the first three have left the window (no place on it), the playhead is 3 s into the fifth.
+        let rows: [KeyRow] = (0..<6).map { (i: Int) -> KeyRow in
+            let start: Double? = i < 3 ? nil : Double(i - 3) * 6
+            return KeyRow(start: start, end: start.map { $0 + 6 }, role: .keyPrefetch, text: "k\(i)")
+        }
+        let shown = Dashboard.shownKeys(rows, playhead: 9, count: 2)
+        #expect(shown.rows.map { $0.text } == ["k4", "k5"] && shown.fromPlayhead)
+        // Between what the rows say each key covered (a key applies until the next one): the one that started last.
+        let between = (0..<4).map { i in KeyRow(start: Double(i) * 6, end: Double(i) * 6 + 2, role: .keyPrefetch, text: "j\(i)") }
+        #expect(Dashboard.shownKeys(between, playhead: 9, count: 2).rows.map { $0.text } == ["j1", "j2"])
+        let last = Dashboard.shownKeys(rows, playhead: 16, count: 2)
+        #expect(last.rows.map { $0.text } == ["k4", "k5"], "the last key: the rows end there")
+        let none = Dashboard.shownKeys(rows, playhead: nil, count: 2)
+        #expect(none.rows.map { $0.text } == ["k4", "k5"] && !none.fromPlayhead, "no playhead: the newest")
+        #expect(Dashboard.shownKeys(rows, playhead: 9, count: 8).rows.count == 6, "room for all: all, in order")
+        // A key known for one segment when it was fetched applies until the next key starts (RFC 8216bis §4.4.4.4).
+        var session = sampleSession()
+        session.apply(
+            .loader(
+                .key(
+                    KeyEvent(
+                        uri: "http://origin.test/k0.key", method: .aes128, keyFormat: "identity", fingerprint: "5bd4e1f0", firstMSN: 0,
+                        lastMSN: 0, requested: 0.2, latencyMs: 3, prefetch: true, repair: nil, source: "origin", error: nil))), at: 0.2)
+        let spans = DashboardModel(session, ui: UIState()).keys.map { [$0.start, $0.end] }
+        #expect(spans == [[0, 8], [8, 16]], "\(spans)")
+        #expect(DashboardModel(session, ui: UIState()).keys.first?.text.contains("msn 0–3") == true)
+        var c = Canvas(width: 80, height: 4)
+        var y = 0
+        Dashboard.keys(shown, of: rows.count, playhead: nil, into: &c, y: &y)
+        #expect(c.text.contains("2 of 6, from the playhead's") && c.text.contains("k4"), "\(c.text)")
+    }
+
     @Test("help lists every binding; a tiny terminal gets a one-line explanation, not a crash")
     func helpAndTiny() {
         var ui = UIState()
