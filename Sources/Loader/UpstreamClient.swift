@@ -396,8 +396,8 @@ public final class UpstreamClient: Sendable {
                         try channel.pipeline.syncOperations.addHandler(waiter)
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(readTimeout * 1000))))
-                    try channel.pipeline.syncOperations.addHandler(UpstreamHandler(verifyFailure: verifyFailure))
+                    try channel.pipeline.syncOperations.addHandler(
+                        UpstreamHandler(verifyFailure: verifyFailure, readTimeout: .milliseconds(Int64(readTimeout * 1000))))
                 }
             }
         let channel: any Channel

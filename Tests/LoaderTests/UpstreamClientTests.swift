@@ -60,6 +60,22 @@ struct UpstreamClientTests {
         #expect(part.head.status == 206 && part.body.count == 188)
     }
 
+    @Test("the read timeout is the request's own: on a connection idle for most of it, the next request still has all of it")
+    func readTimeoutPerRequest() async throws {
+        let c = try ClientOrigins.client {
+            $0.readTimeout = 1
+            $0.retries = 0
+        }
+        defer { c.shutdown() }
+        _ = try await c.get("\(base)/vod-ts/master.m3u8")
+        // Idle for 0.9 s of the 1 s, then a key the origin answers 300 ms late, on the same pooled connection (a timer of the
+        // connection's life fired 0.1 s into this request).
+        try await Task.sleep(for: .milliseconds(900))
+        let answer = try await c.get("\(base)/keys/vod-ts/k0.key?latency=300")
+        #expect(answer.head.status == 200 && answer.body.count == 16 && answer.head.ttfb >= 0.29, "\(answer.head.ttfb)")
+        #expect(c.openConnections == 1, "the same connection")
+    }
+
     @Test("streams the body to the caller as it arrives", arguments: Via.allCases)
     func streaming(via: Via) async throws {
         let (c, base) = try ClientOrigins.client(via: via)
