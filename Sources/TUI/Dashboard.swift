@@ -42,6 +42,20 @@ public enum Dashboard {
         return c
     }
 
+    /// A panel of text lines in place of the log: its title and legend, then as many lines as fit, each in its role.
+    static func lines(
+        _ name: String, legend: String, _ lines: [String], into c: inout Canvas, y: inout Int, rows: Int, role: (String) -> Role
+    ) {
+        guard rows >= 2 else { return }
+        let end = y + rows
+        title(name, into: &c, y: &y, right: legend)
+        for line in lines.prefix(rows - 1) {
+            c.put(1, y, fit(line, c.width - 2), role(line))
+            y += 1
+        }
+        y = end
+    }
+
     static func title(_ name: String, into c: inout Canvas, y: inout Int, right: String = "") {
         c.fill(Rect(x: 0, y: y, width: c.width, height: 1), .border, char: "─")
         c.put(1, y, " \(name) ", .title)

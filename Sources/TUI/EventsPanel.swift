@@ -73,13 +73,8 @@ extension DashboardModel {
 
 extension Dashboard {
     static func events(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
-        guard rows >= 2 else { return }
-        let end = y + rows
-        title("Events", into: &c, y: &y, right: "◆ break  ▶ inside  newest first")
-        for line in m.events.prefix(rows - 1) {
-            c.put(1, y, fit(line, c.width - 2), line.hasPrefix("▶") ? .accent : .normal)
-            y += 1
+        lines("Events", legend: "◆ break  ▶ inside  newest first", m.events, into: &c, y: &y, rows: rows) {
+            $0.hasPrefix("▶") ? .accent : .normal
         }
-        y = end
     }
 }

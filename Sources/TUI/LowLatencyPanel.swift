@@ -68,13 +68,6 @@ extension DashboardModel {
 extension Dashboard {
     /// The LL-HLS panel, in place of the log.
     static func lowLatency(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
-        guard rows >= 2 else { return }
-        let end = y + rows
-        title("LL-HLS", into: &c, y: &y, right: "▮ part  ▯ hinted  ┃ playhead")
-        for line in m.lowLatency.prefix(rows - 1) {
-            c.put(1, y, fit(line, c.width - 2), .normal)
-            y += 1
-        }
-        y = end
+        lines("LL-HLS", legend: "▮ part  ▯ hinted  ┃ playhead", m.lowLatency, into: &c, y: &y, rows: rows) { _ in .normal }
     }
 }
