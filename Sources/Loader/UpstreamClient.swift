@@ -419,13 +419,22 @@ public final class UpstreamClient: Sendable {
         }
         channel.closeFuture.whenComplete { [pool] _ in _ = pool.withLockedValue { $0.open.removeValue(forKey: id) } }
         guard t.tls else { return channel }
-        // Wait for the handshake so a refused certificate is reported as such, not as a failed request.
+        // Wait for the handshake so a refused certificate is reported as such, not as a failed request; for no longer than
+        // the read timeout (a server that accepts the connection and never answers the handshake was waited for forever).
+        let handshakeDeadline = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(readTimeout * 1000))) {
+            waiter.complete(HandshakeWaiter.NoAnswer(seconds: readTimeout))
+        }
         do {
             try await waiter.future.get()
+            handshakeDeadline.cancel()
             return channel
         } catch {
+            handshakeDeadline.cancel()
             channel.close(promise: nil)
             if let f = verifyFailure.withLockedValue({ $0 }) { throw UpstreamError(cause: .tls, detail: "\(url): \(f)") }
+            if let e = error as? HandshakeWaiter.NoAnswer {
+                throw UpstreamError(cause: .timeout, detail: "\(url): no answer to the TLS handshake within \(Int(e.seconds.rounded())) s")
+            }
             throw UpstreamError(cause: .tls, detail: "\(url): TLS handshake failed (\(error))")
         }
     }

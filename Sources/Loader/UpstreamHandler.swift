@@ -143,6 +143,8 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
 /// Completes when the TLS handshake (verification included) has, or fails when it cannot; added right behind the TLS handler.
 final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
     typealias InboundIn = NIOAny
+    /// The server said nothing to the handshake for this long.
+    struct NoAnswer: Error { var seconds: Double }
     private let lock = NIOLock()
     private var promise: EventLoopPromise<Void>?
     private var done = false

@@ -156,6 +156,29 @@ struct UpstreamClientTests {
         }
     }
 
+    @Test("a server that accepts the connection and never answers the TLS handshake: one line after the read timeout, no hang")
+    func silentHandshake() async throws {
+        // A listener that accepts and says nothing (a blackholed or wrong port behind a TLS URL).
+        let server = try await ServerBootstrap(group: ClientOrigins.group).childChannelInitializer { child in
+            child.eventLoop.makeSucceededVoidFuture()
+        }.bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        let port = try #require(server.localAddress?.port)
+        let c = try ClientOrigins.client {
+            $0.readTimeout = 1
+            $0.retries = 0
+        }
+        defer { c.shutdown() }
+        let started = ContinuousClock.now
+        do {
+            _ = try await c.get("https://127.0.0.1:\(port)/x.m3u8")
+            Issue.record("a handshake with a silent server succeeded")
+        } catch {
+            #expect(error.cause == .timeout && error.description.contains("no answer to the TLS handshake within 1 s"), "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5), "bounded by the read timeout")
+    }
+
     @Test("TLS: trusted by --cacert, by a matching pin alone, or with --insecure; refused as untrusted, pin mismatch, expired, wrong host")
     func tls() async throws {
         let main = ClientOrigins.main
