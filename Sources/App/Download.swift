@@ -279,7 +279,7 @@ actor DownloadJob {
         url: String, playlist: Playlist, variables: [String: String]
     ) {
         let r: UpstreamResponse
-        do { r = try await client.get(url) } catch { throw DownloadError("\(url): \(error.detail)") }
+        do { r = try await client.get(url, whole: true) } catch { throw DownloadError("\(url): \(error.detail)") }
         guard r.head.status == 200 else { throw DownloadError("\(url): \(r.head.statusLine)") }
         let parsed = PlaylistParser.parseLenient(
             String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: variables, url: r.head.url))
@@ -497,7 +497,7 @@ actor DownloadJob {
         try? FileManager.default.createDirectory(at: keysDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         for (k, uri) in wanted {
             let r: UpstreamResponse
-            do { r = try await client.get(uri, secret: true) } catch { throw DownloadError("key \(uri): \(error.detail)") }
+            do { r = try await client.get(uri, secret: true, whole: true) } catch { throw DownloadError("key \(uri): \(error.detail)") }
             guard r.head.status == 200 else { throw DownloadError("key \(uri): \(r.head.statusLine)") }
             let key: [UInt8]
             let repair: KeyRepair?

@@ -346,7 +346,30 @@ public enum MonitorRunner {
                 return Outcome(status: 2, states: [])
             }
         }
-        await withTaskGroup(of: Void.self) { g in for p in panes { g.addTask { await p.open() } } }
+        // Opening is bounded by the run's length too: a stream that never opens (an origin that dribbles, a playlist that
+        // never ends) fails at `--duration` naming what it waited for.
+        await withTaskGroup(of: Bool.self) { g in
+            for p in panes {
+                g.addTask {
+                    await p.open(); return true
+                }
+            }
+            if let d = request.duration {
+                g.addTask {
+                    try? await Task.sleep(until: started + .milliseconds(Int(d * 1000)), clock: .continuous)
+                    return false
+                }
+            }
+            var open = 0
+            for await done in g {
+                if done {
+                    open += 1
+                    if open == panes.count { g.cancelAll() }
+                } else if open < panes.count {
+                    for p in panes { p.stopOpening("the run's --duration of \(fixed(request.duration ?? 0, 1)) s ended") }
+                }
+            }
+        }
         let sync = panes.count >= 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil
         sync?.start()
         defer { sync?.stop() }

@@ -55,7 +55,7 @@ extension OfflineLibrary {
         for i in m.keys.indices {
             let k = m.keys[i]
             let resp: UpstreamResponse
-            do { resp = try await client.get(k.uri, secret: true) } catch {
+            do { resp = try await client.get(k.uri, secret: true, whole: true) } catch {
                 throw OfflineError("key \(k.fingerprint.prefix(4))… (\(k.uri)): \(error.detail)")
             }
             guard resp.head.status == 200 else { throw OfflineError("key \(k.fingerprint.prefix(4))… (\(k.uri)): \(resp.head.statusLine)") }

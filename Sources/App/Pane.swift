@@ -219,6 +219,10 @@ public final class Pane: Sendable {
     /// or has failed.
     public func open() async { await ask(()) { .open($0) } }
 
+    /// Gives up waiting for `open`: the pane fails with `why` and what it still waited for, and `open` returns (a run's
+    /// `--duration` that ends before the stream opened).
+    public func stopOpening(_ why: String) { inputs.yield(.stopOpening(why)) }
+
     /// Reads the player's properties now and applies them; returns the state right after.
     @discardableResult
     public func sample() async -> SessionState { await ask(snapshot) { .sample($0) } }

@@ -16,6 +16,8 @@ enum PaneInput: Sendable {
     case open(CheckedContinuation<Void, Never>)
     case fetched(OpenedStream)
     case openFailed(String)
+    /// The run may wait no longer for the stream to open (`Pane.stopOpening`).
+    case stopOpening(String)
     case prewarmed(MediaPlaylist?)
     /// Sample the player (nil: nobody waits for the state).
     case sample(CheckedContinuation<SessionState, Never>?)
@@ -185,11 +187,21 @@ final class PaneOwner {
         case .open(let k):
             opening = k
             startOpening()
-        case .fetched(let f): opened(f)
+        // Answers for an opening given up (`stopOpening`) come to nothing.
+        case .fetched(let f): if opening != nil { opened(f) }
         case .openFailed(let why):
+            guard opening != nil else { return }
             fail("cannot open the stream: \(why)", cause: "origin")
             finishOpening()
-        case .prewarmed(let media): firstLoad(media)
+        case .stopOpening(let why):
+            guard opening != nil else { return }
+            let awaited =
+                fetched == nil
+                ? "the playlist \(parts.config.url) had not arrived"
+                : "rung \(state.targetRung ?? 0)'s media playlist had not arrived"
+            fail("\(why) before the stream opened: \(awaited)", cause: "open")
+            finishOpening()
+        case .prewarmed(let media): if opening != nil { firstLoad(media) }
         case .sample(let k):
             sample()
             if let k {

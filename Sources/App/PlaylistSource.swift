@@ -50,7 +50,7 @@ public enum PlaylistSource {
         do { client = try UpstreamClient(group: group, options: o) } catch { throw SourceError("\(url): \(error)") }
         defer { client.shutdown() }
         do {
-            let r = try await client.get(url)
+            let r = try await client.get(url, whole: true)
             guard (200..<300).contains(r.head.status) else {
                 throw SourceError("\(url): \(r.head.statusLine)")
             }

@@ -597,7 +597,7 @@ public final class LoaderServer: Sendable {
             }
         }
         do {
-            let r = try await client.get(url, keepBody: 1 << 20, retries: 0)
+            let r = try await client.get(url, keepBody: 1 << 20, retries: 0, whole: true)
             let ok = r.head.status == 200
             record(
                 .steering, url, rung: nil, since: t0, head: r.head, bytes: r.bytes, status: r.head.status,

@@ -8,7 +8,7 @@ import NIOCore
 /// origin would have sent; a body cut off earlier is resumed with a Range request for the rest; a miss is kept as it streams.
 extension UpstreamClient {
     func cached(
-        _ cache: DiskCache, use: CacheUse, _ url: String, range: String?, keepBody: Int, retries: Int?, secret: Bool,
+        _ cache: DiskCache, use: CacheUse, _ url: String, range: String?, keepBody: Int, retries: Int?, secret: Bool, within: Double?,
         onHead: @escaping @Sendable (UpstreamHead) -> Void,
         onBody: @escaping @Sendable (ByteBuffer) -> Void,
         onReadEnd: @escaping @Sendable () -> Void
@@ -16,7 +16,7 @@ extension UpstreamClient {
         let offline = cache.options.offline
         func plain() async throws(UpstreamError) -> UpstreamResponse {
             try await network(
-                url, range: range, keepBody: keepBody, retries: retries, secret: secret, onHead: onHead, onBody: onBody,
+                url, range: range, keepBody: keepBody, retries: retries, secret: secret, within: within, onHead: onHead, onBody: onBody,
                 onReadEnd: onReadEnd)
         }
         guard let span = RequestedSpan(range: range) else {
@@ -68,8 +68,8 @@ extension UpstreamClient {
             }
         }
         return try await miss(
-            cache, use: use, key: exact, url, range: range, keepBody: keepBody, retries: retries, secret: secret, onHead: onHead,
-            onBody: onBody, onReadEnd: onReadEnd)
+            cache, use: use, key: exact, url, range: range, keepBody: keepBody, retries: retries, secret: secret, within: within,
+            onHead: onHead, onBody: onBody, onReadEnd: onReadEnd)
     }
 
     /// What the cache can answer for `span` now: nil for a miss, a playlist that may still change (online), or a body that no
@@ -104,6 +104,7 @@ extension UpstreamClient {
     /// Asks the origin and keeps the answer as it streams; a body cut off keeps what arrived.
     func miss(
         _ cache: DiskCache, use: CacheUse, key: String, _ url: String, range: String?, keepBody: Int, retries: Int?, secret: Bool,
+        within: Double?,
         onHead: @escaping @Sendable (UpstreamHead) -> Void,
         onBody: @escaping @Sendable (ByteBuffer) -> Void,
         onReadEnd: @escaping @Sendable () -> Void
@@ -112,7 +113,7 @@ extension UpstreamClient {
         let keepAll = use == .playlist ? Int.max : keepBody
         do throws(UpstreamError) {
             var r = try await network(
-                url, range: range, keepBody: keepAll, retries: retries, secret: secret,
+                url, range: range, keepBody: keepAll, retries: retries, secret: secret, within: within,
                 onHead: { h in
                     if h.status == 200 || h.status == 206 {
                         writer.withLockedValue { $0 = cache.writer(key, meta: Self.meta(h, url: url, range: range), append: false) }

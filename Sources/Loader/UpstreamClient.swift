@@ -61,6 +61,8 @@ public struct WireDecoration: Sendable {
 public struct UpstreamError: Error, Sendable, CustomStringConvertible {
     public enum Cause: String, Sendable {
         case connect, timeout, truncated, tls, redirect, protocolError = "protocol", badURL = "url", offline
+        /// Bytes kept coming, but the body did not arrive whole in the time it had (`get(whole:)`).
+        case slow
     }
     public var cause: Cause
     public var detail: String
@@ -155,26 +157,31 @@ public final class UpstreamClient: Sendable {
 
     /// GETs `url`, following redirects and retrying; `onHead` and `onBody` see a successful (2xx) answer as it arrives, `onReadEnd`
     /// after each batch of reads. An error status is retried (5xx) and returned, never streamed: the caller answers for it once.
-    /// With a disk cache, `cache` says what the answer is for (UpstreamClient+Cache.swift).
+    /// With a disk cache, `cache` says what the answer is for (UpstreamClient+Cache.swift). `whole`: the body must arrive whole
+    /// within the read timeout of its head — by default for playlists and keys, which a reader waits for whole (DECISIONS.md,
+    /// "A playlist arrives whole within the read timeout").
     public func get(
         _ url: String, range: String? = nil, keepBody: Int = Int.max, retries: Int? = nil, secret: Bool = false,
-        cache use: CacheUse = .none,
+        cache use: CacheUse = .none, whole: Bool? = nil,
         onHead: @escaping @Sendable (UpstreamHead) -> Void = { _ in },
         onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
         onReadEnd: @escaping @Sendable () -> Void = {}
     ) async throws(UpstreamError) -> UpstreamResponse {
+        let within = whole ?? (use == .playlist || use == .key) ? options.readTimeout : nil
         if let cache = options.cache, use != .none || cache.options.offline {
             return try await cached(
-                cache, use: use, url, range: range, keepBody: keepBody, retries: retries, secret: secret, onHead: onHead, onBody: onBody,
-                onReadEnd: onReadEnd)
+                cache, use: use, url, range: range, keepBody: keepBody, retries: retries, secret: secret, within: within, onHead: onHead,
+                onBody: onBody, onReadEnd: onReadEnd)
         }
         return try await network(
-            url, range: range, keepBody: keepBody, retries: retries, secret: secret, onHead: onHead, onBody: onBody, onReadEnd: onReadEnd)
+            url, range: range, keepBody: keepBody, retries: retries, secret: secret, within: within, onHead: onHead, onBody: onBody,
+            onReadEnd: onReadEnd)
     }
 
     /// `get` from the origin itself.
     func network(
         _ url: String, range: String?, extraHeaders: [(String, String)] = [], keepBody: Int, retries: Int?, secret: Bool,
+        within: Double? = nil,
         onHead: @escaping @Sendable (UpstreamHead) -> Void,
         onBody: @escaping @Sendable (ByteBuffer) -> Void,
         onReadEnd: @escaping @Sendable () -> Void
@@ -194,7 +201,7 @@ public final class UpstreamClient: Sendable {
             do {
                 let r = try await once(
                     current, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: attempt,
-                    keepBody: keepBody, secret: secret,
+                    keepBody: keepBody, secret: secret, within: within,
                     streaming: streaming)
                 if [301, 302, 303, 307, 308].contains(r.head.status), let loc = r.head.header("location") {
                     redirects += 1
@@ -229,13 +236,13 @@ public final class UpstreamClient: Sendable {
 
     func once(
         _ url: String, range: String?, extraHeaders: [(String, String)], start: Double, redirects: Int, retries: Int, keepBody: Int,
-        secret: Bool,
+        secret: Bool, within: Double?,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
         guard let tap = options.tap else {
             return try await attempt(
                 url, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: keepBody,
-                streaming: streaming)
+                within: within, streaming: streaming)
         }
         // Recorded: the whole body is kept for the recording, the caller still gets what it asked to keep.
         let sent = Date()
@@ -250,7 +257,7 @@ public final class UpstreamClient: Sendable {
         do {
             var r = try await attempt(
                 url, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: .max,
-                streaming: streaming)
+                within: within, streaming: streaming)
             record(r.head, r.body, bytes: r.bytes, failure: nil)
             if r.body.count > keepBody { r.body = Array(r.body.prefix(keepBody)) }
             return r
@@ -265,13 +272,13 @@ public final class UpstreamClient: Sendable {
 
     func attempt(
         _ url: String, range: String?, extraHeaders: [(String, String)], start: Double, redirects: Int, retries: Int, keepBody: Int,
-        streaming: Streaming
+        within: Double?, streaming: Streaming
     ) async throws -> UpstreamResponse {
         let t = try UpstreamClient.target(url)
         do {
             return try await exchange(
                 url, t, range: range, extraHeaders: extraHeaders, start: start, redirects: redirects, retries: retries, keepBody: keepBody,
-                streaming: streaming)
+                within: within, streaming: streaming)
         } catch let e as UpstreamError where t.tls && e.cause == .connect && !e.detail.contains("client certificate") {
             // A TLS 1.3 server that refuses a client certificate may just close after the handshake: say what that can mean.
             let hint =
@@ -284,7 +291,7 @@ public final class UpstreamClient: Sendable {
 
     func exchange(
         _ url: String, _ t: Target, range: String?, extraHeaders: [(String, String)], start: Double, redirects: Int, retries: Int,
-        keepBody: Int,
+        keepBody: Int, within: Double?,
         streaming: Streaming
     ) async throws -> UpstreamResponse {
         let decoration = options.decorate?(url)
@@ -294,7 +301,7 @@ public final class UpstreamClient: Sendable {
             headers += options.headers + extraHeaders + (decoration?.headers ?? [])
             let exchange = Exchange(
                 url: url, redirects: redirects, retries: retries, sent: options.clock.now, clock: options.clock, keepBody: keepBody,
-                streaming: streaming, decoration: decoration?.label)
+                streaming: streaming, decoration: decoration?.label, within: within)
             let wire = decoration?.applied(to: url) ?? url
             var r = try await exchange.run(transport.send(UpstreamRequest(url: wire, headers: headers), readTimeout: options.readTimeout))
             r.seconds = options.clock.now - start
@@ -310,7 +317,7 @@ public final class UpstreamClient: Sendable {
         for (k, v) in options.headers + extraHeaders + (decoration?.headers ?? []) { headers.add(name: k, value: v) }
         let exchange = Exchange(
             url: url, redirects: redirects, retries: retries, sent: options.clock.now, clock: options.clock, keepBody: keepBody,
-            streaming: streaming, decoration: decoration?.label)
+            streaming: streaming, decoration: decoration?.label, within: within)
         // Look the handler up first: on a connection that closed meanwhile this throws, and a promise made before it would leak (a NIO trap).
         let handler: UpstreamHandler
         do { handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get() } catch {

@@ -21,6 +21,8 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
     /// The pipeline context (set when the handler is added) and the exchange's read timer; both used on the event loop only.
     var context: ChannelHandlerContext?
     var readTimer: Scheduled<Void>?
+    /// The time the exchange's body has to arrive whole, from its head (`Exchange.within`).
+    var wholeTimer: Scheduled<Void>?
 
     init(verifyFailure: NIOLockedValueBox<TLSFailure?>, readTimeout: TimeAmount) {
         self.verifyFailure = verifyFailure
@@ -31,6 +33,7 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         readTimer?.cancel()
+        wholeTimer?.cancel()
         self.context = nil
     }
 
@@ -55,12 +58,23 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         context?.close(promise: nil)
     }
 
+    /// The body did not arrive whole in the time it had (`Exchange.within`): the exchange fails naming the rate it came at.
+    func notWholeInTime() {
+        guard let e = exchange else { return }
+        reusable = false
+        finish(.failure(e.notWhole()))
+        context?.close(promise: nil)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let e = exchange else { return }
         switch unwrapInboundIn(data) {
         case .head(let h):
             reusable = h.isKeepAlive
             e.receivedHead(status: Int(h.status.code), headers: h.headers.map { ($0.name, $0.value) })
+            if let within = e.within {
+                wholeTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(within * 1e9))) { [self] in notWholeInTime() }
+            }
         case .body(let b):
             e.receivedBody(b)
         case .end:
@@ -78,6 +92,8 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         guard let e = exchange, let p = promise else { return }
         readTimer?.cancel()
         readTimer = nil
+        wholeTimer?.cancel()
+        wholeTimer = nil
         exchange = nil
         promise = nil
         switch r {

@@ -58,12 +58,18 @@ final class Exchange: @unchecked Sendable {
     var expected: Int?
     /// What the request carried besides on the wire (`WireDecoration.label`).
     let decoration: String?
+    /// Seconds the body has, from the head, to arrive whole; nil: as long as bytes keep coming (DECISIONS.md, "A playlist
+    /// arrives whole within the read timeout").
+    let within: Double?
+    /// When the head came (`clock`'s seconds).
+    var headAt: Double?
 
     init(
         url: String, redirects: Int, retries: Int, sent: Double, clock: any LoaderClock, keepBody: Int, streaming: Streaming,
-        decoration: String? = nil
+        decoration: String? = nil, within: Double? = nil
     ) {
         self.decoration = decoration
+        self.within = within
         self.clock = clock
         self.url = url
         self.keepBody = keepBody
@@ -74,6 +80,7 @@ final class Exchange: @unchecked Sendable {
     }
 
     func receivedHead(status: Int, headers: [(String, String)]) {
+        headAt = clock.now
         var h = UpstreamHead(status: status, headers: headers, url: url, redirects: redirects, retries: retries, ttfb: clock.now - sent)
         h.sent = decoration
         head = h
@@ -110,6 +117,37 @@ final class Exchange: @unchecked Sendable {
         return .failure(UpstreamError(cause: .connect, detail: "\(url): the origin closed the connection before answering"))
     }
 
+    /// The failure of a body that did not arrive whole within `within` of its head, naming how fast it came.
+    func notWhole() -> UpstreamError {
+        let seconds = within ?? 0
+        let of = expected.map { " of \($0)" } ?? ""
+        let rate = Exchange.rate(Double(received) / max(seconds, 0.001))
+        return failed(
+            UpstreamError(
+                cause: .slow,
+                detail:
+                    "\(url): too slow: \(received)\(of) bytes in the \(Exchange.seconds(seconds)) after its head (\(rate)); a playlist or key must arrive whole within the read timeout"
+            ))
+    }
+
+    /// Whether the body is past its time to arrive whole (checked as bytes arrive where no timer runs: `run`).
+    var pastWithin: Bool {
+        guard let within, let headAt else { return false }
+        return clock.now - headAt > within
+    }
+
+    /// A byte rate as a reader would say it ("0.3 B/s", "12 kB/s", "1.5 MB/s").
+    static func rate(_ bytesPerSecond: Double) -> String {
+        if bytesPerSecond < 1000 { return String(format: "%.1f B/s", bytesPerSecond) }
+        if bytesPerSecond < 1_000_000 { return String(format: "%.0f kB/s", bytesPerSecond / 1000) }
+        return String(format: "%.1f MB/s", bytesPerSecond / 1_000_000)
+    }
+
+    /// Whole seconds when whole ("10 s"), else with a tenth ("2.5 s").
+    static func seconds(_ s: Double) -> String {
+        s == s.rounded() ? "\(Int(s)) s" : String(format: "%.1f s", s)
+    }
+
     /// `err` with the head and the bytes that came before it.
     func failed(_ err: UpstreamError) -> UpstreamError {
         var err = err
@@ -125,6 +163,7 @@ final class Exchange: @unchecked Sendable {
                 switch part {
                 case .head(let status, let headers): receivedHead(status: status, headers: headers)
                 case .body(let b):
+                    if pastWithin { throw notWhole() }
                     receivedBody(ByteBuffer(bytes: b))
                     streaming.onReadEnd()
                 case .end: return try ended().get()

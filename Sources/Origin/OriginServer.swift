@@ -214,6 +214,10 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .truncate:
                 context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))))
                     .whenComplete { _ in loopContext.value.close(promise: nil) }
+            case .trickle(let interval):
+                // A byte every interval while the connection lasts, for a minute at most.
+                let end = NIODeadline.now() + .seconds(60)
+                OriginHTTPHandler.trickle(body[...], every: .nanoseconds(Int64(interval * 1e9)), until: end, context: loopContext)
             case .stall:
                 context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))), promise: nil)
                 // Hang until the client gives up; never hold a connection for more than a minute.
@@ -229,6 +233,25 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+
+    /// Writes `rest` a byte at a time, one every `every`, while the connection is open; the end after the last byte, or a
+    /// close at `until` (`Delivery.trickle`).
+    static func trickle(
+        _ rest: ArraySlice<UInt8>, every: TimeAmount, until: NIODeadline, context: NIOLoopBound<ChannelHandlerContext>
+    ) {
+        let c = context.value
+        guard c.channel.isActive else { return }
+        guard let byte = rest.first else {
+            c.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+            return
+        }
+        guard NIODeadline.now() < until else {
+            c.close(promise: nil)
+            return
+        }
+        c.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: [byte])))), promise: nil)
+        c.eventLoop.scheduleTask(in: every) { trickle(rest.dropFirst(), every: every, until: until, context: context) }
     }
 
     /// The ETag of a media resource: its path (without the query, which names clients and faults) and length, under the

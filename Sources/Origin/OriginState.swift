@@ -14,6 +14,9 @@ public struct Fault: Sendable, Equatable {
         case stall
         /// Promise the whole body, send part of it (`bytes`, else half), close.
         case truncate
+        /// Send the headers, then the body a byte every `ms` milliseconds (else 3000): never silent for a read timeout, never
+        /// done (a proxy or origin that dribbles).
+        case trickle
         /// Answer a Range request with the whole resource (200), as an origin that ignores Range does.
         case norange
         /// The resource's ETag changes (as when an object is replaced): an If-Range naming the old one gets the whole resource.

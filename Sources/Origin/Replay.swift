@@ -192,7 +192,7 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         r.delayMs = Int(wait * 1000)
         r.exact = true
         let transfer = max(0, e.seconds - (e.ttfb ?? 0)) / speed
-        if e.failure == "truncated" || e.failure == "timeout" {
+        if e.failure == "truncated" || e.failure == "timeout" || e.failure == "slow" {
             // Content-Length promises what the origin promised; the bytes stop where they stopped.
             let promised = e.headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? bytes.count + 1
             r.body = bytes + [UInt8](repeating: 0, count: max(0, promised - bytes.count))
@@ -205,6 +205,10 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
             // The client gave up waiting: the silence outlasts its read timeout (at any --speed), so it gives up again.
             r.delivery = .hang(bytes: bytes.count, seconds: e.seconds + 5)
             r.fault = "timeout"
+        case "slow":
+            // The body came too slowly to be taken: it comes as slowly again (the client gives up at the same point).
+            r.delivery = .trickle(interval: transfer / Double(max(1, bytes.count)))
+            r.fault = "slow"
         case .some(let other):
             r.delivery = .cut(bytes: bytes.count)
             r.fault = other

@@ -115,7 +115,7 @@ extension OriginRouter {
         s += "\nprogressive MP4 (Range honoured): "
         s += media.progressive.keys.sorted().map { "/progressive/\($0)" }.joined(separator: "  ") + "\n"
         s +=
-            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|norange|etag|freeze|reset|nopdt|uriswap|vttshift|vttnomap|vttnoheader&target=segment|key|playlist|init|any"
+            "\ncontrol: /control/scenarios  /control/fault?kind=status|slow|stall|truncate|trickle|norange|etag|freeze|reset|nopdt|uriswap|vttshift|vttnomap|vttnoheader&target=segment|key|playlist|init|any"
         s +=
             "&status=404&ms=2000&bytes=N&hold=SECONDS&scenario=&rendition=&msn=&count=&for=SECONDS&client=NAME&host=127.0.0.2  /control/faults  /control/clear  /control/key-latency?ms=300  /control/key-format?format=binary|newline|hex"
         s += "  /control/log?since=0  /control/truth?scenario=live-ts&rendition=v144"

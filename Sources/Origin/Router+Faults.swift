@@ -25,6 +25,7 @@ extension OriginRouter {
         case .slow: r.delayMs += f.ms
         case .stall: r.delivery = f.bytes.map { .hang(bytes: $0, seconds: f.hold ?? 60) } ?? .stall
         case .truncate: r.delivery = f.bytes.map { .cut(bytes: $0) } ?? .truncate
+        case .trickle: r.delivery = .trickle(interval: f.ms > 0 ? Double(f.ms) / 1000 : 3)
         case .norange: r.ignoresRange = true
         case .etag: r.headers.append(("ETag", "\"changed-\(f.id)\""))
         case .freeze, .reset, .nopdt, .uriswap: break

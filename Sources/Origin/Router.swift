@@ -43,6 +43,8 @@ public enum Delivery: Sendable, Equatable {
     case silent(seconds: Double)
     /// The connection closes at once, no answer (refused, reset).
     case refuse
+    /// Headers, then the body a byte every `interval` seconds (the connection closes after a minute).
+    case trickle(interval: Double)
 
     var isPaced: Bool { if case .paced = self { true } else { false } }
 
@@ -54,6 +56,7 @@ public enum Delivery: Sendable, Equatable {
         case .truncate: count / 2
         case .stall: count / 4
         case .normal, .paced: count
+        case .trickle: min(count, 1)
         }
     }
 }

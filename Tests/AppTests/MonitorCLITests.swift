@@ -221,6 +221,32 @@ struct MonitorCLITests {
         #expect((r.named("end").first?["t"] as? Double ?? 99) < 7, "a failure ends the run at once")
     }
 
+    @Test(
+        "a playlist that dribbles (never silent for the read timeout): --duration ends the run that never opened, naming what it waited for"
+    )
+    func neverOpened() async throws {
+        let client = "dribble-\(UUID().uuidString.prefix(8))"
+        // For this run's client only, and for a minute at most.
+        let now = Date().timeIntervalSince1970
+        var f = Fault(
+            id: 0, kind: .trickle, target: .playlist, status: 0, ms: 200, scenario: "vod-ts", rendition: nil, msn: nil, remaining: nil,
+            since: now, until: now + 60)
+        f.client = client
+        AppOrigin.state.add(f)
+        let r = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8?client=\(client)", "--duration", "2"], timeout: 30)
+        #expect(r.status == 1, "\(r.stderr)")
+        let error = try #require(r.named("error").first)
+        #expect(
+            error["message"] as? String
+                == "the run's --duration of 2.0 s ended before the stream opened: the playlist \(base)/vod-ts/master.m3u8?client=\(client) had not arrived",
+            "\(error)")
+        #expect(error["cause"] as? String == "open")
+        let end = try #require(r.named("end").first)
+        let summary = try #require((end["summary"] as? [[String: Any]])?.first)
+        #expect(summary["started"] as? Bool == false && summary["error"] as? String == error["message"] as? String)
+        #expect((end["t"] as? Double ?? 99) < 4, "ended at its --duration: \(end)")
+    }
+
     @Test("a bad --commands line is refused with its line number before anything plays")
     func badScript() async throws {
         let dir = try CLI.directory(["cmds": "1 cap 360\n2 jump 3\n"])

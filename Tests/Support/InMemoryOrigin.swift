@@ -109,6 +109,15 @@ public struct InMemoryOrigin: UpstreamTransport {
             steps += first(n, then: [.wait(min(seconds, readTimeout)), .fail(seconds >= readTimeout ? silent : cut(n))])
         case .truncate: steps += first(a.body.count / 2, then: [.fail(cut(a.body.count / 2))])
         case .stall: steps += first(a.body.count / 4, then: [.wait(readTimeout), .fail(silent)])
+        case .trickle(let interval):
+            // A byte at once, then one every interval; silent for a read timeout if the interval is that long; closed after a minute.
+            guard interval < readTimeout else { return steps + first(1, then: [.wait(readTimeout), .fail(silent)]) }
+            let n = min(a.body.count, 1 + Int(60 / interval))
+            for (i, byte) in a.body.prefix(n).enumerated() {
+                if i > 0 { steps.append(.wait(interval)) }
+                steps.append(.part(.body([byte])))
+            }
+            steps += n == a.body.count ? [.part(.end)] : [.fail(cut(n))]
         }
         return steps
     }
