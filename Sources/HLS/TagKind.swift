@@ -88,6 +88,19 @@ public enum TagKind: UInt8, Sendable, CaseIterable {
         }
     }
 
+    /// The family of tags the RFC defines the tag in.
+    public var family: TagFamily {
+        switch self {
+        case .extm3u, .version, .independentSegments, .start, .define: .basic
+        case .targetDuration, .mediaSequence, .discontinuitySequence, .endList, .playlistType, .iFramesOnly, .partInf, .serverControl:
+            .mediaPlaylist
+        case .extinf, .byteRange, .discontinuity, .key, .map, .programDateTime, .gap, .bitrate, .part: .segment
+        case .dateRange, .skip, .preloadHint, .renditionReport: .metadata
+        case .media, .streamInf, .iFrameStreamInf, .sessionData, .sessionKey, .contentSteering: .multivariant
+        case .imageStreamInf, .other: .other
+        }
+    }
+
     /// True for tags only a multivariant playlist may hold (§4.4.6).
     public var isMultivariantOnly: Bool { rawValue >= TagKind.media.rawValue && rawValue <= TagKind.contentSteering.rawValue }
 
@@ -110,4 +123,20 @@ public enum TagKind: UInt8, Sendable, CaseIterable {
         for (name, kind) in table[bytes.count] where name.elementsEqual(bytes) { return kind }
         return .other
     }
+}
+
+/// The families of tags, as RFC 8216bis groups them.
+public enum TagFamily: Sendable {
+    /// §4.4.1 and §4.4.2: in any playlist.
+    case basic
+    /// §4.4.3.
+    case mediaPlaylist
+    /// §4.4.4: apply to the next media segment.
+    case segment
+    /// §4.4.5.
+    case metadata
+    /// §4.4.6.
+    case multivariant
+    /// Apple's image playlists, and any tag the RFC does not define.
+    case other
 }
