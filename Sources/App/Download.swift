@@ -110,24 +110,12 @@ actor DownloadJob {
         -> DownloadJob
     {
         let fm = FileManager.default
-        let manifestPath = r.out + "/" + DownloadManifest.fileName
-        var previous: DownloadManifest?
-        if let data = fm.contents(atPath: manifestPath) {
-            guard let m = try? JSONDecoder().decode(DownloadManifest.self, from: data) else {
-                throw DownloadError("\(manifestPath) cannot be read; remove the folder or choose another --out")
-            }
-            guard m.source == r.url else {
-                throw DownloadError("\(r.out) holds a download of \(m.source); choose another --out")
-            }
-            if m.complete {
-                throw DownloadError(
-                    "\(r.out) is complete (\(m.renditions.count) renditions, \(bytes(m.bytes))); `hlstui offline renew` fetches its keys again"
-                )
-            }
-            previous = m
-        } else if let contents = try? fm.contentsOfDirectory(atPath: r.out), !contents.isEmpty {
-            throw DownloadError("\(r.out) is not empty and holds no download; choose an empty or new folder")
-        }
+        let previous: DownloadManifest?
+        do {
+            previous = try DownloadFolder.previous(
+                out: r.out, manifest: fm.contents(atPath: r.out + "/" + DownloadManifest.fileName),
+                holdsFiles: (try? fm.contentsOfDirectory(atPath: r.out))?.isEmpty == false, source: r.url)
+        } catch { throw DownloadError(error.description) }
         do {
             try fm.createDirectory(atPath: r.out, withIntermediateDirectories: true)
         } catch {
@@ -137,125 +125,126 @@ actor DownloadJob {
         do { sealing = try KeyVault.sealing(at: r.vaultPath) } catch { throw DownloadError("\(error)") }
 
         let top = try await fetchPlaylist(r.url, client: client)
-        var jobs: [RenditionJob] = []
-        var rewritten: Playlist?
         var manifest = previous ?? DownloadManifest(source: r.url, created: Date().timeIntervalSince1970, entry: "", live: false)
         manifest.leftOut = []
-        var usedDirs: Set<String> = ["keys"]
-        func dir(for url: String, fallback: String) -> String {
-            let path = URLComponents(string: url)?.path ?? url
-            let parts = path.split(separator: "/").dropLast()
-            var name = parts.last.map(String.init)?.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ?? ""
-            if name.isEmpty { name = fallback }
-            var unique = name
-            var n = 2
-            while usedDirs.contains(unique) {
-                unique = "\(name)-\(n)"
-                n += 1
-            }
-            usedDirs.insert(unique)
-            return unique
-        }
+        let plan: Plan
         switch top.playlist.body {
         case .media:
             if let why = drm(top.playlist) { throw DownloadError("\(r.url) cannot be stored: \(why)") }
-            let d = dir(for: top.url, fallback: "media")
-            jobs.append(RenditionJob(dir: d, url: top.url, playlist: top.playlist, segments: []))
-            manifest.choice = ["a media playlist: stored as it is"]
-            manifest.entry = d + "/index.m3u8"
-            if manifest.renditions.isEmpty {
-                manifest.renditions = [StoredRendition(type: "VIDEO", name: d, language: nil, source: top.url, playlist: manifest.entry)]
-            }
+            var folders = RenditionFolders()
+            let d = folders.name(for: top.url, fallback: "media")
+            plan = Plan(
+                jobs: [RenditionJob(dir: d, url: top.url, playlist: top.playlist, segments: [])],
+                stored: [StoredRendition(type: "VIDEO", name: d, language: nil, source: top.url, playlist: d + "/index.m3u8")],
+                choice: ["a media playlist: stored as it is"], leftOut: [], entry: d + "/index.m3u8", rewritten: nil)
+            if manifest.renditions.isEmpty { manifest.renditions = plan.stored }
         case .multivariant(let m):
-            var refused: [Int: String] = [:]
-            var media: [String: (url: String, playlist: Playlist)] = [:]
-            func load(_ uri: String) async throws(DownloadError) -> (url: String, playlist: Playlist) {
-                let url = VirtualPlaylists.resolve(uri, against: top.url)
-                if let p = media[url] { return p }
-                let p = try await fetchPlaylist(url, client: client, variables: top.variables)
-                media[url] = (p.url, p.playlist)
-                return (p.url, p.playlist)
-            }
-            var selection: Selection
-            while true {
-                switch Selector.select(m, r.selection, refused: Set(refused.keys)) {
-                case .failure(let e):
-                    if !refused.isEmpty {
-                        throw DownloadError(
-                            "\(e.description): every variant that qualifies needs DRM (\(Set(refused.values).sorted().joined(separator: "; ")))"
-                        )
-                    }
-                    throw DownloadError(e.description)
-                case .success(let s): selection = s
-                }
-                let v = m.variants[selection.variant]
-                let p = try await load(v.uri)
-                if let why = drm(p.playlist) {
-                    let line = "\(Selector.describe(v)): cannot be stored: \(why)"
-                    say(line)
-                    manifest.leftOut.append(line)
-                    refused[selection.variant] = why
-                    continue
-                }
-                break
-            }
-            for w in selection.warnings { say("hlstui download: \(w)") }
-            let v = m.variants[selection.variant]
-            let vp = try await load(v.uri)
-            let vd = dir(for: vp.url, fallback: "video")
-            jobs.append(RenditionJob(dir: vd, url: vp.url, playlist: vp.playlist, segments: []))
-            var stored = [
-                StoredRendition(type: "VIDEO", name: Selector.describe(v), language: nil, source: vp.url, playlist: vd + "/index.m3u8")
-            ]
-            var kept: [Int] = []
-            var muxed: Set<Int> = []
-            for i in selection.audio + selection.subtitles {
-                let rend = m.renditions[i]
-                guard let uri = rend.uri else {
-                    muxed.insert(i)
-                    continue
-                }
-                let p = try await load(uri)
-                if let why = drm(p.playlist) {
-                    let line = "\(rend.type.lowercased()) \(rend.name): cannot be stored: \(why)"
-                    say(line)
-                    manifest.leftOut.append(line)
-                    continue
-                }
-                let d = dir(for: p.url, fallback: rend.type.lowercased())
-                jobs.append(RenditionJob(dir: d, url: p.url, playlist: p.playlist, segments: []))
-                stored.append(
-                    StoredRendition(type: rend.type, name: rend.name, language: rend.language, source: p.url, playlist: d + "/index.m3u8"))
-                kept.append(i)
-            }
-            for (i, rend) in m.renditions.enumerated() where rend.type != "CLOSED-CAPTIONS" && !kept.contains(i) && !muxed.contains(i) {
-                if rend.groupID == v.audio || rend.groupID == v.subtitles {
-                    manifest.leftOut.append("\(rend.type.lowercased()) \(rend.name)\(rend.language.map { " (\($0))" } ?? ""): not chosen")
-                }
-            }
-            manifest.choice = selection.reasons + muxed.map { "audio \(m.renditions[$0].name): in the variant's own segments" }
-            manifest.entry = "index.m3u8"
-            if let old = previous, old.renditions.map(\.source) != stored.map(\.source) {
-                throw DownloadError(
-                    "\(r.out) holds other renditions of this stream (\(old.renditions.map(\.name).joined(separator: ", "))); choose another --out"
-                )
-            }
-            manifest.renditions = previous?.renditions ?? stored
-            let local = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, jobs[$0 + 1].dir + "/index.m3u8") })
-            rewritten = OfflineRewrite.multivariant(
-                top.playlist, variant: selection.variant, variantURI: vd + "/index.m3u8", renditions: local, keptMuxed: muxed)
+            plan = try await choose(m, top: top, request: r, client: client, say: say)
+            do { try DownloadFolder.sameRenditions(previous, plan.stored, out: r.out) } catch { throw DownloadError(error.description) }
+            manifest.renditions = previous?.renditions ?? plan.stored
         }
-        guard case .media(let first) = jobs[0].playlist.body else { throw DownloadError("\(jobs[0].url): not a media playlist") }
+        manifest.choice = plan.choice
+        manifest.leftOut = plan.leftOut
+        manifest.entry = plan.entry
+        guard case .media(let first) = plan.jobs[0].playlist.body else {
+            throw DownloadError("\(plan.jobs[0].url): not a media playlist")
+        }
         manifest.live = first.isLive
         if manifest.live, r.duration == nil, first.playlistType != "EVENT" {
             say("hlstui download: \(r.url) is live: capturing until ENDLIST (give --duration S to stop after S seconds of media)")
         }
         let job = DownloadJob(
-            request: r, client: client, say: say, manifest: manifest, renditions: jobs, seal: sealing.seal)
+            request: r, client: client, say: say, manifest: manifest, renditions: plan.jobs, seal: sealing.seal)
         await job.setVariables(top.variables)
-        if let p = rewritten { try await job.write(PlaylistWriter.write(p, resolveVariables: true), to: "index.m3u8") }
+        if let p = plan.rewritten { try await job.write(PlaylistWriter.write(p, resolveVariables: true), to: "index.m3u8") }
         for line in manifest.choice { say("chose: \(line)") }
         return job
+    }
+
+    /// What a download stores: a job per rendition (the video first), the renditions as the manifest lists them, why each
+    /// was chosen and what was left out, the entry playlist, and the multivariant playlist rewritten to the stored ones.
+    struct Plan {
+        var jobs: [RenditionJob]
+        var stored: [StoredRendition]
+        var choice: [String]
+        var leftOut: [String]
+        var entry: String
+        var rewritten: Playlist?
+    }
+
+    /// Chooses the variant and renditions of `m` to store (`Selector`), reading each chosen media playlist: a variant whose
+    /// keys need a CDM is refused and the choice made again without it; a rendition that needs one is left out, said.
+    static func choose(
+        _ m: MultivariantPlaylist, top: (url: String, playlist: Playlist, variables: [String: String]), request r: DownloadRequest,
+        client: UpstreamClient, say: @Sendable (String) -> Void
+    ) async throws(DownloadError) -> Plan {
+        var leftOut: [String] = []
+        var refused: [Int: String] = [:]
+        var media: [String: (url: String, playlist: Playlist)] = [:]
+        func load(_ uri: String) async throws(DownloadError) -> (url: String, playlist: Playlist) {
+            let url = VirtualPlaylists.resolve(uri, against: top.url)
+            if let p = media[url] { return p }
+            let p = try await fetchPlaylist(url, client: client, variables: top.variables)
+            media[url] = (p.url, p.playlist)
+            return (p.url, p.playlist)
+        }
+        var selection: Selection
+        while true {
+            switch Selector.select(m, r.selection, refused: Set(refused.keys)) {
+            case .failure(let e):
+                if !refused.isEmpty {
+                    throw DownloadError(
+                        "\(e.description): every variant that qualifies needs DRM (\(Set(refused.values).sorted().joined(separator: "; ")))"
+                    )
+                }
+                throw DownloadError(e.description)
+            case .success(let s): selection = s
+            }
+            let v = m.variants[selection.variant]
+            guard let why = drm(try await load(v.uri).playlist) else { break }
+            let line = "\(Selector.describe(v)): cannot be stored: \(why)"
+            say(line)
+            leftOut.append(line)
+            refused[selection.variant] = why
+        }
+        for w in selection.warnings { say("hlstui download: \(w)") }
+        let v = m.variants[selection.variant]
+        let vp = try await load(v.uri)
+        var folders = RenditionFolders()
+        let vd = folders.name(for: vp.url, fallback: "video")
+        var jobs = [RenditionJob(dir: vd, url: vp.url, playlist: vp.playlist, segments: [])]
+        var stored = [
+            StoredRendition(type: "VIDEO", name: Selector.describe(v), language: nil, source: vp.url, playlist: vd + "/index.m3u8")
+        ]
+        var kept: [Int] = []
+        var muxed: Set<Int> = []
+        for i in selection.audio + selection.subtitles {
+            let rend = m.renditions[i]
+            guard let uri = rend.uri else {
+                muxed.insert(i)
+                continue
+            }
+            let p = try await load(uri)
+            if let why = drm(p.playlist) {
+                let line = "\(rend.type.lowercased()) \(rend.name): cannot be stored: \(why)"
+                say(line)
+                leftOut.append(line)
+                continue
+            }
+            let d = folders.name(for: p.url, fallback: rend.type.lowercased())
+            jobs.append(RenditionJob(dir: d, url: p.url, playlist: p.playlist, segments: []))
+            stored.append(
+                StoredRendition(type: rend.type, name: rend.name, language: rend.language, source: p.url, playlist: d + "/index.m3u8"))
+            kept.append(i)
+        }
+        leftOut += RenditionFolders.notChosen(m, variant: v, kept: kept, muxed: muxed)
+        let local = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($1, jobs[$0 + 1].dir + "/index.m3u8") })
+        return Plan(
+            jobs: jobs, stored: stored,
+            choice: selection.reasons + muxed.map { "audio \(m.renditions[$0].name): in the variant's own segments" },
+            leftOut: leftOut, entry: "index.m3u8",
+            rewritten: OfflineRewrite.multivariant(
+                top.playlist, variant: selection.variant, variantURI: vd + "/index.m3u8", renditions: local, keptMuxed: muxed))
     }
 
     /// Why a media playlist cannot be stored: a key system that needs a CDM (RFC 8216bis §4.4.4.4 KEYFORMAT).
@@ -321,7 +310,7 @@ actor DownloadJob {
         try? OfflineRegistry(path: request.registryPath).add(root.standardizedFileURL.path)
         progress.finish(now: Date().timeIntervalSince1970, say: say)
         say(
-            "stored \(root.path): \(manifest.renditions.count) rendition(s), \(bytes(manifest.bytes)); play it with `hlstui \(request.out)`"
+            "stored \(root.path): \(manifest.renditions.count) rendition(s), \(byteSize(manifest.bytes)); play it with `hlstui \(request.out)`"
         )
     }
 
@@ -634,12 +623,4 @@ actor DownloadJob {
 
 extension Array {
     subscript(safe i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
-}
-
-/// "12.3 MB".
-func bytes(_ n: Int) -> String {
-    if n >= 1 << 30 { return String(format: "%.2f GB", Double(n) / Double(1 << 30)) }
-    if n >= 1 << 20 { return String(format: "%.1f MB", Double(n) / Double(1 << 20)) }
-    if n >= 1 << 10 { return String(format: "%.0f kB", Double(n) / Double(1 << 10)) }
-    return "\(n) B"
 }

@@ -64,9 +64,9 @@ struct DownloadProgress {
             let of = goal.map { "of \(Int($0)) s" } ?? "(until ENDLIST)"
             let left = goal.map { max(0, $0 - r.seconds) }
             let eta = left.map { $0 <= 0 ? "done" : span($0) } ?? "–"
-            return "\(name)  \(String(format: "%.1f", r.seconds)) s \(of)  \(r.done) segments  \(bytes(r.bytes))  ETA \(eta)"
+            return "\(name)  \(String(format: "%.1f", r.seconds)) s \(of)  \(r.done) segments  \(byteSize(r.bytes))  ETA \(eta)"
         }
-        return "\(name)  \(r.done)/\(r.expected) segments  \(bytes(r.bytes))  \(bytes(Int(rate)))/s  ETA \(eta)"
+        return "\(name)  \(r.done)/\(r.expected) segments  \(byteSize(r.bytes))  \(byteSize(Int(rate)))/s  ETA \(eta)"
     }
 
     mutating func draw(now: Double, say: (String) -> Void) {

@@ -25,10 +25,10 @@ extension OfflineLibrary {
             }
             let state = m.complete ? "complete" : m.live ? "capture cut" : "incomplete"
             let duration = m.renditions.first.map { span($0.duration) } ?? "0s"
-            out.append("\(f)  \(bytes(m.bytes))  \(duration)  \(state)  \(m.source)")
+            out.append("\(f)  \(byteSize(m.bytes))  \(duration)  \(state)  \(m.source)")
             for r in m.renditions {
                 let lang = r.language.map { " (\($0))" } ?? ""
-                out.append("  \(r.type.lowercased()) \(r.name)\(lang): \(r.stored)/\(r.segments) segments, \(bytes(r.bytes))")
+                out.append("  \(r.type.lowercased()) \(r.name)\(lang): \(r.stored)/\(r.segments) segments, \(byteSize(r.bytes))")
             }
             for k in m.keys {
                 let state = k.expiry(now: now).map { "EXPIRED (\($0.clock.rawValue))" } ?? k.countdown(now: now)
@@ -93,6 +93,6 @@ extension OfflineLibrary {
         let m = try manifest(path)
         do { try FileManager.default.removeItem(atPath: path) } catch { throw OfflineError("\(path): \(error.localizedDescription)") }
         try? registry.remove(path)
-        return "removed \(path) (\(bytes(m.bytes)))"
+        return "removed \(path) (\(byteSize(m.bytes)))"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HLS
 import Testing
 
@@ -217,5 +218,68 @@ struct RewriteTests {
         #expect(OfflineNames.ext("a/b/seg.TS?x=1", fallback: "ts") == "ts")
         #expect(OfflineNames.ext("a.b/segment", fallback: "ts") == "ts")
         #expect(OfflineNames.ext("x.m4s", fallback: "ts") == "m4s")
+    }
+}
+
+@Suite("Download folders: a new download, the continuation of one, or a refusal naming why (pure)")
+struct DownloadFolderTests {
+    let source = "https://cdn.example/live/master.m3u8"
+
+    func manifest(source: String, complete: Bool = false) throws -> Data {
+        var m = DownloadManifest(source: source, created: 0, entry: "index.m3u8", live: false)
+        m.complete = complete
+        m.renditions = [StoredRendition(type: "VIDEO", name: "360p", language: nil, source: source, playlist: "v360/index.m3u8")]
+        return try JSONEncoder().encode(m)
+    }
+
+    /// The refusal's line, nil when `body` was allowed.
+    func refusal(_ body: () throws -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch { return (error as? FolderRefusal)?.description ?? "not a refusal: \(error)" }
+    }
+
+    @Test("an empty or new folder starts a download; an unfinished one of the same stream is continued")
+    func allowed() throws {
+        #expect(try DownloadFolder.previous(out: "dl", manifest: nil, holdsFiles: false, source: source) == nil)
+        let m = try #require(try DownloadFolder.previous(out: "dl", manifest: manifest(source: source), holdsFiles: true, source: source))
+        #expect(m.source == source && m.renditions.count == 1)
+    }
+
+    @Test("refused, each with its one line: a folder of other files, another stream's download, a finished one, an unreadable manifest")
+    func refused() throws {
+        let other = try manifest(source: "https://elsewhere/x.m3u8"), done = try manifest(source: source, complete: true)
+        #expect(
+            refusal { _ = try DownloadFolder.previous(out: "dl", manifest: nil, holdsFiles: true, source: source) }
+                == "dl is not empty and holds no download; choose an empty or new folder")
+        #expect(
+            refusal { _ = try DownloadFolder.previous(out: "dl", manifest: other, holdsFiles: true, source: source) }
+                == "dl holds a download of https://elsewhere/x.m3u8; choose another --out")
+        #expect(
+            refusal { _ = try DownloadFolder.previous(out: "dl", manifest: done, holdsFiles: true, source: source) }?
+                .hasPrefix("dl is complete (1 renditions, 0 B); `hlstui offline renew`") == true)
+        #expect(
+            refusal { _ = try DownloadFolder.previous(out: "dl", manifest: Data("{".utf8), holdsFiles: true, source: source) }
+                == "dl/hlstui-download.json cannot be read; remove the folder or choose another --out")
+        let continued = try #require(
+            try DownloadFolder.previous(out: "dl", manifest: manifest(source: source), holdsFiles: true, source: source))
+        let chosen = [StoredRendition(type: "VIDEO", name: "720p", language: nil, source: "https://cdn.example/v720.m3u8", playlist: "")]
+        #expect(refusal { try DownloadFolder.sameRenditions(continued, continued.renditions, out: "dl") } == nil)
+        #expect(
+            refusal { try DownloadFolder.sameRenditions(continued, chosen, out: "dl") }
+                == "dl holds other renditions of this stream (360p); choose another --out")
+    }
+
+    @Test("rendition folders: the playlist's last folder, made unique, never `keys`; what the variant's groups had that was not stored")
+    func folders() {
+        var f = RenditionFolders()
+        #expect(f.name(for: "https://cdn.example/v360/index.m3u8", fallback: "video") == "v360")
+        #expect(f.name(for: "https://other.example/v360/index.m3u8?token=1", fallback: "video") == "v360-2")
+        #expect(f.name(for: "https://cdn.example/keys/index.m3u8", fallback: "video") == "keys-2")
+        #expect(f.name(for: "https://cdn.example/index.m3u8", fallback: "audio") == "audio")
+        let m = multivariant()
+        let left = RenditionFolders.notChosen(m, variant: m.variants[0], kept: [0, 3], muxed: [])
+        #expect(left == ["audio Français (fr): not chosen", "audio Deutsch (de-DE): not chosen", "subtitles Español (es): not chosen"])
     }
 }
