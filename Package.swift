@@ -80,15 +80,19 @@ let package = Package(
             cSettings: [.define("NCURSES_WIDECHAR", to: "1"), .define("_XOPEN_SOURCE_EXTENDED", to: "1")],
             linkerSettings: [.linkedLibrary("ncursesw")]
         ),
-        .target(name: "Player", dependencies: ["CMPV", "JSONValue"]),
+        .target(
+            name: "Player",
+            dependencies: ["CMPV", "JSONValue", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // Session recordings: one SQLite file per session (docs/RECORDING.md), through GRDB on Debian's libsqlite3.
         .target(
             name: "Recording",
             dependencies: [
                 "LoaderEvents", "JSONValue", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
-        .target(name: "Terminal", dependencies: ["CNCurses", "TUI"]),
+        .target(
+            name: "Terminal",
+            dependencies: ["CNCurses", "TUI", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // Composition root and CLI.
         .target(
             name: "App",

@@ -450,15 +450,14 @@ final class UILoop: @unchecked Sendable {
 }
 
 /// Appends hlstui's log to a file, one line per event.
-final class LogFile: @unchecked Sendable {
-    let handle: FileHandle
-    let lock = NSLock()
+final class LogFile: Sendable {
+    let handle: NIOLockedValueBox<FileHandle>
 
     init?(path: String) {
         if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         guard let h = FileHandle(forWritingAtPath: path) else { return nil }
         h.seekToEndOfFile()
-        handle = h
+        handle = NIOLockedValueBox(h)
     }
 
     func write(pane: Int, t: Double, _ out: PaneOutput) {
@@ -471,9 +470,7 @@ final class LogFile: @unchecked Sendable {
         case .log(let level, let m): text = "\(level.rawValue): \(m)"
         case .sampled: return
         }
-        lock.lock()
-        defer { lock.unlock() }
-        handle.write(Data("pane \(pane) \(fixed(t, 3)) \(text)\n".utf8))
+        handle.withLockedValue { $0.write(Data("pane \(pane) \(fixed(t, 3)) \(text)\n".utf8)) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import JSONValue
 import Loader
 import MediaFormats
@@ -178,9 +179,8 @@ enum InspectMP4 {
 }
 
 /// Counts a URL reader's requests (the reader's closure runs where the count cannot be kept in the value).
-final class RequestCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var n = 0
-    func add() { lock.withLock { n += 1 } }
-    var count: Int { lock.withLock { n } }
+final class RequestCounter: Sendable {
+    private let n = NIOLockedValueBox(0)
+    func add() { n.withLockedValue { $0 += 1 } }
+    var count: Int { n.withLockedValue { $0 } }
 }

@@ -5,6 +5,7 @@ import HLS
 import HLSReport
 import JSONValue
 import Loader
+import NIOConcurrencyHelpers
 import Recording
 import Session
 
@@ -425,12 +426,16 @@ public enum MonitorRunner {
 
 /// The one writer of monitor lines. Each line (a tick's lines together) is stamped when it is written, under one lock, so `t`
 /// never goes back in the stream even when a pane's report and a tick are written at the same moment from two threads.
-final class MonitorOutput: @unchecked Sendable {
-    private let lock = NSLock()
+final class MonitorOutput: Sendable {
     private let started: ContinuousClock.Instant
     private let write: (@Sendable (String) -> Void)?
+    /// Held while a line is stamped and written: the lines go out in the order of their stamps.
+    private let writing = NIOLockedValueBox<Recorder?>(nil)
     /// Gets every line too, when the session is recorded (set before the panes start).
-    var recorder: Recorder?
+    var recorder: Recorder? {
+        get { writing.withLockedValue { $0 } }
+        set { writing.withLockedValue { $0 = newValue } }
+    }
     /// Whether anybody reads the lines (nil `write` and no recording: none are made).
     var wanted: Bool { write != nil || recorder != nil }
 
@@ -442,7 +447,7 @@ final class MonitorOutput: @unchecked Sendable {
     func emit(_ event: String, _ fields: [(String, JSONValue)]) { emit([(event, fields)]) }
 
     func emit(_ lines: [(String, [(String, JSONValue)])]) {
-        lock.withLock {
+        writing.withLockedValue { recorder in
             let t = Pane.seconds(ContinuousClock.now - started)
             let wall = Date()
             for (event, fields) in lines {

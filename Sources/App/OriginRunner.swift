@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import HLS
 import HLSReport
 import Origin
@@ -56,6 +57,7 @@ public enum OriginRunner {
 
     /// Blocks until SIGINT/SIGTERM or `duration` seconds.
     public static func wait(duration: Double?) async {
+        var sources: [any DispatchSourceSignal] = []
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let once = OnceFlag()
             let resume: @Sendable () -> Void = { if once.set() { c.resume() } }
@@ -64,33 +66,23 @@ public enum OriginRunner {
                 let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
                 src.setEventHandler(handler: resume)
                 src.resume()
-                SignalSources.keep(src)
+                sources.append(src)
             }
             if let duration { DispatchQueue.global().asyncAfter(deadline: .now() + duration, execute: resume) }
         }
+        // The signals stay ignored: the caller is stopping.
+        for src in sources { src.cancel() }
     }
 }
 
 /// A flag that can be set once, from any thread.
-final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
+final class OnceFlag: Sendable {
+    private let done = NIOLockedValueBox(false)
+    /// True the first time only.
     func set() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if done { return false }
-        done = true
-        return true
-    }
-}
-
-/// Keeps signal sources alive for the process's life.
-enum SignalSources {
-    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
-    static let lock = NSLock()
-    static func keep(_ s: any DispatchSourceSignal) {
-        lock.lock()
-        sources.append(s)
-        lock.unlock()
+        done.withLockedValue { d in
+            defer { d = true }
+            return !d
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import LoaderEvents
 import Prometheus
 import Session
@@ -36,16 +37,17 @@ public protocol SessionObserver: Sendable {
 
 /// One stream's metrics. Counters only ever grow across the stream's restarts (a fleet restarts a failed session under the
 /// same name); gauges are the latest tick's.
-public final class StreamMetrics: SessionObserver, @unchecked Sendable {
+public final class StreamMetrics: SessionObserver, Sendable {
     let name: String
     private let registry: PrometheusCollectorRegistry
-    private let lock = NSLock()
     /// Per pane: whether its first frame was counted, and the dropped-frame count last read (mpv's counter restarts with a
-    /// new player).
-    private var counted: Set<Int> = []
-    /// Panes whose alerted counters exist (at zero until something happens).
-    private var known: Set<Int> = []
-    private var dropped: [Int: Int] = [:]
+    /// new player); panes whose alerted counters exist (at zero until something happens).
+    private struct Seen {
+        var counted: Set<Int> = []
+        var known: Set<Int> = []
+        var dropped: [Int: Int] = [:]
+    }
+    private let seen = NIOLockedValueBox(Seen())
 
     init(name: String, registry: PrometheusCollectorRegistry) {
         self.name = name
@@ -59,7 +61,7 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
     /// Makes the counters the alert rules take `increase` of exist at zero for a pane, the first time it is seen: a series
     /// that appears at its first increment shows no increase to Prometheus, so the first stall or key failure would be missed.
     private func zeros(pane p: Int) {
-        guard lock.withLock({ known.insert(p).inserted }) else { return }
+        guard seen.withLockedValue({ $0.known.insert(p).inserted }) else { return }
         _ = counter("hlstui_stalls_total", "Stalls: playback waited for data after it had started.", pane: p, [])
         _ = counter("hlstui_stalled_seconds_total", "Seconds spent stalled.", pane: p, [])
         _ = counter("hlstui_playback_failures_total", "Playback that failed (the session's error).", pane: p, [])
@@ -204,10 +206,9 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
                 "hlstui_picture_black", "1 while the picture is black (NaN: not sampled).", pane: p,
                 sampled ? (s.picture.blackSince != nil ? 1 : 0) : nil)
             let frames = s.sample.droppedFrames
-            let before = lock.withLock {
-                let b = dropped[p] ?? 0
-                dropped[p] = frames
-                return b
+            let before = seen.withLockedValue { s in
+                defer { s.dropped[p] = frames }
+                return s.dropped[p] ?? 0
             }
             if frames > before {
                 counter("hlstui_dropped_frames_total", "Video frames the player dropped.", pane: p, []).increment(
@@ -228,9 +229,9 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
         for p in states.indices {
             gauge("hlstui_playing", "1 while the pane plays (not starting, buffering, paused, ended or failed).", pane: p).set(to: 0)
         }
-        lock.withLock {
-            counted = []
-            dropped = [:]
+        seen.withLockedValue { s in
+            s.counted = []
+            s.dropped = [:]
         }
     }
 
@@ -241,7 +242,7 @@ public final class StreamMetrics: SessionObserver, @unchecked Sendable {
 
     /// Counts the pane's startup once per session: seconds from the session's start to the first frame.
     private func firstFrame(pane: Int, at t: Double) {
-        let first = lock.withLock { counted.insert(pane).inserted }
+        let first = seen.withLockedValue { $0.counted.insert(pane).inserted }
         guard first else { return }
         histogram(
             "hlstui_startup_seconds", "Seconds from the session's start to the first frame.", buckets: PlaybackMetrics.startupBuckets,

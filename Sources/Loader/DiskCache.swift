@@ -238,42 +238,48 @@ public final class DiskCache: Sendable {
 }
 
 /// Writes one answer's body into the cache as it streams.
-final class CacheWriter: @unchecked Sendable {
+final class CacheWriter: Sendable {
     let cache: DiskCache
     let name: String
-    var meta: CacheMeta
-    let lock = NIOLock()
-    var handle: FileHandle?
-    var written: Int
+    /// The record to save, the body's file (nil once closed, or after a write failed) and the bytes written.
+    struct State: @unchecked Sendable {
+        var meta: CacheMeta
+        var handle: FileHandle?
+        var written: Int
+    }
+    let state: NIOLockedValueBox<State>
 
     init(cache: DiskCache, name: String, meta: CacheMeta, handle: FileHandle, written: Int) {
-        (self.cache, self.name, self.meta, self.handle, self.written) = (cache, name, meta, handle, written)
+        (self.cache, self.name) = (cache, name)
+        state = NIOLockedValueBox(State(meta: meta, handle: handle, written: written))
     }
 
+    var written: Int { state.withLockedValue { $0.written } }
+
     func append(_ b: ByteBuffer) {
-        lock.withLock {
-            guard let h = handle else { return }
+        state.withLockedValue { s in
+            guard let h = s.handle else { return }
             do {
                 try h.write(contentsOf: Data(b.readableBytesView))
-                written += b.readableBytes
+                s.written += b.readableBytes
             } catch {
                 // A full disk: the cache stops keeping this body; the player is still served.
                 try? h.close()
-                handle = nil
+                s.handle = nil
             }
         }
     }
 
     /// The body is whole: recorded as complete (`final`: a playlist that ended).
     func complete(final: Bool) {
-        let m: CacheMeta? = lock.withLock {
-            guard let h = handle else { return nil }
+        let m: CacheMeta? = state.withLockedValue { s in
+            guard let h = s.handle else { return nil }
             try? h.close()
-            handle = nil
-            var m = meta
+            s.handle = nil
+            var m = s.meta
             (m.complete, m.final) = (true, final)
-            if m.length == nil { m.length = written }
-            return m.length == written ? m : nil
+            if m.length == nil { m.length = s.written }
+            return m.length == s.written ? m : nil
         }
         if m == nil { cache.drop(name) }
         cache.finished(self, meta: m)
@@ -281,9 +287,9 @@ final class CacheWriter: @unchecked Sendable {
 
     /// The body was cut off: what arrived stays, to be resumed.
     func cut() {
-        lock.withLock {
-            try? handle?.close()
-            handle = nil
+        state.withLockedValue { s in
+            try? s.handle?.close()
+            s.handle = nil
         }
         cache.finished(self, meta: nil)
     }

@@ -6,63 +6,67 @@ import NIOConcurrencyHelpers
 /// files"): a sparse body written at each range's offset and, in its record, the ranges it holds. The record is saved after the
 /// bytes it names are on disk (at most 0.2 s after them, and at each piece's end), so after a crash it may hold less than the
 /// body, never more.
-final class SpanFile: @unchecked Sendable {
+final class SpanFile: Sendable {
     let cache: DiskCache
     let name: String
-    private let lock = NIOLock()
-    private var fd: Int32
-    private var meta: CacheMeta
-    private var saving = false
+    /// The body's file (-1 once a write failed), its record, and whether a save of the record is due.
+    struct State {
+        var fd: Int32
+        var meta: CacheMeta
+        var saving = false
+    }
+    private let state: NIOLockedValueBox<State>
 
     init(cache: DiskCache, name: String, fd: Int32, meta: CacheMeta) {
-        (self.cache, self.name, self.fd, self.meta) = (cache, name, fd, meta)
+        (self.cache, self.name) = (cache, name)
+        state = NIOLockedValueBox(State(fd: fd, meta: meta))
     }
 
     /// The file's length, once an answer said it.
-    var length: Int? { lock.withLock { meta.length } }
-    var spans: SpanSet { lock.withLock { meta.spans ?? SpanSet() } }
-    var contentType: String? { lock.withLock { meta.headerPairs.first { $0.0.lowercased() == "content-type" }?.1 } }
+    var length: Int? { state.withLockedValue { $0.meta.length } }
+    var spans: SpanSet { state.withLockedValue { $0.meta.spans ?? SpanSet() } }
+    var contentType: String? { state.withLockedValue { $0.meta.headerPairs.first { $0.0.lowercased() == "content-type" }?.1 } }
 
     /// Records the file's length and the head the origin gave (from its first answer); a length that differs from the one kept
     /// means the file changed upstream: what was held is dropped.
     func learn(length: Int, headers: [(String, String)]) {
-        lock.withLock {
-            if let known = meta.length, known != length {
-                meta.spans = SpanSet()
-                _ = ftruncate(fd, 0)
+        state.withLockedValue { s in
+            if let known = s.meta.length, known != length {
+                s.meta.spans = SpanSet()
+                _ = ftruncate(s.fd, 0)
             }
-            meta.length = length
-            meta.headers = headers.filter { ["content-type", "etag", "last-modified"].contains($0.0.lowercased()) }.map { [$0.0, $0.1] }
+            s.meta.length = length
+            s.meta.headers = headers.filter { ["content-type", "etag", "last-modified"].contains($0.0.lowercased()) }.map { [$0.0, $0.1] }
         }
     }
 
     /// The bytes of `r`, when they are all held.
     func read(_ r: Range<Int>) -> [UInt8]? {
-        lock.withLock {
-            guard fd >= 0, (meta.spans ?? SpanSet()).covers(r) else { return nil }
-            return DiskCache.read(fd, count: r.count, at: r.lowerBound)
+        state.withLockedValue { s in
+            guard s.fd >= 0, (s.meta.spans ?? SpanSet()).covers(r) else { return nil }
+            return DiskCache.read(s.fd, count: r.count, at: r.lowerBound)
         }
     }
 
     /// Writes bytes that start at `offset`; a write that fails (a full disk) stops keeping this file, the player is still served.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-        let save: Bool = lock.withLock {
-            guard fd >= 0, bytes.count > 0 else { return false }
+        let save: Bool = state.withLockedValue { s in
+            guard s.fd >= 0, bytes.count > 0 else { return false }
             var done = 0
             while done < bytes.count {
-                let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+                let n = pwrite(s.fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
                 guard n > 0 else {
-                    close(fd)
-                    fd = -1
+                    close(s.fd)
+                    s.fd = -1
                     return false
                 }
                 done += n
             }
-            var spans = meta.spans ?? SpanSet()
+            var spans = s.meta.spans ?? SpanSet()
             spans.insert(offset..<(offset + bytes.count))
-            meta.spans = spans
-            defer { saving = true }
-            return !saving
+            s.meta.spans = spans
+            defer { s.saving = true }
+            return !s.saving
         }
         if save {
             Task {
@@ -74,11 +78,11 @@ final class SpanFile: @unchecked Sendable {
 
     /// Saves the record (the ranges held) and tells the cache how much it holds.
     func save() {
-        let (m, held) = lock.withLock { () -> (CacheMeta, Int) in
-            saving = false
-            let held = meta.spans?.total ?? 0
-            meta.complete = meta.length.map { held >= $0 } ?? false
-            return (meta, held)
+        let (m, held) = state.withLockedValue { s -> (CacheMeta, Int) in
+            s.saving = false
+            let held = s.meta.spans?.total ?? 0
+            s.meta.complete = s.meta.length.map { held >= $0 } ?? false
+            return (s.meta, held)
         }
         try? cache.write(m, name)
         cache.stored(name, bytes: held)

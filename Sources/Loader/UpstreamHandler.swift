@@ -157,19 +157,19 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
 }
 
 /// Completes when the TLS handshake (verification included) has, or fails when it cannot; added right behind the TLS handler.
-final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = NIOAny
     /// The server said nothing to the handshake for this long.
     struct NoAnswer: Error { var seconds: Double }
-    private let lock = NIOLock()
-    private var promise: EventLoopPromise<Void>?
-    private var done = false
+    /// The handshake's promise (made when the handler is added) and whether it was completed.
+    private let outcome = NIOLockedValueBox<(promise: EventLoopPromise<Void>?, done: Bool)>((nil, false))
 
     /// Completes with the handshake; valid once the channel is set up.
-    var future: EventLoopFuture<Void> { lock.withLock { promise! }.futureResult }
+    var future: EventLoopFuture<Void> { outcome.withLockedValue { $0.promise! }.futureResult }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        lock.withLock { promise = context.eventLoop.makePromise() }
+        let p = context.eventLoop.makePromise(of: Void.self)
+        outcome.withLockedValue { $0.promise = p }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -189,10 +189,10 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, @un
 
     func complete(_ error: (any Error)?) {
         guard
-            let p = lock.withLock({ () -> EventLoopPromise<Void>? in
-                guard !done else { return nil }
-                done = true
-                return promise
+            let p = outcome.withLockedValue({ o -> EventLoopPromise<Void>? in
+                guard !o.done else { return nil }
+                o.done = true
+                return o.promise
             })
         else { return }
         if let error { p.fail(error) } else { p.succeed(()) }

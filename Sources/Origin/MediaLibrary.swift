@@ -1,6 +1,7 @@
 import Foundation
 import HLS
 import MediaFormats
+import NIOConcurrencyHelpers
 
 /// How a rendition is packaged.
 public enum Container: String, Sendable, CaseIterable {
@@ -214,24 +215,25 @@ public final class MediaLibrary: Sendable {
     /// Loads the media from `cache`, generating it first with ffmpeg when missing; `progress` hears one line per step.
     public static func load(cache: URL = defaultCache, progress: @Sendable (String) -> Void = { _ in }) throws -> MediaLibrary {
         let dir = cache.appendingPathComponent(version)
-        var seconds = 0.0
         // One generation at a time in this process (several test suites start origins at once); other processes race safely below.
-        generationLock.lock()
-        defer { generationLock.unlock() }
-        if !FileManager.default.fileExists(atPath: dir.appendingPathComponent("complete").path) {
-            let start = Date()
-            try generate(into: dir, progress: progress)
-            seconds = Date().timeIntervalSince(start)
+        return try generation.withLockedValue { _ in
+            var seconds = 0.0
+            if !FileManager.default.fileExists(atPath: dir.appendingPathComponent("complete").path) {
+                let start = Date()
+                try generate(into: dir, progress: progress)
+                seconds = Date().timeIntervalSince(start)
+            }
+            let files = dir.appendingPathComponent("progressive")
+            var progressive: [String: [UInt8]] = [:]
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: files.path)) ?? [] where name.hasSuffix(".mp4") {
+                progressive[name] = [UInt8](try Data(contentsOf: files.appendingPathComponent(name)))
+            }
+            return try MediaLibrary(directory: dir, renditions: loadRenditions(dir), progressive: progressive, generationSeconds: seconds)
         }
-        let files = dir.appendingPathComponent("progressive")
-        var progressive: [String: [UInt8]] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: files.path)) ?? [] where name.hasSuffix(".mp4") {
-            progressive[name] = [UInt8](try Data(contentsOf: files.appendingPathComponent(name)))
-        }
-        return try MediaLibrary(directory: dir, renditions: loadRenditions(dir), progressive: progressive, generationSeconds: seconds)
     }
 
-    static let generationLock = NSLock()
+    /// Held while this process loads (and, the first time, generates) the media.
+    static let generation = NIOLockedValueBox(())
     /// The ladder's video rungs, lowest first.
     static let videoRungs = ["v144", "v240", "v360"]
 

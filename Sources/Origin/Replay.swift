@@ -8,7 +8,7 @@ import NIOConcurrencyHelpers
 /// its status, its wait for the first byte, its pace, its cut or its silence; past the recorded ones, the last good one.
 /// `speed` scales every time. A key's bytes were recorded only sealed (`--record-keys`), opened with this user's vault; without
 /// them, asking for one says so.
-public final class ReplayResponder: OriginResponder, @unchecked Sendable {
+public final class ReplayResponder: OriginResponder, Sendable {
     public let state: OriginState
     /// The recorded origins (`scheme://host:port`), in order of first use.
     public let hosts: [String]
@@ -22,13 +22,16 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     /// Opens a sealed key's bytes (`--record-keys`) with this user's vault; nil when it cannot.
     let unseal: @Sendable ([UInt8]) -> [UInt8]?
     let speed: Double
-    /// Guards `served`, `media`, `divergences`, `said` and `base`.
-    let lock = NIOLock()
-    var served: [String: Int] = [:]
-    var media = 0
-    var divergences: [String] = []
-    var said: Set<String> = []
-    var base = ""
+    /// What the replay has answered and said so far, and where it listens.
+    struct Progress {
+        /// Answers given per URL (and range).
+        var served: [String: Int] = [:]
+        var media = 0
+        var divergences: [String] = []
+        var said: Set<String> = []
+        var base = ""
+    }
+    let progress = NIOLockedValueBox(Progress())
 
     /// `exchanges`: in the order they happened.
     public init(
@@ -62,12 +65,12 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     }
 
     /// Where this server answers, once it listens (`http://127.0.0.1:PORT`).
-    public func listening(at base: String) { lock.withLock { self.base = base } }
+    public func listening(at base: String) { progress.withLockedValue { $0.base = base } }
 
     /// The replay's URL for a recorded one.
     public func replayURL(_ url: String) -> String? {
         guard let h = Self.origin(of: url), let i = hosts.firstIndex(of: h) else { return nil }
-        return lock.withLock { base } + "/h\(i)" + url.dropFirst(h.count)
+        return progress.withLockedValue { $0.base } + "/h\(i)" + url.dropFirst(h.count)
     }
 
     static func origin(of url: String) -> String? {
@@ -108,12 +111,12 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
             let same = list.filter { $0.range == req.range }
             let pool = same.isEmpty ? list : same
             let key = url + "#" + (same.isEmpty ? "" : req.range ?? "")
-            let n = lock.withLock { () -> Int in
+            let n = progress.withLockedValue { p -> Int in
                 defer {
-                    served[key, default: 0] += 1
-                    media += 1
+                    p.served[key, default: 0] += 1
+                    p.media += 1
                 }
-                return served[key, default: 0]
+                return p.served[key, default: 0]
             }
             if n == pool.count {
                 let what = (URLComponents(string: url)?.path ?? url) + (same.isEmpty ? "" : req.range.map { " (\($0))" } ?? "")
@@ -133,21 +136,21 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
     }
 
     /// How many requests for media (anything but a playlist, which is answered by time) the replay has been asked so far.
-    public var mediaRequests: Int { lock.withLock { media } }
+    public var mediaRequests: Int { progress.withLockedValue { $0.media } }
 
     /// What the replay was asked that the recording cannot answer as it happened, each said once; taken, so each is said
     /// once.
     public func takeDivergences() -> [String] {
-        lock.withLock {
-            defer { divergences = [] }
-            return divergences
+        progress.withLockedValue { p in
+            defer { p.divergences = [] }
+            return p.divergences
         }
     }
 
     func diverged(_ what: String, once key: String? = nil) {
-        lock.withLock {
-            if let key, !said.insert(key).inserted { return }
-            divergences.append(what)
+        progress.withLockedValue { p in
+            if let key, !p.said.insert(key).inserted { return }
+            p.divergences.append(what)
         }
     }
 
@@ -180,7 +183,7 @@ public final class ReplayResponder: OriginResponder, @unchecked Sendable {
         if playlist, !bytes.isEmpty, let text = String(bytes: bytes, encoding: .utf8) {
             // Absolute URIs to a recorded origin lead back here.
             var t = text
-            let base = lock.withLock { self.base }
+            let base = progress.withLockedValue { $0.base }
             for (i, h) in hosts.enumerated() { t = t.replacingOccurrences(of: h + "/", with: base + "/h\(i)/") }
             bytes = Array(t.utf8)
         }

@@ -1,5 +1,6 @@
 import CMPV
 import Foundation
+import NIOConcurrencyHelpers
 import JSONValue
 
 /// A property value as libmpv delivered it; `.none` means unavailable (MPV_FORMAT_NONE).
@@ -104,24 +105,15 @@ public final class MPV: @unchecked Sendable {
     public let events: AsyncStream<MPVEvent>
     private let continuation: AsyncStream<MPVEvent>.Continuation
     private let pumpDone = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var closed = false
+    /// Whether `close` has begun; held for each call on the handle (`withHandle`).
+    private let closed = NIOLockedValueBox(false)
 
     /// Handles of this process initialised and not yet closed. libmpv gives FFmpeg's log to the first player handle of a
     /// process only (its `init_libav`), so while more than one is open an `ffmpeg/…` line may be any player's
     /// (docs/MESSAGES.md).
-    public static var openHandles: Int {
-        openLock.lock()
-        defer { openLock.unlock() }
-        return openCount
-    }
-    private static let openLock = NSLock()
-    nonisolated(unsafe) private static var openCount = 0
-    private static func count(_ delta: Int) {
-        openLock.lock()
-        openCount += delta
-        openLock.unlock()
-    }
+    public static var openHandles: Int { openCount.withLockedValue { $0 } }
+    private static let openCount = NIOLockedValueBox(0)
+    private static func count(_ delta: Int) { openCount.withLockedValue { $0 += delta } }
 
     /// Creates, configures (`options` in order, before initialisation) and initialises a handle, and starts its pump.
     public init(options: [(String, String)], logLevel: String = "warn") throws(MPVError) {
@@ -223,10 +215,9 @@ public final class MPV: @unchecked Sendable {
     /// Runs `body` with the handle while it is open. The lock is held for the call, so `close` cannot destroy the handle
     /// between the check and the use; calls from several threads are serialised (each is short: libmpv queues the work).
     private func withHandle<R>(_ what: String, _ body: (OpaquePointer) -> R) throws(MPVError) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        if closed { throw MPVError(code: MPV_ERROR_UNINITIALIZED.rawValue, context: what) }
-        return body(handle)
+        try closed.withLockedValue { closed -> Result<R, MPVError> in
+            closed ? .failure(MPVError(code: MPV_ERROR_UNINITIALIZED.rawValue, context: what)) : .success(body(handle))
+        }.get()
     }
 
     /// Runs a command synchronously.
@@ -309,10 +300,11 @@ public final class MPV: @unchecked Sendable {
 
     /// Quits the player, waits for the pump to see the shutdown (bounded), and frees the handle; safe to call twice.
     public func close(timeout: Double = 3) {
-        lock.lock()
-        if closed { lock.unlock(); return }
-        closed = true
-        lock.unlock()
+        let already = closed.withLockedValue { c in
+            defer { c = true }
+            return c
+        }
+        if already { return }
         Self.count(-1)
         _ = withCStrings(["quit"]) { mpv_command(handle, $0) }
         if pumpDone.wait(timeout: .now() + timeout) == .timedOut {

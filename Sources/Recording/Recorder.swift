@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import JSONValue
 import LoaderEvents
+import NIOConcurrencyHelpers
 
 /// Why a recording could not be written or read, in one line.
 public struct RecordingError: Error, Sendable, CustomStringConvertible {
@@ -16,7 +17,7 @@ public struct RecordingError: Error, Sendable, CustomStringConvertible {
 /// the panes never wait on the disk; `close()` writes what is left. A write that fails (a full disk) stops the recording with
 /// one line through `onFailure`; the session goes on.
 public final class Recorder: @unchecked Sendable {
-    /// What the recorder has not written yet; guarded by `lock`.
+    /// What the recorder has not written yet (`queued`).
     private enum Item {
         case exchange(UpstreamExchange, pane: Int?)
         case event(t: Double, name: String, pane: Int?, json: String)
@@ -27,11 +28,15 @@ public final class Recorder: @unchecked Sendable {
     /// When the session started: every `t` is measured from it.
     public let started: Date
     private let db: DatabaseQueue
+    /// The writer: flushes run here, one at a time, off the callers' threads (SQLite blocks).
     private let queue = DispatchQueue(label: "hlstui.recorder")
-    private let lock = NSLock()
-    private var pending: [Item] = []
-    private var flushScheduled = false
-    private var stopped: String?
+    /// What waits to be written, whether a flush is due, and why the recording stopped (nil: it goes on).
+    private struct Queued {
+        var pending: [Item] = []
+        var flushScheduled = false
+        var stopped: String?
+    }
+    private let queued = NIOLockedValueBox(Queued())
     /// CPU seconds spent writing (hashing, SQLite, the last checkpoint), on the recorder's queue: what recording costs the
     /// session beyond keeping each body until it is written; saved as `meta.writerCPUSeconds` at close.
     private var writerCPU = 0.0
@@ -104,9 +109,9 @@ public final class Recorder: @unchecked Sendable {
     /// Writes everything queued and closes the file; later items are dropped.
     public func close() {
         queue.sync { flush() }
-        let failed = lock.withLock { () -> Bool in
-            defer { stopped = stopped ?? "closed" }
-            return stopped != nil
+        let failed = queued.withLockedValue { q -> Bool in
+            defer { q.stopped = q.stopped ?? "closed" }
+            return q.stopped != nil
         }
         let cpu0 = Self.threadCPU()
         try? db.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
@@ -122,11 +127,11 @@ public final class Recorder: @unchecked Sendable {
     }
 
     private func enqueue(_ item: Item) {
-        let schedule = lock.withLock { () -> Bool in
-            guard stopped == nil else { return false }
-            pending.append(item)
-            if flushScheduled { return false }
-            flushScheduled = true
+        let schedule = queued.withLockedValue { q -> Bool in
+            guard q.stopped == nil else { return false }
+            q.pending.append(item)
+            if q.flushScheduled { return false }
+            q.flushScheduled = true
             return true
         }
         if schedule { queue.asyncAfter(deadline: .now() + 0.25) { [self] in flush() } }
@@ -134,10 +139,10 @@ public final class Recorder: @unchecked Sendable {
 
     /// Runs on `queue`.
     private func flush() {
-        let items = lock.withLock { () -> [Item] in
-            flushScheduled = false
-            defer { pending = [] }
-            return stopped == nil ? pending : []
+        let items = queued.withLockedValue { q -> [Item] in
+            q.flushScheduled = false
+            defer { q.pending = [] }
+            return q.stopped == nil ? q.pending : []
         }
         guard !items.isEmpty else { return }
         let cpu0 = Self.threadCPU()
@@ -159,7 +164,7 @@ public final class Recorder: @unchecked Sendable {
             }
         } catch {
             let why = "recording into \(path) stopped: \(Self.describe(error))"
-            lock.withLock { stopped = why }
+            queued.withLockedValue { $0.stopped = why }
             onFailure(why)
         }
     }

@@ -1,14 +1,14 @@
 import CNCurses
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The headless commands' stderr kept for hlstui's own lines (`fleet`, `monitor`, `proxy`): what libraries write straight
 /// to file descriptor 2 — FFmpeg, once the first player handle of the process is gone (mpv then hands FFmpeg's log to
 /// stderr), ALSA, PipeWire — is captured and appended to `--log FILE` when one is given, else dropped (docs/MESSAGES.md).
 public final class StderrCapture: @unchecked Sendable {
     private let file: FileHandle?
-    private let lock = NSLock()
     private var drainer: Thread?
-    private var running = true
+    private let running = NIOLockedValueBox(true)
 
     private init(file: FileHandle?) { self.file = file }
 
@@ -43,7 +43,7 @@ public final class StderrCapture: @unchecked Sendable {
     }
 
     private func drainLoop() {
-        while lock.withLock({ running }) {
+        while running.withLockedValue({ $0 }) {
             drain()
             Thread.sleep(forTimeInterval: 0.2)
         }
@@ -61,7 +61,7 @@ public final class StderrCapture: @unchecked Sendable {
 
     /// Gives stderr back; what was captured last is kept as the rest.
     public func stop() {
-        lock.withLock { running = false }
+        running.withLockedValue { $0 = false }
         hl_capture_stop()
         drain()
         try? file?.close()
