@@ -249,7 +249,7 @@ public enum DashboardRunner {
             thread.stackSize = 4 << 20
             thread.start()
         }
-        ui.syncRunner?.stop()
+        await ui.stopSync()
         // The shell gets its screen back at once; the players' libraries stay captured until the players are gone.
         screen.endDrawing()
         panes = ui.panes
@@ -277,6 +277,8 @@ final class UILoop: @unchecked Sendable {
     /// A replay's progress, which cues its commands.
     let replay: ReplayProgress?
     private(set) var syncRunner: SyncRunner?
+    /// Runners replaced when a pane joined, asked to stop: `stopSync` waits for them too.
+    private var retiredSync: [SyncRunner] = []
     let screen: Screen
     /// `--picture none`.
     let pictureOff: Bool
@@ -306,9 +308,17 @@ final class UILoop: @unchecked Sendable {
     func startSync() {
         guard panes.count >= 2, sync, syncRunner?.panes.count != panes.count else { return }
         let settings = syncRunner?.settings ?? (enabled: true, reference: nil)
-        syncRunner?.stop()
+        if let old = syncRunner {
+            old.stop()
+            retiredSync.append(old)
+        }
         syncRunner = SyncRunner(panes: panes, started: started, enabled: settings.enabled, reference: settings.reference)
         syncRunner?.start()
+    }
+
+    /// Ends the sync loop and every one it replaced (once the curses thread is done with them).
+    func stopSync() async {
+        for r in retiredSync + (syncRunner.map { [$0] } ?? []) { await r.stopped() }
     }
 
     /// Opens `url` in another pane; a failure is one line in the first pane's log.

@@ -373,7 +373,6 @@ public enum MonitorRunner {
         }
         let sync = panes.count >= 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil
         sync?.start()
-        defer { sync?.stop() }
         var pending = request.commands[...]
         // When a replay made as many media requests as its recording (ReplayProgress.mayEnd).
         var caughtUp: Double?
@@ -413,8 +412,10 @@ public enum MonitorRunner {
             if Task.isCancelled { break }
             if states.allSatisfy({ $0.state == .ended || $0.state == .error }) { break }
         }
-        // The panes settle first: the summary then counts what the lines before it said, and no pane's report comes after it
+        // The sync loop ends first (its last word to the panes: normal speed), then the panes settle: the summary then counts
+        // what the lines before it said, and no pane's report comes after it
         // (a request ending as the run stops was written after a summary that had not counted it).
+        await sync?.stopped()
         for p in panes { await p.settle() }
         let states = panes.map(\.snapshot)
         if out.wanted { out.emit("end", [("summary", .array(states.enumerated().map { MonitorJSON.summary($1, pane: $0) }))]) }

@@ -29,17 +29,20 @@ public struct SyncSnapshot: Sendable {
 }
 
 /// Starts two to four panes on a common PDT and keeps them there: the pure `MultiSync` decides, this reads the panes'
-/// clocks and applies what it says.
+/// clocks and applies what it says. One owner loop (as a pane's, docs/ARCHITECTURE.md) holds the controller, the speeds
+/// given and the panes kept waiting; commands reach it as inputs; it publishes the snapshot the screen reads. `stop`
+/// asks it to end (every pane back at normal speed, none kept waiting); `stopped` waits until it has.
 public final class SyncRunner: Sendable {
     let panes: [Pane]
-    let controller: NIOLockedValueBox<MultiSync>
-    let latest: NIOLockedValueBox<SyncSnapshot>
     let started: ContinuousClock.Instant
-    let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
-    /// The speeds last given to the players.
-    let applied: NIOLockedValueBox<[Double]>
-    /// The panes kept paused while another rebuffers.
-    let waiting = NIOLockedValueBox<Set<Int>>([])
+    enum Input: Sendable { case tick, toggle, pinReference(Int), stop }
+    private let inputs: AsyncStream<Input>.Continuation
+    private let stream: AsyncStream<Input>
+    private let initial: MultiSync
+    /// The loop's task, from `start`.
+    private let loop = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    /// What the loop published last: the strip's snapshot, and the lock's settings as the user left them.
+    private let published: NIOLockedValueBox<(snapshot: SyncSnapshot, enabled: Bool, reference: Int?)>
 
     public init(panes: [Pane], started: ContinuousClock.Instant, enabled: Bool = true, reference: Int? = nil) {
         self.panes = panes
@@ -47,93 +50,151 @@ public final class SyncRunner: Sendable {
         var c = MultiSync(count: panes.count)
         c.enabled = enabled
         if let reference { c.pinReference(reference) }
-        controller = NIOLockedValueBox(c)
-        latest = NIOLockedValueBox(.waiting(panes.count))
-        applied = NIOLockedValueBox(Array(repeating: 1, count: panes.count))
+        initial = c
+        (stream, inputs) = AsyncStream.makeStream(of: Input.self)
+        published = NIOLockedValueBox((.waiting(panes.count), enabled, c.pinned))
     }
 
     /// Seconds before a move that found no segment at its moment is tried again.
     static let retryAfter = 5.0
 
     /// The latest state, for the strip and the `sync` events.
-    public var snapshot: SyncSnapshot { latest.withLockedValue { $0 } }
+    public var snapshot: SyncSnapshot { published.withLockedValue { $0.snapshot } }
 
     /// Whether the lock is on, and the reference the user chose: what a runner for more panes starts from.
-    public var settings: (enabled: Bool, reference: Int?) { controller.withLockedValue { ($0.enabled, $0.pinned) } }
+    public var settings: (enabled: Bool, reference: Int?) { published.withLockedValue { ($0.enabled, $0.reference) } }
 
-    /// Starts the control loop (every 50 ms).
+    /// Starts the loop: a step every 50 ms, each after the last is done.
     public func start() {
-        let t = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(50))
-                await self?.step()
-            }
+        let t = Task { [panes, started, initial, inputs, published, stream] in
+            var owner = SyncOwner(panes: panes, started: started, controller: initial, inputs: inputs, published: published)
+            await owner.run(stream)
         }
-        task.withLockedValue { $0 = t }
+        loop.withLockedValue { $0 = t }
     }
 
-    /// Stops the loop; every pane plays on at normal speed.
-    public func stop() {
-        task.withLockedValue { $0?.cancel() }
-        for p in panes { p.setSpeed(1) }
-        for i in waiting.withLockedValue({ $0 }) { panes[i].wait(false) }
-        waiting.withLockedValue { $0 = [] }
+    /// Asks the loop to end: every pane plays on at normal speed (from any thread; `stopped` waits for it).
+    public func stop() { inputs.yield(.stop) }
+
+    /// Stops the loop and returns once it has ended.
+    public func stopped() async {
+        stop()
+        await loop.withLockedValue({ $0 })?.value
     }
 
     /// Switches the lock on or off (off: all at normal speed, from the next step, at most 50 ms later).
-    public func toggle() { controller.withLockedValue { $0.enabled.toggle() } }
+    public func toggle() { inputs.yield(.toggle) }
 
     /// Makes `pane` the reference clock (`r`).
-    public func pinReference(_ pane: Int) { controller.withLockedValue { $0.pinReference(pane) } }
+    public func pinReference(_ pane: Int) { inputs.yield(.pinReference(pane)) }
+}
 
-    func step() async {
+/// The sync loop: its state lives in its task alone (`SyncRunner.start`), no lock.
+struct SyncOwner {
+    let panes: [Pane]
+    let started: ContinuousClock.Instant
+    let inputs: AsyncStream<SyncRunner.Input>.Continuation
+    let published: NIOLockedValueBox<(snapshot: SyncSnapshot, enabled: Bool, reference: Int?)>
+    var controller: MultiSync
+    /// The speeds last given to the players.
+    var applied: [Double]
+    /// The panes kept paused while another rebuffers.
+    var waiting: Set<Int> = []
+
+    init(
+        panes: [Pane], started: ContinuousClock.Instant, controller: MultiSync, inputs: AsyncStream<SyncRunner.Input>.Continuation,
+        published: NIOLockedValueBox<(snapshot: SyncSnapshot, enabled: Bool, reference: Int?)>
+    ) {
+        (self.panes, self.started, self.inputs, self.published, self.controller) = (panes, started, inputs, published, controller)
+        applied = Array(repeating: 1, count: panes.count)
+    }
+
+    /// Until `.stop`: one tick outstanding at a time — the next is asked for when a step is done, so steps never pile up.
+    mutating func run(_ stream: AsyncStream<SyncRunner.Input>) async {
+        let inputs = self.inputs
+        let tick: @Sendable () async -> Void = {
+            try? await Task.sleep(for: .milliseconds(50))
+            inputs.yield(.tick)
+        }
+        await withDiscardingTaskGroup { g in
+            g.addTask(operation: tick)
+            for await input in stream {
+                switch input {
+                case .tick:
+                    await step()
+                    g.addTask(operation: tick)
+                case .toggle:
+                    controller.enabled.toggle()
+                    publishSettings()
+                case .pinReference(let p):
+                    controller.pinReference(p)
+                    publishSettings()
+                case .stop:
+                    release()
+                    inputs.finish()
+                    g.cancelAll()
+                    return
+                }
+            }
+        }
+    }
+
+    func publishSettings() {
+        let (enabled, reference) = (controller.enabled, controller.pinned)
+        published.withLockedValue { ($0.enabled, $0.reference) = (enabled, reference) }
+    }
+
+    /// Every pane plays on at normal speed, none kept waiting.
+    mutating func release() {
+        for p in panes { p.setSpeed(1) }
+        for i in waiting { panes[i].wait(false) }
+        waiting = []
+    }
+
+    mutating func step() async {
         guard panes.count >= 2 else { return }
         // The playheads are read back to back; each reading is carried forward to the moment of the last (at its speed), so
         // the time between the reads does not count as offset.
         var clocks: [PaneClock] = []
         for p in panes { clocks.append(await p.clock()) }
         let t = Pane.seconds(ContinuousClock.now - started)
-        let before = applied.withLockedValue { $0 }
+        let before = applied
         let last = clocks[clocks.count - 1].at
         let readings = clocks.enumerated().map { i, c in
             SyncReading(
                 pdt: c.playing ? c.pdt.map { $0.adding(seconds: Pane.seconds(last - c.at) * before[i]) } : c.pdt, playing: c.playing,
                 hasPDT: c.hasPDT ?? true, window: c.window, stalled: c.stalled)
         }
-        let (cmd, offset) = controller.withLockedValue { c in (c.step(t: t, readings: readings), c.offset) }
+        let cmd = controller.step(t: t, readings: readings)
+        let offset = controller.offset
         for (i, s) in cmd.speeds.enumerated() where abs(s - before[i]) > 0.0002 || (s == 1 && before[i] != 1) {
             panes[i].setSpeed(s)
-            applied.withLockedValue { $0[i] = s }
+            applied[i] = s
         }
-        let waited = waiting.withLockedValue { w in
-            defer { w = cmd.waits }
-            return w
-        }
-        for i in cmd.waits.subtracting(waited) { panes[i].wait(true) }
-        for i in waited.subtracting(cmd.waits) { panes[i].wait(false) }
+        for i in cmd.waits.subtracting(waiting) { panes[i].wait(true) }
+        for i in waiting.subtracting(cmd.waits) { panes[i].wait(false) }
+        waiting = cmd.waits
         for h in cmd.holds { panes[h.pane].hold(seconds: h.seconds) }
         for r in cmd.realigns where await !panes[r.pane].realign(to: r.to, readAt: last) {
             // The window moved on between the reading and the reload.
             let apart = offset.map { DurationText.words(abs($0)) } ?? "far"
             let w = { (i: Int) in clocks[i].window.map { "pane \(i + 1) lists \($0.text)" } ?? "pane \(i + 1)'s window unknown" }
             let listed = (0..<panes.count).map(w).joined(separator: ", ")
-            controller.withLockedValue {
-                // Tried again after a while: the window spanned the moment, so segments there may only lack PDT for now.
-                $0.giveUp(
-                    pane: r.pane, "no moment in common (\(apart) apart): pane \(r.pane + 1) has no segment at \(r.to); \(listed)",
-                    retryAt: t + Self.retryAfter)
-            }
+            // Tried again after a while: the window spanned the moment, so segments there may only lack PDT for now.
+            controller.giveUp(
+                pane: r.pane, "no moment in common (\(apart) apart): pane \(r.pane + 1) has no segment at \(r.to); \(listed)",
+                retryAt: t + SyncRunner.retryAfter)
         }
-        let snap = controller.withLockedValue { c in
-            SyncSnapshot(
-                state: c.state, offset: c.offset, offsets: c.offsets, speeds: cmd.speeds, pdts: readings.map(\.pdt), reference: c.reference,
-                actions: c.actions, reasons: c.reasons)
-        }
-        latest.withLockedValue { l in
+        let c = controller
+        let snap = SyncSnapshot(
+            state: c.state, offset: c.offset, offsets: c.offsets, speeds: cmd.speeds, pdts: readings.map(\.pdt), reference: c.reference,
+            actions: c.actions, reasons: c.reasons)
+        published.withLockedValue { l in
             var s = snap
-            s.history = l.history.count == snap.offsets.count ? l.history : Array(repeating: Series(), count: snap.offsets.count)
+            s.history =
+                l.snapshot.history.count == snap.offsets.count ? l.snapshot.history : Array(repeating: Series(), count: snap.offsets.count)
             for (i, o) in snap.offsets.enumerated() { s.history[i].record(snap.state == .waiting ? nil : o, at: t) }
-            l = s
+            l.snapshot = s
         }
     }
 }
