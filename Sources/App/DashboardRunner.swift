@@ -225,7 +225,7 @@ public enum DashboardRunner {
             }
         }
         for n in request.notes { panes.first?.say(.warn, n) }
-        for p in panes { Task { await p.open() } }
+        for p in panes { p.startOpening() }
         // A pane opened with `o` gets the first pane's options and shares its log.
         recording.withLockedValue { $0 = panes }
         let first = request.panes[0]
@@ -326,7 +326,7 @@ final class UILoop: @unchecked Sendable {
         do {
             let p = try makePane(panes.count, url)
             panes.append(p)
-            Task { await p.open() }
+            p.startOpening()
             startSync()
         } catch {
             panes[0].say(.error, "cannot open another pane: \(error)")

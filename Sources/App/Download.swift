@@ -285,26 +285,21 @@ actor DownloadJob {
         for i in manifest.renditions.indices {
             (manifest.renditions[i].stored, manifest.renditions[i].bytes, manifest.renditions[i].duration) = (0, 0, 0)
         }
+        // The progress line every half second, until the download ends either way (the ticker is awaited before `run` returns).
         let ticker = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
                 await self?.tick()
             }
         }
-        defer { ticker.cancel() }
-        if manifest.live {
-            try await capture()
-        } else {
-            for i in renditions.indices {
-                guard case .media(let m) = renditions[i].playlist.body else { continue }
-                renditions[i].segments = m.segments
-                progress.expect(i, segments: m.segments.filter { !$0.gap }.count)
-            }
-            let pieces = renditions.indices.flatMap { i in renditions[i].segments.map { (i, $0) } }
-            try await storeKeys(pieces)
-            for i in renditions.indices { try writePlaylist(i, final: true) }
-            try await fetchAll(pieces)
-        }
+        let stored: Result<Void, DownloadError>
+        do throws(DownloadError) {
+            try await store()
+            stored = .success(())
+        } catch { stored = .failure(error) }
+        ticker.cancel()
+        await ticker.value
+        try stored.get()
         manifest.complete = true
         save()
         try? OfflineRegistry(path: request.registryPath).add(root.standardizedFileURL.path)
@@ -312,6 +307,20 @@ actor DownloadJob {
         say(
             "stored \(root.path): \(manifest.renditions.count) rendition(s), \(byteSize(manifest.bytes)); play it with `hlstui \(request.out)`"
         )
+    }
+
+    /// Stores every segment: a live stream's as it is captured, a VOD's all at once (keys first, playlists, then media).
+    func store() async throws(DownloadError) {
+        if manifest.live { return try await capture() }
+        for i in renditions.indices {
+            guard case .media(let m) = renditions[i].playlist.body else { continue }
+            renditions[i].segments = m.segments
+            progress.expect(i, segments: m.segments.filter { !$0.gap }.count)
+        }
+        let pieces = renditions.indices.flatMap { i in renditions[i].segments.map { (i, $0) } }
+        try await storeKeys(pieces)
+        for i in renditions.indices { try writePlaylist(i, final: true) }
+        try await fetchAll(pieces)
     }
 
     func setVariables(_ v: [String: String]) { variables = v }

@@ -219,6 +219,9 @@ public final class Pane: Sendable {
     /// or has failed.
     public func open() async { await ask(()) { .open($0) } }
 
+    /// Starts opening without waiting for it (the screen's thread): the pane's own loop carries it out.
+    public func startOpening() { inputs.yield(.open(nil)) }
+
     /// Gives up waiting for `open`: the pane fails with `why` and what it still waited for, and `open` returns (a run's
     /// `--duration` that ends before the stream opened).
     public func stopOpening(_ why: String) { inputs.yield(.stopOpening(why)) }

@@ -13,7 +13,8 @@ import TUI
 enum PaneInput: Sendable {
     case loader(LoaderEvent)
     case mpv(MPVEvent)
-    case open(CheckedContinuation<Void, Never>)
+    /// Open the stream; the continuation (nil: nobody waits) is resumed when it has opened or failed.
+    case open(CheckedContinuation<Void, Never>?)
     case fetched(OpenedStream)
     case openFailed(String)
     /// The run may wait no longer for the stream to open (`Pane.stopOpening`).
@@ -115,7 +116,9 @@ final class PaneOwner {
     /// The read-ahead in effect (a hold lengthens it) and the cache caps last given to the player.
     var readaheadSeconds: Double?
     var budgetApplied: CacheBudget?
-    var opening: CheckedContinuation<Void, Never>?
+    /// An opening under way, and who waits for it (nil: nobody, the screen's thread started it).
+    struct Opening { var waiter: CheckedContinuation<Void, Never>? }
+    var opening: Opening?
     var lastPublished = ContinuousClock.now
     var publishedMilestone: [Int?] = []
     /// When the picture was last sampled for frozen and black detection (`PictureWatch`).
@@ -134,7 +137,7 @@ final class PaneOwner {
             handle(input)
             if ContinuousClock.now - lastPublished >= .milliseconds(25) || milestone != publishedMilestone { publish() }
         }
-        opening?.resume()
+        opening?.waiter?.resume()
         opening = nil
         publish()
     }
@@ -185,7 +188,7 @@ final class PaneOwner {
         case .loader(let e): loaderEvent(e)
         case .mpv(let e): mpvEvent(e)
         case .open(let k):
-            opening = k
+            opening = Opening(waiter: k)
             startOpening()
         // Answers for an opening given up (`stopOpening`) come to nothing.
         case .fetched(let f): if opening != nil { opened(f) }
@@ -357,7 +360,7 @@ final class PaneOwner {
 
     func finishOpening() {
         publish()
-        opening?.resume()
+        opening?.waiter?.resume()
         opening = nil
     }
 

@@ -249,100 +249,104 @@ extension LoaderServer {
         let (arrivals, sink) = AsyncStream.makeStream(of: Arrival.self)
         let budget = resumeBudget(res)
         let broke = NIOLockedValueBox<String?>(nil)
-        let fetch = Task { [client] in
-            do throws(UpstreamError) {
-                let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
-                let r = try await client.getResuming(
-                    res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, budget: budget,
-                    onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } }, onHead: { sink.yield(.head($0)) },
-                    onBody: { sink.yield(.body($0)) })
-                sink.yield(.end(.success(r)))
-            } catch {
-                sink.yield(.end(.failure(error)))
+        // The fetch is a child of this answer: cancelled once the answer is done either way, and awaited before it returns.
+        return await withDiscardingTaskGroup(returning: Outcome.self) { g in
+            g.addTask { [client] in
+                do throws(UpstreamError) {
+                    let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
+                    let r = try await client.getResuming(
+                        res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, budget: budget,
+                        onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } }, onHead: { sink.yield(.head($0)) },
+                        onBody: { sink.yield(.body($0)) })
+                    sink.yield(.end(.success(r)))
+                } catch {
+                    sink.yield(.end(.failure(error)))
+                }
+                sink.finish()
             }
-            sink.finish()
-        }
-        defer { fetch.cancel() }
-        noteCMCD(Resource(upstream: uri, kind: .key))
-        let keyResult = await keys.key(
-            uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
-        guard case .success(let k) = keyResult else {
-            if case .failure(let e) = keyResult {
-                writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)"))
+            defer { g.cancelAll() }
+            noteCMCD(Resource(upstream: uri, kind: .key))
+            let keyResult = await keys.key(
+                uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
+            guard case .success(let k) = keyResult else {
+                if case .failure(let e) = keyResult {
+                    writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)"))
+                }
+                return .answered
             }
-            return .answered
-        }
-        var decryption = StreamingDecryption(key: k, iv: iv, msn: res.msn ?? -1)
-        var head: UpstreamHead?
-        var probe: [UInt8] = []
-        var initSection: [UInt8] = []
-        var sent = false
-        func report(_ status: Int, _ r: UpstreamResponse?, error: String?) {
-            record(
-                res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head ?? head, bytes: r?.bytes ?? 0,
-                status: status, outcome: RequestOutcome(failure: error), firstPTS: error == nil ? firstPTS(res, probe) : nil,
-                resumed: broke.withLockedValue { $0 })
-        }
-        /// Sends clear bytes, starting the answer first; reports the first PTS as soon as the first bytes carry it.
-        func send(_ clear: [UInt8]) {
-            guard !clear.isEmpty else { return }
-            if !sent {
-                sent = true
-                writer.streamHead(200, contentType: head?.header("Content-Type") ?? "application/octet-stream")
+            var decryption = StreamingDecryption(key: k, iv: iv, msn: res.msn ?? -1)
+            var head: UpstreamHead?
+            var probe: [UInt8] = []
+            var initSection: [UInt8] = []
+            var sent = false
+            func report(_ status: Int, _ r: UpstreamResponse?, error: String?) {
+                record(
+                    res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head ?? head, bytes: r?.bytes ?? 0,
+                    status: status, outcome: RequestOutcome(failure: error), firstPTS: error == nil ? firstPTS(res, probe) : nil,
+                    resumed: broke.withLockedValue { $0 })
             }
-            writer.chunk(ByteBuffer(bytes: clear))
-            writer.flush()
-            if res.kind == .initSection { initSection += clear }
-            if probe.count < 8_192 {
-                probe += clear.prefix(65_536 - probe.count)
-                if probe.count >= 8_192, let pts = firstPTS(res, probe), let msn = res.msn {
-                    emitStart(res, probe, msn: msn, pts: pts)
+            /// Sends clear bytes, starting the answer first; reports the first PTS as soon as the first bytes carry it.
+            func send(_ clear: [UInt8]) {
+                guard !clear.isEmpty else { return }
+                if !sent {
+                    sent = true
+                    writer.streamHead(200, contentType: head?.header("Content-Type") ?? "application/octet-stream")
+                }
+                writer.chunk(ByteBuffer(bytes: clear))
+                writer.flush()
+                if res.kind == .initSection { initSection += clear }
+                if probe.count < 8_192 {
+                    probe += clear.prefix(65_536 - probe.count)
+                    if probe.count >= 8_192, let pts = firstPTS(res, probe), let msn = res.msn {
+                        emitStart(res, probe, msn: msn, pts: pts)
+                    }
                 }
             }
-        }
-        do throws(DecryptionError) {
-            for await part in arrivals {
-                switch part {
-                case .head(let h):
-                    head = h
-                    guard h.status == (res.byteRange == nil ? 200 : 206) else {
-                        writer.text(502, "origin answered HTTP \(h.status)")
-                        report(h.status, nil, error: "HTTP \(h.status)")
+            do throws(DecryptionError) {
+                for await part in arrivals {
+                    switch part {
+                    case .head(let h):
+                        head = h
+                        guard h.status == (res.byteRange == nil ? 200 : 206) else {
+                            writer.text(502, "origin answered HTTP \(h.status)")
+                            report(h.status, nil, error: "HTTP \(h.status)")
+                            return .answered
+                        }
+                    case .body(let b):
+                        send(try decryption.feed(b.readableBytesView))
+                    case .end(.success(let r)) where !(200..<300).contains(r.head.status):
+                        // An error answer is not streamed (UpstreamClient): nothing went to the player yet.
+                        let cause = "HTTP \(r.head.status)" + (r.head.retries > 0 ? " (after \(r.head.retries) retries)" : "")
+                        head = r.head
+                        report(r.head.status, r, error: cause)
+                        return .failed(
+                            cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")",
+                            status: r.head.status)
+                    case .end(.success(let r)):
+                        send(try decryption.finish())
+                        writer.end()
+                        if res.kind == .initSection {
+                            initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: initSection) }
+                        }
+                        report(200, r, error: nil)
+                        return .answered
+                    case .end(.failure(let error)):
+                        let status = error.cause == .offline ? 504 : 502
+                        report(status, nil, error: error.description)
+                        if !sent { return .failed(cause: error.description, status: status) }
+                        writer.abort(502, "hlstui loader: \(error.description)")
+                        emit(.diagnostic(error.description))
                         return .answered
                     }
-                case .body(let b):
-                    send(try decryption.feed(b.readableBytesView))
-                case .end(.success(let r)) where !(200..<300).contains(r.head.status):
-                    // An error answer is not streamed (UpstreamClient): nothing went to the player yet.
-                    let cause = "HTTP \(r.head.status)" + (r.head.retries > 0 ? " (after \(r.head.retries) retries)" : "")
-                    head = r.head
-                    report(r.head.status, r, error: cause)
-                    return .failed(
-                        cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
-                case .end(.success(let r)):
-                    send(try decryption.finish())
-                    writer.end()
-                    if res.kind == .initSection {
-                        initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: initSection) }
-                    }
-                    report(200, r, error: nil)
-                    return .answered
-                case .end(.failure(let error)):
-                    let status = error.cause == .offline ? 504 : 502
-                    report(status, nil, error: error.description)
-                    if !sent { return .failed(cause: error.description, status: status) }
-                    writer.abort(502, "hlstui loader: \(error.description)")
-                    emit(.diagnostic(error.description))
-                    return .answered
                 }
+                return .answered
+            } catch {
+                // Nothing sent yet: one clean error; else the player sees the segment cut off, as the Loader does.
+                writer.abort(502, error.description)
+                emit(.diagnostic(error.description))
+                report(502, nil, error: error.description)
+                return .answered
             }
-            return .answered
-        } catch {
-            // Nothing sent yet: one clean error; else the player sees the segment cut off, as the Loader does.
-            writer.abort(502, error.description)
-            emit(.diagnostic(error.description))
-            report(502, nil, error: error.description)
-            return .answered
         }
     }
 
