@@ -128,7 +128,9 @@ let package = Package(
             path: "Benchmarks/SessionBench"
         ),
         // What the test targets share: the package root, the test origin, `eventually`.
-        .target(name: "TestSupport", dependencies: ["Origin", "Loader"], path: "Tests/Support"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Origin", "Loader", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], path: "Tests/Support"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue", "MediaFormats"], exclude: ["Corpus"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents", "CMCD"]),
         .testTarget(name: "CMCDTests", dependencies: ["CMCD", "LoaderCore", "HLS"]),

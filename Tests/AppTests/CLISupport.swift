@@ -23,30 +23,12 @@ enum CLI {
         var stderr: String
     }
 
-    /// Runs hlstui with `args` and returns its exit status and output; kills it after `timeout` seconds. Waits on a thread
-    /// of its own (`offPool`).
+    /// Runs hlstui with `args` (`environment` added to this process's) and returns its exit status and output; stops it
+    /// after `timeout` seconds (`ChildProcess`).
     static func run(_ args: [String], timeout: TimeInterval = 60, environment: [String: String] = [:]) async throws -> Result {
-        try await offPool { try runBlocking(args, timeout: timeout, environment: environment) }
-    }
-
-    private static func runBlocking(_ args: [String], timeout: TimeInterval, environment: [String: String]) throws -> Result {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env.merge(environment) { $1 }
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let killer = DispatchWorkItem { if p.isRunning { p.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        killer.cancel()
-        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        let r = try await ChildProcess.run(
+            binary, args, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, timeout: timeout)
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     /// Starts hlstui with `args` and returns the process and a reader of its stdout lines.
@@ -88,21 +70,8 @@ enum CLI {
         return p.terminationReason == .uncaughtSignal
     }
 
-    /// Runs a system tool (`sqlite3`, `curl`) and returns what it wrote on stdout, waiting on a thread of its own.
-    static func tool(_ name: String, _ args: [String]) async throws -> Data { try await offPool { try toolBlocking(name, args) } }
-
-    private static func toolBlocking(_ name: String, _ args: [String]) throws -> Data {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [name] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return o
-    }
+    /// Runs a system tool (`sqlite3`, `curl`) and returns what it wrote on stdout (`ChildProcess`).
+    static func tool(_ name: String, _ args: [String]) async throws -> Data { try await ChildProcess.run(tool: name, args).stdoutData }
 
     static func runTool(_ name: String, _ args: [String]) async throws -> String {
         String(decoding: try await tool(name, args), as: UTF8.self)

@@ -84,27 +84,10 @@ struct FleetPrometheusTests {
         ["/usr/bin/\(name)", "/usr/local/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs `tool args` with `input` on stdin; exit status and output.
+    /// Runs `tool args` with `input` on stdin; exit status and output (`ChildProcess`).
     static func run(_ tool: String, _ args: [String], input: Data? = nil) async throws -> (Int32, String) {
-        try await offPool { try runBlocking(tool, args, input: input) }
-    }
-
-    static func runBlocking(_ tool: String, _ args: [String], input: Data?) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        let out = Pipe(), inp = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        if input != nil { p.standardInput = inp }
-        try p.run()
-        if let input {
-            inp.fileHandleForWriting.write(input)
-            try inp.fileHandleForWriting.close()
-        }
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self))
+        let r = try await ChildProcess.run(URL(fileURLWithPath: tool), args, input: input)
+        return (r.status, r.output)
     }
 
     @Test("the shipped alert rules pass promtool; every metric the rules and the Grafana dashboard use is one hlstui serves")

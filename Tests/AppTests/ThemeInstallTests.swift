@@ -1,5 +1,6 @@
 import App
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Themes where an installed hlstui finds them")
@@ -11,7 +12,7 @@ struct ThemeInstallTests {
     }
 
     @Test("installed as PREFIX/bin/hlstui with PREFIX/share/hlstui/themes, far from the checkout, every theme is found")
-    func installed() throws {
+    func installed() async throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-prefix-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: prefix) }
         let bin = prefix.appendingPathComponent("bin"), share = prefix.appendingPathComponent("share/hlstui/themes")
@@ -19,25 +20,15 @@ struct ThemeInstallTests {
         try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
         // Copied by cp, not by this process: a file this process held open for writing is inherited by any child another
         // test forks in that moment, and executing it then fails with ETXTBSY ("Text file busy").
-        let cp = Process()
-        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
-        cp.arguments = [CLI.binary.path, bin.appendingPathComponent("hlstui").path]
-        try cp.run()
-        cp.waitUntilExit()
-        try #require(cp.terminationStatus == 0)
+        let cp = try await ChildProcess.run(URL(fileURLWithPath: "/bin/cp"), [CLI.binary.path, bin.appendingPathComponent("hlstui").path])
+        try #require(cp.status == 0, "\(cp.output)")
         try FileManager.default.copyItem(
             at: CLI.packageRoot.appendingPathComponent("themes/nord.theme"), to: share.appendingPathComponent("nord.theme"))
         try "name = broken\n[roles]\nstatus = nocolour\nwhatever = red\n".write(
             to: share.appendingPathComponent("broken.theme"), atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = bin.appendingPathComponent("hlstui")
-        p.arguments = ["keys", "--themes"]
-        p.environment = ["HOME": prefix.path, "PATH": "/usr/bin:/bin"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let text = try await ChildProcess.run(
+            bin.appendingPathComponent("hlstui"), ["keys", "--themes"], environment: ["HOME": prefix.path, "PATH": "/usr/bin:/bin"]
+        ).stdout
         #expect(text.contains("\nnord\n") || text.hasPrefix("nord\n") || text.contains("nord\n"))
         #expect(text.contains("broken  (") && text.contains("broken.theme:3: \"nocolour\" is neither a palette name nor a colour"))
         #expect(text.contains("broken.theme:4: unknown role \"whatever\""))

@@ -43,15 +43,9 @@ struct LoaderLifecycleTests {
         // In a process of its own (`hlstui-loader-bench cycles`): in this one the other suites start and stop origins,
         // players and Loaders at the same time, and move both counts.
         let bench = TestPackage.root.appendingPathComponent(".build/debug/hlstui-loader-bench")
-        let p = Process()
-        p.executableURL = bench
-        p.arguments = ["cycles", TestPackage.mediaCache.path, "50"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
+        let r = try await ChildProcess.run(bench, ["cycles", TestPackage.mediaCache.path, "50"])
+        let text = r.stdout
+        #expect(r.status == 0, "\(r.output)")
         let o = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [Int]], "\(text)")
         let (threads, fds) = (try #require(o["threads"]), try #require(o["descriptors"]))
         #expect(threads[1] <= threads[0] + 2, "threads \(threads[0]) → \(threads[1])")

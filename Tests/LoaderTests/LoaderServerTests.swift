@@ -17,24 +17,10 @@ func mpv(_ url: String, frames: Int = 45) async throws -> (status: Int32, output
     try await run(["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=\(frames)", "--msg-level=all=warn,cplayer=info", url])
 }
 
-/// Runs a command found on PATH; its status and what it wrote (stdout and stderr), killed after 90 s. Waits on a thread of
-/// its own (`offPool`).
-func run(_ arguments: [String]) async throws -> (status: Int32, output: String) { try await offPool { try runBlocking(arguments) } }
-
-private func runBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = arguments
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = out
-    try p.run()
-    let killer = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: killer)
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    killer.cancel()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+/// Runs a command found on PATH; its status and what it wrote (stdout, then stderr), stopped after 90 s (`ChildProcess`).
+func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    let r = try await ChildProcess.run(tool: arguments[0], Array(arguments.dropFirst()))
+    return (r.status, r.output)
 }
 
 /// What a player sees through a Loader: the first media playlist the multivariant at `playerURL` names — its URL and text.

@@ -271,22 +271,19 @@ final class StreamCount: @unchecked Sendable {
 @Suite("Mutual TLS: --client-cert with a PKCS#12 file")
 struct MutualTLSTests {
     /// A PKCS#12 file holding `id`'s certificate and key, made by openssl as a user would.
-    static func p12(_ id: SelfSignedIdentity, password: String) throws -> String {
+    static func p12(_ id: SelfSignedIdentity, password: String) async throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-mtls-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try id.certificatePEM.write(to: dir.appendingPathComponent("c.pem"), atomically: true, encoding: .utf8)
         try id.privateKeyPEM.write(to: dir.appendingPathComponent("k.pem"), atomically: true, encoding: .utf8)
         let out = dir.appendingPathComponent("client.p12").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [
-            "openssl", "pkcs12", "-export", "-in", dir.appendingPathComponent("c.pem").path, "-inkey",
-            dir.appendingPathComponent("k.pem").path,
-            "-out", out, "-passout", "pass:\(password)",
-        ]
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        let r = try await ChildProcess.run(
+            tool: "openssl",
+            [
+                "pkcs12", "-export", "-in", dir.appendingPathComponent("c.pem").path, "-inkey", dir.appendingPathComponent("k.pem").path,
+                "-out", out, "-passout", "pass:\(password)",
+            ])
+        #expect(r.status == 0, "\(r.output)")
         return out
     }
 
@@ -297,8 +294,8 @@ struct MutualTLSTests {
         // Not stopped: like the other test origins it lives as long as the test process (no shutdown under in-flight work).
         let origin = TestOrigins.start(tls: true, startedAt: 0, clientCAs: [clientID.certificatePEM])
         let url = "\(origin.httpsBase!)/vod-ts/master.m3u8"
-        let good = try Self.p12(clientID, password: "s3cret")
-        let stranger = try Self.p12(strangerID, password: "s3cret")
+        let good = try await Self.p12(clientID, password: "s3cret")
+        let stranger = try await Self.p12(strangerID, password: "s3cret")
         func fetch(_ p12: String?, password: String = "s3cret") async -> Result<Int, UpstreamError> {
             do {
                 let c = try ClientOrigins.client { o in

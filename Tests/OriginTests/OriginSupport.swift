@@ -48,23 +48,8 @@ func resolve(_ ref: String, against base: String) -> String {
     URL(string: ref, relativeTo: URL(string: base)!)!.absoluteString
 }
 
-/// Runs a program and returns its exit status and combined output, waiting on a thread of its own (`offPool`).
+/// Runs a program found on PATH and returns its exit status and output (`ChildProcess`).
 func runProcess(_ exe: String, _ args: [String], timeout: Double = 60) async throws -> (status: Int32, output: String) {
-    try await offPool { try runProcessBlocking(exe, args, timeout: timeout) }
-}
-
-private func runProcessBlocking(_ exe: String, _ args: [String], timeout: Double) throws -> (status: Int32, output: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = [exe] + args
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = out
-    try p.run()
-    let killer = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    killer.cancel()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    let r = try await ChildProcess.run(tool: exe, args, timeout: timeout)
+    return (r.status, r.output)
 }
