@@ -2,6 +2,7 @@ import LoaderCore
 import LoaderEvents
 import Foundation
 import HLS
+import TestSupport
 import Testing
 @testable import Loader
 @testable import LoaderCore
@@ -47,14 +48,13 @@ struct KeySpreadTests {
         let first = try await segments()
         #expect(try await c.get(first[0]).head.status == 200)
         let startupKeys = Set(log.keys.map(\.uri))
-        var spread: KeyEvent?
-        let end = Date().addingTimeInterval(20)
-        while spread == nil && Date() < end {
-            try await Task.sleep(for: .milliseconds(500))
+        // The player's reloads, twice a second, until a rotated key was fetched spread.
+        func spread() -> KeyEvent? { log.keys.first { !startupKeys.contains($0.uri) && $0.spreadMs != nil } }
+        _ = try await eventually(timeout: 20, every: 0.5) {
             _ = try await segments()
-            spread = log.keys.first { !startupKeys.contains($0.uri) && $0.spreadMs != nil }
+            return spread() != nil
         }
-        let k = try #require(spread, "no rotated key was spread: \(log.keys.map { ($0.uri, $0.spreadMs as Any) })")
+        let k = try #require(spread(), "no rotated key was spread: \(log.keys.map { ($0.uri, $0.spreadMs as Any) })")
         #expect(k.prefetch && k.error == nil)
         #expect((k.spreadMs ?? 0) > 0 && (k.spreadMs ?? 9999) <= 3000)
         #expect(await loader.keyFetchCounts()[k.uri] == 1)
@@ -80,15 +80,13 @@ struct KeySpreadTests {
         #expect(await fetched() == ["k0.key"])
         // The player asks for segment 0: k1 (4 s of media ahead) is due soon and is fetched within the 2 s window; k2 still waits.
         #expect(try await c.get(segments[0]).head.status == 200)
-        let end = Date().addingTimeInterval(10)
-        while !log.keys.contains(where: { $0.uri.hasSuffix("/k1.key") }), Date() < end { try await Task.sleep(for: .milliseconds(50)) }
+        _ = await eventually(timeout: 10) { log.keys.contains { $0.uri.hasSuffix("/k1.key") } }
         #expect(await fetched() == ["k0.key", "k1.key"])
         let k1 = try #require(log.keys.first { $0.uri.hasSuffix("/k1.key") })
         #expect(k1.prefetch && k1.error == nil && (k1.spreadMs ?? 0) > 0 && (k1.spreadMs ?? 9999) <= 2000)
         // Segment 3 (k1's first) brings k2 within reach; every key is fetched once, none on demand.
         #expect(try await c.get(segments[3]).head.status == 200)
-        let end2 = Date().addingTimeInterval(10)
-        while !log.keys.contains(where: { $0.uri.hasSuffix("/k2.key") }), Date() < end2 { try await Task.sleep(for: .milliseconds(50)) }
+        _ = await eventually(timeout: 10) { log.keys.contains { $0.uri.hasSuffix("/k2.key") } }
         #expect(await fetched() == ["k0.key", "k1.key", "k2.key"])
         #expect(await loader.keyFetchCounts().values.allSatisfy { $0 == 1 })
         #expect(log.keys.allSatisfy { $0.prefetch })

@@ -437,7 +437,6 @@ struct LoaderServerTests {
                 since: 0))
         defer { state.clearFaults() }
         let received = NIOLockedValueBox<(status: Int, chunked: Bool, bytes: [UInt8])>((0, false, []))
-        let started = Date()
         let fetch = Task {
             try await c.get(
                 segments[2],
@@ -448,9 +447,7 @@ struct LoaderServerTests {
                 },
                 onBody: { b in received.withLockedValue { $0.bytes += Array(b.readableBytesView) } })
         }
-        while received.withLockedValue({ $0.bytes.count }) < 4_096, Date().timeIntervalSince(started) < 5 {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually { received.withLockedValue { $0.bytes.count } >= 4_096 }
         let early = received.withLockedValue { $0 }
         #expect(early.status == 200 && early.chunked)
         #expect(early.bytes.count >= 4_096, "nothing streamed while the origin stalled")
