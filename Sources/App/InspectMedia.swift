@@ -27,6 +27,8 @@ enum InspectMedia {
                 var m = try await measure(e.url, sample: req.mediaSample, req)
                 m.index = e.index
                 m.name = e.name
+                // In a multivariant playlist the tag holds for every segment of every media playlist (RFC 8216bis §4.4.2.1).
+                m.independentSegments = m.independentSegments || parsed.playlist.independentSegments
                 if let v = e.variant {
                     m.bandwidth = v.bandwidth
                     m.averageBandwidth = v.averageBandwidth
@@ -73,9 +75,8 @@ enum InspectMedia {
     /// gives them, else from the bytes fetched.
     static func measure(_ url: String, sample: Int?, _ req: InspectRequest) async throws(SourceError) -> VariantMeasure {
         let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream)
-        guard let m = PlaylistParser.parseLenient(text, options: ParseOptions(url: url)).playlist.media else {
-            throw SourceError("\(url): not a media playlist")
-        }
+        let playlist = PlaylistParser.parseLenient(text, options: ParseOptions(url: url)).playlist
+        guard let m = playlist.media else { throw SourceError("\(url): not a media playlist") }
         let segs = m.segments.filter { !$0.gap }
         guard !segs.isEmpty else { throw SourceError("\(url): no segments") }
         let chosen: [Segment]
@@ -89,16 +90,31 @@ enum InspectMedia {
         var bytes = 0
         var seconds = 0.0
         var codec: String?
+        var measured: [SegmentMeasure] = []
+        var tracks: [String: [MP4Track]] = [:]
         for s in chosen {
             guard s.duration > 0, let u = resolve(s.uri, against: url) else { continue }
             let size: Int
+            var seen = SegmentMeasure(msn: s.mediaSequence, duration: s.duration, discontinuity: s.discontinuity)
             if let r = s.byteRange {
                 size = r.length
             } else {
-                let body = try await read(u, req)
+                let body = [UInt8](try await read(u, req))
                 size = body.count
-                if codec == nil, s.map == nil { codec = H264.codecString(annexB: [UInt8](body.prefix(65_536))) }
+                if codec == nil, s.map == nil { codec = H264.codecString(annexB: Array(body.prefix(65_536))) }
+                if s.map == nil, body.first == 0x47 {
+                    let info = TransportStream.probe(body)
+                    seen.videoStart = info.firstVideoPTS.map { Double($0) / 90_000 }
+                    seen.audioStart = info.firstAudioPTS.map { Double($0) / 90_000 }
+                    seen.independent = TransportStream.opensIndependently(body)
+                } else if let map = s.map, let mu = resolve(map.uri, against: url) {
+                    if tracks[mu] == nil { tracks[mu] = FragmentedMP4.tracks(initSection: [UInt8](try await read(mu, req))) }
+                    let t = tracks[mu] ?? []
+                    (seen.videoStart, seen.audioStart) = FragmentedMP4.firstTimes(segment: body, tracks: t)
+                    seen.independent = FragmentSplit.opensWithSync(segment: body, tracks: t)
+                }
             }
+            measured.append(seen)
             if codec == nil, let map = s.map, let mu = resolve(map.uri, against: url) {
                 codec = H264.codecString(initSection: [UInt8](try await read(mu, req)))
             }
@@ -112,6 +128,8 @@ enum InspectMedia {
             average: seconds > 0 ? Double(bytes * 8) / seconds : 0)
         v.peakMSN = peakMSN
         v.videoCodec = codec
+        v.segments = measured
+        v.independentSegments = playlist.independentSegments
         return v
     }
 

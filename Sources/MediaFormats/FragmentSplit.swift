@@ -42,6 +42,21 @@ public enum FragmentSplit {
 
     static let nonSync: UInt32 = 0x1_0000
 
+    /// Whether a segment's first video sample is a sync sample (its flags, §8.8.3.1: sample_is_non_sync_sample clear) —
+    /// from the run's own flags, its first sample's, or the track fragment's default. Nil without a video run this can read.
+    public static func opensWithSync(segment bytes: [UInt8], tracks: [MP4Track]) -> Bool? {
+        guard let top = FragmentedMP4.boxes(bytes), let moof = top.first(where: { $0.type == "moof" }),
+            let mdat = top.first(where: { $0.type == "mdat" })
+        else { return nil }
+        for traf in FragmentedMP4.children(bytes, moof, "traf") {
+            guard let run = readRun(bytes, traf: traf, moof: moof, mdat: mdat, tracks: tracks),
+                tracks.first(where: { $0.id == run.trackID })?.handler == "vide", let first = run.samples.first
+            else { continue }
+            return first.flags & nonSync == 0
+        }
+        return nil
+    }
+
     /// `segment` cut at `cuts` (seconds after its video's first decode time, ascending): each cut moves to the first video
     /// sample decoded at or after it, every other track's samples go with the video they start beside. Nil when the segment
     /// is not one plain `moof` + `mdat` this can cut (a base data offset, sample encryption, a run without durations or sizes),

@@ -166,6 +166,19 @@ public enum FragmentedMP4 {
         return out
     }
 
+    /// The first media times in seconds of a segment's first video and first audio track (each moved by its edit list's
+    /// opening empty edit, as `firstTime`), given its init section's tracks.
+    public static func firstTimes(segment: [UInt8], tracks: [MP4Track]) -> (video: Double?, audio: Double?) {
+        let times = firstDecodeTimes(segment: segment)
+        func time(_ handler: String) -> Double? {
+            for t in tracks where t.handler == handler && t.timescale > 0 {
+                if let d = times[t.id] { return Double(d) / Double(t.timescale) + t.emptyEdit }
+            }
+            return nil
+        }
+        return (time("vide"), time("soun"))
+    }
+
     /// The first media time in seconds of a segment (the video track's when present), given its init section's tracks.
     public static func firstTime(segment: [UInt8], tracks: [MP4Track]) -> Double? {
         let times = firstDecodeTimes(segment: segment)

@@ -33,6 +33,23 @@ public enum H264 {
         return nil
     }
 
+    /// The NAL unit types in an Annex B byte stream, in order (H.264: the low five bits of the header byte; HEVC, `hevc`:
+    /// six bits after the forbidden bit).
+    public static func nalTypes(annexB bytes: [UInt8], hevc: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = 0
+        while i + 3 < bytes.count {
+            if bytes[i] == 0, bytes[i + 1] == 0, bytes[i + 2] == 1 {
+                let h = bytes[i + 3]
+                out.append(hevc ? (h >> 1) & 0x3F : h & 0x1F)
+                i += 3
+            } else {
+                i += 1
+            }
+        }
+        return out
+    }
+
     static func hex2(_ b: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])

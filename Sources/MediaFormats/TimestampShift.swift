@@ -5,7 +5,11 @@ extension TransportStream {
     public static let clockWrap: Int64 = 1 << 33
 
     /// `bytes` with every timestamp `ticks` (90 kHz) later; packets, lengths and continuity counters untouched.
-    public static func shiftingTimestamps(_ bytes: [UInt8], by ticks: Int64) -> [UInt8] {
+    public static func shiftingTimestamps(_ bytes: [UInt8], by ticks: Int64) -> [UInt8] { shiftingTimestamps(bytes, by: ticks, pids: nil) }
+
+    /// `shiftingTimestamps` for the PES packets of `pids` only (nil: all, with the PCR): one stream moved against the others,
+    /// as a packager that muxes its audio off the video does.
+    public static func shiftingTimestamps(_ bytes: [UInt8], by ticks: Int64, pids: Set<Int>?) -> [UInt8] {
         let shift = ((ticks % clockWrap) + clockWrap) % clockWrap
         guard shift != 0 else { return bytes }
         var out = bytes
@@ -14,12 +18,14 @@ extension TransportStream {
             defer { offset += packetSize }
             guard out[offset] == 0x47 else { continue }
             let pusi = out[offset + 1] & 0x40 != 0
+            let pid = Int(out[offset + 1] & 0x1F) << 8 | Int(out[offset + 2])
+            if let pids, !pids.contains(pid) { continue }
             let afc = (out[offset + 3] >> 4) & 0x3
             var payload = offset + 4
             if afc & 0x2 != 0 {
                 let length = Int(out[offset + 4])
                 // PCR: 33-bit base at 90 kHz, 6 reserved bits, 9-bit extension (§2.4.3.5).
-                if length >= 7, out[offset + 5] & 0x10 != 0 {
+                if pids == nil, length >= 7, out[offset + 5] & 0x10 != 0 {
                     let p = offset + 6
                     var base = Int64(out[p]) << 25 | Int64(out[p + 1]) << 17 | Int64(out[p + 2]) << 9 | Int64(out[p + 3]) << 1
                     base |= Int64(out[p + 4] >> 7)

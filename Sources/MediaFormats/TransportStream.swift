@@ -215,3 +215,72 @@ extension TransportStream {
         }
     }
 }
+
+extension TransportStream {
+    /// The elementary stream of the first video PES packet (ISO/IEC 13818-1 §2.4.3.6): the payloads of the video PID from
+    /// the first PES start to the next, its PES header taken off; with the video's stream_type. Nil without a video stream.
+    public static func firstVideoAccessUnit(_ bytes: [UInt8]) -> (payload: [UInt8], streamType: UInt8)? {
+        let info = probe(bytes)
+        guard let video = info.videoPID, let type = info.streamTypes[video], let first = info.firstVideoPESOffset else { return nil }
+        var out: [UInt8] = []
+        var offset = first
+        var started = false
+        while offset + packetSize <= bytes.count {
+            defer { offset += packetSize }
+            guard bytes[offset] == 0x47 else { continue }
+            let pusi = bytes[offset + 1] & 0x40 != 0
+            let pid = Int(bytes[offset + 1] & 0x1F) << 8 | Int(bytes[offset + 2])
+            let afc = (bytes[offset + 3] >> 4) & 0x3
+            guard pid == video, afc & 0x1 != 0 else { continue }
+            var start = offset + 4
+            if afc & 0x2 != 0 { start += 1 + Int(bytes[offset + 4]) }
+            let end = offset + packetSize
+            guard start < end else { continue }
+            if pusi {
+                if started { break }
+                started = true
+                // 00 00 01 stream_id length(2) flags(2) header_length, then the header's fields.
+                guard start + 9 <= end else { return nil }
+                start += 9 + Int(bytes[start + 8])
+                guard start <= end else { return nil }
+            }
+            if started { out += bytes[start..<end] }
+        }
+        return out.isEmpty ? nil : (out, type)
+    }
+
+    /// Whether a segment opens with a frame decodable on its own: its first video access unit holds an IDR picture (H.264
+    /// NAL type 5, ITU-T H.264 §7.4.1.2) or an IRAP picture (HEVC NAL types 16–23, ITU-T H.265 §7.4.2.2). Nil when there is no
+    /// video, or its codec is neither.
+    public static func opensIndependently(_ bytes: [UInt8]) -> Bool? {
+        guard let (au, type) = firstVideoAccessUnit(bytes) else { return nil }
+        switch type {
+        case 0x1B, 0xDB: return H264.nalTypes(annexB: au).contains(5)
+        case 0x24: return H264.nalTypes(annexB: au, hevc: true).contains { (16...23).contains($0) }
+        default: return nil
+        }
+    }
+}
+
+extension TransportStream {
+    /// The segment without the packets of its first video PES (its first access unit, here its IDR picture): it then opens
+    /// on a frame that needs an earlier one, as a packager that cuts off its GOPs does (the origin's `?nonidr=`).
+    public static func droppingFirstVideoAccessUnit(_ bytes: [UInt8]) -> [UInt8] {
+        guard let video = probe(bytes).videoPID else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var starts = 0
+        var offset = 0
+        while offset + packetSize <= bytes.count {
+            defer { offset += packetSize }
+            let packet = bytes[offset..<(offset + packetSize)]
+            let pid = Int(packet[offset + 1] & 0x1F) << 8 | Int(packet[offset + 2])
+            if pid == video, packet[offset] == 0x47 {
+                if packet[offset + 1] & 0x40 != 0 { starts += 1 }
+                if starts <= 1 { continue }
+            }
+            out += packet
+        }
+        return out
+    }
+}

@@ -48,7 +48,7 @@ extension OriginRouter {
             if rest[0].hasPrefix("subs-") {
                 r = subtitle(model, file, now: now, o)
             } else {
-                r = segment(model, file, now: now, o, id3: req.query["id3"] == "1")
+                r = segment(model, file, now: now, o, id3: req.query["id3"] == "1", faults: MediaFaults(req.query))
             }
         }
         r.rendition = rest[0]
@@ -76,6 +76,7 @@ extension OriginRouter {
         }
         if let n = req.query["chapters"].flatMap({ Int($0) }) { p = OriginChapters.add(to: p, every: n) }
         if req.query["id3"] == "1" { p = Self.keeping(query: "id3=1", in: p) }
+        for k in MediaFaults.knobs { if let v = req.query[k] { p = Self.keeping(query: "\(k)=\(v)", in: p) } }
         var r = OriginResponse.playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
         if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {
             r.headers += OriginCMCD.headers(kind: "playlist", live: model.scenario.isLive, maxKbps: max(0, kbps))
@@ -173,7 +174,9 @@ extension OriginRouter {
 
     /// `id3`: the segment carries an ID3 tag that names it, at its start (timed metadata, docs/EVENTS.md): in an `emsg` box
     /// before an fMP4 fragment, in a PES of an ID3 stream in MPEG-TS.
-    func segment(_ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides, id3: Bool = false) -> OriginResponse {
+    func segment(
+        _ model: StreamModel, _ file: String, now: Double, _ o: LiveOverrides, id3: Bool = false, faults: MediaFaults = MediaFaults([:])
+    ) -> OriginResponse {
         guard let n = model.segmentIndex(file: file) else { return .text(404, "not found: \(file)") }
         let t = model.truth(n, overrides: o)
         if model.scenario.isLive {
@@ -204,6 +207,7 @@ extension OriginRouter {
             body = TransportStream.shiftingTimestamps(body, by: Int64((model.loopShift(n) * 90_000).rounded()))
             body = TransportStream.shiftingContinuity(body, by: model.continuityShift(n))
         }
+        if model.rendition.container == .ts { body = faults.apply(body, msn: t.msn) }
         if id3, model.rendition.container == .ts {
             body = TransportStream.addingTimedID3(
                 body, tag: tag, pts: UInt64(max(0, t.mediaTime * 90_000).rounded()), cc: UInt8(truncatingIfNeeded: n))
@@ -223,5 +227,35 @@ extension OriginRouter {
             status: 200, contentType: model.rendition.container == .ts ? "video/mp2t" : "video/iso.segment", body: body, kind: "segment")
         r.truth = t
         return r
+    }
+}
+
+/// Media that breaks a rule on purpose, by query knobs carried from the multivariant playlist to every segment (MPEG-TS
+/// only; docs/ORIGIN.md): `nonidr=MSN` that segment opens without its IDR picture; `audioshift=MS@MSN` audio MS
+/// milliseconds later against video from that segment on; `tsjump=MSN` every timestamp 10 s later from that segment on,
+/// with no EXT-X-DISCONTINUITY (RFC 8216bis §4.4.4.3). What `inspect --media` checks (docs/VALIDATION.md).
+struct MediaFaults: Sendable {
+    static let knobs = ["nonidr", "audioshift", "tsjump"]
+    var nonIDR: Int?
+    var audioShift: (ms: Int, from: Int)?
+    var jumpFrom: Int?
+
+    init(_ query: [String: String]) {
+        nonIDR = query["nonidr"].flatMap { Int($0) }
+        if let v = query["audioshift"] {
+            let parts = v.split(separator: "@").map { Int($0) }
+            if let ms = parts.first ?? nil { audioShift = (ms, parts.count > 1 ? parts[1] ?? 0 : 0) }
+        }
+        jumpFrom = query["tsjump"].flatMap { Int($0) }
+    }
+
+    func apply(_ bytes: [UInt8], msn: Int) -> [UInt8] {
+        var b = bytes
+        if let (ms, from) = audioShift, msn >= from {
+            b = TransportStream.shiftingTimestamps(b, by: Int64(ms * 90), pids: Set(TransportStream.probe(b).audioPIDs))
+        }
+        if let from = jumpFrom, msn >= from { b = TransportStream.shiftingTimestamps(b, by: 10 * 90_000) }
+        if nonIDR == msn { b = TransportStream.droppingFirstVideoAccessUnit(b) }
+        return b
     }
 }

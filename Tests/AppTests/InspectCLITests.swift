@@ -266,6 +266,32 @@ struct InspectTLSTests {
     }
 
     @Test(
+        "--media reads each segment's media: one opening without its IDR, a 10 s timestamp jump with no discontinuity, audio moved 300 ms: each named at its segment, exit 1"
+    )
+    func segmentMedia() async throws {
+        let r = try await CLI.run([
+            "inspect", "--media", "--json", "\(CueOrigin.base)/vod-ts/master.m3u8?nonidr=2&audioshift=300@5&tsjump=8",
+        ])
+        #expect(r.status == 1, "\(r.stderr)")
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let findings = try #require(obj["findings"] as? [[String: Any]])
+        // The 360p variant (index 2): its bytes are the origin's own media with the three faults in them.
+        let mine = findings.filter { $0["variant"] as? Int == 2 }
+        let by = Dictionary(mine.map { (($0["rule"] as? String) ?? "", ($0["message"] as? String) ?? "") }) { a, _ in a }
+        #expect(Set(by.keys) == ["segment-not-independent", "timestamps-continuous", "av-offset"], "\(mine)")
+        #expect(by["segment-not-independent"]?.contains("1 segment (msn 2) opens with a frame that needs an earlier one") == true)
+        #expect(by["timestamps-continuous"]?.contains("msn 8 starts 12.000 s after msn 7, whose EXTINF is 2.000 s") == true)
+        // Audio 300 ms later than it was against video, where it moved (about 300 ms: the frames' durations round it).
+        let moved = try #require(by["av-offset"])
+        let ms = try #require(moved.firstMatch(of: /at msn 5 audio starts .* video: (\d+) ms out of step/)?.1)
+        #expect((280...320).contains(Int(ms) ?? 0), "\(moved)")
+        // The segments as read: msn 2 not independent, the others are.
+        let variants = try #require(obj["variants"] as? [[String: Any]])
+        let segments = try #require(variants[2]["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["independent"] as? Bool } == (0..<10).map { $0 != 2 })
+    }
+
+    @Test(
         "--media reads the subtitles too: a map 10 s off the media, segments without WEBVTT, each named, exit 1", .serialized,
         arguments: ["vod-ts", "vod-fmp4"])
     func mediaSubtitles(scenario: String) async throws {

@@ -61,4 +61,70 @@ struct MediaChecksTests {
                 "media: no problems found",
             ], "\(lines)")
     }
+
+    /// Ten 2 s segments whose video starts where the last ended, audio 50 ms before it; `change` edits them.
+    static func segments(_ change: (inout [SegmentMeasure]) -> Void = { _ in }) -> VariantMeasure {
+        var v = measure(peak: 880_000, average: 820_000, bw: 881_000, avg: 824_000)
+        var s = (0..<10).map { i in
+            SegmentMeasure(
+                msn: 100 + i, duration: 2, discontinuity: false, videoStart: 10 + Double(i) * 2, audioStart: 9.95 + Double(i) * 2,
+                independent: true)
+        }
+        change(&s)
+        v.segments = s
+        return v
+    }
+
+    @Test(
+        "the media's own segments: clean; one that opens without an independent frame; a timestamp jump with no discontinuity; audio moved against video"
+    )
+    func segmentRules() {
+        #expect(Self.rules(Self.segments()).isEmpty)
+        // Not independent: a must only where the playlist says EXT-X-INDEPENDENT-SEGMENTS; its later video start is no offset.
+        var dependent = Self.segments {
+            $0[3].independent = false; $0[3].videoStart! += 0.13
+        }
+        #expect(Self.rules(dependent) == ["segment-not-independent should"])
+        dependent.independentSegments = true
+        let d = MediaChecks.findings(dependent)
+        #expect(d.map(\.rule) == ["segment-not-independent"] && d[0].must && d[0].section == "RFC 8216bis §4.4.2.1")
+        #expect(d[0].message.hasPrefix("360p: 1 segment (msn 103) opens with a frame that needs an earlier one"), "\(d[0].message)")
+        // A jump of 10 s at msn 105: a must (§4.4.4.3) — unless a discontinuity is there, or the segments are not neighbours.
+        let jumped = { (discontinuity: Bool) in
+            Self.segments { s in
+                for i in 5..<10 { s[i].videoStart! += 10; s[i].audioStart! += 10 }
+                s[5].discontinuity = discontinuity
+            }
+        }
+        let j = MediaChecks.findings(jumped(false))
+        #expect(j.map(\.rule) == ["timestamps-continuous"] && j[0].must && j[0].section == "RFC 8216bis §4.4.4.3")
+        #expect(
+            j[0].message
+                == "360p: msn 105 starts 12.000 s after msn 104, whose EXTINF is 2.000 s, with no EXT-X-DISCONTINUITY between them (a timestamp jump, or a wrong EXTINF)"
+        )
+        #expect(Self.rules(jumped(true)).isEmpty)
+        var sampled = jumped(false)
+        sampled.segments.remove(at: 4)
+        #expect(Self.rules(sampled).isEmpty, "msn 103 and 105 are not neighbours")
+        // Within a tenth of the EXTINF (or 0.25 s): EXTINF rounding, not a jump.
+        #expect(Self.rules(Self.segments { for i in 5..<10 { $0[i].videoStart! += 0.2; $0[i].audioStart! += 0.2 } }).isEmpty)
+        // MPEG-TS timestamps wrap at 2^33 / 90 kHz: the next segment just past the wrap continues.
+        let wrap = 8_589_934_592.0 / 90_000
+        #expect(Self.rules(Self.segments { for i in 5..<10 { $0[i].videoStart! -= wrap; $0[i].audioStart! -= wrap } }).isEmpty)
+        // Audio 300 ms later from msn 106, after a discontinuity (an ad muxed off): said once, where it moved.
+        let shifted = Self.segments { s in
+            for i in 6..<10 { s[i].audioStart! += 0.3 }
+            s[6].discontinuity = true
+        }
+        let a = MediaChecks.findings(shifted)
+        #expect(a.map(\.rule) == ["av-offset"] && !a[0].must)
+        #expect(
+            a[0].message
+                == "360p: at msn 106 (after a discontinuity) audio starts 250 ms after video, in msn 105 50 ms before video: 300 ms out of step",
+            "\(a[0].message)")
+        // The variant's line says where audio starts in most segments (the median).
+        let late = Self.segments { for i in 0..<10 { $0[i].audioStart! += 0.3 } }
+        #expect(Self.rules(late).isEmpty && MediaChecks.text([late]).contains { $0.contains("audio 250 ms after video") })
+        #expect(MediaChecks.text([Self.segments()]).contains { $0.contains("audio 50 ms before video") })
+    }
 }
