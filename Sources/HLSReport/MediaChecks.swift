@@ -33,32 +33,8 @@ public struct VariantMeasure: Sendable, Equatable {
     }
 }
 
-/// What one segment's bytes say beside what its playlist says of it.
-public struct SegmentMeasure: Sendable, Equatable {
-    public var msn: Int
-    /// EXTINF.
-    public var duration: Double
-    /// An EXT-X-DISCONTINUITY before it.
-    public var discontinuity: Bool
-    /// The first timestamps of its video and of its audio, seconds (nil: no such stream, or not read).
-    public var videoStart: Double?
-    public var audioStart: Double?
-    /// Its first video frame decodes on its own (an IDR or IRAP picture, a sync sample); nil: not known.
-    public var independent: Bool?
-
-    public init(
-        msn: Int, duration: Double, discontinuity: Bool, videoStart: Double? = nil, audioStart: Double? = nil, independent: Bool? = nil
-    ) {
-        (self.msn, self.duration, self.discontinuity) = (msn, duration, discontinuity)
-        (self.videoStart, self.audioStart, self.independent) = (videoStart, audioStart, independent)
-    }
-
-    /// The segment's first timestamp: its video's, else its audio's.
-    public var start: Double? { videoStart ?? audioStart }
-
-    /// Seconds audio starts after video (negative: before); nil without both.
-    public var avOffset: Double? { audioStart.flatMap { a in videoStart.map { a - $0 } } }
-}
+/// What `inspect --media` read of one segment (RFC 8216bis's rules on it: `SegmentMediaRules`).
+public typealias SegmentMeasure = SegmentMedia
 
 /// One finding of `inspect --media`: a rule id, how serious (`must` fix: an RFC MUST; `should`: an authoring rule), where,
 /// measured against declared.
@@ -137,11 +113,6 @@ public enum MediaChecks {
         return out + segmentFindings(v)
     }
 
-    /// A timestamp jump between segments this far (seconds) from EXTINF, or a tenth of the EXTINF when more, is a jump.
-    static let jumpTolerance = 0.25
-    /// An A/V start offset that moves by more than this (seconds) between segments is said.
-    static let offsetTolerance = 0.1
-
     /// The rules on the segments' own media: each opens with an independent frame (RFC 8216bis §4.4.2.1 when the playlist
     /// says so; Apple's authoring specification otherwise), timestamps continue from one segment to the next unless an
     /// EXT-X-DISCONTINUITY says otherwise (§4.4.4.3), and audio keeps its offset to video.
@@ -160,25 +131,16 @@ public enum MediaChecks {
         }
         var jumps: [(SegmentMeasure, Double, Double)] = []
         var moves: [(SegmentMeasure, Double, Double)] = []
-        for (a, b) in zip(v.segments, v.segments.dropFirst()) where b.msn == a.msn + 1 {
-            if !b.discontinuity, let s0 = a.start, let s1 = b.start {
-                // MPEG-TS timestamps wrap at 2^33 ticks of 90 kHz (ISO/IEC 13818-1 §2.4.3.7).
-                let wrap = 8_589_934_592.0 / 90_000
-                var gap = s1 - s0
-                if gap < -wrap / 2 { gap += wrap }
-                if abs(gap - a.duration) > max(jumpTolerance, a.duration / 10) { jumps.append((b, gap, a.duration)) }
-            }
-            // A segment that opens without its independent frame starts its video later than it should: not an offset.
-            if a.independent != false, b.independent != false, let o0 = a.avOffset, let o1 = b.avOffset, abs(o1 - o0) > offsetTolerance {
-                moves.append((b, o0, o1))
-            }
+        for (a, b) in zip(v.segments, v.segments.dropFirst()) {
+            if let gap = SegmentMediaRules.jump(from: a, to: b) { jumps.append((b, gap, a.duration)) }
+            if let (o0, o1) = SegmentMediaRules.offsetMove(from: a, to: b) { moves.append((b, o0, o1)) }
         }
         if let (b, gap, extinf) = jumps.first {
             out.append(
                 MediaFinding(
                     rule: "timestamps-continuous", must: true, section: rfc("4.4.4.3"), variant: v.index,
                     message:
-                        "\(v.name): msn \(b.msn) starts \(fixed3(gap)) s after msn \(b.msn - 1), whose EXTINF is \(fixed3(extinf)) s, with no EXT-X-DISCONTINUITY between them (a timestamp jump, or a wrong EXTINF)"
+                        "\(v.name): " + SegmentMediaRules.jumpText(msn: b.msn, gap: gap, extinf: extinf)
                         + (jumps.count > 1 ? "; \(jumps.count - 1) more such" : "")))
         }
         if let (b, o0, o1) = moves.first {
@@ -186,17 +148,10 @@ public enum MediaChecks {
                 MediaFinding(
                     rule: "av-offset", must: false, section: "Apple HLS authoring spec", variant: v.index,
                     message:
-                        "\(v.name): at msn \(b.msn)\(b.discontinuity ? " (after a discontinuity)" : "") audio starts \(audio(o1)), in msn \(b.msn - 1) \(audio(o0)): \(Int((abs(o1 - o0) * 1000).rounded())) ms out of step"
+                        "\(v.name): " + SegmentMediaRules.offsetText(msn: b.msn, discontinuity: b.discontinuity, from: o0, to: o1)
                         + (moves.count > 1 ? "; \(moves.count - 1) more such" : "")))
         }
         return out
-    }
-
-    static func fixed3(_ x: Double) -> String { fixed(x, 3) }
-    /// Where audio starts against video: "236 ms after video", "53 ms before video", "with video".
-    static func audio(_ offset: Double) -> String {
-        let n = Int((offset * 1000).rounded())
-        return n > 0 ? "\(n) ms after video" : n < 0 ? "\(-n) ms before video" : "with video"
     }
 
     /// Every finding: the variants', then the subtitle renditions' (numbered after the variants).
@@ -215,7 +170,7 @@ public enum MediaChecks {
             if let a = v.averageBandwidth { line += " / AVERAGE-BANDWIDTH \(kbps(Double(a)))" }
             if let c = v.videoCodec { line += "  video \(c)" }
             let offsets = v.segments.compactMap(\.avOffset).sorted()
-            if !offsets.isEmpty { line += "  audio \(audio(offsets[offsets.count / 2]))" }
+            if !offsets.isEmpty { line += "  audio \(SegmentMediaRules.audio(offsets[offsets.count / 2]))" }
             line += "  (\(v.measured) of \(v.listed) segments\(v.separateAudio ? "; audio renditions not measured" : ""))"
             out.append(line)
         }

@@ -1,3 +1,4 @@
+import HLS
 import HLSReport
 import Testing
 
