@@ -136,7 +136,7 @@ public enum MonitorJSON {
             return ("request", [("pane", .int(i))] + rounded(r.json.objectFields.filter { $0.0 != "start" }))
         case .loader(.key(let k)): return ("key", [("pane", .int(i))] + rounded(k.json.objectFields))
         case .loader(.diagnostic(let d)): return ("diagnostic", [("pane", .int(i)), ("message", .string(d))])
-        case .loader(.firstPTS), .loader(.gapFilled), .loader(.segmentStarted): return nil
+        case .loader(.firstPTS), .loader(.mediaStart), .loader(.gapFilled), .loader(.segmentStarted): return nil
         case .loader(.reload(let r)): return ("reload", [("pane", .int(i))] + rounded(r.json.objectFields))
         case .loader(.resume(let r)): return ("resume", [("pane", .int(i))] + rounded(r.json.objectFields))
         case .loader(.playerCMCD(let c)): return ("playerCMCD", [("pane", .int(i))] + c.json.objectFields)

@@ -63,6 +63,11 @@ public enum ProxyRunner {
             return "\(flag)error: \(d)"
         case .firstPTS(let rung, let msn, let seconds):
             return "\(flag)first PTS rung \(rung.map(String.init) ?? "-") msn \(msn): \(seconds)"
+        case .mediaStart(let rung, let msn, let video, let audio, let independent):
+            let av = video.flatMap { v in audio.map { SegmentMediaRules.audio($0 - v) } }.map { ", audio \($0)" } ?? ""
+            let opens = independent.map { $0 ? ", opens independently" : ", opens without an independent frame" } ?? ""
+            return
+                "\(flag)media of msn \(msn) rung \(rung.map(String.init) ?? "-"): video from \(video.map { fixed($0, 3) } ?? "-")\(av)\(opens)"
         case .segmentStarted(let rung, let msn, let at):
             return String(format: "%@%8.3f segment %d of rung %@ started", flag, at, msn, rung.map(String.init) ?? "-")
         case .gapFilled(let msn, let gapRung, let by):

@@ -26,7 +26,6 @@ public struct SegmentMedia: Sendable, Equatable {
     public var avOffset: Double? { audioStart.flatMap { a in videoStart.map { a - $0 } } }
 }
 
-
 public enum SegmentMediaRules {
     /// A timestamp jump this far (seconds) from EXTINF, or a tenth of the EXTINF when more, is a jump.
     public static let jumpTolerance = 0.25

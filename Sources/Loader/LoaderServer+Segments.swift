@@ -386,6 +386,7 @@ extension LoaderServer {
     /// fragment; docs/EVENTS.md).
     func emitStart(_ res: Resource, _ bytes: [UInt8], msn: Int, pts: Double) {
         emit(.firstPTS(rung: res.rung, msn: msn, seconds: pts))
+        if res.kind == .segment { emit(mediaStart(res, bytes, msn: msn)) }
         if bytes.first == 0x47 {
             // ID3 in MPEG-TS: a metadata stream's PES packets, each a tag at its PTS.
             for (stamp, tag) in TransportStream.timedID3(bytes) {
@@ -406,6 +407,22 @@ extension LoaderServer {
                         rung: res.rung, msn: msn, time: m.time, duration: m.duration, scheme: m.scheme, value: m.value, id: m.id,
                         frames: frames.map { TimedMetadataEvent.Frame(id: $0.id, text: $0.text) }, bytes: m.data.count)))
         }
+    }
+
+    /// What a segment's first bytes say of its media (`LoaderEvent.mediaStart`): a timestamp or the independence not in
+    /// the bytes read so far is nil.
+    func mediaStart(_ res: Resource, _ bytes: [UInt8], msn: Int) -> LoaderEvent {
+        if bytes.first == 0x47 {
+            let info = TransportStream.probe(bytes)
+            return .mediaStart(
+                rung: res.rung, msn: msn, videoStart: info.firstVideoPTS.map { Double($0) / 90_000 },
+                audioStart: info.firstAudioPTS.map { Double($0) / 90_000 }, independent: TransportStream.opensIndependently(bytes))
+        }
+        let tracks = initTracks.withLockedValue { t in res.initURL.flatMap { t[$0] } ?? t.values.first } ?? []
+        let (video, audio) = FragmentedMP4.firstTimes(segment: bytes, tracks: tracks)
+        return .mediaStart(
+            rung: res.rung, msn: msn, videoStart: video, audioStart: audio,
+            independent: FragmentSplit.opensWithSync(segment: bytes, tracks: tracks))
     }
 
     /// The first media timestamp in a segment's bytes, seconds.

@@ -354,6 +354,9 @@ public enum LoaderEvent: Sendable {
     case playlist(PlaylistEvent)
     /// A segment's first media timestamp (seconds), as soon as its first bytes passed, before the segment's request ends.
     case firstPTS(rung: Int?, msn: Int, seconds: Double)
+    /// What a segment's first bytes say of its media: its first video and audio timestamps (seconds) and whether its first
+    /// video frame decodes on its own (docs/VALIDATION.md); after `firstPTS`, from the same bytes.
+    case mediaStart(rung: Int?, msn: Int, videoStart: Double?, audioStart: Double?, independent: Bool?)
     /// The Loader began fetching segment `msn` of `rung` at `at` (seconds since the Loader started); its `request` event follows at the end.
     case segmentStarted(rung: Int?, msn: Int, at: Double)
     /// A GAP segment of rung `gapRung` was served from rung `by`, which has media there (RFC 8216bis §4.4.4.7).
@@ -379,6 +382,11 @@ public enum LoaderEvent: Sendable {
         case .diagnostic(let s): return .object([("event", .string("error")), ("message", .string(s))])
         case .firstPTS(let rung, let msn, let seconds):
             return .object([("event", .string("firstPTS")), ("rung", .int(rung)), ("msn", .int(msn)), ("seconds", .double(seconds))])
+        case .mediaStart(let rung, let msn, let video, let audio, let independent):
+            return .object([
+                ("event", .string("mediaStart")), ("rung", .int(rung)), ("msn", .int(msn)), ("videoStart", .double(video)),
+                ("audioStart", .double(audio)), ("independent", independent.map { .bool($0) } ?? .null),
+            ])
         case .segmentStarted(let rung, let msn, let at):
             return .object([("event", .string("segmentStarted")), ("rung", .int(rung)), ("msn", .int(msn)), ("at", .double(at))])
         case .gapFilled(let msn, let gapRung, let by):

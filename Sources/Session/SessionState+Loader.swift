@@ -81,6 +81,9 @@ extension SessionState {
                 Self.trim(&segmentRung, newest: msn)
             }
             return []
+        case .mediaStart(let rung, let msn, let video, let audio, let independent):
+            guard let rung else { return [] }
+            return segmentMedia(rung: rung, msn: msn, video: video, audio: audio, independent: independent, at: t)
         case .segmentStarted(let rung, let msn, _):
             if let rung {
                 inFlight[msn] = InFlight(rung: rung, start: t)

@@ -29,4 +29,56 @@ extension SessionState {
         let kept = url[url.index(after: q)...].split(separator: "&").filter { !$0.hasPrefix("_HLS_") }
         return String(url[..<q]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
+
+    /// A segment's media as its first bytes showed it, against its neighbour before it on the same rung: the rules of
+    /// `SegmentMediaRules` (docs/VALIDATION.md), each said once per rung, rule and segment.
+    mutating func segmentMedia(rung: Int, msn: Int, video: Double?, audio: Double?, independent: Bool?, at t: Double) -> [SessionFact] {
+        guard let playlist = media[rung], let i = playlist.segments.firstIndex(where: { $0.mediaSequence == msn }) else { return [] }
+        let s = playlist.segments[i]
+        let now = SegmentMedia(
+            msn: msn, duration: s.duration, discontinuity: s.discontinuity, videoStart: video, audioStart: audio, independent: independent)
+        let before = segmentsRead[rung]?[msn - 1]
+        segmentsRead[rung, default: [:]][msn] = now
+        if let kept = segmentsRead[rung], kept.count > 8 { segmentsRead[rung] = kept.filter { $0.key > msn - 8 } }
+        var found: [ContinuityFinding] = []
+        if independent == false {
+            let declared = declaredIndependent
+            found.append(
+                ContinuityFinding(
+                    .segmentNotIndependent, declared ? .error : .warning, declared ? "RFC 8216bis §4.4.2.1" : "Apple HLS authoring spec",
+                    msn: msn,
+                    "msn \(msn) opens with a frame that needs an earlier one (no IDR or sync sample first)"
+                        + (declared ? "; the playlist declares EXT-X-INDEPENDENT-SEGMENTS" : "")))
+        }
+        if let a = before {
+            if let gap = SegmentMediaRules.jump(from: a, to: now) {
+                found.append(
+                    ContinuityFinding(
+                        .timestampsContinuous, .error, "RFC 8216bis §4.4.4.3", msn: msn,
+                        SegmentMediaRules.jumpText(msn: msn, gap: gap, extinf: a.duration)))
+            }
+            if let (o0, o1) = SegmentMediaRules.offsetMove(from: a, to: now) {
+                found.append(
+                    ContinuityFinding(
+                        .avOffset, .warning, "Apple HLS authoring spec", msn: msn,
+                        SegmentMediaRules.offsetText(msn: msn, discontinuity: now.discontinuity, from: o0, to: o1)
+                            + (breakAt(msn).map { " (in the break at msn \($0.startMSN))" } ?? "")))
+            }
+        }
+        var facts: [SessionFact] = []
+        let name = ladder.rungs[safe: rung]?.name ?? "rung \(rung)"
+        for f in found {
+            guard violationsSaid.insert("rung \(rung) \(f.rule.rawValue) \(msn)").inserted else { continue }
+            if violationsSaid.count > 512 { violationsSaid.removeAll() }
+            violationCount += 1
+            note(f.severity == .error ? .warn : .info, "\(name) media: \(f.message) (\(f.rule.rawValue), \(f.section))", t)
+            facts.append(.violation(rung: rung, rendition: nil, finding: f))
+        }
+        return facts
+    }
+
+    /// The break (not another date range) of the playing rung that holds segment `msn`.
+    func breakAt(_ msn: Int) -> CueBreak? {
+        breaks.breaks.map(\.cue).first { $0.startMSN <= msn && ($0.endMSN.map { msn < $0 } ?? true) }
+    }
 }

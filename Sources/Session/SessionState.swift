@@ -97,6 +97,10 @@ public struct SessionState: Sendable {
     var lastRead: [String: (url: String, playlist: MediaPlaylist)] = [:]
     /// Violations said (rule and segment, per playlist): each once.
     var violationsSaid: Set<String> = []
+    /// The segments' media as their first bytes showed it, by rung and msn (the last few: `segmentMedia`).
+    var segmentsRead: [Int: [Int: SegmentMedia]] = [:]
+    /// The top playlist declares EXT-X-INDEPENDENT-SEGMENTS (for every media playlist, RFC 8216bis §4.4.2.1).
+    var declaredIndependent = false
     /// How many reloads broke a rule, by rule (docs/VALIDATION.md).
     public internal(set) var violationCount = 0
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
@@ -188,6 +192,7 @@ public struct SessionState: Sendable {
             ladder = Ladder(playlist)
             ladder.file = file
             openDiagnostics = diagnostics
+            declaredIndependent = playlist.independentSegments
             if case .media(let m) = playlist.body { media[0] = m }
             if case .multivariant(let m) = playlist.body {
                 // Redundant copies of the ladder are pathways too, named by their hosts (docs/STEERING.md).
