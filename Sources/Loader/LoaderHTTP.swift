@@ -18,7 +18,11 @@ final class ResponseWriter: Sendable {
     /// The head went out before the origin answered (`commitHead`): the origin's head is not sent again, the body follows chunked.
     let committed = NIOLockedValueBox(false)
 
-    init(channel: (any Channel)?, keepAlive: Bool, version: HTTPVersion, headOnly: Bool) {
+    /// Called as the answer's end goes out (a sink's: what the Loader knows by then, for tests).
+    let onEnd: (@Sendable () -> Void)?
+
+    init(channel: (any Channel)?, keepAlive: Bool, version: HTTPVersion, headOnly: Bool, onEnd: (@Sendable () -> Void)? = nil) {
+        self.onEnd = onEnd
         self.channel = channel
         self.keepAlive = keepAlive
         self.version = version
@@ -26,7 +30,9 @@ final class ResponseWriter: Sendable {
     }
 
     /// A writer whose answer is read whole and dropped.
-    static func sink() -> ResponseWriter { ResponseWriter(channel: nil, keepAlive: true, version: .http1_1, headOnly: false) }
+    static func sink(onEnd: (@Sendable () -> Void)? = nil) -> ResponseWriter {
+        ResponseWriter(channel: nil, keepAlive: true, version: .http1_1, headOnly: false, onEnd: onEnd)
+    }
 
     /// Whether the player is still there to answer (a sink always is).
     var isActive: Bool { channel?.isActive ?? true }
@@ -130,7 +136,10 @@ final class ResponseWriter: Sendable {
             HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
     }
 
-    func end() { finish() }
+    func end() {
+        onEnd?()
+        finish()
+    }
 
     /// Fails the answer: a clean error if nothing was sent yet, else a cut connection (the player sees a truncated body, as it was).
     func abort(_ status: Int, _ s: String) {

@@ -160,10 +160,12 @@ extension LoaderServer {
         switch res.byteRange == nil ? await takeReadAhead(res, range: upstreamRange) : nil {
         case .failed(let cause, let status)?: return .failed(cause: cause, status: status)
         case .answered(let ahead, let r, let end)?:
+            // The init section's tracks are known before the player has the whole init: its next request (segment 0, read
+            // ahead and answered at once) is timed with them (a first PTS lost there left the first segment without a position).
+            if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
             writer.head(r.head.status, r.head)
             writer.chunk(ByteBuffer(bytes: r.body))
             writer.end()
-            if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
             let first = firstPTS(res, r.body)
             if let pts = first, let msn = res.msn { emitStart(res, r.body, msn: msn, pts: pts) }
             record(
@@ -217,8 +219,9 @@ extension LoaderServer {
                 return .failed(
                     cause: "origin answered \(cause) for \(res.kind.rawValue) \(res.msn.map(String.init) ?? "")", status: r.head.status)
             }
-            writer.end()
+            // Before the answer ends, as above.
             if res.kind == .initSection { initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: r.body) } }
+            writer.end()
             report(r.head.status, r, error: nil, first: firstPTS(res, r.body))
             return .answered
         } catch {
@@ -324,10 +327,11 @@ extension LoaderServer {
                             status: r.head.status)
                     case .end(.success(let r)):
                         send(try decryption.finish())
-                        writer.end()
+                        // The tracks known before the player has the whole init section (see `segment`).
                         if res.kind == .initSection {
                             initTracks.withLockedValue { $0[res.upstream] = FragmentedMP4.tracks(initSection: initSection) }
                         }
+                        writer.end()
                         report(200, r, error: nil)
                         return .answered
                     case .end(.failure(let error)):

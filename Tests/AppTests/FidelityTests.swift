@@ -75,8 +75,11 @@ struct FidelityTests {
                 missing.append("t=\(t) tp=\(tp) msn=\(seg.msn ?? -1) \(seg.rendition ?? "")")
             }
             if live {
+                // Glass to glass is taken when the player's properties were read (`readAt`), not when the line was written:
+                // on a loaded machine the line may go out a tenth of a second later.
                 if let g2g = p["pdtLatency"] as? Double {
-                    latencyErrors.append(abs(g2g - (wall - truePDT)))
+                    let readAt = Self.seconds(p["readAt"]) ?? wall
+                    latencyErrors.append(abs(g2g - (readAt - truePDT)))
                 } else {
                     latencyErrors.append(.infinity)
                 }

@@ -2,6 +2,7 @@ import LoaderCore
 import LoaderEvents
 import Foundation
 import HLS
+import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 @testable import Loader
@@ -244,5 +245,25 @@ struct BodyResumeLoaderTests {
         let last = try #require(resumes.last)
         #expect(last.attempts == 3 && last.failed?.contains("503") == true, "\(last)")
         #expect(last.text.contains("(3 requests; before the last: "), "\(last.text)")
+    }
+}
+
+@Suite("The init section's tracks, known to the Loader before the player has the init whole")
+struct InitTracksTests {
+    @Test(
+        "as the init section's end goes out, its tracks are known: the player's next request (segment 0, read ahead, answered at once) is timed with them",
+        arguments: Via.allCases)
+    func knownBeforeTheEnd(via: Via) async throws {
+        let (base, upstream) = via.upstream(ResumeOrigin.shared)
+        var o = LoaderOptions()
+        o.upstream = upstream
+        let loader = try LoaderServer.start(options: o)
+        defer { loader.stop() }
+        let url = "\(base)/vod-fmp4/v144/init.mp4"
+        let known = NIOLockedValueBox<Bool?>(nil)
+        await loader.segment(
+            Resource(upstream: url, kind: .initSection, rung: 0), range: nil,
+            writer: .sink(onEnd: { known.withLockedValue { $0 = loader.initTracks.withLockedValue { $0[url]?.isEmpty == false } } }))
+        #expect(known.withLockedValue { $0 } == true, "the init section ended before the Loader knew its tracks")
     }
 }
