@@ -99,7 +99,8 @@ struct ManyCamerasE2ETests {
             "\(base)/cam-a/cam-a/index.m3u8?window=15", "\(base)/cam-b/cam-b/index.m3u8", "\(base)/cam-c/cam-c/index.m3u8",
             "\(base)/cam-d/cam-d/index.m3u8",
         ]
-        let r = try await MonitorRun.run(Array(urls.prefix(count)) + ["--duration", "18"])
+        // Alone: three or four players whose offsets are held to a frame, with no other test's players beside them.
+        let r = try await MonitorRun.run(Array(urls.prefix(count)) + ["--duration", "18"], alone: true)
         #expect(r.status == 0, "\(r.stderr)")
         let sync = r.named("sync")
         // The reference is the pane with the most latency when every pane first has a moment: camera D with four panes; with
