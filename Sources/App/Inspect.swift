@@ -1,5 +1,6 @@
 import HLS
 import Loader
+import LoaderCore
 import HLSReport
 
 /// What `hlstui inspect` asks for.
@@ -47,11 +48,33 @@ public enum Inspect {
             return InspectOutcome(stdout: "", stderr: "hlstui inspect: \(error.description)\n", status: 2)
         }
         if req.media { return await InspectMedia.run(req, text: text) }
-        return report(text: text, req)
+        return report(text: text, req, assetLists: await assetLists(text, req))
+    }
+
+    /// Each interstitial's X-ASSET-LIST fetched as a player asks it (`_HLS_primary_id`), its JSON read (RFC 8216bis
+    /// Appendix D.2); none for a file.
+    static func assetLists(_ text: String, _ req: InspectRequest) async -> [String: Result<AssetList, AssetListError>] {
+        guard PlaylistSource.isURL(req.source),
+            let m = PlaylistParser.parseLenient(text, options: ParseOptions(url: req.source)).playlist.media
+        else { return [:] }
+        var out: [String: Result<AssetList, AssetListError>] = [:]
+        for l in Interstitial.schedule(m).compactMap(\.assetList) where out[l] == nil {
+            let url = VirtualPlaylists.resolve(l, against: req.source)
+            do throws(SourceError) {
+                let body = try await PlaylistSource.fetch(
+                    AssetList.request(url, primaryID: "hlstui-inspect", startOffset: nil), timeout: req.timeout, upstream: req.upstream)
+                out[l] = AssetList.parse([UInt8](body), from: url)
+            } catch {
+                out[l] = .failure(AssetListError(error.description))
+            }
+        }
+        return out
     }
 
     /// The report for already-loaded text (pure; used by tests and benchmarks).
-    public static func report(text: String, _ req: InspectRequest) -> InspectOutcome {
+    public static func report(
+        text: String, _ req: InspectRequest, assetLists: [String: Result<AssetList, AssetListError>] = [:]
+    ) -> InspectOutcome {
         let options = ParseOptions(
             strict: req.strict, importedVariables: req.imports,
             url: PlaylistSource.isURL(req.source) ? req.source : nil)
@@ -68,11 +91,16 @@ public enum Inspect {
                 stdout: "", stderr: "\(req.source):\(d.line.map { "\($0):" } ?? "") \(d.severity.rawValue): \(d.message) (\(d.rule))\n",
                 status: 1)
         }
-        let status: Int32 = result.hasErrors ? 1 : 0
+        // An asset list that cannot be read fails its interstitial for every viewer: as an error.
+        let listFailed = assetLists.values.contains { if case .failure = $0 { true } else { false } }
+        let status: Int32 = result.hasErrors || listFailed ? 1 : 0
         if req.json {
-            return InspectOutcome(stdout: InspectJSON.document(result, source: req.source).prettyText + "\n", stderr: "", status: status)
+            return InspectOutcome(
+                stdout: InspectJSON.document(result, source: req.source, assetLists: assetLists).prettyText + "\n", stderr: "",
+                status: status)
         }
-        return InspectOutcome(stdout: InspectText.report(result, source: req.source, width: req.width), stderr: "", status: status)
+        return InspectOutcome(
+            stdout: InspectText.report(result, source: req.source, width: req.width, assetLists: assetLists), stderr: "", status: status)
     }
 }
 

@@ -404,20 +404,21 @@ struct ParserState {
                 report(.error, l.number, "4.4.5.1", "EXT-X-DATERANGE with END-ON-NEXT=YES MUST NOT have DURATION or END-DATE")
             }
         }
-        media.dateRanges.append(
-            DateRange(
-                id: id, classID: classID, startDate: start, startDateText: startText, cue: cue, endDate: end,
-                endDateText: endText,
-                duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
-                extra: dateRangeExtras(r),
-                beforeSegment: media.segments.count, line: SourceLine(l.number)))
+        let range = DateRange(
+            id: id, classID: classID, startDate: start, startDateText: startText, cue: cue, endDate: end,
+            endDateText: endText,
+            duration: duration, plannedDuration: r.float("PLANNED-DURATION", &d), endOnNext: endOnNext,
+            extra: dateRangeExtras(r),
+            beforeSegment: media.segments.count, line: SourceLine(l.number))
+        if let i = Interstitial(range) { d += i.diagnostics() }
+        media.dateRanges.append(range)
     }
 
     /// A date range's attributes beyond those modelled, in the order written: SCTE35-* (checked above, kept as written) and
     /// any other (X-*, unknown).
     func dateRangeExtras(_ r: AttributeReader) -> [Attribute] {
         let unread = Set(r.extras())
-        return r.list.attributes.filter { $0.name.hasPrefix("SCTE35-") || unread.contains($0) }
+        return r.list.attributes.filter { $0.name.hasPrefix("SCTE35-") || $0.name.hasPrefix("X-") || unread.contains($0) }
     }
 
     mutating func uriLine(_ l: Line) {

@@ -4,7 +4,9 @@ import JSONValue
 /// The `hlstui inspect --json` document: one object other tools can consume, absent values as null.
 public enum InspectJSON {
     /// The whole report for a parse result.
-    public static func document(_ r: ParseResult, source: String? = nil) -> JSONValue {
+    public static func document(
+        _ r: ParseResult, source: String? = nil, assetLists: [String: Result<AssetList, AssetListError>] = [:]
+    ) -> JSONValue {
         let p = r.playlist
         var fields: [(String, JSONValue)] = []
         if let source { fields.append(("source", .string(source))) }
@@ -17,6 +19,7 @@ public enum InspectJSON {
             ("diagnostics", .array(r.diagnostics.map(diagnostic))),
             ("multivariant", p.multivariant.map(multivariant) ?? .null),
             ("media", p.media.map(media) ?? .null),
+            ("interstitials", p.media.map { InterstitialsReport.json($0, lists: assetLists) } ?? .array([])),
         ]
         return .object(fields)
     }

@@ -3,7 +3,10 @@ import HLS
 /// The human-readable `hlstui inspect` report: ladder, renditions, segment/key/GAP summary and diagnostics.
 public enum InspectText {
     /// The report, one line per entry, fitting in `width` columns where it can.
-    public static func report(_ r: ParseResult, source: String, width: Int = 100) -> String {
+    /// `assetLists`: what each interstitial's X-ASSET-LIST answered, when they were fetched.
+    public static func report(
+        _ r: ParseResult, source: String, width: Int = 100, assetLists: [String: Result<AssetList, AssetListError>] = [:]
+    ) -> String {
         var out: [String] = []
         let p = r.playlist
         out.append(
@@ -15,7 +18,9 @@ public enum InspectText {
         }
         switch p.body {
         case .multivariant(let m): multivariant(m, &out, width: width)
-        case .media(let m): media(m, &out)
+        case .media(let m):
+            media(m, &out)
+            out += InterstitialsReport.text(m, lists: assetLists)
         }
         out.append("")
         let errors = r.diagnostics.filter { $0.severity == .error }.count

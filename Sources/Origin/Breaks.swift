@@ -1,4 +1,5 @@
 import HLS
+import JSONValue
 import MediaFormats
 
 /// The origin's breaks (`?cues=N`, docs/ORIGIN.md): a break of two segments every N, by MSN so that every reload of a live
@@ -83,5 +84,64 @@ enum OriginChapters {
         var out = p
         out.body = .media(m)
         return out
+    }
+}
+
+/// `?interstitials=1` (docs/ORIGIN.md): HLS Interstitials (RFC 8216bis Appendix D) on a media playlist — a pre-roll and a
+/// post-roll by X-ASSET-URI, and a mid-roll by X-ASSET-LIST every ten segments (at segment 4 of a VOD) that no viewer may
+/// skip or jump past; `?assetlist=empty|bad|slow|404` spoils what its list answers.
+enum OriginInterstitials {
+    static let asset = "/vod-fmp4/v144/index.m3u8"
+
+    static func add(to p: Playlist, spoil: String?) -> Playlist {
+        guard case .media(var m) = p.body else { return p }
+        Timeline.assignProgramDateTimes(&m.segments)
+        guard let first = m.segments.first?.effectiveProgramDateTime else { return p }
+        func attr(_ name: String, _ value: String, quoted: Bool = true) -> Attribute { Attribute(name: name, value: value, quoted: quoted) }
+        let list = "/control/assets.json?n=2" + (spoil.map { "&fault=\($0)" } ?? "")
+        var ranges = [
+            DateRange(
+                id: "pre", classID: Interstitial.classID, startDate: first, startDateText: first.iso8601, cue: "PRE", endOnNext: false,
+                extra: [attr("X-ASSET-URI", asset), attr("X-RESUME-OFFSET", "0", quoted: false)], beforeSegment: 0)
+        ]
+        for (i, s) in m.segments.enumerated() where m.isLive ? s.mediaSequence % 10 == 4 : s.mediaSequence == 4 {
+            guard let start = s.effectiveProgramDateTime else { continue }
+            ranges.append(
+                DateRange(
+                    id: "mid-\(s.mediaSequence)", classID: Interstitial.classID, startDate: start, startDateText: start.iso8601,
+                    plannedDuration: 40, endOnNext: false,
+                    extra: [
+                        attr("X-ASSET-LIST", list), attr("X-RESUME-OFFSET", "0", quoted: false), attr("X-RESTRICT", "SKIP,JUMP"),
+                        attr("X-SNAP", "OUT,IN"), attr("X-TIMELINE-OCCUPIES", "POINT"),
+                    ], beforeSegment: i))
+        }
+        if !m.isLive {
+            ranges.append(
+                DateRange(
+                    id: "post", classID: Interstitial.classID, startDate: first, startDateText: first.iso8601, cue: "POST",
+                    endOnNext: false,
+                    extra: [attr("X-ASSET-URI", asset)], beforeSegment: m.segments.count))
+        }
+        m.dateRanges = (m.dateRanges + ranges).sorted { $0.beforeSegment < $1.beforeSegment }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
+    /// What `/control/assets.json?n=N[&fault=…]` answers: N times the VOD asset, 20 s each; `fault` empty (no assets), bad (not
+    /// JSON), slow (after 3 s), 404.
+    static func list(n: Int, fault: String?) -> OriginResponse {
+        switch fault {
+        case "404": return .text(404, "no such asset list")
+        case "bad": return OriginResponse(status: 200, contentType: "application/json", body: Array("{\"ASSETS\": [".utf8), kind: "assets")
+        default: break
+        }
+        let assets: [JSONValue] =
+            fault == "empty" ? [] : (0..<max(0, n)).map { _ in .object([("URI", .string(asset)), ("DURATION", .double(20))]) }
+        var r = OriginResponse(
+            status: 200, contentType: "application/json", body: Array(JSONValue.object([("ASSETS", .array(assets))]).text.utf8),
+            kind: "assets")
+        if fault == "slow" { r.delayMs = 3000 }
+        return r
     }
 }

@@ -39,6 +39,7 @@ extension OriginRouter {
             if let c = q["clone"] { s.clone = c == "1" || c == "true" }
             state.steering = s
             return .json(s.json)
+        case "assets.json": return OriginInterstitials.list(n: q["n"].flatMap { Int($0) } ?? 2, fault: q["fault"])
         case "bench.m3u8":
             // `segments` segments (default one) of `bytes` bytes each, for throughput benchmarks.
             let n = Int(q["bytes"] ?? "") ?? 2_000_000

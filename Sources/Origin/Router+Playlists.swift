@@ -54,7 +54,8 @@ extension OriginRouter {
         // ?cues=N (&cueplan=S) breaks and ?chapters=N date ranges (docs/EVENTS.md); ?id3=1 an ID3 tag at every segment's
         // start, in an emsg (fMP4) or an ID3 stream (TS); ?cmsd=KBPS every playlist answered with CMSD, this its maximum
         // suggested bitrate (docs/CMCD.md); the media faults (`MediaFaults`).
-        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd"] + MediaFaults.knobs).compactMap { k in req.query[k].map { "\(k)=\($0)" }
+        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist"] + MediaFaults.knobs).compactMap { k in
+            req.query[k].map { "\(k)=\($0)" }
         }
         if !knobs.isEmpty, case .multivariant(var m) = p.body {
             for i in m.variants.indices {

@@ -266,6 +266,33 @@ struct InspectTLSTests {
     }
 
     @Test(
+        "interstitials: the origin's pre-roll, mid-roll by asset list and post-roll listed; the list fetched and read; an empty, malformed or missing list said, the last two exit 1"
+    )
+    func interstitials() async throws {
+        let url = "\(CueOrigin.base)/vod-ts/v144/index.m3u8?interstitials=1"
+        let clean = try await CLI.run(["inspect", url])
+        #expect(clean.status == 0, "\(clean.stdout)")
+        #expect(clean.stdout.contains("interstitials (3):"), "\(clean.stdout)")
+        #expect(clean.stdout.contains("  pre  before the primary (CUE=PRE), X-ASSET-URI /vod-fmp4/v144/index.m3u8"))
+        #expect(clean.stdout.contains("restricts JUMP,SKIP, snaps IN,OUT, occupies POINT"))
+        #expect(clean.stdout.contains("    asset list: 2 assets, 40 s: \(CueOrigin.base)/vod-fmp4/v144/index.m3u8 20 s"), "\(clean.stdout)")
+        // The origin saw the list asked for as a player asks it.
+        let json = try await CLI.run(["inspect", "--json", url])
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let listed = try #require(doc["interstitials"] as? [[String: Any]])
+        #expect(listed.map { $0["id"] as? String } == ["pre", "mid-4", "post"])
+        #expect((listed[1]["assets"] as? [[String: Any]])?.count == 2 && listed[1]["restrict"] as? [String] == ["JUMP", "SKIP"])
+        for (fault, line, status) in [
+            ("empty", "asset list: empty (nothing plays; the primary resumes at once)", Int32(0)),
+            ("bad", "asset list: not a JSON object", 1),
+            ("404", "HTTP 404 Not Found", 1),
+        ] {
+            let r = try await CLI.run(["inspect", url + "&assetlist=\(fault)"])
+            #expect(r.status == status && r.stdout.contains(line), "\(fault): \(r.stdout)")
+        }
+    }
+
+    @Test(
         "--media reads each segment's media: one opening without its IDR, a 10 s timestamp jump with no discontinuity, audio moved 300 ms: each named at its segment, exit 1"
     )
     func segmentMedia() async throws {

@@ -441,3 +441,39 @@ struct FailoverOrderTests {
         #expect(SpliceRoute(rung: 1, fill: [1, 0]).failoverOrder(from: 7, bandwidth: bandwidth) == [1, 0], "an unknown rung: in order")
     }
 }
+
+@Suite("Loader core: an interstitial's asset list read (RFC 8216bis Appendix D.2), and asked as a player asks it")
+struct AssetListTests {
+    func parse(_ text: String) -> Result<AssetList, AssetListError> {
+        AssetList.parse(Array(text.utf8), from: "https://ads.example/x/list.json")
+    }
+
+    @Test("assets with their URIs resolved and durations summed; an empty list; each malformed one named")
+    func parsing() throws {
+        let ok = try parse(#"{"ASSETS":[{"URI":"a.m3u8","DURATION":10},{"URI":"https://cdn/b.m3u8","DURATION":15.5}]}"#).get()
+        #expect(ok.assets.map(\.uri) == ["https://ads.example/x/a.m3u8", "https://cdn/b.m3u8"] && ok.duration == 25.5)
+        #expect(try parse(#"{"ASSETS":[]}"#).get().assets.isEmpty)
+        let wrong: [(String, String)] = [
+            ("{", "not a JSON object"), ("[]", "not a JSON object"), (#"{"A":1}"#, "has no ASSETS"),
+            (#"{"ASSETS":{}}"#, "ASSETS is not an array"), (#"{"ASSETS":[1]}"#, "ASSETS[0] is not an object"),
+            (#"{"ASSETS":[{"DURATION":1}]}"#, "ASSETS[0] has no URI"),
+            (#"{"ASSETS":[{"URI":"a","DURATION":"10"}]}"#, "ASSETS[0] has no DURATION (a number of seconds)"),
+            (#"{"ASSETS":[{"URI":"a","DURATION":-1}]}"#, "ASSETS[0] has DURATION -1.0"),
+        ]
+        for (text, why) in wrong {
+            guard case .failure(let e) = parse(text) else {
+                Issue.record("\(text) was read")
+                continue
+            }
+            #expect(e.description == why, "\(text)")
+        }
+    }
+
+    @Test("the request carries _HLS_primary_id, and _HLS_start_offset when joined past the interstitial's start")
+    func request() {
+        #expect(AssetList.request("https://a/l.json", primaryID: "p1", startOffset: nil) == "https://a/l.json?_HLS_primary_id=p1")
+        #expect(
+            AssetList.request("https://a/l.json?x=1", primaryID: "p1", startOffset: 12.5)
+                == "https://a/l.json?x=1&_HLS_primary_id=p1&_HLS_start_offset=12.500")
+    }
+}
