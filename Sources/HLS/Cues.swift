@@ -185,9 +185,15 @@ public enum Cues {
             guard scteIDs.contains(r.id) == breaks else { continue }
             let cues = scte.map { CueBreak.Cue(tag: $0.name, text: $0.value, line: r.line.number) }
             // Where START-DATE falls: its segment, or seconds before the first segment listed when the window has moved past it.
-            let start =
+            let interstitial = r.classID == Interstitial.classID
+            let cue = Set((r.cue ?? "").split(separator: ",").map { String($0).trimmingSpaces })
+            var start =
                 r.startDate.flatMap { d in Timeline.playlistTime(at: d, in: m) ?? firstPDT.map { d.seconds(since: $0) } }
                 ?? starts[safe: r.beforeSegment] ?? 0
+            // An interstitial cued PRE or POST plays before or after the primary, whatever its START-DATE (RFC 8216bis
+            // Appendix D): on the primary's timeline, its start or its end.
+            if interstitial, cue.contains("PRE") { start = 0 }
+            if interstitial, cue.contains("POST"), m.endList { start = m.totalDuration }
             let segment = Timeline.segmentIndex(at: max(0, start), in: m) ?? r.beforeSegment
             var b =
                 byID[r.id]
@@ -199,7 +205,15 @@ public enum Cues {
             b.classID = b.classID ?? r.classID
             b.cues += cues
             b.planned = b.planned ?? r.plannedDuration ?? r.duration
-            if let d = r.duration {
+            // An interstitial takes no time of the primary's unless it says it occupies a range (X-TIMELINE-OCCUPIES): a point.
+            if interstitial, r.extra.first(where: { $0.name == "X-TIMELINE-OCCUPIES" })?.value != "RANGE" {
+                if cue.contains("PRE") { b.startDate = firstPDT }
+                if cue.contains("POST"), m.endList {
+                    b.startDate = m.segments.last.flatMap { s in s.effectiveProgramDateTime?.adding(seconds: s.duration) }
+                }
+                b.actual = 0
+                b.closed = true
+            } else if let d = r.duration {
                 b.actual = d
                 b.closed = true
             } else if let end = r.endDate, let s = b.startDate {

@@ -20,6 +20,10 @@ public struct BreakWatch: Sendable, Equatable {
         public var done = false
         /// Passed without the playhead inside: it ended before where playback started, or the playhead jumped over it.
         public var missed = false
+        /// The playhead was seen before it (a point is reached only by playback that comes to it).
+        public var before = false
+        /// A date range that takes no time of the primary (an interstitial, RFC 8216bis Appendix D): reached, not entered.
+        public var isPoint: Bool { cue.closed && cue.actual == 0 }
     }
 
     public private(set) var tracked: [Tracked] = []
@@ -70,6 +74,18 @@ public struct BreakWatch: Sendable, Equatable {
         var facts: [BreakFact] = []
         var entered: [BreakFact] = []
         for i in tracked.indices where !tracked[i].done {
+            if tracked[i].isPoint {
+                // Reached by the playhead coming to it: entered and left at once; already behind at the first look: missed.
+                guard case .dateRange = tracked[i].cue.source, let start = tracked[i].cue.startDate, let at = pdt else { continue }
+                if at.seconds(since: start) < 0 {
+                    tracked[i].before = true
+                } else {
+                    tracked[i].done = true
+                    tracked[i].missed = !tracked[i].before
+                    if tracked[i].before { entered += [.entered(tracked[i].cue), .left(tracked[i].cue, seconds: 0)] }
+                }
+                continue
+            }
             let inside = Self.contains(tracked[i].cue, p, pdt)
             if inside, tracked[i].enteredAt == nil {
                 tracked[i].enteredAt = t

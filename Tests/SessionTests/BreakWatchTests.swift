@@ -141,6 +141,46 @@ extension BreakFact {
     }
 }
 
+/// Interstitials on the primary's timeline (RFC 8216bis Appendix D): points, reached by playback, not ranges entered.
+@Suite("Interstitials against the playhead: a point reached once; one behind the start, and a pre-roll, missed; a post-roll at the end")
+struct InterstitialWatchTests {
+    @Test("a mid-roll is reached (entered and left at once) when the playhead comes to it; a pre-roll is behind it from the start")
+    func points() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z
+            #EXT-X-DATERANGE:ID="pre",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:06.000Z",CUE="PRE",X-ASSET-URI="a.m3u8"
+            #EXTINF:2,
+            s0.ts
+            #EXTINF:2,
+            s1.ts
+            #EXT-X-DATERANGE:ID="mid",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:04.000Z",PLANNED-DURATION=30,X-ASSET-URI="a.m3u8"
+            #EXTINF:2,
+            s2.ts
+            #EXT-X-DATERANGE:ID="post",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:00.000Z",CUE="POST",X-ASSET-URI="a.m3u8"
+            #EXTINF:2,
+            s3.ts
+            #EXT-X-ENDLIST
+            """
+        let m = try BreakWatchTests.media(text)
+        let ranges = Cues.dateRanges(in: m)
+        // PRE at the start, POST at the end (8 s), whatever their START-DATE; each a point (no time of the primary's).
+        #expect(ranges.map(\.start) == [0, 4, 8] && ranges.allSatisfy { $0.closed && $0.actual == 0 }, "\(ranges)")
+        var w = BreakWatch()
+        w.update(m)
+        func pdt(_ s: Double) -> DateTime { DateTime(microseconds: 1_767_225_600_000_000 + Int64(s * 1_000_000)) }
+        #expect(w.step(at: StreamPoint(msn: 0, offset: 0.1), pdt: pdt(0.1), t: 0).isEmpty, "the pre-roll is behind at the first look")
+        #expect(w.step(at: StreamPoint(msn: 1, offset: 1.9), pdt: pdt(3.9), t: 4).isEmpty)
+        let reached = w.step(at: StreamPoint(msn: 2, offset: 0.1), pdt: pdt(4.1), t: 4.2)
+        #expect(reached == [.entered(ranges[1]), .left(ranges[1], seconds: 0)], "\(reached)")
+        #expect(w.step(at: StreamPoint(msn: 2, offset: 1), pdt: pdt(5), t: 5).isEmpty, "once")
+        let end = w.step(at: StreamPoint(msn: 3, offset: 2), pdt: pdt(8), t: 8)
+        #expect(end.map { if case .entered(let c) = $0 { c.key } else { "" } }.contains("post"))
+        #expect(w.tracked.first { $0.cue.key == "pre" }?.missed == true)
+    }
+}
+
 /// The reload rules as the Session applies them (docs/VALIDATION.md).
 @Suite("Reload rules in the session: each playlist read against the last of its rung, said once")
 struct ReloadRuleTests {
