@@ -61,9 +61,15 @@ public enum Inspect {
         for l in Interstitial.schedule(m).compactMap(\.assetList) where out[l] == nil {
             let url = VirtualPlaylists.resolve(l, against: req.source)
             do throws(SourceError) {
+                let asked = ContinuousClock.now
                 let body = try await PlaylistSource.fetch(
                     AssetList.request(url, primaryID: "hlstui-inspect", startOffset: nil), timeout: req.timeout, upstream: req.upstream)
-                out[l] = AssetList.parse([UInt8](body), from: url)
+                let seconds = Pane.seconds(ContinuousClock.now - asked)
+                out[l] = AssetList.parse([UInt8](body), from: url).map { list in
+                    var l = list
+                    l.answeredIn = seconds
+                    return l
+                }
             } catch {
                 out[l] = .failure(AssetListError(error.description))
             }

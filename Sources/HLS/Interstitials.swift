@@ -139,6 +139,8 @@ public struct AssetList: Sendable, Equatable {
     }
 
     public var assets: [Asset]
+    /// Seconds from asking for the list to having it whole, when it was fetched (a slow list delays the interstitial).
+    public var answeredIn: Double?
     public init(assets: [Asset]) { self.assets = assets }
 
     /// All the assets' playout, seconds.

@@ -14,11 +14,11 @@ public enum InterstitialsReport {
             guard let l = i.assetList, let answer = lists[l] else { continue }
             switch answer {
             case .success(let list) where list.assets.isEmpty:
-                out.append("    asset list: empty (nothing plays; the primary resumes at once)")
+                out.append("    asset list: empty (nothing plays; the primary resumes at once)" + answered(list))
             case .success(let list):
                 out.append(
                     "    asset list: \(list.assets.count) asset\(list.assets.count == 1 ? "" : "s"), \(formatSeconds(list.duration)) s: "
-                        + list.assets.map { "\($0.uri) \(formatSeconds($0.duration)) s" }.joined(separator: ", "))
+                        + list.assets.map { "\($0.uri) \(formatSeconds($0.duration)) s" }.joined(separator: ", ") + answered(list))
                 if let limit = i.playoutLimit, list.duration > limit {
                     out.append("    plays \(formatSeconds(limit)) s of \(formatSeconds(list.duration)) s (X-PLAYOUT-LIMIT)")
                 }
@@ -27,6 +27,9 @@ public enum InterstitialsReport {
         }
         return out
     }
+
+    /// How long the list took, when it was fetched: "; answered in 3.01 s".
+    static func answered(_ list: AssetList) -> String { list.answeredIn.map { "; answered in \(fixed($0, 2)) s" } ?? "" }
 
     public static func json(_ m: MediaPlaylist, lists: [String: Result<AssetList, AssetListError>] = [:]) -> JSONValue {
         .array(

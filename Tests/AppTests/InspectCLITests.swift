@@ -290,6 +290,10 @@ struct InspectTLSTests {
             let r = try await CLI.run(["inspect", url + "&assetlist=\(fault)"])
             #expect(r.status == status && r.stdout.contains(line), "\(fault): \(r.stdout)")
         }
+        // A slow list (the origin answers after 3 s): how long it took is said.
+        let slow = try await CLI.run(["inspect", url + "&assetlist=slow"])
+        let took = try #require(slow.stdout.firstMatch(of: /answered in (\d+\.\d+) s/)?.1, "\(slow.stdout)")
+        #expect(slow.status == 0 && (Double(took) ?? 0) >= 2.9, "\(slow.stdout)")
     }
 
     @Test(
