@@ -154,6 +154,7 @@ enum InspectMedia {
             chosen = indexes
         }
         var tracks: [String: [MP4Track]] = [:]
+        var files: [String: [UInt8]] = [:]
         var out: [SubtitleSegmentMeasure] = []
         for i in chosen {
             let s = m.segments[i]
@@ -180,7 +181,12 @@ enum InspectMedia {
                     (j, into) = (k, starts[i] - vStarts[k])
                 }
                 if let j, let vu = resolve(v.segments[j].uri, against: media), !v.segments[j].gap {
-                    let bytes = [UInt8](try await read(vu, req))
+                    // A byte-range segment is its range of the file (RFC 8216bis §4.4.4.2), not the file's start.
+                    if files[vu] == nil { files[vu] = [UInt8](try await read(vu, req)) }
+                    var bytes = files[vu] ?? []
+                    if let r = v.segments[j].byteRange, r.offset + r.length <= bytes.count {
+                        bytes = Array(bytes[r.offset..<(r.offset + r.length)])
+                    }
                     if bytes.first == 0x47 {
                         at = TransportStream.probe(bytes).firstPTS.map { Double($0) / 90_000 + into }
                     } else if let map = v.segments[j].map, let mu = resolve(map.uri, against: media) {

@@ -258,6 +258,10 @@ struct InspectTLSTests {
         let rules = Set(findings.compactMap { $0["rule"] as? String })
         #expect(rules == ["average-bandwidth", "bandwidth-under-peak", "codecs-video"], "\(findings)")
         #expect(findings.allSatisfy { $0["severity"] as? String == "must" && $0["section"] as? String == "RFC 8216bis §4.4.6.2" })
+        // Subtitles against byte-range media: each cue held against its segment's range of the file, not the file's start
+        // (it said "segment 3's cues lie 6.0 s after the media" on this clean stream).
+        let ranges = try await CLI.run(["inspect", "--media", "\(CueOrigin.base)/byterange-ts/master.m3u8"])
+        #expect(ranges.status == 0 && ranges.stdout.contains("media: no problems found"), "\(ranges.stdout)")
         // A sample per variant: three segments each, spread over it.
         let sampled = try await CLI.run(["inspect", "--media", "--sample", "3", "\(CueOrigin.base)/vod-fmp4/master.m3u8"])
         #expect(sampled.status == 0 && sampled.stdout.contains("(3 of 10 segments"), "\(sampled.stdout)")
