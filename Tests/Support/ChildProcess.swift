@@ -55,12 +55,16 @@ public enum ChildProcess {
             DispatchQueue.global().asyncAfter(deadline: .now() + 5) { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: stop)
-        let errors = DispatchGroup()
+        // stderr on a thread of its own: a blocking read on a Dispatch global queue holds one of its few threads (as many as
+        // cores, on Linux the ones Swift's tasks run on too) for the child's whole life — six monitors at once starved every
+        // task of the test process (a fault timed to a run never went on).
+        let errors = DispatchSemaphore(value: 0)
         let stderrData = NIOLockedValueBox(Data())
-        DispatchQueue.global().async(group: errors) {
+        Thread {
             let d = err.fileHandleForReading.readDataToEndOfFile()
             stderrData.withLockedValue { $0 = d }
-        }
+            errors.signal()
+        }.start()
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         errors.wait()
         p.waitUntilExit()
