@@ -160,15 +160,18 @@ public final class Pane: Sendable {
         for (i, p) in [MPVProperty<Bool>.pause, .pausedForCache, .eofReached, .coreIdle].enumerated() {
             try? mpv.observe(p, id: UInt64(i + 1))
         }
-        var s = SessionState(url: config.url)
-        s.caps = config.caps
-        s.followsCMSD = config.followsCMSD
-        s.mode = config.mode
-        s.manualSwitch = config.manualSwitch
-        s.chooseAudio(config.audio)
-        s.chooseSubtitles(config.subtitles)
-        s.insecureTLS = config.loader.upstream.tls.insecure
-        s.forgetsBeforeReload = !config.player.decodeVideo
+        var settings = SessionSettings()
+        settings.caps = config.caps
+        settings.followsCMSD = config.followsCMSD
+        settings.mode = config.mode
+        settings.manualSwitch = config.manualSwitch
+        settings.autoSwitch = config.autoSwitch
+        settings.abr = config.abr
+        settings.audio = config.audio
+        settings.subtitles = config.subtitles
+        settings.insecureTLS = config.loader.upstream.tls.insecure
+        settings.forgetsBeforeReload = !config.player.decodeVideo
+        let s = SessionState(url: config.url, settings: settings)
         self.loader = loader
         self.mpv = mpv
         let tasks = OwnedTasks()

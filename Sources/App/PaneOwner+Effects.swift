@@ -55,6 +55,14 @@ extension PaneOwner {
                     inputs.yield(.refreshed(rung: rung, m, .edgeStart))
                 }
             case .readSubtitles(let read): readSubtitles(read)
+            case .reloadSteering(let url, let pathway, let throughput):
+                guard let f = fetched else { continue }
+                // An in-line manifest (a data: SERVER-URI) is read as it is: its reloads go to its RELOAD-URI.
+                let url =
+                    DataURI.isData(url)
+                    ? url : SteeringReload.url(VirtualPlaylists.resolve(url, against: f.url), pathway: pathway, throughput: throughput)
+                let loader = self.loader, inputs = parts.inputs, base = f.url
+                spawn { inputs.yield(.steered(await loader.steering(url, base: base))) }
             }
         }
         return routedAt

@@ -161,7 +161,7 @@ final class PaneOwner {
 
     /// Applies an event now and reports what followed.
     func apply(_ e: SessionEvent) {
-        for f in state.apply(e, at: t) { report(.fact(f)) }
+        for f in state.reduce(.event(e), at: t).facts { report(.fact(f)) }
     }
 
     func say(_ level: LogLevel, _ text: String) {
@@ -217,7 +217,7 @@ final class PaneOwner {
             watch()
             k.resume()
         case .refreshed(let rung, let m, .liveEdge): apply(.liveEdge(rung: rung, playlist: m))
-        case .refreshed(let rung, let m, .recovery): carry(state.recovered(rung: rung, with: m, at: t))
+        case .refreshed(let rung, let m, .recovery): carry(state.reduce(.recovered(rung: rung, playlist: m), at: t))
         case .refreshed(let rung, _, .retest): apply(.pathwayAnswered(rung: rung))
         case .refreshed(let rung, let m, .edgeStart):
             apply(.liveEdge(rung: rung, playlist: m))
@@ -231,7 +231,7 @@ final class PaneOwner {
         case .speed(let s):
             apply(.speedGiven)
             run([.speed(s)])
-        case .hold(let seconds): run(state.planHold(seconds: seconds, at: t))
+        case .hold(let seconds): carry(state.reduce(.hold(seconds: seconds), at: t))
         case .syncWait(let on):
             guard on != syncWaiting else { return }
             syncWaiting = on
@@ -239,9 +239,10 @@ final class PaneOwner {
             readahead(parts.config.player.readahead + (on ? SyncController().maxHold : 0))
             if on || !state.userPaused { run([.pause(on)]) }
         case .realign(let date, let readAt, let k):
-            guard let effects = state.planRealign(to: date, at: t) else { return k.resume(returning: false) }
+            let plan = state.reduce(.realign(to: date), at: t)
+            guard !plan.refused else { return k.resume(returning: false) }
             moveReadAt = readAt
-            run(effects)
+            carry(plan)
             moveReadAt = nil
             k.resume(returning: true)
         }
@@ -250,7 +251,7 @@ final class PaneOwner {
     func loaderEvent(_ e: LoaderEvent) {
         apply(.loader(e))
         report(.loader(e))
-        if case .request = e, state.followsCMSD { carry(state.planServerCap(mode: parts.config.autoSwitch, look: look(), at: t)) }
+        if case .request = e, state.followsCMSD { carry(state.reduce(.serverCap(look()), at: t)) }
         // A stream that states no BANDWIDTH: the budget follows the segments' measured peak.
         if case .request(let r) = e, r.kind == .segment { budget() }
         if case .failover(let msn, let failed, let by?, let cause) = e {
@@ -303,9 +304,8 @@ final class PaneOwner {
 
     func opened(_ f: OpenedStream) {
         fetched = f
-        apply(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics, file: f.file != nil))
-        // The subtitle playlist is read beside the rung's (docs/SUBTITLES.md).
-        run(state.subtitleReads(at: t))
+        // The subtitle playlist is read beside the rung's (docs/SUBTITLES.md): the plan's effects.
+        carry(state.reduce(.event(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics, file: f.file != nil)), at: t))
         budget()
         report(.ladder)
         if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {
@@ -424,18 +424,7 @@ final class PaneOwner {
         apply(.sample(s))
         reportToLoader()
         samplePicture(decoding: s.width != nil)
-        steer()
-        if let to = state.takePathwayMove(), let p = state.pathways,
-            let plan = state.planSwitch(
-                to: to, reason: .pathway, detail: "pathway \(state.pathway(of: state.loadedRung ?? to)) → \(p.current)",
-                mode: parts.config.autoSwitch, look: look(), at: t)
-        {
-            carry(plan)
-        } else if let d = state.abrDecision(config: parts.config.abr),
-            let plan = state.planSwitch(to: d.rung, reason: .abr, detail: d.reason, mode: parts.config.autoSwitch, look: look(), at: t)
-        {
-            carry(plan)
-        }
+        carry(state.reduce(.sampled(look()), at: t))
     }
 
     /// A steering manifest's clones (docs/STEERING.md): their variants and renditions are added to the stream the player is
@@ -449,22 +438,6 @@ final class PaneOwner {
         loader.addRungs(grown, base: f.url)
         apply(.ladderGrown(grown))
         report(.ladder)
-    }
-
-    /// Content steering (docs/STEERING.md): the steering reload when it is due, and a penalised pathway's retest.
-    func steer() {
-        guard let f = fetched else { return }
-        let loader = self.loader, inputs = parts.inputs
-        if let due = state.steeringReloadDue(at: t) {
-            // An in-line manifest (a data: SERVER-URI) is read as it is: its reloads go to its RELOAD-URI.
-            let url =
-                DataURI.isData(due.url)
-                ? due.url
-                : SteeringReload.url(VirtualPlaylists.resolve(due.url, against: f.url), pathway: due.pathway, throughput: due.throughput)
-            let base = f.url
-            spawn { inputs.yield(.steered(await loader.steering(url, base: base))) }
-        }
-        if let rung = state.pathwayRetest(at: t) { run([.refresh(rung: rung, purpose: .retest)]) }
     }
 
     /// Twice a second while video is decoded (at `--picture-fps` while the screen shows the picture): the frame on screen,
@@ -531,21 +504,10 @@ final class PaneOwner {
 
     // MARK: decisions
 
-    func perform(_ action: Action) {
-        switch action {
-        case .togglePause: run(state.planTogglePause())
-        case .seekRelative(let d): run(state.planSeek(by: d, at: t))
-        case .seekTo(let pos): run(state.planSeek(to: pos, at: t))
-        case .quit, .toggleSync, .syncReference: break
-        case .pinPathway, .nextPathway: for f in state.choosePathway(action, at: t) { report(.fact(f)) }
-        case .audio(let select): carry(state.planAudio(select, look: look(), at: t))
-        case .subtitles(let select): carry(state.planSubtitles(select, at: t))
-        default: carry(state.planSelection(action, look: look(), at: t))
-        }
-    }
+    func perform(_ action: Action) { carry(state.reduce(.action(action, look()), at: t)) }
 
     /// One look of the watcher.
-    func watch() { carry(state.watchStep(look: look(), at: t)) }
+    func watch() { carry(state.reduce(.watch(look()), at: t)) }
 
     /// Carries out a plan: its effects, then the switch it records (completed by where the Loader's route takes effect), the
     /// facts it reports and the lines it says.

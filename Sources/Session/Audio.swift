@@ -129,7 +129,7 @@ extension SessionState {
     public func audioPick(rung: Int) -> AudioPick? { AudioRenditions.pick(audioChoice, in: audioGroup(rung: rung)) }
 
     /// `--audio` at start: the choice the first stream is given with.
-    public mutating func chooseAudio(_ query: String?) { audioChoice = query.map { AudioPreference(query: $0) } }
+    mutating func chooseAudio(_ query: String?) { audioChoice = query.map { AudioPreference(query: $0) } }
 
     /// The player was given `rung` with its pick: what plays now, and the change when it is one.
     mutating func audioGiven(rung: Int, at t: Double) -> [SessionFact] {
@@ -174,7 +174,7 @@ extension SessionState {
     /// A person's audio switch: the choice changes now, and the player is given the new rendition by a reload of the rung it
     /// plays — at the playhead and sought there in the fresh cache on VOD, at the next segment boundary live (the mechanisms of
     /// an fMP4 rung switch, docs/RENDITIONS.md). A rung switch waiting for its boundary keeps its rung.
-    public mutating func planAudio(_ select: AudioSelect, look: PlayerLook, at t: Double) -> PanePlan {
+    mutating func planAudio(_ select: AudioSelect, look: PlayerLook, at t: Double) -> PanePlan {
         var plan = PanePlan()
         guard let rung = loadedRung else { return plan }
         let group = audioGroup(rung: rung)

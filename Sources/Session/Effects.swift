@@ -35,6 +35,9 @@ public enum PaneEffect: Sendable, Equatable {
     /// Read part of the subtitle rendition shown, for hlstui itself (docs/SUBTITLES.md); the answer comes back as
     /// `SessionEvent.subtitleRead`.
     case readSubtitles(SubtitleRead)
+    /// Content steering: read the steering manifest at `url` (resolved against the stream's) for `pathway`, with the
+    /// throughput measured (docs/STEERING.md); the answer comes back as `SessionEvent.steered`.
+    case reloadSteering(url: String, pathway: String, throughput: Int?)
 }
 
 /// Why hlstui reads a playlist the player did not ask for.
@@ -70,6 +73,8 @@ public struct PanePlan: Sendable {
     public var record: VariantSwitch?
     public var facts: [SessionFact] = []
     public var said: [(level: LogLevel, text: String)] = []
+    /// Nothing could be planned for what was asked (a sync move to a moment the stream cannot reach).
+    public var refused = false
     public init() {}
 }
 
@@ -102,7 +107,7 @@ extension SessionState {
 
     /// A switch to `rung` by the mechanism its container, the ladder and `mode` allow (docs/PLATFORM.md); nil when there is
     /// nothing to switch. `look.time` is the playhead read just now.
-    public mutating func planSwitch(
+    mutating func planSwitch(
         to rung: Int, reason: SwitchReason, detail: String? = nil, mode: SwitchMode, look: PlayerLook, at t: Double
     ) -> PanePlan? {
         guard let from = loadedRung, from != rung, let a = ladder.rungs[safe: rung], let b = ladder.rungs[safe: from] else { return nil }
@@ -166,7 +171,7 @@ extension SessionState {
 
     /// A selection action (pin, automatic, caps, switch mode): the splice's GAP fill follows the new caps, and a switch to the
     /// rung the controllers want now.
-    public mutating func planSelection(_ action: Action, mode: SwitchMode? = nil, look: PlayerLook, at t: Double) -> PanePlan {
+    mutating func planSelection(_ action: Action, mode: SwitchMode? = nil, look: PlayerLook, at t: Double) -> PanePlan {
         guard let reason = select(action), let target = targetRung, !ladder.single, !ladder.rungs.isEmpty else { return PanePlan() }
         if target == loadedRung {
             var plan = PanePlan()
@@ -178,7 +183,7 @@ extension SessionState {
 
     /// One look of the watcher (every 20 ms): the live window kept current, a player its origin stopped retried, a planned
     /// boundary reload carried out, an fMP4 discontinuity or an unfillable GAP run crossed (DECISIONS.md, rung switching; GAP).
-    public mutating func watchStep(look: PlayerLook, at now: Double) -> PanePlan {
+    mutating func watchStep(look: PlayerLook, at now: Double) -> PanePlan {
         var plan = PanePlan()
         // Live: when the playing rung's playlist has not been read for a target duration and a half (FFmpeg reloads only when it
         // needs a segment, and never a playlist the Loader ended before a break), hlstui reads it, so the live edge stays current.
@@ -262,7 +267,7 @@ extension SessionState {
     var playOn: [PaneEffect] { userPaused ? [] : [.pause(false)] }
 
     /// The user's pause key: pause, or play again.
-    public mutating func planTogglePause() -> [PaneEffect] {
+    mutating func planTogglePause() -> [PaneEffect] {
         userPaused.toggle()
         if userPaused { catchUp?.leftByUser = true }
         return [.pause(userPaused)]
@@ -271,7 +276,7 @@ extension SessionState {
     /// The origin of a stopped player answers again with `fresh`, `rung`'s playlist: the player is reloaded live at the
     /// playhead's moment, or the live edge if that moment left the window; VOD where it stopped. Nothing when the stall ended
     /// meanwhile or a load is under way.
-    public mutating func recovered(rung: Int, with fresh: MediaPlaylist, at t: Double) -> PanePlan {
+    mutating func recovered(rung: Int, with fresh: MediaPlaylist, at t: Double) -> PanePlan {
         var plan = PanePlan()
         let (msn, how) = resumePoint(in: fresh)
         guard let stall = currentStall, !playerLoading else { return plan }
@@ -317,7 +322,7 @@ extension SessionState {
 
     /// After the server's cap moved: the switch to the rung the controllers want now (reason `cmsd`), or the splice's GAP fill
     /// for the new caps; empty when nothing moved.
-    public mutating func planServerCap(mode: SwitchMode, look: PlayerLook, at t: Double) -> PanePlan {
+    mutating func planServerCap(mode: SwitchMode, look: PlayerLook, at t: Double) -> PanePlan {
         guard serverCapMoved else { return PanePlan() }
         serverCapMoved = false
         guard let target = targetRung, !ladder.single, !ladder.rungs.isEmpty else { return PanePlan() }

@@ -11,7 +11,7 @@ extension SessionState {
     /// run on across it while the reload lands — and, the moment's segment the first listed after another discontinuity,
     /// there is no earlier segment on its timeline to start from: the reload starts at the discontinuity, without a seek, and
     /// the pane lands ahead of the moment (held the rest).
-    public mutating func planRealign(to date: DateTime, at t: Double) -> [PaneEffect]? {
+    mutating func planRealign(to date: DateTime, at t: Double) -> [PaneEffect]? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let pt = Timeline.playlistTime(at: date, in: m),
             let i = Timeline.segmentIndex(at: pt, in: m)
         else { return nil }
@@ -87,7 +87,7 @@ extension SessionState {
     }
 
     /// Sync: hold the picture for `seconds` so the other pane reaches the same moment.
-    public mutating func planHold(seconds: Double, at t: Double) -> [PaneEffect] {
+    mutating func planHold(seconds: Double, at t: Double) -> [PaneEffect] {
         progress = nil
         note(.info, "sync: holding for \(fixed(seconds, 3)) s", t)
         return [.hold(seconds: seconds)]

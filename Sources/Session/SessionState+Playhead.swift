@@ -185,7 +185,7 @@ extension SessionState {
     }
 
     /// Applies a selection action (pin, automatic, caps) and returns the switch reason it implies, or nil for other actions.
-    public mutating func select(_ action: Action) -> SwitchReason? {
+    mutating func select(_ action: Action) -> SwitchReason? {
         switch action {
         case .pin(let i): mode = .pinned(i)
         case .automatic: mode = .automatic

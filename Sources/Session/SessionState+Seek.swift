@@ -6,7 +6,7 @@ extension SessionState {
     /// A seek by `delta` seconds within the VOD duration or the live window: inside the buffer with the player (exact); outside
     /// it, TS by a demuxer seek, fMP4 (FFmpeg 5.1 ends fMP4 playback on a demuxer seek) and across GAPs no rung fills by
     /// reloading a playlist that starts at the target's segment.
-    public mutating func planSeek(by delta: Double, at t: Double) -> [PaneEffect] {
+    mutating func planSeek(by delta: Double, at t: Double) -> [PaneEffect] {
         catchUp?.leftByUser = true
         guard let pos = position, let m = playingMedia else {
             // The player has not shown a frame yet: a VOD seek is kept for the first look that knows the playhead (from the
@@ -44,7 +44,7 @@ extension SessionState {
 
     /// A seek to `target` seconds of the playlist; kept until the playhead is known when the player has not started (a
     /// command given during start-up is carried out, not lost: `watchStep` gives it once the playhead is known).
-    public mutating func planSeek(to target: Double, at t: Double) -> [PaneEffect] {
+    mutating func planSeek(to target: Double, at t: Double) -> [PaneEffect] {
         guard let pos = position, started else {
             pendingSeek = max(0, target)
             note(.info, "seek to \(fixed(max(0, target), 1)) s: once the player shows its first frame", t)

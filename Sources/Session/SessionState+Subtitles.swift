@@ -22,7 +22,7 @@ extension SessionState {
     }
 
     /// `--subs` at start.
-    public mutating func chooseSubtitles(_ query: String?) { subtitleChoice = SubtitleChoice(query: query) }
+    mutating func chooseSubtitles(_ query: String?) { subtitleChoice = SubtitleChoice(query: query) }
 
     /// Follows the choice with the rung the player plays: the track starts, changes or ends, and says so.
     mutating func followSubtitleChoice(rung: Int, reason: AudioReason, at t: Double) -> [SessionFact] {
@@ -48,7 +48,7 @@ extension SessionState {
     }
 
     /// A person's choice (`S`, `subs` in a script): takes effect at once — the player is not involved.
-    public mutating func planSubtitles(_ select: SubtitleSelect, at t: Double) -> PanePlan {
+    mutating func planSubtitles(_ select: SubtitleSelect, at t: Double) -> PanePlan {
         var plan = PanePlan()
         guard let rung = loadedRung else { return plan }
         let group = subtitleGroup(rung: rung)
@@ -82,7 +82,7 @@ extension SessionState {
     /// The subtitle reads due now: the playlist (again every target duration while live) and the segments from just before
     /// the playhead to `readAhead` after it, a few at a time; a failed read is tried again after a pause, three times.
     /// `aim`: where a seek goes (its segment and playlist position), read for before the playhead gets there.
-    public mutating func subtitleReads(at t: Double, aim: (point: StreamPoint, position: Double)? = nil) -> [PaneEffect] {
+    mutating func subtitleReads(at t: Double, aim: (point: StreamPoint, position: Double)? = nil) -> [PaneEffect] {
         guard var track = subtitles, track.rendition.uri != nil, aim != nil || t - (track.plannedAt ?? -1) >= 0.25 else { return [] }
         defer { subtitles = track }
         track.plannedAt = t

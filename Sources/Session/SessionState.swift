@@ -2,57 +2,80 @@ import CMCD
 import HLS
 import LoaderEvents
 
+/// What a pane's command line sets before it opens (`SessionState.init(url:settings:)`).
+public struct SessionSettings: Sendable {
+    public var caps = Caps()
+    /// `--cmsd-cap` (docs/CMCD.md).
+    public var followsCMSD = false
+    public var mode: SelectionMode = .automatic
+    public var manualSwitch: SwitchMode = .immediate
+    /// How automatic switches (ABR, pathway moves, the server's cap) take effect, and the ABR's settings.
+    public var autoSwitch: SwitchMode = .smooth
+    public var abr = AbrConfig()
+    /// `--audio`, `--subs` (docs/RENDITIONS.md, docs/SUBTITLES.md).
+    public var audio: String?
+    public var subtitles: String?
+    /// `--insecure`: said on screen, never silent.
+    public var insecureTLS = false
+    /// The player decodes no video (`SessionState.forgetsBeforeReload`).
+    public var forgetsBeforeReload = false
+    public init() {}
+}
+
 /// One pane's state: playlists, requests, keys, player, caps and selection; changed only by `apply` (no I/O, no clock).
 public struct SessionState: Sendable {
-    public var url: String
-    public var now: Double = 0
-    public var ladder = Ladder()
-    public var openDiagnostics: [Diagnostic] = []
+    public internal(set) var url: String
+    public internal(set) var now: Double = 0
+    public internal(set) var ladder = Ladder()
+    public internal(set) var openDiagnostics: [Diagnostic] = []
     /// Latest media playlist of each rung.
-    public var media: [Int: MediaPlaylist] = [:]
+    public internal(set) var media: [Int: MediaPlaylist] = [:]
     /// Latest media playlist of each alternate rendition ("TYPE group/name").
-    public var renditionMedia: [String: MediaPlaylist] = [:]
-    public var clock = MediaClock()
+    public internal(set) var renditionMedia: [String: MediaPlaylist] = [:]
+    public internal(set) var clock = MediaClock()
     /// The rung that served each segment the player fetched, by MSN.
-    public var segmentRung: [Int: Int] = [:]
+    public internal(set) var segmentRung: [Int: Int] = [:]
     /// The newest requests (`requestLimit`) and keys (`keyLimit`); the totals cover the whole session.
-    public var requests: [RequestEvent] = []
+    public internal(set) var requests: [RequestEvent] = []
     public internal(set) var requestTotals = RequestTotals()
-    public var keys: [KeyEvent] = []
-    public var log: [LogLine] = []
-    public var sample = PlayerSample()
-    public var started = false
+    public internal(set) var keys: [KeyEvent] = []
+    public internal(set) var log: [LogLine] = []
+    public internal(set) var sample = PlayerSample()
+    public internal(set) var started = false
     /// Session time of the first frame (`SessionFact.firstFrame`); nil before it.
     public internal(set) var firstFrameAt: Double?
-    public var ended = false
+    public internal(set) var ended = false
     /// Why playback failed, in one sentence.
-    public var error: String?
+    public internal(set) var error: String?
     /// The latest non-fatal problem, in one sentence.
-    public var problem: String?
+    public internal(set) var problem: String?
     /// The first problem hlstui itself saw (a playlist error, an origin failure, a key failure): the likely cause of what follows.
-    public var cause: String?
+    public internal(set) var cause: String?
     /// The newest stalls (`stallLimit`); `earlierStalls` counts the ones trimmed, so the totals stay whole.
-    public var stalls: [Stall] = []
+    public internal(set) var stalls: [Stall] = []
     public internal(set) var earlierStalls = StallTotals()
-    public var caps = Caps()
+    public internal(set) var caps = Caps()
     /// `--cmsd-cap`: the server's maximum suggested bitrate (CMSD `mb`) caps the ladder (docs/CMCD.md).
-    public var followsCMSD = false
+    public internal(set) var followsCMSD = false
     /// The server's cap moved since the pane last planned for it.
     var serverCapMoved = false
     /// When an answer last carried the server's cap.
     var serverCapSeen: Double?
-    public var mode: SelectionMode = .automatic
+    public internal(set) var mode: SelectionMode = .automatic
     /// The stream's pathways when it has several or a steering server (docs/STEERING.md); nil otherwise.
     public internal(set) var pathways: Pathways?
     /// The steering client: where and when its next reload goes.
     public internal(set) var steering = SteeringClient()
     /// How switches a person asks for take effect (ABR switches are always smooth unless configured).
-    public var manualSwitch: SwitchMode = .immediate
+    public internal(set) var manualSwitch: SwitchMode = .immediate
+    /// How automatic switches take effect (ABR, a pathway move, the server's cap), and the ABR's settings.
+    public internal(set) var autoSwitch: SwitchMode = .smooth
+    public internal(set) var abr = AbrConfig()
     /// The user's pause (space): the player's own pause property cannot tell it apart from the pause mpv sets at the end of
     /// what it was given (`keep-open`), so hlstui's reloads play on unless this is set.
-    public var userPaused = false
+    public internal(set) var userPaused = false
     /// The rung the player was last given.
-    public var loadedRung: Int?
+    public internal(set) var loadedRung: Int?
     /// The audio rendition chosen (`--audio`, `A`, `audio` in a script; docs/RENDITIONS.md); nil: each group's DEFAULT.
     public internal(set) var audioChoice: AudioPreference?
     /// The audio rendition the player was last given; nil when its variant names no AUDIO group.
@@ -70,22 +93,22 @@ public struct SessionState: Sendable {
     /// The first stream was given: later changes of the subtitles are the variant's.
     var subtitleChoiceSeen = false
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
-    public var lastFailure: (t: Double, text: String)?
+    public internal(set) var lastFailure: (t: Double, text: String)?
     /// Since when the player sits at the end of what it was given while the stream is not over.
-    public var eofSince: Double?
+    public internal(set) var eofSince: Double?
     /// Segments of the variant the player received whole since it was last given a stream, by MSN: the session time each
     /// arrived. What it holds ahead of the playhead is measured from these, not from mpv's cache ranges alone.
-    public var delivered: [Int: Double] = [:]
+    public internal(set) var delivered: [Int: Double] = [:]
     /// Each variant segment seen in a playlist, by MSN: its duration and PDT. A player far behind the live edge plays segments
     /// that have left every playlist's window; these keep measuring them.
-    public var seen: [Int: SegmentFacts] = [:]
+    public internal(set) var seen: [Int: SegmentFacts] = [:]
     /// Since when the player has been opening a stream it was given (a reload) after playback had started.
-    public var loadingSince: Double?
+    public internal(set) var loadingSince: Double?
     /// The newest switches (`switchLimit`).
-    public var switches: [VariantSwitch] = []
+    public internal(set) var switches: [VariantSwitch] = []
     /// Forward jumps past content never shown (the newest 100); the count and seconds cover all of them.
-    public var skips: [Skip] = []
-    public var skipCount = 0
+    public internal(set) var skips: [Skip] = []
+    public internal(set) var skipCount = 0
     public internal(set) var skippedSeconds = 0.0
     var progress: Progress?
     /// The next stream given to the player moves the playhead because somebody asked (a seek by reload, a sync move): not a
@@ -104,15 +127,15 @@ public struct SessionState: Sendable {
     /// How many reloads broke a rule, by rule (docs/VALIDATION.md).
     public internal(set) var violationCount = 0
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
-    public var lastGiven: Double?
-    public var givenStart: Int?
-    public var throughput = ThroughputEstimator()
+    public internal(set) var lastGiven: Double?
+    public internal(set) var givenStart: Int?
+    public internal(set) var throughput = ThroughputEstimator()
     /// The figures the history plots draw, a value a second over the last minutes.
-    public var history = History()
+    public internal(set) var history = History()
     /// The player decodes no video, so the playhead is timed by segments the Loader reads along: a reload forgets the
     /// timestamps measured before its first segment.
-    public var forgetsBeforeReload = false
-    public var insecureTLS = false
+    public internal(set) var forgetsBeforeReload = false
+    public internal(set) var insecureTLS = false
     /// LL-HLS reloads with delivery directives: the latest, and what delta updates saved in all.
     public internal(set) var lowLatency = LowLatencyReloads()
     /// The highest bitrate a segment of the stream has had so far (its bytes over its duration): what the player's cache
@@ -123,11 +146,11 @@ public struct SessionState: Sendable {
     /// Frozen and black picture detection over the frames sampled.
     public internal(set) var picture = PictureWatch()
     /// Segment downloads in progress, by MSN: the rung and the session time they started.
-    public var inFlight: [Int: InFlight] = [:]
+    public internal(set) var inFlight: [Int: InFlight] = [:]
     /// Session time of the latest segment request (started or finished) of each rung.
-    public var lastSegmentAt: [Int: Double] = [:]
+    public internal(set) var lastSegmentAt: [Int: Double] = [:]
     /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
-    public var spliced = false
+    public internal(set) var spliced = false
     var gapsReported: Set<GapMark> = []
     /// A switch waiting for the playhead to reach its boundary: the rung to reload, and from which segment.
     public internal(set) var plannedReload: PlannedReload?
@@ -182,9 +205,24 @@ public struct SessionState: Sendable {
 
     public init(url: String) { self.url = url }
 
+    /// A pane's state as its command line sets it up: the settings are the Session's from then on, changed only by its inputs.
+    public init(url: String, settings: SessionSettings) {
+        self.url = url
+        caps = settings.caps
+        followsCMSD = settings.followsCMSD
+        mode = settings.mode
+        manualSwitch = settings.manualSwitch
+        autoSwitch = settings.autoSwitch
+        abr = settings.abr
+        insecureTLS = settings.insecureTLS
+        forgetsBeforeReload = settings.forgetsBeforeReload
+        chooseAudio(settings.audio)
+        chooseSubtitles(settings.subtitles)
+    }
+
     /// Applies an event at session time `t` and returns what followed from it.
     @discardableResult
-    public mutating func apply(_ event: SessionEvent, at t: Double) -> [SessionFact] {
+    mutating func apply(_ event: SessionEvent, at t: Double) -> [SessionFact] {
         now = max(now, t)
         switch event {
         case .opened(let url, let playlist, let diagnostics, let file):

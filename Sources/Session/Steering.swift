@@ -58,7 +58,7 @@ extension SessionState {
 
     /// The move `pathwayTarget` asks for, taken: a rung pinned on the old pathway is pinned on the new one too (the same
     /// rung), so the pin does not pull the player back.
-    public mutating func takePathwayMove() -> Int? {
+    mutating func takePathwayMove() -> Int? {
         guard let to = pathwayTarget, let p = pathways else { return nil }
         if case .pinned(let r) = mode, pathway(of: r) != p.current,
             let same = Pathways.equivalent(of: r, on: p.current, in: ladderVariants)
@@ -70,7 +70,7 @@ extension SessionState {
 
     /// The steering reload due at `t`, if one is: its URL, the pathway in use and the throughput measured (bits per second).
     /// It is then in flight: no other is due until its answer comes (`.steered`).
-    public mutating func steeringReloadDue(at t: Double) -> (url: String, pathway: String, throughput: Int?)? {
+    mutating func steeringReloadDue(at t: Double) -> (url: String, pathway: String, throughput: Int?)? {
         guard let due = steering.due, t >= due, let url = steering.url, !steering.stopped, let p = pathways else { return nil }
         steering.due = nil
         return (url, p.current, throughput.estimate.map { Int($0) })
@@ -144,7 +144,7 @@ extension SessionState {
     /// The penalised pathway to retest at `t`, as the rung whose playlist to read on it; the pathway stays penalised for
     /// another period unless the read answers (`.pathwayAnswered`), so a retest that fails or never returns is not repeated
     /// before then.
-    public mutating func pathwayRetest(at t: Double) -> Int? {
+    mutating func pathwayRetest(at t: Double) -> Int? {
         guard var p = pathways, let name = p.retestDue(at: t), let cur = loadedRung,
             let rung = Pathways.equivalent(of: cur, on: name, in: ladderVariants)
         else { return nil }
@@ -163,7 +163,7 @@ extension SessionState {
 
     /// A person's pathway choice: `pin` pins one (nil: the manifest's choice again); `next` pins the next pathway after the
     /// one pinned, and after the last goes back to the manifest's choice. The switch follows (`pathwayTarget`).
-    public mutating func choosePathway(_ action: Action, at t: Double) -> [SessionFact] {
+    mutating func choosePathway(_ action: Action, at t: Double) -> [SessionFact] {
         guard var p = pathways else {
             note(.warn, "pathway: this stream has one pathway and no steering server", t)
             return []

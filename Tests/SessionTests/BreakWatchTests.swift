@@ -1,6 +1,6 @@
 import HLS
 import LoaderEvents
-import Session
+@testable import Session
 import Testing
 
 /// `BreakWatch`: the breaks a playlist announces, entered and left by the playhead once each (docs/EVENTS.md).

@@ -1,6 +1,6 @@
 import HLS
 import LoaderEvents
-import Session
+@testable import Session
 import Testing
 
 /// The segments' media as the session reads it from their first bytes (docs/VALIDATION.md): the same rules as `inspect

@@ -1,6 +1,6 @@
 import HLS
 import LoaderEvents
-import Session
+@testable import Session
 import Testing
 
 @testable import TUI

@@ -1,7 +1,7 @@
 import Foundation
 import HLS
 import LoaderEvents
-import Session
+@testable import Session
 import Testing
 @testable import TUI
 

@@ -1,0 +1,94 @@
+import HLS
+
+/// Everything that changes a pane's Session, as its owner gives it (docs/ARCHITECTURE.md, "where each decision lives"): one
+/// entry point, `SessionState.reduce`, and one answer, a `PanePlan`. What the player was read to say comes with the inputs
+/// that decide on it.
+public enum SessionInput: Sendable {
+    /// Something happened: the Loader, the player, the owner's own doings (`SessionEvent`). The plan holds its facts.
+    case event(SessionEvent)
+    /// A person's key or a script's command.
+    case action(Action, PlayerLook)
+    /// One look of the watcher (every 20 ms): the live window, a stopped player retried, boundary reloads, GAPs and fMP4
+    /// discontinuities crossed, low latency's catch-up, subtitles and timed metadata at the playhead.
+    case watch(PlayerLook)
+    /// The player was sampled (applied as `.event(.sample)` first): content steering's reload and retest, a pathway move, the
+    /// ABR's switch.
+    case sampled(PlayerLook)
+    /// A request's answer was recorded and the server's CMSD cap may have moved (`--cmsd-cap`).
+    case serverCap(PlayerLook)
+    /// The origin of a stopped player answers again with `playlist`, `rung`'s: the player is reloaded.
+    case recovered(rung: Int, playlist: MediaPlaylist)
+    /// Sync: pause for `seconds` while the other panes reach this one's moment.
+    case hold(seconds: Double)
+    /// Sync: move the playhead to the moment `date` (the plan is `refused` when the stream cannot get there).
+    case realign(to: DateTime)
+}
+
+extension SessionState {
+    /// Applies `input` at session time `t` and returns what the owner carries out: effects in order, the switch to record, the
+    /// facts to report and the lines to say.
+    public mutating func reduce(_ input: SessionInput, at t: Double) -> PanePlan {
+        var plan = PanePlan()
+        switch input {
+        case .event(let e):
+            plan.facts = apply(e, at: t)
+            // The subtitle playlist is read beside the rung's from the start (docs/SUBTITLES.md).
+            if case .opened = e { plan.effects = subtitleReads(at: t) }
+        case .action(let action, let look):
+            plan = perform(action, look: look, at: t)
+        case .watch(let look):
+            plan = watchStep(look: look, at: t)
+        case .sampled(let look):
+            plan = afterSample(look: look, at: t)
+        case .serverCap(let look):
+            if followsCMSD { plan = planServerCap(mode: autoSwitch, look: look, at: t) }
+        case .recovered(let rung, let playlist):
+            plan = recovered(rung: rung, with: playlist, at: t)
+        case .hold(let seconds):
+            plan.effects = planHold(seconds: seconds, at: t)
+        case .realign(let date):
+            if let effects = planRealign(to: date, at: t) { plan.effects = effects } else { plan.refused = true }
+        }
+        return plan
+    }
+
+    /// A person's key or a script's command (the dashboard's and sync's own keys are not the pane's).
+    mutating func perform(_ action: Action, look: PlayerLook, at t: Double) -> PanePlan {
+        var plan = PanePlan()
+        switch action {
+        case .togglePause: plan.effects = planTogglePause()
+        case .seekRelative(let d): plan.effects = planSeek(by: d, at: t)
+        case .seekTo(let pos): plan.effects = planSeek(to: pos, at: t)
+        case .quit, .toggleSync, .syncReference: break
+        case .pinPathway, .nextPathway: plan.facts = choosePathway(action, at: t)
+        case .audio(let select): plan = planAudio(select, look: look, at: t)
+        case .subtitles(let select): plan = planSubtitles(select, at: t)
+        default: plan = planSelection(action, look: look, at: t)
+        }
+        return plan
+    }
+
+    /// After a sample: content steering's reload when due and a penalised pathway's retest (docs/STEERING.md), then a move to
+    /// another pathway, else the ABR's switch.
+    mutating func afterSample(look: PlayerLook, at t: Double) -> PanePlan {
+        var effects: [PaneEffect] = []
+        if let due = steeringReloadDue(at: t) {
+            effects.append(.reloadSteering(url: due.url, pathway: due.pathway, throughput: due.throughput))
+        }
+        if let rung = pathwayRetest(at: t) { effects.append(.refresh(rung: rung, purpose: .retest)) }
+        var plan = PanePlan()
+        if let to = takePathwayMove(), let p = pathways,
+            let switched = planSwitch(
+                to: to, reason: .pathway, detail: "pathway \(pathway(of: loadedRung ?? to)) → \(p.current)", mode: autoSwitch,
+                look: look, at: t)
+        {
+            plan = switched
+        } else if let d = abrDecision(config: abr),
+            let switched = planSwitch(to: d.rung, reason: .abr, detail: d.reason, mode: autoSwitch, look: look, at: t)
+        {
+            plan = switched
+        }
+        plan.effects = effects + plan.effects
+        return plan
+    }
+}
