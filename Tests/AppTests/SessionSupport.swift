@@ -84,10 +84,10 @@ struct MonitorRun {
 /// How many real players (libmpv decoding real media) the App suites run at once. The suites run in parallel and
 /// each plays in real time, so without a bound ten or more players share two cores and every timing a test
 /// measures is the scheduler's, not hlstui's. A run waits here until its panes fit; `HLSTUI_TEST_PLAYERS` sets
-/// the bound (default: two per core; docs/TESTING.md).
+/// the bound (default: three per core; docs/TESTING.md).
 actor PlayerSlots {
     static let shared = PlayerSlots(
-        capacity: Int(ProcessInfo.processInfo.environment["HLSTUI_TEST_PLAYERS"] ?? "") ?? 2 * ProcessInfo.processInfo.activeProcessorCount)
+        capacity: Int(ProcessInfo.processInfo.environment["HLSTUI_TEST_PLAYERS"] ?? "") ?? 3 * ProcessInfo.processInfo.activeProcessorCount)
 
     let capacity: Int
     private var used = 0
