@@ -19,8 +19,9 @@ extension PaneOwner {
             case .route(let rung, let fill): routedAt = loader.route(SpliceRoute(rung: rung, fill: fill))
             case .reread(let rung, let msn): reread(rung: rung, at: msn)
             case .reloadInPlace(let rung, let msn, let to): reloadInPlace(rung: rung, msn: msn, to: .raw(to))
-            case .reloadAtMoment(let rung, let msn, let moment, let holdFrom):
-                reloadInPlace(rung: rung, msn: msn, to: .moment(moment, msn: msn, readAt: moveReadAt ?? .now), holdFrom: holdFrom)
+            case .reloadAtMoment(let rung, let msn, let moment, let holdFrom, let readAt):
+                let read = readAt ?? moveReadAt.map { Pane.seconds($0 - parts.started) } ?? t
+                reloadInPlace(rung: rung, msn: msn, to: .moment(moment, msn: msn, readAt: read), holdFrom: holdFrom)
             case .prewarm(let rung):
                 guard let f = fetched else { continue }
                 let loader = self.loader
@@ -55,6 +56,17 @@ extension PaneOwner {
                     inputs.yield(.refreshed(rung: rung, m, .edgeStart))
                 }
             case .readSubtitles(let read): readSubtitles(read)
+            case .seekAbsolute(let to, let back):
+                if let back { try? mpv.set(.hrSeekDemuxerOffset(back)) }
+                try? mpv.command(.seekAbsolute(to))
+                // mpv reads the offset when it carries the seek out on its own thread: it is reset once that has happened.
+                if back != nil { after(300, .resetDemuxerOffset) }
+            case .lookAgain(let step): after(5, .inPlace(step))
+            case .releaseSegments: loader.releaseSegments()
+            case .readahead(let seconds): readahead(seconds)
+            case .letGo(let play):
+                if play { try? mpv.set(.pause(false)) }
+                holding = false
             case .reloadSteering(let url, let pathway, let throughput):
                 guard let f = fetched else { continue }
                 // An in-line manifest (a data: SERVER-URI) is read as it is: its reloads go to its RELOAD-URI.
@@ -179,9 +191,9 @@ extension PaneOwner {
 
     /// Immediate switch without a splice (VOD fMP4), or sync's move to a moment: reload at the target's segment paused, seek
     /// inside the fresh cache to the target (a cache seek, so FFmpeg 5.1 never seeks fMP4, and exact whoever packaged the
-    /// stream), then play.
+    /// stream), then play — the Session decides each look (`ReloadSeek`).
     /// `prewarmed`: the rung's playlist was just read (the start at a live edge): the Loader does not read it again.
-    func reloadInPlace(rung: Int, msn: Int, to: InPlace.Target, holdFrom: Int? = nil, prewarmed: Bool = false) {
+    func reloadInPlace(rung: Int, msn: Int, to: ReloadSeek.Target, holdFrom: Int? = nil, prewarmed: Bool = false) {
         let wasPaused = state.userPaused
         // Marked before the pause, so no sample reads a pause the user never asked for.
         holding = !wasPaused
@@ -192,7 +204,7 @@ extension PaneOwner {
         }
         // Set once the stream is presented (a presentation clears it), before the player can ask for a segment; bounded, so a
         // seek that never comes does not stall the pane.
-        var step = InPlace(to: to, rung: rung, wasPaused: wasPaused, heldFrom: holdFrom, deadline: .now + .seconds(5))
+        var step = ReloadSeek(to: to, rung: rung, wasPaused: wasPaused, heldFrom: holdFrom, deadline: t + ReloadSeek.limit)
         if let holdFrom {
             loader.holdSegments(from: holdFrom, seconds: 2)
             // The target lies up to the held segment's start past where the reload starts (two segments before it,
@@ -208,80 +220,13 @@ extension PaneOwner {
         after(5, .inPlace(step))
     }
 
-    /// One look of a reload+seek, every 5 ms until it is done or 5 s have passed.
-    func inPlaceStep(_ step: InPlace) {
-        var step = step
-        var done = ContinuousClock.now >= step.deadline
-        // The moment ran on past the discontinuity whose segments are held back (a reload slower than `SyncWindow.breakMargin`,
-        // as on a loaded machine): no seek can reach it in this cache, whose reset is still held back. The pane reloads again at
-        // the discontinuity, where no reset lies before the moment, and seeks to it there — not played on from the first
-        // segment, a whole reload's span away from every other pane.
-        if !done, step.soughtTo == nil, case .moment(let date, _, let readAt) = step.to, let h = step.heldFrom,
-            let b = state.programDateTime(StreamPoint(msn: h, offset: 0)),
-            date.adding(seconds: Pane.seconds(.now - readAt)).seconds(since: b) >= 0
-        {
-            loader.releaseSegments()
-            if let usual = step.readaheadBefore { readahead(usual) }
-            say(.info, "sync: the moment ran on past the discontinuity at msn \(h) during the reload; reloading there")
-            return reloadInPlace(rung: step.rung, msn: h, to: .moment(date, msn: h, readAt: readAt))
-        }
-        // Not before the new file has started: until then the cache state read may still be the old file's, and a seek into it
-        // is lost when the new one starts at its segment (measured under load: a switch landed 1.9 s early).
-        let to: Double? =
-            if state.playerLoading { nil } else {
-                switch step.to {
-                case .raw(let t): t
-                case .moment(let date, let msn, let readAt):
-                    // Where the other panes are now: a reload that took longer (a loaded machine, a slow origin) still lands
-                    // the same distance ahead of them.
-                    state.rawTime(of: date.adding(seconds: Pane.seconds(.now - readAt)), from: msn)
-                case .position(let msn, let offset, let readAt):
-                    state.rawTime(at: StreamPoint(msn: msn, offset: offset + Pane.seconds(.now - readAt)))
-                }
-            }
-        if !done, step.soughtTo == nil {
-            let cache = to.flatMap { _ in mpv.get(.demuxerCacheState) }
-            if let to, cache?.holds(to, margin: 0.05) == true {
-                try? mpv.command(.seekAbsolute(to))
-                step.soughtTo = to
-            } else if let to, step.heldFrom != nil, let back = cache?.aimBack(for: to, within: 12) {
-                // The segments after the target's are held back, so its GOP is not marked seekable yet: the demuxer is aimed
-                // into the range before it and the exact seek decodes on to the target (docs/PLATFORM.md).
-                try? mpv.set(.hrSeekDemuxerOffset(back))
-                try? mpv.command(.seekAbsolute(to))
-                after(300, .resetDemuxerOffset)
-                step.soughtTo = to
-            }
-        } else if !done, let to = step.soughtTo, mpv.get(.seeking) == false, let now = mpv.get(.timePos), abs(now - to) < 0.1 {
-            // Not while the seek is still running: time-pos reads its target at once, and a player let go then shows the
-            // keyframe before the target for a moment, then jumps to it (measured under load: 2.07 s, then 3.47 s 37 ms later).
-            done = true
-        }
-        guard done else { return after(5, .inPlace(step)) }
-        if step.heldFrom != nil { loader.releaseSegments() }
-        if let usual = step.readaheadBefore { readahead(usual) }
-        // A low-latency start whose seek never landed starts again at the edge once (where the edge is now), rather than
-        // play a whole deadline further back than PART-HOLD-BACK.
-        if case .position = step.to {
-            if step.soughtTo == nil, edgeStartMisses == 0 {
-                edgeStartMisses += 1
-                say(.warn, "low latency: the player's cache never held the start behind the edge; starting again at the edge")
-                run([.reloadAtEdge(rung: step.rung)])
-                return
-            }
-            if step.soughtTo != nil { edgeStartMisses = 0 }
-        }
-        if !step.wasPaused { try? mpv.set(.pause(false)) }
-        holding = false
-        if step.soughtTo == nil {
-            let what =
-                switch step.to {
-                case .moment: "sync: the reloaded cache never held the moment"
-                case .raw: "reload+seek: the new rung's cache never held the playhead"
-                case .position: "low latency: the player's cache never held the start behind the edge"
-                }
-            say(.warn, "\(what); playing from its segment start")
-        }
+    /// One look of a reload+seek: what the player holds and shows now, for the Session to decide on.
+    func inPlaceStep(_ step: ReloadSeek) {
+        let cache = mpv.get(.demuxerCacheState)
+        let look = SeekLook(
+            seekable: cache?.seekableRanges.map { TimeRange(start: $0.start, end: $0.end) } ?? [], cacheEnd: cache?.cacheEnd,
+            seeking: mpv.get(.seeking), time: mpv.get(.timePos))
+        carry(state.reduce(.reloadSeek(step, look), at: t))
     }
 
     /// Reads `seconds` ahead of the playhead, within the pane's memory budget for that many seconds.

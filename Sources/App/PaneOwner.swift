@@ -51,33 +51,8 @@ enum PaneTimer: Sendable {
     case reread(rung: Int, msn: Int, attempt: Int)
     /// Splice+seek: the player holds paused until its seek has landed on `to` (or the deadline passes).
     case rereadSettle(to: Double, wasPaused: Bool, deadline: ContinuousClock.Instant)
-    case inPlace(InPlace)
-}
-
-/// A reload+seek in progress: the player holds paused until its fresh cache holds `to`, then seeks there and plays.
-struct InPlace: Sendable {
-    /// Where the playhead goes: a raw media time (a switch: the same moment in the new rung), or a wall-clock moment in a
-    /// segment (sync), whose raw time is known once the Loader has read that segment.
-    enum Target: Sendable {
-        case raw(Double)
-        /// A moment read at `readAt`, which runs on with the wall clock until the cache holds it: the other panes play on
-        /// while this one reloads (DECISIONS.md, sync).
-        case moment(DateTime, msn: Int, readAt: ContinuousClock.Instant)
-        /// `offset` seconds into segment `msn` as read at `readAt`, running on with the clock: a live start behind the edge
-        /// (DECISIONS.md, LL-HLS), where the segment in progress may have no PDT yet.
-        case position(msn: Int, offset: Double, readAt: ContinuousClock.Instant)
-    }
-    var to: Target
-    /// The rung reloaded.
-    var rung: Int
-    var wasPaused: Bool
-    /// The segment the Loader keeps from the player until the seek is done (`LoaderServer.holdSegments`).
-    var heldFrom: Int?
-    /// The raw time the seek went to, once it was issued.
-    var soughtTo: Double?
-    /// The read-ahead to go back to when the reload read further for its target.
-    var readaheadBefore: Double?
-    var deadline: ContinuousClock.Instant
+    /// One look at a reload+seek (`SessionState.reloadSeekStep`).
+    case inPlace(ReloadSeek)
 }
 
 /// The pane's one serial owner: it alone holds the pane's state and calls its player; it applies each input, asks the
@@ -107,8 +82,6 @@ final class PaneOwner {
     var logFilter = MPVLogFilter()
     /// True while hlstui holds the player paused to move it inside a freshly loaded rung (not a pause of the user's).
     var holding = false
-    /// LL-HLS: starts behind the edge whose seek never landed in a row (one more start at the edge is tried, then it plays).
-    var edgeStartMisses = 0
     /// The instant of the readings a sync move being planned was computed from (`Pane.realign`), for its effects.
     var moveReadAt: ContinuousClock.Instant?
     /// True while sync keeps the player paused for another pane that rebuffers.
@@ -352,7 +325,7 @@ final class PaneOwner {
         // The playlist the start is planned on was read just now, by the Loader: the player's read of it is answered from that
         // read (`LoaderServer.reusable`), not read again (docs/PROXY.md).
         reloadInPlace(
-            rung: rung, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: .now), holdFrom: reset,
+            rung: rung, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: t), holdFrom: reset,
             prewarmed: true)
         apply(.lowLatencyStarted(holdBack: start.holdBack))
         return true

@@ -71,22 +71,6 @@ public struct DemuxerCacheState: Sendable, Equatable {
         cacheEnd = n["cache-end"].doubleValue
         underrun = n["underrun"].boolValue ?? false
     }
-
-    /// True when a seekable range holds `t` and at least `margin` seconds after it.
-    public func holds(_ t: Double, margin: Double = 0) -> Bool {
-        seekableRanges.contains { $0.start <= t && t + margin <= $0.end }
-    }
-
-    /// How far before `t` (seconds) an exact seek must aim the demuxer to stay in the cache, when `t` lies in its last GOP:
-    /// mpv marks a GOP seekable only once the next key frame is read, so while the read waits (the next segment held back)
-    /// the cached packets reach `t` but the seekable range ends before it, up to `within` seconds. Nil when no range ends
-    /// that close before `t` or the packets do not reach `margin` past it.
-    public func aimBack(for t: Double, margin: Double = 0.05, within: Double) -> Double? {
-        guard let end = cacheEnd, t + margin <= end,
-            let r = seekableRanges.first(where: { $0.start <= t && $0.end < t && t - $0.end <= within })
-        else { return nil }
-        return t - r.end + 0.1
-    }
 }
 
 /// A property hlstui sets while playing, with its value; the option names live here once.

@@ -15,7 +15,8 @@ public enum PaneEffect: Sendable, Equatable {
     /// Sync: reload `rung` from segment `msn` held paused, seek inside the fresh cache to where wall-clock moment `moment`
     /// plays (the segment's first PTS plus the moment's distance from its PDT, `rawTime(of:from:)`), then play. `holdFrom`:
     /// the first segment after a discontinuity that follows, kept from the player until the seek is done.
-    case reloadAtMoment(rung: Int, msn: Int, moment: DateTime, holdFrom: Int? = nil)
+    /// `readAt`: the session time the moment was read at (nil: when sync's readings were taken, or now).
+    case reloadAtMoment(rung: Int, msn: Int, moment: DateTime, holdFrom: Int? = nil, readAt: Double? = nil)
     /// Read `rung`'s media playlist now, so the session knows its segments before the player asks.
     case prewarm(rung: Int)
     /// Read `rung`'s media playlist now; the answer comes back to the Session (`liveEdge`, or `recovered(rung:with:at:)`).
@@ -38,6 +39,16 @@ public enum PaneEffect: Sendable, Equatable {
     /// Content steering: read the steering manifest at `url` (resolved against the stream's) for `pathway`, with the
     /// throughput measured (docs/STEERING.md); the answer comes back as `SessionEvent.steered`.
     case reloadSteering(url: String, pathway: String, throughput: Int?)
+    /// A reload+seek (`ReloadSeek`): seek to raw media time `to`, the demuxer aimed `aimBack` seconds early when given.
+    case seekAbsolute(to: Double, aimBack: Double?)
+    /// A reload+seek goes on: look again in 5 ms.
+    case lookAgain(ReloadSeek)
+    /// The segments the Loader kept from the player until a seek was done go to it.
+    case releaseSegments
+    /// Read `seconds` ahead of the playhead (within the pane's memory budget).
+    case readahead(Double)
+    /// A reload+seek is over: the player is no longer held, and plays unless the user paused (`play` false).
+    case letGo(play: Bool)
 }
 
 /// Why hlstui reads a playlist the player did not ask for.

@@ -22,6 +22,8 @@ public enum SessionInput: Sendable {
     case hold(seconds: Double)
     /// Sync: move the playhead to the moment `date` (the plan is `refused` when the stream cannot get there).
     case realign(to: DateTime)
+    /// One look at a reload+seek in progress, every 5 ms until the plan no longer says `lookAgain`.
+    case reloadSeek(ReloadSeek, SeekLook)
 }
 
 extension SessionState {
@@ -48,6 +50,8 @@ extension SessionState {
             plan.effects = planHold(seconds: seconds, at: t)
         case .realign(let date):
             if let effects = planRealign(to: date, at: t) { plan.effects = effects } else { plan.refused = true }
+        case .reloadSeek(let step, let look):
+            plan = reloadSeekStep(step, look: look, at: t)
         }
         return plan
     }

@@ -166,6 +166,8 @@ public struct SessionState: Sendable {
     var playlistReadAt: [Int: Double] = [:]
     /// Session time of the last attempt to reload a player its origin stopped.
     var lastRecoveryAttempt: Double?
+    /// LL-HLS: starts behind the edge whose seek never landed in a row (one more start at the edge is tried, then it plays).
+    var edgeStartMisses = 0
 
     /// Seconds since rung `rung`'s live playlist last gained a segment (nil: not live, ended, or not read yet). Beyond three
     /// target durations the origin has stopped publishing (a live origin adds one about every target duration; the shipped alert
