@@ -61,7 +61,12 @@ extension PaneOwner {
                 try? mpv.command(.seekAbsolute(to))
                 // mpv reads the offset when it carries the seek out on its own thread: it is reset once that has happened.
                 if back != nil { after(300, .resetDemuxerOffset) }
-            case .lookAgain(let step): after(5, .inPlace(step))
+            case .after(let ms, let timer): after(ms, .session(timer))
+            case .holdStill(let byHLSTUI):
+                // Marked before the pause, so no sample reads a pause the user never asked for.
+                holding = byHLSTUI
+                try? mpv.set(.pause(true))
+            case .seekableCache(let on): try? mpv.set(.demuxerSeekableCache(on))
             case .releaseSegments: loader.releaseSegments()
             case .readahead(let seconds): readahead(seconds)
             case .letGo(let play):
@@ -133,60 +138,10 @@ extension PaneOwner {
     }
 
     /// Makes the player re-read the segment under the playhead (`msn`) from the newly routed `rung` (splice+seek): the cache is
-    /// made unseekable for one seek, so it goes to the demuxer. One seek, never repeated forward: it is repeated only while the
-    /// demuxer has not acted on it (the option reaches the demuxer thread on its next cycle; until then the seek is a harmless
-    /// cache seek to the same spot).
+    /// made unseekable for one seek, so it goes to the demuxer; the Session checks the re-read (`SessionTimer.reread`).
     func reread(rung: Int, at msn: Int) {
         try? mpv.set(.demuxerSeekableCache(false))
-        after(10, .reread(rung: rung, msn: msn, attempt: 0))
-    }
-
-    /// One check of a re-read: done when the demuxer asked for the segment before the playhead's again, now from the new rung;
-    /// else the aimed seek again, at most four times.
-    func rereadStep(rung: Int, msn: Int, attempt: Int) {
-        let demuxed = state.inFlight[msn - 1]?.rung == rung || state.segmentRung[msn - 1] == rung
-        // The first seek holds the player paused until it has landed: a seek while playing shows the key frame before its
-        // target for a moment, then jumps on to it (as `inPlaceStep` waits out for a reload+seek).
-        let settle = attempt == 0 && !demuxed ? look().time : nil
-        let wasPaused = state.userPaused
-        if settle != nil {
-            holding = !wasPaused
-            try? mpv.set(.pause(true))
-        }
-        let sought = !demuxed && seekDemuxerAgain()
-        if let to = settle {
-            if sought {
-                after(5, .rereadSettle(to: to, wasPaused: wasPaused, deadline: .now + .seconds(2)))
-            } else {
-                rereadSettled(wasPaused: wasPaused)
-            }
-        }
-        if sought && attempt < 3 {
-            after(30, .reread(rung: rung, msn: msn, attempt: attempt + 1))
-        } else {
-            after(300, .resetSeekableCache)
-        }
-    }
-
-    /// One look at a splice+seek's seek: the player plays on once it is no longer seeking and shows the target (or after 2 s).
-    func rereadSettleStep(to: Double, wasPaused: Bool, deadline: ContinuousClock.Instant) {
-        let landed = mpv.get(.seeking) == false && (mpv.get(.timePos).map { abs($0 - to) < 0.1 } ?? false)
-        guard landed || ContinuousClock.now >= deadline else {
-            return after(5, .rereadSettle(to: to, wasPaused: wasPaused, deadline: deadline))
-        }
-        rereadSettled(wasPaused: wasPaused)
-    }
-
-    func rereadSettled(wasPaused: Bool) {
-        if !wasPaused { try? mpv.set(.pause(false)) }
-        holding = false
-    }
-
-    /// The aimed demuxer seek to where the playhead is now; false when it cannot be aimed.
-    func seekDemuxerAgain() -> Bool {
-        guard let now = state.freshPoint(look().time), let back = state.demuxerSeekOffset(into: now) else { return false }
-        run([.seekDemuxer(by: 0, aimBack: back)])
-        return true
+        after(10, .session(.reread(rung: rung, msn: msn, attempt: 0)))
     }
 
     /// Immediate switch without a splice (VOD fMP4), or sync's move to a moment: reload at the target's segment paused, seek
@@ -217,16 +172,16 @@ extension PaneOwner {
                 readahead(end.seconds(since: start) + 1)
             }
         }
-        after(5, .inPlace(step))
+        after(5, .session(.reloadSeek(step)))
     }
 
-    /// One look of a reload+seek: what the player holds and shows now, for the Session to decide on.
-    func inPlaceStep(_ step: ReloadSeek) {
+    /// A look the Session asked for: the player's cache, whether it seeks and its position now, for the Session to decide on.
+    func look(for timer: SessionTimer) {
         let cache = mpv.get(.demuxerCacheState)
         let look = SeekLook(
             seekable: cache?.seekableRanges.map { TimeRange(start: $0.start, end: $0.end) } ?? [], cacheEnd: cache?.cacheEnd,
             seeking: mpv.get(.seeking), time: mpv.get(.timePos))
-        carry(state.reduce(.reloadSeek(step, look), at: t))
+        carry(state.reduce(.timer(timer, look), at: t))
     }
 
     /// Reads `seconds` ahead of the playhead, within the pane's memory budget for that many seconds.
@@ -256,13 +211,10 @@ extension PaneOwner {
     func fire(_ timer: PaneTimer) {
         switch timer {
         case .resetDemuxerOffset: try? mpv.set(.hrSeekDemuxerOffset(0))
-        case .resetSeekableCache: try? mpv.set(.demuxerSeekableCache(nil))
         case .endHold:
             if !state.userPaused { try? mpv.set(.pause(false)) }
             readahead(parts.config.player.readahead)
-        case .reread(let rung, let msn, let attempt): rereadStep(rung: rung, msn: msn, attempt: attempt)
-        case .rereadSettle(let to, let wasPaused, let deadline): rereadSettleStep(to: to, wasPaused: wasPaused, deadline: deadline)
-        case .inPlace(let step): inPlaceStep(step)
+        case .session(let timer): look(for: timer)
         }
     }
 }

@@ -44,15 +44,9 @@ enum PaneInput: Sendable {
 enum PaneTimer: Sendable {
     /// The demuxer has carried out an aimed seek: the aim is reset.
     case resetDemuxerOffset
-    /// The demuxer has re-read a segment: the cache is seekable again.
-    case resetSeekableCache
     case endHold
-    /// Splice+seek: has the demuxer gone back to segment `msn`'s predecessor from `rung` yet (attempt `attempt`)?
-    case reread(rung: Int, msn: Int, attempt: Int)
-    /// Splice+seek: the player holds paused until its seek has landed on `to` (or the deadline passes).
-    case rereadSettle(to: Double, wasPaused: Bool, deadline: ContinuousClock.Instant)
-    /// One look at a reload+seek (`SessionState.reloadSeekStep`).
-    case inPlace(ReloadSeek)
+    /// A look the Session asked for (`PaneEffect.after`).
+    case session(SessionTimer)
 }
 
 /// The pane's one serial owner: it alone holds the pane's state and calls its player; it applies each input, asks the

@@ -41,8 +41,12 @@ public enum PaneEffect: Sendable, Equatable {
     case reloadSteering(url: String, pathway: String, throughput: Int?)
     /// A reload+seek (`ReloadSeek`): seek to raw media time `to`, the demuxer aimed `aimBack` seconds early when given.
     case seekAbsolute(to: Double, aimBack: Double?)
-    /// A reload+seek goes on: look again in 5 ms.
-    case lookAgain(ReloadSeek)
+    /// Send `timer` back to the Session after `ms` milliseconds, with the player read then.
+    case after(ms: Int, SessionTimer)
+    /// hlstui holds the player paused for a seek to land (`byHLSTUI` false: the user had paused it already).
+    case holdStill(byHLSTUI: Bool)
+    /// Whether seeks go to mpv's cache: false sends the next one to the demuxer; nil is libmpv's default (docs/PLATFORM.md).
+    case seekableCache(Bool?)
     /// The segments the Loader kept from the player until a seek was done go to it.
     case releaseSegments
     /// Read `seconds` ahead of the playhead (within the pane's memory budget).

@@ -22,8 +22,8 @@ public enum SessionInput: Sendable {
     case hold(seconds: Double)
     /// Sync: move the playhead to the moment `date` (the plan is `refused` when the stream cannot get there).
     case realign(to: DateTime)
-    /// One look at a reload+seek in progress, every 5 ms until the plan no longer says `lookAgain`.
-    case reloadSeek(ReloadSeek, SeekLook)
+    /// A look the Session asked for (`PaneEffect.after`), with the player read now.
+    case timer(SessionTimer, SeekLook)
 }
 
 extension SessionState {
@@ -50,8 +50,8 @@ extension SessionState {
             plan.effects = planHold(seconds: seconds, at: t)
         case .realign(let date):
             if let effects = planRealign(to: date, at: t) { plan.effects = effects } else { plan.refused = true }
-        case .reloadSeek(let step, let look):
-            plan = reloadSeekStep(step, look: look, at: t)
+        case .timer(let timer, let look):
+            plan = self.timer(timer, look: look, at: t)
         }
         return plan
     }

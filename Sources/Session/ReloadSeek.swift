@@ -3,7 +3,7 @@ import HLS
 /// A reload+seek in progress: the player was given a rung from a segment and holds paused until its fresh cache holds the
 /// target, then seeks there and plays — an immediate switch without a splice (VOD fMP4), a sync move to a moment, a
 /// low-latency start behind the edge (docs/PLATFORM.md; DECISIONS.md, rung switching, sync, LL-HLS). The owner looks every
-/// 5 ms (`SessionInput.reloadSeek`) until the Session says it is over.
+/// 5 ms (`SessionTimer.reloadSeek`) until the Session says it is over.
 public struct ReloadSeek: Sendable, Equatable {
     /// Where the playhead goes.
     public enum Target: Sendable, Equatable {
@@ -75,7 +75,64 @@ public struct SeekLook: Sendable, Equatable {
     }
 }
 
+/// A look the Session asks for later (`PaneEffect.after`); the owner sends it back as `SessionInput.timer` with the player read.
+public enum SessionTimer: Sendable, Equatable {
+    /// The reload+seek in progress.
+    case reloadSeek(ReloadSeek)
+    /// Splice+seek: has the demuxer gone back to segment `msn`'s predecessor from `rung` yet (attempt `attempt`)?
+    case reread(rung: Int, msn: Int, attempt: Int)
+    /// Splice+seek: the player holds paused until its seek has landed on `to` (or session time `deadline` passes).
+    case rereadSettle(to: Double, wasPaused: Bool, deadline: Double)
+    /// Splice+seek: the demuxer has re-read its segment; seeks go to the cache again.
+    case seekableCacheBack
+}
+
 extension SessionState {
+    /// A look asked for earlier, with the player read just now.
+    mutating func timer(_ timer: SessionTimer, look: SeekLook, at t: Double) -> PanePlan {
+        switch timer {
+        case .reloadSeek(let step): return reloadSeekStep(step, look: look, at: t)
+        case .reread(let rung, let msn, let attempt): return rereadStep(rung: rung, msn: msn, attempt: attempt, look: look, at: t)
+        case .rereadSettle(let to, let wasPaused, let deadline):
+            var plan = PanePlan()
+            // The player plays on once it is no longer seeking and shows the target (or after the deadline).
+            let landed = look.seeking == false && (look.time.map { abs($0 - to) < 0.1 } ?? false)
+            plan.effects = [landed || t >= deadline ? .letGo(play: !wasPaused) : .after(ms: 5, timer)]
+            return plan
+        case .seekableCacheBack:
+            var plan = PanePlan()
+            plan.effects = [.seekableCache(nil)]
+            return plan
+        }
+    }
+
+    /// One check of a splice+seek's re-read (`PaneEffect.reread`): done when the demuxer asked for the segment before the
+    /// playhead's again, now from the new rung; else the aimed seek again, at most four times. The first seek holds the player
+    /// paused until it has landed: a seek while playing shows the key frame before its target for a moment, then jumps on to it
+    /// (as a reload+seek waits out). One seek, never repeated forward: it is repeated only while the demuxer has not acted on
+    /// it (the option reaches the demuxer thread on its next cycle; until then the seek is a harmless cache seek to the same
+    /// spot).
+    mutating func rereadStep(rung: Int, msn: Int, attempt: Int, look: SeekLook, at t: Double) -> PanePlan {
+        var plan = PanePlan()
+        let demuxed = inFlight[msn - 1]?.rung == rung || segmentRung[msn - 1] == rung
+        let time = playerLoading ? nil : look.time
+        let settle = attempt == 0 && !demuxed ? time : nil
+        if settle != nil { plan.effects.append(.holdStill(byHLSTUI: !userPaused)) }
+        var sought = false
+        if !demuxed, let now = freshPoint(time), let back = demuxerSeekOffset(into: now) {
+            plan.effects.append(.seekDemuxer(by: 0, aimBack: back))
+            sought = true
+        }
+        if let to = settle {
+            plan.effects.append(
+                sought ? .after(ms: 5, .rereadSettle(to: to, wasPaused: userPaused, deadline: t + 2)) : .letGo(play: !userPaused))
+        }
+        plan.effects.append(
+            sought && attempt < 3
+                ? .after(ms: 30, .reread(rung: rung, msn: msn, attempt: attempt + 1)) : .after(ms: 300, .seekableCacheBack))
+        return plan
+    }
+
     /// One look at a reload+seek at session time `t`: seek once the fresh cache holds the target, done once the player shows
     /// it (or at the deadline), and what ends it — the Loader's held segments released, the read-ahead restored, the player let
     /// go. A sync moment that ran past the held discontinuity reloads there; a low-latency start that never landed starts
@@ -125,7 +182,7 @@ extension SessionState {
             done = true
         }
         guard done else {
-            plan.effects.append(.lookAgain(step))
+            plan.effects.append(.after(ms: 5, .reloadSeek(step)))
             return plan
         }
         if step.heldFrom != nil { plan.effects.append(.releaseSegments) }
