@@ -426,47 +426,17 @@ final class PaneOwner {
         if let g = LumaGrid.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride) { apply(.frame(g)) }
     }
 
-    /// The wall-clock moment at the playhead now (see `PaneClock`).
+    /// The wall-clock moment at the playhead now (see `PaneClock`; the Session reads it, `SessionState.moment`).
     func clock() -> PaneClock {
-        let s = state
-        let media = s.loadedRung.flatMap { s.media[$0] } ?? s.playingMedia
-        let hasPDT = media.map { $0.segments.contains { $0.effectiveProgramDateTime != nil } }
-        var window = media.flatMap(Self.window)
-        window?.bufferedUntil = s.playingMedia.flatMap { m in s.bufferedEnd.flatMap { Timeline.programDateTime(at: $0, in: m) } }
-        guard !s.playerLoading, s.started, s.error == nil else {
-            // A reload after a stall (the origin answers again) is still the stall: the others wait until it plays.
-            return PaneClock(pdt: nil, playing: false, hasPDT: hasPDT, at: .now, window: window, stalled: s.currentStall != nil && !s.ended)
-        }
-        let waitingForData = mpv.get(.pausedForCache) ?? false
-        // While mpv restarts its playback (`PlayerSample.restarting`) the playhead is not read: no reading, not a stall.
-        let paused = (mpv.get(.pause) ?? false) || waitingForData || (!(mpv.get(.eofReached) ?? false) && (mpv.get(.coreIdle) ?? false))
-        // Rebuffering, or stopped at the end of what a failing origin gave: not a pause of the user's or of sync's.
-        let stalled = !s.ended && (waitingForData || s.eofSince != nil || s.currentStall != nil)
-        let raw = mpv.get(.audioPts) ?? mpv.get(.timePos)
+        let look = ClockLook(
+            paused: mpv.get(.pause) ?? false, pausedForCache: mpv.get(.pausedForCache) ?? false,
+            eofReached: mpv.get(.eofReached) ?? false, coreIdle: mpv.get(.coreIdle) ?? false,
+            audioPts: mpv.get(.audioPts), timePos: mpv.get(.timePos))
         // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
         // put tens of milliseconds between two property reads).
         let at = ContinuousClock.now
-        // Audio that began before the located segment (just after a timestamp reset) names no moment yet: no reading, rather
-        // than the segment's start held still while the other panes move on.
-        guard let raw, let p = s.locate(raw), let m = media, !s.clock.precedes(raw, p) else {
-            return PaneClock(pdt: nil, playing: !paused, hasPDT: hasPDT, at: at, window: window, stalled: stalled)
-        }
-        // Behind the window (a hold reads on while the window slides) the PDT its playlist gave when it listed it.
-        let pdt = m.lists(p.msn) ? MediaClock.programDateTime(p, in: m) : s.programDateTime(p)
-        // A playhead in a segment without PDT (the encoder lost its clock) is out of the lock, whatever else the window lists.
-        let here = pdt != nil || !m.lists(p.msn) ? hasPDT : false
-        return PaneClock(pdt: pdt, playing: !paused, hasPDT: here, at: at, window: window, stalled: stalled)
-    }
-
-    /// The PDT range `m` lists: from its first segment's PDT to where its last segment ends.
-    static func window(_ m: MediaPlaylist) -> SyncWindow? {
-        guard let first = m.segments.first(where: { $0.effectiveProgramDateTime != nil }), let a = first.effectiveProgramDateTime,
-            let last = m.segments.last(where: { $0.effectiveProgramDateTime != nil }), let b = last.effectiveProgramDateTime
-        else { return nil }
-        let breaks = m.segments.filter(\.discontinuity).compactMap(\.effectiveProgramDateTime)
-        return SyncWindow(
-            start: a, end: b.adding(seconds: last.duration), live: m.isLive, targetDuration: Double(m.targetDuration ?? 0),
-            breaks: breaks)
+        let m = state.moment(look)
+        return PaneClock(pdt: m.pdt, playing: m.playing, hasPDT: m.hasPDT, at: at, window: m.window, stalled: m.stalled)
     }
 
     // MARK: decisions
