@@ -262,7 +262,8 @@ public enum DashboardRunner {
     }
 }
 
-/// The curses thread's loop.
+/// The curses thread's loop. Unchecked: its mutable state is the curses thread's alone while `run` runs; the caller reads
+/// `panes` after it returns.
 final class UILoop: @unchecked Sendable {
     /// Read by the caller after `run` returns (a pane opened with `o` is closed there too).
     private(set) var panes: [Pane]

@@ -56,6 +56,7 @@ public struct MetricsServerError: Error, CustomStringConvertible {
     public var description: String
 }
 
+/// Unchecked: NIO calls it on its channel's event loop only.
 private final class MetricsHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart

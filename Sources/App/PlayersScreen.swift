@@ -40,7 +40,8 @@ public enum PlayersScreen {
     }
 }
 
-/// The loop on the curses thread: it alone touches the screen while it runs (as the dashboard's `UILoop`).
+/// The loop on the curses thread: it alone touches the screen while it runs (as the dashboard's `UILoop`). Unchecked: its
+/// mutable state is that thread's alone.
 final class PlayersLoop: @unchecked Sendable {
     let screen: Screen
     let entry: String

@@ -242,7 +242,7 @@ final class CacheWriter: Sendable {
     let cache: DiskCache
     let name: String
     /// The record to save, the body's file (nil once closed, or after a write failed) and the bytes written.
-    struct State: @unchecked Sendable {
+    struct State: Sendable {
         var meta: CacheMeta
         var handle: FileHandle?
         var written: Int

@@ -147,7 +147,7 @@ final class ResponseWriter: Sendable {
     }
 }
 
-/// Reads player requests and hands them to the Loader.
+/// Reads player requests and hands them to the Loader. Unchecked: NIO calls it on its channel's event loop only.
 final class LoaderHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart

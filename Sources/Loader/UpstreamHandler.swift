@@ -10,6 +10,7 @@ import NIOTLS
 /// Reads one response at a time off a pooled connection. The read timeout is the exchange's own: from the request on, and
 /// again from each read (a pooled connection's idle time before the request counts for nothing; a timer of the connection's
 /// life, as NIO's `IdleStateHandler` keeps, gave a request sent after 9.9 s of idleness a tenth of a second).
+/// Unchecked: NIO calls a handler on its channel's event loop only, and its state is touched there alone.
 final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPClientResponsePart
 

@@ -41,7 +41,8 @@ public protocol UpstreamTransport: Sendable {
     func send(_ request: UpstreamRequest, readTimeout: Double) -> AsyncThrowingStream<UpstreamPart, any Error>
 }
 
-/// One request/response on a connection.
+/// One request/response on a connection. Unchecked: its mutable fields are written by its connection's handler on that
+/// channel's event loop only (`UpstreamHandler`).
 final class Exchange: @unchecked Sendable {
     let url: String
     let redirects: Int

@@ -16,7 +16,7 @@ public struct RecordingError: Error, Sendable, CustomStringConvertible {
 /// session started. Items are queued and written together a few times a second on the recorder's own queue, so the Loader and
 /// the panes never wait on the disk; `close()` writes what is left. A write that fails (a full disk) stops the recording with
 /// one line through `onFailure`; the session goes on.
-public final class Recorder: @unchecked Sendable {
+public final class Recorder: Sendable {
     /// What the recorder has not written yet (`queued`).
     private enum Item {
         case exchange(UpstreamExchange, pane: Int?)
@@ -39,7 +39,7 @@ public final class Recorder: @unchecked Sendable {
     private let queued = NIOLockedValueBox(Queued())
     /// CPU seconds spent writing (hashing, SQLite, the last checkpoint), on the recorder's queue: what recording costs the
     /// session beyond keeping each body until it is written; saved as `meta.writerCPUSeconds` at close.
-    private var writerCPU = 0.0
+    private let writerCPU = NIOLockedValueBox(0.0)
     private let onFailure: @Sendable (String) -> Void
     /// `--record-keys`: seals a key's bytes for the file (nil: keys are recorded without their bytes).
     private let sealKey: (@Sendable ([UInt8]) -> [UInt8]?)?
@@ -115,7 +115,8 @@ public final class Recorder: @unchecked Sendable {
         }
         let cpu0 = Self.threadCPU()
         try? db.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
-        let spent = queue.sync { writerCPU } + Self.threadCPU() - cpu0
+        // After the queue's flushes: what they spent is all counted.
+        let spent = queue.sync { writerCPU.withLockedValue { $0 } } + Self.threadCPU() - cpu0
         if !failed {
             try? db.write { db in
                 try db.execute(
@@ -146,7 +147,7 @@ public final class Recorder: @unchecked Sendable {
         }
         guard !items.isEmpty else { return }
         let cpu0 = Self.threadCPU()
-        defer { writerCPU += Self.threadCPU() - cpu0 }
+        defer { writerCPU.withLockedValue { $0 += Self.threadCPU() - cpu0 } }
         do {
             try db.write { db in
                 for item in items {

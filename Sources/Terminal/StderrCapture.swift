@@ -5,9 +5,8 @@ import NIOConcurrencyHelpers
 /// The headless commands' stderr kept for hlstui's own lines (`fleet`, `monitor`, `proxy`): what libraries write straight
 /// to file descriptor 2 — FFmpeg, once the first player handle of the process is gone (mpv then hands FFmpeg's log to
 /// stderr), ALSA, PipeWire — is captured and appended to `--log FILE` when one is given, else dropped (docs/MESSAGES.md).
-public final class StderrCapture: @unchecked Sendable {
+public final class StderrCapture: Sendable {
     private let file: FileHandle?
-    private var drainer: Thread?
     private let running = NIOLockedValueBox(true)
 
     private init(file: FileHandle?) { self.file = file }
@@ -24,7 +23,6 @@ public final class StderrCapture: @unchecked Sendable {
         let c = StderrCapture(file: handle)
         let t = Thread { c.drainLoop() }
         t.name = "hlstui-stderr"
-        c.drainer = t
         t.start()
         return c
     }
