@@ -11,6 +11,12 @@ import Session
 enum InspectMedia {
     static func run(_ req: InspectRequest, text: String) async -> InspectOutcome {
         let parsed = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: req.imports, url: req.source))
+        // A playlist the RFC says a client must fail to parse (an undefined variable, …) names URIs nobody serves: the cause is
+        // said once, not a wrong answer per segment.
+        if let e = parsed.errors.first {
+            let line = "media: not measured: \(req.source): line \(e.line ?? 0): \(e.message)"
+            return InspectOutcome(stdout: "", stderr: line + "\n", status: 2)
+        }
         var entries: [(index: Int, name: String, url: String, variant: Variant?)] = []
         if let m = parsed.playlist.multivariant {
             for (i, v) in m.variants.enumerated() {
@@ -24,7 +30,7 @@ enum InspectMedia {
         var errors: [String] = []
         for e in entries {
             do {
-                var m = try await measure(e.url, sample: req.mediaSample, req)
+                var m = try await measure(e.url, sample: req.mediaSample, variables: parsed.variables, req)
                 m.index = e.index
                 m.name = e.name
                 // In a multivariant playlist the tag holds for every segment of every media playlist (RFC 8216bis §4.4.2.1).
@@ -33,6 +39,9 @@ enum InspectMedia {
                     m.bandwidth = v.bandwidth
                     m.averageBandwidth = v.averageBandwidth
                     m.codecs = v.codecs
+                    m.resolution = v.resolution
+                    m.frameRate = v.frameRate
+                    m.videoRange = v.videoRange
                     m.separateAudio =
                         v.audio.map { g in parsed.playlist.multivariant?.renditions.contains { $0.groupID == g && $0.uri != nil } ?? false }
                         ?? false
@@ -48,7 +57,8 @@ enum InspectMedia {
                 guard let uri = r.uri, let u = resolve(uri, against: req.source) else { continue }
                 do {
                     subtitles.append(
-                        try await measureSubtitles(u, name: AudioRenditions.label(r), media: first.url, sample: req.mediaSample, req))
+                        try await measureSubtitles(
+                            u, name: AudioRenditions.label(r), media: first.url, sample: req.mediaSample, variables: parsed.variables, req))
                 } catch {
                     errors.append("subtitles \(r.name): \(error.description)")
                 }
@@ -73,9 +83,12 @@ enum InspectMedia {
 
     /// One media playlist's segments measured: all of them, or `sample` spread evenly; sizes from EXT-X-BYTERANGE where it
     /// gives them, else from the bytes fetched.
-    static func measure(_ url: String, sample: Int?, _ req: InspectRequest) async throws(SourceError) -> VariantMeasure {
+    /// `variables`: the multivariant playlist's, for the media playlist's EXT-X-DEFINE IMPORT (RFC 8216bis §4.4.2.3).
+    static func measure(_ url: String, sample: Int?, variables: [String: String] = [:], _ req: InspectRequest) async throws(SourceError)
+        -> VariantMeasure
+    {
         let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream)
-        let playlist = PlaylistParser.parseLenient(text, options: ParseOptions(url: url)).playlist
+        let playlist = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: url)).playlist
         guard let m = playlist.media else { throw SourceError("\(url): not a media playlist") }
         let segs = m.segments.filter { !$0.gap }
         guard !segs.isEmpty else { throw SourceError("\(url): no segments") }
@@ -90,6 +103,7 @@ enum InspectMedia {
         var bytes = 0
         var seconds = 0.0
         var codec: String?
+        var sps: SPS?
         var measured: [SegmentMeasure] = []
         var tracks: [String: [MP4Track]] = [:]
         for s in chosen {
@@ -102,6 +116,12 @@ enum InspectMedia {
                 let body = [UInt8](try await read(u, req))
                 size = body.count
                 if codec == nil, s.map == nil { codec = H264.codecString(annexB: Array(body.prefix(65_536))) }
+                if sps == nil, s.map == nil, body.first == 0x47 {
+                    // The first video PES reassembled (an SPS may span TS packets); H.264 only (stream type 0x1B).
+                    if let au = TransportStream.firstVideoAccessUnit(body), au.streamType == 0x1B {
+                        sps = H264.firstSPS(annexB: au.payload).flatMap { SPS(nal: $0) }
+                    }
+                }
                 if s.map == nil, body.first == 0x47 {
                     let info = TransportStream.probe(body)
                     seen.videoStart = info.firstVideoPTS.map { Double($0) / 90_000 }
@@ -116,7 +136,9 @@ enum InspectMedia {
             }
             measured.append(seen)
             if codec == nil, let map = s.map, let mu = resolve(map.uri, against: url) {
-                codec = H264.codecString(initSection: [UInt8](try await read(mu, req)))
+                let initSection = [UInt8](try await read(mu, req))
+                codec = H264.codecString(initSection: initSection)
+                sps = H264.firstSPS(initSection: initSection).flatMap { SPS(nal: $0) }
             }
             let rate = Double(size * 8) / s.duration
             if rate > peak { (peak, peakMSN) = (rate, s.mediaSequence) }
@@ -128,6 +150,7 @@ enum InspectMedia {
             average: seconds > 0 ? Double(bytes * 8) / seconds : 0)
         v.peakMSN = peakMSN
         v.videoCodec = codec
+        v.sps = sps
         v.segments = measured
         v.independentSegments = playlist.independentSegments
         return v
@@ -135,15 +158,15 @@ enum InspectMedia {
 
     /// A subtitle rendition's WebVTT segments read (all, or `sample` spread over it), each against the media's clock at the
     /// same place: the segment of `media` (the first variant) there, its first timestamp read from its bytes.
-    static func measureSubtitles(_ url: String, name: String, media: String, sample: Int?, _ req: InspectRequest) async throws(SourceError)
-        -> SubtitleMeasure
-    {
+    static func measureSubtitles(
+        _ url: String, name: String, media: String, sample: Int?, variables: [String: String] = [:], _ req: InspectRequest
+    ) async throws(SourceError) -> SubtitleMeasure {
         let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream)
-        guard let m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: req.imports, url: url)).playlist.media
+        guard let m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: url)).playlist.media
         else { throw SourceError("\(url): not a media playlist") }
         let video = PlaylistParser.parseLenient(
             try await PlaylistSource.load(media, timeout: req.timeout, upstream: req.upstream),
-            options: ParseOptions(importedVariables: req.imports, url: media)
+            options: ParseOptions(importedVariables: variables, url: media)
         ).playlist.media
         let starts = Timeline.startTimes(m)
         let indexes = Array(m.segments.indices)

@@ -1,4 +1,5 @@
 import HLS
+import MediaFormats
 import JSONValue
 
 /// What `inspect --media` measured of one variant's segments (docs/VALIDATION.md), and what its multivariant entry declares.
@@ -19,6 +20,11 @@ public struct VariantMeasure: Sendable, Equatable {
     public var peakMSN: Int?
     /// The video codec read from the bytes (SPS, or the init section's avcC), RFC 6381 form.
     public var videoCodec: String?
+    /// The first SPS read (the picture's size, aspect, frame rate and transfer), and what the variant declares of them.
+    public var sps: SPS?
+    public var resolution: Resolution?
+    public var frameRate: Double?
+    public var videoRange: String?
     /// Whether the variant's media carries alternate renditions of its own (an AUDIO group with URIs): their bytes are
     /// not in `peak` and `average`.
     public var separateAudio = false
@@ -110,7 +116,49 @@ public enum MediaChecks {
                     ))
             }
         }
-        return out + segmentFindings(v)
+        return out + pictureFindings(v) + segmentFindings(v)
+    }
+
+    /// RESOLUTION, FRAME-RATE and VIDEO-RANGE against the SPS (RFC 8216bis §4.4.6.2): the picture's size shown (its sample
+    /// aspect applied; the coded size also passes), the VUI's frame rate not over the declared maximum (a rate the VUI does
+    /// not give is not checked), and the range the transfer characteristics require.
+    static func pictureFindings(_ v: VariantMeasure) -> [MediaFinding] {
+        guard let sps = v.sps else { return [] }
+        var out: [MediaFinding] = []
+        if let r = v.resolution, !((r.width == sps.width || r.width == sps.displayWidth) && r.height == sps.height) {
+            let shown = sps.displayWidth == sps.width ? "" : " (shown \(sps.displayWidth)x\(sps.height))"
+            out.append(
+                MediaFinding(
+                    rule: "resolution", must: false, section: rfc("4.4.6.2"), variant: v.index,
+                    message: "\(v.name): RESOLUTION says \(r.width)x\(r.height), the media's SPS \(sps.width)x\(sps.height)\(shown)"))
+        }
+        if let declared = v.frameRate, let measured = sps.frameRate, measured > declared * 1.001 + 0.0005 {
+            out.append(
+                MediaFinding(
+                    rule: "frame-rate", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                    message:
+                        "\(v.name): FRAME-RATE says at most \(fixed(declared, 3)), the media's SPS times \(fixed(measured, 3)) frames a second"
+                ))
+        }
+        // §4.4.6.2: SDR for transfer characteristics 1, 6, 13, 14, 15; HLG for 18; PQ for 16 (and the others ITU-T H.273 lists
+        // with them: PQ 16, HLG 18 only, here).
+        let required: String? =
+            switch sps.transfer {
+            case 1, 6, 13, 14, 15: "SDR"
+            case 16: "PQ"
+            case 18: "HLG"
+            default: nil
+            }
+        let declaredRange = v.videoRange ?? "SDR"
+        if let required, required != declaredRange {
+            out.append(
+                MediaFinding(
+                    rule: "video-range", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                    message:
+                        "\(v.name): VIDEO-RANGE \(v.videoRange.map { "says \($0)" } ?? "is absent (SDR)"), the media's transfer characteristics (\(sps.transfer ?? 0)) are \(required)"
+                ))
+        }
+        return out
     }
 
     /// The rules on the segments' own media: each opens with an independent frame (RFC 8216bis §4.4.2.1 when the playlist
@@ -169,6 +217,10 @@ public enum MediaChecks {
             line += "  average \(kbps(v.average))"
             if let a = v.averageBandwidth { line += " / AVERAGE-BANDWIDTH \(kbps(Double(a)))" }
             if let c = v.videoCodec { line += "  video \(c)" }
+            if let sps = v.sps {
+                line += " \(sps.width)x\(sps.height)"
+                if let f = sps.frameRate { line += " \(f == f.rounded() ? String(Int(f)) : fixed(f, 3)) fps" }
+            }
             let offsets = v.segments.compactMap(\.avOffset).sorted()
             if !offsets.isEmpty { line += "  audio \(SegmentMediaRules.audio(offsets[offsets.count / 2]))" }
             line += "  (\(v.measured) of \(v.listed) segments\(v.separateAudio ? "; audio renditions not measured" : ""))"
@@ -192,6 +244,15 @@ public enum MediaChecks {
                             ("averageBandwidth", .int(v.averageBandwidth)), ("codecs", .string(v.codecs)), ("measured", .int(v.measured)),
                             ("listed", .int(v.listed)), ("peak", .double(v.peak.rounded())), ("average", .double(v.average.rounded())),
                             ("peakMsn", .int(v.peakMSN)), ("videoCodec", .string(v.videoCodec)), ("separateAudio", .bool(v.separateAudio)),
+                            (
+                                "picture",
+                                v.sps.map { sps in
+                                    .object([
+                                        ("width", .int(sps.width)), ("height", .int(sps.height)), ("displayWidth", .int(sps.displayWidth)),
+                                        ("frameRate", .double(sps.frameRate)), ("transfer", .int(sps.transfer)),
+                                    ])
+                                } ?? .null
+                            ),
                             (
                                 "segments",
                                 .array(

@@ -26,12 +26,18 @@ extension OriginRouter {
             p.body = .multivariant(m)
         }
         // ?bw=FACTOR: BANDWIDTH and AVERAGE-BANDWIDTH declared that many times what the media measures (a packager that
-        // under- or over-declares); ?avc=avc1.PPCCLL: that video codec declared instead of the one the SPS gives.
-        if case .multivariant(var m) = p.body, req.query["bw"] != nil || req.query["avc"] != nil {
+        // under- or over-declares); ?avc=avc1.PPCCLL: that video codec declared instead of the one the SPS gives; ?res=WxH,
+        // ?fps=N, ?range=SDR|PQ|HLG: that RESOLUTION, FRAME-RATE and VIDEO-RANGE declared on every variant.
+        if case .multivariant(var m) = p.body, ["bw", "avc", "res", "fps", "range"].contains(where: { req.query[$0] != nil }) {
             let factor = max(0.01, min(100, Double(req.query["bw"] ?? "") ?? 1))
             for i in m.variants.indices {
                 m.variants[i].bandwidth = m.variants[i].bandwidth.map { Int((Double($0) * factor).rounded()) }
                 m.variants[i].averageBandwidth = m.variants[i].averageBandwidth.map { Int((Double($0) * factor).rounded()) }
+                if let res = req.query["res"]?.split(separator: "x").compactMap({ Int($0) }), res.count == 2 {
+                    m.variants[i].resolution = Resolution(width: res[0], height: res[1])
+                }
+                if let fps = req.query["fps"].flatMap(Double.init) { m.variants[i].frameRate = fps }
+                if let range = req.query["range"] { m.variants[i].videoRange = range }
                 if let avc = req.query["avc"], let c = m.variants[i].codecs {
                     m.variants[i].codecs = c.split(separator: ",").map { $0.hasPrefix("avc1") ? avc : String($0) }.joined(
                         separator: ",")

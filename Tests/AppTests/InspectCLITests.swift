@@ -243,7 +243,9 @@ struct InspectTLSTests {
                 && off.stdout.contains("is planned 10 s and holds 4 s of segments, more than a target duration (2 s) apart (cue)"))
     }
 
-    @Test("--media: the origin's ladder measured as declared; declared under its bytes and with another profile, each named, exit 1")
+    @Test(
+        "--media: the origin's ladder measured as declared; declared under its bytes, with another profile, size or frame rate, each named, exit 1; variables imported; a playlist that must fail said once"
+    )
     func media() async throws {
         // The origin of the break tests: reading every rung's segments here would show in the shared origin's log.
         let clean = try await CLI.run(["inspect", "--media", "\(CueOrigin.base)/vod-ts/master.m3u8?imsc=1"])
@@ -258,6 +260,28 @@ struct InspectTLSTests {
         let rules = Set(findings.compactMap { $0["rule"] as? String })
         #expect(rules == ["average-bandwidth", "bandwidth-under-peak", "codecs-video"], "\(findings)")
         #expect(findings.allSatisfy { $0["severity"] as? String == "must" && $0["section"] as? String == "RFC 8216bis §4.4.6.2" })
+        // RESOLUTION and FRAME-RATE against the SPS: 1280x720 at 20 fps declared over 30 fps media of three sizes.
+        let picture = try await CLI.run([
+            "inspect", "--media", "--json", "--sample", "2", "\(CueOrigin.base)/vod-fmp4/master.m3u8?res=1280x720&fps=20",
+        ])
+        #expect(picture.status == 1, "\(picture.stderr)")
+        let p = try #require(try JSONSerialization.jsonObject(with: Data(picture.stdout.utf8)) as? [String: Any])
+        let pictureFindings = try #require(p["findings"] as? [[String: Any]])
+        #expect(
+            pictureFindings.compactMap { $0["rule"] as? String }.sorted() == [
+                "frame-rate", "frame-rate", "frame-rate", "resolution", "resolution", "resolution",
+            ])
+        let sizes = (p["variants"] as? [[String: Any]] ?? []).compactMap { $0["picture"] as? [String: Any] }
+        #expect(
+            sizes.map { "\($0["width"] ?? "")x\($0["height"] ?? "")@\($0["frameRate"] ?? "")" } == [
+                "256x144@30", "426x240@30", "640x360@30",
+            ])
+        // A media playlist's EXT-X-DEFINE IMPORT gets the multivariant playlist's variables; a playlist the RFC says must
+        // fail (its QUERYPARAM absent from the URL) is said once, nothing fetched.
+        let defined = try await CLI.run(["inspect", "--media", "--sample", "2", "\(CueOrigin.base)/define/master.m3u8?token=abc"])
+        #expect(defined.status == 0 && defined.stdout.contains("media: no problems found"), "\(defined.stdout) \(defined.stderr)")
+        let undefined = try await CLI.run(["inspect", "--media", "\(CueOrigin.base)/define/master.m3u8"])
+        #expect(undefined.status == 2 && undefined.stderr.contains("has no query parameter token") && undefined.stdout.isEmpty)
         // Subtitles against byte-range media: each cue held against its segment's range of the file, not the file's start
         // (it said "segment 3's cues lie 6.0 s after the media" on this clean stream).
         let ranges = try await CLI.run(["inspect", "--media", "\(CueOrigin.base)/byterange-ts/master.m3u8"])

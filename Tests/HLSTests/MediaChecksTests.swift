@@ -1,5 +1,6 @@
 import HLS
 import HLSReport
+import MediaFormats
 import Testing
 
 /// `inspect --media`'s rules on what was measured (docs/VALIDATION.md): RFC 8216bis §4.4.6.2 and Apple's authoring rules.
@@ -127,5 +128,38 @@ struct MediaChecksTests {
         let late = Self.segments { for i in 0..<10 { $0[i].audioStart! += 0.3 } }
         #expect(Self.rules(late).isEmpty && MediaChecks.text([late]).contains { $0.contains("audio 250 ms after video") })
         #expect(MediaChecks.text([Self.segments()]).contains { $0.contains("audio 50 ms before video") })
+    }
+
+    @Test("RESOLUTION, FRAME-RATE and VIDEO-RANGE against the SPS: each named as declared against measured")
+    func picture() throws {
+        var v = Self.measure(peak: 880_000, average: 820_000, bw: 881_000, avg: 824_000)
+        // 640x360 Main@3.0, 25 fps, sample aspect 4:3 (x264's SPS, SPSTests).
+        v.sps = SPS(nal: SPSTests.bytes(SPSTests.sd))
+        (v.resolution, v.frameRate, v.videoRange) = (Resolution(width: 640, height: 360), 25, nil)
+        #expect(Self.rules(v).isEmpty, "as coded")
+        v.resolution = Resolution(width: 853, height: 360)
+        #expect(Self.rules(v).isEmpty, "as shown, the sample aspect applied")
+        v.resolution = Resolution(width: 1280, height: 720)
+        v.frameRate = 24
+        let wrong = MediaChecks.findings(v)
+        #expect(wrong.map { "\($0.rule) \($0.must ? "must" : "should")" } == ["resolution should", "frame-rate must"])
+        #expect(wrong[0].message == "360p: RESOLUTION says 1280x720, the media's SPS 640x360 (shown 853x360)")
+        #expect(wrong[1].message == "360p: FRAME-RATE says at most 24.000, the media's SPS times 25.000 frames a second")
+        v.frameRate = 30
+        v.resolution = nil
+        #expect(Self.rules(v).isEmpty, "FRAME-RATE is a maximum")
+        // 1280x720 with transfer 16 (PQ): VIDEO-RANGE must say PQ.
+        var pq = Self.measure(peak: 880_000, average: 820_000, bw: 881_000, avg: 824_000)
+        pq.sps = SPS(nal: SPSTests.bytes(SPSTests.pq))
+        #expect(Self.rules(pq) == ["video-range must"])
+        #expect(
+            MediaChecks.findings(pq)[0].message == "360p: VIDEO-RANGE is absent (SDR), the media's transfer characteristics (16) are PQ")
+        pq.videoRange = "PQ"
+        #expect(Self.rules(pq).isEmpty)
+        // No VUI colour description (x264's default): the range is not checked.
+        var hd = Self.measure(peak: 880_000, average: 820_000, bw: 881_000, avg: 824_000)
+        hd.sps = SPS(nal: SPSTests.bytes(SPSTests.hd))
+        hd.videoRange = "PQ"
+        #expect(Self.rules(hd).isEmpty)
     }
 }
