@@ -64,11 +64,21 @@ enum InspectMedia {
                 }
             }
         }
-        let findings = MediaChecks.findings(measures, subtitles: subtitles)
+        var iframes: [IFrameMeasure] = []
+        for (i, v) in (parsed.playlist.multivariant?.iFrameVariants ?? []).enumerated() {
+            guard let u = resolve(v.uri, against: req.source) else { continue }
+            let name = "#\(i) " + (v.resolution.map { "\($0.height)p" } ?? "\((v.bandwidth ?? 0) / 1000)k")
+            do {
+                iframes.append(try await measureIFrames(u, name: name, sample: req.mediaSample, variables: parsed.variables, req))
+            } catch {
+                errors.append("I-frames \(name): \(error.description)")
+            }
+        }
+        let findings = MediaChecks.findings(measures, subtitles: subtitles, iframes: iframes)
         let status: Int32 = !errors.isEmpty && measures.isEmpty ? 2 : findings.contains(where: \.must) || !errors.isEmpty ? 1 : 0
         let errorLines = errors.map { "media: cannot measure \($0)" }
         if req.json {
-            var doc = MediaChecks.json(measures, subtitles: subtitles)
+            var doc = MediaChecks.json(measures, subtitles: subtitles, iframes: iframes)
             if case .object(var f) = doc {
                 f.insert(("source", .string(req.source)), at: 0)
                 f.append(("errors", .array(errors.map { .string($0) })))
@@ -77,7 +87,8 @@ enum InspectMedia {
             return InspectOutcome(stdout: doc.prettyText + "\n", stderr: "", status: status)
         }
         return InspectOutcome(
-            stdout: ([req.source] + MediaChecks.text(measures, subtitles: subtitles) + errorLines).joined(separator: "\n") + "\n",
+            stdout: ([req.source] + MediaChecks.text(measures, subtitles: subtitles, iframes: iframes) + errorLines).joined(separator: "\n")
+                + "\n",
             stderr: "", status: status)
     }
 
@@ -234,12 +245,48 @@ enum InspectMedia {
     }
 
     /// A segment's or init section's bytes, from a URL (the Loader's client) or a file.
-    static func read(_ pathOrURL: String, _ req: InspectRequest) async throws(SourceError) -> Data {
+    /// `range`: those bytes of it only.
+    static func read(_ pathOrURL: String, range: ByteRange? = nil, _ req: InspectRequest) async throws(SourceError) -> Data {
         if PlaylistSource.isURL(pathOrURL) {
-            return try await PlaylistSource.fetch(pathOrURL, timeout: req.timeout, upstream: req.upstream)
+            return try await PlaylistSource.fetch(pathOrURL, range: range, timeout: req.timeout, upstream: req.upstream)
         }
         guard let d = FileManager.default.contents(atPath: pathOrURL) else { throw SourceError("\(pathOrURL): cannot be read") }
-        return d
+        guard let range else { return d }
+        guard range.offset + range.length <= d.count else { throw SourceError("\(pathOrURL): shorter than the range") }
+        return d.subdata(in: range.offset..<(range.offset + range.length))
+    }
+
+    /// An I-frame playlist's ranges read (all, or `sample` spread over them), each held to open with an independent frame
+    /// (RFC 8216bis §4.4.3.6).
+    static func measureIFrames(_ url: String, name: String, sample: Int?, variables: [String: String], _ req: InspectRequest)
+        async throws(SourceError) -> IFrameMeasure
+    {
+        let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream)
+        guard let m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: url)).playlist.media
+        else { throw SourceError("\(url): not a media playlist") }
+        let segs = m.segments.filter { !$0.gap }
+        let chosen: [Segment]
+        if let n = sample, n > 0, n < segs.count {
+            chosen = (0..<n).map { segs[$0 * (segs.count - 1) / max(1, n - 1)] }
+        } else {
+            chosen = segs
+        }
+        var out = IFrameMeasure(name: name, measured: 0, listed: segs.count)
+        var tracks: [String: [MP4Track]] = [:]
+        for s in chosen {
+            guard let u = resolve(s.uri, against: url) else { continue }
+            let bytes = [UInt8](try await read(u, range: s.byteRange, req))
+            out.measured += 1
+            let independent: Bool
+            if let map = s.map, let mu = resolve(map.uri, against: url) {
+                if tracks[mu] == nil { tracks[mu] = FragmentedMP4.tracks(initSection: [UInt8](try await read(mu, req))) }
+                independent = FragmentSplit.opensWithSync(segment: bytes, tracks: tracks[mu] ?? []) ?? false
+            } else {
+                independent = TransportStream.opensIndependently(bytes) ?? false
+            }
+            if !independent { out.dependent.append(s.mediaSequence) }
+        }
+        return out
     }
 
     static func resolve(_ uri: String, against base: String) -> String? {

@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 import Loader
 import NIOPosix
 
@@ -40,7 +41,10 @@ public enum PlaylistSource {
     }
 
     /// Fetches with the Loader's client, so inspect trusts, pins, sends headers and names failures exactly as playback does.
-    static func fetch(_ url: String, timeout: TimeInterval, upstream: UpstreamOptions) async throws(SourceError) -> Data {
+    /// `range`: those bytes only (an origin that answers the whole file with 200 has them cut out of it).
+    static func fetch(_ url: String, range: ByteRange? = nil, timeout: TimeInterval, upstream: UpstreamOptions) async throws(SourceError)
+        -> Data
+    {
         var o = upstream
         o.connectTimeout = timeout
         o.readTimeout = timeout
@@ -50,9 +54,15 @@ public enum PlaylistSource {
         do { client = try UpstreamClient(group: group, options: o) } catch { throw SourceError("\(url): \(error)") }
         defer { client.shutdown() }
         do {
-            let r = try await client.get(url, whole: true)
+            let r = try await client.get(url, range: range.map { "bytes=\($0.offset)-\($0.offset + $0.length - 1)" }, whole: true)
             guard (200..<300).contains(r.head.status) else {
                 throw SourceError("\(url): \(r.head.statusLine)")
+            }
+            if let range, r.head.status == 200 {
+                guard range.offset + range.length <= r.body.count else {
+                    throw SourceError("\(url): shorter than the range \(range.length)@\(range.offset)")
+                }
+                return Data(r.body[range.offset..<(range.offset + range.length)])
             }
             return Data(r.body)
         } catch let e as SourceError {

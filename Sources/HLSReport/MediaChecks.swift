@@ -203,12 +203,14 @@ public enum MediaChecks {
     }
 
     /// Every finding: the variants', then the subtitle renditions' (numbered after the variants).
-    public static func findings(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure]) -> [MediaFinding] {
+    public static func findings(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure], iframes: [IFrameMeasure] = []) -> [MediaFinding]
+    {
         measures.flatMap(findings) + subtitles.enumerated().flatMap { SubtitleChecks.findings($1, index: measures.count + $0) }
+            + iframes.enumerated().flatMap { IFrameChecks.findings($1, index: measures.count + subtitles.count + $0) }
     }
 
     /// The report's lines for `measures` with their findings.
-    public static func text(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure] = []) -> [String] {
+    public static func text(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []) -> [String] {
         var out = ["media measured (\(measures.reduce(0) { $0 + $1.measured }) segments):"]
         func kbps(_ b: Double?) -> String { b.map { "\(Int(($0 / 1000).rounded()))k" } ?? "-" }
         for v in measures {
@@ -226,14 +228,14 @@ public enum MediaChecks {
             line += "  (\(v.measured) of \(v.listed) segments\(v.separateAudio ? "; audio renditions not measured" : ""))"
             out.append(line)
         }
-        out += SubtitleChecks.text(subtitles)
-        let all = findings(measures, subtitles: subtitles)
+        out += SubtitleChecks.text(subtitles) + IFrameChecks.text(iframes)
+        let all = findings(measures, subtitles: subtitles, iframes: iframes)
         out.append(all.isEmpty ? "media: no problems found" : "media findings (\(all.count)):")
         for f in all { out.append("  \(f.must ? "must fix" : "should fix"): \(f.message) (\(f.rule), \(f.section))") }
         return out
     }
 
-    public static func json(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure] = []) -> JSONValue {
+    public static func json(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []) -> JSONValue {
         .object([
             (
                 "variants",
@@ -271,10 +273,11 @@ public enum MediaChecks {
             (
                 "subtitles", SubtitleChecks.json(subtitles)
             ),
+            ("iframes", IFrameChecks.json(iframes)),
             (
                 "findings",
                 .array(
-                    findings(measures, subtitles: subtitles).map { f in
+                    findings(measures, subtitles: subtitles, iframes: iframes).map { f in
                         .object([
                             ("rule", .string(f.rule)), ("severity", .string(f.must ? "must" : "should")), ("section", .string(f.section)),
                             ("variant", .int(f.variant)), ("message", .string(f.message)),

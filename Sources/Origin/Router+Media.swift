@@ -29,7 +29,17 @@ extension OriginRouter {
         case "index.m3u8":
             r = mediaPlaylist(model, rest[0], req, now: now, o)
         case "iframes.m3u8" where scenario.container == .ts && !model.aes && model.rendition.hasVideo:
-            r = .playlist(model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true))
+            var p = model.mediaPlaylist(at: now, overrides: o, iFramesOnly: true)
+            if req.query["iframebad"] == "1", case .media(var m) = p.body {
+                // Each range moved past its I-frame by its own length: the frames after it, which need it.
+                for i in m.segments.indices {
+                    if let br = m.segments[i].byteRange {
+                        m.segments[i].byteRange = ByteRange(length: br.length, offset: br.offset + br.length)
+                    }
+                }
+                p.body = .media(m)
+            }
+            r = .playlist(p)
         case "all.ts" where scenario.singleFile:
             r = OriginResponse(status: 200, contentType: "video/mp2t", body: model.rendition.segments.flatMap(\.bytes), kind: "segment")
         case "init.mp4" where rest[0] == "subs-imsc":

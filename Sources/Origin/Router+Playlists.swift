@@ -69,6 +69,13 @@ extension OriginRouter {
             }
             p.body = .multivariant(m)
         }
+        // ?iframebad=1: every I-frame playlist's ranges point past their I-frame, at frames that need it (docs/VALIDATION.md).
+        if req.query["iframebad"] == "1", case .multivariant(var m) = p.body {
+            for i in m.iFrameVariants.indices {
+                m.iFrameVariants[i].uri += (m.iFrameVariants[i].uri.contains("?") ? "&" : "?") + "iframebad=1"
+            }
+            p.body = .multivariant(m)
+        }
         var r = OriginResponse.playlist(p)
         r.kind = "multivariant"
         if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {

@@ -253,6 +253,17 @@ struct InspectTLSTests {
         #expect(clean.stdout.contains("media: no problems found") && clean.stdout.contains("video avc1.4d401e"), "\(clean.stdout)")
         #expect(clean.stdout.contains("subtitles English [en]  10 of 10 segments, 10 cues, timed against the media"), "\(clean.stdout)")
         #expect(clean.stdout.contains("subtitles English IMSC1 [en]  10 of 10 segments, 10 cues, timed against the media"))
+        #expect(clean.stdout.contains("I-frames #2 360p  10 of 10 ranges, each an independent frame"), "\(clean.stdout)")
+        // Every I-frame range moved past its I-frame: each I-frame playlist named.
+        let iframes = try await CLI.run([
+            "inspect", "--media", "--json", "--sample", "2", "\(CueOrigin.base)/vod-ts/master.m3u8?iframebad=1",
+        ])
+        #expect(iframes.status == 1, "\(iframes.stderr)")
+        let i = try #require(try JSONSerialization.jsonObject(with: Data(iframes.stdout.utf8)) as? [String: Any])
+        #expect(
+            (i["findings"] as? [[String: Any]])?.compactMap { $0["rule"] as? String }
+                == Array(repeating: "iframe-not-independent", count: 3))
+        #expect((i["iframes"] as? [[String: Any]])?.map { ($0["dependent"] as? [Int])?.count } == [2, 2, 2])
         let wrong = try await CLI.run(["inspect", "--media", "--json", "\(CueOrigin.base)/vod-ts/master.m3u8?bw=0.6&avc=avc1.42e01e"])
         #expect(wrong.status == 1, "\(wrong.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(wrong.stdout.utf8)) as? [String: Any])

@@ -162,4 +162,18 @@ struct MediaChecksTests {
         hd.videoRange = "PQ"
         #expect(Self.rules(hd).isEmpty)
     }
+
+    @Test("I-frame playlists: a range that does not open with an independent frame is a must fix, named by msn")
+    func iframes() {
+        #expect(IFrameChecks.findings(IFrameMeasure(name: "#0 144p", measured: 10, listed: 10), index: 4).isEmpty)
+        let bad = IFrameChecks.findings(IFrameMeasure(name: "#0 144p", measured: 8, listed: 10, dependent: [1, 2, 3, 4, 5, 6]), index: 4)
+        #expect(bad.map(\.rule) == ["iframe-not-independent"] && bad[0].must && bad[0].variant == 4)
+        #expect(
+            bad[0].message
+                == "#0 144p: 6 of 8 I-frame ranges do not open with an independent frame (msn 1, 2, 3, 4, 5, …): each segment of an I-frame playlist is one I-frame"
+        )
+        #expect(
+            MediaChecks.text([], iframes: [IFrameMeasure(name: "#0 144p", measured: 8, listed: 10, dependent: [3])]).contains(
+                "  I-frames #0 144p  8 of 10 ranges, 1 not independent"))
+    }
 }
