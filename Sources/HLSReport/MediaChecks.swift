@@ -205,8 +205,39 @@ public enum MediaChecks {
     /// Every finding: the variants', then the subtitle renditions' (numbered after the variants).
     public static func findings(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure], iframes: [IFrameMeasure] = []) -> [MediaFinding]
     {
-        measures.flatMap(findings) + subtitles.enumerated().flatMap { SubtitleChecks.findings($1, index: measures.count + $0) }
+        measures.flatMap(findings) + alignmentFindings(measures)
+            + subtitles.enumerated().flatMap { SubtitleChecks.findings($1, index: measures.count + $0) }
             + iframes.enumerated().flatMap { IFrameChecks.findings($1, index: measures.count + subtitles.count + $0) }
+    }
+
+    /// RFC 8216bis §6.2.4: matching content in variants MUST have matching timestamps. Each variant's segments are held
+    /// against the first variant's of the same kind (video against video, audio-only against audio-only) at the same msn —
+    /// first timestamps more than a tenth of a second apart (a rung switch would jump) are named, once per variant.
+    static func alignmentFindings(_ measures: [VariantMeasure]) -> [MediaFinding] {
+        var out: [MediaFinding] = []
+        for video in [true, false] {
+            let kind = measures.filter { v in
+                v.segments.contains { video ? $0.videoStart != nil : $0.videoStart == nil && $0.audioStart != nil }
+            }
+            guard let first = kind.first else { continue }
+            let reference = Dictionary(first.segments.compactMap { s in s.start.map { (s.msn, $0) } }, uniquingKeysWith: { a, _ in a })
+            for v in kind.dropFirst() {
+                let apart = v.segments.compactMap { s -> (msn: Int, by: Double)? in
+                    guard let a = s.start, let b = reference[s.msn], abs(a - b) > 0.1 else { return nil }
+                    return (s.msn, a - b)
+                }
+                guard let at = apart.first else { continue }
+                let more = apart.count > 1 ? " (and \(apart.count - 1) more of \(v.segments.count) read)" : ""
+                let how = at.by > 0 ? "after" : "before"
+                out.append(
+                    MediaFinding(
+                        rule: "variants-aligned", must: true, section: rfc("6.2.4"), variant: v.index,
+                        message:
+                            "\(v.name): its timestamps lie \(fixed(abs(at.by), 3)) s \(how) \(first.name)'s at msn \(at.msn)\(more): matching content in variants must have matching timestamps"
+                    ))
+            }
+        }
+        return out
     }
 
     /// The report's lines for `measures` with their findings.

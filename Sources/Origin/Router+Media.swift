@@ -218,7 +218,7 @@ extension OriginRouter {
             body = TransportStream.shiftingTimestamps(body, by: Int64((model.loopShift(n) * 90_000).rounded()))
             body = TransportStream.shiftingContinuity(body, by: model.continuityShift(n))
         }
-        if model.rendition.container == .ts { body = faults.apply(body, msn: t.msn) }
+        if model.rendition.container == .ts { body = faults.apply(body, msn: t.msn, rendition: model.rendition.id) }
         if id3, model.rendition.container == .ts {
             body = TransportStream.addingTimedID3(
                 body, tag: tag, pts: UInt64(max(0, t.mediaTime * 90_000).rounded()), cc: UInt8(truncatingIfNeeded: n))
@@ -244,12 +244,14 @@ extension OriginRouter {
 /// Media that breaks a rule on purpose, by query knobs carried from the multivariant playlist to every segment (MPEG-TS
 /// only; docs/ORIGIN.md): `nonidr=MSN` that segment opens without its IDR picture; `audioshift=MS@MSN` audio MS
 /// milliseconds later against video from that segment on; `tsjump=MSN` every timestamp 10 s later from that segment on,
-/// with no EXT-X-DISCONTINUITY (RFC 8216bis §4.4.4.3). What `inspect --media` checks (docs/VALIDATION.md).
+/// with no EXT-X-DISCONTINUITY (RFC 8216bis §4.4.4.3); `rungshift=MS@RENDITION` every timestamp of that rendition (`v240`)
+/// MS milliseconds later than the other variants' (RFC 8216bis §6.2.4). What `inspect --media` checks (docs/VALIDATION.md).
 struct MediaFaults: Sendable {
-    static let knobs = ["nonidr", "audioshift", "tsjump"]
+    static let knobs = ["nonidr", "audioshift", "tsjump", "rungshift"]
     var nonIDR: Int?
     var audioShift: (ms: Int, from: Int)?
     var jumpFrom: Int?
+    var rungShift: (ms: Int, rendition: String)?
 
     init(_ query: [String: String]) {
         nonIDR = query["nonidr"].flatMap { Int($0) }
@@ -258,10 +260,15 @@ struct MediaFaults: Sendable {
             if let ms = parts.first ?? nil { audioShift = (ms, parts.count > 1 ? parts[1] ?? 0 : 0) }
         }
         jumpFrom = query["tsjump"].flatMap { Int($0) }
+        if let v = query["rungshift"] {
+            let parts = v.split(separator: "@", maxSplits: 1)
+            if parts.count == 2, let ms = Int(parts[0]) { rungShift = (ms, String(parts[1])) }
+        }
     }
 
-    func apply(_ bytes: [UInt8], msn: Int) -> [UInt8] {
+    func apply(_ bytes: [UInt8], msn: Int, rendition: String) -> [UInt8] {
         var b = bytes
+        if let (ms, r) = rungShift, r == rendition { b = TransportStream.shiftingTimestamps(b, by: Int64(ms * 90)) }
         if let (ms, from) = audioShift, msn >= from {
             b = TransportStream.shiftingTimestamps(b, by: Int64(ms * 90), pids: Set(TransportStream.probe(b).audioPIDs))
         }

@@ -287,6 +287,11 @@ struct InspectTLSTests {
             sizes.map { "\($0["width"] ?? "")x\($0["height"] ?? "")@\($0["frameRate"] ?? "")" } == [
                 "256x144@30", "426x240@30", "640x360@30",
             ])
+        // One rung's timestamps half a second later than the others': that rung named (RFC 8216bis §6.2.4).
+        let shifted = try await CLI.run(["inspect", "--media", "--sample", "2", "\(CueOrigin.base)/vod-ts/master.m3u8?rungshift=500@v240"])
+        #expect(
+            shifted.status == 1 && shifted.stdout.contains("240p: its timestamps lie 0.500 s after 144p's at msn 0")
+                && shifted.stdout.contains("(variants-aligned, RFC 8216bis §6.2.4)"), "\(shifted.stdout)")
         // A media playlist's EXT-X-DEFINE IMPORT gets the multivariant playlist's variables; a playlist the RFC says must
         // fail (its QUERYPARAM absent from the URL) is said once, nothing fetched.
         let defined = try await CLI.run(["inspect", "--media", "--sample", "2", "\(CueOrigin.base)/define/master.m3u8?token=abc"])

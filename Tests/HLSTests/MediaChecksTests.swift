@@ -176,4 +176,26 @@ struct MediaChecksTests {
             MediaChecks.text([], iframes: [IFrameMeasure(name: "#0 144p", measured: 8, listed: 10, dependent: [3])]).contains(
                 "  I-frames #0 144p  8 of 10 ranges, 1 not independent"))
     }
+
+    @Test("variants aligned: a variant whose timestamps lie more than 0.1 s from the first's at the same msn, named once")
+    func alignment() {
+        func variant(_ index: Int, _ starts: [Double?], audioOnly: Bool = false) -> VariantMeasure {
+            var v = VariantMeasure(index: index, name: "#\(index)", measured: starts.count, listed: starts.count, peak: 1, average: 1)
+            v.segments = starts.enumerated().map { i, t in
+                SegmentMeasure(
+                    msn: 10 + i, duration: 2, discontinuity: false, videoStart: audioOnly ? nil : t, audioStart: t.map { $0 - 0.05 })
+            }
+            return v
+        }
+        let aligned = [variant(0, [20, 22, 24]), variant(1, [20.04, 22, 24]), variant(2, [21, 23], audioOnly: true)]
+        #expect(MediaChecks.findings(aligned, subtitles: []).isEmpty, "a frame apart is aligned; audio-only held against audio-only")
+        let off = MediaChecks.findings(
+            [variant(0, [20, 22, 24]), variant(1, [nil, 22.5, 24.5]), variant(2, [20, 22, 24])], subtitles: [])
+        #expect(off.map(\.rule) == ["variants-aligned"] && off[0].must && off[0].variant == 1)
+        #expect(
+            off[0].message
+                == "#1: its timestamps lie 0.500 s after #0's at msn 11 (and 1 more of 3 read): matching content in variants must have matching timestamps"
+        )
+        #expect(off[0].section == "RFC 8216bis §6.2.4")
+    }
 }
