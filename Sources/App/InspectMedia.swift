@@ -138,11 +138,13 @@ enum InspectMedia {
                     seen.videoStart = info.firstVideoPTS.map { Double($0) / 90_000 }
                     seen.audioStart = info.firstAudioPTS.map { Double($0) / 90_000 }
                     seen.independent = TransportStream.opensIndependently(body)
+                    seen.videoDuration = TransportStream.videoDuration(body)
                 } else if let map = s.map, let mu = resolve(map.uri, against: url) {
                     if tracks[mu] == nil { tracks[mu] = FragmentedMP4.tracks(initSection: [UInt8](try await read(mu, req))) }
                     let t = tracks[mu] ?? []
                     (seen.videoStart, seen.audioStart) = FragmentedMP4.firstTimes(segment: body, tracks: t)
                     seen.independent = FragmentSplit.opensWithSync(segment: body, tracks: t)
+                    seen.videoDuration = FragmentSplit.videoDuration(segment: body, tracks: t)
                 }
             }
             measured.append(seen)

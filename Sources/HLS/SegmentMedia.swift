@@ -11,6 +11,8 @@ public struct SegmentMedia: Sendable, Equatable {
     public var audioStart: Double?
     /// Its first video frame decodes on its own (an IDR or IRAP picture, a sync sample); nil: not known.
     public var independent: Bool?
+    /// How long its video lasts, measured from its frames (read whole only: `inspect --media`); nil: not measured.
+    public var videoDuration: Double?
 
     public init(
         msn: Int, duration: Double, discontinuity: Bool, videoStart: Double? = nil, audioStart: Double? = nil, independent: Bool? = nil

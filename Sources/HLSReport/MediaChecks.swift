@@ -199,6 +199,20 @@ public enum MediaChecks {
                         "\(v.name): " + SegmentMediaRules.offsetText(msn: b.msn, discontinuity: b.discontinuity, from: o0, to: o1)
                         + (moves.count > 1 ? "; \(moves.count - 1) more such" : "")))
         }
+        // EXTINF is the segment's duration (RFC 8216bis §4.4.4.1): its video measured from its frames, more than a tenth of a
+        // second (and 5 %) away from it, accumulates into a playhead that drifts from the playlist's.
+        let off = v.segments.compactMap { s -> (SegmentMeasure, Double)? in
+            guard let d = s.videoDuration, abs(d - s.duration) > max(0.1, s.duration * 0.05) else { return nil }
+            return (s, d)
+        }
+        if let (s, d) = off.first {
+            out.append(
+                MediaFinding(
+                    rule: "extinf-duration", must: false, section: rfc("4.4.4.1"), variant: v.index,
+                    message:
+                        "\(v.name): msn \(s.msn)'s EXTINF is \(fixed(s.duration, 3)) s, its video lasts \(fixed(d, 3)) s"
+                        + (off.count > 1 ? "; \(off.count - 1) more such" : "")))
+        }
         return out
     }
 
@@ -295,6 +309,7 @@ public enum MediaChecks {
                                             ("discontinuity", .bool(s.discontinuity)),
                                             ("videoStart", .double(s.videoStart)), ("audioStart", .double(s.audioStart)),
                                             ("independent", s.independent.map { .bool($0) } ?? .null),
+                                            ("videoDuration", .double(s.videoDuration)),
                                         ])
                                     })
                             ),

@@ -57,6 +57,23 @@ public enum FragmentSplit {
         return nil
     }
 
+    /// How long a segment's video lasts: the sum of its video samples' durations (§8.8.8) over every fragment it holds (an
+    /// LL-HLS segment is its parts' `moof`+`mdat` pairs); nil without a video run this can read.
+    public static func videoDuration(segment bytes: [UInt8], tracks: [MP4Track]) -> Double? {
+        guard let top = FragmentedMP4.boxes(bytes) else { return nil }
+        var total: Double?
+        for (i, moof) in top.enumerated() where moof.type == "moof" {
+            guard let mdat = top[(i + 1)...].first(where: { $0.type == "mdat" }) else { continue }
+            for traf in FragmentedMP4.children(bytes, moof, "traf") {
+                guard let run = readRun(bytes, traf: traf, moof: moof, mdat: mdat, tracks: tracks),
+                    tracks.first(where: { $0.id == run.trackID })?.handler == "vide", !run.samples.isEmpty
+                else { continue }
+                total = (total ?? 0) + Double(run.samples.reduce(UInt64(0)) { $0 + UInt64($1.duration) }) / Double(run.timescale)
+            }
+        }
+        return total
+    }
+
     /// `segment` cut at `cuts` (seconds after its video's first decode time, ascending): each cut moves to the first video
     /// sample decoded at or after it, every other track's samples go with the video they start beside. Nil when the segment
     /// is not one plain `moof` + `mdat` this can cut (a base data offset, sample encryption, a run without durations or sizes),

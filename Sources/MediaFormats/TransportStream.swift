@@ -217,6 +217,21 @@ extension TransportStream {
 }
 
 extension TransportStream {
+    /// How long the video of a segment lasts: from its first decode time to its last plus one frame (the median step between
+    /// decode times, one PES per frame as packagers write them); nil with fewer than two video frames. The MPEG-TS wrap is
+    /// crossed.
+    public static func videoDuration(_ bytes: [UInt8]) -> Double? {
+        let dts = videoPESStarts(bytes).map(\.dts)
+        guard dts.count >= 2 else { return nil }
+        let wrap: UInt64 = 1 << 33
+        let steps = zip(dts, dts.dropFirst()).map { ($1 &+ wrap &- $0) % wrap }.sorted()
+        let frame = steps[steps.count / 2]
+        let span = steps.reduce(UInt64(0), +)
+        return Double(span + frame) / 90_000
+    }
+}
+
+extension TransportStream {
     /// The elementary stream of the first video PES packet (ISO/IEC 13818-1 §2.4.3.6): the payloads of the video PID from
     /// the first PES start to the next, its PES header taken off; with the video's stream_type. Nil without a video stream.
     public static func firstVideoAccessUnit(_ bytes: [UInt8]) -> (payload: [UInt8], streamType: UInt8)? {

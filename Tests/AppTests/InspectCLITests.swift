@@ -282,6 +282,10 @@ struct InspectTLSTests {
             pictureFindings.compactMap { $0["rule"] as? String }.sorted() == [
                 "frame-rate", "frame-rate", "frame-rate", "resolution", "resolution", "resolution",
             ])
+        // Each segment's video measured from its frames: 2 s, as EXTINF says.
+        let durations = (p["variants"] as? [[String: Any]] ?? []).flatMap { ($0["segments"] as? [[String: Any]] ?? []) }
+            .compactMap { $0["videoDuration"] as? Double }
+        #expect(durations.count == 6 && durations.allSatisfy { abs($0 - 2) < 0.001 }, "\(durations)")
         let sizes = (p["variants"] as? [[String: Any]] ?? []).compactMap { $0["picture"] as? [String: Any] }
         #expect(
             sizes.map { "\($0["width"] ?? "")x\($0["height"] ?? "")@\($0["frameRate"] ?? "")" } == [

@@ -198,4 +198,20 @@ struct MediaChecksTests {
         )
         #expect(off[0].section == "RFC 8216bis §6.2.4")
     }
+
+    @Test("EXTINF against the video measured from its frames: more than 0.1 s and 5 % off is a should fix, named once")
+    func extinf() {
+        var v = VariantMeasure(index: 0, name: "144p", measured: 3, listed: 3, peak: 1, average: 1)
+        v.segments = [(2.0, 2.0), (2.0, 1.96), (6.0, 5.8)].enumerated().map { i, p in
+            var s = SegmentMeasure(msn: i, duration: p.0, discontinuity: false)
+            s.videoDuration = p.1
+            return s
+        }
+        #expect(MediaChecks.findings(v).isEmpty, "a frame off, or under 5 % of a long segment")
+        v.segments[1].videoDuration = 1.5
+        v.segments[2].videoDuration = 4
+        let off = MediaChecks.findings(v)
+        #expect(off.map(\.rule) == ["extinf-duration"] && !off[0].must && off[0].section == "RFC 8216bis §4.4.4.1")
+        #expect(off[0].message == "144p: msn 1's EXTINF is 2.000 s, its video lasts 1.500 s; 1 more such")
+    }
 }
