@@ -17,6 +17,8 @@ public struct InspectRequest: Sendable {
     /// variant (nil: all).
     public var media = false
     public var mediaSample: Int?
+    /// `--html FILE`: the media report also written there as one self-contained page.
+    public var mediaHTML: String?
 
     public init(
         source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100, timeout: Double = 10

@@ -76,7 +76,17 @@ enum InspectMedia {
         }
         let findings = MediaChecks.findings(measures, subtitles: subtitles, iframes: iframes)
         let status: Int32 = !errors.isEmpty && measures.isEmpty ? 2 : findings.contains(where: \.must) || !errors.isEmpty ? 1 : 0
-        let errorLines = errors.map { "media: cannot measure \($0)" }
+        var errorLines = errors.map { "media: cannot measure \($0)" }
+        if let path = req.mediaHTML {
+            let page = MediaHTML.render(
+                source: req.source, generated: ISO8601DateFormatter().string(from: Date()), measures: measures, subtitles: subtitles,
+                iframes: iframes)
+            do {
+                try page.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                errorLines.append("media: the HTML report could not be written to \(path): \(error.localizedDescription)")
+            }
+        }
         if req.json {
             var doc = MediaChecks.json(measures, subtitles: subtitles, iframes: iframes)
             if case .object(var f) = doc {
@@ -147,6 +157,7 @@ enum InspectMedia {
                     seen.videoDuration = FragmentSplit.videoDuration(segment: body, tracks: t)
                 }
             }
+            seen.bitRate = Double(size * 8) / s.duration
             measured.append(seen)
             if codec == nil, let map = s.map, let mu = resolve(map.uri, against: url) {
                 let initSection = [UInt8](try await read(mu, req))

@@ -13,6 +13,8 @@ public struct SegmentMedia: Sendable, Equatable {
     public var independent: Bool?
     /// How long its video lasts, measured from its frames (read whole only: `inspect --media`); nil: not measured.
     public var videoDuration: Double?
+    /// Its bytes × 8 over its EXTINF (`inspect --media`); nil: not measured.
+    public var bitRate: Double?
 
     public init(
         msn: Int, duration: Double, discontinuity: Bool, videoStart: Double? = nil, audioStart: Double? = nil, independent: Bool? = nil

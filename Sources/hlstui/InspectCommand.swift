@@ -34,6 +34,12 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(help: "With --media: measure this many segments per variant, spread over it (default: all).")
     var sample: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --media: also write one self-contained HTML report there (findings, each variant's figures, a plot of its segments' bit rates against what it declares).",
+            valueName: "file"))
+    var html: String?
+
     @Option(help: "Seconds to wait for a URL before giving up.")
     var timeout: Double = 10
 
@@ -55,6 +61,8 @@ struct InspectCommand: AsyncParsableCommand {
         request.media = media
         request.mediaSample = sample
         if sample != nil && !media { throw ValidationError("--sample goes with --media") }
+        if html != nil && !media { throw ValidationError("--html goes with --media") }
+        request.mediaHTML = html
         if origin.insecure {
             FileHandle.standardError.write(Data("WARNING: --insecure: TLS certificates are NOT checked for \(source)\n".utf8))
         }

@@ -311,6 +311,19 @@ struct InspectTLSTests {
         #expect(sampled.status == 0 && sampled.stdout.contains("(3 of 10 segments"), "\(sampled.stdout)")
         let bad = try await CLI.run(["inspect", "--sample", "3", "\(CueOrigin.base)/vod-fmp4/master.m3u8"])
         #expect(bad.status != 0 && bad.stderr.contains("--sample goes with --media"), "\(bad.stderr)")
+        // --html: the same report as one page beside the text.
+        let page = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-media-\(UUID().uuidString.prefix(8)).html")
+        defer { try? FileManager.default.removeItem(at: page) }
+        let html = try await CLI.run([
+            "inspect", "--media", "--sample", "3", "--html", page.path, "\(CueOrigin.base)/vod-ts/master.m3u8?bw=0.6",
+        ])
+        let written = (try? String(contentsOf: page, encoding: .utf8)) ?? ""
+        #expect(html.status == 1 && html.stdout.contains("bandwidth-under-peak"), "\(html.stderr)")
+        #expect(
+            written.contains("<code>bandwidth-under-peak</code>") && written.components(separatedBy: "<svg").count - 1 == 4,
+            "\(written.prefix(300))")
+        let noMedia = try await CLI.run(["inspect", "--html", page.path, "\(CueOrigin.base)/vod-ts/master.m3u8"])
+        #expect(noMedia.status != 0 && noMedia.stderr.contains("--html goes with --media"))
     }
 
     @Test(
