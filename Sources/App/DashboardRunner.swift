@@ -96,6 +96,7 @@ public struct DashboardScreenState: Sendable {
         case .toggleWaterfall: ui[focus].toggleLower(.waterfall)
         case .toggleLowLatency: ui[focus].toggleLower(.lowLatency)
         case .toggleEvents: ui[focus].toggleLower(.events)
+        case .toggleValidation: ui[focus].toggleLower(.validation)
         case .focusNext: focus = (focus + 1) % ui.count
         case .openPane: if ui.count < PaneLayout.maxPanes { prompt = "" }
         case .scrollUp: ui[focus].scroll = max(0, ui[focus].scroll - 10)

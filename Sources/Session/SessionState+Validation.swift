@@ -18,6 +18,7 @@ extension SessionState {
             violationCount += 1
             let name = p.rung.map { ladder.rungs[safe: $0]?.name ?? "rung \($0)" } ?? p.rendition ?? "rendition"
             note(f.severity == .error ? .warn : .info, "\(name) playlist: \(f.message) (\(f.rule.rawValue), \(f.section))", t)
+            keep(Violation(t: t, source: "\(name) playlist", finding: f))
             facts.append(.violation(rung: p.rung, rendition: p.rendition, finding: f))
         }
         return facts
@@ -72,13 +73,29 @@ extension SessionState {
             if violationsSaid.count > 512 { violationsSaid.removeAll() }
             violationCount += 1
             note(f.severity == .error ? .warn : .info, "\(name) media: \(f.message) (\(f.rule.rawValue), \(f.section))", t)
+            keep(Violation(t: t, source: "\(name) media", finding: f))
             facts.append(.violation(rung: rung, rendition: nil, finding: f))
         }
         return facts
+    }
+
+    /// A finding kept for the validation panel, the newest `violationLimit`.
+    mutating func keep(_ v: Violation) {
+        violations.append(v)
+        if violations.count > Self.violationLimit { violations.removeFirst(violations.count - Self.violationLimit) }
     }
 
     /// The break (not another date range) of the playing rung that holds segment `msn`.
     func breakAt(_ msn: Int) -> CueBreak? {
         breaks.breaks.map(\.cue).first { $0.startMSN <= msn && ($0.endMSN.map { msn < $0 } ?? true) }
     }
+}
+
+/// A rule the stream broke while it played (docs/VALIDATION.md): when, in which playlist or media, and the finding.
+public struct Violation: Sendable, Equatable {
+    /// Session time it was found.
+    public var t: Double
+    /// "360p playlist", "360p media", "audio en playlist", …
+    public var source: String
+    public var finding: ContinuityFinding
 }

@@ -126,6 +126,8 @@ public struct SessionState: Sendable {
     var declaredIndependent = false
     /// How many reloads broke a rule, by rule (docs/VALIDATION.md).
     public internal(set) var violationCount = 0
+    /// The newest findings (`violationLimit`), each with its session time and where: the validation panel's (`V`).
+    public internal(set) var violations: [Violation] = []
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
     public internal(set) var lastGiven: Double?
     public internal(set) var givenStart: Int?
@@ -202,6 +204,7 @@ public struct SessionState: Sendable {
     public static let keyLimit = 500
     public static let switchLimit = 500
     public static let stallLimit = 200
+    public static let violationLimit = 200
     /// Segments kept in the per-MSN tables (`segmentRung`, the GAPs reported, the breaks crossed) behind the newest one.
     public static let segmentMemory = 512
 

@@ -35,6 +35,7 @@ public enum Dashboard {
         case .waterfall: waterfall(model, into: &c, y: &y, rows: height - 1 - y)
         case .lowLatency: lowLatency(model, into: &c, y: &y, rows: height - 1 - y)
         case .events: events(model, into: &c, y: &y, rows: height - 1 - y)
+        case .validation: validation(model, into: &c, y: &y, rows: height - 1 - y)
         case .log: log(model, into: &c, y: &y, rows: height - 1 - y)
         }
         footer(model.status, into: &c)

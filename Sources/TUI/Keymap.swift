@@ -34,7 +34,8 @@ public enum Key: Sendable, Hashable {
 public enum Command: Sendable, Equatable {
     case session(Action)
     case selectUp, selectDown, pinSelected
-    case nextTheme, toggleLog, toggleHelp, focusNext, togglePicture, toggleGraphs, toggleWaterfall, toggleLowLatency, toggleEvents
+    case nextTheme, toggleLog, toggleHelp, focusNext, togglePicture, toggleGraphs, toggleWaterfall, toggleLowLatency, toggleEvents,
+        toggleValidation
     /// Ask for a URL and open it in another pane.
     case openPane
     case scrollUp, scrollDown
@@ -90,6 +91,9 @@ public enum Keymap {
         Binding(
             keys: [.char("E")], command: .toggleEvents,
             help: "the stream's events: breaks with their SCTE-35, date ranges, timed metadata, in place of the log"),
+        Binding(
+            keys: [.char("V")], command: .toggleValidation,
+            help: "validation: the rules the stream broke while it played (reloads, segments' media), in place of the log"),
         Binding(keys: [.pageUp], command: .scrollUp, help: "scroll the log back"),
         Binding(keys: [.pageDown], command: .scrollDown, help: "scroll the log forward"),
         Binding(keys: [.char("?"), .char("h")], command: .toggleHelp, help: "this help"),

@@ -27,12 +27,14 @@ public struct UIState: Sendable, Equatable {
     public var showLowLatency = false
     /// The stream's events (`E`): date ranges and breaks, in place of the log.
     public var showEvents = false
+    /// The rules the stream broke while it played (`V`), in place of the log.
+    public var showValidation = false
     public init() {}
 
     /// What takes the place of the log: one at a time, the key that is pressed again brings the log back.
     public mutating func toggleLower(_ panel: LowerPanel) {
         let was = lower
-        (showPicture, showGraphs, showWaterfall, showLowLatency, showEvents) = (false, false, false, false, false)
+        (showPicture, showGraphs, showWaterfall, showLowLatency, showEvents, showValidation) = (false, false, false, false, false, false)
         guard was != panel else { return }
         switch panel {
         case .log: break
@@ -41,18 +43,21 @@ public struct UIState: Sendable, Equatable {
         case .waterfall: showWaterfall = true
         case .lowLatency: showLowLatency = true
         case .events: showEvents = true
+        case .validation: showValidation = true
         }
     }
 
     public var lower: LowerPanel {
         showPicture
             ? .picture
-            : showGraphs ? .graphs : showWaterfall ? .waterfall : showLowLatency ? .lowLatency : showEvents ? .events : .log
+            : showGraphs
+                ? .graphs
+                : showWaterfall ? .waterfall : showLowLatency ? .lowLatency : showEvents ? .events : showValidation ? .validation : .log
     }
 }
 
 /// The panel at the bottom of a pane.
-public enum LowerPanel: Sendable, Equatable { case log, picture, graphs, waterfall, lowLatency, events }
+public enum LowerPanel: Sendable, Equatable { case log, picture, graphs, waterfall, lowLatency, events, validation }
 
 /// Everything the dashboard draws, derived from the session and the UI state (pure). Its equality is synthesised: a frame is
 /// drawn again when anything in it changed, a field added later included.
@@ -86,6 +91,8 @@ public struct DashboardModel: Sendable, Equatable {
     public var lowLatency: [String] = []
     /// The events panel's lines (with `ui.showEvents`).
     public var events: [String] = []
+    /// The validation panel's lines (with `ui.showValidation`).
+    public var validation: [String] = []
 
     /// Builds the model from a session snapshot.
     public init(_ s: SessionState, ui: UIState) {
@@ -117,6 +124,7 @@ public struct DashboardModel: Sendable, Equatable {
         if ui.showWaterfall { waterfall = s.requests.suffix(Self.logWindow).reversed().map(DashboardModel.waterfallRow) }
         if ui.showLowLatency { lowLatency = DashboardModel.lowLatencyLines(s) }
         if ui.showEvents { events = DashboardModel.eventLines(s) }
+        if ui.showValidation { validation = DashboardModel.validationLines(s) }
         logTotal = ui.showMessages ? s.log.count : s.requests.count
         logFirst = max(0, min(ui.scroll, logTotal - 1))
         if ui.showMessages {
