@@ -41,7 +41,10 @@ public enum FragmentedMP4 {
         var header = 8
         if size == 1 {
             guard o + 16 <= end else { return nil }
-            size = Int(clamping: u64(bytes, o + 8))
+            // No box is anywhere near 2^62 bytes: a size that large is garbage, and `offset + size` must never overflow.
+            let large = u64(bytes, o + 8)
+            guard large <= UInt64(Int.max / 4) else { return nil }
+            size = Int(large)
             header = 16
         } else if size == 0 {
             size = end - o
