@@ -64,19 +64,9 @@ public struct PaneConfig: Sendable {
     public var url: String
     public var loader = LoaderOptions()
     public var player = PlayerOptions()
-    public var caps = Caps()
-    /// `--cmsd-cap`: the server's CMSD maximum suggested bitrate caps the ladder.
-    public var followsCMSD = false
-    public var mode: SelectionMode = .automatic
-    /// How switches a person asks for (keys, commands, cap changes) take effect.
-    public var manualSwitch: SwitchMode = .immediate
-    /// How switches hlstui decides (ABR) take effect.
-    public var autoSwitch: SwitchMode = .smooth
-    public var abr = AbrConfig()
-    /// `--audio`: the audio rendition to play, a NAME or a LANGUAGE (docs/RENDITIONS.md).
-    public var audio: String?
-    /// `--subs`: the subtitles to show, a NAME, a LANGUAGE or `off` (docs/SUBTITLES.md).
-    public var subtitles: String?
+    /// What the Session starts with: caps, pin, switch modes, ABR, `--audio`, `--subs`, `--cmsd-cap` (the TLS and video flags
+    /// are filled in from `loader` and `player` when the pane opens).
+    public var session = SessionSettings()
     public init(url: String) { self.url = url }
 }
 
@@ -160,15 +150,7 @@ public final class Pane: Sendable {
         for (i, p) in [MPVProperty<Bool>.pause, .pausedForCache, .eofReached, .coreIdle].enumerated() {
             try? mpv.observe(p, id: UInt64(i + 1))
         }
-        var settings = SessionSettings()
-        settings.caps = config.caps
-        settings.followsCMSD = config.followsCMSD
-        settings.mode = config.mode
-        settings.manualSwitch = config.manualSwitch
-        settings.autoSwitch = config.autoSwitch
-        settings.abr = config.abr
-        settings.audio = config.audio
-        settings.subtitles = config.subtitles
+        var settings = config.session
         settings.insecureTLS = config.loader.upstream.tls.insecure
         settings.forgetsBeforeReload = !config.player.decodeVideo
         let s = SessionState(url: config.url, settings: settings)

@@ -72,7 +72,7 @@ struct FleetCommand: AsyncParsableCommand {
                     c.player.video = .none
                     c.player.decodeVideo = stream.video
                     c.player.audioOutput = "null"
-                    c.caps.maxHeight = stream.maxResolution
+                    c.session.caps.maxHeight = stream.maxResolution
                     return c
                 }, say: say)
         }

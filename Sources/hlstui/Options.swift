@@ -239,27 +239,27 @@ struct PlayerFlagGroup: ParsableArguments {
         c.player.backBuffer = backBuffer
         guard (0.5...30).contains(pictureFPS) else { throw ValidationError("--picture-fps takes 0.5 to 30, got \(pictureFPS)") }
         c.player.pictureFPS = pictureFPS
-        c.caps.maxHeight = maxResolution
+        c.session.caps.maxHeight = maxResolution
         if let b = maxBitrate {
             guard let v = Action.parseRate(b) else { throw ValidationError("--max-bitrate takes e.g. 2M, 800k or 1500000, got \(b)") }
-            c.caps.maxBitrate = v
+            c.session.caps.maxBitrate = v
         }
-        if let p = pin { c.mode = .pinned(p) }
+        if let p = pin { c.session.mode = .pinned(p) }
         if let a = audio {
             guard !a.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ValidationError("--audio takes a NAME or a LANGUAGE, got \"\(a)\"")
             }
-            c.audio = a
+            c.session.audio = a
         }
         if let v = subs {
             guard !v.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ValidationError("--subs takes a NAME, a LANGUAGE or off, got \"\(v)\"")
             }
-            c.subtitles = v
+            c.session.subtitles = v
         }
-        c.manualSwitch = switchMode
-        c.autoSwitch = abrSwitch
-        c.followsCMSD = cmsdCap
+        c.session.manualSwitch = switchMode
+        c.session.autoSwitch = abrSwitch
+        c.session.followsCMSD = cmsdCap
         return c
     }
 }
