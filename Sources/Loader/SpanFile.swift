@@ -4,19 +4,17 @@ import NIOConcurrencyHelpers
 
 /// A progressive file in the disk cache, kept by byte ranges as the player reads it, in any order (DECISIONS.md "Progressive
 /// files"): a sparse body written at each range's offset and, in its record, the ranges it holds. The record is saved after the
-/// bytes it names are on disk (with the first write 0.2 s after the last save, and at each piece's end), so after a crash it
-/// may hold less than the body, never more. No timer: a save is due at a write, so nothing outlives the piece that wrote.
+/// bytes it names are on disk (at most 0.2 s after them, and at each piece's end), so after a crash it may hold less than the
+/// body, never more.
 final class SpanFile: Sendable {
     let cache: DiskCache
     let name: String
-    /// The body's file (-1 once a write failed), its record, and when the record was last saved.
+    /// The body's file (-1 once a write failed), its record, and whether a save of the record is due.
     struct State {
         var fd: Int32
         var meta: CacheMeta
-        var savedAt = ContinuousClock.now
+        var saving = false
     }
-    /// How long bytes on disk may go unnamed by the record while writes go on.
-    static let saveEvery = Duration.milliseconds(200)
     private let state: NIOLockedValueBox<State>
 
     init(cache: DiskCache, name: String, fd: Int32, meta: CacheMeta) {
@@ -67,18 +65,21 @@ final class SpanFile: Sendable {
             var spans = s.meta.spans ?? SpanSet()
             spans.insert(offset..<(offset + bytes.count))
             s.meta.spans = spans
-            // One write takes the save that is due: the others go on writing.
-            guard ContinuousClock.now - s.savedAt >= Self.saveEvery else { return false }
-            s.savedAt = .now
-            return true
+            defer { s.saving = true }
+            return !s.saving
         }
-        if save { self.save() }
+        if save {
+            Task {
+                try? await Task.sleep(for: .milliseconds(200))
+                self.save()
+            }
+        }
     }
 
     /// Saves the record (the ranges held) and tells the cache how much it holds.
     func save() {
         let (m, held) = state.withLockedValue { s -> (CacheMeta, Int) in
-            s.savedAt = .now
+            s.saving = false
             let held = s.meta.spans?.total ?? 0
             s.meta.complete = s.meta.length.map { held >= $0 } ?? false
             return (s.meta, held)
