@@ -21,11 +21,27 @@ struct FleetPrometheusTests {
         return (fd, Int(UInt16(bigEndian: a.sin_port)))
     }
 
-    /// A port nothing listens on now (bound and released).
-    static func freePort() -> Int {
-        let (fd, port) = bound(listen: false)
-        close(fd)
-        return port
+    /// A port held for a child process until `release`: bound with SO_REUSEADDR and not listening, so the child (NIO and
+    /// Go set SO_REUSEADDR on their listeners too) binds and listens on it, while no other bind of the machine to port 0 is
+    /// given it. A port bound and released goes back to the kernel's pool: another test's server got the fleet's while this
+    /// test waited for Prometheus, the fleet could not serve, and Prometheus scraped the other server ("EOF"). Nothing
+    /// listens on a reserved port the child does not take: connections to it are refused.
+    final class Reserved: Sendable {
+        let fd: Int32
+        let port: Int
+        init() {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var one: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+            _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            (self.fd, port) = (fd, Int(UInt16(bigEndian: a.sin_port)))
+        }
+        func release() { close(fd) }
     }
 
     /// GET `url`'s body (nil: no answer within 10 s), waiting on a thread of its own.
@@ -137,7 +153,9 @@ struct FleetPrometheusTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-fleet-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (metricsPort, promPort, deadPort) = (Self.freePort(), Self.freePort(), Self.freePort())
+        let reserved = (Reserved(), Reserved(), Reserved())
+        defer { [reserved.0, reserved.1, reserved.2].forEach { $0.release() } }
+        let (metricsPort, promPort, deadPort) = (reserved.0.port, reserved.1.port, reserved.2.port)
         try """
         metrics: 127.0.0.1:\(metricsPort)
         streams:
@@ -284,7 +302,9 @@ struct FleetPrometheusTests {
 
     @Test("monitor --metrics: two cameras in sync served while the session runs; the endpoint closes with it")
     func monitorMetrics() async throws {
-        let port = Self.freePort()
+        let reserved = Reserved()
+        defer { reserved.release() }
+        let port = reserved.port
         let base = AppOrigin.base
         let seen = SeenBox()
         let r = try await MonitorRun.run(
@@ -317,8 +337,9 @@ struct FleetPrometheusTests {
                 "streams:\n  - name: gone\n    url: \(AppOrigin.base)/no-such/master.m3u8\n  - name: live\n    url: \(AppOrigin.base)/live-ts/master.m3u8\n"
         ])
         let log = dir.appendingPathComponent("libs.log").path
-        let (probe, port) = Self.bound(listen: false)
-        close(probe)
+        let reserved = Reserved()
+        defer { reserved.release() }
+        let port = reserved.port
         let r = try await CLI.run(
             ["fleet", dir.appendingPathComponent("fleet.yaml").path, "--duration", "8", "--metrics", "127.0.0.1:\(port)", "--log", log],
             timeout: 30)
