@@ -203,7 +203,9 @@ extension LoaderServer {
                         defer { a += b.readableBytes }
                         return a
                     }
-                    b.withUnsafeReadableBytes { store?.write($0, at: off) }
+                    if let store, b.withUnsafeReadableBytes({ store.write($0, at: off) }) {
+                        self.tasks.spawn { await store.delayedSave() }
+                    }
                     let lo = max(off, r.lowerBound)
                     let hi = min(off + b.readableBytes, r.upperBound)
                     if lo < hi, let slice = b.getSlice(at: b.readerIndex + lo - off, length: hi - lo) {

@@ -4,8 +4,8 @@ import NIOConcurrencyHelpers
 
 /// A progressive file in the disk cache, kept by byte ranges as the player reads it, in any order (DECISIONS.md "Progressive
 /// files"): a sparse body written at each range's offset and, in its record, the ranges it holds. The record is saved after the
-/// bytes it names are on disk (at most 0.2 s after them, and at each piece's end), so after a crash it may hold less than the
-/// body, never more.
+/// bytes it names are on disk (at most 0.2 s after them, by a task the Loader owns, and at each piece's end), so after a crash
+/// it may hold less than the body, never more.
 final class SpanFile: Sendable {
     let cache: DiskCache
     let name: String
@@ -49,8 +49,9 @@ final class SpanFile: Sendable {
     }
 
     /// Writes bytes that start at `offset`; a write that fails (a full disk) stops keeping this file, the player is still served.
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-        let save: Bool = state.withLockedValue { s in
+    /// True when a save of the record became due: the caller starts `delayedSave` as a task it owns.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        state.withLockedValue { s in
             guard s.fd >= 0, bytes.count > 0 else { return false }
             var done = 0
             while done < bytes.count {
@@ -68,12 +69,12 @@ final class SpanFile: Sendable {
             defer { s.saving = true }
             return !s.saving
         }
-        if save {
-            Task {
-                try? await Task.sleep(for: .milliseconds(200))
-                self.save()
-            }
-        }
+    }
+
+    /// The save a write made due: 0.2 s later, or at once when its task is cancelled (its Loader stopped).
+    func delayedSave() async {
+        try? await Task.sleep(for: .milliseconds(200))
+        save()
     }
 
     /// Saves the record (the ranges held) and tells the cache how much it holds.

@@ -109,6 +109,17 @@ public final class ReplayResponder: OriginResponder, Sendable {
             // A range gets the answers recorded for that range in turn (a progressive file's pieces, byte-range segments, a
             // resumed body); a range never recorded, the URL's answers.
             let same = list.filter { $0.range == req.range }
+            // A range the recording never asked, whose bytes its answers hold (the player split a progressive file's reads
+            // another way this time): answered with exactly those bytes, and said.
+            if same.isEmpty, let range = req.range, let cut = Self.cut(range, from: list, body: body) {
+                let what = (URLComponents(string: url)?.path ?? url) + " (\(range))"
+                diverged("the player asked for \(what), which the recording never asked: answered from the bytes it recorded", once: what)
+                var r = OriginResponse(
+                    status: 206, contentType: cut.contentType, body: cut.bytes, headers: [("Content-Range", cut.contentRange)],
+                    kind: "segment")
+                r.exact = true
+                return r
+            }
             let pool = same.isEmpty ? list : same
             let key = url + "#" + (same.isEmpty ? "" : req.range ?? "")
             let n = progress.withLockedValue { p -> Int in
@@ -219,6 +230,52 @@ public final class ReplayResponder: OriginResponder, Sendable {
             if transfer > 0.05 && !bytes.isEmpty { r.delivery = .paced(bytesPerSecond: max(1, Int(Double(bytes.count) / transfer))) }
         }
         return r
+    }
+
+    /// The bytes `range` (`bytes=A-B` or `bytes=A-`) asks for, cut from the recorded answers of one URL that hold them: 206
+    /// answers by their Content-Range, a 200 whole; nil unless every byte asked for was recorded (RFC 9110 §14.1.2).
+    static func cut(_ range: String, from list: [RecordedExchange], body: (String) -> [UInt8]?) -> (
+        bytes: [UInt8], contentRange: String, contentType: String
+    )? {
+        guard range.hasPrefix("bytes="), !range.contains(",") else { return nil }
+        let ends = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard ends.count == 2, let first = Int(ends[0]) else { return nil }
+        var total: Int?
+        var pieces: [(offset: Int, bytes: [UInt8])] = []
+        var type = "application/octet-stream"
+        for e in list where e.failure == nil && (e.status == 206 || e.status == 200) {
+            guard let hash = e.body, let bytes = body(hash) else { continue }
+            let header = { (name: String) in e.headers.first { $0.0.lowercased() == name }?.1 }
+            type = header("content-type") ?? type
+            if e.status == 200 {
+                pieces.append((0, bytes))
+                total = total ?? bytes.count
+            } else if let cr = header("content-range"), cr.hasPrefix("bytes ") {
+                // bytes X-Y/TOTAL
+                let parts = cr.dropFirst(6).split(separator: "/")
+                let span = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
+                guard span.count == 2, span[1] - span[0] + 1 == bytes.count else { continue }
+                pieces.append((span[0], bytes))
+                if parts.count == 2, let t = Int(parts[1]) { total = total ?? t }
+            }
+        }
+        guard let size = total else { return nil }
+        let last = min(Int(ends[1]) ?? size - 1, size - 1)
+        guard first <= last else { return nil }
+        var out = [UInt8](repeating: 0, count: last - first + 1)
+        var covered = 0
+        // The pieces by offset: each adds what it holds past what is covered so far.
+        for p in pieces.sorted(by: { $0.offset < $1.offset }) {
+            let from = first + covered
+            guard from <= last else { break }
+            guard p.offset <= from else { return nil }
+            let end = min(p.offset + p.bytes.count - 1, last)
+            guard end >= from else { continue }
+            out.replaceSubrange((from - first)...(end - first), with: p.bytes[(from - p.offset)...(end - p.offset)])
+            covered = end - first + 1
+        }
+        guard covered == out.count else { return nil }
+        return (out, "bytes \(first)-\(last)/\(size)", type)
     }
 
     static func isPlaylist(_ url: String, _ list: [RecordedExchange]) -> Bool {

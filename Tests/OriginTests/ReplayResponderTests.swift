@@ -99,4 +99,37 @@ struct ReplayResponderTests {
         let key = get(r, "/keys/k1", at: 6)
         #expect(key.status == 404 && String(decoding: key.body, as: UTF8.self).contains("never recorded"))
     }
+
+    @Test("a range the recording never asked, whose bytes its answers hold: cut from them exactly, and said; one it lacks is not")
+    func rangesCut() {
+        let o = "http://origin.test:8080"
+        let file = (0..<100).map { UInt8($0) }
+        func piece(_ range: String, _ from: Int, _ to: Int, t: Double) -> RecordedExchange {
+            RecordedExchange(
+                t: t, url: "\(o)/file.mp4", range: range, status: 206,
+                headers: [("Content-Type", "video/mp4"), ("Content-Range", "bytes \(from)-\(to)/100")], ttfb: 0, seconds: 0,
+                bytes: to - from + 1,
+                failure: nil, body: "\(from)-\(to)")
+        }
+        let r = ReplayResponder(
+            exchanges: [piece("bytes=0-39", 0, 39, t: 0), piece("bytes=30-69", 30, 69, t: 1), piece("bytes=80-", 80, 99, t: 2)],
+            speed: 1,
+            body: { hash in
+                let ends = hash.split(separator: "-").compactMap { Int($0) }
+                return ends.count == 2 ? Array(file[ends[0]...ends[1]]) : nil
+            }, startedAt: 1000)
+        r.listening(at: "http://127.0.0.1:9")
+        var req = OriginRequest(target: "/h0/file.mp4")
+        req.range = "bytes=10-59"
+        let cut = r.respond(req, now: 1000)
+        #expect(
+            cut.status == 206 && cut.body == Array(file[10...59]) && cut.headers.contains { $0 == ("Content-Range", "bytes 10-59/100") })
+        #expect(
+            r.takeDivergences().first?.contains(
+                "/file.mp4 (bytes=10-59), which the recording never asked: answered from the bytes it recorded") == true)
+        req.range = "bytes=60-"
+        #expect(r.respond(req, now: 1000).body != Array(file[60...99]), "70–79 never recorded: not cut")
+        req.range = "bytes=30-69"
+        #expect(r.respond(req, now: 1000).body == Array(file[30...69]), "a recorded range: its own answer")
+    }
 }
