@@ -64,6 +64,20 @@ enum InspectMedia {
                 }
             }
         }
+        // Audio renditions of their own (RFC 8216bis §4.4.6.1): measured as the variants are, their timestamps held against the
+        // variants' (`MediaChecks.renditionFindings`).
+        var audio: [VariantMeasure] = []
+        for r in parsed.playlist.multivariant?.renditions ?? [] where r.type == "AUDIO" {
+            guard let uri = r.uri, let u = resolve(uri, against: req.source) else { continue }
+            do {
+                var m = try await measure(u, sample: req.mediaSample, variables: parsed.variables, req)
+                m.name = "audio " + AudioRenditions.label(r)
+                m.index = measures.count + audio.count
+                audio.append(m)
+            } catch {
+                errors.append("audio \(r.name): \(error.description)")
+            }
+        }
         var iframes: [IFrameMeasure] = []
         for (i, v) in (parsed.playlist.multivariant?.iFrameVariants ?? []).enumerated() {
             guard let u = resolve(v.uri, against: req.source) else { continue }
@@ -74,13 +88,13 @@ enum InspectMedia {
                 errors.append("I-frames \(name): \(error.description)")
             }
         }
-        let findings = MediaChecks.findings(measures, subtitles: subtitles, iframes: iframes)
+        let findings = MediaChecks.findings(measures, audio: audio, subtitles: subtitles, iframes: iframes)
         let status: Int32 = !errors.isEmpty && measures.isEmpty ? 2 : findings.contains(where: \.must) || !errors.isEmpty ? 1 : 0
         var errorLines = errors.map { "media: cannot measure \($0)" }
         if let path = req.mediaHTML {
             let page = MediaHTML.render(
-                source: req.source, generated: ISO8601DateFormatter().string(from: Date()), measures: measures, subtitles: subtitles,
-                iframes: iframes)
+                source: req.source, generated: ISO8601DateFormatter().string(from: Date()), measures: measures + audio,
+                subtitles: subtitles, iframes: iframes)
             do {
                 try page.write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
@@ -88,7 +102,7 @@ enum InspectMedia {
             }
         }
         if req.json {
-            var doc = MediaChecks.json(measures, subtitles: subtitles, iframes: iframes)
+            var doc = MediaChecks.json(measures, audio: audio, subtitles: subtitles, iframes: iframes)
             if case .object(var f) = doc {
                 f.insert(("source", .string(req.source)), at: 0)
                 f.append(("errors", .array(errors.map { .string($0) })))
@@ -97,7 +111,8 @@ enum InspectMedia {
             return InspectOutcome(stdout: doc.prettyText + "\n", stderr: "", status: status)
         }
         return InspectOutcome(
-            stdout: ([req.source] + MediaChecks.text(measures, subtitles: subtitles, iframes: iframes) + errorLines).joined(separator: "\n")
+            stdout: ([req.source] + MediaChecks.text(measures, audio: audio, subtitles: subtitles, iframes: iframes) + errorLines).joined(
+                separator: "\n")
                 + "\n",
             stderr: "", status: status)
     }

@@ -217,11 +217,39 @@ public enum MediaChecks {
     }
 
     /// Every finding: the variants', then the subtitle renditions' (numbered after the variants).
-    public static func findings(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure], iframes: [IFrameMeasure] = []) -> [MediaFinding]
-    {
-        measures.flatMap(findings) + alignmentFindings(measures)
-            + subtitles.enumerated().flatMap { SubtitleChecks.findings($1, index: measures.count + $0) }
-            + iframes.enumerated().flatMap { IFrameChecks.findings($1, index: measures.count + subtitles.count + $0) }
+    public static func findings(
+        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure], iframes: [IFrameMeasure] = []
+    ) -> [MediaFinding] {
+        measures.flatMap(findings) + alignmentFindings(measures) + audio.flatMap(segmentFindings)
+            + renditionFindings(audio, against: measures)
+            + subtitles.enumerated().flatMap { SubtitleChecks.findings($1, index: measures.count + audio.count + $0) }
+            + iframes.enumerated().flatMap { IFrameChecks.findings($1, index: measures.count + audio.count + subtitles.count + $0) }
+    }
+
+    /// RFC 8216bis §6.2.4: an audio rendition's timestamps against the variants' audio at the same msn (their video when they
+    /// carry no audio of their own): more than a tenth of a second apart (two hundredths more against video, where AAC's
+    /// priming puts audio a little ahead), its audio and the picture drift apart as it plays.
+    static func renditionFindings(_ audio: [VariantMeasure], against measures: [VariantMeasure]) -> [MediaFinding] {
+        guard let reference = measures.first(where: { v in v.segments.contains { $0.videoStart != nil } }) else { return [] }
+        let starts = Dictionary(
+            reference.segments.compactMap { s in (s.audioStart ?? s.videoStart).map { (s.msn, ($0, s.audioStart != nil)) } },
+            uniquingKeysWith: { a, _ in a })
+        var out: [MediaFinding] = []
+        for r in audio {
+            let apart = r.segments.compactMap { s -> (msn: Int, by: Double)? in
+                guard let a = s.audioStart, let (b, sameKind) = starts[s.msn], abs(a - b) > (sameKind ? 0.1 : 0.12) else { return nil }
+                return (s.msn, a - b)
+            }
+            guard let at = apart.first else { continue }
+            let more = apart.count > 1 ? " (and \(apart.count - 1) more of \(r.segments.count) read)" : ""
+            out.append(
+                MediaFinding(
+                    rule: "rendition-aligned", must: true, section: rfc("6.2.4"), variant: r.index,
+                    message:
+                        "\(r.name): its timestamps lie \(fixed(abs(at.by), 3)) s \(at.by > 0 ? "after" : "before") \(reference.name)'s at msn \(at.msn)\(more): a rendition's content must have the variants' timestamps"
+                ))
+        }
+        return out
     }
 
     /// RFC 8216bis §6.2.4: matching content in variants MUST have matching timestamps. Each variant's segments are held
@@ -255,7 +283,9 @@ public enum MediaChecks {
     }
 
     /// The report's lines for `measures` with their findings.
-    public static func text(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []) -> [String] {
+    public static func text(
+        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []
+    ) -> [String] {
         var out = ["media measured (\(measures.reduce(0) { $0 + $1.measured }) segments):"]
         func kbps(_ b: Double?) -> String { b.map { "\(Int(($0 / 1000).rounded()))k" } ?? "-" }
         for v in measures {
@@ -270,52 +300,60 @@ public enum MediaChecks {
             }
             let offsets = v.segments.compactMap(\.avOffset).sorted()
             if !offsets.isEmpty { line += "  audio \(SegmentMediaRules.audio(offsets[offsets.count / 2]))" }
-            line += "  (\(v.measured) of \(v.listed) segments\(v.separateAudio ? "; audio renditions not measured" : ""))"
+            line += "  (\(v.measured) of \(v.listed) segments\(v.separateAudio ? "; its audio renditions apart" : ""))"
             out.append(line)
         }
+        for r in audio {
+            let offsets = r.segments.compactMap(\.audioStart)
+            out.append(
+                "  \(r.name)  peak \(kbps(r.peak))  average \(kbps(r.average))  (\(r.measured) of \(r.listed) segments"
+                    + (offsets.isEmpty ? "" : ", audio from \(fixed(offsets[0], 3)) s") + ")")
+        }
         out += SubtitleChecks.text(subtitles) + IFrameChecks.text(iframes)
-        let all = findings(measures, subtitles: subtitles, iframes: iframes)
+        let all = findings(measures, audio: audio, subtitles: subtitles, iframes: iframes)
         out.append(all.isEmpty ? "media: no problems found" : "media findings (\(all.count)):")
         for f in all { out.append("  \(f.must ? "must fix" : "should fix"): \(f.message) (\(f.rule), \(f.section))") }
         return out
     }
 
-    public static func json(_ measures: [VariantMeasure], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []) -> JSONValue {
+    /// One measured variant or rendition, with each segment read.
+    static func variantJSON(_ v: VariantMeasure) -> JSONValue {
         .object([
+            ("index", .int(v.index)), ("name", .string(v.name)), ("bandwidth", .int(v.bandwidth)),
+            ("averageBandwidth", .int(v.averageBandwidth)), ("codecs", .string(v.codecs)), ("measured", .int(v.measured)),
+            ("listed", .int(v.listed)), ("peak", .double(v.peak.rounded())), ("average", .double(v.average.rounded())),
+            ("peakMsn", .int(v.peakMSN)), ("videoCodec", .string(v.videoCodec)), ("separateAudio", .bool(v.separateAudio)),
             (
-                "variants",
+                "picture",
+                v.sps.map { sps in
+                    .object([
+                        ("width", .int(sps.width)), ("height", .int(sps.height)), ("displayWidth", .int(sps.displayWidth)),
+                        ("frameRate", .double(sps.frameRate)), ("transfer", .int(sps.transfer)),
+                    ])
+                } ?? .null
+            ),
+            (
+                "segments",
                 .array(
-                    measures.map { v in
+                    v.segments.map { s in
                         .object([
-                            ("index", .int(v.index)), ("name", .string(v.name)), ("bandwidth", .int(v.bandwidth)),
-                            ("averageBandwidth", .int(v.averageBandwidth)), ("codecs", .string(v.codecs)), ("measured", .int(v.measured)),
-                            ("listed", .int(v.listed)), ("peak", .double(v.peak.rounded())), ("average", .double(v.average.rounded())),
-                            ("peakMsn", .int(v.peakMSN)), ("videoCodec", .string(v.videoCodec)), ("separateAudio", .bool(v.separateAudio)),
-                            (
-                                "picture",
-                                v.sps.map { sps in
-                                    .object([
-                                        ("width", .int(sps.width)), ("height", .int(sps.height)), ("displayWidth", .int(sps.displayWidth)),
-                                        ("frameRate", .double(sps.frameRate)), ("transfer", .int(sps.transfer)),
-                                    ])
-                                } ?? .null
-                            ),
-                            (
-                                "segments",
-                                .array(
-                                    v.segments.map { s in
-                                        .object([
-                                            ("msn", .int(s.msn)), ("extinf", .double(s.duration)),
-                                            ("discontinuity", .bool(s.discontinuity)),
-                                            ("videoStart", .double(s.videoStart)), ("audioStart", .double(s.audioStart)),
-                                            ("independent", s.independent.map { .bool($0) } ?? .null),
-                                            ("videoDuration", .double(s.videoDuration)),
-                                        ])
-                                    })
-                            ),
+                            ("msn", .int(s.msn)), ("extinf", .double(s.duration)),
+                            ("discontinuity", .bool(s.discontinuity)),
+                            ("videoStart", .double(s.videoStart)), ("audioStart", .double(s.audioStart)),
+                            ("independent", s.independent.map { .bool($0) } ?? .null),
+                            ("videoDuration", .double(s.videoDuration)),
                         ])
                     })
             ),
+        ])
+    }
+
+    public static func json(
+        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []
+    ) -> JSONValue {
+        .object([
+            ("variants", .array(measures.map(variantJSON))),
+            ("audio", .array(audio.map(variantJSON))),
             (
                 "subtitles", SubtitleChecks.json(subtitles)
             ),
@@ -323,7 +361,7 @@ public enum MediaChecks {
             (
                 "findings",
                 .array(
-                    findings(measures, subtitles: subtitles, iframes: iframes).map { f in
+                    findings(measures, audio: audio, subtitles: subtitles, iframes: iframes).map { f in
                         .object([
                             ("rule", .string(f.rule)), ("severity", .string(f.must ? "must" : "should")), ("section", .string(f.section)),
                             ("variant", .int(f.variant)), ("message", .string(f.message)),

@@ -67,6 +67,12 @@ extension OriginRouter {
             for i in m.variants.indices {
                 m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + knobs.joined(separator: "&")
             }
+            // The media faults reach the audio renditions' segments too (`rungshift=MS@audio-de`).
+            let faults = MediaFaults.knobs.compactMap { k in req.query[k].map { "\(k)=\($0)" } }
+            for i in m.renditions.indices where m.renditions[i].type == "AUDIO" && !faults.isEmpty {
+                guard let uri = m.renditions[i].uri else { continue }
+                m.renditions[i].uri = uri + (uri.contains("?") ? "&" : "?") + faults.joined(separator: "&")
+            }
             p.body = .multivariant(m)
         }
         // ?iframebad=1: every I-frame playlist's ranges point past their I-frame, at frames that need it (docs/VALIDATION.md).

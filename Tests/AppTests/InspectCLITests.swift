@@ -296,6 +296,14 @@ struct InspectTLSTests {
         #expect(
             shifted.status == 1 && shifted.stdout.contains("240p: its timestamps lie 0.500 s after 144p's at msn 0")
                 && shifted.stdout.contains("(variants-aligned, RFC 8216bis §6.2.4)"), "\(shifted.stdout)")
+        // The 5.1 rendition measured too; its timestamps half a second later than the variants': named.
+        #expect(clean.stdout.contains("audio Deutsch [de] 6ch  peak"), "\(clean.stdout)")
+        let audio = try await CLI.run([
+            "inspect", "--media", "--sample", "2", "\(CueOrigin.base)/vod-ts/master.m3u8?rungshift=500@audio-de",
+        ])
+        #expect(
+            audio.status == 1 && audio.stdout.contains("audio Deutsch [de] 6ch: its timestamps lie")
+                && audio.stdout.contains("(rendition-aligned, RFC 8216bis §6.2.4)"), "\(audio.stdout)")
         // A media playlist's EXT-X-DEFINE IMPORT gets the multivariant playlist's variables; a playlist the RFC says must
         // fail (its QUERYPARAM absent from the URL) is said once, nothing fetched.
         let defined = try await CLI.run(["inspect", "--media", "--sample", "2", "\(CueOrigin.base)/define/master.m3u8?token=abc"])
@@ -311,7 +319,7 @@ struct InspectTLSTests {
         #expect(sampled.status == 0 && sampled.stdout.contains("(3 of 10 segments"), "\(sampled.stdout)")
         let bad = try await CLI.run(["inspect", "--sample", "3", "\(CueOrigin.base)/vod-fmp4/master.m3u8"])
         #expect(bad.status != 0 && bad.stderr.contains("--sample goes with --media"), "\(bad.stderr)")
-        // --html: the same report as one page beside the text.
+        // --html: the same report as one page beside the text (a plot for each of the four variants and the 5.1 rendition).
         let page = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-media-\(UUID().uuidString.prefix(8)).html")
         defer { try? FileManager.default.removeItem(at: page) }
         let html = try await CLI.run([
@@ -320,7 +328,7 @@ struct InspectTLSTests {
         let written = (try? String(contentsOf: page, encoding: .utf8)) ?? ""
         #expect(html.status == 1 && html.stdout.contains("bandwidth-under-peak"), "\(html.stderr)")
         #expect(
-            written.contains("<code>bandwidth-under-peak</code>") && written.components(separatedBy: "<svg").count - 1 == 4,
+            written.contains("<code>bandwidth-under-peak</code>") && written.components(separatedBy: "<svg").count - 1 == 5,
             "\(written.prefix(300))")
         let noMedia = try await CLI.run(["inspect", "--html", page.path, "\(CueOrigin.base)/vod-ts/master.m3u8"])
         #expect(noMedia.status != 0 && noMedia.stderr.contains("--html goes with --media"))

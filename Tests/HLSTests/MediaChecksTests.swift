@@ -214,4 +214,30 @@ struct MediaChecksTests {
         #expect(off.map(\.rule) == ["extinf-duration"] && !off[0].must && off[0].section == "RFC 8216bis §4.4.4.1")
         #expect(off[0].message == "144p: msn 1's EXTINF is 2.000 s, its video lasts 1.500 s; 1 more such")
     }
+
+    @Test("an audio rendition against the variants' audio at the same msn: more than 0.1 s apart is a must fix, named once")
+    func renditions() {
+        func measure(_ index: Int, _ name: String, video: [Double?], audio: [Double?]) -> VariantMeasure {
+            var v = VariantMeasure(index: index, name: name, measured: audio.count, listed: audio.count, peak: 1, average: 1)
+            v.segments = zip(video, audio).enumerated().map { i, p in
+                SegmentMeasure(msn: i, duration: 2, discontinuity: false, videoStart: p.0, audioStart: p.1)
+            }
+            return v
+        }
+        let variant = measure(0, "144p", video: [1.5, 3.5, 5.5], audio: [1.44, 3.44, 5.44])
+        let aligned = measure(1, "audio de", video: [nil, nil, nil], audio: [1.4, 3.4, 5.4])
+        #expect(MediaChecks.findings([variant], audio: [aligned], subtitles: []).isEmpty, "40 ms from the variant's own audio")
+        let late = measure(1, "audio de", video: [nil, nil, nil], audio: [1.9, 3.9, 5.9])
+        let found = MediaChecks.findings([variant], audio: [late], subtitles: [])
+        #expect(found.map(\.rule) == ["rendition-aligned"] && found[0].must && found[0].variant == 1)
+        #expect(
+            found[0].message
+                == "audio de: its timestamps lie 0.460 s after 144p's at msn 0 (and 2 more of 3 read): a rendition's content must have the variants' timestamps"
+        )
+        // A variant without audio of its own: against its video, with AAC's priming allowed for.
+        let silent = measure(0, "144p", video: [1.5, 3.5, 5.5], audio: [nil, nil, nil])
+        #expect(
+            MediaChecks.findings([silent], audio: [measure(1, "a", video: [nil, nil, nil], audio: [1.39, 3.39, 5.39])], subtitles: [])
+                .isEmpty)
+    }
 }
