@@ -9,13 +9,20 @@ import Session
 
 /// How the owner carries out the Session's effects on this platform (docs/PLATFORM.md; DECISIONS.md, rung switching).
 extension PaneOwner {
-    /// Carries out `effects` in order; returns the MSN from which a splice route takes effect, when one was routed.
+    /// Carries out `effects` in order; says from which MSN a splice route takes effect, when one was routed, and whether the
+    /// player refused a stream it was given.
     @discardableResult
-    func run(_ effects: [PaneEffect]) -> Int? {
+    func run(_ effects: [PaneEffect]) -> (routedAt: Int?, refused: Bool) {
         var routedAt: Int?
+        var refused = false
         for e in effects {
             switch e {
-            case .load(let rung, let msn): load(rung: rung, startMSN: msn)
+            case .load(let rung, let msn, let prewarmed): if !load(rung: rung, startMSN: msn, prewarmed: prewarmed) { refused = true }
+            case .startAtEdge(let rung, let msn, let offset, let readAt, let holdFrom):
+                // The playlist the start is planned on was read just now, by the Loader: the player's read of it is answered
+                // from that read (`LoaderServer.reusable`), not read again (docs/PROXY.md).
+                reloadInPlace(
+                    rung: rung, msn: msn, to: .position(msn: msn, offset: offset, readAt: readAt), holdFrom: holdFrom, prewarmed: true)
             case .route(let rung, let fill): routedAt = loader.route(SpliceRoute(rung: rung, fill: fill))
             case .reread(let rung, let msn): reread(rung: rung, at: msn)
             case .reloadInPlace(let rung, let msn, let to): reloadInPlace(rung: rung, msn: msn, to: .raw(to))
@@ -82,7 +89,7 @@ extension PaneOwner {
                 spawn { inputs.yield(.steered(await loader.steering(url, base: base))) }
             }
         }
-        return routedAt
+        return (routedAt, refused)
     }
 
     /// A subtitle read for hlstui itself (docs/SUBTITLES.md), its answer sent back as an input.
@@ -176,13 +183,7 @@ extension PaneOwner {
     }
 
     /// A look the Session asked for: the player's cache, whether it seeks and its position now, for the Session to decide on.
-    func look(for timer: SessionTimer) {
-        let cache = mpv.get(.demuxerCacheState)
-        let look = SeekLook(
-            seekable: cache?.seekableRanges.map { TimeRange(start: $0.start, end: $0.end) } ?? [], cacheEnd: cache?.cacheEnd,
-            seeking: mpv.get(.seeking), time: mpv.get(.timePos))
-        carry(state.reduce(.timer(timer, look), at: t))
-    }
+    func look(for timer: SessionTimer) { carry(state.reduce(.timer(timer, mpv.seekLook()), at: t)) }
 
     /// Reads `seconds` ahead of the playhead, within the pane's memory budget for that many seconds.
     func readahead(_ seconds: Double) {

@@ -8,47 +8,6 @@ import Player
 import Session
 import TUI
 
-/// Everything that changes a pane, in the order it happened: the libraries' events, the user's actions, the watcher's looks,
-/// the answers of work the owner started, and the questions of the screen, the monitor and sync.
-enum PaneInput: Sendable {
-    case loader(LoaderEvent)
-    case mpv(MPVEvent)
-    /// Open the stream; the continuation (nil: nobody waits) is resumed when it has opened or failed.
-    case open(CheckedContinuation<Void, Never>?)
-    case fetched(OpenedStream)
-    case openFailed(String)
-    /// The run may wait no longer for the stream to open (`Pane.stopOpening`).
-    case stopOpening(String)
-    case prewarmed(MediaPlaylist?)
-    /// Sample the player (nil: nobody waits for the state).
-    case sample(CheckedContinuation<SessionState, Never>?)
-    case perform(Action)
-    case say(LogLevel, String)
-    /// The watcher's look (every 20 ms); answered when done, so looks never pile up.
-    case watch(CheckedContinuation<Void, Never>)
-    case refreshed(rung: Int, MediaPlaylist, RefreshPurpose)
-    /// A subtitle read came back (docs/SUBTITLES.md).
-    case subtitleRead(SubtitleRead, url: String, Result<SubtitleAnswer, SubtitleReadFailure>)
-    case steered(SteeringAnswer)
-    case timer(PaneTimer)
-    case clock(CheckedContinuation<PaneClock, Never>)
-    case speed(Double)
-    case hold(Double)
-    /// Sync: wait (paused) while another pane rebuffers, or play on.
-    case syncWait(Bool)
-    /// Sync: move to a moment read at an instant (`Pane.realign`).
-    case realign(DateTime, ContinuousClock.Instant, CheckedContinuation<Bool, Never>)
-}
-
-/// The steps of an effect that takes time; each comes back as an input when it is due.
-enum PaneTimer: Sendable {
-    /// The demuxer has carried out an aimed seek: the aim is reset.
-    case resetDemuxerOffset
-    case endHold
-    /// A look the Session asked for (`PaneEffect.after`).
-    case session(SessionTimer)
-}
-
 /// The pane's one serial owner: it alone holds the pane's state and calls its player; it applies each input, asks the
 /// Session what follows and carries out the effects (docs/ARCHITECTURE.md, the pane). It lives inside the pane's loop task.
 final class PaneOwner {
@@ -88,12 +47,12 @@ final class PaneOwner {
     var opening: Opening?
     var lastPublished = ContinuousClock.now
     var publishedMilestone: [Int?] = []
-    /// When the picture was last sampled for frozen and black detection (`PictureWatch`).
-    var lastFrame: ContinuousClock.Instant?
+    var pictureSampler: PictureSampler
 
     init(_ parts: Parts, state: SessionState) {
         self.parts = parts
         self.state = state
+        pictureSampler = PictureSampler(player: parts.config.player, shared: parts.picture)
     }
 
     var t: Double { Pane.seconds(ContinuousClock.now - parts.started) }
@@ -187,8 +146,7 @@ final class PaneOwner {
         case .refreshed(let rung, let m, .recovery): carry(state.reduce(.recovered(rung: rung, playlist: m), at: t))
         case .refreshed(let rung, _, .retest): apply(.pathwayAnswered(rung: rung))
         case .refreshed(let rung, let m, .edgeStart):
-            apply(.liveEdge(rung: rung, playlist: m))
-            if !startAtEdge(rung: rung, media: m) { say(.warn, "low latency: the playlist offers no start behind its edge") }
+            carry(state.reduce(.edgeRead(rung: rung, media: m, partsGiven: LoaderServer.givesParts(m, options: loader.options)), at: t))
         case .subtitleRead(let read, let url, let result): apply(.subtitleRead(read, url: url, result: result))
         case .steered(let answer):
             if case .manifest(let m) = answer { addClones(m.clones) }
@@ -275,10 +233,6 @@ final class PaneOwner {
         carry(state.reduce(.event(.opened(url: f.url, playlist: f.playlist, diagnostics: f.diagnostics, file: f.file != nil)), at: t))
         budget()
         report(.ladder)
-        if let blocking = f.diagnostics.first(where: { $0.severity == .error }), f.playlist.multivariant == nil, f.playlist.media == nil {
-            fail("the playlist cannot be read: \(blocking)", cause: "playlist")
-            return finishOpening()
-        }
         // Read the rung's playlist (and fetch its keys) before the player asks: it says whether the stream is live.
         let loader = self.loader, inputs = parts.inputs, rung = state.targetRung ?? 0
         spawn { inputs.yield(.prewarmed(await loader.prewarmVariant(f, rung: rung))) }
@@ -286,43 +240,11 @@ final class PaneOwner {
 
     func firstLoad(_ media: MediaPlaylist?) {
         guard let f = fetched else { return finishOpening() }
-        let target = state.targetRung ?? 0
         isLive = media?.isLive ?? false
-        // MPEG-TS ladders are spliced: the Loader chooses each segment's rung (docs/PLATFORM.md); fMP4 needs a reload per switch.
-        let splice = f.playlist.multivariant != nil && (media.map(SwitchPlanner.isTS) ?? false)
-        apply(.spliceChosen(splice))
-        if isLive, let media, startAtEdge(rung: target, media: media) {
-            let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
-            apply(.switched(s))
-            report(.switched(s))
-        } else if load(rung: target, startMSN: nil, prewarmed: true) {
-            let s = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: splice ? .loadSpliced : .load)
-            apply(.switched(s))
-            report(.switched(s))
-        }
+        let partsGiven = media.map { LoaderServer.givesParts($0, options: loader.options) } ?? false
+        carry(state.reduce(.firstLoad(media: media, multivariant: f.playlist.multivariant != nil, partsGiven: partsGiven), at: t))
         startWatcher()
         finishOpening()
-    }
-
-    /// LL-HLS: the player starts PART-HOLD-BACK behind the last part of `media`, just read, not three segments back
-    /// (DECISIONS.md, LL-HLS); false when the playlist offers no parts to the player or no such start.
-    @discardableResult
-    func startAtEdge(rung: Int, media: MediaPlaylist) -> Bool {
-        guard LoaderServer.givesParts(media, options: loader.options), let start = SessionState.lowLatencyStart(media) else { return false }
-        say(
-            .info,
-            "low latency: starting \(fixed(start.holdBack, 1)) s (PART-HOLD-BACK) behind the last part, in msn \(start.msn); parts reach the player as they are published"
-        )
-        // A timestamp reset listed after the start is kept from the player until the seek has landed: with it in the cache
-        // first, mpv's cache never holds a target before it (docs/PLATFORM.md).
-        let reset = media.withSegmentInProgress.segments.first { $0.mediaSequence > start.msn && $0.discontinuity }?.mediaSequence
-        // The playlist the start is planned on was read just now, by the Loader: the player's read of it is answered from that
-        // read (`LoaderServer.reusable`), not read again (docs/PROXY.md).
-        reloadInPlace(
-            rung: rung, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: t), holdFrom: reset,
-            prewarmed: true)
-        apply(.lowLatencyStarted(holdBack: start.holdBack))
-        return true
     }
 
     func finishOpening() {
@@ -346,53 +268,16 @@ final class PaneOwner {
 
     // MARK: reading the player
 
-    /// The player's `time-pos` now; nil while it loads (it reads 0 then).
-    func look() -> PlayerLook {
-        guard !state.playerLoading else { return PlayerLook(time: nil) }
-        return PlayerLook(time: mpv.get(.timePos), atEnd: mpv.get(.eofReached) ?? false, paused: mpv.get(.pause) ?? false)
-    }
-
     /// Reads the player's properties and applies them; an automatic switch may follow.
     func sample() {
-        var s = PlayerSample()
-        if state.playerLoading {
-            // Between loadfile and the restart the old position stands (time-pos reads 0 then).
-            s.loading = true
-            s.timePos = state.sample.timePos
-            s.audioPts = state.sample.audioPts
-        } else {
-            s.timePos = mpv.get(.timePos)
-            s.audioPts = mpv.get(.audioPts)
-        }
-        s.wall = DateTime(seconds: Date().timeIntervalSince1970)
-        s.paused = mpv.get(.pause) ?? false
-        s.held = holding
-        s.pausedForCache = mpv.get(.pausedForCache) ?? false
-        s.coreIdle = mpv.get(.coreIdle) ?? true
-        s.eof = mpv.get(.eofReached) ?? false
-        if (s.restarting || s.held) && state.started {
-            // While mpv restarts its playback the picture stands where it was, and time-pos may read anything (docs/PLATFORM.md).
-            // So while hlstui holds it paused for a seek to land in a freshly spliced rung: time-pos may read the key frame
-            // before the target for a moment, a frame never shown (measured under load: 1.8 s back, then the target 50 ms later).
-            s.timePos = state.sample.timePos
-            s.audioPts = state.sample.audioPts
-        }
-        s.width = mpv.get(.videoWidth)
-        s.height = mpv.get(.videoHeight)
-        s.audioLanguage = mpv.get(.audioTrackLanguage)
-        s.audioChannels = mpv.get(.audioChannelCount)
-        s.droppedFrames = (mpv.get(.frameDropCount) ?? 0) + (mpv.get(.decoderFrameDropCount) ?? 0)
-        s.speed = mpv.get(.speed) ?? 1
-        if let cache = mpv.get(.demuxerCacheState) {
-            s.seekableRanges = cache.seekableRanges.map { TimeRange(start: $0.start, end: $0.end) }
-            s.cacheEnd = cache.cacheEnd
-            s.underrun = cache.underrun
-        }
+        let s = mpv.sample(loading: state.playerLoading, held: holding)
         apply(.sample(s))
-        reportToLoader()
-        samplePicture(decoding: s.width != nil)
+        if loader.options.cmcd != nil { loader.playerStatus(state.cmcdStatus) }
+        if let grid = pictureSampler.take(from: mpv, decoding: s.width != nil && !state.playerLoading) { apply(.frame(grid)) }
         carry(state.reduce(.sampled(look()), at: t))
     }
+
+    func look() -> PlayerLook { mpv.look(loading: state.playerLoading) }
 
     /// A steering manifest's clones (docs/STEERING.md): their variants and renditions are added to the stream the player is
     /// given, the Loader's routes and the ladder, so a clone is a pathway like the playlist's own.
@@ -407,31 +292,9 @@ final class PaneOwner {
         report(.ladder)
     }
 
-    /// Twice a second while video is decoded (at `--picture-fps` while the screen shows the picture): the frame on screen,
-    /// reduced to its luma grid for frozen and black detection, and scaled down for the screen when it is shown.
-    func samplePicture(decoding: Bool) {
-        guard decoding, parts.config.player.decodeVideo, !state.playerLoading else { return }
-        let (wanted, detailed) = parts.picture.withLockedValue { ($0.wanted, $0.detailed) }
-        let every = wanted ? min(500, Int(1000 / max(0.5, parts.config.player.pictureFPS))) : 500
-        let now = ContinuousClock.now
-        if let l = lastFrame, now - l < .milliseconds(every) { return }
-        lastFrame = now
-        guard let f = mpv.videoFrame(), f.format == "bgr0" else { return }
-        if wanted {
-            // Cells need 160×90 at most (two pixels a cell); a terminal drawing pixels gets three times that.
-            let (mw, mh) = detailed ? (480, 270) : (160, 90)
-            let image = PictureImage.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride, maxWidth: mw, maxHeight: mh)
-            parts.picture.withLockedValue { $0.image = image }
-        }
-        if let g = LumaGrid.of(bgr0: f.bytes, width: f.width, height: f.height, stride: f.stride) { apply(.frame(g)) }
-    }
-
     /// The wall-clock moment at the playhead now (see `PaneClock`; the Session reads it, `SessionState.moment`).
     func clock() -> PaneClock {
-        let look = ClockLook(
-            paused: mpv.get(.pause) ?? false, pausedForCache: mpv.get(.pausedForCache) ?? false,
-            eofReached: mpv.get(.eofReached) ?? false, coreIdle: mpv.get(.coreIdle) ?? false,
-            audioPts: mpv.get(.audioPts), timePos: mpv.get(.timePos))
+        let look = mpv.clockLook()
         // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
         // put tens of milliseconds between two property reads).
         let at = ContinuousClock.now
@@ -449,28 +312,14 @@ final class PaneOwner {
     /// Carries out a plan: its effects, then the switch it records (completed by where the Loader's route takes effect), the
     /// facts it reports and the lines it says.
     func carry(_ plan: PanePlan) {
-        let routedAt = run(plan.effects)
-        if var sw = plan.record {
-            if sw.mechanism == .splice { sw.atMSN = routedAt }
+        let ran = run(plan.effects)
+        // A switch whose load the player refused did not happen (the pane has failed).
+        if var sw = plan.record, !ran.refused {
+            if sw.mechanism == .splice { sw.atMSN = ran.routedAt }
             apply(.switched(sw))
             report(.switched(sw))
         }
         for f in plan.facts { report(.fact(f)) }
         for line in plan.said { say(line.level, line.text) }
-    }
-}
-
-extension PaneOwner {
-    /// With `--cmcd`: what the Loader's CMCD reports of the player from now on (docs/CMCD.md), as measured at this sample.
-    func reportToLoader() {
-        guard loader.options.cmcd != nil else { return }
-        let top = state.caps.allowed(state.ladder).compactMap { state.ladder.rungs[safe: $0]?.bandwidth }.max()
-        let stopped = state.sample.paused || state.currentStall != nil
-        loader.playerStatus(
-            CMCDPlayerStatus(
-                bufferAhead: state.bufferedAhead, throughput: state.throughput.estimate.map { Int($0) },
-                rate: stopped ? 0 : state.sample.speed,
-                topBitrate: top, urgent: !state.started || state.playerLoading || state.currentStall != nil, stalls: state.stallCount,
-                live: state.playingMedia?.isLive))
     }
 }

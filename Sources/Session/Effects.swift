@@ -5,7 +5,8 @@ import HLS
 /// the player was read to say); the pane's owner carries them out in order (docs/ARCHITECTURE.md, the pane).
 public enum PaneEffect: Sendable, Equatable {
     /// Give the player `rung`'s playlist from segment `startMSN` (nil: where a player starts on its own): a load or a reload.
-    case load(rung: Int, startMSN: Int?)
+    /// `prewarmed`: the rung's playlist was just read, and is not read again before the player asks.
+    case load(rung: Int, startMSN: Int?, prewarmed: Bool = false)
     /// Route the splice: the Loader serves `rung`'s segments and fills its GAPs from `fill`, best first.
     case route(rung: Int, fill: [Int])
     /// Make the player re-read segment `msn`, the one under the playhead, from the newly routed `rung` (splice+seek).
@@ -25,6 +26,10 @@ public enum PaneEffect: Sendable, Equatable {
     case seekInCache(by: Double)
     /// A seek by `by` seconds that the demuxer carries out, aimed `aimBack` seconds early (`demuxerSeekOffset`).
     case seekDemuxer(by: Double, aimBack: Double)
+    /// LL-HLS: reload `rung` from segment `msn` held paused, its playlist just read, and seek to `offset` seconds into that
+    /// segment as read at session time `readAt`, running on with the clock (DECISIONS.md, LL-HLS). `holdFrom`: a segment after
+    /// a timestamp reset, kept from the player until the seek has landed.
+    case startAtEdge(rung: Int, msn: Int, offset: Double, readAt: Double, holdFrom: Int?)
     /// Pause for `seconds`, then play (sync: the other pane reaches the same moment).
     case hold(seconds: Double)
     /// Pause (true) or play (false): the user's pause, or playing on after a reload the end of the player's playlist paused.

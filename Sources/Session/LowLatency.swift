@@ -112,3 +112,41 @@ public struct LatencyCatchUp: Sendable, Equatable {
         return .toEdge
     }
 }
+
+extension SessionState {
+    /// The player is first given the stream (`SessionInput.firstLoad`): an MPEG-TS ladder is spliced — the Loader chooses
+    /// each segment's rung (docs/PLATFORM.md), where fMP4 needs a reload per switch; a live stream whose parts reach the player
+    /// starts PART-HOLD-BACK behind its last part, anything else where the player starts on its own. The plan records the
+    /// start.
+    mutating func planFirstLoad(media: MediaPlaylist?, multivariant: Bool, partsGiven: Bool, at t: Double) -> PanePlan {
+        let target = targetRung ?? 0
+        spliced = multivariant && (media.map(SwitchPlanner.isTS) ?? false)
+        var plan = PanePlan()
+        if let media, media.isLive, partsGiven, let edge = planEdgeStart(rung: target, media: media, at: t) {
+            plan = edge
+        } else {
+            plan.effects = [.load(rung: target, startMSN: nil, prewarmed: true)]
+        }
+        plan.record = VariantSwitch(t: t, from: nil, to: target, reason: .start, mechanism: spliced ? .loadSpliced : .load)
+        return plan
+    }
+
+    /// LL-HLS: the player starts PART-HOLD-BACK behind the last part of `media`, just read, not three segments back
+    /// (DECISIONS.md, LL-HLS); nil when the playlist offers no such start.
+    mutating func planEdgeStart(rung: Int, media: MediaPlaylist, at t: Double) -> PanePlan? {
+        guard let start = Self.lowLatencyStart(media) else { return nil }
+        // A timestamp reset listed after the start is kept from the player until the seek has landed: with it in the cache
+        // first, mpv's cache never holds a target before it (docs/PLATFORM.md).
+        let reset = media.withSegmentInProgress.segments.first { $0.mediaSequence > start.msn && $0.discontinuity }?.mediaSequence
+        _ = apply(.lowLatencyStarted(holdBack: start.holdBack), at: t)
+        var plan = PanePlan()
+        plan.effects = [.startAtEdge(rung: rung, msn: start.msn, offset: start.offset, readAt: t, holdFrom: reset)]
+        plan.said = [
+            (
+                .info,
+                "low latency: starting \(fixed(start.holdBack, 1)) s (PART-HOLD-BACK) behind the last part, in msn \(start.msn); parts reach the player as they are published"
+            )
+        ]
+        return plan
+    }
+}

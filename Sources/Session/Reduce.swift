@@ -24,6 +24,11 @@ public enum SessionInput: Sendable {
     case realign(to: DateTime)
     /// A look the Session asked for (`PaneEffect.after`), with the player read now.
     case timer(SessionTimer, SeekLook)
+    /// The top playlist and the target rung's (`media`, nil when it could not be read) are read: the player is first given
+    /// the stream. `multivariant`: the top playlist is one; `partsGiven`: the Loader gives the player `media`'s parts.
+    case firstLoad(media: MediaPlaylist?, multivariant: Bool, partsGiven: Bool)
+    /// LL-HLS: `rung`'s newest playlist, read to start again at its edge (`PaneEffect.reloadAtEdge`).
+    case edgeRead(rung: Int, media: MediaPlaylist, partsGiven: Bool)
 }
 
 extension SessionState {
@@ -52,6 +57,15 @@ extension SessionState {
             if let effects = planRealign(to: date, at: t) { plan.effects = effects } else { plan.refused = true }
         case .timer(let timer, let look):
             plan = self.timer(timer, look: look, at: t)
+        case .firstLoad(let media, let multivariant, let partsGiven):
+            plan = planFirstLoad(media: media, multivariant: multivariant, partsGiven: partsGiven, at: t)
+        case .edgeRead(let rung, let media, let partsGiven):
+            plan.facts = apply(.liveEdge(rung: rung, playlist: media), at: t)
+            if let edge = partsGiven ? planEdgeStart(rung: rung, media: media, at: t) : nil {
+                plan = edge
+            } else {
+                plan.said = [(.warn, "low latency: the playlist offers no start behind its edge")]
+            }
         }
         return plan
     }

@@ -222,3 +222,14 @@ extension SessionState {
         table = table.filter { $0.key > newest - segmentMemory }
     }
 }
+
+extension SessionState {
+    /// What CMCD reports of the player from now on, as measured at the last sample (`--cmcd`, docs/CMCD.md).
+    public var cmcdStatus: CMCDPlayerStatus {
+        let top = caps.allowed(ladder).compactMap { ladder.rungs[safe: $0]?.bandwidth }.max()
+        let stopped = sample.paused || currentStall != nil
+        return CMCDPlayerStatus(
+            bufferAhead: bufferedAhead, throughput: throughput.estimate.map { Int($0) }, rate: stopped ? 0 : sample.speed,
+            topBitrate: top, urgent: !started || playerLoading || currentStall != nil, stalls: stallCount, live: playingMedia?.isLive)
+    }
+}

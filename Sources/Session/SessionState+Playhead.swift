@@ -4,7 +4,16 @@ import LoaderEvents
 
 /// The player's samples as the Session takes them in: where the playhead is, stalls, skips and the selection a person asks for.
 extension SessionState {
-    mutating func sampled(_ s: PlayerSample, at t: Double) -> [SessionFact] {
+    mutating func sampled(_ reading: PlayerSample, at t: Double) -> [SessionFact] {
+        var s = reading
+        // Between loadfile and the restart the old position stands (time-pos reads 0 then). While mpv restarts its playback
+        // the picture stands where it was and time-pos may read anything (docs/PLATFORM.md); so while hlstui holds it paused
+        // for a seek to land in a freshly spliced rung: time-pos may read the key frame before the target for a moment, a
+        // frame never shown (measured under load: 1.8 s back, then the target 50 ms later).
+        if s.loading || (started && (s.restarting || s.held)) {
+            s.timePos = sample.timePos
+            s.audioPts = sample.audioPts
+        }
         sample = s
         // A sample of the old player still in flight during a load says nothing of where the new one goes on from, nor does one
         // read while mpv restarts at a timestamp reset (it reads moments far from the picture, docs/PLATFORM.md).

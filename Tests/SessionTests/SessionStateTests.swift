@@ -497,7 +497,7 @@ struct PendingSeekTests {
             plan.effects.contains { e in
                 switch e {
                 case .seekDemuxer(let by, _), .seekInCache(let by): abs(by - 13.9) < 0.01
-                case .load(_, let msn): msn == 7
+                case .load(_, let msn, _): msn == 7
                 default: false
                 }
             }, "\(plan.effects)")

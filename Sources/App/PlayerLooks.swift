@@ -1,0 +1,59 @@
+import Foundation
+import HLS
+import Player
+import Session
+
+/// The player's properties read into the Session's looks: reading only. What a reading means while the player loads,
+/// restarts or is held is the Session's to say (`SessionState.sampled`; docs/ARCHITECTURE.md, the pane).
+extension MPV {
+    /// `time-pos` now, whether the player stopped at the end of what it was given and whether it is paused; `time` is nil
+    /// while it loads (it reads 0 then).
+    func look(loading: Bool) -> PlayerLook {
+        guard !loading else { return PlayerLook(time: nil) }
+        return PlayerLook(time: get(.timePos), atEnd: get(.eofReached) ?? false, paused: get(.pause) ?? false)
+    }
+
+    /// Every property of a sample, read now with the wall clock. `loading`: between a loadfile and the player's restart,
+    /// when time-pos reads 0, the positions are not read. `held`: hlstui holds the player paused.
+    func sample(loading: Bool, held: Bool) -> PlayerSample {
+        var s = PlayerSample()
+        s.loading = loading
+        if !loading {
+            s.timePos = get(.timePos)
+            s.audioPts = get(.audioPts)
+        }
+        s.wall = DateTime(seconds: Date().timeIntervalSince1970)
+        s.paused = get(.pause) ?? false
+        s.held = held
+        s.pausedForCache = get(.pausedForCache) ?? false
+        s.coreIdle = get(.coreIdle) ?? true
+        s.eof = get(.eofReached) ?? false
+        s.width = get(.videoWidth)
+        s.height = get(.videoHeight)
+        s.audioLanguage = get(.audioTrackLanguage)
+        s.audioChannels = get(.audioChannelCount)
+        s.droppedFrames = (get(.frameDropCount) ?? 0) + (get(.decoderFrameDropCount) ?? 0)
+        s.speed = get(.speed) ?? 1
+        if let cache = get(.demuxerCacheState) {
+            s.seekableRanges = cache.seekableRanges.map { TimeRange(start: $0.start, end: $0.end) }
+            s.cacheEnd = cache.cacheEnd
+            s.underrun = cache.underrun
+        }
+        return s
+    }
+
+    /// What the wall-clock moment at the playhead is computed from (`SessionState.moment`).
+    func clockLook() -> ClockLook {
+        ClockLook(
+            paused: get(.pause) ?? false, pausedForCache: get(.pausedForCache) ?? false, eofReached: get(.eofReached) ?? false,
+            coreIdle: get(.coreIdle) ?? false, audioPts: get(.audioPts), timePos: get(.timePos))
+    }
+
+    /// The cache, whether a seek is under way and the position: what a timed look of the Session decides on (`SessionTimer`).
+    func seekLook() -> SeekLook {
+        let cache = get(.demuxerCacheState)
+        return SeekLook(
+            seekable: cache?.seekableRanges.map { TimeRange(start: $0.start, end: $0.end) } ?? [], cacheEnd: cache?.cacheEnd,
+            seeking: get(.seeking), time: get(.timePos))
+    }
+}
