@@ -35,11 +35,7 @@ extension PaneOwner {
                 spawn { _ = await loader.prewarmVariant(f, rung: rung) }
             case .refresh(let rung, let purpose):
                 guard let f = fetched else { continue }
-                let loader = self.loader, inputs = parts.inputs
-                spawn {
-                    guard let m = await loader.refresh(f, rung: rung) else { return }
-                    inputs.yield(.refreshed(rung: rung, m, purpose))
-                }
+                ask { [loader] in await loader.refresh(f, rung: rung).map { .refreshed(rung: rung, $0, purpose) } }
             case .seekInCache(let d): try? mpv.command(.seekRelative(d))
             case .seekDemuxer(let d, let back):
                 try? mpv.set(.hrSeekDemuxerOffset(back))
@@ -54,15 +50,9 @@ extension PaneOwner {
                 after(Int(seconds * 1000), .endHold)
             case .pause(let p): try? mpv.set(.pause(p))
             case .speed(let s): try? mpv.set(.speed(s))
-            case .reloadAtEdge(let rung):
-                // From the newest playlist: where the edge is now, not where it was at the session's last read.
+            case .readSubtitles(let read):
                 guard let f = fetched else { continue }
-                let loader = self.loader, inputs = parts.inputs
-                spawn {
-                    guard let m = await loader.refresh(f, rung: rung) else { return }
-                    inputs.yield(.refreshed(rung: rung, m, .edgeStart))
-                }
-            case .readSubtitles(let read): readSubtitles(read)
+                ask { [loader] in await loader.answer(read, base: f.url) }
             case .seekAbsolute(let to, let back):
                 if let back { try? mpv.set(.hrSeekDemuxerOffset(back)) }
                 try? mpv.command(.seekAbsolute(to))
@@ -85,37 +75,10 @@ extension PaneOwner {
                 let url =
                     DataURI.isData(url)
                     ? url : SteeringReload.url(VirtualPlaylists.resolve(url, against: f.url), pathway: pathway, throughput: throughput)
-                let loader = self.loader, inputs = parts.inputs, base = f.url
-                spawn { inputs.yield(.steered(await loader.steering(url, base: base))) }
+                ask { [loader] in await .steered(loader.steering(url, base: f.url)) }
             }
         }
         return (routedAt, refused)
-    }
-
-    /// A subtitle read for hlstui itself (docs/SUBTITLES.md), its answer sent back as an input.
-    func readSubtitles(_ read: SubtitleRead) {
-        guard let f = fetched else { return }
-        let loader = self.loader, inputs = parts.inputs
-        switch read {
-        case .playlist(let uri):
-            let url = VirtualPlaylists.resolve(uri, against: f.url)
-            spawn {
-                let r = await loader.readSubtitlePlaylist(url)
-                let answer = r.map { SubtitleAnswer.playlist($0.playlist) }.mapError { SubtitleReadFailure(cause: $0.description) }
-                inputs.yield(.subtitleRead(read, url: (try? r.get())?.url ?? url, answer))
-            }
-        case .segment(_, let uri, let base, let range):
-            let url = VirtualPlaylists.resolve(uri, against: base)
-            spawn {
-                let r = await loader.readSubtitleSegment(url, range: range)
-                // WebVTT (RFC 8216bis §3.1.4), or IMSC1 in fragmented MP4 (§3.1.5): its TTML documents out of the mdat.
-                let answer = r.map { bytes -> SubtitleAnswer in
-                    FragmentedMP4.startsLikeMP4(Array(bytes.prefix(64)))
-                        ? .documents(TimedTextMP4.documents(segment: bytes)) : .text(String(decoding: bytes, as: UTF8.self))
-                }
-                inputs.yield(.subtitleRead(read, url: url, answer.mapError { SubtitleReadFailure(cause: $0.description) }))
-            }
-        }
     }
 
     /// Gives the player `rung` (spliced or alone), starting at segment `startMSN` when given (a reload: no demuxer seek, so

@@ -100,6 +100,12 @@ final class PaneOwner {
     /// Starts `body` as a task the pane owns.
     func spawn(_ body: @escaping @Sendable () async -> Void) { parts.tasks.spawn(body) }
 
+    /// Starts `work` as a task the pane owns; what it answers (nil: nothing) comes back to the owner as an input.
+    func ask(_ work: @escaping @Sendable () async -> PaneInput?) {
+        let inputs = parts.inputs
+        spawn { if let input = await work() { inputs.yield(input) } }
+    }
+
     /// Sends `timer` back to the owner after `ms` milliseconds.
     func after(_ ms: Int, _ timer: PaneTimer) {
         let inputs = parts.inputs
@@ -214,15 +220,15 @@ final class PaneOwner {
     // MARK: opening
 
     func startOpening() {
-        let loader = self.loader, inputs = parts.inputs, url = parts.config.url
-        spawn {
+        let url = parts.config.url
+        ask { [loader] in
             do throws(UpstreamError) {
-                inputs.yield(.fetched(try await loader.fetchTop(url)))
+                return .fetched(try await loader.fetchTop(url))
             } catch {
                 // The user typed the URL: lead with the cause so it fits the status line.
                 var why = error.description
                 for prefix in [url + ": ", url + " "] where why.hasPrefix(prefix) { why = String(why.dropFirst(prefix.count)) }
-                inputs.yield(.openFailed(why))
+                return .openFailed(why)
             }
         }
     }
@@ -234,8 +240,8 @@ final class PaneOwner {
         budget()
         report(.ladder)
         // Read the rung's playlist (and fetch its keys) before the player asks: it says whether the stream is live.
-        let loader = self.loader, inputs = parts.inputs, rung = state.targetRung ?? 0
-        spawn { inputs.yield(.prewarmed(await loader.prewarmVariant(f, rung: rung))) }
+        let rung = state.targetRung ?? 0
+        ask { [loader] in .prewarmed(await loader.prewarmVariant(f, rung: rung)) }
     }
 
     func firstLoad(_ media: MediaPlaylist?) {

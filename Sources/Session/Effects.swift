@@ -36,8 +36,6 @@ public enum PaneEffect: Sendable, Equatable {
     case pause(Bool)
     /// Play at `speed` (sync's correction; audio keeps its pitch).
     case speed(Double)
-    /// LL-HLS: start `rung` again PART-HOLD-BACK behind the edge of its newest playlist (DECISIONS.md, LL-HLS).
-    case reloadAtEdge(rung: Int)
     /// Read part of the subtitle rendition shown, for hlstui itself (docs/SUBTITLES.md); the answer comes back as
     /// `SessionEvent.subtitleRead`.
     case readSubtitles(SubtitleRead)
@@ -231,7 +229,7 @@ extension SessionState {
                 plan.effects.append(.speed(speed))
                 if speed != 1 { note(.info, "\(behind): playing at \(fixed(speed, 2))× until back", now) }
             case .toEdge:
-                plan.effects.append(.reloadAtEdge(rung: loadedRung ?? 0))
+                plan.effects.append(.refresh(rung: loadedRung ?? 0, purpose: .edgeStart))
                 note(.warn, "\(behind): starting again at the edge", now)
             }
         }

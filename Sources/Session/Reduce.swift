@@ -27,7 +27,7 @@ public enum SessionInput: Sendable {
     /// The top playlist and the target rung's (`media`, nil when it could not be read) are read: the player is first given
     /// the stream. `multivariant`: the top playlist is one; `partsGiven`: the Loader gives the player `media`'s parts.
     case firstLoad(media: MediaPlaylist?, multivariant: Bool, partsGiven: Bool)
-    /// LL-HLS: `rung`'s newest playlist, read to start again at its edge (`PaneEffect.reloadAtEdge`).
+    /// LL-HLS: `rung`'s newest playlist, read to start again at its edge (`RefreshPurpose.edgeStart`).
     case edgeRead(rung: Int, media: MediaPlaylist, partsGiven: Bool)
 }
 

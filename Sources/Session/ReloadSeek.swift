@@ -194,7 +194,7 @@ extension SessionState {
                 edgeStartMisses += 1
                 plan.said.append(
                     (.warn, "low latency: the player's cache never held the start behind the edge; starting again at the edge"))
-                plan.effects.append(.reloadAtEdge(rung: step.rung))
+                plan.effects.append(.refresh(rung: step.rung, purpose: .edgeStart))
                 return plan
             }
             if step.soughtTo != nil { edgeStartMisses = 0 }

@@ -94,7 +94,7 @@ struct ReloadSeekTests {
         var s = Self.session()
         let step = ReloadSeek(to: .position(msn: 3, offset: 0.5, readAt: 1), rung: 0, wasPaused: false, deadline: 6)
         let first = s.reduce(.timer(.reloadSeek(step), Self.look([])), at: 6)
-        #expect(first.effects == [.reloadAtEdge(rung: 0)] && first.said.first?.level == .warn)
+        #expect(first.effects == [.refresh(rung: 0, purpose: .edgeStart)] && first.said.first?.level == .warn)
         let second = s.reduce(.timer(.reloadSeek(step), Self.look([])), at: 7)
         #expect(second.effects == [.letGo(play: true)])
         #expect(
@@ -107,7 +107,7 @@ struct ReloadSeekTests {
         var landed = step
         landed.soughtTo = 17
         _ = s.reduce(.timer(.reloadSeek(landed), Self.look([(10, 20)], seeking: false, time: 17)), at: 1.6)
-        #expect(s.reduce(.timer(.reloadSeek(step), Self.look([])), at: 6).effects == [.reloadAtEdge(rung: 0)], "the count starts again")
+        #expect(s.reduce(.timer(.reloadSeek(step), Self.look([])), at: 6).effects == [.refresh(rung: 0, purpose: .edgeStart)], "the count starts again")
     }
 
     @Test("splice+seek's re-read: held still and the demuxer aimed a segment back, again until the new rung's segment is asked for")
