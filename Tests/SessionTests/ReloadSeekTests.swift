@@ -107,7 +107,9 @@ struct ReloadSeekTests {
         var landed = step
         landed.soughtTo = 17
         _ = s.reduce(.timer(.reloadSeek(landed), Self.look([(10, 20)], seeking: false, time: 17)), at: 1.6)
-        #expect(s.reduce(.timer(.reloadSeek(step), Self.look([])), at: 6).effects == [.refresh(rung: 0, purpose: .edgeStart)], "the count starts again")
+        #expect(
+            s.reduce(.timer(.reloadSeek(step), Self.look([])), at: 6).effects == [.refresh(rung: 0, purpose: .edgeStart)],
+            "the count starts again")
     }
 
     @Test("splice+seek's re-read: held still and the demuxer aimed a segment back, again until the new rung's segment is asked for")
