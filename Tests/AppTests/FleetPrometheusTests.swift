@@ -184,8 +184,8 @@ struct FleetPrometheusTests {
         """.write(to: dir.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
 
         // Four players: no other player runs beside them.
-        await PlayerSlots.shared.acquire(PlayerSlots.shared.capacity)
-        defer { Task { await PlayerSlots.shared.release(PlayerSlots.shared.capacity) } }
+        await PlayerSlots.shared.acquire(PlayerSlots.shared.capacity, "fleet with Prometheus")
+        defer { Task { await PlayerSlots.shared.release(PlayerSlots.shared.capacity, "fleet with Prometheus") } }
         // Every key of aes-live refused from the start.
         _ = state.add(
             Fault(

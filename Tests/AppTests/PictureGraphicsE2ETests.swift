@@ -8,8 +8,8 @@ import Testing
 func ptyRun(_ command: String, keys: [(after: Double, key: String)], columns: Int = 100, rows: Int = 30) async throws -> (
     output: [UInt8], status: Int32
 ) {
-    await PlayerSlots.shared.acquire(1)
-    defer { Task { await PlayerSlots.shared.release(1) } }
+    await PlayerSlots.shared.acquire(1, "picture graphics")
+    defer { Task { await PlayerSlots.shared.release(1, "picture graphics") } }
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-pty-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: file) }
     let p = Process()

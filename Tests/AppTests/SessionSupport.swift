@@ -65,8 +65,9 @@ struct MonitorRun {
     ) async throws -> MonitorRun {
         // A replay's streams are in its recording: the tests here replay one pane.
         let panes = alone ? PlayerSlots.shared.capacity : PlayerSlots.panes(in: args)
-        await PlayerSlots.shared.acquire(panes)
-        defer { Task { await PlayerSlots.shared.release(panes) } }
+        let label = args.first { $0.hasPrefix("http") || $0 == "demo" } ?? args.first ?? ""
+        await PlayerSlots.shared.acquire(panes, label)
+        defer { Task { await PlayerSlots.shared.release(panes, label) } }
         try await before?()
         let side = alongside.map { body in Task { await body() } }
         let r = try await CLI.run(command + ["--video", "none"] + args, timeout: timeout, environment: environment)
@@ -91,9 +92,20 @@ actor PlayerSlots {
 
     let capacity: Int
     private var used = 0
-    private var waiting: [(count: Int, resume: CheckedContinuation<Void, Never>)] = []
+    private var waiting: [(count: Int, label: String, resume: CheckedContinuation<Void, Never>)] = []
+    /// `HLSTUI_TEST_SLOTS=FILE`: every grant and release, a line each (seconds since the first, `+`/`-`, players, slots in
+    /// use, the run's first URL), to see where the tier's time goes (docs/TESTING.md).
+    private let trace = ProcessInfo.processInfo.environment["HLSTUI_TEST_SLOTS"].flatMap { FileHandle(forWritingAtPath: $0) }
+    private let born = ContinuousClock.now
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    private func note(_ sign: String, _ n: Int, _ label: String) {
+        guard let trace else { return }
+        let t = ContinuousClock.now - born
+        let seconds = Double(t.components.seconds) + Double(t.components.attoseconds) / 1e18
+        trace.write(Data("\((seconds * 10).rounded() / 10) \(sign)\(n) \(used) \(label)\n".utf8))
+    }
 
     /// The players a command line starts: one per stream URL, one for `demo`.
     static func panes(in args: [String]) -> Int {
@@ -101,20 +113,23 @@ actor PlayerSlots {
     }
 
     /// Waits, first come first served, until `count` more players fit.
-    func acquire(_ count: Int) async {
+    func acquire(_ count: Int, _ label: String = "") async {
         let n = min(count, capacity)
         if waiting.isEmpty && used + n <= capacity {
             used += n
+            note("+", n, label)
             return
         }
-        await withCheckedContinuation { k in waiting.append((n, k)) }
+        await withCheckedContinuation { k in waiting.append((n, label, k)) }
     }
 
-    func release(_ count: Int) {
+    func release(_ count: Int, _ label: String = "") {
         used -= min(count, capacity)
+        note("-", min(count, capacity), label)
         while let next = waiting.first, used + next.count <= capacity {
             waiting.removeFirst()
             used += next.count
+            note("+", next.count, next.label)
             next.resume.resume()
         }
     }
@@ -180,10 +195,12 @@ final class Tmux {
 
     var serverPID: Int32 = 0
     private var slots = 0
+    private var label = ""
 
     private func holdSlots(_ command: String) async {
         let n = PlayerSlots.panes(in: command.split(separator: " ").map(String.init))
-        await PlayerSlots.shared.acquire(n)
+        label = "tmux " + command.prefix(80)
+        await PlayerSlots.shared.acquire(n, label)
         slots += n
     }
 
@@ -212,7 +229,7 @@ final class Tmux {
         if let pid = childPID(of: panePID, named: "hlstui") { kill(pid, SIGKILL) }
         tmux(["kill-server"])
         if serverPID > 0 { kill(serverPID, SIGKILL) }
-        if slots > 0 { Task { [slots] in await PlayerSlots.shared.release(slots) } }
+        if slots > 0 { Task { [slots, label] in await PlayerSlots.shared.release(slots, label) } }
     }
 }
 
