@@ -197,6 +197,8 @@ public enum MonitorJSON {
         case .fact(.failed(let message, let cause)):
             return ("error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
         case .fact(.ended): return ("ended", [("pane", .int(i))])
+        // Reported as a switch (`PaneOwner.report`).
+        case .fact(.servedFrom): return nil
         case .fact(.firstFrame(let at)): return ("firstFrame", [("pane", .int(i)), ("at", .double((at * 1000).rounded() / 1000))])
         case .fact(.audio(let a)):
             return (

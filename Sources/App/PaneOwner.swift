@@ -87,7 +87,12 @@ final class PaneOwner {
 
     /// Applies an event now and reports what followed.
     func apply(_ e: SessionEvent) {
-        for f in state.reduce(.event(e), at: t).facts { report(.fact(f)) }
+        for f in state.reduce(.event(e), at: t).facts { report(f) }
+    }
+
+    /// A fact as the screen and the monitor take it: a segment served from another rung is a switch there.
+    func report(_ f: SessionFact) {
+        if case .servedFrom(let sw) = f { report(.switched(sw)) } else { report(.fact(f)) }
     }
 
     func say(_ level: LogLevel, _ text: String) {
@@ -180,19 +185,14 @@ final class PaneOwner {
     }
 
     func loaderEvent(_ e: LoaderEvent) {
-        apply(.loader(e))
+        // The Loader's event goes out after the facts it led to, and a segment served from another rung after it.
+        let facts = state.reduce(.event(.loader(e)), at: t).facts
+        for f in facts { if case .servedFrom = f {} else { report(f) } }
         report(.loader(e))
+        for case .servedFrom(let sw) in facts { report(.switched(sw)) }
         if case .request = e, state.followsCMSD { carry(state.reduce(.serverCap(look()), at: t)) }
         // A stream that states no BANDWIDTH: the budget follows the segments' measured peak.
         if case .request(let r) = e, r.kind == .segment { budget() }
-        if case .failover(let msn, let failed, let by?, let cause) = e {
-            // The rung on screen changes for this segment: a switch with its own reason.
-            report(.switched(VariantSwitch(t: t, from: failed, to: by, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause)))
-        }
-        if case .gapFilled(let msn, let gapRung, let by) = e {
-            // The rung on screen changes for this segment: a switch with its own reason (RFC 8216bis §4.4.4.7).
-            report(.switched(VariantSwitch(t: t, from: gapRung, to: by, reason: .gap, mechanism: .splice, atMSN: msn)))
-        }
     }
 
     func mpvEvent(_ e: MPVEvent) {
@@ -325,7 +325,7 @@ final class PaneOwner {
             apply(.switched(sw))
             report(.switched(sw))
         }
-        for f in plan.facts { report(.fact(f)) }
+        for f in plan.facts { report(f) }
         for line in plan.said { say(line.level, line.text) }
     }
 }

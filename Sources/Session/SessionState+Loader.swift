@@ -100,7 +100,13 @@ extension SessionState {
                 note(.error, "msn \(msn) failed on every allowed rung (last: \(cause))", t)
             }
             lastFailure = (t, cause)
-            return pathwayFailed(rung: failed, cause: cause, at: t)
+            let shown = by.map {
+                [
+                    SessionFact.servedFrom(
+                        VariantSwitch(t: t, from: failed, to: $0, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause))
+                ]
+            }
+            return pathwayFailed(rung: failed, cause: cause, at: t) + (shown ?? [])
         case .recovered(let rung, let down, let cause):
             let name = ladder.rungs[safe: rung]?.name ?? "rung \(rung)"
             note(.info, "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
@@ -131,14 +137,16 @@ extension SessionState {
             }
             return []
         case .gapFilled(let msn, let gapRung, let by):
-            guard reportGap(rung: gapRung, msn: msn) else { return [] }
+            let shown = SessionFact.servedFrom(VariantSwitch(t: t, from: gapRung, to: by, reason: .gap, mechanism: .splice, atMSN: msn))
+            guard reportGap(rung: gapRung, msn: msn) else { return [shown] }
             let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }
             let name = ladder.rungs[safe: by]?.name ?? "rung \(by)"
             note(.info, "GAP msn \(msn) of rung \(gapRung): served from \(name)", t)
             return [
                 .gap(
                     rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0,
-                    action: "served from rung \(by)")
+                    action: "served from rung \(by)"),
+                shown,
             ]
         case .playlist(let p):
             let violations = continuity(p, at: t)

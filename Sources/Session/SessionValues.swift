@@ -217,6 +217,9 @@ public enum SessionFact: Sendable, Equatable {
     case subtitle(SubtitleShown)
     /// The playhead reached a timed metadata item (`at`: the playhead's raw time when seen; docs/EVENTS.md).
     case metadata(TimedMetadataEvent, at: Double)
+    /// One segment comes from another rung than the one loaded (a failover, a GAP filled, RFC 8216bis §4.4.4.7): the rung on
+    /// screen changes for it, a switch with its own reason, reported and not recorded (the loaded rung stays).
+    case servedFrom(VariantSwitch)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).

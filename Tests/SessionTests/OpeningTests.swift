@@ -1,5 +1,6 @@
 import Foundation
 import HLS
+import LoaderEvents
 import Testing
 @testable import Session
 
@@ -121,5 +122,28 @@ struct OpeningTests {
         again.timePos = 13.0
         s.apply(.sample(again), at: 1.4)
         #expect(s.sample.timePos == 13.0)
+    }
+}
+
+@Suite("A segment served from another rung: the rung on screen changes for it, said as a switch and not recorded")
+struct ServedFromTests {
+    @Test(
+        "a failover served elsewhere and a GAP filled are switches with their reasons; one served from nowhere is not; the loaded rung stays"
+    )
+    func servedFrom() {
+        var s = Fixture.session()
+        let failover = s.apply(.loader(.failover(msn: 5, failedRung: 0, by: 1, cause: "HTTP 503")), at: 1)
+        #expect(
+            failover.contains(
+                .servedFrom(VariantSwitch(t: 1, from: 0, to: 1, reason: .failover, mechanism: .splice, atMSN: 5, detail: "HTTP 503"))))
+        let nowhere = s.apply(.loader(.failover(msn: 6, failedRung: 0, by: nil, cause: "HTTP 503")), at: 1.5)
+        #expect(!nowhere.contains { if case .servedFrom = $0 { true } else { false } })
+        let gap = s.apply(.loader(.gapFilled(msn: 4, gapRung: 0, by: 2)), at: 2)
+        let shown = VariantSwitch(t: 2, from: 0, to: 2, reason: .gap, mechanism: .splice, atMSN: 4)
+        #expect(gap.contains(.servedFrom(shown)))
+        // The same GAP again (another read of it): the switch is shown again, the GAP not said again.
+        let again = s.apply(.loader(.gapFilled(msn: 4, gapRung: 0, by: 2)), at: 3)
+        #expect(again == [.servedFrom(VariantSwitch(t: 3, from: 0, to: 2, reason: .gap, mechanism: .splice, atMSN: 4))])
+        #expect(s.loadedRung == 0)
     }
 }
