@@ -39,6 +39,7 @@ enum InspectMedia {
                     m.bandwidth = v.bandwidth
                     m.averageBandwidth = v.averageBandwidth
                     m.codecs = v.codecs
+                    m.supplementalCodecs = v.supplementalCodecs
                     m.resolution = v.resolution
                     m.frameRate = v.frameRate
                     m.videoRange = v.videoRange
@@ -139,6 +140,8 @@ enum InspectMedia {
         var bytes = 0
         var seconds = 0.0
         var codec: String?
+        var supplemental: String?
+        var sampleEntry: String?
         var sps: SPS?
         var measured: [SegmentMeasure] = []
         var tracks: [String: [MP4Track]] = [:]
@@ -151,12 +154,17 @@ enum InspectMedia {
             } else {
                 let body = [UInt8](try await read(u, req))
                 size = body.count
-                if codec == nil, s.map == nil { codec = H264.codecString(annexB: Array(body.prefix(65_536))) }
-                if sps == nil, s.map == nil, body.first == 0x47 {
-                    // The first video PES reassembled (an SPS may span TS packets); H.264 only (stream type 0x1B).
-                    if let au = TransportStream.firstVideoAccessUnit(body), au.streamType == 0x1B {
-                        sps = H264.firstSPS(annexB: au.payload).flatMap { SPS(nal: $0) }
+                if s.map == nil, body.first == 0x47, codec == nil || sps == nil, let au = TransportStream.firstVideoAccessUnit(body) {
+                    // The first video PES reassembled (an SPS may span TS packets), read by its stream type (ISO/IEC 13818-1
+                    // Table 2-34): H.264 (0x1B) or HEVC (0x24).
+                    if au.streamType == 0x1B {
+                        codec = codec ?? H264.codecString(annexB: au.payload)
+                        sps = sps ?? H264.firstSPS(annexB: au.payload).flatMap { SPS(nal: $0) }
+                    } else if au.streamType == 0x24 {
+                        codec = codec ?? HEVC.codecString(annexB: au.payload)
                     }
+                } else if codec == nil, s.map == nil, body.first != 0x47 {
+                    codec = H264.codecString(annexB: Array(body.prefix(65_536)))
                 }
                 if s.map == nil, body.first == 0x47 {
                     let info = TransportStream.probe(body)
@@ -176,7 +184,10 @@ enum InspectMedia {
             measured.append(seen)
             if codec == nil, let map = s.map, let mu = resolve(map.uri, against: url) {
                 let initSection = [UInt8](try await read(mu, req))
-                codec = H264.codecString(initSection: initSection)
+                let dolby = DolbyVision.codecs(initSection: initSection)
+                codec = dolby?.codec ?? H264.codecString(initSection: initSection) ?? HEVC.codecString(initSection: initSection)
+                supplemental = dolby?.supplemental
+                sampleEntry = codec.map { String($0.prefix(4)) }
                 sps = H264.firstSPS(initSection: initSection).flatMap { SPS(nal: $0) }
             }
             let rate = Double(size * 8) / s.duration
@@ -189,6 +200,8 @@ enum InspectMedia {
             average: seconds > 0 ? Double(bytes * 8) / seconds : 0)
         v.peakMSN = peakMSN
         v.videoCodec = codec
+        v.supplementalVideoCodec = supplemental
+        v.sampleEntry = sampleEntry
         v.sps = sps
         v.segments = measured
         v.independentSegments = playlist.independentSegments

@@ -10,6 +10,8 @@ public struct VariantMeasure: Sendable, Equatable {
     public var bandwidth: Int?
     public var averageBandwidth: Int?
     public var codecs: String?
+    /// SUPPLEMENTAL-CODECS as declared (RFC 8216bis §4.4.6.2).
+    public var supplementalCodecs: String?
     /// Segments measured (all, or a sample) and how many the playlist lists.
     public var measured: Int
     public var listed: Int
@@ -18,8 +20,12 @@ public struct VariantMeasure: Sendable, Equatable {
     public var average: Double
     /// The msn of the highest segment.
     public var peakMSN: Int?
-    /// The video codec read from the bytes (SPS, or the init section's avcC), RFC 6381 form.
+    /// The video codec read from the bytes (the SPS, or the init section's avcC, hvcC or Dolby Vision configuration), RFC
+    /// 6381 form; the init section's sample entry type (fMP4: `avc1`, `hvc1`, `hev1`, `dvh1`, …); a Dolby Vision
+    /// configuration in a plain HEVC sample entry, which SUPPLEMENTAL-CODECS lists.
     public var videoCodec: String?
+    public var sampleEntry: String?
+    public var supplementalVideoCodec: String?
     /// The first SPS read (the picture's size, aspect, frame rate and transfer), and what the variant declares of them.
     public var sps: SPS?
     public var resolution: Resolution?
@@ -99,24 +105,61 @@ public enum MediaChecks {
                     message: "\(v.name): the peak segment bit rate \(kbps(v.peak)) is over twice the average \(kbps(v.average))"))
         }
         if let c = v.codecs, let media = v.videoCodec {
-            let declared = c.split(separator: ",").map { $0.trimmingCharacters(in: " ").lowercased() }.filter {
-                $0.hasPrefix("avc1") || $0.hasPrefix("avc3")
+            out += codecFindings(v, declared: c, media: media)
+        }
+        return out + pictureFindings(v) + segmentFindings(v)
+    }
+
+    /// The video codec families CODECS may name (RFC 6381 sample entry types).
+    static let videoFamilies: [String: String] = [
+        "avc1": "avc", "avc3": "avc", "hvc1": "hevc", "hev1": "hevc", "dvh1": "dolby vision", "dvhe": "dolby vision", "av01": "av1",
+        "vp09": "vp9",
+    ]
+
+    /// CODECS against the media (RFC 8216bis §4.4.6.2): a video codec of the media's family, with its profile, tier and
+    /// level as the bytes give them; in fMP4 an HEVC or Dolby Vision sample entry's type too (`hvc1` keeps the parameter sets
+    /// in the sample entry, `hev1` in band as well: not every player plays both). A Dolby Vision configuration in a plain HEVC
+    /// sample entry is listed in SUPPLEMENTAL-CODECS.
+    static func codecFindings(_ v: VariantMeasure, declared c: String, media: String) -> [MediaFinding] {
+        var out: [MediaFinding] = []
+        // Compared without case (RFC 6381 §3.3: the codec names are case-insensitive); said as written.
+        let family = videoFamilies[String(media.prefix(4)).lowercased()]
+        let declared = c.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.filter {
+            videoFamilies[String($0.prefix(4)).lowercased()] != nil
+        }
+        let measured = media.lowercased()
+        let typeMatters = v.sampleEntry != nil && family != "avc"
+        let source = v.sampleEntry == nil ? "SPS" : "init section"
+        if declared.isEmpty {
+            out.append(
+                MediaFinding(
+                    rule: "codecs-missing-video", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                    message: "\(v.name): the media is \(media) but CODECS \"\(c)\" lists no video codec"))
+        } else if !declared.map({ $0.lowercased() }).contains(where: {
+            videoFamilies[String($0.prefix(4))] == family && $0.dropFirst(4) == measured.dropFirst(4)
+                && (!typeMatters || $0.prefix(4) == measured.prefix(4))
+        }) {
+            out.append(
+                MediaFinding(
+                    rule: "codecs-video", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                    message:
+                        "\(v.name): CODECS says \(declared.joined(separator: ", ")), the media's \(source) says \(media) (profile and level as the bytes give them)"
+                ))
+        }
+        if let dv = v.supplementalVideoCodec?.lowercased() {
+            let listed = (v.supplementalCodecs ?? "").split(separator: ",").map {
+                $0.split(separator: "/").first.map { $0.trimmingCharacters(in: " ").lowercased() } ?? ""
             }
-            if declared.isEmpty {
+            if !listed.contains(dv) {
                 out.append(
                     MediaFinding(
-                        rule: "codecs-missing-video", must: true, section: rfc("4.4.6.2"), variant: v.index,
-                        message: "\(v.name): the media is \(media) but CODECS \"\(c)\" lists no video codec"))
-            } else if !declared.contains(where: { $0.dropFirst(4) == media.lowercased().dropFirst(4) }) {
-                out.append(
-                    MediaFinding(
-                        rule: "codecs-video", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                        rule: "supplemental-codecs", must: false, section: rfc("4.4.6.2"), variant: v.index,
                         message:
-                            "\(v.name): CODECS says \(declared.joined(separator: ", ")), the media's SPS says \(media) (profile and level as the bytes give them)"
+                            "\(v.name): the media carries Dolby Vision \(dv) in its HEVC sample entry; SUPPLEMENTAL-CODECS \(v.supplementalCodecs.map { "says \"\($0)\"" } ?? "is absent")"
                     ))
             }
         }
-        return out + pictureFindings(v) + segmentFindings(v)
+        return out
     }
 
     /// RESOLUTION, FRAME-RATE and VIDEO-RANGE against the SPS (RFC 8216bis §4.4.6.2): the picture's size shown (its sample
