@@ -40,6 +40,7 @@ enum InspectMedia {
                     m.averageBandwidth = v.averageBandwidth
                     m.codecs = v.codecs
                     m.supplementalCodecs = v.supplementalCodecs
+                    m.audioGroup = v.audio
                     m.resolution = v.resolution
                     m.frameRate = v.frameRate
                     m.videoRange = v.videoRange
@@ -73,6 +74,7 @@ enum InspectMedia {
             do {
                 var m = try await measure(u, sample: req.mediaSample, variables: parsed.variables, req)
                 m.name = "audio " + AudioRenditions.label(r)
+                m.audioGroup = r.groupID
                 m.index = measures.count + audio.count
                 audio.append(m)
             } catch {
@@ -142,6 +144,8 @@ enum InspectMedia {
         var codec: String?
         var supplemental: String?
         var sampleEntry: String?
+        var audioCodec: String?
+        var initDescribed = false
         var sps: SPS?
         var measured: [SegmentMeasure] = []
         var tracks: [String: [MP4Track]] = [:]
@@ -166,6 +170,9 @@ enum InspectMedia {
                 } else if codec == nil, s.map == nil, body.first != 0x47 {
                     codec = H264.codecString(annexB: Array(body.prefix(65_536)))
                 }
+                if audioCodec == nil, s.map == nil {
+                    audioCodec = body.first == 0x47 ? AudioCodecs.transportStream(body) : AudioCodecs.packed(Array(body.prefix(4096)))
+                }
                 if s.map == nil, body.first == 0x47 {
                     let info = TransportStream.probe(body)
                     seen.videoStart = info.firstVideoPTS.map { Double($0) / 90_000 }
@@ -182,8 +189,10 @@ enum InspectMedia {
             }
             seen.bitRate = Double(size * 8) / s.duration
             measured.append(seen)
-            if codec == nil, let map = s.map, let mu = resolve(map.uri, against: url) {
+            if !initDescribed, let map = s.map, let mu = resolve(map.uri, against: url) {
+                initDescribed = true
                 let initSection = [UInt8](try await read(mu, req))
+                audioCodec = AudioCodecs.initSection(initSection)
                 let dolby = DolbyVision.codecs(initSection: initSection)
                 codec = dolby?.codec ?? H264.codecString(initSection: initSection) ?? HEVC.codecString(initSection: initSection)
                 supplemental = dolby?.supplemental
@@ -201,6 +210,7 @@ enum InspectMedia {
         v.peakMSN = peakMSN
         v.videoCodec = codec
         v.supplementalVideoCodec = supplemental
+        v.audioCodec = audioCodec
         v.sampleEntry = sampleEntry
         v.sps = sps
         v.segments = measured

@@ -26,6 +26,9 @@ public struct VariantMeasure: Sendable, Equatable {
     public var videoCodec: String?
     public var sampleEntry: String?
     public var supplementalVideoCodec: String?
+    /// The audio codec read from the bytes (`AudioCodecs`), and the AUDIO group: the variant's, or the rendition's own.
+    public var audioCodec: String?
+    public var audioGroup: String?
     /// The first SPS read (the picture's size, aspect, frame rate and transfer), and what the variant declares of them.
     public var sps: SPS?
     public var resolution: Resolution?
@@ -263,10 +266,34 @@ public enum MediaChecks {
     public static func findings(
         _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure], iframes: [IFrameMeasure] = []
     ) -> [MediaFinding] {
-        measures.flatMap(findings) + alignmentFindings(measures) + audio.flatMap(segmentFindings)
+        measures.flatMap(findings) + audioCodecFindings(measures, audio: audio) + alignmentFindings(measures)
+            + audio.flatMap(segmentFindings)
             + renditionFindings(audio, against: measures)
             + subtitles.enumerated().flatMap { SubtitleChecks.findings($1, index: measures.count + audio.count + $0) }
             + iframes.enumerated().flatMap { IFrameChecks.findings($1, index: measures.count + audio.count + subtitles.count + $0) }
+    }
+
+    /// CODECS against the audio (RFC 8216bis §4.4.6.2: every media format in the variant's segments and in those of the
+    /// renditions it names): each audio codec measured — in its own segments, in each rendition of its AUDIO group — named by
+    /// a CODECS entry (`AudioCodecs.names`: AAC-LC in the bytes may be HE-AAC signalled implicitly).
+    static func audioCodecFindings(_ measures: [VariantMeasure], audio: [VariantMeasure]) -> [MediaFinding] {
+        var out: [MediaFinding] = []
+        for v in measures {
+            guard let c = v.codecs else { continue }
+            var present: [(codec: String, from: String)] = v.audioCodec.map { [($0, "its segments")] } ?? []
+            for r in audio where v.audioGroup != nil && r.audioGroup == v.audioGroup {
+                if let a = r.audioCodec, !present.contains(where: { $0.codec == a }) { present.append((a, r.name)) }
+            }
+            let declared = c.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.filter(AudioCodecs.isAudio)
+            for p in present where !declared.contains(where: { AudioCodecs.names($0, p.codec) }) {
+                let says = declared.isEmpty ? "lists no audio codec" : "says \(declared.joined(separator: ", "))"
+                out.append(
+                    MediaFinding(
+                        rule: "codecs-audio", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                        message: "\(v.name): CODECS \(says), the audio in \(p.from) is \(p.codec)"))
+            }
+        }
+        return out
     }
 
     /// RFC 8216bis §6.2.4: an audio rendition's timestamps against the variants' audio at the same msn (their video when they
@@ -342,14 +369,18 @@ public enum MediaChecks {
                 if let f = sps.frameRate { line += " \(f == f.rounded() ? String(Int(f)) : fixed(f, 3)) fps" }
             }
             let offsets = v.segments.compactMap(\.avOffset).sorted()
-            if !offsets.isEmpty { line += "  audio \(SegmentMediaRules.audio(offsets[offsets.count / 2]))" }
+            if let a = v.audioCodec {
+                line += "  audio \(a)" + (offsets.isEmpty ? "" : " \(SegmentMediaRules.audio(offsets[offsets.count / 2]))")
+            } else if !offsets.isEmpty {
+                line += "  audio \(SegmentMediaRules.audio(offsets[offsets.count / 2]))"
+            }
             line += "  (\(v.measured) of \(v.listed) segments\(v.separateAudio ? "; its audio renditions apart" : ""))"
             out.append(line)
         }
         for r in audio {
             let offsets = r.segments.compactMap(\.audioStart)
             out.append(
-                "  \(r.name)  peak \(kbps(r.peak))  average \(kbps(r.average))  (\(r.measured) of \(r.listed) segments"
+                "  \(r.name)  peak \(kbps(r.peak))  average \(kbps(r.average))\(r.audioCodec.map { "  \($0)" } ?? "")  (\(r.measured) of \(r.listed) segments"
                     + (offsets.isEmpty ? "" : ", audio from \(fixed(offsets[0], 3)) s") + ")")
         }
         out += SubtitleChecks.text(subtitles) + IFrameChecks.text(iframes)
@@ -365,7 +396,8 @@ public enum MediaChecks {
             ("index", .int(v.index)), ("name", .string(v.name)), ("bandwidth", .int(v.bandwidth)),
             ("averageBandwidth", .int(v.averageBandwidth)), ("codecs", .string(v.codecs)), ("measured", .int(v.measured)),
             ("listed", .int(v.listed)), ("peak", .double(v.peak.rounded())), ("average", .double(v.average.rounded())),
-            ("peakMsn", .int(v.peakMSN)), ("videoCodec", .string(v.videoCodec)), ("separateAudio", .bool(v.separateAudio)),
+            ("peakMsn", .int(v.peakMSN)), ("videoCodec", .string(v.videoCodec)), ("audioCodec", .string(v.audioCodec)),
+            ("separateAudio", .bool(v.separateAudio)),
             (
                 "picture",
                 v.sps.map { sps in

@@ -4,8 +4,8 @@ import Testing
 
 /// `inspect --media` on HEVC made by x265 (docs/VALIDATION.md): the codec string the bytes give, in fMP4 (hvc1 and hev1
 /// sample entries) and MPEG-TS, held against CODECS.
-@Suite("hlstui inspect --media on HEVC media: hvcC, the SPS in MPEG-TS, the sample entry type")
-struct InspectHEVCTests {
+@Suite("hlstui inspect --media on codecs from other encoders: HEVC (hvcC, the SPS in MPEG-TS, the sample entry), AC-3 and E-AC-3")
+struct InspectCodecsTests {
     /// Two seconds of x265 Main (level 1 at 160×90) as fMP4 (`tag`: the sample entry) or MPEG-TS, in `dir/name/`.
     static func encode(_ dir: URL, _ name: String, fmp4: Bool, tag: String = "hvc1") async throws {
         let out = dir.appendingPathComponent(name)
@@ -54,6 +54,58 @@ struct InspectHEVCTests {
                 "2000k: CODECS says hvc1.1.6.L93.90, the media's init section says hvc1.1.6.L30.90 (profile and level as the bytes give them)",
                 "2100k: CODECS says hvc1.1.6.L30.90, the media's init section says hev1.1.6.L30.90 (profile and level as the bytes give them)",
                 "2200k: CODECS says avc1.64001e, the media's SPS says hvc1.1.6.L30.90 (profile and level as the bytes give them)",
+            ], "\(findings)")
+    }
+
+    /// Two seconds of H.264 with `audio` ("ac3", "eac3", "aac"; nil: none) as MPEG-TS, or of audio alone as fMP4, in `dir/name/`.
+    static func encode(_ dir: URL, _ name: String, audio: String?, video: Bool = true, fmp4: Bool = false) async throws {
+        let out = dir.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        var args = ["-hide_banner", "-loglevel", "error"]
+        if video { args += ["-f", "lavfi", "-i", "testsrc=size=160x90:rate=25"] }
+        if audio != nil { args += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"] }
+        args += ["-t", "2"]
+        args += video ? ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-g", "25"] : []
+        args += audio.map { ["-c:a", $0, "-b:a", "96k"] } ?? []
+        args += ["-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod"] + (fmp4 ? ["-hls_segment_type", "fmp4"] : [])
+        let r = try await ChildProcess.run(tool: "ffmpeg", args + [out.appendingPathComponent("index.m3u8").path])
+        try #require(r.status == 0, "\(r.stderr)")
+    }
+
+    @Test("audio codecs: AC-3 muxed in MPEG-TS and E-AC-3 in an fMP4 rendition read from the bytes; CODECS that names them not, each said")
+    func audio() async throws {
+        let dir = try CLI.directory([:])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try await Self.encode(dir, "ac3", audio: "ac3")
+        try await Self.encode(dir, "picture", audio: nil)
+        try await Self.encode(dir, "eac3", audio: "eac3", video: false, fmp4: true)
+        let ladder = """
+            #EXTM3U
+            #EXT-X-INDEPENDENT-SEGMENTS
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="dd",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="eac3/index.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64000c,ac-3"
+            ac3/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2100000,CODECS="avc1.64000c,mp4a.40.2"
+            ac3/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2200000,CODECS="avc1.64000c,mp4a.40.2",AUDIO="dd"
+            picture/index.m3u8
+
+            """
+        try ladder.write(to: dir.appendingPathComponent("audio.m3u8"), atomically: true, encoding: .utf8)
+        let server = try FixtureServer(serving: dir)
+        defer { server.stop() }
+        let text = try await CLI.run(["inspect", "--media", "\(server.base)/audio.m3u8"])
+        #expect(
+            text.stdout.contains("  audio ac-3") && text.stdout.contains("audio English [en]") && text.stdout.contains("  ec-3"),
+            "\(text.stdout)")
+        let r = try await CLI.run(["inspect", "--media", "--json", "\(server.base)/audio.m3u8"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let findings = (doc["findings"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "codecs-audio" }
+        #expect(
+            findings.map { $0["message"] as? String ?? "" } == [
+                "2100k: CODECS says mp4a.40.2, the audio in its segments is ac-3",
+                "2200k: CODECS says mp4a.40.2, the audio in audio English [en] is ec-3",
             ], "\(findings)")
     }
 }
