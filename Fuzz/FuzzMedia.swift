@@ -1,5 +1,6 @@
 // libFuzzer entry point: feeds arbitrary bytes to every media parser the network reaches — MPEG-TS (PAT, PMT, PES, the
-// first access unit, decode times, timed ID3), H.264 parameter sets (Annex B, avcC, the SPS and its VUI), fragmented MP4
+// first access unit, decode times, timed ID3), H.264 parameter sets (Annex B, avcC, the SPS and its VUI), HEVC (hvcC, the
+// SPS), Dolby Vision (dvcC), audio codecs (ADTS, esds, packed audio), fragmented MP4
 // (boxes, tracks, runs, emsg, timed text) and SCTE-35 — as `inspect --media`, the Loader and the session read them.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -22,6 +23,14 @@ public func fuzzMedia(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let sps = H264.firstSPS(annexB: bytes) { _ = SPS(nal: sps) }
     if let sps = H264.firstSPS(initSection: bytes) { _ = SPS(nal: sps) }
     _ = SPS(nal: [0x67] + bytes)
+    // HEVC and Dolby Vision (hvcC, the SPS, dvcC), and the audio codecs (ADTS, esds, packed audio, TS stream types).
+    _ = HEVC.codecString(annexB: bytes)
+    _ = HEVC.codecString(initSection: bytes)
+    _ = HEVC.codecString(fourcc: "hvc1", profileTierLevel: bytes)
+    _ = DolbyVision.codecs(initSection: bytes)
+    _ = AudioCodecs.transportStream(bytes)
+    _ = AudioCodecs.initSection(bytes)
+    _ = AudioCodecs.packed(bytes)
     // Fragmented MP4: an init section's tracks, then the same bytes as a segment of them.
     _ = FragmentedMP4.boxes(bytes)
     _ = FragmentedMP4.looksValid(bytes)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes with libFuzzer for N seconds each (default 300): the playlist lexer, attribute lists, parser and writer; then every
-# media parser the network reaches (MPEG-TS, H.264 SPS/VUI, fragmented MP4, ID3, SCTE-35; Fuzz/FuzzMedia.swift).
+# media parser the network reaches (MPEG-TS, H.264 SPS/VUI, HEVC, Dolby Vision, audio codecs, fragmented MP4, ID3, SCTE-35;
+# Fuzz/FuzzMedia.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-300}"

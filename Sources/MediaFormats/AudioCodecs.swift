@@ -41,7 +41,7 @@ public enum AudioCodecs {
         where HEVC.find(entry, in: bytes) != nil {
             return codec
         }
-        guard let at = HEVC.find("esds", in: bytes) else { return nil }
+        guard let at = HEVC.find("esds", in: bytes), at + 8 <= bytes.count else { return nil }
         return esds(Array(bytes[(at + 8)...]))
     }
 

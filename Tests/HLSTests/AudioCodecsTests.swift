@@ -73,3 +73,21 @@ struct AudioCodecsTests {
             ])
     }
 }
+
+@Suite("Codec readers on cut bytes: nothing read past the end")
+struct CodecReadersCutTests {
+    @Test("each reader given every prefix of a real init section and of a TS packet answers without trapping")
+    func prefixes() {
+        let esds = HEVCTests.bytes("000000000380808025000100048080801740150000000000fa000000fa000580808005118856e500068080800102")
+        let initSection = Array("mp4a".utf8) + [0, 0, 0, 0x36] + Array("esds".utf8) + esds
+        for n in 0...initSection.count {
+            let cut = Array(initSection.prefix(n))
+            _ = AudioCodecs.initSection(cut)
+            _ = HEVC.codecString(initSection: cut)
+            _ = DolbyVision.codecs(initSection: cut)
+            _ = AudioCodecs.packed(cut)
+        }
+        #expect(AudioCodecs.initSection(Array(initSection.prefix(12))) == nil)
+        #expect(AudioCodecs.initSection(initSection) == "mp4a.40.2")
+    }
+}
