@@ -345,12 +345,15 @@ final class UILoop: @unchecked Sendable {
     }
 
     /// Carries out a session action on the focused pane (or on the lock); `focus` nil: on every pane.
-    func perform(_ action: Action, focus: Int?) {
+    /// `scripted`: a command of a script or a replay, decided at the playhead it is recorded with (`PaneOwner.perform`).
+    func perform(_ action: Action, focus: Int?, scripted: ScriptedAction? = nil) {
         switch action {
         case .toggleSync: syncRunner?.toggle()
         case .syncReference(let p): syncRunner?.pinReference(p ?? focus ?? 0)
         default:
-            for (i, p) in panes.enumerated() where focus == nil || focus == i { p.perform(action) }
+            for (i, p) in panes.enumerated() where focus == nil || focus == i {
+                p.perform(action, at: scripted.map { $0.moment(for: i) ?? p.snapshot.playhead } ?? nil)
+            }
         }
     }
 
@@ -365,7 +368,7 @@ final class UILoop: @unchecked Sendable {
             pending = pending.dropFirst()
             if cue == .late { panes.first?.say(.warn, "replay: " + ReplayProgress.late(c, playhead: here)) }
             if c.action == .quit { return true }
-            perform(c.action, focus: c.pane.map { min($0, panes.count - 1) })
+            perform(c.action, focus: c.pane.map { min($0, panes.count - 1) }, scripted: cue == .due ? c : nil)
         }
         return false
     }

@@ -397,7 +397,11 @@ public enum MonitorRunner {
                 if c.action == .quit { break loop }
                 if c.action == .toggleSync { sync?.toggle(); continue }
                 if case .syncReference(let p?) = c.action { sync?.pinReference(p); continue }
-                for p in panes where c.pane == nil || c.pane == p.index { p.perform(c.action) }
+                for p in panes where c.pane == nil || c.pane == p.index {
+                    // The playhead recorded with it (`here`, in its pane) is the one it is decided at.
+                    let seen = p.index == (c.pane ?? 0) ? here : p.snapshot.playhead
+                    p.perform(c.action, at: cue == .due ? c.moment(for: p.index) ?? seen : nil)
+                }
             }
             // Every pane is sampled in the same tick.
             var states: [SessionState] = []

@@ -219,7 +219,9 @@ public final class Pane: Sendable {
     public func requestSample() { inputs.yield(.sample(nil)) }
 
     /// Carries out an action on this pane, after every input sent before it.
-    public func perform(_ action: Action) { inputs.yield(.perform(action)) }
+    /// `moment`: a replayed command's recorded playhead (`ScriptedAction.playhead`), which the decision reads in place of the
+    /// player's position now (docs/REPLAY.md).
+    public func perform(_ action: Action, at moment: StreamPoint? = nil) { inputs.yield(.perform(action, at: moment)) }
 
     /// A line in the message log (and the monitor's `log` events at their level).
     public func say(_ level: LogLevel, _ text: String) { inputs.yield(.say(level, text)) }

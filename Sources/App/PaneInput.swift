@@ -19,7 +19,8 @@ enum PaneInput: Sendable {
     case prewarmed(MediaPlaylist?)
     /// Sample the player (nil: nobody waits for the state).
     case sample(CheckedContinuation<SessionState, Never>?)
-    case perform(Action)
+    /// A key or a command; `at`: a replayed command's recorded playhead, decided on in place of the player's position now.
+    case perform(Action, at: StreamPoint?)
     case say(LogLevel, String)
     /// The watcher's look (every 20 ms); answered when done, so looks never pile up.
     case watch(CheckedContinuation<Void, Never>)

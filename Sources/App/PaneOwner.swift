@@ -148,7 +148,7 @@ final class PaneOwner {
                 publish()
                 k.resume(returning: state)
             }
-        case .perform(let action): perform(action)
+        case .perform(let action, let moment): perform(action, at: moment)
         case .say(let level, let text): say(level, text)
         case .watch(let k):
             watch()
@@ -310,7 +310,15 @@ final class PaneOwner {
 
     // MARK: decisions
 
-    func perform(_ action: Action) { carry(state.reduce(.action(action, look()), at: t)) }
+    /// A command of a script or a replay (`moment` given) is decided at the playhead it is recorded with — a script's, the
+    /// one the run saw when it gave it; a replay's, its recording's — not where the player is when the owner takes it (up
+    /// to a monitor tick later, past a segment's end now and then): a replayed switch then takes the recorded mechanism and
+    /// the player asks for the recorded segments (docs/REPLAY.md).
+    func perform(_ action: Action, at moment: StreamPoint? = nil) {
+        var l = look()
+        if l.time != nil, let m = moment, let recorded = state.rawTime(at: m) { l.time = recorded }
+        carry(state.reduce(.action(action, l), at: t))
+    }
 
     /// One look of the watcher.
     func watch() { carry(state.reduce(.watch(look()), at: t)) }

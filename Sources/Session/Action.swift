@@ -144,6 +144,10 @@ public struct ScriptedAction: Sendable, Equatable {
     }
 
     public enum Cue: Sendable, Equatable { case notYet, due, late }
+
+    /// The recorded playhead the command is decided at in pane `pane`: its own pane's (the first pane's for a command to
+    /// every pane); nil for another pane, or a script line, which has none.
+    public func moment(for pane: Int) -> StreamPoint? { pane == (self.pane ?? 0) ? playhead : nil }
 }
 
 /// A script line that is not a command, with its line number.

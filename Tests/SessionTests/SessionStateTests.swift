@@ -459,6 +459,10 @@ struct ResetBufferTests {
         let line = ScriptedAction(at: 3, action: .pin(1), line: 1)
         #expect(
             line.cue(t: 2.9, playhead: StreamPoint(msn: 9, offset: 0)) == .notYet && line.cue(t: 3, playhead: nil) == .due, "its time only")
+        // Decided at the playhead recorded with it, in its own pane (the first pane's for a command to every pane).
+        #expect(c.moment(for: 0) == StreamPoint(msn: 1, offset: 0.8) && c.moment(for: 1) == nil && line.moment(for: 0) == nil)
+        let second = ScriptedAction(at: 3, action: .pin(1), line: 1, pane: 1, playhead: StreamPoint(msn: 4, offset: 0))
+        #expect(second.moment(for: 1) == StreamPoint(msn: 4, offset: 0) && second.moment(for: 0) == nil)
     }
 
 }
