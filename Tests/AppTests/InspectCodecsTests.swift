@@ -8,14 +8,17 @@ import Testing
 struct InspectCodecsTests {
     /// Two seconds of x265 Main (level 1 at 160×90) as fMP4 (`tag`: the sample entry) or MPEG-TS, in `dir/name/`.
     static func encode(_ dir: URL, _ name: String, fmp4: Bool, tag: String = "hvc1") async throws {
+        let video = ["-f", "lavfi", "-i", "testsrc=size=160x90:rate=25", "-t", "2", "-pix_fmt", "yuv420p"]
+        try await hls(dir, name, video + ["-c:v", "libx265", "-x265-params", "log-level=none", "-tag:v", tag], fmp4: fmp4)
+    }
+
+    /// ffmpeg's HLS muxer writes `args`' two seconds in one-second segments to `dir/name/index.m3u8`.
+    static func hls(_ dir: URL, _ name: String, _ args: [String], fmp4: Bool) async throws {
         let out = dir.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        var args = [
-            "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=160x90:rate=25", "-t", "2", "-pix_fmt", "yuv420p",
-            "-c:v", "libx265", "-x265-params", "log-level=none", "-tag:v", tag, "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod",
-        ]
-        if fmp4 { args += ["-hls_segment_type", "fmp4"] }
-        let r = try await ChildProcess.run(tool: "ffmpeg", args + [out.appendingPathComponent("index.m3u8").path])
+        let muxer = ["-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod"] + (fmp4 ? ["-hls_segment_type", "fmp4"] : [])
+        let r = try await ChildProcess.run(
+            tool: "ffmpeg", ["-hide_banner", "-loglevel", "error"] + args + muxer + [out.appendingPathComponent("index.m3u8").path])
         try #require(r.status == 0, "\(r.stderr)")
     }
 
@@ -59,17 +62,13 @@ struct InspectCodecsTests {
 
     /// Two seconds of H.264 with `audio` ("ac3", "eac3", "aac"; nil: none) as MPEG-TS, or of audio alone as fMP4, in `dir/name/`.
     static func encode(_ dir: URL, _ name: String, audio: String?, video: Bool = true, fmp4: Bool = false) async throws {
-        let out = dir.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        var args = ["-hide_banner", "-loglevel", "error"]
+        var args: [String] = []
         if video { args += ["-f", "lavfi", "-i", "testsrc=size=160x90:rate=25"] }
         if audio != nil { args += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"] }
         args += ["-t", "2"]
         args += video ? ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-g", "25"] : []
         args += audio.map { ["-c:a", $0, "-b:a", "96k"] } ?? []
-        args += ["-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod"] + (fmp4 ? ["-hls_segment_type", "fmp4"] : [])
-        let r = try await ChildProcess.run(tool: "ffmpeg", args + [out.appendingPathComponent("index.m3u8").path])
-        try #require(r.status == 0, "\(r.stderr)")
+        try await hls(dir, name, args, fmp4: fmp4)
     }
 
     @Test("audio codecs: AC-3 muxed in MPEG-TS and E-AC-3 in an fMP4 rendition read from the bytes; CODECS that names them not, each said")

@@ -5,16 +5,7 @@ import Testing
 /// HEVC and Dolby Vision codec strings from the bytes (ISO/IEC 14496-15 Annex E.3), and CODECS held against them.
 @Suite("HEVC and Dolby Vision: the codec string from hvcC, the SPS and dvcC; CODECS and SUPPLEMENTAL-CODECS against it")
 struct HEVCTests {
-    static func bytes(_ hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var i = hex.startIndex
-        while i < hex.endIndex {
-            let j = hex.index(i, offsetBy: 2)
-            out.append(UInt8(hex[i..<j], radix: 16)!)
-            i = j
-        }
-        return out
-    }
+    static func bytes(_ hex: String) -> [UInt8] { SPSTests.bytes(hex) }
 
     /// An init section's sample entry and configuration boxes, as x265 (Main, level 2) writes them through FFmpeg: the
     /// `hvcC` payload's first 13 bytes.
