@@ -19,6 +19,8 @@ public struct InspectRequest: Sendable {
     public var mediaSample: Int?
     /// `--html FILE`: the media report also written there as one self-contained page.
     public var mediaHTML: String?
+    /// One client for every read of a run (its connections kept alive between them); nil: one per read.
+    var client: UpstreamClient?
 
     public init(
         source: String, json: Bool = false, strict: Bool = false, imports: [String: String] = [:], width: Int = 100, timeout: Double = 10

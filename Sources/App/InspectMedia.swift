@@ -1,6 +1,7 @@
 import Foundation
 import HLS
 import HLSReport
+import Loader
 import JSONValue
 import MediaFormats
 import Session
@@ -9,7 +10,11 @@ import Session
 /// variant's segments (all, or `sample` spread over it), their peak and average bit rate against BANDWIDTH and
 /// AVERAGE-BANDWIDTH, the video codec from the bytes against CODECS. A live playlist is measured over its current window.
 enum InspectMedia {
-    static func run(_ req: InspectRequest, text: String) async -> InspectOutcome {
+    static func run(_ request: InspectRequest, text: String) async -> InspectOutcome {
+        // One client for the run: its connections are kept alive from one segment to the next.
+        var req = request
+        req.client = req.client ?? (try? PlaylistSource.makeClient(timeout: req.timeout, upstream: req.upstream))
+        defer { if request.client == nil { req.client?.shutdown() } }
         let parsed = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: req.imports, url: req.source))
         // A playlist the RFC says a client must fail to parse (an undefined variable, …) names URIs nobody serves: the cause is
         // said once, not a wrong answer per segment.
@@ -126,7 +131,7 @@ enum InspectMedia {
     static func measure(_ url: String, sample: Int?, variables: [String: String] = [:], _ req: InspectRequest) async throws(SourceError)
         -> VariantMeasure
     {
-        let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream)
+        let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream, client: req.client)
         let playlist = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: url)).playlist
         guard let m = playlist.media else { throw SourceError("\(url): not a media playlist") }
         let segs = m.segments.filter { !$0.gap }
@@ -223,11 +228,11 @@ enum InspectMedia {
     static func measureSubtitles(
         _ url: String, name: String, media: String, sample: Int?, variables: [String: String] = [:], _ req: InspectRequest
     ) async throws(SourceError) -> SubtitleMeasure {
-        let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream)
+        let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream, client: req.client)
         guard let m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: url)).playlist.media
         else { throw SourceError("\(url): not a media playlist") }
         let video = PlaylistParser.parseLenient(
-            try await PlaylistSource.load(media, timeout: req.timeout, upstream: req.upstream),
+            try await PlaylistSource.load(media, timeout: req.timeout, upstream: req.upstream, client: req.client),
             options: ParseOptions(importedVariables: variables, url: media)
         ).playlist.media
         let starts = Timeline.startTimes(m)
@@ -299,7 +304,7 @@ enum InspectMedia {
     /// `range`: those bytes of it only.
     static func read(_ pathOrURL: String, range: ByteRange? = nil, _ req: InspectRequest) async throws(SourceError) -> Data {
         if PlaylistSource.isURL(pathOrURL) {
-            return try await PlaylistSource.fetch(pathOrURL, range: range, timeout: req.timeout, upstream: req.upstream)
+            return try await PlaylistSource.fetch(pathOrURL, range: range, timeout: req.timeout, upstream: req.upstream, client: req.client)
         }
         guard let d = FileManager.default.contents(atPath: pathOrURL) else { throw SourceError("\(pathOrURL): cannot be read") }
         guard let range else { return d }
@@ -312,7 +317,7 @@ enum InspectMedia {
     static func measureIFrames(_ url: String, name: String, sample: Int?, variables: [String: String], _ req: InspectRequest)
         async throws(SourceError) -> IFrameMeasure
     {
-        let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream)
+        let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream, client: req.client)
         guard let m = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: url)).playlist.media
         else { throw SourceError("\(url): not a media playlist") }
         let segs = m.segments.filter { !$0.gap }

@@ -15,12 +15,13 @@ public enum PlaylistSource {
     public static func isURL(_ s: String) -> Bool { s.hasPrefix("http://") || s.hasPrefix("https://") }
 
     /// The text at `pathOrURL`, or a one-line error.
-    public static func load(_ pathOrURL: String, timeout: TimeInterval = 10, upstream: UpstreamOptions = UpstreamOptions())
-        async throws(SourceError) -> String
-    {
+    /// `client`: the run's own (one for all its reads); nil: one for this read.
+    public static func load(
+        _ pathOrURL: String, timeout: TimeInterval = 10, upstream: UpstreamOptions = UpstreamOptions(), client: UpstreamClient? = nil
+    ) async throws(SourceError) -> String {
         let data: Data
         if isURL(pathOrURL) {
-            data = try await fetch(pathOrURL, timeout: timeout, upstream: upstream)
+            data = try await fetch(pathOrURL, timeout: timeout, upstream: upstream, client: client)
         } else {
             let path = pathOrURL.hasPrefix("file://") ? String(pathOrURL.dropFirst(7)) : pathOrURL
             var isDir: ObjCBool = false
@@ -42,17 +43,16 @@ public enum PlaylistSource {
 
     /// Fetches with the Loader's client, so inspect trusts, pins, sends headers and names failures exactly as playback does.
     /// `range`: those bytes only (an origin that answers the whole file with 200 has them cut out of it).
-    static func fetch(_ url: String, range: ByteRange? = nil, timeout: TimeInterval, upstream: UpstreamOptions) async throws(SourceError)
-        -> Data
-    {
-        var o = upstream
-        o.connectTimeout = timeout
-        o.readTimeout = timeout
-        // The process's one event-loop group (DECISIONS.md, "One event-loop group").
-        let group = MultiThreadedEventLoopGroup.singleton
+    static func fetch(
+        _ url: String, range: ByteRange? = nil, timeout: TimeInterval, upstream: UpstreamOptions, client shared: UpstreamClient? = nil
+    ) async throws(SourceError) -> Data {
         let client: UpstreamClient
-        do { client = try UpstreamClient(group: group, options: o) } catch { throw SourceError("\(url): \(error)") }
-        defer { client.shutdown() }
+        if let shared {
+            client = shared
+        } else {
+            do { client = try makeClient(timeout: timeout, upstream: upstream) } catch { throw SourceError("\(url): \(error)") }
+        }
+        defer { if shared == nil { client.shutdown() } }
         do {
             let r = try await client.get(url, range: range.map { "bytes=\($0.offset)-\($0.offset + $0.length - 1)" }, whole: true)
             guard (200..<300).contains(r.head.status) else {
@@ -72,5 +72,14 @@ public enum PlaylistSource {
         } catch {
             throw SourceError("\(url): \(error)")
         }
+    }
+
+    /// A client with the Loader's options and `timeout` for connecting and reading, on the process's one event-loop group
+    /// (DECISIONS.md, "One event-loop group").
+    static func makeClient(timeout: TimeInterval, upstream: UpstreamOptions) throws -> UpstreamClient {
+        var o = upstream
+        o.connectTimeout = timeout
+        o.readTimeout = timeout
+        return try UpstreamClient(group: MultiThreadedEventLoopGroup.singleton, options: o)
     }
 }

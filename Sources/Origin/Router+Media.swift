@@ -87,6 +87,7 @@ extension OriginRouter {
         if let n = req.query["chapters"].flatMap({ Int($0) }) { p = OriginChapters.add(to: p, every: n) }
         if req.query["interstitials"] == "1" { p = OriginInterstitials.add(to: p, spoil: req.query["assetlist"]) }
         if req.query["id3"] == "1" { p = Self.keeping(query: "id3=1", in: p) }
+        if let n = req.query["repeat"].flatMap({ Int($0) }) { p = Self.repeated(p, times: min(1000, n)) }
         for k in MediaFaults.knobs { if let v = req.query[k] { p = Self.keeping(query: "\(k)=\(v)", in: p) } }
         var r = OriginResponse.playlist(client.map { Self.keeping(client: $0, in: p) } ?? p)
         if let kbps = req.query["cmsd"].flatMap({ Int($0) }) {

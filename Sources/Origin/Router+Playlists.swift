@@ -60,18 +60,25 @@ extension OriginRouter {
         // ?cues=N (&cueplan=S) breaks and ?chapters=N date ranges (docs/EVENTS.md); ?id3=1 an ID3 tag at every segment's
         // start, in an emsg (fMP4) or an ID3 stream (TS); ?cmsd=KBPS every playlist answered with CMSD, this its maximum
         // suggested bitrate (docs/CMCD.md); the media faults (`MediaFaults`).
-        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist"] + MediaFaults.knobs).compactMap { k in
+        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist", "repeat"] + MediaFaults.knobs).compactMap
+        { k in
             req.query[k].map { "\(k)=\($0)" }
         }
         if !knobs.isEmpty, case .multivariant(var m) = p.body {
             for i in m.variants.indices {
                 m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + knobs.joined(separator: "&")
             }
-            // The media faults reach the audio renditions' segments too (`rungshift=MS@audio-de`).
+            // The media faults reach the audio renditions' segments too (`rungshift=MS@audio-de`); a repeat, every rendition.
             let faults = MediaFaults.knobs.compactMap { k in req.query[k].map { "\(k)=\($0)" } }
             for i in m.renditions.indices where m.renditions[i].type == "AUDIO" && !faults.isEmpty {
                 guard let uri = m.renditions[i].uri else { continue }
                 m.renditions[i].uri = uri + (uri.contains("?") ? "&" : "?") + faults.joined(separator: "&")
+            }
+            if let n = req.query["repeat"] {
+                for i in m.renditions.indices {
+                    guard let uri = m.renditions[i].uri else { continue }
+                    m.renditions[i].uri = uri + (uri.contains("?") ? "&" : "?") + "repeat=\(n)"
+                }
             }
             p.body = .multivariant(m)
         }
@@ -115,6 +122,28 @@ extension OriginRouter {
     static func renamed(_ p: Playlist) -> Playlist {
         guard case .media(var m) = p.body else { return p }
         for i in m.segments.indices { m.segments[i].uri += (m.segments[i].uri.contains("?") ? "&" : "?") + "renamed=1" }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
+    /// A VOD playlist's segments listed `times` times over (`?repeat=N`, for a long VOD: the benchmark of `inspect --media`
+    /// reads two hours): each copy after an EXT-X-DISCONTINUITY (its timestamps start again, RFC 8216bis §4.4.4.3), its PDTs
+    /// moved on by the copies before it, its URIs marked with the copy (`rep=K`), the same media behind them.
+    static func repeated(_ p: Playlist, times: Int) -> Playlist {
+        guard case .media(var m) = p.body, m.endList, times > 1 else { return p }
+        let once = m.segments
+        let length = once.reduce(0) { $0 + $1.duration }
+        m.segments = (0..<times).flatMap { k in
+            once.enumerated().map { i, s in
+                var s = s
+                guard k > 0 else { return s }
+                s.uri += (s.uri.contains("?") ? "&" : "?") + "rep=\(k)"
+                if i == 0 { s.discontinuity = true }
+                s.programDateTime = s.programDateTime.map { $0.adding(seconds: Double(k) * length) }
+                return s
+            }
+        }
         var out = p
         out.body = .media(m)
         return out
