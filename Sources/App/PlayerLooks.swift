@@ -18,11 +18,12 @@ extension MPV {
     func sample(loading: Bool, held: Bool) -> PlayerSample {
         var s = PlayerSample()
         s.loading = loading
-        if !loading {
-            s.timePos = get(.timePos)
-            s.audioPts = get(.audioPts)
-        }
+        // Stamped as soon as time-pos is read: each property read waits for mpv's core (libmpv 0.35), and on a starved
+        // machine — right after a load above all — the next read can wait a whole decode; a stamp taken after it dated the
+        // position late, and the next sample's step looked like skipped content (0.165 s once, beside busy processes).
+        if !loading { s.timePos = get(.timePos) }
         s.wall = DateTime(seconds: Date().timeIntervalSince1970)
+        if !loading { s.audioPts = get(.audioPts) }
         s.paused = get(.pause) ?? false
         s.held = held
         s.pausedForCache = get(.pausedForCache) ?? false
