@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [loader] [session] [startup] [restarts] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [media] [loader] [session] [startup] [restarts] [switch] [sync] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse loader session startup switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
+sections="${*:-parse media loader session startup switch sync outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -524,6 +524,36 @@ a, b = r["afterAll"], base["afterAll"]
 md.append("")
 md.append(f"The fleet's floor after all sessions against the baseline's: RSS {a['rssMiB'] / b['rssMiB']:.2f}×.")
 md.append("")
+print("\n".join(md))
+PY
+fi
+
+if has media; then
+# inspect --media on a two-hour VOD ladder against ffprobe -show_frames per segment, on the same segments, same run
+# (MEDIA_REPEAT: copies of the origin's 20 s ladder, default 360; MEDIA_PROBES: segments ffprobe reads, default 40).
+bin=$(release_hlstui)
+mb=$(python3 Benchmarks/media_bench.py "$bin/hlstui" .build/test-media "${MEDIA_REPEAT:-360}" "${MEDIA_PROBES:-40}")
+python3 - "$mb" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Media validation"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+md = ["## Media validation: `inspect --media` vs `ffprobe -show_frames` per segment", "",
+      f"`bash scripts/bench.sh media` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, {r['cores']} cores, embedded "
+      f"origin on 127.0.0.1. A {r['hours']:.0f}-hour VOD ladder: the origin's (4 rungs, an audio rendition of its own, subtitles) with "
+      f"its segments listed {r['repeat']} times over (`?repeat=`). `hlstui inspect --media --json` reads every segment of every rung "
+      "and of the audio rendition (and the subtitles, and the I-frame ranges) in one process; `ffprobe -show_frames` (FFmpeg 5.1) reads "
+      "a sample of the first rung's segments spread over the ladder, one process per segment, each from a file (an fMP4 segment after "
+      "its init section), so ffprobe is not charged for the network. Same facts: for every sampled segment, the first video timestamp "
+      "(within 2 ms), whether it opens with a key frame, and how long its video lasts (within a frame) as both read them.", "",
+      "| ladder | segments read | hlstui wall | hlstui per segment | hlstui CPU per segment (MB/s per core) | ffprobe per segment (CPU) | hlstui ÷ ffprobe, wall per segment | same facts | findings |",
+      "|---|---|---|---|---|---|---|---|---|"]
+for c in r["cases"]:
+    per = c["wall"] / c["segments"]
+    md.append(f"| {c['name']} | {c['segments']} ({c['megabytes']:.0f} MB) | {c['wall']:.1f} s | {1000 * per:.1f} ms | "
+              f"{1000 * c['cpu'] / c['segments']:.2f} ms ({c['megabytes'] / max(c['cpu'], 1e-9):.0f}) | {1000 * c['probeWall']:.0f} ms "
+              f"({1000 * c['probeCPU']:.0f} ms) | **{c['probeWall'] / per:.0f}× faster** | {c['agree']} of {c['probes']} | {c['findings']} |")
+md += ["", "Goal: at least 10× faster than ffprobe run per segment, the same facts. hlstui reads each segment once over one kept-alive "
+       "connection and parses only what the checks need (the PES and box headers, the SPS, the first access unit); ffprobe "
+       "decodes every frame's header and starts a process per segment.", ""]
 print("\n".join(md))
 PY
 fi
