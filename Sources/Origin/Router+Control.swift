@@ -132,6 +132,7 @@ extension OriginRouter {
         s += "media and multivariant playlists take ?chapters=N: a date range of CLASS com.hlstui.chapter every N segments (END-ON-NEXT)\n"
         s += "multivariant playlists take ?bw=FACTOR (BANDWIDTH and AVERAGE-BANDWIDTH declared that many times the media's) and\n"
         s += "?avc=avc1.PPCCLL (that video codec declared instead of the SPS's): packagers that declare wrong, for inspect --media\n"
+        s += "VOD media and multivariant playlists take ?repeat=N: the segments listed N times over, each copy after a discontinuity\n"
         return s
     }
 }
