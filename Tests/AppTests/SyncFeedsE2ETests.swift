@@ -7,7 +7,9 @@ import Testing
 /// Live feeds as other encoders deliver them, kept in sync through real libmpv: an encoder clock drifting against its PDT,
 /// PDT only after discontinuities, a pane that rebuffers, a feed that loses PDT and gets it back. Faults are switched on for
 /// one client (`?client=`) of an origin of this suite's own, so no other test meets them.
-@Suite("Live feeds as encoders deliver them, in sync through real libmpv", .serialized)
+/// Not serialized: each test's players run `alone` (the player slots keep them one at a time), so the four wait together
+/// and run back to back at the end of the tier, with no other test's players between them (docs/TESTING.md).
+@Suite("Live feeds as encoders deliver them, in sync through real libmpv")
 struct SyncFeedsE2ETests {
     static let origin = AppOrigin.own()
     var base: String { Self.origin.httpBase }
