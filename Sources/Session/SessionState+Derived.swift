@@ -13,7 +13,14 @@ extension SessionState {
     }
 
     /// The stall in progress, if any.
-    public var currentStall: Stall? { stalls.last.flatMap { $0.end == nil ? $0 : nil } }
+    public var currentStall: Stall? { stallWatch.current }
+    /// The newest stalls (`StallWatch.limit`); `earlierStalls` counts the ones trimmed, so the totals stay whole.
+    public var stalls: [Stall] { stallWatch.stalls }
+    public var earlierStalls: StallTotals { stallWatch.earlier }
+    /// Since when the player sits at the end of what it was given while the stream is not over.
+    public var eofSince: Double? { stallWatch.eofSince }
+    /// Since when the player has been opening a stream it was given (a reload) after playback had started.
+    public var loadingSince: Double? { stallWatch.loadingSince }
 
     /// The state for the status line.
     public var state: PlaybackState {
@@ -181,7 +188,7 @@ extension SessionState {
     }
 
     /// Total seconds stalled so far (an open stall counts up to now).
-    public var stalledSeconds: Double { earlierStalls.seconds + stalls.reduce(0) { $0 + (($1.end ?? now) - $1.start) } }
+    public var stalledSeconds: Double { stallWatch.seconds(now: now) }
 
     /// The peak bitrate the player's memory budget is sized from: the ladder's BANDWIDTH, else the segments measured.
     public var budgetBitsPerSecond: Int? { ladder.peakBandwidth ?? observedPeakBitsPerSecond }
@@ -194,7 +201,7 @@ extension SessionState {
     }
 
     /// Stalls so far, the trimmed ones included.
-    public var stallCount: Int { earlierStalls.count + stalls.count }
+    public var stallCount: Int { stallWatch.count }
 
     /// Marks a GAP as reported; false when it already was. The marks far behind the newest are forgotten.
     mutating func reportGap(rung: Int, msn: Int) -> Bool {

@@ -33,36 +33,10 @@ extension SessionState {
                 facts.append(.cue(f))
             }
         }
-        // Stopped at the end of what it was given while the stream goes on (the player gave up on a failing origin, or waits on
-        // a playlist that no longer grows) is a stall too, never a pause: after a second, so a reload at a break is not one.
-        if s.eof && !ended && started { eofSince = eofSince ?? t } else { eofSince = nil }
-        // A reload that takes more than a second (its first segment is slow or held) freezes the picture just the same.
-        if s.loading && started && !ended { loadingSince = loadingSince ?? t } else { loadingSince = nil }
-        let stuck = eofSince.map { t - $0 >= 1.0 } ?? false
-        let reloading = loadingSince.map { t - $0 >= 1.0 } ?? false
-        let waiting = s.pausedForCache || stuck || reloading
-        if started, waiting, stalls.last.map({ $0.end != nil }) ?? true {
-            let start = s.pausedForCache ? t : (eofSince ?? loadingSince ?? t)
-            let cause = recentFailure(at: t)
-            stalls.append(Stall(start: start, end: nil, cause: cause))
-            if stalls.count > Self.stallLimit {
-                for old in stalls.prefix(stalls.count - Self.stallLimit) {
-                    earlierStalls.count += 1
-                    earlierStalls.seconds += (old.end ?? t) - old.start
-                }
-                stalls.removeFirst(stalls.count - Self.stallLimit)
-            }
-            if let cause { note(.warn, "stalled: \(cause)", t) }
-            facts.append(.stallStarted(start))
-        }
-        if started, waiting, let last = stalls.last, last.end == nil, last.cause == nil, let c = recentFailure(at: t) {
-            stalls[stalls.count - 1].cause = c
-        }
-        if !waiting, let last = stalls.last, last.end == nil {
-            stalls[stalls.count - 1].end = t
-            if let c = last.cause { note(.info, "playing again after \(fixed(t - last.start, 1)) s stalled (\(c))", t) }
-            facts.append(.stallEnded(stalls[stalls.count - 1]))
-        }
+        let recent = recentFailure(at: t)
+        let watched = stallWatch.observe(s, started: started, ended: ended, at: t, cause: recent)
+        for line in watched.said { note(line.level, line.text, t) }
+        facts += watched.facts
         // The end of the stream, not the end of a playlist the Loader stopped before a GAP run.
         if s.eof && !ended, let m = media[playingRung ?? 0], m.endList,
             playhead.map({ p in !m.segments.contains { $0.mediaSequence > p.msn && !$0.gap } }) ?? true

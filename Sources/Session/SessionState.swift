@@ -51,9 +51,8 @@ public struct SessionState: Sendable {
     public internal(set) var problem: String?
     /// The first problem hlstui itself saw (a playlist error, an origin failure, a key failure): the likely cause of what follows.
     public internal(set) var cause: String?
-    /// The newest stalls (`stallLimit`); `earlierStalls` counts the ones trimmed, so the totals stay whole.
-    public internal(set) var stalls: [Stall] = []
-    public internal(set) var earlierStalls = StallTotals()
+    /// Stalls and what opens them (`StallWatch`, its state its own).
+    public internal(set) var stallWatch = StallWatch()
     public internal(set) var caps = Caps()
     /// `--cmsd-cap`: the server's maximum suggested bitrate (CMSD `mb`) caps the ladder (docs/CMCD.md).
     public internal(set) var followsCMSD = false
@@ -94,16 +93,12 @@ public struct SessionState: Sendable {
     var subtitleChoiceSeen = false
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
     public internal(set) var lastFailure: (t: Double, text: String)?
-    /// Since when the player sits at the end of what it was given while the stream is not over.
-    public internal(set) var eofSince: Double?
     /// Segments of the variant the player received whole since it was last given a stream, by MSN: the session time each
     /// arrived. What it holds ahead of the playhead is measured from these, not from mpv's cache ranges alone.
     public internal(set) var delivered: [Int: Double] = [:]
     /// Each variant segment seen in a playlist, by MSN: its duration and PDT. A player far behind the live edge plays segments
     /// that have left every playlist's window; these keep measuring them.
     public internal(set) var seen: [Int: SegmentFacts] = [:]
-    /// Since when the player has been opening a stream it was given (a reload) after playback had started.
-    public internal(set) var loadingSince: Double?
     /// The newest switches (`switchLimit`).
     public internal(set) var switches: [VariantSwitch] = []
     /// Forward jumps past content never shown (the newest 100); the count and seconds cover all of them.
@@ -203,7 +198,7 @@ public struct SessionState: Sendable {
     public static let logLimit = 500
     public static let keyLimit = 500
     public static let switchLimit = 500
-    public static let stallLimit = 200
+    public static let stallLimit = StallWatch.limit
     public static let violationLimit = 200
     /// Segments kept in the per-MSN tables (`segmentRung`, the GAPs reported, the breaks crossed) behind the newest one.
     public static let segmentMemory = 512
