@@ -38,10 +38,10 @@ public enum AudioCodecs {
     /// The codec of an fMP4 init section's audio sample entry.
     public static func initSection(_ bytes: [UInt8]) -> String? {
         for (entry, codec) in [("ac-3", "ac-3"), ("ec-3", "ec-3"), ("Opus", "opus"), ("fLaC", "fLaC")]
-        where HEVC.find(entry, in: bytes) != nil {
+        where FragmentedMP4.offset(of: entry, in: bytes) != nil {
             return codec
         }
-        guard let at = HEVC.find("esds", in: bytes), at + 8 <= bytes.count else { return nil }
+        guard let at = FragmentedMP4.offset(of: "esds", in: bytes), at + 8 <= bytes.count else { return nil }
         return esds(Array(bytes[(at + 8)...]))
     }
 

@@ -194,3 +194,17 @@ public enum FragmentedMP4 {
         return nil
     }
 }
+
+extension FragmentedMP4 {
+    /// The offset of the first occurrence of four-character code `type` in `bytes` (a box's or a sample entry's type, which
+    /// sits deep in moov/trak/mdia/minf/stbl/stsd: a search for it is enough for the codec readers).
+    static func offset(of type: String, in bytes: [UInt8]) -> Int? {
+        let tag = Array(type.utf8)
+        var i = 0
+        while i + 4 <= bytes.count {
+            if bytes[i] == tag[0], bytes[i + 1] == tag[1], bytes[i + 2] == tag[2], bytes[i + 3] == tag[3] { return i }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -23,8 +23,8 @@ public enum HEVC {
     /// the general profile_tier_level's 12 bytes), with the sample entry's type (`hvc1`: parameter sets in the sample entry
     /// only; `hev1`: in band too).
     public static func codecString(initSection bytes: [UInt8]) -> String? {
-        guard let at = find("hvcC", in: bytes), at + 4 + 13 <= bytes.count else { return nil }
-        let fourcc = find("hev1", in: bytes).map { _ in "hev1" } ?? "hvc1"
+        guard let at = FragmentedMP4.offset(of: "hvcC", in: bytes), at + 4 + 13 <= bytes.count else { return nil }
+        let fourcc = FragmentedMP4.offset(of: "hev1", in: bytes).map { _ in "hev1" } ?? "hvc1"
         return codecString(fourcc: fourcc, profileTierLevel: Array(bytes[(at + 5)..<(at + 17)]))
     }
 
@@ -45,15 +45,6 @@ public enum HEVC {
         return nil
     }
 
-    static func find(_ type: String, in bytes: [UInt8]) -> Int? {
-        let tag = Array(type.utf8)
-        var i = 0
-        while i + 4 <= bytes.count {
-            if bytes[i] == tag[0], bytes[i + 1] == tag[1], bytes[i + 2] == tag[2], bytes[i + 3] == tag[3] { return i }
-            i += 1
-        }
-        return nil
-    }
 }
 
 /// Dolby Vision in an fMP4 init section (Dolby's "Dolby Vision Streams Within the ISO Base Media File Format", the
@@ -65,14 +56,15 @@ public enum DolbyVision {
     /// when the sample entry is plain HEVC (`hvc1`, `hev1`) carrying a Dolby Vision configuration (a backward-compatible
     /// profile, listed in SUPPLEMENTAL-CODECS, RFC 8216bis §4.4.6.2). Nil when there is no configuration box.
     public static func codecs(initSection bytes: [UInt8]) -> (codec: String?, supplemental: String?)? {
-        guard let at = HEVC.find("dvcC", in: bytes) ?? HEVC.find("dvvC", in: bytes), at + 8 <= bytes.count else { return nil }
+        guard let at = FragmentedMP4.offset(of: "dvcC", in: bytes) ?? FragmentedMP4.offset(of: "dvvC", in: bytes), at + 8 <= bytes.count
+        else { return nil }
         let profile = Int(bytes[at + 6] >> 1)
         let level = Int((bytes[at + 6] & 1) << 5 | bytes[at + 7] >> 3)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        for own in ["dvh1", "dvhe"] where HEVC.find(own, in: bytes) != nil {
+        for own in ["dvh1", "dvhe"] where FragmentedMP4.offset(of: own, in: bytes) != nil {
             return ("\(own).\(two(profile)).\(two(level))", nil)
         }
-        let entry = HEVC.find("hev1", in: bytes) != nil ? "dvhe" : "dvh1"
+        let entry = FragmentedMP4.offset(of: "hev1", in: bytes) != nil ? "dvhe" : "dvh1"
         return (nil, "\(entry).\(two(profile)).\(two(level))")
     }
 }
