@@ -22,15 +22,8 @@ public enum H264 {
     /// The codec string of the avcC box inside an fMP4 init section (it sits deep in moov/trak/mdia/minf/stbl/stsd/avc1; a
     /// search for its type is enough).
     public static func codecString(initSection bytes: [UInt8]) -> String? {
-        let tag: [UInt8] = Array("avcC".utf8)
-        var i = 0
-        while i + 8 < bytes.count {
-            if bytes[i] == tag[0], bytes[i + 1] == tag[1], bytes[i + 2] == tag[2], bytes[i + 3] == tag[3] {
-                return codecString(avcC: bytes[(i + 4)...])
-            }
-            i += 1
-        }
-        return nil
+        guard let i = FragmentedMP4.offset(of: "avcC", in: bytes), i + 8 < bytes.count else { return nil }
+        return codecString(avcC: bytes[(i + 4)...])
     }
 
     /// The NAL unit types in an Annex B byte stream, in order (H.264: the low five bits of the header byte; HEVC, `hevc`:
@@ -72,19 +65,12 @@ public enum H264 {
     /// The first SPS NAL unit of the avcC box in an fMP4 init section (ISO/IEC 14496-15 §5.3.3.1: after five bytes of header,
     /// the count of SPS in the low five bits, then each as a 16-bit length and its bytes).
     public static func firstSPS(initSection bytes: [UInt8]) -> [UInt8]? {
-        let tag: [UInt8] = Array("avcC".utf8)
-        var i = 0
-        while i + 12 < bytes.count {
-            if bytes[i] == tag[0], bytes[i + 1] == tag[1], bytes[i + 2] == tag[2], bytes[i + 3] == tag[3] {
-                let p = i + 4
-                guard bytes[p + 5] & 0x1F > 0 else { return nil }
-                let n = Int(bytes[p + 6]) << 8 | Int(bytes[p + 7])
-                guard p + 8 + n <= bytes.count else { return nil }
-                return Array(bytes[(p + 8)..<(p + 8 + n)])
-            }
-            i += 1
-        }
-        return nil
+        guard let i = FragmentedMP4.offset(of: "avcC", in: bytes), i + 12 < bytes.count else { return nil }
+        let p = i + 4
+        guard bytes[p + 5] & 0x1F > 0 else { return nil }
+        let n = Int(bytes[p + 6]) << 8 | Int(bytes[p + 7])
+        guard p + 8 + n <= bytes.count else { return nil }
+        return Array(bytes[(p + 8)..<(p + 8 + n)])
     }
 }
 
