@@ -27,6 +27,10 @@ let package = Package(
         .target(name: "MediaFormats", dependencies: [.product(name: "ExtrasBase64", package: "swift-extras-base64")]),
         .target(name: "CMCD", dependencies: [.product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
         .target(name: "Offline", dependencies: ["HLS"]),
+        // A fleet file, its shards and the restart backoff (docs/FLEET.md).
+        .target(
+            name: "Fleet",
+            dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "Crypto", package: "swift-crypto")]),
         // What the Loader reports (requests, keys, playlists), without NIO, so the Session can consume it.
         .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue", "CMCD"]),
         // One pane's state, reducer and controllers; pure (time arrives with each event).
@@ -98,16 +102,16 @@ let package = Package(
             name: "App",
             dependencies: [
                 "HLS", "HLSReport", "JSONValue", "Player", "Terminal", "Origin", "Loader", "LoaderCore", "LoaderEvents", "MediaFormats",
-                "Session", "TUI", "Recording", "Offline", "CMalloc", "CMCD",
+                "Session", "TUI", "Recording", "Offline", "CMalloc", "CMCD", "Fleet",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Yams", package: "Yams"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
         .executableTarget(
             name: "hlstui",
             dependencies: [
                 "App", "CMCD", "Origin", "Loader", "LoaderCore", "LoaderEvents", "Recording", "Offline", "CMalloc", "Player", "Session",
-                "TUI", "Terminal",
+                "TUI", "Terminal", "Fleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -139,11 +143,12 @@ let package = Package(
             name: "AppTests",
             dependencies: [
                 "App", "HLS", "LoaderEvents", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport",
-                "CMCD", "Loader", .product(name: "NIOPosix", package: "swift-nio"),
+                "CMCD", "Loader", "Fleet", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Yams", package: "Yams"),
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "LoaderEvents"]),
         .testTarget(name: "OfflineTests", dependencies: ["Offline", "HLS"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet"]),
         .testTarget(
             name: "LoaderTests",
             dependencies: [

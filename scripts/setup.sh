@@ -17,3 +17,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 command -v swift >/dev/null || { echo "hlstui setup: Swift is not on PATH; install Swift 6 first" >&2; exit 1; }
+# `setup.sh test`: the Kubernetes manifests' validator (Kubernetes' own schemas, offline), from PyPI, in .build/tools.
+tools="$(dirname "$0")/../.build/tools"
+if [ "${1:-}" = "test" ] && [ ! -x "$tools/bin/kubernetes-validate" ]; then
+  python3 -m venv "$tools"
+  "$tools/bin/pip" install -q --disable-pip-version-check kubernetes-validate==1.37.0
+fi

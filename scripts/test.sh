@@ -34,7 +34,7 @@ status=0
 failures() { grep -E -A14 'recorded an issue|error: ' "$1" | grep -v -E '^(◇|✔) ' | head -150 || true; }
 # The pure tier first (playlists, session policy, drawing, offline rules, recordings: no socket, player or terminal), so a
 # broken rule fails in seconds (docs/TESTING.md).
-pure='^(HLSTests|SessionTests|TUITests|OfflineTests|RecordingTests|CMCDTests)\.'
+pure='^(HLSTests|SessionTests|TUITests|OfflineTests|RecordingTests|CMCDTests|FleetTests)\.'
 with_load "${HLSTUI_TEST_LOAD:-0}" swift test --skip-build --filter "$pure" > .build/test-pure-output.txt 2>&1 || status=$?
 grep -E '^(✔|✘) Test run' .build/test-pure-output.txt || true
 [ $status -eq 0 ] || { cat .build/test-pure-output.txt; echo "hlstui tests: failed expectations:"; failures .build/test-pure-output.txt; echo "hlstui tests: the pure tier failed (exit $status)" >&2; exit $status; }

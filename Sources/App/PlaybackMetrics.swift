@@ -10,11 +10,28 @@ import HLS
 /// mechanism, action, cause — never a URL or a time, so the number of series is bounded by the streams watched.
 public final class PlaybackMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
+    /// The fleet's shard (`--shard`), a label on every series when the streams are shared out.
+    let shard: String?
 
-    public init() {}
+    public init(shard: String? = nil) { self.shard = shard }
 
     /// The metrics of the stream named `name` (a fleet entry's name; `monitor`'s `--metrics-name`).
-    public func stream(_ name: String) -> StreamMetrics { StreamMetrics(name: name, registry: registry) }
+    public func stream(_ name: String) -> StreamMetrics { StreamMetrics(name: name, shard: shard, registry: registry) }
+
+    /// A sharded fleet says which shard it is, of how many, and how many streams it plays: `hlstui_fleet_shards` is N on each
+    /// shard, so a shard missing shows as fewer `shard` labels than N (deploy/prometheus/hlstui-rules.yml,
+    /// HlstuiFleetShardMissing; docs/FLEET.md).
+    public func fleet(shards: Int, streams: Int) {
+        let labels = shard.map { [("shard", $0)] } ?? []
+        registry.makeGauge(
+            descriptor: StreamMetrics.descriptor("hlstui_fleet_shards", "How many processes share the fleet file (--shard K/N: N)."),
+            labels: labels
+        ).set(to: Double(shards))
+        registry.makeGauge(
+            descriptor: StreamMetrics.descriptor("hlstui_fleet_streams", "Streams this process plays (its shard's share of the file)."),
+            labels: labels
+        ).set(to: Double(streams))
+    }
 
     /// The exposition text (Prometheus text format 0.0.4).
     public func exposition() -> [UInt8] { registry.emitToBuffer() }
@@ -39,6 +56,7 @@ public protocol SessionObserver: Sendable {
 /// same name); gauges are the latest tick's.
 public final class StreamMetrics: SessionObserver, Sendable {
     let name: String
+    let shard: String?
     private let registry: PrometheusCollectorRegistry
     /// Per pane: whether its first frame was counted, and the dropped-frame count last read (mpv's counter restarts with a
     /// new player); panes whose alerted counters exist (at zero until something happens).
@@ -49,8 +67,9 @@ public final class StreamMetrics: SessionObserver, Sendable {
     }
     private let seen = NIOLockedValueBox(Seen())
 
-    init(name: String, registry: PrometheusCollectorRegistry) {
+    init(name: String, shard: String?, registry: PrometheusCollectorRegistry) {
         self.name = name
+        self.shard = shard
         self.registry = registry
         // Series that alerts compare against exist from the start, at zero.
         _ = counter("hlstui_session_restarts_total", "Sessions restarted after they ended or failed.", [("reason", "failed")])
@@ -73,7 +92,7 @@ public final class StreamMetrics: SessionObserver, Sendable {
     }
 
     private func labels(_ pane: Int?, _ extra: [(String, String)]) -> [(String, String)] {
-        [("stream", name)] + (pane.map { [("pane", String($0 + 1))] } ?? []) + extra
+        [("stream", name)] + (shard.map { [("shard", $0)] } ?? []) + (pane.map { [("pane", String($0 + 1))] } ?? []) + extra
     }
 
     private func counter(_ metric: String, _ help: String, pane: Int? = nil, _ extra: [(String, String)]) -> Counter {

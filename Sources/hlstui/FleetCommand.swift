@@ -1,6 +1,7 @@
 import App
 import ArgumentParser
 import CMalloc
+import Fleet
 import Foundation
 import Terminal
 import Session
@@ -21,6 +22,8 @@ struct FleetCommand: AsyncParsableCommand {
                   maxResolution: 720
                 - name: cams            # up to four URLs, kept in sync
                   urls: [https://a.example/cam.m3u8, https://b.example/cam.m3u8]
+            --shard K/N plays only this process's share of the file: N processes given the same file and K = 0 … N-1 play
+            every stream exactly once, without talking (rendezvous hashing of the names; docs/FLEET.md).
             A session that ends or fails is started again after 1 s, doubling to a minute (hlstui_session_restarts_total).
             Runs until SIGINT or SIGTERM; one line on stderr per start problem and restart.
             """
@@ -31,6 +34,15 @@ struct FleetCommand: AsyncParsableCommand {
 
     @Option(help: "Serve /metrics on HOST:PORT (overrides the file's metrics:; default 127.0.0.1:9464).")
     var metrics: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Play only shard K of N (counted from 0): the streams whose names hash to it. K may be a StatefulSet pod's name (hlstui-fleet-2/3).",
+            valueName: "K/N"))
+    var shard: String?
+
+    @Flag(help: "Print the names of the streams this process would play (its shard's share), one a line, and exit.")
+    var list = false
 
     @Option(help: "Append what the player's libraries write (FFmpeg, ALSA) to this file; else it is dropped: stderr is hlstui's alone.")
     var log: String?
@@ -48,10 +60,21 @@ struct FleetCommand: AsyncParsableCommand {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError("hlstui fleet: cannot read \(file)") }
         var config: FleetConfig
         do { config = try FleetConfig.parse(text) } catch { throw CLIError("hlstui fleet: \(error)") }
+        let all = config.streams.count
+        var sharded: FleetShard?
+        if let shard {
+            do { sharded = try FleetShard.parse(shard) } catch { throw CLIError("hlstui fleet: \(error)") }
+        }
+        if let sharded { config = sharded.share(of: config) }
+        if list {
+            for stream in config.streams { print(stream.name) }
+            return
+        }
         let loader = try loaderFlags.options()
         // --insecure for all: every stream says so at each start, as one with `insecure: true` does.
         if loader.upstream.tls.insecure { for i in config.streams.indices { config.streams[i].insecure = true } }
-        let registry = PlaybackMetrics()
+        let registry = PlaybackMetrics(shard: sharded.map { String($0.index) })
+        registry.fleet(shards: sharded?.count ?? 1, streams: config.streams.count)
         let server: MetricsServer
         do { server = try MetricsServer(address: metrics ?? config.metrics ?? "127.0.0.1:9464", metrics: registry) } catch {
             throw CLIError("hlstui fleet: \(error)")
@@ -61,7 +84,8 @@ struct FleetCommand: AsyncParsableCommand {
         let capture = StderrCapture.start(log: log)
         defer { capture?.stop() }
         let say: @Sendable (String) -> Void = { line in StderrCapture.say("hlstui fleet: \(line)") }
-        say("\(config.streams.count) stream(s); metrics on http://\(server.host):\(server.port)/metrics")
+        let share = sharded.map { "shard \($0): \(config.streams.count) of \(all)" } ?? "\(all)"
+        say("\(share) stream(s); metrics on http://\(server.host):\(server.port)/metrics")
         let fleet = Task {
             await FleetRunner.run(
                 config, metrics: registry,

@@ -6,74 +6,9 @@ import Testing
 @testable import App
 import HLS
 
-/// The fleet file, the restart backoff and the metrics a session's reports make (pure: no player, no network).
-@Suite("Fleet file, restart backoff and playback metrics")
+/// The metrics a session's reports make, and where they are served (pure: no player, no network).
+@Suite("Playback metrics")
 struct FleetMetricsTests {
-    @Test("a fleet file: names, one URL or up to four, options with their defaults")
-    func parse() throws {
-        let c = try FleetConfig.parse(
-            """
-            metrics: 0.0.0.0:9500
-            streams:
-              - name: news
-                url: https://example.com/news/master.m3u8
-              - name: cams.2-a_b
-                urls: [http://a/1.m3u8, http://b/2.m3u8]
-                video: false
-                maxResolution: 720
-                insecure: true
-            """)
-        #expect(c.metrics == "0.0.0.0:9500")
-        #expect(c.streams.map(\.name) == ["news", "cams.2-a_b"])
-        #expect(c.streams[0].urls == ["https://example.com/news/master.m3u8"] && c.streams[0].video && !c.streams[0].insecure)
-        #expect(c.streams[0].maxResolution == nil)
-        #expect(c.streams[1].urls.count == 2 && !c.streams[1].video && c.streams[1].maxResolution == 720 && c.streams[1].insecure)
-    }
-
-    @Test(
-        "every problem in a fleet file is one line naming the stream and what is wrong",
-        arguments: [
-            ("streams: []", "fleet file: no streams"),
-            ("metrics: 1", "fleet file: no streams"),
-            ("streams:\n  - url: http://a/x.m3u8", "fleet file: stream 1 has no name"),
-            (
-                "streams:\n  - name: a b\n    url: http://a/x.m3u8",
-                "fleet file: stream 1: name \"a b\" may hold only letters, digits, _ . -"
-            ),
-            (
-                "streams:\n  - name: a\n    url: http://a/x.m3u8\n  - name: a\n    url: http://b/x.m3u8",
-                "fleet file: two streams are named a"
-            ),
-            ("streams:\n  - name: a", "fleet file: a has no url"),
-            (
-                "streams:\n  - name: a\n    urls: [http://1, http://2, http://3, http://4, http://5]",
-                "fleet file: a lists 5 urls, at most four"
-            ),
-            ("streams:\n  - name: a\n    url: ftp://a/x.m3u8", "fleet file: a: ftp://a/x.m3u8 is not an http(s) URL"),
-            (
-                "streams:\n  - name: a\n    url: http://a/x.m3u8\n    maxResolution: 0",
-                "fleet file: a: maxResolution takes a height in lines, got 0"
-            ),
-            ("streams:\n  - name: a\n    url: http://a/x.m3u8\n    video: maybe", "fleet file: streams.[1].video: expected Bool"),
-        ])
-    func problems(text: String, message: String) {
-        #expect(throws: FleetError.self) { try FleetConfig.parse(text) }
-        do {
-            _ = try FleetConfig.parse(text)
-        } catch {
-            #expect("\(error)" == message)
-        }
-    }
-
-    @Test("restarts wait 1 s, doubling to a minute; a session that ran a minute starts the count again")
-    func backoff() {
-        var b = RestartBackoff()
-        let delays = (0..<9).map { _ in b.delay(after: 2) }
-        #expect(delays == [1, 2, 4, 8, 16, 32, 60, 60, 60])
-        #expect(b.delay(after: 61) == 1)
-        #expect(b.delay(after: 3) == 2)
-    }
-
     @Test("--metrics addresses: HOST:PORT, [v6]:PORT, :PORT; anything else is refused")
     func addresses() {
         #expect(MetricsServer.parse("127.0.0.1:9464")! == ("127.0.0.1", 9464))

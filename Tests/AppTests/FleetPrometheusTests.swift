@@ -106,13 +106,48 @@ struct FleetPrometheusTests {
         return (r.status, r.output)
     }
 
+    /// Debian's Prometheus on `port` with `dir`/prometheus.yml, its storage and log in `dir`; returned once it is ready (its
+    /// storage opened, the rules loaded).
+    static func startPrometheus(_ binary: String, dir: URL, port: Int) async throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = [
+            "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/tsdb", "--web.listen-address=127.0.0.1:\(port)",
+            "--log.level=warn",
+        ]
+        p.standardOutput = FileHandle.nullDevice
+        let log = dir.appendingPathComponent("prometheus.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        p.standardError = try FileHandle(forWritingTo: log)
+        try p.run()
+        let ready = await eventually(timeout: 60, every: 0.5) {
+            await Self.get("http://127.0.0.1:\(port)/-/ready").map { String(decoding: $0, as: UTF8.self) }?.contains("Ready") == true
+        }
+        #expect(ready, "Prometheus ready; running: \(p.isRunning)")
+        return p
+    }
+
+    /// The series of a PromQL query: each one's labels and value.
+    static func series(_ prom: Int, _ q: String) async -> [(labels: [String: String], value: Double)] {
+        let enc = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
+        guard let d = await get("http://127.0.0.1:\(prom)/api/v1/query?query=\(enc)"),
+            let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any], let data = o["data"] as? [String: Any],
+            let result = data["result"] as? [[String: Any]]
+        else { return [] }
+        return result.compactMap { r in
+            guard let l = r["metric"] as? [String: String], let v = r["value"] as? [Any], let t = v.last as? String, let x = Double(t)
+            else { return nil }
+            return (l, x)
+        }
+    }
+
     @Test("the shipped alert rules pass promtool; every metric the rules and the Grafana dashboard use is one hlstui serves")
     func shipped() async throws {
         let promtool = try #require(Self.tool("promtool"), "promtool (Debian's prometheus) is installed by scripts/setup.sh")
         let root = CLI.packageRoot
         let rules = root.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
         let (status, out) = try await Self.run(promtool, ["check", "rules", rules])
-        #expect(status == 0 && out.contains("SUCCESS: 11 rules found"), "\(out)")
+        #expect(status == 0 && out.contains("SUCCESS: 12 rules found"), "\(out)")
         let (cstatus, cout) = try await Self.run(
             promtool, ["check", "config", root.appendingPathComponent("deploy/prometheus/prometheus.yml").path])
         #expect(cstatus == 0, "\(cout)")
@@ -191,27 +226,8 @@ struct FleetPrometheusTests {
             Fault(
                 id: 0, kind: .status, target: .key, status: 404, ms: 0, scenario: "aes-live", rendition: nil, msn: nil, remaining: nil,
                 since: Date().timeIntervalSince1970))
-        let promProcess = Process()
-        promProcess.executableURL = URL(fileURLWithPath: prometheus)
-        promProcess.arguments = [
-            "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/tsdb",
-            "--web.listen-address=127.0.0.1:\(promPort)",
-            "--log.level=warn",
-        ]
-        promProcess.standardOutput = FileHandle.nullDevice
-        promProcess.standardError = try FileHandle(
-            forWritingTo: { () -> URL in
-                let u = dir.appendingPathComponent("prometheus.log")
-                _ = FileManager.default.createFile(atPath: u.path, contents: nil)
-                return u
-            }())
-        try promProcess.run()
+        let promProcess = try await Self.startPrometheus(prometheus, dir: dir, port: promPort)
         defer { if promProcess.isRunning { promProcess.terminate() } }
-        // Prometheus answers queries once it is ready (its storage opened, the rules loaded).
-        let ready = await eventually(timeout: 60, every: 0.5) {
-            await Self.get("http://127.0.0.1:\(promPort)/-/ready").map { String(decoding: $0, as: UTF8.self) }?.contains("Ready") == true
-        }
-        #expect(ready, "Prometheus ready; running: \(promProcess.isRunning)")
         let fleet = Process()
         fleet.executableURL = CLI.binary
         fleet.arguments = ["fleet", dir.appendingPathComponent("fleet.yaml").path]
@@ -369,5 +385,98 @@ struct FleetPrometheusTests {
         let busy = try await CLI.run(["fleet", file.path, "--metrics", "127.0.0.1:\(port)"], timeout: 20)
         #expect(busy.status == 1 && busy.stderr.contains("hlstui fleet: cannot serve metrics on 127.0.0.1:\(port)"), "\(busy.stderr)")
         #expect(busy.stderr.split(separator: "\n").count == 1, "\(busy.stderr)")
+    }
+
+    @Test(
+        "three fleets share thirty streams by --shard: each stream played by exactly one, Prometheus sees all thirty; a shard gone is alerted; four shards move at most ten"
+    )
+    func shards() async throws {
+        let prometheus = try #require(Self.tool("prometheus"), "Debian's prometheus is installed by scripts/setup.sh")
+        let names = (1...30).map { "s" + ($0 < 10 ? "0" : "") + "\($0)" }
+        let base = AppOrigin.base
+        let dir = try CLI.directory([
+            "fleet.yaml": names.map { "  - name: \($0)\n    url: \(base)/live-ts/master.m3u8\n    video: false\n" }
+                .reduce("streams:\n", +)
+        ])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("fleet.yaml").path
+
+        // Which streams each shard plays, as the command lists them: three shards, then four.
+        func lists(_ n: Int) async throws -> [[String]] {
+            var out: [[String]] = []
+            for k in 0..<n {
+                let r = try await CLI.run(["fleet", file, "--shard", "\(k)/\(n)", "--list"], timeout: 30)
+                #expect(r.status == 0, "\(r.stderr)")
+                out.append(r.stdout.split(separator: "\n").map(String.init))
+            }
+            return out
+        }
+        let three = try await lists(3)
+        let four = try await lists(4)
+        #expect(three.flatMap { $0 }.sorted() == names && four.flatMap { $0 }.sorted() == names, "each stream in exactly one shard")
+        let moved = names.filter { n in three.firstIndex { $0.contains(n) } != four.firstIndex { $0.contains(n) } }
+        #expect(moved.count <= 10 && moved.allSatisfy { four[3].contains($0) }, "moved to the new shard only: \(moved)")
+        let refused = try await CLI.run(["fleet", file, "--shard", "3/3"], timeout: 30)
+        #expect(
+            refused.status == 1 && refused.stderr == "hlstui fleet: --shard 3/3: K counts from 0 and must be below N\n", "\(refused.stderr)"
+        )
+
+        // Thirty players: no other player runs beside them.
+        await PlayerSlots.shared.acquire(PlayerSlots.shared.capacity, "three sharded fleets")
+        defer { Task { await PlayerSlots.shared.release(PlayerSlots.shared.capacity, "three sharded fleets") } }
+        let reserved = (0..<4).map { _ in Reserved() }
+        defer { reserved.forEach { $0.release() } }
+        let ports = reserved.map(\.port)
+        let rules = CLI.packageRoot.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
+        try """
+        global: {scrape_interval: 1s, evaluation_interval: 1s}
+        rule_files: ["\(rules)"]
+        scrape_configs:
+          - job_name: hlstui
+            static_configs: [{targets: [\(ports.prefix(3).map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", "))]}]
+        """.write(to: dir.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
+        let prom = try await Self.startPrometheus(prometheus, dir: dir, port: ports[3])
+        defer { if prom.isRunning { prom.terminate() } }
+        var fleets: [Process] = []
+        defer { for f in fleets where f.isRunning { f.terminate() } }
+        for k in 0..<3 {
+            let f = Process()
+            f.executableURL = CLI.binary
+            f.arguments = ["fleet", file, "--shard", "hlstui-fleet-\(k)/3", "--metrics", "127.0.0.1:\(ports[k])"]
+            f.standardOutput = FileHandle.nullDevice
+            f.standardError = FileHandle.nullDevice
+            try f.run()
+            fleets.append(f)
+        }
+
+        // Every stream playing, each in one shard only, the shard a label of its series; and each fleet says its share.
+        var playing: [(labels: [String: String], value: Double)] = []
+        let all = await eventually(timeout: 120, every: 1) {
+            playing = await Self.series(ports[3], "max_over_time(hlstui_playing[60s]) == 1")
+            return Set(playing.compactMap { $0.labels["stream"] }) == Set(names)
+        }
+        #expect(all, "playing: \(playing.compactMap { $0.labels["stream"] }.sorted())")
+        let up = await Self.series(ports[3], "hlstui_session_up")
+        #expect(up.count == 30 && Set(up.compactMap { $0.labels["stream"] }) == Set(names), "one session per stream: \(up.count)")
+        for u in up {
+            let stream = u.labels["stream"] ?? ""
+            #expect(u.labels["shard"] == three.firstIndex { $0.contains(stream) }.map(String.init), "\(stream)'s shard label: \(u.labels)")
+        }
+        let counts = await Self.series(ports[3], "hlstui_fleet_streams")
+        #expect(
+            Dictionary(uniqueKeysWithValues: counts.compactMap { c in c.labels["shard"].map { ($0, Int(c.value)) } })
+                == ["0": three[0].count, "1": three[1].count, "2": three[2].count], "\(counts)")
+
+        // A shard gone: the rule sees two of three answer.
+        fleets[2].terminate()
+        var active: [(name: String, stream: String, state: String)] = []
+        let alerted = await eventually(timeout: 30, every: 1) {
+            active = await Self.alerts(ports[3])
+            return active.contains { $0.name == "HlstuiFleetShardMissing" }
+        }
+        #expect(alerted, "\(active)")
+        for f in fleets { f.terminate() }
+        let stopped = await eventually(timeout: 15) { fleets.allSatisfy { !$0.isRunning } }
+        #expect(stopped && fleets.allSatisfy { $0.terminationStatus == 0 }, "the fleets exit 0 on SIGTERM")
     }
 }
