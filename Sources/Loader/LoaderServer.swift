@@ -266,7 +266,7 @@ public final class LoaderServer: Sendable {
         let players = PlayerConnections()
         let bound = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { ch in
                 players.add(ch)
                 return ch.eventLoop.makeCompletedFuture {

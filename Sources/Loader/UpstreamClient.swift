@@ -377,7 +377,7 @@ public final class UpstreamClient: Sendable {
         let waiter = HandshakeWaiter()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.milliseconds(Int64(options.connectTimeout * 1000)))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 16_384, maximum: 262_144))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -69,7 +69,7 @@ public final class OriginServer: Sendable {
         try ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 8)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
