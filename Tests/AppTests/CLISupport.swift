@@ -87,11 +87,16 @@ enum CLI {
 }
 
 /// The Python loopback fixture server, stopped on deinit.
-final class FixtureServer {
+final class FixtureServer: @unchecked Sendable {
     let process = Process()
     let port: Int
 
-    init(serving dir: URL) throws {
+    /// Starts the server and waits, on a thread of its own, for the port it prints: Python starts in tenths of a second, a
+    /// second on a loaded machine, and a wait on the cooperative pool's few threads stalls every task of the test process
+    /// meanwhile (the Loaders of other tests among them).
+    static func start(serving dir: URL) async throws -> FixtureServer { try await offPool { try FixtureServer(serving: dir) } }
+
+    private init(serving dir: URL) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", CLI.packageRoot.appendingPathComponent("Tests/AppTests/Fixtures/http_fixture.py").path, dir.path]
         let out = Pipe()

@@ -106,9 +106,17 @@ struct FleetPrometheusTests {
         return (r.status, r.output)
     }
 
-    /// Debian's Prometheus on `port` with `dir`/prometheus.yml, its storage and log in `dir`; returned once it is ready (its
-    /// storage opened, the rules loaded).
-    static func startPrometheus(_ binary: String, dir: URL, port: Int) async throws -> Process {
+    /// Debian's Prometheus on `port`, scraping the fleets on `targets` every second with the shipped alert rules, its
+    /// configuration, storage and log in `dir`; returned once it is ready (its storage opened, the rules loaded).
+    static func startPrometheus(_ binary: String, dir: URL, port: Int, scraping targets: [Int]) async throws -> Process {
+        let rules = CLI.packageRoot.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
+        try """
+        global: {scrape_interval: 1s, evaluation_interval: 1s}
+        rule_files: ["\(rules)"]
+        scrape_configs:
+          - job_name: hlstui
+            static_configs: [{targets: [\(targets.map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", "))]}]
+        """.write(to: dir.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = [
@@ -209,14 +217,6 @@ struct FleetPrometheusTests {
             url: http://127.0.0.1:\(deadPort)/none/master.m3u8
             insecure: true
         """.write(to: dir.appendingPathComponent("fleet.yaml"), atomically: true, encoding: .utf8)
-        let rules = CLI.packageRoot.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
-        try """
-        global: {scrape_interval: 1s, evaluation_interval: 1s}
-        rule_files: ["\(rules)"]
-        scrape_configs:
-          - job_name: hlstui
-            static_configs: [{targets: ["127.0.0.1:\(metricsPort)"]}]
-        """.write(to: dir.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
 
         // Four players: no other player runs beside them.
         await PlayerSlots.shared.acquire(PlayerSlots.shared.capacity, "fleet with Prometheus")
@@ -226,7 +226,7 @@ struct FleetPrometheusTests {
             Fault(
                 id: 0, kind: .status, target: .key, status: 404, ms: 0, scenario: "aes-live", rendition: nil, msn: nil, remaining: nil,
                 since: Date().timeIntervalSince1970))
-        let promProcess = try await Self.startPrometheus(prometheus, dir: dir, port: promPort)
+        let promProcess = try await Self.startPrometheus(prometheus, dir: dir, port: promPort, scraping: [metricsPort])
         defer { if promProcess.isRunning { promProcess.terminate() } }
         let fleet = Process()
         fleet.executableURL = CLI.binary
@@ -427,15 +427,7 @@ struct FleetPrometheusTests {
         let reserved = (0..<4).map { _ in Reserved() }
         defer { reserved.forEach { $0.release() } }
         let ports = reserved.map(\.port)
-        let rules = CLI.packageRoot.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
-        try """
-        global: {scrape_interval: 1s, evaluation_interval: 1s}
-        rule_files: ["\(rules)"]
-        scrape_configs:
-          - job_name: hlstui
-            static_configs: [{targets: [\(ports.prefix(3).map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", "))]}]
-        """.write(to: dir.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
-        let prom = try await Self.startPrometheus(prometheus, dir: dir, port: ports[3])
+        let prom = try await Self.startPrometheus(prometheus, dir: dir, port: ports[3], scraping: Array(ports.prefix(3)))
         defer { if prom.isRunning { prom.terminate() } }
         var fleets: [Process] = []
         defer { for f in fleets where f.isRunning { f.terminate() } }

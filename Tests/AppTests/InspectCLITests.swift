@@ -138,7 +138,7 @@ struct InspectCLITests {
         let withQuery =
             "#EXTM3U\n#EXT-X-VERSION:8\n#EXT-X-TARGETDURATION:2\n#EXT-X-DEFINE:QUERYPARAM=\"tok\"\n#EXTINF:2,\ns.ts?t={$tok}\n#EXT-X-ENDLIST\n"
         let dir = try CLI.directory(["good.m3u8": goodMedia, "q.m3u8": withQuery])
-        let server = try FixtureServer(serving: dir)
+        let server = try await FixtureServer.start(serving: dir)
         let ok = try await CLI.run(["inspect", "\(server.base)/good.m3u8"])
         #expect(ok.status == 0 && ok.stdout.contains("segments: 2"), "\(ok.stderr)")
         let q = try await CLI.run(["inspect", "--json", "\(server.base)/q.m3u8?tok=abc"])
@@ -154,7 +154,7 @@ struct InspectCLITests {
         let truncated = try await CLI.run(["inspect", "\(server.base)/truncated"])
         #expect(truncated.status == 2 && truncated.stderr.contains("truncated"), "\(truncated.stderr)")
         // A port nobody listens on: take one from the fixture, then stop it.
-        let dead = try FixtureServer(serving: dir)
+        let dead = try await FixtureServer.start(serving: dir)
         let deadBase = dead.base
         dead.stop()
         let refused = try await CLI.run(["inspect", "\(deadBase)/good.m3u8"])
@@ -203,7 +203,7 @@ struct InspectTLSTests {
         #expect(strict.status == 1, "\(strict.stdout)")
         #expect(
             (strict.stdout + strict.stderr).contains("error: playlist starts with a byte order mark"), "\(strict.stdout)\(strict.stderr)")
-        let server = try FixtureServer(serving: dir)
+        let server = try await FixtureServer.start(serving: dir)
         defer { server.stop() }
         let url = "\(server.base)/bom.m3u8"
         let overHTTP = try await CLI.run(["inspect", url])

@@ -40,7 +40,7 @@ struct InspectCodecsTests {
             to: dir.appendingPathComponent("right.m3u8"), atomically: true, encoding: .utf8)
         try ladder(["hvc1.1.6.L93.90", "hvc1.1.6.L30.90", "avc1.64001e"]).write(
             to: dir.appendingPathComponent("wrong.m3u8"), atomically: true, encoding: .utf8)
-        let server = try FixtureServer(serving: dir)
+        let server = try await FixtureServer.start(serving: dir)
         defer { server.stop() }
 
         let right = try await CLI.run(["inspect", "--media", "\(server.base)/right.m3u8"])
@@ -91,7 +91,7 @@ struct InspectCodecsTests {
 
             """
         try ladder.write(to: dir.appendingPathComponent("audio.m3u8"), atomically: true, encoding: .utf8)
-        let server = try FixtureServer(serving: dir)
+        let server = try await FixtureServer.start(serving: dir)
         defer { server.stop() }
         let text = try await CLI.run(["inspect", "--media", "\(server.base)/audio.m3u8"])
         #expect(

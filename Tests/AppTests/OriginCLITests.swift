@@ -39,7 +39,7 @@ struct OriginCLITests {
         let (p, lines) = try CLI.start(["demo", "--print", "--cache", Self.cache, "--duration", "4"])
         var all: [String] = []
         while let l = await lines.next(timeout: 30) { all.append(l) }
-        p.waitUntilExit()
+        try await offPool { p.waitUntilExit() }
         #expect(p.terminationStatus == 0)
         let text = all.joined(separator: "\n")
         #expect(text.contains("hlstui demo: origin on http://127.0.0.1:"))

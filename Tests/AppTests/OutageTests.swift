@@ -157,7 +157,7 @@ struct OutageTests {
             "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n" + inf + "\(a)/live-ts/v240/index.m3u8\n" + inf
             + "\(b)/live-ts/v240/index.m3u8\n"
         let dir = try CLI.directory(["master.m3u8": master])
-        let fixture = try FixtureServer(serving: dir)
+        let fixture = try await FixtureServer.start(serving: dir)
         defer { fixture.stop() }
         let state = self.state
         let (pathA, pathB) = ("127.0.0.1-\(OutageOrigin.server.httpPort)", "127.0.0.1-\(OutageOriginB.server.httpPort)")

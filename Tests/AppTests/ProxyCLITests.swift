@@ -33,7 +33,7 @@ struct ProxyCLITests {
         while let l = await lines.next(timeout: 12) {
             if let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any] { events.append(o) }
         }
-        p.waitUntilExit()
+        try await offPool { p.waitUntilExit() }
         #expect(
             events.contains {
                 $0["event"] as? String == "key" && ($0["fingerprint"] as? String)?.count == 8 && $0["prefetch"] as? Bool == true
@@ -52,7 +52,7 @@ struct ProxyCLITests {
         let (ip, ilines) = try CLI.start(["proxy", "\(https)/aes-vod/master.m3u8", "--insecure", "--json", "--duration", "3"])
         var insecure: [String] = []
         while let l = await ilines.next(timeout: 10) { insecure.append(l) }
-        ip.waitUntilExit()
+        try await offPool { ip.waitUntilExit() }
         #expect(insecure.first?.hasPrefix("WARNING: --insecure") == true)
         let jsonLines = insecure.filter { $0.hasPrefix("{") }
         #expect(!jsonLines.isEmpty && jsonLines.allSatisfy { $0.contains("\"insecureTLS\":true") })
