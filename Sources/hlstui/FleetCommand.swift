@@ -22,8 +22,7 @@ struct FleetCommand: AsyncParsableCommand {
                   maxResolution: 720
                 - name: cams            # up to four URLs, kept in sync
                   urls: [https://a.example/cam.m3u8, https://b.example/cam.m3u8]
-            --shard K/N plays only this process's share of the file: N processes given the same file and K = 0 … N-1 play
-            every stream exactly once, without talking (rendezvous hashing of the names; docs/FLEET.md).
+            --shard K/N plays only this process's share: N processes given the same file (K from 0 to N-1) play every stream once, without talking (docs/FLEET.md).
             A session that ends or fails is started again after 1 s, doubling to a minute (hlstui_session_restarts_total).
             Runs until SIGINT or SIGTERM; one line on stderr per start problem and restart.
             """
