@@ -18,9 +18,9 @@ public final class PlaybackMetrics: Sendable {
     /// The metrics of the stream named `name` (a fleet entry's name; `monitor`'s `--metrics-name`).
     public func stream(_ name: String) -> StreamMetrics { StreamMetrics(name: name, shard: shard, registry: registry) }
 
-    /// A sharded fleet says which shard it is, of how many, and how many streams it plays: `hlstui_fleet_shards` is N on each
-    /// shard, so a shard missing shows as fewer `shard` labels than N (deploy/prometheus/hlstui-rules.yml,
-    /// HlstuiFleetShardMissing; docs/FLEET.md).
+    /// A fleet says how many processes share its file and how many streams it plays (1 and all of them without `--shard`):
+    /// `hlstui_fleet_shards` is N on each shard, so a shard missing shows as fewer `shard` labels than N
+    /// (deploy/prometheus/hlstui-rules.yml, HlstuiFleetShardMissing; docs/FLEET.md).
     public func fleet(shards: Int, streams: Int) {
         let labels = shard.map { [("shard", $0)] } ?? []
         registry.makeGauge(
