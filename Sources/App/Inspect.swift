@@ -19,6 +19,9 @@ public struct InspectRequest: Sendable {
     public var mediaSample: Int?
     /// `--html FILE`: the media report also written there as one self-contained page.
     public var mediaHTML: String?
+    /// `--duration S`: a live stream's playlists read again for S seconds after its first window, each reload held to the
+    /// reload rules and its new segments measured (docs/VALIDATION.md).
+    public var mediaDuration: Double?
     /// One client for every read of a run (its connections kept alive between them); nil: one per read.
     var client: UpstreamClient?
 

@@ -8,7 +8,8 @@ import Session
 
 /// `hlstui inspect --media`: the media read and measured against what the playlists declare (docs/VALIDATION.md): each
 /// variant's segments (all, or `sample` spread over it), their peak and average bit rate against BANDWIDTH and
-/// AVERAGE-BANDWIDTH, the video codec from the bytes against CODECS. A live playlist is measured over its current window.
+/// AVERAGE-BANDWIDTH, the video codec from the bytes against CODECS. A live playlist is measured over its current window,
+/// and with `--duration` over the reloads of that many seconds more (`LiveWatching`).
 enum InspectMedia {
     static func run(_ request: InspectRequest, text: String) async -> InspectOutcome {
         // One client for the run: its connections are kept alive from one segment to the next.
@@ -33,9 +34,17 @@ enum InspectMedia {
         }
         var measures: [VariantMeasure] = []
         var errors: [String] = []
+        // What a live watch goes on reading: each variant's and audio rendition's playlist, its meter and the window read.
+        var watched: [LiveWatched] = []
         for e in entries {
             do {
-                var m = try await measure(e.url, sample: req.mediaSample, variables: parsed.variables, req)
+                let (meter, playlist) = try await metered(e.url, sample: req.mediaSample, variables: parsed.variables, req)
+                var m = meter.result
+                watched.append(
+                    LiveWatched(
+                        slot: .variant(measures.count), index: e.index,
+                        name: e.variant == nil ? e.name : "#\(e.index) \(e.name) playlist", variant: true, meter: meter,
+                        playlist: playlist))
                 m.index = e.index
                 m.name = e.name
                 // In a multivariant playlist the tag holds for every segment of every media playlist (RFC 8216bis §4.4.2.1).
@@ -77,13 +86,33 @@ enum InspectMedia {
         for r in parsed.playlist.multivariant?.renditions ?? [] where r.type == "AUDIO" {
             guard let uri = r.uri, let u = resolve(uri, against: req.source) else { continue }
             do {
-                var m = try await measure(u, sample: req.mediaSample, variables: parsed.variables, req)
+                let (meter, playlist) = try await metered(u, sample: req.mediaSample, variables: parsed.variables, req)
+                var m = meter.result
+                watched.append(
+                    LiveWatched(
+                        slot: .audio(audio.count), index: measures.count + audio.count, name: "audio \(AudioRenditions.label(r)) playlist",
+                        variant: false, meter: meter, playlist: playlist))
                 m.name = "audio " + AudioRenditions.label(r)
                 m.audioGroup = r.groupID
                 m.index = measures.count + audio.count
                 audio.append(m)
             } catch {
                 errors.append("audio \(r.name): \(error.description)")
+            }
+        }
+        // `--duration S` on live: the playlists read again for S seconds, each reload held to the reload rules, its new
+        // segments measured (docs/VALIDATION.md).
+        var live: LiveWatchSummary?
+        var liveErrors: [String] = []
+        if let seconds = req.mediaDuration {
+            let w = await LiveWatching.watch(seconds, &watched, variables: parsed.variables, req)
+            live = w.summary
+            liveErrors = w.errors
+            for x in watched {
+                switch x.slot {
+                case .variant(let i): x.meter.apply(to: &measures[i])
+                case .audio(let i): x.meter.apply(to: &audio[i])
+                }
             }
         }
         var iframes: [IFrameMeasure] = []
@@ -96,13 +125,14 @@ enum InspectMedia {
                 errors.append("I-frames \(name): \(error.description)")
             }
         }
-        let findings = MediaChecks.findings(measures, audio: audio, subtitles: subtitles, iframes: iframes)
-        let status: Int32 = !errors.isEmpty && measures.isEmpty ? 2 : findings.contains(where: \.must) || !errors.isEmpty ? 1 : 0
-        var errorLines = errors.map { "media: cannot measure \($0)" }
+        let findings = MediaChecks.findings(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live)
+        let status: Int32 =
+            !errors.isEmpty && measures.isEmpty ? 2 : findings.contains(where: \.must) || !errors.isEmpty || !liveErrors.isEmpty ? 1 : 0
+        var errorLines = errors.map { "media: cannot measure \($0)" } + liveErrors
         if let path = req.mediaHTML {
             let page = MediaHTML.render(
                 source: req.source, generated: ISO8601DateFormatter().string(from: Date()), measures: measures + audio,
-                subtitles: subtitles, iframes: iframes)
+                subtitles: subtitles, iframes: iframes, live: live)
             do {
                 try page.write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
@@ -110,17 +140,19 @@ enum InspectMedia {
             }
         }
         if req.json {
-            var doc = MediaChecks.json(measures, audio: audio, subtitles: subtitles, iframes: iframes)
+            var doc = MediaChecks.json(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live)
             if case .object(var f) = doc {
                 f.insert(("source", .string(req.source)), at: 0)
-                f.append(("errors", .array(errors.map { .string($0) })))
+                f.append(("errors", .array((errors + liveErrors).map { .string($0) })))
                 doc = .object(f)
             }
             return InspectOutcome(stdout: doc.prettyText + "\n", stderr: "", status: status)
         }
         return InspectOutcome(
-            stdout: ([req.source] + MediaChecks.text(measures, audio: audio, subtitles: subtitles, iframes: iframes) + errorLines).joined(
-                separator: "\n")
+            stdout: ([req.source] + MediaChecks.text(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live)
+                + errorLines)
+                .joined(
+                    separator: "\n")
                 + "\n",
             stderr: "", status: status)
     }
@@ -130,6 +162,13 @@ enum InspectMedia {
     /// `variables`: the multivariant playlist's, for the media playlist's EXT-X-DEFINE IMPORT (RFC 8216bis §4.4.2.3).
     static func measure(_ url: String, sample: Int?, variables: [String: String] = [:], _ req: InspectRequest) async throws(SourceError)
         -> VariantMeasure
+    {
+        try await metered(url, sample: sample, variables: variables, req).meter.result
+    }
+
+    /// `measure`, with the meter kept (to measure the segments a live playlist adds) and the playlist as read.
+    static func metered(_ url: String, sample: Int?, variables: [String: String] = [:], _ req: InspectRequest) async throws(SourceError)
+        -> (meter: MediaMeter, playlist: MediaPlaylist)
     {
         let text = try await PlaylistSource.load(url, timeout: req.timeout, upstream: req.upstream, client: req.client)
         let playlist = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: url)).playlist
@@ -142,85 +181,13 @@ enum InspectMedia {
         } else {
             chosen = segs
         }
-        var peak = 0.0
-        var peakMSN: Int?
-        var bytes = 0
-        var seconds = 0.0
-        var codec: String?
-        var supplemental: String?
-        var sampleEntry: String?
-        var audioCodec: String?
-        var initDescribed = false
-        var sps: SPS?
-        var measured: [SegmentMeasure] = []
-        var tracks: [String: [MP4Track]] = [:]
-        for s in chosen {
-            guard s.duration > 0, let u = resolve(s.uri, against: url) else { continue }
-            let size: Int
-            var seen = SegmentMeasure(msn: s.mediaSequence, duration: s.duration, discontinuity: s.discontinuity)
-            if let r = s.byteRange {
-                size = r.length
-            } else {
-                let body = [UInt8](try await read(u, req))
-                size = body.count
-                if s.map == nil, body.first == 0x47, codec == nil || sps == nil, let au = TransportStream.firstVideoAccessUnit(body) {
-                    // The first video PES reassembled (an SPS may span TS packets), read by its stream type (ISO/IEC 13818-1
-                    // Table 2-34): H.264 (0x1B) or HEVC (0x24).
-                    if au.streamType == 0x1B {
-                        codec = codec ?? H264.codecString(annexB: au.payload)
-                        sps = sps ?? H264.firstSPS(annexB: au.payload).flatMap { SPS(nal: $0) }
-                    } else if au.streamType == 0x24 {
-                        codec = codec ?? HEVC.codecString(annexB: au.payload)
-                    }
-                } else if codec == nil, s.map == nil, body.first != 0x47 {
-                    codec = H264.codecString(annexB: Array(body.prefix(65_536)))
-                }
-                if audioCodec == nil, s.map == nil {
-                    audioCodec = body.first == 0x47 ? AudioCodecs.transportStream(body) : AudioCodecs.packed(Array(body.prefix(4096)))
-                }
-                if s.map == nil, body.first == 0x47 {
-                    let info = TransportStream.probe(body)
-                    seen.videoStart = info.firstVideoPTS.map { Double($0) / 90_000 }
-                    seen.audioStart = info.firstAudioPTS.map { Double($0) / 90_000 }
-                    seen.independent = TransportStream.opensIndependently(body)
-                    seen.videoDuration = TransportStream.videoDuration(body)
-                } else if let map = s.map, let mu = resolve(map.uri, against: url) {
-                    if tracks[mu] == nil { tracks[mu] = FragmentedMP4.tracks(initSection: [UInt8](try await read(mu, req))) }
-                    let t = tracks[mu] ?? []
-                    (seen.videoStart, seen.audioStart) = FragmentedMP4.firstTimes(segment: body, tracks: t)
-                    seen.independent = FragmentSplit.opensWithSync(segment: body, tracks: t)
-                    seen.videoDuration = FragmentSplit.videoDuration(segment: body, tracks: t)
-                }
-            }
-            seen.bitRate = Double(size * 8) / s.duration
-            measured.append(seen)
-            if !initDescribed, let map = s.map, let mu = resolve(map.uri, against: url) {
-                initDescribed = true
-                let initSection = [UInt8](try await read(mu, req))
-                audioCodec = AudioCodecs.initSection(initSection)
-                let dolby = DolbyVision.codecs(initSection: initSection)
-                codec = dolby?.codec ?? H264.codecString(initSection: initSection) ?? HEVC.codecString(initSection: initSection)
-                supplemental = dolby?.supplemental
-                sampleEntry = codec.map { String($0.prefix(4)) }
-                sps = H264.firstSPS(initSection: initSection).flatMap { SPS(nal: $0) }
-            }
-            let rate = Double(size * 8) / s.duration
-            if rate > peak { (peak, peakMSN) = (rate, s.mediaSequence) }
-            bytes += size
-            seconds += s.duration
-        }
-        var v = VariantMeasure(
-            index: 0, name: "", measured: chosen.count, listed: segs.count, peak: peak,
-            average: seconds > 0 ? Double(bytes * 8) / seconds : 0)
-        v.peakMSN = peakMSN
-        v.videoCodec = codec
-        v.supplementalVideoCodec = supplemental
-        v.audioCodec = audioCodec
-        v.sampleEntry = sampleEntry
-        v.sps = sps
-        v.segments = measured
-        v.independentSegments = playlist.independentSegments
-        return v
+        var meter = MediaMeter(url: url)
+        meter.independentSegments = playlist.independentSegments
+        meter.listed = Set(segs.map(\.mediaSequence))
+        for s in chosen { try await meter.add(s, req) }
+        // A live watch measures what comes after this window; the segments a sample left out stay so.
+        meter.lastMSN = segs.last?.mediaSequence
+        return (meter, m)
     }
 
     /// A subtitle rendition's WebVTT segments read (all, or `sample` spread over it), each against the media's clock at the

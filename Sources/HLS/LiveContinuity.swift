@@ -37,6 +37,17 @@ public struct ContinuityFinding: Sendable, Equatable {
         case timestampsContinuous = "timestamps-continuous"
         /// Audio moved against video from one segment to the next (`SegmentMediaRules.offsetMove`).
         case avOffset = "av-offset"
+        /// Segments never listed: the media sequence moved past them between two reloads closer together than a segment
+        /// stays listed (§6.2.2: a segment leaves only once three target durations follow it).
+        case msnSkipped = "msn-skipped"
+        /// Segments removed although what is left lasts less than three target durations (§6.2.2).
+        case windowShort = "window-short"
+        /// A live playlist unchanged for longer than a client reloading by §6.3.4 waits (the target duration, then half of it).
+        case playlistStale = "playlist-stale"
+        /// Two variants' playlists whose ends lie further apart by EXT-X-PROGRAM-DATE-TIME than a target duration (§6.2.4).
+        case variantsDrift = "variants-drift"
+        /// The same moment in two variants in another discontinuity sequence (§6.2.4).
+        case variantsDiscontinuity = "variants-discontinuity-sequence"
     }
 
     public var rule: Rule
@@ -54,8 +65,9 @@ public struct ContinuityFinding: Sendable, Equatable {
 
 public enum LiveContinuity {
     /// What changed between two reloads of one live media playlist that the server may not change. `previous` and `next`
-    /// as read (a delta update compares the segments it lists).
-    public static func check(previous a: MediaPlaylist, next b: MediaPlaylist) -> [ContinuityFinding] {
+    /// as read (a delta update compares the segments it lists); `elapsed`: seconds between the two reads, when known (the
+    /// segments the media sequence moved past are judged by it).
+    public static func check(previous a: MediaPlaylist, next b: MediaPlaylist, elapsed: Double? = nil) -> [ContinuityFinding] {
         var out: [ContinuityFinding] = []
         if a.endList && !b.endList {
             out.append(ContinuityFinding(.endlistRemoved, .error, bis("6.2.1"), msn: nil, "EXT-X-ENDLIST was listed and is gone"))
@@ -70,6 +82,7 @@ public enum LiveContinuity {
             // The segments compared below are not the same ones.
             return out
         }
+        out += removal(previous: a, next: b, elapsed: elapsed)
         let before = Dictionary(a.segments.map { ($0.mediaSequence, $0) }, uniquingKeysWith: { x, _ in x })
         // Per rule, the segments that broke it: one finding each, its first segment as the example.
         var changed: [(rule: ContinuityFinding.Rule, severity: Severity, section: String, msn: Int, what: String)] = []
@@ -133,6 +146,35 @@ public enum LiveContinuity {
                         "msn \(s.mediaSequence)'s PDT is \(formatSeconds(off)) s off the end of the segment before it, with no EXT-X-DISCONTINUITY"
                     ))
             }
+        }
+        return out
+    }
+
+    /// RFC 8216bis §6.2.2: the server MUST NOT remove a segment if what is left of the playlist lasts less than three target
+    /// durations. So a segment stays listed while three target durations of media are made after it (in real time, about
+    /// as long), and two reloads less than two target durations apart see every segment between them; and a playlist that
+    /// lost segments at its start still lasts three target durations.
+    static func removal(previous a: MediaPlaylist, next b: MediaPlaylist, elapsed: Double?) -> [ContinuityFinding] {
+        guard b.mediaSequence > a.mediaSequence, !b.endList, let td = b.targetDuration ?? a.targetDuration, td > 0 else { return [] }
+        var out: [ContinuityFinding] = []
+        let lastBefore = a.mediaSequence + a.segments.count - 1
+        if let elapsed, b.mediaSequence > lastBefore + 1, elapsed < Double(2 * td) {
+            let first = lastBefore + 1
+            let last = b.mediaSequence - 1
+            let which = first == last ? "msn \(first) was" : "msn \(first)–\(last) (\(last - first + 1) segments) were"
+            out.append(
+                ContinuityFinding(
+                    .msnSkipped, .error, bis("6.2.2"), msn: first,
+                    "\(which) never listed: EXT-X-MEDIA-SEQUENCE went from \(a.mediaSequence) (last msn \(lastBefore)) to \(b.mediaSequence) in \(formatSeconds(elapsed)) s, where a segment stays listed while three target durations (\(3 * td) s) follow it"
+                ))
+        }
+        let left = b.totalDuration
+        if left < Double(3 * td) - 0.001 {
+            out.append(
+                ContinuityFinding(
+                    .windowShort, .error, bis("6.2.2"), msn: nil,
+                    "segments removed up to msn \(b.mediaSequence - 1) leave \(formatSeconds(left)) s listed, under three target durations (\(3 * td) s)"
+                ))
         }
         return out
     }

@@ -59,6 +59,24 @@ public struct MediaFinding: Sendable, Equatable {
     public var section: String
     public var variant: Int
     public var message: String
+
+    public init(rule: String, must: Bool, section: String, variant: Int, message: String) {
+        (self.rule, self.must, self.section, self.variant, self.message) = (rule, must, section, variant, message)
+    }
+}
+
+/// What `inspect --media --duration` read of a live stream after its first window (docs/VALIDATION.md): how long, how many
+/// reloads of how many playlists, how many segments new since, and the reload rules' findings (`LiveWatch`).
+public struct LiveWatchSummary: Sendable, Equatable {
+    public var seconds: Double
+    public var playlists: Int
+    public var reloads: Int
+    public var newSegments: Int
+    public var findings: [MediaFinding]
+
+    public init(seconds: Double, playlists: Int, reloads: Int, newSegments: Int, findings: [MediaFinding]) {
+        (self.seconds, self.playlists, self.reloads, self.newSegments, self.findings) = (seconds, playlists, reloads, newSegments, findings)
+    }
 }
 
 public enum MediaChecks {
@@ -262,15 +280,17 @@ public enum MediaChecks {
         return out
     }
 
-    /// Every finding: the variants', then the subtitle renditions' (numbered after the variants).
+    /// Every finding: the variants', then the subtitle renditions' (numbered after the variants), then the live reloads'.
     public static func findings(
-        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure], iframes: [IFrameMeasure] = []
+        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure], iframes: [IFrameMeasure] = [],
+        live: LiveWatchSummary? = nil
     ) -> [MediaFinding] {
         measures.flatMap(findings) + audioCodecFindings(measures, audio: audio) + alignmentFindings(measures)
             + audio.flatMap(segmentFindings)
             + renditionFindings(audio, against: measures)
             + subtitles.enumerated().flatMap { SubtitleChecks.findings($1, index: measures.count + audio.count + $0) }
             + iframes.enumerated().flatMap { IFrameChecks.findings($1, index: measures.count + audio.count + subtitles.count + $0) }
+            + (live?.findings ?? [])
     }
 
     /// CODECS against the audio (RFC 8216bis §4.4.6.2: every media format in the variant's segments and in those of the
@@ -354,7 +374,8 @@ public enum MediaChecks {
 
     /// The report's lines for `measures` with their findings.
     public static func text(
-        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []
+        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = [],
+        live: LiveWatchSummary? = nil
     ) -> [String] {
         var out = ["media measured (\(measures.reduce(0) { $0 + $1.measured }) segments):"]
         func kbps(_ b: Double?) -> String { b.map { "\(Int(($0 / 1000).rounded()))k" } ?? "-" }
@@ -384,7 +405,14 @@ public enum MediaChecks {
                     + (offsets.isEmpty ? "" : ", audio from \(fixed(offsets[0], 3)) s") + ")")
         }
         out += SubtitleChecks.text(subtitles) + IFrameChecks.text(iframes)
-        let all = findings(measures, audio: audio, subtitles: subtitles, iframes: iframes)
+        if let w = live, w.playlists == 0 {
+            out.append("  live: nothing more read: every playlist has ended (EXT-X-ENDLIST or VOD)")
+        } else if let w = live {
+            out.append(
+                "  live: \(formatSeconds(w.seconds)) s watched, \(w.reloads) reload\(w.reloads == 1 ? "" : "s") of \(w.playlists) playlist\(w.playlists == 1 ? "" : "s"), \(w.newSegments) new segment\(w.newSegments == 1 ? "" : "s") measured"
+            )
+        }
+        let all = findings(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live)
         out.append(all.isEmpty ? "media: no problems found" : "media findings (\(all.count)):")
         for f in all { out.append("  \(f.must ? "must fix" : "should fix"): \(f.message) (\(f.rule), \(f.section))") }
         return out
@@ -424,7 +452,8 @@ public enum MediaChecks {
     }
 
     public static func json(
-        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []
+        _ measures: [VariantMeasure], audio: [VariantMeasure] = [], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = [],
+        live: LiveWatchSummary? = nil
     ) -> JSONValue {
         .object([
             ("variants", .array(measures.map(variantJSON))),
@@ -434,9 +463,18 @@ public enum MediaChecks {
             ),
             ("iframes", IFrameChecks.json(iframes)),
             (
+                "live",
+                live.map { w in
+                    .object([
+                        ("seconds", .double(w.seconds)), ("playlists", .int(w.playlists)), ("reloads", .int(w.reloads)),
+                        ("newSegments", .int(w.newSegments)),
+                    ])
+                } ?? .null
+            ),
+            (
                 "findings",
                 .array(
-                    findings(measures, audio: audio, subtitles: subtitles, iframes: iframes).map { f in
+                    findings(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live).map { f in
                         .object([
                             ("rule", .string(f.rule)), ("severity", .string(f.must ? "must" : "should")), ("section", .string(f.section)),
                             ("variant", .int(f.variant)), ("message", .string(f.message)),

@@ -6,9 +6,10 @@ import MediaFormats
 /// CSS and SVG only: no script, no request when it is opened.
 public enum MediaHTML {
     public static func render(
-        source: String, generated: String, measures: [VariantMeasure], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = []
+        source: String, generated: String, measures: [VariantMeasure], subtitles: [SubtitleMeasure] = [], iframes: [IFrameMeasure] = [],
+        live: LiveWatchSummary? = nil
     ) -> String {
-        let findings = MediaChecks.findings(measures, subtitles: subtitles, iframes: iframes)
+        let findings = MediaChecks.findings(measures, subtitles: subtitles, iframes: iframes, live: live)
         let must = findings.filter(\.must).count
         var h = """
             <!DOCTYPE html>
@@ -23,6 +24,10 @@ public enum MediaHTML {
             <p><code>\(escape(source))</code><br>read by hlstui inspect --media, \(escape(generated))</p>
 
             """
+        if let w = live {
+            h +=
+                "<p>Live: \(formatSeconds(w.seconds)) s watched, \(w.reloads) reloads of \(w.playlists) playlists, \(w.newSegments) new segments measured.</p>\n"
+        }
         h += "<h2>Findings</h2>\n"
         if findings.isEmpty {
             h += "<p class=\"ok\">No problems found.</p>\n"

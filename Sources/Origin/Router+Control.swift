@@ -89,7 +89,7 @@ extension OriginRouter {
             guard let s = Scenario.named(q["scenario"] ?? ""), let m = model(s, q["rendition"] ?? defaultRendition(s)) else {
                 return .text(400, "truth needs scenario= and rendition=")
             }
-            let w = m.window(at: now, overrides: overrides(m, client: q["client"]))
+            let w = m.window(at: now, overrides: overrides(m, client: q["client"], now: now))
             return .json(
                 .object([
                     ("scenario", .string(s.name)), ("rendition", .string(m.rendition.id)), ("now", .double(now)),

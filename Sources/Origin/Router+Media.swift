@@ -7,12 +7,19 @@ extension OriginRouter {
         guard rest.count == 2, let model = model(scenario, rest[0]) else { return .text(404, "not found: \(req.path)") }
         let file = rest[1]
         let client = req.query["client"]
-        var o = overrides(model, client: client)
+        var o = overrides(model, client: client, now: now)
         // A live playlist's own knobs, for cameras as other encoders deliver them: `delay` (s of publishing delay),
         // `window` (segments listed), `pdt` (s added to every PDT), `drift` (ppm the media runs fast against its PDT, from the
         // origin's start), `pdtat=discontinuity` (PDT only on the first segment after each discontinuity).
         if model.scenario.isLive, file.hasSuffix(".m3u8") {
             o.extraDelay = max(0, min(60, Double(req.query["delay"] ?? "") ?? 0))
+            // `lag=SECONDS@RENDITION` (carried from the multivariant playlist): that rung's encoder runs behind the others,
+            // its playlist ends that much earlier than theirs (RFC 8216bis §6.2.4, docs/VALIDATION.md).
+            if let v = req.query["lag"], let at = v.firstIndex(of: "@"), String(v[v.index(after: at)...]) == rest[0],
+                let s = Double(v[..<at])
+            {
+                o.extraDelay = max(0, min(60, o.extraDelay + s))
+            }
             o.windowSegments = Int(req.query["window"] ?? "").map { max(2, min(60, $0)) }
             o.pdtOffset = max(-60, min(60, Double(req.query["pdt"] ?? "") ?? 0))
             o.driftPPM = max(-50_000, min(50_000, Double(req.query["drift"] ?? "") ?? 0))

@@ -59,11 +59,12 @@ extension OriginRouter {
         // Knobs of the media playlists, carried to every variant's URI as one packager writes the same on each rung:
         // ?cues=N (&cueplan=S) breaks and ?chapters=N date ranges (docs/EVENTS.md); ?id3=1 an ID3 tag at every segment's
         // start, in an emsg (fMP4) or an ID3 stream (TS); ?cmsd=KBPS every playlist answered with CMSD, this its maximum
-        // suggested bitrate (docs/CMCD.md); the media faults (`MediaFaults`).
-        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist", "repeat"] + MediaFaults.knobs).compactMap
-        { k in
-            req.query[k].map { "\(k)=\($0)" }
-        }
+        // suggested bitrate (docs/CMCD.md); ?lag=S@RENDITION one live rung's encoder S seconds behind; the media faults
+        // (`MediaFaults`).
+        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist", "repeat", "lag"] + MediaFaults.knobs)
+            .compactMap { k in
+                req.query[k].map { "\(k)=\($0)" }
+            }
         if !knobs.isEmpty, case .multivariant(var m) = p.body {
             for i in m.variants.indices {
                 m.variants[i].uri += (m.variants[i].uri.contains("?") ? "&" : "?") + knobs.joined(separator: "&")

@@ -139,11 +139,12 @@ public struct OriginRouter: OriginResponder {
         return LowLatencyModel(scenario: scenario, rendition: r)
     }
 
-    /// Freeze and reset in force for `model` at this moment.
-    func overrides(_ model: StreamModel, client: String?) -> LiveOverrides {
+    /// Freeze and reset in force for `model` at `now`. A freeze with an end (`for=`) ends then: the window comes back to the
+    /// clock, past the segments it never listed.
+    func overrides(_ model: StreamModel, client: String?, now: Double) -> LiveOverrides {
         var o = LiveOverrides()
         for f in state.liveFaults(model.scenario.name, client: client) {
-            if f.kind == .freeze, o.freezeAt == nil { o.freezeAt = f.since }
+            if f.kind == .freeze, o.freezeAt == nil, now < (f.until ?? .infinity) { o.freezeAt = f.since }
             if f.kind == .reset, o.resetIndex == nil { o.resetIndex = model.lastAvailable(at: f.since) + 1 }
             if f.kind == .nopdt { o.withoutPDT.append((from: f.since, to: f.until)) }
         }

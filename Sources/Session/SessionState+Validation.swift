@@ -9,10 +9,10 @@ extension SessionState {
         let key = p.rung.map { "rung \($0)" } ?? "rendition \(p.rendition ?? "?")"
         // The same playlist whatever delivery directives (_HLS_msn, _HLS_part, _HLS_skip) a blocking reload added.
         let url = Self.withoutDirectives(p.url)
-        defer { lastRead[key] = (url, p.playlist) }
+        defer { lastRead[key] = (url, p.playlist, t) }
         guard let last = lastRead[key], last.url == url, last.playlist.skip == nil, p.playlist.skip == nil else { return [] }
         var facts: [SessionFact] = []
-        for f in LiveContinuity.check(previous: last.playlist, next: p.playlist) {
+        for f in LiveContinuity.check(previous: last.playlist, next: p.playlist, elapsed: t - last.t) {
             guard violationsSaid.insert("\(key) \(f.rule.rawValue) \(f.msn.map(String.init) ?? "")").inserted else { continue }
             if violationsSaid.count > 512 { violationsSaid.removeAll() }
             violationCount += 1

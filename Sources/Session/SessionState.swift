@@ -111,8 +111,8 @@ public struct SessionState: Sendable {
     var moveAsked = false
     /// The breaks the playing rung announces, followed against the playhead (docs/EVENTS.md).
     public internal(set) var breaks = BreakWatch()
-    /// The last playlist read of each rung and rendition (its URL and body as read), for the reload rules.
-    var lastRead: [String: (url: String, playlist: MediaPlaylist)] = [:]
+    /// The last playlist read of each rung and rendition (its URL, its body as read and when), for the reload rules.
+    var lastRead: [String: (url: String, playlist: MediaPlaylist, t: Double)] = [:]
     /// Violations said (rule and segment, per playlist): each once.
     var violationsSaid: Set<String> = []
     /// The segments' media as their first bytes showed it, by rung and msn (the last few: `segmentMedia`).

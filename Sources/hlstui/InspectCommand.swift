@@ -40,6 +40,12 @@ struct InspectCommand: AsyncParsableCommand {
             valueName: "file"))
     var html: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --media on a live stream: go on reading its playlists this many seconds, as often as RFC 8216bis §6.3.4 lets a client, each reload held to the reload rules and the other variants, each new segment measured.",
+            valueName: "seconds"))
+    var duration: Double?
+
     @Option(help: "Seconds to wait for a URL before giving up.")
     var timeout: Double = 10
 
@@ -63,6 +69,11 @@ struct InspectCommand: AsyncParsableCommand {
         if sample != nil && !media { throw ValidationError("--sample goes with --media") }
         if html != nil && !media { throw ValidationError("--html goes with --media") }
         request.mediaHTML = html
+        if let d = duration {
+            guard media else { throw ValidationError("--duration goes with --media") }
+            guard d > 0 else { throw ValidationError("--duration takes a number of seconds above 0, got \(d)") }
+            request.mediaDuration = d
+        }
         if origin.insecure {
             FileHandle.standardError.write(Data("WARNING: --insecure: TLS certificates are NOT checked for \(source)\n".utf8))
         }

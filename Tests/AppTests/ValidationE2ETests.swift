@@ -40,4 +40,12 @@ struct ValidationE2ETests {
         let clean = try await MonitorRun.run(["\(CueOrigin.base)/cam-a/cam-a/index.m3u8", "--duration", "8"])
         #expect(clean.named("violation").isEmpty, "\(clean.named("violation"))")
     }
+
+    @Test("a camera listing two segments, four seconds, under three target durations: window-short, once")
+    func shortWindow() async throws {
+        let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-a/cam-a/index.m3u8?window=2", "--duration", "8"])
+        let v = r.named("violation")
+        #expect(v.map { $0["rule"] as? String } == ["window-short"], "\(v)")
+        #expect(v.first?["section"] as? String == "RFC 8216bis §6.2.2" && v.first?["severity"] as? String == "must", "\(v)")
+    }
 }

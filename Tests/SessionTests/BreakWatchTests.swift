@@ -184,9 +184,9 @@ struct InterstitialWatchTests {
 /// The reload rules as the Session applies them (docs/VALIDATION.md).
 @Suite("Reload rules in the session: each playlist read against the last of its rung, said once")
 struct ReloadRuleTests {
-    static func event(_ url: String, from msn: Int, renamed: Bool = false) throws -> SessionEvent {
+    static func event(_ url: String, from msn: Int, count: Int = 3, renamed: Bool = false) throws -> SessionEvent {
         var t = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(msn)\n"
-        for m in msn..<(msn + 3) { t += "#EXTINF:2,\ns\(m).ts\(renamed ? "?v=2" : "")\n" }
+        for m in msn..<(msn + count) { t += "#EXTINF:2,\ns\(m).ts\(renamed ? "?v=2" : "")\n" }
         let m = try #require(PlaylistParser.parseLenient(t).playlist.media)
         return .loader(.playlist(PlaylistEvent(url: url, rung: 0, rendition: nil, playlist: m, received: 0)))
     }
@@ -207,5 +207,21 @@ struct ReloadRuleTests {
         #expect(Self.violations(s.apply(try Self.event("http://o/live/index.m3u8?_HLS_msn=11", from: 11, renamed: true), at: 3)).isEmpty)
         #expect(Self.violations(s.apply(try Self.event("http://cdn-b/live/index.m3u8", from: 12), at: 4)).isEmpty)
         #expect(Self.violations(s.apply(try Self.event("http://cdn-b/live/index.m3u8", from: 9), at: 5)) == ["msn-backwards"])
+    }
+
+    @Test("the player's reloads: segments the media sequence moved past unlisted, a window cut under three target durations")
+    func removals() throws {
+        var s = SessionState(url: "http://o/live/index.m3u8")
+        let url = "http://o/live/index.m3u8"
+        #expect(Self.violations(s.apply(try Self.event(url, from: 10), at: 1)).isEmpty)
+        // 2 s later msn 13–14 were never listed (10–12 were, 15–17 are): a segment stays while 6 s follow it.
+        let skipped = s.apply(try Self.event(url, from: 15), at: 3)
+        #expect(Self.violations(skipped) == ["msn-skipped"], "\(skipped)")
+        #expect(s.log.last?.text.contains("msn 13–14 (2 segments) were never listed") == true, "\(s.log.last?.text ?? "")")
+        // 20 s between two reads (a paused player): the server may have listed them meanwhile.
+        #expect(Self.violations(s.apply(try Self.event(url, from: 30), at: 23)).isEmpty)
+        let short = s.apply(try Self.event(url, from: 31, count: 2), at: 25)
+        #expect(Self.violations(short) == ["window-short"], "\(short)")
+        #expect(Self.violations(s.apply(try Self.event(url, from: 32, count: 2), at: 27)).isEmpty, "said once per playlist")
     }
 }
