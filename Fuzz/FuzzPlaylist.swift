@@ -1,4 +1,7 @@
-// libFuzzer entry point: feeds arbitrary bytes to the lexer, the attribute-list tokenizer, the parser and the writer.
+// libFuzzer entry point: feeds arbitrary bytes to the lexer, the attribute-list tokenizer, the parser and the writer; then
+// to what reads a parsed playlist — the lint, the timeline, a delta update merged into the playlist it updates, and the
+// reload rules between two reloads (`LiveContinuity`, `LiveWatch`). The input is also cut in two at its first NUL, as two
+// versions of one playlist.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPlaylist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -11,10 +14,25 @@ public func fuzzPlaylist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // Whatever parses must write and parse again without trapping.
     let written = PlaylistWriter.write(result.playlist)
     _ = PlaylistParser.parseLenient(written, options: options)
+    _ = Lint.check(result.playlist)
     if let media = result.playlist.media {
         _ = Timeline.gapRanges(media)
         _ = Timeline.programDateTime(at: 1.5, in: media)
     }
     _ = DateTime(iso8601: text)
+    // Two versions of one playlist: before the first NUL and after it.
+    if let cut = bytes.firstIndex(of: 0) {
+        let a = PlaylistParser.parseLenient(String(decoding: bytes[..<cut], as: UTF8.self), options: options).playlist.media
+        let b = PlaylistParser.parseLenient(String(decoding: bytes[(cut + 1)...], as: UTF8.self), options: options).playlist.media
+        if let a, let b {
+            _ = DeltaUpdate.merge(b, into: a)
+            _ = LiveContinuity.check(previous: a, next: b, elapsed: 1)
+            var watch = LiveWatch()
+            _ = watch.read(0, name: "a", variant: true, at: 0, a)
+            _ = watch.read(1, name: "b", variant: true, at: 0.5, b)
+            _ = watch.read(0, name: "a", variant: true, at: 30, b)
+            _ = watch.due(0)
+        }
+    }
     return 0
 }

@@ -2,11 +2,14 @@ import Foundation
 import HLS
 import HLSReport
 
-/// One playlist `inspect --media --duration` goes on reading: a variant's or an audio rendition's.
+/// One playlist `inspect --media --duration` goes on reading: a variant's or an audio rendition's (its new segments
+/// measured), a subtitle rendition's or an I-frame playlist's (held to the reload rules only).
 struct LiveWatched {
     enum Slot {
         case variant(Int)
         case audio(Int)
+        /// Read for the reload rules only, at this URL.
+        case rulesOnly(url: String)
     }
 
     /// Where its measure stands (the variants' or the audio renditions'), and its index in the report's findings.
@@ -16,9 +19,17 @@ struct LiveWatched {
     var name: String
     /// A variant's playlist: held against the other variants' (§6.2.4).
     var variant: Bool
-    var meter: MediaMeter
-    /// The last version read.
-    var playlist: MediaPlaylist
+    /// What measures its segments (nil: a playlist read for the reload rules only).
+    var meter: MediaMeter?
+    /// The last version read (nil: not read yet).
+    var playlist: MediaPlaylist?
+
+    var url: String {
+        switch slot {
+        case .rulesOnly(let url): url
+        case .variant, .audio: meter?.url ?? ""
+        }
+    }
 }
 
 /// `inspect --media --duration S` on a live stream (docs/VALIDATION.md): for S seconds, each live playlist read again when
@@ -29,7 +40,7 @@ enum LiveWatching {
     static func watch(_ seconds: Double, _ watched: inout [LiveWatched], variables: [String: String], _ req: InspectRequest) async
         -> (summary: LiveWatchSummary, errors: [String])
     {
-        let live = watched.indices.filter { watched[$0].playlist.isLive }
+        let live = watched.indices.filter { watched[$0].playlist?.isLive ?? true }
         guard !live.isEmpty else { return (LiveWatchSummary(seconds: 0, playlists: 0, reloads: 0, newSegments: 0, findings: []), []) }
         let clock = ContinuousClock()
         let start = clock.now
@@ -68,7 +79,7 @@ enum LiveWatching {
             first.remove(n.i)
             retryAt[n.i] = nil
             let x = watched[n.i]
-            let td = Double(x.playlist.targetDuration ?? 10)
+            let td = Double(x.playlist?.targetDuration ?? 10)
             let at = now()
             func failed(_ why: String) {
                 if said.insert("\(n.i) \(why)").inserted { errors.append("\(x.name): reload at \(formatSeconds(at)) s: \(why)") }
@@ -76,30 +87,31 @@ enum LiveWatching {
             }
             let text: String
             do {
-                text = try await PlaylistSource.load(x.meter.url, timeout: req.timeout, upstream: req.upstream, client: req.client)
+                text = try await PlaylistSource.load(x.url, timeout: req.timeout, upstream: req.upstream, client: req.client)
             } catch {
                 failed(error.description)
                 continue
             }
-            guard
-                let p = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: x.meter.url)).playlist
-                    .media
+            guard let p = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: variables, url: x.url)).playlist.media
             else {
                 failed("not a media playlist")
                 continue
             }
             _ = w.read(n.i, name: x.name, variant: x.variant, at: at, p)
-            for s in p.segments where !s.gap {
-                watched[n.i].meter.listed.insert(s.mediaSequence)
-                guard s.mediaSequence > (watched[n.i].meter.lastMSN ?? Int.min) else { continue }
-                do {
-                    try await watched[n.i].meter.add(s, req)
-                    newSegments += 1
-                } catch {
-                    if said.insert("\(n.i) \(error.description)").inserted {
-                        errors.append("\(x.name): msn \(s.mediaSequence): \(error.description)")
+            if var meter = x.meter {
+                for s in p.segments where !s.gap {
+                    meter.listed.insert(s.mediaSequence)
+                    guard s.mediaSequence > (meter.lastMSN ?? Int.min) else { continue }
+                    do {
+                        try await meter.add(s, req)
+                        newSegments += 1
+                    } catch {
+                        if said.insert("\(n.i) \(error.description)").inserted {
+                            errors.append("\(x.name): msn \(s.mediaSequence): \(error.description)")
+                        }
                     }
                 }
+                watched[n.i].meter = meter
             }
             watched[n.i].playlist = p
             if !p.isLive { ended.insert(n.i) }

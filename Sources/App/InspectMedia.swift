@@ -105,13 +105,34 @@ enum InspectMedia {
         var live: LiveWatchSummary?
         var liveErrors: [String] = []
         if let seconds = req.mediaDuration {
+            // A live stream's subtitle renditions and I-frame playlists keep the reload rules too (their media is read once,
+            // above).
+            if watched.contains(where: { $0.playlist?.isLive == true }), let m = parsed.playlist.multivariant {
+                // Numbered as their findings are (`MediaChecks.findings`): after the variants and audio renditions.
+                for (k, r) in m.renditions.filter({ $0.type == "SUBTITLES" && $0.uri != nil }).enumerated() {
+                    guard let u = resolve(r.uri ?? "", against: req.source) else { continue }
+                    watched.append(
+                        LiveWatched(
+                            slot: .rulesOnly(url: u), index: measures.count + audio.count + k,
+                            name: "subtitles \(AudioRenditions.label(r)) playlist", variant: false, meter: nil, playlist: nil))
+                }
+                for (i, v) in m.iFrameVariants.enumerated() {
+                    guard let u = resolve(v.uri, against: req.source) else { continue }
+                    let name = "#\(i) " + (v.resolution.map { "\($0.height)p" } ?? "\((v.bandwidth ?? 0) / 1000)k")
+                    watched.append(
+                        LiveWatched(
+                            slot: .rulesOnly(url: u), index: measures.count + audio.count + subtitles.count + i,
+                            name: "I-frames \(name) playlist", variant: false, meter: nil, playlist: nil))
+                }
+            }
             let w = await LiveWatching.watch(seconds, &watched, variables: parsed.variables, req)
             live = w.summary
             liveErrors = w.errors
             for x in watched {
                 switch x.slot {
-                case .variant(let i): x.meter.apply(to: &measures[i])
-                case .audio(let i): x.meter.apply(to: &audio[i])
+                case .variant(let i): x.meter?.apply(to: &measures[i])
+                case .audio(let i): x.meter?.apply(to: &audio[i])
+                case .rulesOnly: break
                 }
             }
         }

@@ -216,11 +216,11 @@ final class AttributeReader {
         if a.quoted { report(&d, .warning, a, "\(tag) \(name) is a decimal-integer and must not be quoted") }
         if let v = parseDecimalInteger(a.value) { return v }
         // Tolerate "1280000.0" (seen in the wild) but report it.
-        if let f = parseFloat(a.value), f >= 0, f == f.rounded(.down), f < 9.2e18 {
+        if let f = parseFloat(a.value), f >= 0, f == f.rounded(.down), f <= Double(decimalIntegerLimit) {
             report(&d, .error, a, "\(tag) \(name)=\(a.value) is not a decimal-integer; read as \(Int(f))")
             return Int(f)
         }
-        report(&d, .error, a, "\(tag) \(name)=\(a.value) is not a decimal-integer")
+        report(&d, .error, a, "\(tag) \(name)=\(a.value) \(decimalIntegerProblem(a.value))")
         return nil
     }
 
@@ -300,11 +300,22 @@ func parseDecimalInteger<S: StringProtocol>(_ s: S) -> Int? {
         guard b >= 0x30 && b <= 0x39 else { return nil }
         let (m, o1) = v.multipliedReportingOverflow(by: 10)
         let (r, o2) = m.addingReportingOverflow(Int(b - 0x30))
-        if o1 || o2 { return nil }
+        if o1 || o2 || r > decimalIntegerLimit { return nil }
         v = r
         any = true
     }
     return any ? v : nil
+}
+
+/// The largest decimal-integer read: 2^53. RFC 8216bis §4.2 allows up to 2^64-1, but no media sequence number, duration,
+/// byte offset or bit rate comes near 2^53, and below it every sum and small multiple the rules take stays in 64 bits (a
+/// playlist at Int.max with two segments numbered them past it: DECISIONS.md, "Decimal-integers up to 2^53").
+let decimalIntegerLimit = 1 << 53
+
+/// Why `s` is not read as a decimal-integer: not one (RFC 8216bis §4.2: digits, 0 to 2^64-1), or past `decimalIntegerLimit`.
+func decimalIntegerProblem<S: StringProtocol>(_ s: S) -> String {
+    s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) && UInt64(String(s)) != nil
+        ? "is past 2^53 (\(decimalIntegerLimit)), more than any stream counts" : "is not a decimal-integer"
 }
 
 /// Parses `-?[0-9]+(.[0-9]*)?` (or `.5`) as a Double, nil on anything else (no exponents, no nan/inf).

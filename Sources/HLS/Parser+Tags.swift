@@ -33,7 +33,7 @@ extension ParserState {
             if let n = parseDecimalInteger(v) {
                 playlist.version = n
             } else {
-                report(.error, l.number, "4.4.1.2", "EXT-X-VERSION:\(v) is not a decimal-integer", column: l.valueColumn)
+                report(.error, l.number, "4.4.1.2", "EXT-X-VERSION:\(v) \(decimalIntegerProblem(v))", column: l.valueColumn)
             }
         case .independentSegments:
             playlist.independentSegments = true
@@ -66,7 +66,7 @@ extension ParserState {
                     .error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer; read as \(Int(f.rounded(.up)))",
                     column: l.valueColumn)
             } else {
-                report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) is not a decimal-integer", column: l.valueColumn)
+                report(.error, l.number, "4.4.3.1", "EXT-X-TARGETDURATION:\(v) \(decimalIntegerProblem(v))", column: l.valueColumn)
             }
         case .mediaSequence, .discontinuitySequence:
             let isMS = l.tag == .mediaSequence
@@ -79,7 +79,7 @@ extension ParserState {
                 report(.error, l.number, section, "#EXT-X-DISCONTINUITY-SEQUENCE MUST appear before any EXT-X-DISCONTINUITY")
             }
             guard let n = parseDecimalInteger(v) else {
-                report(.error, l.number, section, "#\(name):\(v) is not a decimal-integer", column: l.valueColumn)
+                report(.error, l.number, section, "#\(name):\(v) \(decimalIntegerProblem(v))", column: l.valueColumn)
                 return
             }
             // A late tag still applies to the whole playlist, as it does when written in its place.
@@ -159,7 +159,7 @@ extension ParserState {
             if let n = parseDecimalInteger(v) {
                 bitrate = n; pendingBitrateTagged = true
             } else {
-                report(.error, l.number, "4.4.4.8", "EXT-X-BITRATE:\(v) is not a decimal-integer (kbps)", column: l.valueColumn)
+                report(.error, l.number, "4.4.4.8", "EXT-X-BITRATE:\(v) \(decimalIntegerProblem(v)) (kbps)", column: l.valueColumn)
             }
         case .part: part(l)
         default: preconditionFailure("#\(l.tag.name) is not of this family")

@@ -127,6 +127,7 @@ extension OriginRouter {
         s += "&client=NAME (kept on every URI listed; a fault with client=NAME hits only that client),\n"
         s += "e.g. /cam-b/cam-b/index.m3u8?delay=3&window=6\n"
         s += "multivariant playlists take ?drm=RUNG&system=fairplay|widevine|playready: that rung marked as DRM-protected\n"
+        s += "live multivariant playlists take ?lag=SECONDS@RENDITION: that rung (v240) publishes that much later than the others\n"
         s += "media and multivariant playlists take ?cues=N: a two-segment break every N segments, as CUE-OUT/CUE-IN with SCTE-35\n"
         s += "and, with PDT, EXT-X-DATERANGE SCTE35-OUT/IN; &cueplan=SECONDS adds that much to the length each break announces\n"
         s += "media and multivariant playlists take ?chapters=N: a date range of CLASS com.hlstui.chapter every N segments (END-ON-NEXT)\n"
