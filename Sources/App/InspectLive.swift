@@ -97,7 +97,7 @@ enum LiveWatching {
                 failed("not a media playlist")
                 continue
             }
-            _ = w.read(n.i, name: x.name, variant: x.variant, at: at, p)
+            _ = w.read(n.i, name: x.name, variant: x.variant, at: at, answered: now(), p)
             if var meter = x.meter {
                 for s in p.segments where !s.gap {
                     meter.listed.insert(s.mediaSequence)

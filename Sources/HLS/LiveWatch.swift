@@ -11,9 +11,12 @@ public struct LiveWatch: Sendable {
     struct Track {
         var name: String
         var variant: Bool
+        /// The last read: when it was asked and when its answer had come (the server's version lies between the two).
         var at: Double
+        var answered: Double
         var playlist: MediaPlaylist
-        /// When the playlist was last read with something new (its window moved or grew), and whether it was said stale since.
+        /// When the answer that first showed the version read last came (the version was out by then), and whether it was
+        /// said stale since.
         var changedAt: Double
         var staleSaid = false
         var changedLastRead = true
@@ -37,18 +40,25 @@ public struct LiveWatch: Sendable {
     /// Reloads read of playlist `index` so far (its first read not counted).
     public func reloads(_ index: Int) -> Int { tracks[index]?.reloads ?? 0 }
 
-    /// Playlist `index` (`name` in the findings; `variant`: a variant's, held against the other variants') read at `t`
-    /// seconds. Returns the findings new with it.
-    public mutating func read(_ index: Int, name: String, variant: Bool, at t: Double, _ p: MediaPlaylist) -> [ContinuityFinding] {
+    /// Playlist `index` (`name` in the findings; `variant`: a variant's, held against the other variants') asked at `t`
+    /// seconds, its answer come at `answered` (nil: at once). Returns the findings new with it.
+    ///
+    /// The times bound what the server did, never more: a version first seen in an answer was out when that answer came, and
+    /// still out when a later read was asked; two versions were made no further apart than from the first read's asking to
+    /// the second's answer.
+    public mutating func read(_ index: Int, name: String, variant: Bool, at t: Double, answered: Double? = nil, _ p: MediaPlaylist)
+        -> [ContinuityFinding]
+    {
+        let end = max(t, answered ?? t)
         var found: [ContinuityFinding] = []
         if var track = tracks[index] {
             let a = track.playlist
             if a.skip == nil, p.skip == nil {
-                found += LiveContinuity.check(previous: a, next: p, elapsed: t - track.at)
+                found += LiveContinuity.check(previous: a, next: p, elapsed: end - track.at)
             }
             let changed = Self.moved(from: a, to: p)
             if changed {
-                (track.changedAt, track.staleSaid) = (t, false)
+                (track.changedAt, track.staleSaid) = (end, false)
             } else if a.isLive, !track.staleSaid, let td = a.targetDuration, t - track.changedAt > 1.5 * Double(td) {
                 track.staleSaid = true
                 let last = a.mediaSequence + a.segments.count - 1
@@ -58,11 +68,11 @@ public struct LiveWatch: Sendable {
                         "unchanged for \(formatSeconds(t - track.changedAt)) s at least (last msn \(last)): a client that reloads a target duration (\(td) s) after a change, then every half of one, found nothing new twice"
                     ))
             }
-            (track.at, track.playlist, track.changedLastRead) = (t, p, changed)
+            (track.at, track.answered, track.playlist, track.changedLastRead) = (t, end, p, changed)
             track.reloads += 1
             tracks[index] = track
         } else {
-            tracks[index] = Track(name: name, variant: variant, at: t, playlist: p, changedAt: t)
+            tracks[index] = Track(name: name, variant: variant, at: t, answered: end, playlist: p, changedAt: end)
         }
         var new: [ContinuityFinding] = []
         for f in found where said.insert("\(index) \(f.rule.rawValue) \(f.msn.map(String.init) ?? "")").inserted {
@@ -98,14 +108,15 @@ public struct LiveWatch: Sendable {
         for (j, other) in tracks.sorted(by: { $0.key < $1.key }) where j != index && other.variant && fresh(other) {
             guard let otherEnd = Self.end(other.playlist) else { continue }
             let apart = end.seconds(since: otherEnd)
-            let gap = abs(t - other.at)
+            // The two versions were made at most this far apart: from one read's asking to the other's answer.
+            let gap = max(me.answered - other.at, other.answered - me.at, 0)
             if abs(apart) > Double(td) + gap + 0.5 {
                 out.append(
                     (
                         j,
                         ContinuityFinding(
                             .variantsDrift, .error, bis("6.2.4"), msn: nil,
-                            "ends \(formatSeconds(abs(apart))) s \(apart > 0 ? "after" : "before") \(other.name)'s by EXT-X-PROGRAM-DATE-TIME (read \(formatSeconds(gap)) s apart): content in one variant and not another must not last longer than the target duration (\(td) s)"
+                            "ends \(formatSeconds(abs(apart))) s \(apart > 0 ? "after" : "before") \(other.name)'s by EXT-X-PROGRAM-DATE-TIME (read at most \(formatSeconds(gap)) s apart): content in one variant and not another must not last longer than the target duration (\(td) s)"
                         )
                     ))
             }

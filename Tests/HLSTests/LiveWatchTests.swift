@@ -55,6 +55,13 @@ struct LiveWatchTests {
         #expect(w.read(0, name: "v0", variant: true, at: 6, try Self.window(11)).isEmpty, "it moved")
         #expect(w.read(0, name: "v0", variant: true, at: 11, try Self.window(11)).map(\.rule) == [.playlistStale])
         #expect(w.findings.count == 2 && w.findings.allSatisfy { $0.playlist == 0 })
+        // A slow answer: the version it shows was out when the answer came, not when it was asked (1.5 s later here), so
+        // two reads 1 and 1.7 s after that answer find nothing stale; a third, 3.5 s after, does.
+        var slow = LiveWatch()
+        #expect(slow.read(0, name: "v0", variant: true, at: 0, answered: 1.5, frozen).isEmpty)
+        #expect(slow.read(0, name: "v0", variant: true, at: 2.5, frozen).isEmpty)
+        #expect(slow.read(0, name: "v0", variant: true, at: 3.2, frozen).isEmpty, "3.2 s after the asking, 1.7 s after the answer")
+        #expect(slow.read(0, name: "v0", variant: true, at: 5, frozen).map(\.rule) == [.playlistStale])
     }
 
     @Test("segments never listed between two reloads closer than two target durations; a window cut under three target durations")
@@ -89,7 +96,7 @@ struct LiveWatchTests {
         #expect(ahead.map(\.rule) == [.variantsDrift] && ahead[0].section == "RFC 8216bis §6.2.4", "\(ahead)")
         #expect(
             ahead.first?.message
-                == "ends 12 s after #0 720p's by EXT-X-PROGRAM-DATE-TIME (read 2.2 s apart): content in one variant and not another must not last longer than the target duration (2 s)",
+                == "ends 12 s after #0 720p's by EXT-X-PROGRAM-DATE-TIME (read at most 2.2 s apart): content in one variant and not another must not last longer than the target duration (2 s)",
             "\(ahead.first?.message ?? "")")
         // A variant that stood still (said stale) and comes back: not a drift against the others read while it stood.
         var f = LiveWatch()
