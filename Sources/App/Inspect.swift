@@ -22,6 +22,8 @@ public struct InspectRequest: Sendable {
     /// `--duration S`: a live stream's playlists read again for S seconds after its first window, each reload held to the
     /// reload rules and its new segments measured (docs/VALIDATION.md).
     public var mediaDuration: Double?
+    /// Standard error is a terminal: the live watch says how far it is on one line, cleared at its end.
+    public var progressOnTerminal = false
     /// One client for every read of a run (its connections kept alive between them); nil: one per read.
     var client: UpstreamClient?
 

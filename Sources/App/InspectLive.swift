@@ -37,9 +37,11 @@ struct LiveWatched {
 /// reload rules and against the other variants (`LiveWatch`), every segment it adds read and measured as the first window's
 /// were.
 enum LiveWatching {
-    static func watch(_ seconds: Double, _ watched: inout [LiveWatched], variables: [String: String], _ req: InspectRequest) async
-        -> (summary: LiveWatchSummary, errors: [String])
-    {
+    /// `progress`: told after each read how far the watch is, in one line.
+    static func watch(
+        _ seconds: Double, _ watched: inout [LiveWatched], variables: [String: String], _ req: InspectRequest,
+        progress: ((String) -> Void)? = nil
+    ) async -> (summary: LiveWatchSummary, errors: [String]) {
         let live = watched.indices.filter { watched[$0].playlist?.isLive ?? true }
         guard !live.isEmpty else { return (LiveWatchSummary(seconds: 0, playlists: 0, reloads: 0, newSegments: 0, findings: []), []) }
         let clock = ContinuousClock()
@@ -115,6 +117,13 @@ enum LiveWatching {
             }
             watched[n.i].playlist = p
             if !p.isLive { ended.insert(n.i) }
+            if let progress {
+                let reloads = live.reduce(0) { $0 + w.reloads($1) }
+                let f = w.findings.count
+                progress(
+                    "live: \(Int(now())) s of \(formatSeconds(seconds)) watched, \(reloads) reload\(reloads == 1 ? "" : "s"), \(newSegments) new segment\(newSegments == 1 ? "" : "s"), \(f) finding\(f == 1 ? "" : "s")"
+                )
+            }
         }
         let findings = w.findings.map { f in
             let x = watched[f.playlist]

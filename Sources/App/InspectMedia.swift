@@ -125,7 +125,12 @@ enum InspectMedia {
                             name: "I-frames \(name) playlist", variant: false, meter: nil, playlist: nil))
                 }
             }
-            let w = await LiveWatching.watch(seconds, &watched, variables: parsed.variables, req)
+            // On a terminal, one line saying how far the watch is, written over and cleared at its end.
+            let onTerminal = req.progressOnTerminal
+            let w = await LiveWatching.watch(
+                seconds, &watched, variables: parsed.variables, req,
+                progress: onTerminal ? { FileHandle.standardError.write(Data(("\r\u{1B}[K" + $0).utf8)) } : nil)
+            if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             live = w.summary
             liveErrors = w.errors
             for x in watched {

@@ -73,6 +73,7 @@ struct InspectCommand: AsyncParsableCommand {
             guard media else { throw ValidationError("--duration goes with --media") }
             guard d > 0 else { throw ValidationError("--duration takes a number of seconds above 0, got \(d)") }
             request.mediaDuration = d
+            request.progressOnTerminal = isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"].map { $0 != "dumb" } ?? false
         }
         if origin.insecure {
             FileHandle.standardError.write(Data("WARNING: --insecure: TLS certificates are NOT checked for \(source)\n".utf8))
