@@ -54,6 +54,16 @@ enum LiveWatching {
         var newSegments = 0
         var errors: [String] = []
         var said: Set<String> = []
+        // Reloads failing, per playlist: since when, how many, the first cause and the latest — one line each outage.
+        var failing: [Int: (from: Double, last: Double, tries: Int, first: String, latest: String)] = [:]
+        func outage(_ i: Int, back at: Double?) {
+            guard let o = failing.removeValue(forKey: i) else { return }
+            var line = "\(watched[i].name): reloads failed from \(formatSeconds(o.from)) s"
+            if o.tries > 1 { line += " to \(formatSeconds(o.last)) s (\(o.tries) tries)" }
+            line += ": \(o.first)" + (o.latest != o.first ? "; the last: \(o.latest)" : "")
+            line += at.map { "; read again at \(formatSeconds($0)) s" } ?? "; still failing when the watch ended"
+            errors.append(line)
+        }
         var retryAt: [Int: Double] = [:]
         var ended: Set<Int> = []
         // Each live playlist read at once first (the window measured may be many seconds old): the watch's first reads.
@@ -84,7 +94,12 @@ enum LiveWatching {
             let td = Double(x.playlist?.targetDuration ?? 10)
             let at = now()
             func failed(_ why: String) {
-                if said.insert("\(n.i) \(why)").inserted { errors.append("\(x.name): reload at \(formatSeconds(at)) s: \(why)") }
+                if var o = failing[n.i] {
+                    (o.last, o.tries, o.latest) = (at, o.tries + 1, why)
+                    failing[n.i] = o
+                } else {
+                    failing[n.i] = (at, at, 1, why, why)
+                }
                 retryAt[n.i] = at + td / 2
             }
             let text: String
@@ -99,6 +114,7 @@ enum LiveWatching {
                 failed("not a media playlist")
                 continue
             }
+            outage(n.i, back: at)
             _ = w.read(n.i, name: x.name, variant: x.variant, at: at, answered: now(), p)
             if var meter = x.meter {
                 for s in p.segments where !s.gap {
@@ -125,6 +141,7 @@ enum LiveWatching {
                 )
             }
         }
+        for i in failing.keys.sorted() { outage(i, back: nil) }
         let findings = w.findings.map { f in
             let x = watched[f.playlist]
             return MediaFinding(

@@ -15,9 +15,11 @@ public struct LiveWatch: Sendable {
         var at: Double
         var answered: Double
         var playlist: MediaPlaylist
-        /// When the answer that first showed the version read last came (the version was out by then), and whether it was
-        /// said stale since.
-        var changedAt: Double
+        /// Which version is the newest read (`LiveRefreshTracker`'s order: an older answer, a stale cache's, is not a new
+        /// one); its `lastChange`: when the answer that first showed it came (the version was out by then).
+        var versions: LiveRefreshTracker
+        var changedAt: Double { versions.lastChange }
+        /// Said stale since that version came.
         var staleSaid = false
         var changedLastRead = true
         var reloads = 0
@@ -56,9 +58,13 @@ public struct LiveWatch: Sendable {
             if a.skip == nil, p.skip == nil {
                 found += LiveContinuity.check(previous: a, next: p, elapsed: end - track.at)
             }
-            let changed = Self.moved(from: a, to: p)
+            let changed: Bool
+            switch track.versions.update(p, at: end) {
+            case .newer, .reset: changed = true
+            case .unchanged, .older, .stuck: changed = false
+            }
             if changed {
-                (track.changedAt, track.staleSaid) = (end, false)
+                track.staleSaid = false
             } else if a.isLive, !track.staleSaid, let td = a.targetDuration, t - track.changedAt > 1.5 * Double(td) {
                 track.staleSaid = true
                 let last = a.mediaSequence + a.segments.count - 1
@@ -72,7 +78,9 @@ public struct LiveWatch: Sendable {
             track.reloads += 1
             tracks[index] = track
         } else {
-            tracks[index] = Track(name: name, variant: variant, at: t, answered: end, playlist: p, changedAt: end)
+            var versions = LiveRefreshTracker()
+            _ = versions.update(p, at: end)
+            tracks[index] = Track(name: name, variant: variant, at: t, answered: end, playlist: p, versions: versions)
         }
         var new: [ContinuityFinding] = []
         for f in found where said.insert("\(index) \(f.rule.rawValue) \(f.msn.map(String.init) ?? "")").inserted {
@@ -80,7 +88,7 @@ public struct LiveWatch: Sendable {
             findings.append(Finding(playlist: index, finding: f))
         }
         // Two variants apart: said once for the pair, whichever was read last.
-        for (other, f) in variant ? drift(index, at: t, p) : []
+        for (other, f) in variant ? drift(index, p) : []
         where said.insert("\(min(index, other))+\(max(index, other)) \(f.rule.rawValue)").inserted {
             new.append(f)
             findings.append(Finding(playlist: index, finding: f))
@@ -88,17 +96,11 @@ public struct LiveWatch: Sendable {
         return new
     }
 
-    /// Something new: the window moved, a segment or a part was added, or the playlist ended.
-    static func moved(from a: MediaPlaylist, to b: MediaPlaylist) -> Bool {
-        a.mediaSequence != b.mediaSequence || a.segments.count != b.segments.count || a.segments.last?.uri != b.segments.last?.uri
-            || a.trailingParts.count != b.trailingParts.count || a.endList != b.endList
-    }
-
     /// RFC 8216bis §6.2.4: content in one variant's playlist and not in another's lies at its start or end and lasts at most a
     /// target duration; matching content has matching discontinuity sequence numbers. Held by EXT-X-PROGRAM-DATE-TIME (media
     /// sequence numbers may differ between variants, §6.3.2), against each other variant's last read, allowing for what
     /// either could have gained between the two reads.
-    func drift(_ index: Int, at t: Double, _ p: MediaPlaylist) -> [(other: Int, finding: ContinuityFinding)] {
+    func drift(_ index: Int, _ p: MediaPlaylist) -> [(other: Int, finding: ContinuityFinding)] {
         guard let td = p.targetDuration, let end = Self.end(p), p.isLive, let me = tracks[index] else { return [] }
         // A playlist left unchanged past the stale rule is said as such; what it lacks is not also a drift (its variants,
         // read as it comes back, would seem apart by the whole time it stood still).

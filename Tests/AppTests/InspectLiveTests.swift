@@ -13,6 +13,10 @@ struct InspectLiveTests {
         let state = CueOrigin.server.router.state
         let (client, fault) = ClientFault.later(state, 3, .freeze, target: .playlist, status: 0, on: "cam-a", for: 7)
         async let cleanRun = CLI.run(["inspect", "--media", "--sample", "1", "--duration", "6", "\(CueOrigin.base)/cam-a/cam-a/index.m3u8"])
+        let (outClient, outage) = ClientFault.later(state, 2, .status, target: .playlist, status: 503, on: "cam-a", for: 3)
+        async let outageRun = CLI.run([
+            "inspect", "--media", "--sample", "1", "--duration", "8", "\(CueOrigin.base)/cam-a/cam-a/index.m3u8?client=\(outClient)",
+        ])
         async let lagRun = CLI.run([
             "inspect", "--media", "--sample", "1", "--duration", "4", "\(CueOrigin.base)/live-ts/master.m3u8?lag=6@v240",
         ])
@@ -40,6 +44,14 @@ struct InspectLiveTests {
         #expect((live["seconds"] as? NSNumber)?.doubleValue == 14 && (live["playlists"] as? Int) == 1, "\(live)")
         #expect((live["reloads"] as? Int ?? 0) >= 8 && (live["newSegments"] as? Int ?? 0) >= 2, "\(live)")
 
+        // Its playlist answered 503 for 3 s: one line for the outage, from when to when, and the read that came back.
+        let down = try await outageRun
+        outage.cancel()
+        _ = await outage.value
+        let line = down.stdout.split(separator: "\n").filter { $0.hasPrefix("live: media playlist: reloads failed from ") }
+        #expect(
+            down.status == 1 && line.count == 1 && line.first?.contains("HTTP 503") == true
+                && line.first?.contains("; read again at ") == true, "\(down.stdout)")
         // One rung's encoder 6 s behind the others: each pair with it said once, naming it.
         let lag = try await lagRun
         let drifts = lag.stdout.split(separator: "\n").filter { $0.contains("(variants-drift, RFC 8216bis §6.2.4)") }
