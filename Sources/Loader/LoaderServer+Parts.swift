@@ -74,11 +74,46 @@ extension LoaderServer {
         var afterHint = false
         var idle = 0
         let playlistID = requested.playlist ?? .upstream(url)
+        /// Writes part bytes to the player; the first 8 KB say the segment's first PTS.
+        @Sendable func deliver(_ b: ByteBuffer) {
+            writer.chunk(b)
+            let ready: [UInt8]? = read.withLockedValue { r in
+                r.part += b.readableBytes
+                guard r.probe.count < 8_192 else { return nil }
+                r.probe += b.readableBytesView.prefix(8_192 - r.probe.count)
+                guard r.probe.count >= 8_192 else { return nil }
+                r.said = true
+                return r.probe
+            }
+            if let ready, let pts = firstPTS(timing, ready) {
+                emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
+            }
+        }
+        /// A first part shorter than the probe: its first PTS once it is whole.
+        func sayUnsaid() {
+            let unsaid: [UInt8]? = read.withLockedValue { r in
+                guard !r.said, !r.probe.isEmpty else { return nil }
+                r.said = true
+                return r.probe
+            }
+            if let unsaid, let pts = firstPTS(timing, unsaid) {
+                emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
+            }
+        }
         func fail(_ why: String) {
             writer.abort(502, "hlstui loader: \(why)")
             emit(.diagnostic("segment \(msn): \(why)"))
             record(.segment, url, rung: rung, msn: msn, since: t0, bytes: sent, status: 502, outcome: .failed(why), paced: true)
         }
+        // Parts listed beyond the one being written, read at once (`readPartsAhead`), by index.
+        // A start inside this segment had its listed parts read with the init section (`readAheadAtStart`).
+        var ahead: [Int: PartAhead] = table.withLockedValue { t in
+            guard let s = t.startParts, s.msn == msn else { return [:] }
+            t.startParts = nil
+            return s.parts
+        }
+        // Read for a player that left before it wanted them: in the request log once they end, as the origin saw them.
+        defer { for a in ahead.values { tasks.spawn { [self] in await recordAhead(a, msn: msn, delivered: false) } } }
         while writer.isActive {
             let held = table.withLockedValue { $0.held[url]?.playlist }
             var step = held.map { PartCursor.next(msn: msn, part: part, in: $0) } ?? .wait
@@ -86,26 +121,32 @@ extension LoaderServer {
             switch step {
             case .fetch(let uri, let range, let hinted):
                 let partURL = VirtualPlaylists.resolve(uri, against: url)
+                if !hinted, let held { readPartsAhead(msn: msn, after: part, base: url, rung: rung, in: held, into: &ahead) }
+                if let a = ahead.removeValue(forKey: part) {
+                    // Read whole: written at once; one that failed is asked again below, as the part would have been. One read
+                    // for another URL (the playlist changed under it) is not the player's.
+                    let same = a.url == partURL && a.range == range
+                    if !same { tasks.spawn { [self] in await recordAhead(a, msn: msn, delivered: false) } }
+                    if same, let r = await recordAhead(a, msn: msn, delivered: true) {
+                        var b = ByteBuffer()
+                        b.writeBytes(r.body)
+                        deliver(b)
+                        writer.flush()
+                        sayUnsaid()
+                        sent += r.bytes
+                        part += 1
+                        afterHint = false
+                        idle = 0
+                        continue
+                    }
+                }
                 noteCMCD(Resource(upstream: partURL, kind: .part, rung: rung, msn: msn))
                 let t1 = now
                 read.withLockedValue { $0.part = 0 }
                 do throws(UpstreamError) {
                     let r = try await client.get(
-                        partURL, range: range, keepBody: 0, retries: hinted ? 0 : nil, cache: .media,
-                        onBody: { [self] b in
-                            writer.chunk(b)
-                            let ready: [UInt8]? = read.withLockedValue { r in
-                                r.part += b.readableBytes
-                                guard r.probe.count < 8_192 else { return nil }
-                                r.probe += b.readableBytesView.prefix(8_192 - r.probe.count)
-                                guard r.probe.count >= 8_192 else { return nil }
-                                r.said = true
-                                return r.probe
-                            }
-                            if let ready, let pts = firstPTS(timing, ready) {
-                                emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
-                            }
-                        }, onReadEnd: { writer.flush() })
+                        partURL, range: range, keepBody: 0, retries: hinted ? 0 : nil, cache: .media, onBody: deliver,
+                        onReadEnd: { writer.flush() })
                     record(
                         .part, partURL, rung: rung, msn: msn, since: t1, head: r.head, bytes: r.bytes, status: r.head.status,
                         prefetch: true,
@@ -121,15 +162,7 @@ extension LoaderServer {
                         return fail("part \(part) (\(partURL)) answered HTTP \(r.head.status)")
                     }
                     writer.flush()
-                    // A first part shorter than the probe: its first PTS once it is whole.
-                    let unsaid: [UInt8]? = read.withLockedValue { r in
-                        guard !r.said, !r.probe.isEmpty else { return nil }
-                        r.said = true
-                        return r.probe
-                    }
-                    if let unsaid, let pts = firstPTS(timing, unsaid) {
-                        emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
-                    }
+                    sayUnsaid()
                     sent += r.bytes
                     part += 1
                     afterHint = hinted
@@ -188,4 +221,52 @@ extension LoaderServer {
             }
         }
     }
+}
+
+extension LoaderServer {
+    /// Reads the parts `m` lists of segment `msn` after `part` (`PartCursor.listed`) that are not read yet, each whole and at
+    /// once: a player that starts inside the segment in progress (PART-HOLD-BACK behind the edge: several parts published)
+    /// waits one round trip for them, not one each. The read-through retries and resumes as any part's.
+    func readPartsAhead(msn: Int, after part: Int, base: String, rung: Int?, in m: MediaPlaylist, into ahead: inout [Int: PartAhead]) {
+        for p in PartCursor.listed(msn: msn, after: part, in: m, limit: StartReads.partsAhead) where ahead[p.part] == nil {
+            ahead[p.part] = readPart(VirtualPlaylists.resolve(p.uri, against: base), range: p.range, msn: msn, rung: rung)
+        }
+    }
+
+    /// Starts reading part `url` (`range`) of segment `msn` whole, for `growing` to write when it comes to it.
+    func readPart(_ url: String, range: String?, msn: Int, rung: Int?) -> PartAhead {
+        let a = PartAhead(read: ReadAhead(kind: .part, msn: msn, rung: rung, start: now), url: url, range: range)
+        noteCMCD(Resource(upstream: url, kind: .part, rung: rung, msn: msn))
+        tasks.spawn { [self] in
+            do throws(UpstreamError) {
+                a.read.finish(try await client.get(url, range: range, cache: .media), at: now)
+            } catch {
+                a.read.failure.withLockedValue { $0 = error }
+                a.read.finish(nil, at: now)
+            }
+        }
+        return a
+    }
+
+    /// Waits for a part read ahead to end and puts it in the request log (`delivered`: the player's body carries it); its
+    /// answer when it came whole.
+    @discardableResult
+    func recordAhead(_ a: PartAhead, msn: Int, delivered: Bool) async -> UpstreamResponse? {
+        let (r, end) = await a.read.outcome()
+        let whole = r.map { (200..<300).contains($0.head.status) && $0.body.count == $0.bytes } ?? false
+        let why =
+            r.map { whole ? nil : "HTTP \($0.head.status)" } ?? (a.read.failure.withLockedValue { $0 }?.description ?? "no answer")
+        record(
+            .part, a.url, rung: a.read.rung, msn: delivered ? msn : nil, since: a.read.start, head: r?.head,
+            durationMs: (end - a.read.start) * 1000, bytes: r?.bytes ?? 0, status: r?.head.status ?? 502, prefetch: true,
+            outcome: RequestOutcome(failure: why), range: a.range)
+        return whole ? r : nil
+    }
+}
+
+/// A part `growing` reads ahead of the one it writes: the read, and what was asked.
+struct PartAhead: Sendable {
+    let read: ReadAhead
+    let url: String
+    let range: String?
 }

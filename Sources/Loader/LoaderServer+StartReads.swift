@@ -72,6 +72,14 @@ extension LoaderServer {
         }
         guard let m else { return }
         for read in StartReads.plan(m, base: url, startMSN: startMSN) {
+            if let i = read.part {
+                let a = readPart(read.url, range: read.range, msn: read.msn, rung: rung)
+                table.withLockedValue { t in
+                    if t.startParts?.msn != read.msn { t.startParts = (read.msn, [:]) }
+                    t.startParts?.parts[i] = a
+                }
+                continue
+            }
             let ahead = ReadAhead(kind: read.kind, msn: read.msn, rung: rung, start: now)
             table.withLockedValue { $0.readAhead[read.url] = ahead }
             var resource = Resource(upstream: read.url, kind: read.kind, rung: rung, msn: read.msn)
@@ -132,9 +140,12 @@ extension LoaderServer {
     /// Reads ahead no player asked for (a reload came first): each in the request log as the origin saw it, once it ended;
     /// not a delivery to the player (no MSN).
     func dropReadsAhead() {
-        let left = table.withLockedValue { t in
-            defer { t.readAhead = [:] }
-            return t.readAhead
+        let (left, parts) = table.withLockedValue { t in
+            defer { (t.readAhead, t.startParts) = ([:], nil) }
+            return (t.readAhead, t.startParts)
+        }
+        if let parts {
+            for a in parts.parts.values { tasks.spawn { [self] in await recordAhead(a, msn: parts.msn, delivered: false) } }
         }
         for (url, a) in left {
             guard let (r, end) = a.finished else { continue }

@@ -229,6 +229,9 @@ public final class LoaderServer: Sendable {
         var prewarmed: [String: (response: UpstreamResponse, playlist: MediaPlaylist, at: Double)] = [:]
         /// The init section and first segments read at start before the player asks (`StartReads`), by URL: taken once.
         var readAhead: [String: ReadAhead] = [:]
+        /// The parts of the segment in progress read at start, by index, when the player starts inside it: taken by the
+        /// player's request of that segment (`growing`).
+        var startParts: (msn: Int, parts: [Int: PartAhead])?
         var startReadsDone = false
         /// Playlists whose delta updates did not merge (said once each).
         var deltaRefused: Set<String> = []

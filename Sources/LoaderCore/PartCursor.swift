@@ -36,6 +36,30 @@ public enum PartCursor {
         return .wait
     }
 
+    /// One part `listed` names: its index in the segment, URI and byte range.
+    public struct Listed: Sendable, Equatable {
+        public var part: Int
+        public var uri: String
+        public var range: String?
+        public init(part: Int, uri: String, range: String?) {
+            self.part = part
+            self.uri = uri
+            self.range = range
+        }
+    }
+
+    /// The parts `m` lists of segment `msn` after part `part`, at most `limit`, not the hinted one (the server holds that
+    /// request until the part exists, §4.4.5.3): a player that comes to the segment late (a start inside it) has several
+    /// published, read together — one round trip for them all instead of one each (`LoaderServer.growing`).
+    public static func listed(msn: Int, after part: Int, in m: MediaPlaylist, limit: Int) -> [Listed] {
+        var out: [Listed] = []
+        for p in (part + 1)..<(part + 1 + max(0, limit)) {
+            guard case .fetch(let uri, let range, false) = next(msn: msn, part: p, in: m) else { break }
+            out.append(Listed(part: p, uri: uri, range: range))
+        }
+        return out
+    }
+
     static func fetch(_ p: Part) -> PartStep {
         .fetch(uri: p.uri, range: p.byteRange.map { "bytes=\($0.offset)-\($0.offset + $0.length - 1)" }, hinted: false)
     }

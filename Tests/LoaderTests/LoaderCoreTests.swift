@@ -358,9 +358,35 @@ struct StartReadsTests {
         #expect(StartReads.plan(looped, base: Self.base, startMSN: nil).map(\.msn) == [10, 10, 11])
     }
 
-    @Test("nothing read ahead for LL-HLS, and none from a GAP, an encrypted or a sub-range segment on")
+    /// A live LL-HLS window of three complete fMP4 segments (10–12) and segment 13 in progress with two parts published.
+    static let lowLatency = media(
+        "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=3\n#EXT-X-PART-INF:PART-TARGET=1\n#EXT-X-MAP:URI=\"init.mp4\"\n"
+            + segments(3) + "#EXT-X-PART:DURATION=1,URI=\"s3.0.m4s\",INDEPENDENT=YES\n#EXT-X-PART:DURATION=1,URI=\"s3.1.m4s\"\n"
+            + "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"s3.2.m4s\"\n",
+        live: true)
+
+    @Test("LL-HLS: from the start the session chose, complete segments only; a start inside the segment in progress reads the init section and its parts listed so far")
+    func lowLatency() {
+        let m = Self.lowLatency
+        #expect(
+            StartReads.plan(m, base: Self.base, startMSN: 11) == [
+                .init(url: "http://origin.test/v/init.mp4", kind: .initSection, msn: 11),
+                .init(url: "http://origin.test/v/s1.m4s", kind: .segment, msn: 11, duration: 2, next: "http://origin.test/v/s2.m4s"),
+                .init(url: "http://origin.test/v/s2.m4s", kind: .segment, msn: 12, duration: 2, next: nil),
+            ])
+        #expect(StartReads.plan(m, base: Self.base, startMSN: 12).map(\.msn) == [12, 12], "the segment in progress is not read whole")
+        #expect(
+            StartReads.plan(m, base: Self.base, startMSN: 13) == [
+                .init(url: "http://origin.test/v/init.mp4", kind: .initSection, msn: 13),
+                .init(url: "http://origin.test/v/s3.0.m4s", kind: .part, msn: 13, part: 0),
+                .init(url: "http://origin.test/v/s3.1.m4s", kind: .part, msn: 13, part: 1),
+            ], "not the hinted part: the server holds it until it exists")
+        #expect(StartReads.plan(m, base: Self.base, startMSN: nil).isEmpty, "no start chosen: where FFmpeg starts in a listing with parts is not guessed")
+        #expect(StartReads.plan(m, base: Self.base, startMSN: 14).isEmpty)
+    }
+
+    @Test("none from a GAP, an encrypted or a sub-range segment on")
     func refused() {
-        #expect(StartReads.plan(Self.media("#EXT-X-PART-INF:PART-TARGET=1\n" + Self.segments(3)), base: Self.base, startMSN: nil).isEmpty)
         #expect(
             StartReads.plan(Self.media("#EXTINF:2,\ns0.ts\n#EXT-X-GAP\n#EXTINF:2,\ns1.ts\n"), base: Self.base, startMSN: nil).map(\.msn)
                 == [10])

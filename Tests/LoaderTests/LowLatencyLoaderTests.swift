@@ -264,6 +264,49 @@ struct LowLatencyLoaderTests {
     }
 
     @Test(
+        "a player that starts inside the segment in progress: its listed parts are read with the init section, together, before it asks; the body is the segment's bytes"
+    )
+    func startInsideSegment() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let model = LowLatencyModel(scenario: Scenario.named("ll-fmp4")!, rendition: TestOrigins.media.lowLatency("v144", .fmp4)!)
+        let o = LiveOverrides()
+        // Started once two parts of the segment in progress are out and at least one is still to come (its 4 s: parts 2 and 3).
+        var progress = 0
+        for _ in 0..<3 {
+            let now = Date().timeIntervalSince1970
+            progress = model.lastCompleteMSN(at: now, overrides: o) + 1
+            let second = model.published(msn: progress, part: 1, overrides: o)
+            let complete = model.published(msn: progress, part: nil, overrides: o)
+            if now >= second + 0.05 && complete - now > 1 { break }
+            try await Task.sleep(for: .seconds(max(0.05, (now < second ? second : complete) - now + 0.1)))
+        }
+        let url = "\(Self.origin.httpBase)/ll-fmp4/v144/index.m3u8"
+        let opened = try await loader.openStream(url, startMSN: progress)
+        let (_, segments) = try await media(c, opened.playerURL)
+        let growing = try #require(segments.last)
+        try #require(growing.msn == progress, "started at \(progress), the player's playlist ends at \(growing.msn) (a loaded machine)")
+        let asked = loader.now
+        let r = try await c.get(growing.url)
+        #expect(r.head.status == 200)
+        let whole = try await c.get("\(Self.origin.httpBase)/ll-fmp4/v144/s\(growing.msn).m4s")
+        #expect(r.body == whole.body, "\(r.body.count) bytes against \(whole.body.count)")
+        try await Task.sleep(for: .milliseconds(100))
+        let parts = log.requests.filter { $0.kind == .part && $0.msn == growing.msn }.sorted { $0.url < $1.url }
+        #expect(parts.count == 4 && parts.allSatisfy { $0.status == 200 && $0.prefetch }, "\(parts.map(\.url))")
+        // The parts listed when the stream was opened: each asked before the player asked for the segment, and every one of
+        // them before the first of them was answered — together, not one after another.
+        let early = parts.filter { $0.start < asked }
+        #expect(early.count >= 2, "\(parts.map { "\($0.url) +\(fixed($0.start - asked, 3)) s" })")
+        let firstAnswered = early.map { $0.start + $0.durationMs / 1000 }.min() ?? 0
+        #expect(early.allSatisfy { $0.start < firstAnswered }, "\(early.map { "\(fixed($0.start, 3))+\(fixed($0.durationMs, 0)) ms" })")
+        #expect(log.diagnostics.isEmpty, "\(log.diagnostics)")
+    }
+
+    @Test(
         "a player given the stream again while the one before it read the segment in progress: its first read lists that segment at once, no blocking reload"
     )
     func reloadedPlayer() async throws {

@@ -45,6 +45,18 @@ struct PartCursorTests {
         #expect(PartCursor.next(msn: 90, part: 0, in: m) == .lost)
     }
 
+    @Test("the parts listed after the one being read, to read together: never the hinted one, at most the limit")
+    func listedAhead() {
+        let m = playlist(trailing: 3)
+        #expect(PartCursor.listed(msn: 103, after: 0, in: m, limit: 4).map(\.uri) == ["s103.1.ts", "s103.2.ts"])
+        #expect(PartCursor.listed(msn: 103, after: 0, in: m, limit: 1).map(\.part) == [1])
+        #expect(PartCursor.listed(msn: 103, after: 2, in: m, limit: 4).isEmpty, "part 3 is only hinted")
+        #expect(PartCursor.listed(msn: 102, after: 1, in: m, limit: 4).map(\.part) == [2, 3], "a complete segment's parts end it")
+        #expect(PartCursor.listed(msn: 104, after: 0, in: m, limit: 4).isEmpty)
+        let ranged = playlist(trailing: 2, byteRange: true)
+        #expect(PartCursor.listed(msn: 103, after: 0, in: ranged, limit: 4) == [.init(part: 1, uri: "s103.ts", range: "bytes=1000-1999")])
+    }
+
     @Test("byte-range parts and an open-ended hint are asked for by Range")
     func byteRanges() {
         let m = playlist(trailing: 2, byteRange: true)
