@@ -365,7 +365,9 @@ struct StartReadsTests {
             + "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"s3.2.m4s\"\n",
         live: true)
 
-    @Test("LL-HLS: from the start the session chose, complete segments only; a start inside the segment in progress reads the init section and its parts listed so far")
+    @Test(
+        "LL-HLS: from the start the session chose, complete segments only; a start inside the segment in progress reads the init section and its parts listed so far"
+    )
     func lowLatency() {
         let m = Self.lowLatency
         #expect(
@@ -381,7 +383,9 @@ struct StartReadsTests {
                 .init(url: "http://origin.test/v/s3.0.m4s", kind: .part, msn: 13, part: 0),
                 .init(url: "http://origin.test/v/s3.1.m4s", kind: .part, msn: 13, part: 1),
             ], "not the hinted part: the server holds it until it exists")
-        #expect(StartReads.plan(m, base: Self.base, startMSN: nil).isEmpty, "no start chosen: where FFmpeg starts in a listing with parts is not guessed")
+        #expect(
+            StartReads.plan(m, base: Self.base, startMSN: nil).isEmpty,
+            "no start chosen: where FFmpeg starts in a listing with parts is not guessed")
         #expect(StartReads.plan(m, base: Self.base, startMSN: 14).isEmpty)
     }
 
