@@ -29,15 +29,19 @@ def control(path):
 
 
 def hlstui_start(url, extra):
-    """Seconds from spawn to the firstFrame line, and the event's session time."""
+    """Seconds from spawn to the firstFrame line, the event's session time, and whether a blocking reload came before it
+    (LL-HLS: the player's first read waited for the next segment's first part)."""
     t0 = time.monotonic()
     p = subprocess.Popen([hlstui, "monitor", url, "--video", "none", "--rate", "4", "--duration", "6", *extra],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    held = False
     try:
         for line in p.stdout:
+            if '"event":"reload"' in line and json.loads(line).get("blockedFor") is not None:
+                held = True
             if '"firstFrame"' in line:
-                return time.monotonic() - t0, json.loads(line)["at"]
-        return None, None
+                return time.monotonic() - t0, json.loads(line)["at"], held
+        return None, None, held
     finally:
         p.send_signal(signal.SIGKILL)
         p.wait()
@@ -67,15 +71,17 @@ def case(name, url, delay, extra=()):
     control("clear")
     if delay:
         control(f"fault?kind=slow&target=any&ms={delay}")
-    spawn, session, plain = [], [], []
+    spawn, session, plain, held = [], [], [], 0
     for _ in range(runs):
-        s, a = hlstui_start(url, list(extra))
+        s, a, h = hlstui_start(url, list(extra))
         spawn.append(s)
         session.append(a)
+        held += h
         plain.append(mpv_start(url))
     control("clear")
-    return {"stream": name, "delayMs": delay, "hlstuiSession": median(session), "hlstuiSpawn": median(spawn),
-            "mpvSpawn": median(plain), "runs": runs}
+    done = [x for x in session if x is not None]
+    return {"stream": name, "delayMs": delay, "hlstuiSession": median(session), "hlstuiSessionMax": max(done) if done else None,
+            "hlstuiHeld": held, "hlstuiSpawn": median(spawn), "mpvSpawn": median(plain), "runs": runs}
 
 
 origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--tls", "--tls-port", "0", "--quiet", "--cache", cache],

@@ -573,17 +573,21 @@ md = ["## Start-up on a real link: hlstui vs plain mpv", "",
       f"{r['rows'][0]['runs']} starts of each, alternated. hlstui: `monitor`'s `firstFrame` (session clock: from hlstui's start to the "
       "player's first frame) and from spawning the process to that line; plain mpv (`--no-config`, FFmpeg's own HLS client straight "
       "at the origin): from spawning it to its log's first video frame.", "",
-      "| stream | delay per answer | hlstui, session clock | hlstui, from spawn | plain mpv, from spawn | hlstui ÷ mpv, from spawn |",
-      "|---|---|---|---|---|---|"]
+      "| stream | delay per answer | hlstui, session clock | slowest start | hlstui, from spawn | plain mpv, from spawn | hlstui ÷ mpv, from spawn |",
+      "|---|---|---|---|---|---|---|"]
 for x in r["rows"]:
     ratio = x["hlstuiSpawn"] / x["mpvSpawn"] if x["hlstuiSpawn"] and x["mpvSpawn"] else None
-    md.append(f"| {x['stream']} | {x['delayMs']} ms | {f(x['hlstuiSession'])} | {f(x['hlstuiSpawn'])} | {f(x['mpvSpawn'])} | "
-              + ("—" if ratio is None else f"{ratio:.2f}×") + " |")
+    held = f" ({x['hlstuiHeld']} waited for a part)" if x.get("hlstuiHeld") else ""
+    md.append(f"| {x['stream']} | {x['delayMs']} ms | {f(x['hlstuiSession'])} | {f(x.get('hlstuiSessionMax'))}{held} | "
+              f"{f(x['hlstuiSpawn'])} | {f(x['mpvSpawn'])} | " + ("—" if ratio is None else f"{ratio:.2f}×") + " |")
 md += ["", "Goal at 50 ms: the session clock at most 0.25 s and at most 0.5× plain mpv from spawn. The floor is three round trips "
        "(multivariant, media playlist, first segments) and the first decode; hlstui reads the media playlist ahead and the init section "
-       "and first two segments in parallel at start (DECISIONS.md, \"Start-up reads ahead\"), and gives the player no subtitle "
+       "and first two segments in parallel at start (DECISIONS.md, \"Start-up reads ahead\"; on LL-HLS the complete segments "
+       "and the parts listed from where the session starts, PART-HOLD-BACK behind the last part), and gives the player no subtitle "
        "rendition, whose WebVTT segments FFmpeg reads one by one before its first frame. Plain mpv opens every variant's playlist and "
-       "starts on the highest.", ""]
+       "starts on the highest. \"Waited for a part\": an fMP4 LL-HLS start whose playlist, read at start, ended on a complete "
+       "segment: the player's first read waits for the next segment's first part (at most a part target, 1 s here), which says "
+       "whether a discontinuity opens it (docs/LOWLATENCY.md).", ""]
 print("\n".join(md))
 PY
 fi
