@@ -1,11 +1,18 @@
 // libFuzzer entry point: feeds arbitrary bytes to the lexer, the attribute-list tokenizer, the parser and the writer; then
 // to what reads a parsed playlist — the lint, the timeline, a delta update merged into the playlist it updates, and the
 // reload rules between two reloads (`LiveContinuity`, `LiveWatch`). The input is also cut in two at its first NUL, as two
-// versions of one playlist.
+// versions of one playlist. An input that opens with `{` goes to the JSON the network brings beside playlists instead: a
+// content steering manifest and an interstitial's asset list (built in from LoaderCore by scripts/fuzz.sh).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPlaylist(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
+    if bytes.first == UInt8(ascii: "{") {
+        let body = Array(bytes)
+        if case .success(let m) = SteeringManifest.parse(body, from: "https://x/steer?a=1") { _ = m.ttl }
+        if case .success(let list) = AssetList.parse(body, from: "https://x/assets.json") { _ = list.assets.count }
+        return 0
+    }
     let text = String(decoding: bytes, as: UTF8.self)
     var diagnostics: [Diagnostic] = []
     _ = AttributeList.parse(Substring(text), line: 1, column: 1, diagnostics: &diagnostics)

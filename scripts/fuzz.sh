@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes with libFuzzer: the playlist lexer, attribute lists, parser, writer, lint, delta updates and reload rules
-# (Fuzz/FuzzPlaylist.swift); then every media parser the network reaches (MPEG-TS, H.264 SPS/VUI, HEVC, Dolby Vision,
+# Fuzzes with libFuzzer: the playlist lexer, attribute lists, parser, writer, lint, delta updates and reload rules, and
+# the content steering and asset-list JSON readers (Fuzz/FuzzPlaylist.swift); then every media parser the network reaches (MPEG-TS, H.264 SPS/VUI, HEVC, Dolby Vision,
 # audio codecs, fragmented MP4, ID3, SCTE-35; Fuzz/FuzzMedia.swift).
 #   scripts/fuzz.sh [SECONDS]     each target for SECONDS (default 300), from the project's seeds (what CI runs, 30 s)
 #   scripts/fuzz.sh --campaign [PLAYLIST_RUNS [MEDIA_RUNS]]
@@ -34,8 +34,13 @@ mkdir -p "$out" "$corpus"
 # Seed with the project's fixtures and, when present, the shared corpus.
 cp -n Fuzz/corpus/* "$corpus/" 2>/dev/null || true
 if [ -d ../shared/corpus/public ]; then cp -n ../shared/corpus/public/*.m3u8 "$corpus/" 2>/dev/null || true; fi
+# The steering manifest's and asset list's JSON readers (LoaderCore) are built into the same module, their `import HLS` taken off.
+# They resolve URIs with `VirtualPlaylists.resolve`, taken from its file as it is.
+for f in SteeringJSON AssetListJSON; do sed '/^import HLS$/d' "Sources/LoaderCore/$f.swift" > "$out/$f.swift"; done
+{ echo "import Foundation"; echo "enum VirtualPlaylists {"; awk '/public static func resolve\(/,/^    }$/' Sources/LoaderCore/VirtualPlaylists.swift; echo "}"; } \
+  > "$out/Resolve.swift"
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HLS \
-  Sources/HLS/*.swift Fuzz/FuzzPlaylist.swift -o "$out/fuzz-playlist" 2> "$out/build.log" \
+  Sources/HLS/*.swift "$out"/{SteeringJSON,AssetListJSON,Resolve}.swift Fuzz/FuzzPlaylist.swift -o "$out/fuzz-playlist" 2> "$out/build.log" \
   || { cat "$out/build.log"; echo "fuzz: build FAILED"; exit 1; }
 "$out/fuzz-playlist" "$corpus" "$(budget "${playlist_runs:-0}")" -timeout=5 -rss_limit_mb=2048 -artifact_prefix="$out/" \
   -max_len=65536 -print_final_stats=1 2> "$out/fuzz.log" || { tail -40 "$out/fuzz.log"; echo "fuzz: FAILED (crash, hang or leak above)"; exit 1; }
