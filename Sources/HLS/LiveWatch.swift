@@ -39,6 +39,13 @@ public struct LiveWatch: Sendable {
         return t.at + (t.changedLastRead ? td : td / 2)
     }
 
+    /// Forgets the list of findings, so a watch that runs for days (the Session's, which keeps its own) holds no list that
+    /// grows; what was said is remembered, up to 4,096 findings (then a finding still true may be said again).
+    public mutating func forgetFindings() {
+        findings = []
+        if said.count > 4096 { said = [] }
+    }
+
     /// Reloads read of playlist `index` so far (its first read not counted).
     public func reloads(_ index: Int) -> Int { tracks[index]?.reloads ?? 0 }
 

@@ -10,10 +10,16 @@ extension SessionState {
         // The same playlist whatever delivery directives (_HLS_msn, _HLS_part, _HLS_skip) a blocking reload added.
         let url = Self.withoutDirectives(p.url)
         defer { lastRead[key] = (url, p.playlist, t) }
-        guard let last = lastRead[key], last.url == url, last.playlist.skip == nil, p.playlist.skip == nil else { return [] }
+        var found: [ContinuityFinding] = []
+        if let last = lastRead[key], last.url == url, last.playlist.skip == nil, p.playlist.skip == nil {
+            found += LiveContinuity.check(previous: last.playlist, next: p.playlist, elapsed: t - last.t)
+        }
+        // Said once each by `LiveWatch` itself (a drift once per pair of variants).
+        let timed = versionRules(p, key: key, url: url, at: t)
         var facts: [SessionFact] = []
-        for f in LiveContinuity.check(previous: last.playlist, next: p.playlist, elapsed: t - last.t) {
-            guard violationsSaid.insert("\(key) \(f.rule.rawValue) \(f.msn.map(String.init) ?? "")").inserted else { continue }
+        for f in found + timed {
+            guard timed.contains(f) || violationsSaid.insert("\(key) \(f.rule.rawValue) \(f.msn.map(String.init) ?? "")").inserted
+            else { continue }
             if violationsSaid.count > 512 { violationsSaid.removeAll() }
             violationCount += 1
             let name = p.rung.map { ladder.rungs[safe: $0]?.name ?? "rung \($0)" } ?? p.rendition ?? "rendition"
@@ -22,6 +28,22 @@ extension SessionState {
             facts.append(.violation(rung: p.rung, rendition: p.rendition, finding: f))
         }
         return facts
+    }
+
+    /// The rules that time versions, on a live playlist read at `t` (`LiveWatch`: the same as `inspect --media --duration`):
+    /// `playlist-stale` (RFC 8216bis §6.3.4), and for a variant, its end against the other variants' last reads by PDT
+    /// (§6.2.4). Only the rungs read are compared: every rung of a spliced MPEG-TS ladder, the playing one of fMP4. The
+    /// reload rules proper are `continuity`'s; each finding here comes once (a drift once per pair of variants).
+    mutating func versionRules(_ p: PlaylistEvent, key: String, url: String, at t: Double) -> [ContinuityFinding] {
+        guard judgesVersions, p.playlist.isLive else { return [] }
+        let id = "\(key) \(url)"
+        let index = versionIndex[id] ?? versionIndex.count
+        versionIndex[id] = index
+        let name = p.rung.map { ladder.rungs[safe: $0]?.name ?? "rung \($0)" } ?? p.rendition ?? "rendition"
+        let found = versions.read(index, name: name, variant: p.rung != nil, at: t, p.playlist)
+        versions.forgetFindings()
+        let timed: Set<ContinuityFinding.Rule> = [.playlistStale, .variantsDrift, .variantsDiscontinuity]
+        return found.filter { timed.contains($0.rule) }
     }
 
     /// `url` without the query items of RFC 8216bis §6.2.5.1's delivery directives (`_HLS_…`).

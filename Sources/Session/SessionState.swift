@@ -19,6 +19,9 @@ public struct SessionSettings: Sendable {
     public var insecureTLS = false
     /// The player decodes no video (`SessionState.forgetsBeforeReload`).
     public var forgetsBeforeReload = false
+    /// The rules that time the playlists' versions — `playlist-stale` and the variants' drift (docs/VALIDATION.md). Off in a
+    /// replay: its playlists are the recording's versions, answered when the replay asks, not when the origin made them.
+    public var judgesVersions = true
     public init() {}
 }
 
@@ -115,6 +118,12 @@ public struct SessionState: Sendable {
     var lastRead: [String: (url: String, playlist: MediaPlaylist, t: Double)] = [:]
     /// Violations said (rule and segment, per playlist): each once.
     var violationsSaid: Set<String> = []
+    /// `SessionSettings.judgesVersions`.
+    var judgesVersions = true
+    /// The live playlists' versions as read, for the stale and drift rules (`LiveWatch`), by index (`versionIndex`).
+    var versions = LiveWatch()
+    /// Each playlist's index in `versions`: its rung or rendition and URL (another pathway's copy is another server).
+    var versionIndex: [String: Int] = [:]
     /// The segments' media as their first bytes showed it, by rung and msn (the last few: `segmentMedia`).
     var segmentsRead: [Int: [Int: SegmentMedia]] = [:]
     /// The top playlist declares EXT-X-INDEPENDENT-SEGMENTS (for every media playlist, RFC 8216bis §4.4.2.1).
@@ -216,6 +225,7 @@ public struct SessionState: Sendable {
         abr = settings.abr
         insecureTLS = settings.insecureTLS
         forgetsBeforeReload = settings.forgetsBeforeReload
+        judgesVersions = settings.judgesVersions
         chooseAudio(settings.audio)
         chooseSubtitles(settings.subtitles)
     }

@@ -43,7 +43,12 @@ struct ReplayCommand: AsyncParsableCommand {
         defer { session.server.stop() }
         // Played as it was recorded: the recorded pin, caps, switch modes, buffers and sync.
         let player = try self.player.replaying(session.options)
-        let panes = try session.urls.map { try player.paneConfig(url: $0, loader: LoaderOptions(), defaultAudio: json ? "null" : nil) }
+        let panes = try session.urls.map { url in
+            var p = try player.paneConfig(url: url, loader: LoaderOptions(), defaultAudio: json ? "null" : nil)
+            // The recording's playlists answer when the replay asks: their versions' timing is not the origin's.
+            p.session.judgesVersions = false
+            return p
+        }
         let status: Int32
         if json {
             var request = MonitorRequest(panes: panes, duration: duration ?? session.length)

@@ -41,6 +41,14 @@ struct ValidationE2ETests {
         #expect(clean.named("violation").isEmpty, "\(clean.named("violation"))")
     }
 
+    @Test("a playlist frozen for 6 s: playlist-stale, once, with its rule's section; nothing else")
+    func frozen() async throws {
+        let r = try await run("cam-a", .freeze, lasting: 6, seconds: 14)
+        let v = r.named("violation")
+        #expect(v.map { $0["rule"] as? String } == ["playlist-stale"], "\(v)")
+        #expect(v.first?["section"] as? String == "RFC 8216bis §6.3.4" && v.first?["severity"] as? String == "should", "\(v)")
+    }
+
     @Test("a camera listing two segments, four seconds, under three target durations: window-short, once")
     func shortWindow() async throws {
         let r = try await MonitorRun.run(["\(CueOrigin.base)/cam-a/cam-a/index.m3u8?window=2", "--duration", "8"])

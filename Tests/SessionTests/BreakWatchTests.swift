@@ -224,4 +224,46 @@ struct ReloadRuleTests {
         #expect(Self.violations(short) == ["window-short"], "\(short)")
         #expect(Self.violations(s.apply(try Self.event(url, from: 32, count: 2), at: 27)).isEmpty, "said once per playlist")
     }
+
+    /// Rung `rung`'s live playlist from `msn`, three 2 s segments, the first dated `pdt` seconds after 10:00:00.
+    static func dated(rung: Int, from msn: Int, pdt: Int) throws -> SessionEvent {
+        var t = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(msn)\n"
+        t += "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T10:00:\(pdt < 10 ? "0" : "")\(pdt).000Z\n"
+        for m in msn..<(msn + 3) { t += "#EXTINF:2,\ns\(m).ts\n" }
+        let m = try #require(PlaylistParser.parseLenient(t).playlist.media)
+        return .loader(.playlist(PlaylistEvent(url: "http://o/v\(rung)/index.m3u8", rung: rung, rendition: nil, playlist: m, received: 0)))
+    }
+
+    @Test("a playlist unchanged past 1.5 target durations since its version first came: playlist-stale, once per version")
+    func stale() throws {
+        var s = SessionState(url: "http://o/live/index.m3u8")
+        let url = "http://o/live/index.m3u8"
+        #expect(Self.violations(s.apply(try Self.event(url, from: 10), at: 1)).isEmpty)
+        #expect(Self.violations(s.apply(try Self.event(url, from: 10), at: 3.9)).isEmpty, "2.9 s: within 1.5 target durations (3 s)")
+        let stale = s.apply(try Self.event(url, from: 10), at: 4.5)
+        #expect(Self.violations(stale) == ["playlist-stale"], "\(stale)")
+        #expect(s.log.last?.text.contains("(playlist-stale, RFC 8216bis §6.3.4)") == true, "\(s.log.last?.text ?? "")")
+        #expect(Self.violations(s.apply(try Self.event(url, from: 10), at: 6)).isEmpty, "once per version")
+        #expect(Self.violations(s.apply(try Self.event(url, from: 11), at: 7)).isEmpty)
+        // A replay's playlists are the recording's versions, answered when it asks: not judged.
+        var settings = SessionSettings()
+        settings.judgesVersions = false
+        var replay = SessionState(url: url, settings: settings)
+        for t in [1.0, 4.5, 9] { #expect(Self.violations(replay.apply(try Self.event(url, from: 10), at: t)).isEmpty) }
+    }
+
+    @Test("two variants whose ends lie further apart by PDT than a target duration: variants-drift, once for the pair")
+    func drift() throws {
+        var s = SessionState(url: "http://o/live/master.m3u8")
+        #expect(Self.violations(s.apply(try Self.dated(rung: 0, from: 10, pdt: 10), at: 1)).isEmpty)
+        // Rung 1 ends 10 s before rung 0 (10:00:06 against 10:00:16), read at the same moment: more than 2 s + 0.5.
+        let apart = s.apply(try Self.dated(rung: 1, from: 5, pdt: 0), at: 1)
+        #expect(Self.violations(apart) == ["variants-drift"], "\(apart)")
+        #expect(s.violations.last?.finding.message.contains("ends 10 s before") == true, "\(s.violations.last?.finding.message ?? "")")
+        #expect(Self.violations(s.apply(try Self.dated(rung: 0, from: 11, pdt: 12), at: 3)).isEmpty, "said once for the pair")
+        // Within a target duration: nothing.
+        var near = SessionState(url: "http://o/live/master.m3u8")
+        _ = near.apply(try Self.dated(rung: 0, from: 10, pdt: 10), at: 1)
+        #expect(Self.violations(near.apply(try Self.dated(rung: 1, from: 10, pdt: 9), at: 1)).isEmpty)
+    }
 }
