@@ -15,10 +15,10 @@ extension LoaderServer {
     func growingSegment(_ m: MediaPlaylist) -> Segment? {
         guard Self.givesParts(m, options: options), var g = m.segmentInProgress else { return nil }
         if options.decryptAES, g.keys.contains(where: { $0.method == .aes128 && $0.system == .identity }) { return nil }
-        // fMP4: only once its first part is listed. Before that nothing says whether a discontinuity opens it (the tag comes
-        // with its first part), and an fMP4 discontinuity must end the player's playlist: FFmpeg reading a fragment whose
-        // decode times start over skipped 1.3 s (VirtualPlaylists.endingBeforeBreak; DECISIONS.md, LL-HLS).
-        if m.isFragmentedMP4 && g.parts.isEmpty { return nil }
+        // fMP4 before its first part is listed: nothing says yet whether a discontinuity or another EXT-X-MAP opens it (the
+        // tags come with that part). It is listed all the same, so a player at the edge has its next segment at once; its
+        // body writes nothing until the playlist lists that part, and ends empty if the segment opens a break
+        // (`unconfirmed`, `growing`; DECISIONS.md, LL-HLS).
         // Listed as long as its parts so far (at least one part target): FFmpeg 5.1 reloads once the last segment's duration has
         // passed since its last reload, so a longer one would leave it waiting at the segment's end for the next to be listed.
         g.duration = max(g.duration, m.partTarget ?? 1)
@@ -105,6 +105,9 @@ extension LoaderServer {
             emit(.diagnostic("segment \(msn): \(why)"))
             record(.segment, url, rung: rung, msn: msn, since: t0, bytes: sent, status: 502, outcome: .failed(why), paced: true)
         }
+        // An fMP4 segment the player was given before its first part was listed: nothing is written until the playlist lists
+        // that part, which says whether a discontinuity or another EXT-X-MAP opens it; the hinted part is read meanwhile.
+        var awaitingFirstPart = held0?.isFragmentedMP4 == true && table.withLockedValue { $0.unconfirmed[playlistID] == msn }
         // Parts listed beyond the one being written, read at once (`readPartsAhead`), by index.
         // A start inside this segment had its listed parts read with the init section (`readAheadAtStart`).
         var ahead: [Int: PartAhead] = table.withLockedValue { t in
@@ -118,6 +121,31 @@ extension LoaderServer {
             let held = table.withLockedValue { $0.held[url]?.playlist }
             var step = held.map { PartCursor.next(msn: msn, part: part, in: $0) } ?? .wait
             if case .fetch(_, _, true) = step, hintFailed == part { step = .wait }
+            if awaitingFirstPart, let held {
+                switch step {
+                case .fetch(let uri, let range, true):
+                    if ahead[part] == nil {
+                        ahead[part] = readPart(VirtualPlaylists.resolve(uri, against: url), range: range, msn: msn, rung: rung)
+                    }
+                    step = .wait
+                case .fetch(_, _, false), .complete:
+                    awaitingFirstPart = false
+                    table.withLockedValue { if $0.unconfirmed[playlistID] == msn { $0.unconfirmed[playlistID] = nil } }
+                    if PartCursor.opensBreak(msn: msn, in: held) == true {
+                        // Not one byte went: the player reads an empty segment, its next playlist ends before this one (an
+                        // fMP4 break, `VirtualPlaylists.ending`) and the session reloads after it, as at any fMP4 discontinuity.
+                        writer.end()
+                        table.withLockedValue { t in
+                            if t.lastRequested[playlistID] == msn { t.lastRequested[playlistID] = msn - 1 }
+                            if t.progress[playlistID] == msn { t.progress[playlistID] = msn - 1 }
+                            t.emptied[playlistID] = msn
+                        }
+                        record(.segment, url, rung: rung, msn: msn, since: t0, bytes: 0, status: 200, outcome: .ok, paced: true)
+                        return
+                    }
+                case .wait, .lost: break
+                }
+            }
             switch step {
             case .fetch(let uri, let range, let hinted):
                 let partURL = VirtualPlaylists.resolve(uri, against: url)

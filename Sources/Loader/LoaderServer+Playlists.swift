@@ -65,6 +65,11 @@ extension LoaderServer {
             // LL-HLS: the segment the origin is still publishing is listed after the complete ones, served part by part as they
             // come (DECISIONS.md, LL-HLS), so the player can play near PART-HOLD-BACK instead of three segments back.
             let growing = growingSegment(m)
+            // fMP4, listed before its first part, after a segment of the player's: its body checks that part first (`growing`).
+            // A player that starts at it needs no check: a fresh player reads whatever opens it.
+            if let g = growing, m.trailingParts.isEmpty, m.isFragmentedMP4, g.mediaSequence != start {
+                table.withLockedValue { $0.unconfirmed[res.playlistID] = g.mediaSequence }
+            }
             let listed = growing.map { m.listing(inProgress: $0) } ?? m
             if growing != nil { served.body = .media(listed) }
             if let start { served.body = .media(VirtualPlaylists.starting(at: start, listed, earlier: earlier)) }
@@ -84,9 +89,11 @@ extension LoaderServer {
             let decrypt = options.decryptAES
             // A GAP that no rung fills (or an fMP4 discontinuity) ends the player's playlist; the session reloads after it.
             if case .media(let sm) = served.body {
-                let last = table.withLockedValue { $0.lastRequested[res.playlistID] }
+                let (last, emptied) = table.withLockedValue { ($0.lastRequested[res.playlistID], $0.emptied[res.playlistID]) }
                 let after = [last, res.startMSN].compactMap { $0 }.max()
-                served.body = .media(VirtualPlaylists.endingBeforeBreak(sm, after: after))
+                let ended = VirtualPlaylists.endingBeforeBreak(sm, after: after)
+                // A segment given empty because it opens a break (`growing`): the playlist ends before it.
+                served.body = .media(emptied.map { VirtualPlaylists.ending(before: $0, ended) } ?? ended)
             }
             let slot = res.slot
             let cmcd = options.cmcd != nil
@@ -147,27 +154,6 @@ extension LoaderServer {
     /// `directives`: the Loader's own wait for a part (a delta update added when the held playlist allows it); `afterHint`: for
     /// the part just read from its hint.
     func readLive(
-        _ url: String, playlist: PlaylistID, rung: Int?, retries: Int? = nil, directives: DeliveryDirectives? = nil,
-        afterHint: Bool = false
-    ) async throws(UpstreamError) -> UpstreamResponse {
-        let t0 = now
-        let r = try await readLiveOnce(url, playlist: playlist, rung: rung, retries: retries, directives: directives, afterHint: afterHint)
-        // fMP4 parts reach the player's playlist with the first part of their segment (`growingSegment`). An answer that
-        // hints that part without listing it — a blocking reload for a segment is answered the moment it completes, when the
-        // next has no part yet — would hand a player at the edge whole segments from then on, each reload landing at a
-        // segment's start again: the read of a player at the edge (`playerReach`: from its first read, when it starts in the
-        // last complete segment) waits for that first part too (one part target; §6.2.5.2).
-        guard directives == nil, r.head.status == 200, let m = table.withLockedValue({ $0.held[url]?.playlist }), m.isFragmentedMP4,
-            Self.givesParts(m, options: options), m.trailingParts.isEmpty, m.partHint != nil, let last = m.segments.last?.mediaSequence,
-            (table.withLockedValue { $0.playerReach(playlist) } ?? .min) >= last
-        else { return r }
-        // The first answer is a request of its own in the log; the caller reports the one it uses.
-        report(r, kind: .media, url: url, rung: rung, t0: t0)
-        return try await readLiveOnce(
-            url, playlist: playlist, rung: rung, retries: retries, directives: DeliveryDirectives(msn: last + 1, part: 0))
-    }
-
-    func readLiveOnce(
         _ url: String, playlist: PlaylistID, rung: Int?, retries: Int? = nil, directives: DeliveryDirectives? = nil,
         afterHint: Bool = false
     ) async throws(UpstreamError) -> UpstreamResponse {

@@ -173,8 +173,6 @@ public final class LoaderServer: Sendable {
         /// a live playlist goes on listing what follows it while the origin must keep it (`media`).
         var progress: [PlaylistID: Int] = [:]
 
-        /// The segment the stream last given to a player starts at (`present`'s `startMSN`).
-        var presentedStart: Int?
 
         /// How far the player holds `playlist`, for the blocking reload its read may be (RFC 8216bis §6.2.5.2): the newest
         /// segment it asked for, or nil while the player it was last given (a load, a reload at a switch's boundary) has
@@ -184,13 +182,6 @@ public final class LoaderServer: Sendable {
             progress[playlist] == nil ? nil : lastRequested[playlist]
         }
 
-        /// The furthest segment the player will have read before it needs a playlist that lists more, for the fMP4
-        /// first-part wait (`readLive`): the newest it asked for, or, while the player last given the stream has asked for
-        /// none, the segment it starts at — a player that starts in the last complete segment is at the edge from its first
-        /// read on.
-        func playerReach(_ playlist: PlaylistID) -> Int? {
-            progress[playlist] == nil ? (presentedStart ?? lastRequested[playlist]) : lastRequested[playlist]
-        }
         /// Playlists whose player fell behind the live window since it was given its stream (said once per load).
         var behindSaid: Set<PlaylistID> = []
         /// Segments from this media sequence number on wait to be served until the player's seek is done, at most until `until`
@@ -229,6 +220,12 @@ public final class LoaderServer: Sendable {
         var prewarmed: [String: (response: UpstreamResponse, playlist: MediaPlaylist, at: Double)] = [:]
         /// The init section and first segments read at start before the player asks (`StartReads`), by URL: taken once.
         var readAhead: [String: ReadAhead] = [:]
+        /// fMP4 segments in progress given to the player before their first part was listed, by playlist (`growing` checks
+        /// that part before it writes a byte).
+        var unconfirmed: [PlaylistID: Int] = [:]
+        /// A segment given to the player as an empty body because it opens a break (`growing`), by playlist: the player's
+        /// next playlist ends before it.
+        var emptied: [PlaylistID: Int] = [:]
         /// The parts of the segment in progress read at start, by index, when the player starts inside it: taken by the
         /// player's request of that segment (`growing`).
         var startParts: (msn: Int, parts: [Int: PartAhead])?
@@ -462,7 +459,8 @@ public final class LoaderServer: Sendable {
         let base = fetched.url
         table.withLockedValue { t in
             t.progress = [:]
-            t.presentedStart = startMSN
+            t.unconfirmed = [:]
+            t.emptied = [:]
             t.behindSaid = []
             t.gate = nil
         }

@@ -60,6 +60,23 @@ public enum PartCursor {
         return out
     }
 
+    /// Whether segment `msn` opens a break — an EXT-X-DISCONTINUITY, or another EXT-X-MAP than the segment before it — as
+    /// `m` lists it; nil while `m` lists none of its parts (the tags come with its first part, RFC 8216bis §4.4.4.9). A
+    /// player given the segment before that part (`LoaderServer.growing`) is told by an empty body.
+    public static func opensBreak(msn: Int, in m: MediaPlaylist) -> Bool? {
+        if let i = m.segments.firstIndex(where: { $0.mediaSequence == msn }) {
+            guard i > 0 else { return nil }
+            let (s, before) = (m.segments[i], m.segments[i - 1])
+            return s.discontinuity || !sameMap(s.map, before.map)
+        }
+        guard let last = m.segments.last, last.mediaSequence == msn - 1, !m.trailingParts.isEmpty else { return nil }
+        return m.trailingDiscontinuity || !sameMap(m.trailingMap ?? last.map, last.map)
+    }
+
+    static func sameMap(_ a: MapSection?, _ b: MapSection?) -> Bool {
+        a?.uri == b?.uri && a?.byteRange == b?.byteRange
+    }
+
     static func fetch(_ p: Part) -> PartStep {
         .fetch(uri: p.uri, range: p.byteRange.map { "bytes=\($0.offset)-\($0.offset + $0.length - 1)" }, hinted: false)
     }

@@ -169,6 +169,21 @@ public struct VirtualPlaylists: Sendable {
     }
 }
 
+extension VirtualPlaylists {
+    /// `m` ended before segment `msn` (EXT-X-ENDLIST after the one before it): a player given `msn` as an empty body, because
+    /// it opens an fMP4 break it could not be told of, reaches the end there and the session reloads after it (as at
+    /// `endingBeforeBreak`). Unchanged when `m` lists nothing before `msn`.
+    public static func ending(before msn: Int, _ m: MediaPlaylist) -> MediaPlaylist {
+        guard let i = m.segments.firstIndex(where: { $0.mediaSequence >= msn }), i > 0 else { return m }
+        var out = m
+        out.segments = Array(m.segments[..<i])
+        out.trailingParts = []
+        out.dateRanges = []
+        out.endList = true
+        return out
+    }
+}
+
 /// The segments a live media playlist listed, remembered after they leave its window for as long as the server must keep them
 /// available (RFC 8216bis §6.2.2: the segment's duration plus the duration of the longest playlist that listed it); pure.
 public struct RecentSegments: Sendable {

@@ -236,30 +236,74 @@ struct LowLatencyLoaderTests {
         // The same bytes as the segment the origin lists once complete (RFC 8216bis §3.2: parts hold the segment's samples).
         let whole = try await c.get("\(Self.origin.httpBase)/\(scenario)/v144/s\(growing.msn).\(container.segmentExtension)")
         #expect(whole.head.status == 200 && r.body == whole.body, "\(r.body.count) bytes against \(whole.body.count)")
-        // The player, at the edge, reloads: the next segment is listed for it once in progress (an fMP4 one once its first part
-        // is out: the Loader's read waits for that part, `_HLS_part=0`) — unless the origin's loop opens it with a
-        // discontinuity, before which an fMP4 player's playlist ends (the session reloads after it; DECISIONS.md, LL-HLS).
+        // The player, at the edge, reloads: the next segment is listed for it at once, in progress — an fMP4 one before its
+        // first part too (its body checks that part before it writes a byte) — unless that part is out and says the origin's
+        // loop opens the segment with a discontinuity, before which an fMP4 player's playlist ends (the session reloads after
+        // it; DECISIONS.md, LL-HLS). Judged by when the read reached the origin, not when the test began it.
         let mark = Self.origin.router.state.log().count
-        let reloadAt = Date().timeIntervalSince1970
         let (_, next) = try await media(c, growing.player)
         let breaks = container == .fmp4 && model.model.truth(growing.msn + 1, overrides: o).discontinuity
-        #expect(next.last?.msn == growing.msn + (breaks ? 0 : 1), "\(next.map(\.msn)); \(growing.msn + 1) opens a loop: \(breaks)")
-        // That wait is asked for whenever the origin answered the reload before the part was out: judged by when the reload
-        // reached the origin, not when the test began it (on a loaded machine the request took longer than the margin to go,
-        // and the part was out by the time it arrived: no wait was needed, and none was asked — a fresh-clone failure).
         let seen = Self.origin.router.state.log(since: mark)
-        let plain = seen.first { $0.path.hasPrefix("/ll-fmp4/v144/index.m3u8") && !$0.path.contains("_HLS_msn") }
-        if container == .fmp4, let plain, plain.wall < model.published(msn: growing.msn + 1, part: 0, overrides: o) - 0.05 {
-            let asked = seen.map(\.path)
-                .filter { $0.hasPrefix("/ll-fmp4/v144/index.m3u8") && $0.contains("_HLS_msn=\(growing.msn + 1)&_HLS_part=0") }
-            #expect(asked.count == 1, "\(seen.map(\.path)); the reload reached the origin \(reloadAt) → \(plain.wall)")
+        let plain = seen.first { $0.path.hasPrefix("/\(scenario)/v144/index.m3u8") && !$0.path.contains("_HLS_msn") }
+        let firstPart = model.published(msn: growing.msn + 1, part: 0, overrides: o)
+        let listedNext = next.last?.msn == growing.msn + 1
+        if !breaks || (plain.map { $0.wall < firstPart - 0.05 } ?? false) {
+            #expect(listedNext, "\(next.map(\.msn)); \(growing.msn + 1) opens a loop: \(breaks)")
+        } else if let plain, plain.wall > firstPart + 0.05 {
+            #expect(next.last?.msn == growing.msn, "\(next.map(\.msn)): \(growing.msn + 1) opens a loop, its first part was out")
         }
+        // Answered at once: no blocking reload for the next segment's first part.
+        let waited = seen.map(\.path).filter { $0.contains("_HLS_msn=\(growing.msn + 1)&_HLS_part=0") }
+        #expect(waited.isEmpty, "\(seen.map(\.path))")
         // Each part is a request of its own; the segment's own record is paced (no throughput read from it).
         try await Task.sleep(for: .milliseconds(100))
         let parts = log.requests.filter { $0.kind == .part && $0.msn == growing.msn }
         #expect(parts.count == 4 && parts.allSatisfy { $0.status == 200 }, "\(parts.map(\.url))")
         let segment = log.requests.filter { $0.kind == .segment && $0.msn == growing.msn }
         #expect(segment.count == 1 && segment.first?.paced == true && segment.first?.bytes == whole.body.count, "\(segment)")
+        #expect(log.diagnostics.isEmpty, "\(log.diagnostics)")
+    }
+
+    @Test(
+        "fMP4: a segment listed before its first part that opens with a discontinuity reaches the player empty, and its next playlist ends before it"
+    )
+    func breakBeforeFirstPart() async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let model = LowLatencyModel(scenario: Scenario.named("ll-fmp4")!, rendition: TestOrigins.media.lowLatency("v240", .fmp4)!)
+        let o = LiveOverrides()
+        // The origin's loop: the next segment that opens with a discontinuity, once the one before it is complete and at least
+        // half a second before its own first part is out (a machine so loaded that it got there later tries the next loop).
+        var chosen: (msn: Int, player: String, url: String)?
+        for _ in 0..<2 where chosen == nil {
+            let now = Date().timeIntervalSince1970
+            var n = model.lastCompleteMSN(at: now, overrides: o) + 1
+            while !model.model.truth(n, overrides: o).discontinuity || model.published(msn: n - 1, part: nil, overrides: o) < now {
+                n += 1
+            }
+            let complete = model.published(msn: n - 1, part: nil, overrides: o)
+            try await Task.sleep(for: .seconds(max(0, complete - Date().timeIntervalSince1970 + 0.05)))
+            guard model.published(msn: n, part: 0, overrides: o) - Date().timeIntervalSince1970 > 0.5 else { continue }
+            let opened = try await loader.openStream("\(Self.origin.httpBase)/ll-fmp4/v240/index.m3u8", startMSN: n - 1)
+            let (url, segments) = try await media(c, opened.playerURL)
+            // Listed at once, before its first part.
+            if let last = segments.last, last.msn == n, segments.dropLast().last?.msn == n - 1 { chosen = (n, url, last.url) }
+        }
+        let loop = try #require(chosen, "never got to the segment before a loop point in time")
+        // The segment before it is the player's; then it asks for this one: an empty body, once its first part is listed.
+        _ = try await c.get(try #require(try await media(c, loop.player).segments.first { $0.msn == loop.msn - 1 }).url)
+        let r = try await c.get(loop.url)
+        #expect(r.head.status == 200 && r.body.isEmpty, "\(r.head.status), \(r.body.count) bytes")
+        #expect(Date().timeIntervalSince1970 >= model.published(msn: loop.msn, part: 0, overrides: o) - 0.05, "answered before its first part")
+        // Its next playlist ends before it: the player reaches the end there and the session reloads after it.
+        let text = String(decoding: try await c.get(loop.player).body, as: UTF8.self)
+        let after = try #require(PlaylistParser.parseLenient(text).playlist.media)
+        #expect(after.endList && after.segments.last?.mediaSequence == loop.msn - 1, "\(text)")
+        let record = log.requests.filter { $0.kind == .segment && $0.msn == loop.msn }
+        #expect(record.count == 1 && record.first?.bytes == 0 && record.first?.status == 200, "\(record)")
         #expect(log.diagnostics.isEmpty, "\(log.diagnostics)")
     }
 
