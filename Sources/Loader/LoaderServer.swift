@@ -173,7 +173,6 @@ public final class LoaderServer: Sendable {
         /// a live playlist goes on listing what follows it while the origin must keep it (`media`).
         var progress: [PlaylistID: Int] = [:]
 
-
         /// How far the player holds `playlist`, for the blocking reload its read may be (RFC 8216bis §6.2.5.2): the newest
         /// segment it asked for, or nil while the player it was last given (a load, a reload at a switch's boundary) has
         /// asked for none yet — it holds nothing, so its first read is never a blocking reload for the segment the player

@@ -297,7 +297,8 @@ struct LowLatencyLoaderTests {
         _ = try await c.get(try #require(try await media(c, loop.player).segments.first { $0.msn == loop.msn - 1 }).url)
         let r = try await c.get(loop.url)
         #expect(r.head.status == 200 && r.body.isEmpty, "\(r.head.status), \(r.body.count) bytes")
-        #expect(Date().timeIntervalSince1970 >= model.published(msn: loop.msn, part: 0, overrides: o) - 0.05, "answered before its first part")
+        #expect(
+            Date().timeIntervalSince1970 >= model.published(msn: loop.msn, part: 0, overrides: o) - 0.05, "answered before its first part")
         // Its next playlist ends before it: the player reaches the end there and the session reloads after it.
         let text = String(decoding: try await c.get(loop.player).body, as: UTF8.self)
         let after = try #require(PlaylistParser.parseLenient(text).playlist.media)
