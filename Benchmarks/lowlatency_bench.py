@@ -55,7 +55,7 @@ def first_video_pts(init, data):
 
 def truth():
     """The first PTS of each segment of the loop, by its position, and the loop's length: read from the newest complete
-    segments until the timestamps repeat."""
+    segments until the timestamps repeat (or one segment's and no loop, when they run on)."""
     newest = int(time.time() // SEGMENT) - 1
     firsts = {}
     init = None
@@ -67,6 +67,10 @@ def truth():
             data = r.read()
             firsts[n] = first_pts(data) if init is None else first_video_pts(init, data)
     ns = sorted(firsts)
+    # Timestamps that run on across the loop (the origin's MPEG-TS: a segment's first PTS one segment after the one before
+    # it): one segment's names them all, no loop (None).
+    if all(abs(firsts[b] - firsts[a] - SEGMENT) < 0.01 for a, b in zip(ns, ns[1:])):
+        return {ns[0]: firsts[ns[0]]}, None
     loop = next(k for k in range(1, len(ns)) if abs(firsts[ns[0] + k] - firsts[ns[0]]) < 0.001)
     return {n % loop: firsts[n] for n in ns[:loop]}, loop
 
@@ -74,6 +78,10 @@ def truth():
 def candidates(pos, wall, firsts, loop):
     """Wall clock minus the publishing moment of raw time `pos` read at `wall`, for every segment whose PTS span holds it:
     the loop repeats its timestamps, so these are one latency and that latency plus or minus whole loops."""
+    if loop is None:
+        # Running timestamps: segment n starts at wall-clock second 4n, its first PTS SEGMENT after segment n-1's.
+        (n0, f0), = firsts.items()
+        return [wall - (n0 * SEGMENT + (pos - f0))]
     out = []
     for k, f in firsts.items():
         if f - 0.1 <= pos < f + SEGMENT + 0.1:
@@ -87,13 +95,16 @@ def candidates(pos, wall, firsts, loop):
 def unwrap(readings, firsts, loop, start):
     """The latency of each (pos, wall) reading, the loop's ambiguity resolved by continuity: the first reading takes the
     candidate in [start, start + one loop) (where the player starts), each later one the candidate nearest the one before."""
-    span = loop * SEGMENT
+    span = loop * SEGMENT if loop else 0
     out, last = [], None
     for pos, wall in readings:
-        c = [x + j * span for x in candidates(pos, wall, firsts, loop) for j in range(-2, 3)]
+        c = [x + j * span for x in candidates(pos, wall, firsts, loop) for j in (range(-2, 3) if loop else [0])]
         if not c:
             continue
-        pick = min(c, key=lambda x: abs(x - last)) if last is not None else next((x for x in sorted(c) if start <= x < start + span), None)
+        if loop is None:
+            pick = c[0]
+        else:
+            pick = min(c, key=lambda x: abs(x - last)) if last is not None else next((x for x in sorted(c) if start <= x < start + span), None)
         if pick is None:
             continue
         out.append(pick)

@@ -585,9 +585,9 @@ md += ["", "Goal at 50 ms: the session clock at most 0.25 s and at most 0.5× pl
        "and first two segments in parallel at start (DECISIONS.md, \"Start-up reads ahead\"; on LL-HLS the complete segments "
        "and the parts listed from where the session starts, PART-HOLD-BACK behind the last part), and gives the player no subtitle "
        "rendition, whose WebVTT segments FFmpeg reads one by one before its first frame. Plain mpv opens every variant's playlist and "
-       "starts on the highest. \"Waited for a part\": an fMP4 LL-HLS start whose playlist, read at start, ended on a complete "
-       "segment: the player's first read waits for the next segment's first part (at most a part target, 1 s here), which says "
-       "whether a discontinuity opens it (docs/LOWLATENCY.md).", ""]
+       "starts on the highest. \"Waited for a part\": a start whose first read was a blocking reload (none since an fMP4 LL-HLS "
+       "segment in progress is listed before its first part, docs/LOWLATENCY.md). The slowest LL-HLS starts are those at the "
+       "origin's loop point (every 20 s), which wait for the segment after the timestamp reset (DECISIONS.md, LL-HLS).", ""]
 print("\n".join(md))
 PY
 fi

@@ -100,6 +100,15 @@ extension LoaderServer {
                 emit(.firstPTS(rung: rung, msn: msn, seconds: pts))
             }
         }
+        /// Part `part` went to the player whole (`hinted`: read from its preload hint): on to the next.
+        func written(_ bytes: Int, hinted: Bool) {
+            writer.flush()
+            sayUnsaid()
+            sent += bytes
+            part += 1
+            afterHint = hinted
+            idle = 0
+        }
         func fail(_ why: String) {
             writer.abort(502, "hlstui loader: \(why)")
             emit(.diagnostic("segment \(msn): \(why)"))
@@ -159,12 +168,7 @@ extension LoaderServer {
                         var b = ByteBuffer()
                         b.writeBytes(r.body)
                         deliver(b)
-                        writer.flush()
-                        sayUnsaid()
-                        sent += r.bytes
-                        part += 1
-                        afterHint = false
-                        idle = 0
+                        written(r.bytes, hinted: false)
                         continue
                     }
                 }
@@ -189,12 +193,7 @@ extension LoaderServer {
                         }
                         return fail("part \(part) (\(partURL)) answered HTTP \(r.head.status)")
                     }
-                    writer.flush()
-                    sayUnsaid()
-                    sent += r.bytes
-                    part += 1
-                    afterHint = hinted
-                    idle = 0
+                    written(r.bytes, hinted: hinted)
                 } catch {
                     record(
                         .part, partURL, rung: rung, msn: msn, since: t1, status: 502, prefetch: true, outcome: .failed(error.description),

@@ -156,29 +156,20 @@ public struct VirtualPlaylists: Sendable {
     public static func endingBeforeBreak(_ m: MediaPlaylist, after: Int?) -> MediaPlaylist {
         let fmp4 = m.isFragmentedMP4
         let floor = after ?? m.mediaSequence
-        guard let i = m.segments.firstIndex(where: { $0.mediaSequence > floor && ($0.gap || (fmp4 && $0.discontinuity)) }), i > 0 else {
-            return m
-        }
-        var out = m
-        out.segments = Array(m.segments[..<i])
-        out.trailingParts = []
-        out.dateRanges = []
-        // An end: FFmpeg plays to the last frame (a live playlist would make mpv wait for data ~0.3 s before it).
-        out.endList = true
-        return out
+        guard let b = m.segments.first(where: { $0.mediaSequence > floor && ($0.gap || (fmp4 && $0.discontinuity)) }) else { return m }
+        return ending(before: b.mediaSequence, m)
     }
-}
 
-extension VirtualPlaylists {
-    /// `m` ended before segment `msn` (EXT-X-ENDLIST after the one before it): a player given `msn` as an empty body, because
-    /// it opens an fMP4 break it could not be told of, reaches the end there and the session reloads after it (as at
-    /// `endingBeforeBreak`). Unchanged when `m` lists nothing before `msn`.
+    /// `m` ended before segment `msn` (EXT-X-ENDLIST after the one before it): at a break (`endingBeforeBreak`), or after a
+    /// segment given to the player empty because it opens an fMP4 break the player could not be told of in time
+    /// (`LoaderServer.growing`). Unchanged when `m` lists nothing before `msn`.
     public static func ending(before msn: Int, _ m: MediaPlaylist) -> MediaPlaylist {
         guard let i = m.segments.firstIndex(where: { $0.mediaSequence >= msn }), i > 0 else { return m }
         var out = m
         out.segments = Array(m.segments[..<i])
         out.trailingParts = []
         out.dateRanges = []
+        // An end: FFmpeg plays to the last frame (a live playlist would make mpv wait for data ~0.3 s before it).
         out.endList = true
         return out
     }
