@@ -146,13 +146,13 @@ def wall_seconds(s):
 
 
 def mpv_run(firsts, loop):
-    begin = time.time() - time.monotonic()
+    # Each reading with the wall clock it was read at (the origin's truth is on the wall clock).
     samples = mpv_ipc.time_pos(f"{base}/{SCENARIO}/{RUNG}/index.m3u8",
                                ["--vo=null", "--ao=null", "--demuxer=lavf", "--cache=yes", "--rebase-start-time=no",
-                                "--input-terminal=no", "--keep-open=yes"], seconds)
+                                "--input-terminal=no", "--keep-open=yes"], seconds, wall=True)
     t0 = samples[0][0] if samples else 0
     # A player of whole segments is at least one segment (4 s) behind: its first reading lies in [4, 24).
-    series = unwrap([(pos, begin + t) for t, pos in samples], firsts, loop, SEGMENT)
+    series = unwrap([(pos, t) for t, pos in samples], firsts, loop, SEGMENT)
     lat = series[sum(1 for t, _ in samples if t - t0 < WARMUP):]
     # A stall: time-pos standing still for more than half a second, counted once per standstill (a timestamp reset moves it
     # back: that is a move).

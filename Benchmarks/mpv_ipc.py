@@ -35,9 +35,9 @@ def messages(s, buf):
     return out, buf
 
 
-def time_pos(url, options, duration, at=None, action=None):
+def time_pos(url, options, duration, at=None, action=None, wall=False):
     """Plays `url` in plain mpv for `duration` seconds, reading time-pos at 20 Hz; `action` runs `at` seconds in. Returns
-    (seconds since start, time-pos) pairs."""
+    (seconds since start, time-pos) pairs; with `wall`, (wall-clock seconds of the reading, time-pos)."""
     import signal
     import threading
     p, s = start(url, options)
@@ -49,7 +49,8 @@ def time_pos(url, options, duration, at=None, action=None):
         s.sendall(b'{"command": ["get_property", "time-pos"]}\n')
         time.sleep(0.05)
         msgs, buf = messages(s, buf)
-        samples += [(time.monotonic() - begin, m["data"]) for m in msgs if "data" in m and m.get("error") == "success"]
+        read = time.time() if wall else time.monotonic() - begin
+        samples += [(read, m["data"]) for m in msgs if "data" in m and m.get("error") == "success"]
     p.send_signal(signal.SIGKILL)
     p.wait()
     return samples

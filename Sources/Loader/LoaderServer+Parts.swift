@@ -134,10 +134,11 @@ extension LoaderServer {
                 switch step {
                 case .fetch(let uri, let range, true):
                     if ahead[part] == nil {
-                        ahead[part] = readPart(VirtualPlaylists.resolve(uri, against: url), range: range, msn: msn, rung: rung)
+                        ahead[part] = readPart(
+                            VirtualPlaylists.resolve(uri, against: url), range: range, msn: msn, rung: rung, hinted: true)
                     }
                     step = .wait
-                case .fetch(_, _, false), .complete:
+                case .fetch(_, _, false), .complete, .lost:
                     awaitingFirstPart = false
                     table.withLockedValue { if $0.unconfirmed[playlistID] == msn { $0.unconfirmed[playlistID] = nil } }
                     if PartCursor.opensBreak(msn: msn, in: held) == true {
@@ -152,7 +153,7 @@ extension LoaderServer {
                         record(.segment, url, rung: rung, msn: msn, since: t0, bytes: 0, status: 200, outcome: .ok, paced: true)
                         return
                     }
-                case .wait, .lost: break
+                case .wait: break
                 }
             }
             switch step {
@@ -253,20 +254,21 @@ extension LoaderServer {
 extension LoaderServer {
     /// Reads the parts `m` lists of segment `msn` after `part` (`PartCursor.listed`) that are not read yet, each whole and at
     /// once: a player that starts inside the segment in progress (PART-HOLD-BACK behind the edge: several parts published)
-    /// waits one round trip for them, not one each. The read-through retries and resumes as any part's.
+    /// waits one round trip for them, not one each. Each is retried as the part's own request would be.
     func readPartsAhead(msn: Int, after part: Int, base: String, rung: Int?, in m: MediaPlaylist, into ahead: inout [Int: PartAhead]) {
         for p in PartCursor.listed(msn: msn, after: part, in: m, limit: StartReads.partsAhead) where ahead[p.part] == nil {
             ahead[p.part] = readPart(VirtualPlaylists.resolve(p.uri, against: base), range: p.range, msn: msn, rung: rung)
         }
     }
 
-    /// Starts reading part `url` (`range`) of segment `msn` whole, for `growing` to write when it comes to it.
-    func readPart(_ url: String, range: String?, msn: Int, rung: Int?) -> PartAhead {
-        let a = PartAhead(read: ReadAhead(kind: .part, msn: msn, rung: rung, start: now), url: url, range: range)
+    /// Starts reading part `url` (`range`) of segment `msn` whole, for `growing` to write when it comes to it (`hinted`: from
+    /// its preload hint, which the server holds until the part exists: not retried, as the part's own request).
+    func readPart(_ url: String, range: String?, msn: Int, rung: Int?, hinted: Bool = false) -> PartAhead {
+        let a = PartAhead(read: ReadAhead(kind: .part, msn: msn, rung: rung, start: now), url: url, range: range, hinted: hinted)
         noteCMCD(Resource(upstream: url, kind: .part, rung: rung, msn: msn))
         tasks.spawn { [self] in
             do throws(UpstreamError) {
-                a.read.finish(try await client.get(url, range: range, cache: .media), at: now)
+                a.read.finish(try await client.get(url, range: range, retries: hinted ? 0 : nil, cache: .media), at: now)
             } catch {
                 a.read.failure.withLockedValue { $0 = error }
                 a.read.finish(nil, at: now)
@@ -286,7 +288,7 @@ extension LoaderServer {
         record(
             .part, a.url, rung: a.read.rung, msn: delivered ? msn : nil, since: a.read.start, head: r?.head,
             durationMs: (end - a.read.start) * 1000, bytes: r?.bytes ?? 0, status: r?.head.status ?? 502, prefetch: true,
-            outcome: RequestOutcome(failure: why), range: a.range)
+            outcome: RequestOutcome(failure: why), range: a.range, hint: a.hinted)
         return whole ? r : nil
     }
 }
@@ -296,4 +298,6 @@ struct PartAhead: Sendable {
     let read: ReadAhead
     let url: String
     let range: String?
+    /// Asked from its preload hint.
+    let hinted: Bool
 }
