@@ -339,7 +339,8 @@ struct LowLatencyLoaderTests {
         #expect(r.head.status == 200)
         let whole = try await c.get("\(Self.origin.httpBase)/ll-fmp4/v144/s\(growing.msn).m4s")
         #expect(r.body == whole.body, "\(r.body.count) bytes against \(whole.body.count)")
-        try await Task.sleep(for: .milliseconds(100))
+        // Each part is logged once its read has ended: waited for, not slept on.
+        _ = await eventually { log.requests.filter { $0.kind == .part && $0.msn == growing.msn }.count >= 4 }
         let parts = log.requests.filter { $0.kind == .part && $0.msn == growing.msn }.sorted { $0.url < $1.url }
         #expect(parts.count == 4 && parts.allSatisfy { $0.status == 200 && $0.prefetch }, "\(parts.map(\.url))")
         // The parts listed when the stream was opened: each asked before the player asked for the segment, and every one of
