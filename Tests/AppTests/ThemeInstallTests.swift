@@ -18,10 +18,7 @@ struct ThemeInstallTests {
         let bin = prefix.appendingPathComponent("bin"), share = prefix.appendingPathComponent("share/hlstui/themes")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
-        // Copied by cp, not by this process: a file this process held open for writing is inherited by any child another
-        // test forks in that moment, and executing it then fails with ETXTBSY ("Text file busy").
-        let cp = try await ChildProcess.run(URL(fileURLWithPath: "/bin/cp"), [CLI.binary.path, bin.appendingPathComponent("hlstui").path])
-        try #require(cp.status == 0, "\(cp.output)")
+        try await ChildProcess.copyExecutable(CLI.binary, to: bin.appendingPathComponent("hlstui"))
         try FileManager.default.copyItem(
             at: CLI.packageRoot.appendingPathComponent("themes/nord.theme"), to: share.appendingPathComponent("nord.theme"))
         try "name = broken\n[roles]\nstatus = nocolour\nwhatever = red\n".write(

@@ -14,8 +14,7 @@ struct UnprivilegedTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         defer { try? FileManager.default.removeItem(at: dir) }
         let binary = dir.appendingPathComponent("hlstui")
-        try FileManager.default.copyItem(at: CLI.binary, to: binary)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: binary.path)
+        try await ChildProcess.copyExecutable(CLI.binary, to: binary)
         let environment = ["HOME": dir.path, "PATH": "/usr/bin:/bin", "HLSTUI_CACHE": dir.appendingPathComponent("cache").path]
         guard getuid() == 0 else { return try await ChildProcess.run(binary, args, environment: environment, timeout: timeout) }
         let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")

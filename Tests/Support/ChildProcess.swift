@@ -31,6 +31,20 @@ public enum ChildProcess {
         try await run(URL(fileURLWithPath: "/usr/bin/env"), [tool] + arguments, environment: environment, input: input, timeout: timeout)
     }
 
+    /// Copies a program to `destination` (mode 0755) so that it can be run from there. The copy is made by `install`, not by
+    /// this process: a file this process held open for writing is inherited by any child another test forks in that moment,
+    /// and running the copy while that child lives fails with ETXTBSY ("Text file busy").
+    public static func copyExecutable(_ source: URL, to destination: URL) async throws {
+        let result = try await run(URL(fileURLWithPath: "/usr/bin/install"), ["-m", "0755", source.path, destination.path])
+        guard result.status == 0 else { throw CopyFailed(output: result.output) }
+    }
+
+    /// `install` failed; its output says why.
+    public struct CopyFailed: Error, CustomStringConvertible {
+        public var output: String
+        public var description: String { "install failed: \(output)" }
+    }
+
     static func runBlocking(
         _ executable: URL, _ arguments: [String], environment: [String: String]?, input: Data?, timeout: Double
     ) throws -> ChildResult {
