@@ -109,6 +109,23 @@ extension LoaderServer {
             afterHint = hinted
             idle = 0
         }
+        // A listed part that failed before a byte of it went out (an error status, a connection that failed, after the
+        // client's own retries): asked again while the segment's resumption budget lasts, as long as the playlist lists it —
+        // the segment is never given up for an outage shorter than a body break is waited for.
+        var failing: (part: Int, since: Double, tries: Int)?
+        func retrying(_ why: String) async -> Bool {
+            if failing?.part != part { failing = (part, now, 0) }
+            failing?.tries += 1
+            let budget = resumeBudget(Resource(upstream: url, kind: .part, rung: rung, msn: msn))
+            let wait = min(1, (table.withLockedValue { $0.held[url]?.playlist.partTarget } ?? 1) / 2)
+            guard let f = failing, now - f.since + wait <= budget, !Task.isCancelled else { return false }
+            await sleep(wait)
+            return writer.isActive
+        }
+        func failedFor() -> String {
+            guard let f = failing, f.part == part, f.tries > 1 else { return "" }
+            return " (asked \(f.tries) times over \(fixed(now - f.since, 1)) s)"
+        }
         func fail(_ why: String) {
             writer.abort(502, "hlstui loader: \(why)")
             emit(.diagnostic("segment \(msn): \(why)"))
@@ -173,18 +190,23 @@ extension LoaderServer {
                         continue
                     }
                 }
-                noteCMCD(Resource(upstream: partURL, kind: .part, rung: rung, msn: msn))
+                let partRes = Resource(upstream: partURL, kind: .part, rung: rung, msn: msn)
+                noteCMCD(partRes)
                 let t1 = now
                 read.withLockedValue { $0.part = 0 }
+                let broke = NIOLockedValueBox<String?>(nil)
                 do throws(UpstreamError) {
-                    let r = try await client.get(
-                        partURL, range: range, keepBody: 0, retries: hinted ? 0 : nil, cache: .media, onBody: deliver,
+                    // A body that breaks is resumed from its byte (DECISIONS.md, "A body that breaks is resumed"): the player
+                    // reads one part, slower, never a short one.
+                    let r = try await client.getResuming(
+                        partURL, range: range, keepBody: 0, retries: hinted ? 0 : nil, cache: .media, budget: resumeBudget(partRes),
+                        onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, partRes) } }, onBody: deliver,
                         onReadEnd: { writer.flush() })
                     record(
                         .part, partURL, rung: rung, msn: msn, since: t1, head: r.head, bytes: r.bytes, status: r.head.status,
                         prefetch: true,
                         outcome: RequestOutcome(failure: (200..<300).contains(r.head.status) ? nil : "HTTP \(r.head.status)"),
-                        range: range, hint: hinted)
+                        range: range, hint: hinted, resumed: broke.withLockedValue { $0 })
                     guard (200..<300).contains(r.head.status) else {
                         // A hinted part the server does not have is named where the playlists show it (PreloadHintCheck); the
                         // part is then asked for by a blocking reload.
@@ -192,19 +214,23 @@ extension LoaderServer {
                             hintFailed = part
                             continue
                         }
-                        return fail("part \(part) (\(partURL)) answered HTTP \(r.head.status)")
+                        if await retrying("HTTP \(r.head.status)") { continue }
+                        return fail("part \(part) (\(partURL)) answered HTTP \(r.head.status)\(failedFor())")
                     }
+                    failing = nil
                     written(r.bytes, hinted: hinted)
                 } catch {
                     record(
                         .part, partURL, rung: rung, msn: msn, since: t1, status: 502, prefetch: true, outcome: .failed(error.description),
-                        hint: hinted)
+                        hint: hinted, resumed: broke.withLockedValue { $0 })
+                    let none = read.withLockedValue({ $0.part }) == 0
                     // A hint that failed before a byte of its part went out is asked again by a blocking reload.
-                    if hinted, read.withLockedValue({ $0.part }) == 0 {
+                    if hinted, none {
                         hintFailed = part
                         continue
                     }
-                    return fail("part \(part) (\(partURL)): \(error.description)")
+                    if none, await retrying(error.description) { continue }
+                    return fail("part \(part) (\(partURL)): \(error.description)\(failedFor())")
                 }
             case .complete:
                 writer.end()
@@ -265,10 +291,14 @@ extension LoaderServer {
     /// its preload hint, which the server holds until the part exists: not retried, as the part's own request).
     func readPart(_ url: String, range: String?, msn: Int, rung: Int?, hinted: Bool = false) -> PartAhead {
         let a = PartAhead(read: ReadAhead(kind: .part, msn: msn, rung: rung, start: now), url: url, range: range, hinted: hinted)
-        noteCMCD(Resource(upstream: url, kind: .part, rung: rung, msn: msn))
+        let res = Resource(upstream: url, kind: .part, rung: rung, msn: msn)
+        noteCMCD(res)
         tasks.spawn { [self] in
             do throws(UpstreamError) {
-                a.read.finish(try await client.get(url, range: range, retries: hinted ? 0 : nil, cache: .media), at: now)
+                let r = try await client.getResuming(
+                    url, range: range, retries: hinted ? 0 : nil, cache: .media, budget: resumeBudget(res),
+                    onBreak: { [self] b in a.read.resumed.withLockedValue { $0 = emitBreak(b, res) } })
+                a.read.finish(r, at: now)
             } catch {
                 a.read.failure.withLockedValue { $0 = error }
                 a.read.finish(nil, at: now)
@@ -288,7 +318,7 @@ extension LoaderServer {
         record(
             .part, a.url, rung: a.read.rung, msn: delivered ? msn : nil, since: a.read.start, head: r?.head,
             durationMs: (end - a.read.start) * 1000, bytes: r?.bytes ?? 0, status: r?.head.status ?? 502, prefetch: true,
-            outcome: RequestOutcome(failure: why), range: a.range, hint: a.hinted)
+            outcome: RequestOutcome(failure: why), range: a.range, hint: a.hinted, resumed: a.read.resumed.withLockedValue { $0 })
         return whole ? r : nil
     }
 }

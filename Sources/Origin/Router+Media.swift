@@ -147,9 +147,9 @@ extension OriginRouter {
             // `llfault=badskip`: delta updates that skip wrongly (one segment more counted than replaced); `llfault=nohint`: the
             // preload hint names a part never published.
             let fault = req.query["llfault"]
-            var r = OriginResponse.playlist(
-                ll.playlist(at: at, overrides: o, skip: skip, reports: reports, wrongSkip: fault == "badskip", falseHint: fault == "nohint")
-            )
+            let p = ll.playlist(
+                at: at, overrides: o, skip: skip, reports: reports, wrongSkip: fault == "badskip", falseHint: fault == "nohint")
+            var r = OriginResponse.playlist(req.query["client"].map { Self.keeping(client: $0, in: p) } ?? p)
             r.delayMs = Int(((at - now) * 1000).rounded(.up))
             return r
         }

@@ -159,7 +159,8 @@ extension OriginRouter {
         return out
     }
 
-    /// The playlist with `?client=` kept on every segment and init section URI it lists, so faults can single out one client.
+    /// The playlist with `?client=` kept on every segment, part, preload hint and init section URI it lists, so faults can
+    /// single out one client.
     static func keeping(client: String, in p: Playlist) -> Playlist {
         guard case .media(var m) = p.body else { return p }
         let tag = "client=" + (client.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
@@ -167,7 +168,11 @@ extension OriginRouter {
         for i in m.segments.indices {
             m.segments[i].uri = add(m.segments[i].uri)
             if let map = m.segments[i].map { m.segments[i].map?.uri = add(map.uri) }
+            for j in m.segments[i].parts.indices { m.segments[i].parts[j].uri = add(m.segments[i].parts[j].uri) }
         }
+        for j in m.trailingParts.indices { m.trailingParts[j].uri = add(m.trailingParts[j].uri) }
+        if let map = m.trailingMap { m.trailingMap?.uri = add(map.uri) }
+        for j in m.preloadHints.indices { m.preloadHints[j].uri = add(m.preloadHints[j].uri) }
         var out = p
         out.body = .media(m)
         return out

@@ -388,4 +388,67 @@ struct LowLatencyLoaderTests {
         #expect(blocked.isEmpty, "\(blocked)")
         #expect((again.segments.last?.msn ?? 0) >= progress, "\(again.segments.map(\.msn))")
     }
+
+    /// How the origin spoils the first request of a part.
+    enum PartFault: String, CaseIterable, Sendable { case cut, unavailable }
+
+    @Test(
+        "a part cut mid-body is resumed, one that answers 503 past the client's retries is asked again: the segment in progress reaches the player whole",
+        arguments: PartFault.allCases)
+    func partBreaks(fault: PartFault) async throws {
+        let loader = try LoaderServer.start()
+        defer { loader.stop() }
+        let log = EventLog(loader)
+        let c = try ClientOrigins.client()
+        defer { c.shutdown() }
+        let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency("v144", .ts)!)
+        let o = LiveOverrides()
+        // Started while at least 2 s of the segment in progress are still to be published: its parts are read as they come.
+        let now = Date().timeIntervalSince1970
+        let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
+        if next - now < 2.5 { try await Task.sleep(for: .seconds(next - now + 0.2)) }
+        let progress = model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1
+        // This test's requests only (`?client=` is kept on every part and hint the playlist lists). The segment in progress
+        // has parts listed when the stream opens: they are read ahead, whole; the next one's are read as they are published
+        // (the first from its preload hint), streamed to the player.
+        let client = "partfault\(UUID().uuidString.prefix(8))"
+        let t = Date().timeIntervalSince1970
+        let uses = fault == .cut ? 1 : 4
+        for msn in [progress, progress + 1] {
+            var f = Fault(
+                id: 0, kind: fault == .cut ? .truncate : .status, target: .segment, status: 503, ms: 0, scenario: "ll-ts",
+                rendition: "v144", msn: msn, remaining: uses, since: t, until: t + 30)
+            f.client = client
+            Self.origin.router.state.add(f)
+        }
+        let url = "\(Self.origin.httpBase)/ll-ts/v144/index.m3u8?client=\(client)"
+        let player = try await loader.openStream(url, startMSN: progress).playerURL
+        for msn in [progress, progress + 1] {
+            // The player reads the segment, reloads, reads the next.
+            var listed = try await media(c, player).segments.first { $0.msn == msn }
+            if listed == nil { listed = try await media(c, player).segments.first { $0.msn == msn } }
+            let segment = try #require(listed, "\(msn) not listed")
+            let r = try await c.get(segment.url)
+            let whole = try await c.get("\(Self.origin.httpBase)/ll-ts/v144/s\(msn).ts")
+            #expect(
+                r.head.status == 200 && r.body == whole.body, "\(msn): \(r.head.status), \(r.body.count) bytes against \(whole.body.count)")
+            // The faults were met, by this segment's parts.
+            let spoiled = Self.origin.router.state.log().filter { $0.path.contains(client) && $0.fault != nil && $0.msn == msn }
+            #expect(
+                spoiled.count == uses
+                    && spoiled.allSatisfy { $0.path.range(of: "/s\(msn)\\.[0-9]+\\.", options: .regularExpression) != nil },
+                "\(msn): \(spoiled.map(\.path))")
+            _ = await eventually { log.requests.contains { $0.kind == .segment && $0.msn == msn } }
+            let parts = log.requests.filter { $0.kind == .part && $0.msn == msn }
+            switch fault {
+            case .cut:
+                #expect(parts.contains { $0.resumed != nil }, "\(msn): \(parts.map { "\($0.url) \($0.status) \($0.resumed ?? "-")" })")
+            case .unavailable:
+                #expect(parts.contains { $0.status == 503 }, "\(msn): \(parts.map { "\($0.url) \($0.status)" })")
+            }
+            let record = log.requests.filter { $0.kind == .segment && $0.msn == msn }
+            #expect(record.count == 1 && record.first?.status == 200 && record.first?.bytes == whole.body.count, "\(record)")
+        }
+        #expect(log.diagnostics.isEmpty, "\(log.diagnostics)")
+    }
 }
