@@ -128,9 +128,20 @@ public struct MultiSync: Sendable {
         return best.map { ($0.moment, $0.targets) }
     }
 
+    /// The reference is a clock, not a pane (`LatencySync`): it is never moved, and no pane waits for another that stalls —
+    /// each follows the clock on its own.
+    public private(set) var clockReference = false
+
     public init(count: Int) {
         self.count = max(2, count)
         if self.count == 2 { use(reference: 0) }
+    }
+
+    /// `count` entries of which `clock` is a clock every other follows (`LatencySync`): never moved, never waited for.
+    public init(count: Int, clock: Int) {
+        self.count = max(2, count)
+        clockReference = true
+        pinReference(clock)
     }
 
     /// Makes `pane` the reference clock: every other pane is brought to it anew.
@@ -146,7 +157,7 @@ public struct MultiSync: Sendable {
         for i in 0..<count where i != r {
             var c = SyncController()
             c.panes = [r, i]
-            c.movable = count == 2 ? [true, true] : [false, true]
+            c.movable = count == 2 && !clockReference ? [true, true] : [false, true]
             c.enabled = enabled
             pairs[i] = c
         }
@@ -182,7 +193,7 @@ public struct MultiSync: Sendable {
         // A pane that rebuffers after the panes were together: the others wait for it, the controllers are not stepped.
         let together = !stalled.isEmpty || pairs.values.contains { $0.state == .locked || $0.state == .steering }
         let now = (0..<count).filter { readings[$0].stalled }
-        if enabled, together, !now.isEmpty, now.count < count {
+        if enabled, !clockReference, together, !now.isEmpty, now.count < count {
             stalled = now
             // A pane waits while its window keeps what it needs next; past that it plays on (let go until the stall ends) and
             // is brought back like any pane once the other plays again.
@@ -223,7 +234,12 @@ public struct MultiSync: Sendable {
     /// advanced pane's.
     public var state: SyncState {
         if !stalled.isEmpty { return .waitingFor(stalled) }
-        let states = pairs.keys.sorted().compactMap { pairs[$0]?.state }
+        return Self.combined(pairs.keys.sorted().compactMap { pairs[$0]?.state })
+    }
+
+    /// The state of several controllers together: locked when every one is; off when every one is off (the first one's
+    /// reason); else the least advanced one's.
+    static func combined(_ states: [SyncState]) -> SyncState {
         guard !states.isEmpty else { return .waiting }
         if states.allSatisfy({ if case .off = $0 { return true } else { return false } }) { return states[0] }
         let order: [SyncState] = [.waiting, .aligning, .steering, .locked]
