@@ -15,6 +15,8 @@ public struct DashboardRequest: Sendable {
     public var logFile: String?
     /// With two panes: align them on PDT (off with `--no-sync`, or `s`).
     public var sync = true
+    /// `--latency`: every pane follows the wall clock less this (docs/SYNC.md), one pane or more.
+    public var latency: LatencySync.Target?
     /// Draw with ASCII only (`--ascii`); also chosen by itself for a locale or terminal without the glyphs.
     public var ascii = false
     /// How the picture (`v`) is drawn (`--picture`).
@@ -242,8 +244,9 @@ public enum DashboardRunner {
             return p
         }
         let ui = UILoop(
-            screen: screen, panes: panes, themes: themes, sync: request.sync, started: started, makePane: makePane, recorder: recorder,
-            commands: request.commands, replay: request.replay, pictureOff: request.picture == .none)
+            screen: screen, panes: panes, themes: themes, sync: request.sync, latency: request.latency, started: started,
+            makePane: makePane, recorder: recorder, commands: request.commands, replay: request.replay,
+            pictureOff: request.picture == .none)
         let status = await withCheckedContinuation { (k: CheckedContinuation<Int32, Never>) in
             let thread = Thread { k.resume(returning: ui.run()) }
             thread.name = "curses"
@@ -270,6 +273,8 @@ final class UILoop: @unchecked Sendable {
     private(set) var panes: [Pane]
     let themes: [String]
     let sync: Bool
+    /// `--latency`: the panes follow the wall clock, not each other.
+    let latency: LatencySync.Target?
     let started: ContinuousClock.Instant
     let makePane: @Sendable (Int, String) throws -> Pane
     /// Gets every command given, when the session is recorded.
@@ -288,7 +293,7 @@ final class UILoop: @unchecked Sendable {
     private var captured = CapturedOutputFilter()
 
     init(
-        screen: Screen, panes: [Pane], themes: [String], sync: Bool, started: ContinuousClock.Instant,
+        screen: Screen, panes: [Pane], themes: [String], sync: Bool, latency: LatencySync.Target? = nil, started: ContinuousClock.Instant,
         makePane: @escaping @Sendable (Int, String) throws -> Pane, recorder: Recorder? = nil, commands: [ScriptedAction] = [],
         replay: ReplayProgress? = nil, pictureOff: Bool = false
     ) {
@@ -300,21 +305,24 @@ final class UILoop: @unchecked Sendable {
         self.panes = panes
         self.themes = themes
         self.sync = sync
+        self.latency = latency
         self.started = started
         self.makePane = makePane
         startSync()
     }
 
     /// Two to four panes start on a common PDT and stay there; `s` switches the lock off and on, `r` chooses the reference.
-    /// A pane opened later joins: the lock starts over with every pane, as the user left it (on or off, reference).
+    /// With `--latency` every pane, one or more, follows the wall clock instead. A pane opened later joins: the lock starts
+    /// over with every pane, as the user left it (on or off, reference).
     func startSync() {
-        guard panes.count >= 2, sync, syncRunner?.panes.count != panes.count else { return }
+        guard panes.count >= (latency == nil ? 2 : 1), sync || latency != nil, syncRunner?.panes.count != panes.count else { return }
         let settings = syncRunner?.settings ?? (enabled: true, reference: nil)
         if let old = syncRunner {
             old.stop()
             retiredSync.append(old)
         }
-        syncRunner = SyncRunner(panes: panes, started: started, enabled: settings.enabled, reference: settings.reference)
+        syncRunner = SyncRunner(
+            panes: panes, started: started, enabled: settings.enabled, reference: settings.reference, latency: latency)
         syncRunner?.start()
     }
 
@@ -448,9 +456,11 @@ final class UILoop: @unchecked Sendable {
             }
             let strip = syncRunner.map { y in
                 let v = y.snapshot
-                return SyncModel(
+                var m = SyncModel(
                     state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts,
                     action: v.reasons.first ?? v.actions.last?.description, offsets: v.offsets, reference: v.reference)
+                (m.followsClock, m.latency) = (v.followsClock, v.latency)
+                return m
             }
             let frame = PaneLayout.compose(models, width: w, height: h, sync: strip, prompt: st.prompt, focus: st.focus)
             if frame != lastFrame || clear {

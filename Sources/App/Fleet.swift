@@ -37,6 +37,12 @@ public enum FleetRunner {
             do {
                 var request = MonitorRequest(panes: try stream.urls.map { try pane(stream, $0) }, duration: nil)
                 request.observer = metrics
+                request.latency = stream.latency.map { l in
+                    switch l {
+                    case .seconds(let s): return .seconds(s)
+                    case .auto: return .auto
+                    }
+                }
                 metrics.up(true)
                 outcome = await MonitorRunner.session(request, write: nil)
                 metrics.up(false)

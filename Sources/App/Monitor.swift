@@ -18,6 +18,8 @@ public struct MonitorRequest: Sendable {
     public var rate = 4.0
     /// With two streams: start them on a common PDT and keep them there (`sync` events).
     public var sync = true
+    /// `--latency`: every pane follows the wall clock less this (docs/SYNC.md), one pane or more.
+    public var latency: LatencySync.Target?
     /// Also write info-level log lines (reloads, GAP crossings, switches in words).
     public var verbose = false
     /// `--record FILE`: the whole session into one SQLite file (docs/RECORDING.md).
@@ -63,6 +65,10 @@ public enum MonitorJSON {
             ("pdts", .array(y.pdts.map { .string($0?.iso8601Milliseconds) })),
             ("reference", .int(y.reference)), ("offsetsMs", .array(y.offsets.map(ms))),
         ]
+        if y.followsClock {
+            // `--latency`: the reference is the wall clock; each pane's error against it (docs/SYNC.md).
+            fields += [("latency", .double(y.latency)), ("errorsMs", .array(y.offsets.map(ms)))]
+        }
         if let a = y.actions.last { fields.append(("action", .string(a.description))) }
         if y.actions.count > 1 { fields.append(("actions", .array(y.actions.map { .string($0.description) }))) }
         if case .off(let why) = y.state { fields.append(("reason", .string(why))) }
@@ -373,7 +379,9 @@ public enum MonitorRunner {
                 }
             }
         }
-        let sync = panes.count >= 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil
+        let sync =
+            request.latency.map { SyncRunner(panes: panes, started: started, latency: $0) }
+            ?? (panes.count >= 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil)
         sync?.start()
         var pending = request.commands[...]
         // When a replay made as many media requests as its recording (ReplayProgress.mayEnd).

@@ -236,8 +236,20 @@ public final class StreamMetrics: SessionObserver, Sendable {
         }
         guard let y = sync else { return }
         gauge("hlstui_sync_locked", "1 while the panes play locked on a common PROGRAM-DATE-TIME.").set(to: y.state == .locked ? 1 : 0)
+        guard y.followsClock else {
+            for (p, o) in y.offsets.enumerated() {
+                set("hlstui_sync_offset_seconds", "Seconds the pane is ahead of the sync reference.", pane: p, o)
+            }
+            return
+        }
+        // `--latency`: the clock is the reference (docs/SYNC.md).
+        if let s = y.latency {
+            gauge("hlstui_latency_target_seconds", "--latency: the seconds behind the wall clock every pane follows.").set(to: s)
+        }
         for (p, o) in y.offsets.enumerated() {
-            set("hlstui_sync_offset_seconds", "Seconds the pane is ahead of the sync reference.", pane: p, o)
+            set(
+                "hlstui_latency_error_seconds",
+                "--latency: seconds the pane plays ahead of the wall clock less the latency (negative: behind).", pane: p, o)
         }
     }
 

@@ -20,6 +20,10 @@ public struct SyncSnapshot: Sendable {
     public var reasons: [String]
     /// Each pane's offset from the reference over the last minutes (the history plots).
     public var history: [Series] = []
+    /// `--latency`: the seconds behind the wall clock every pane follows (nil while `auto` has not chosen yet, and without
+    /// `--latency`); `offsets` are then each pane's error against it (positive: ahead, less latency than asked).
+    public var latency: Double?
+    public var followsClock = false
 
     static func waiting(_ n: Int) -> SyncSnapshot {
         SyncSnapshot(
@@ -38,21 +42,33 @@ public final class SyncRunner: Sendable {
     enum Input: Sendable { case tick, toggle, pinReference(Int), stop }
     private let inputs: AsyncStream<Input>.Continuation
     private let stream: AsyncStream<Input>
-    private let initial: MultiSync
+    private let initial: SyncControl
     /// The loop's task, from `start`.
     private let loop = NIOLockedValueBox<Task<Void, Never>?>(nil)
     /// What the loop published last: the strip's snapshot, and the lock's settings as the user left them.
     private let published: NIOLockedValueBox<(snapshot: SyncSnapshot, enabled: Bool, reference: Int?)>
 
-    public init(panes: [Pane], started: ContinuousClock.Instant, enabled: Bool = true, reference: Int? = nil) {
+    /// `latency`: every pane follows the wall clock less that (`LatencySync`, one pane or more) instead of the others.
+    public init(
+        panes: [Pane], started: ContinuousClock.Instant, enabled: Bool = true, reference: Int? = nil, latency: LatencySync.Target? = nil
+    ) {
         self.panes = panes
         self.started = started
-        var c = MultiSync(count: panes.count)
-        c.enabled = enabled
-        if let reference { c.pinReference(reference) }
-        initial = c
+        if let latency {
+            var l = LatencySync(count: panes.count, target: latency)
+            l.enabled = enabled
+            initial = .clock(l)
+        } else {
+            var c = MultiSync(count: panes.count)
+            c.enabled = enabled
+            if let reference { c.pinReference(reference) }
+            initial = .panes(c)
+        }
         (stream, inputs) = AsyncStream.makeStream(of: Input.self)
-        published = NIOLockedValueBox((.waiting(panes.count), enabled, c.pinned))
+        var waiting = SyncSnapshot.waiting(panes.count)
+        waiting.followsClock = latency != nil
+        if case .seconds(let s)? = latency { waiting.latency = s }
+        published = NIOLockedValueBox((waiting, enabled, reference))
     }
 
     /// Seconds before a move that found no segment at its moment is tried again.
@@ -89,20 +105,96 @@ public final class SyncRunner: Sendable {
     public func pinReference(_ pane: Int) { inputs.yield(.pinReference(pane)) }
 }
 
+/// What decides: the panes kept on each other (`MultiSync`), or each on the wall clock less a latency (`LatencySync`).
+enum SyncControl: Sendable {
+    case panes(MultiSync)
+    case clock(LatencySync)
+
+    var enabled: Bool {
+        get {
+            switch self {
+            case .panes(let m): return m.enabled
+            case .clock(let l): return l.enabled
+            }
+        }
+        set {
+            switch self {
+            case .panes(var m):
+                m.enabled = newValue
+                self = .panes(m)
+            case .clock(var l):
+                l.enabled = newValue
+                self = .clock(l)
+            }
+        }
+    }
+
+    /// The reference the user chose (`r`): none when the wall clock is the reference.
+    var pinned: Int? {
+        if case .panes(let m) = self { return m.pinned }
+        return nil
+    }
+
+    mutating func pinReference(_ pane: Int) {
+        guard case .panes(var m) = self else { return }
+        m.pinReference(pane)
+        self = .panes(m)
+    }
+
+    mutating func giveUp(pane: Int, _ why: String, retryAt: Double?) {
+        guard case .panes(var m) = self else { return }
+        m.giveUp(pane: pane, why, retryAt: retryAt)
+        self = .panes(m)
+    }
+
+    /// One step: `wall` is the wall clock at the moment of the readings.
+    mutating func step(t: Double, wall: DateTime, readings: [SyncReading]) -> SyncCommands {
+        switch self {
+        case .panes(var m):
+            let c = m.step(t: t, readings: readings)
+            self = .panes(m)
+            return c
+        case .clock(var l):
+            let c = l.step(t: t, wall: wall, readings: readings)
+            self = .clock(l)
+            return c
+        }
+    }
+
+    func snapshot(speeds: [Double], pdts: [DateTime?]) -> SyncSnapshot {
+        switch self {
+        case .panes(let c):
+            return SyncSnapshot(
+                state: c.state, offset: c.offset, offsets: c.offsets, speeds: speeds, pdts: pdts, reference: c.reference,
+                actions: c.actions, reasons: c.reasons)
+        case .clock(let l):
+            var s = SyncSnapshot(
+                state: l.state, offset: l.error, offsets: l.errors, speeds: speeds, pdts: pdts, reference: nil, actions: l.actions,
+                reasons: l.reasons)
+            s.latency = l.latency
+            s.followsClock = true
+            return s
+        }
+    }
+
+    /// Steps with one pane too (the clock is the other).
+    var needsTwo: Bool { if case .panes = self { return true } else { return false } }
+}
+
 /// The sync loop: its state lives in its task alone (`SyncRunner.start`), no lock.
 struct SyncOwner {
     let panes: [Pane]
     let started: ContinuousClock.Instant
     let inputs: AsyncStream<SyncRunner.Input>.Continuation
     let published: NIOLockedValueBox<(snapshot: SyncSnapshot, enabled: Bool, reference: Int?)>
-    var controller: MultiSync
+    var controller: SyncControl
     /// The speeds last given to the players.
     var applied: [Double]
     /// The panes kept paused while another rebuffers.
     var waiting: Set<Int> = []
 
     init(
-        panes: [Pane], started: ContinuousClock.Instant, controller: MultiSync, inputs: AsyncStream<SyncRunner.Input>.Continuation,
+        panes: [Pane], started: ContinuousClock.Instant, controller: SyncControl, inputs: AsyncStream<SyncRunner.Input>.Continuation,
         published: NIOLockedValueBox<(snapshot: SyncSnapshot, enabled: Bool, reference: Int?)>
     ) {
         (self.panes, self.started, self.inputs, self.published, self.controller) = (panes, started, inputs, published, controller)
@@ -152,7 +244,7 @@ struct SyncOwner {
     }
 
     mutating func step() async {
-        guard panes.count >= 2 else { return }
+        guard panes.count >= (controller.needsTwo ? 2 : 1) else { return }
         // The playheads are read back to back; each reading is carried forward to the moment of the last (at its speed), so
         // the time between the reads does not count as offset.
         var clocks: [PaneClock] = []
@@ -165,8 +257,10 @@ struct SyncOwner {
                 pdt: c.playing ? c.pdt.map { $0.adding(seconds: Pane.seconds(last - c.at) * before[i]) } : c.pdt, playing: c.playing,
                 hasPDT: c.hasPDT ?? true, window: c.window, stalled: c.stalled)
         }
-        let cmd = controller.step(t: t, readings: readings)
-        let offset = controller.offset
+        // The wall clock at the moment of the last reading (`--latency`: the clock every pane follows).
+        let wall = DateTime(seconds: Date().timeIntervalSince1970 - Pane.seconds(ContinuousClock.now - last))
+        let cmd = controller.step(t: t, wall: wall, readings: readings)
+        let offset = controller.snapshot(speeds: [], pdts: []).offset
         for (i, s) in cmd.speeds.enumerated() where abs(s - before[i]) > 0.0002 || (s == 1 && before[i] != 1) {
             panes[i].setSpeed(s)
             applied[i] = s
@@ -185,10 +279,7 @@ struct SyncOwner {
                 pane: r.pane, "no moment in common (\(apart) apart): pane \(r.pane + 1) has no segment at \(r.to); \(listed)",
                 retryAt: t + SyncRunner.retryAfter)
         }
-        let c = controller
-        let snap = SyncSnapshot(
-            state: c.state, offset: c.offset, offsets: c.offsets, speeds: cmd.speeds, pdts: readings.map(\.pdt), reference: c.reference,
-            actions: c.actions, reasons: c.reasons)
+        let snap = controller.snapshot(speeds: cmd.speeds, pdts: readings.map(\.pdt))
         published.withLockedValue { l in
             var s = snap
             s.history =

@@ -13,6 +13,14 @@ public struct FleetConfig: Sendable, Equatable {
         public var maxResolution: Int?
         /// TLS certificates not checked (said at the start, as `--insecure` is).
         public var insecure = false
+        /// As `--latency`: every pane follows the wall clock less this (docs/SYNC.md).
+        public var latency: Latency?
+    }
+
+    /// `latency:` — seconds behind the wall clock, or the smallest every pane of the stream can hold.
+    public enum Latency: Sendable, Equatable {
+        case seconds(Double)
+        case auto
     }
 
     /// Where `/metrics` is served ("HOST:PORT"); `--metrics` overrides it.
@@ -46,8 +54,21 @@ public struct FleetConfig: Sendable, Equatable {
             if let r = e.maxResolution, r <= 0 {
                 throw FleetError(description: "fleet file: \(name): maxResolution takes a height in lines, got \(r)")
             }
-            streams.append(
-                Stream(name: name, urls: urls, video: e.video ?? true, maxResolution: e.maxResolution, insecure: e.insecure ?? false))
+            var latency: Latency?
+            if let l = e.latency {
+                if l == "auto" {
+                    latency = .auto
+                } else if let v = Double(l), v.isFinite, v >= 0, v <= 86_400 {
+                    latency = .seconds(v)
+                } else {
+                    throw FleetError(
+                        description: "fleet file: \(name): latency takes seconds behind the wall clock (0 to 86400) or auto, got \(l)")
+                }
+            }
+            var stream = Stream(
+                name: name, urls: urls, video: e.video ?? true, maxResolution: e.maxResolution, insecure: e.insecure ?? false)
+            stream.latency = latency
+            streams.append(stream)
         }
         return FleetConfig(metrics: file.metrics, streams: streams)
     }
@@ -64,6 +85,7 @@ public struct FleetConfig: Sendable, Equatable {
         var video: Bool?
         var maxResolution: Int?
         var insecure: Bool?
+        var latency: String?
     }
 
     /// A decoding error in one line: where, and what.

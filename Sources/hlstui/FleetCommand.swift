@@ -22,6 +22,7 @@ struct FleetCommand: AsyncParsableCommand {
                   maxResolution: 720
                 - name: cams            # up to four URLs, kept in sync
                   urls: [https://a.example/cam.m3u8, https://b.example/cam.m3u8]
+                  latency: 10           # as --latency: on the wall clock less 10 s (seconds or auto)
             --shard K/N plays only this process's share: N processes given the same file (K from 0 to N-1) play every stream once, without talking (docs/FLEET.md).
             A session that ends or fails is started again after 1 s, doubling to a minute (hlstui_session_restarts_total).
             Runs until SIGINT or SIGTERM; one line on stderr per start problem and restart.

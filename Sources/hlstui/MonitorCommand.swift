@@ -75,6 +75,7 @@ struct MonitorCommand: AsyncParsableCommand {
         request.rate = rate
         request.verbose = verbose
         request.sync = !player.noSync
+        request.latency = try player.latencyTarget()
         request.record = recordFlags.recording(player: player)
         if let c = commands {
             let text: String

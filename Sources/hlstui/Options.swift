@@ -183,6 +183,23 @@ struct PlayerFlagGroup: ParsableArguments {
     @Flag(name: .customLong("no-sync"), help: "With two to four URLs: do not align them on EXT-X-PROGRAM-DATE-TIME.")
     var noSync = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Every pane plays the moment whose PROGRAM-DATE-TIME is the wall clock less SECONDS, and stays there: processes on hosts with synchronised clocks show the same moment (docs/SYNC.md). auto: the smallest every pane can hold.",
+            valueName: "seconds|auto"))
+    var latency: String?
+
+    /// `--latency`, read: nil without it.
+    func latencyTarget() throws -> LatencySync.Target? {
+        guard let latency else { return nil }
+        if noSync { throw ValidationError("--latency and --no-sync: --latency is a sync of its own, on the wall clock; give one of them") }
+        if latency == "auto" { return .auto }
+        guard let s = Double(latency), s.isFinite, s >= 0, s <= 86_400 else {
+            throw ValidationError("--latency takes seconds behind the wall clock (0 to 86400) or auto, got \(latency)")
+        }
+        return .seconds(s)
+    }
+
     @Flag(
         name: .customLong("cmsd-cap"),
         help: "Cap the ladder at the server's maximum suggested bitrate (CMSD mb, CTA-5006) whenever an answer carries one.")

@@ -45,6 +45,7 @@ struct PlayCommand: AsyncParsableCommand {
         var request = DashboardRequest(panes: panes, theme: player.theme, logFile: player.log)
         request.notes = offline.notes
         request.sync = !player.noSync
+        request.latency = try player.latencyTarget()
         request.ascii = player.ascii
         request.picture = player.picture
         request.record = recordFlags.recording(player: player)

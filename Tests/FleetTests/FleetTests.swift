@@ -18,9 +18,14 @@ struct FleetTests {
                 video: false
                 maxResolution: 720
                 insecure: true
+                latency: 12.5
+              - name: wall
+                url: http://c/3.m3u8
+                latency: auto
             """)
         #expect(c.metrics == "0.0.0.0:9500")
-        #expect(c.streams.map(\.name) == ["news", "cams.2-a_b"])
+        #expect(c.streams.map(\.name) == ["news", "cams.2-a_b", "wall"])
+        #expect(c.streams.map(\.latency) == [nil, .seconds(12.5), .auto])
         #expect(c.streams[0].urls == ["https://example.com/news/master.m3u8"] && c.streams[0].video && !c.streams[0].insecure)
         #expect(c.streams[0].maxResolution == nil)
         #expect(c.streams[1].urls.count == 2 && !c.streams[1].video && c.streams[1].maxResolution == 720 && c.streams[1].insecure)
@@ -51,6 +56,10 @@ struct FleetTests {
                 "fleet file: a: maxResolution takes a height in lines, got 0"
             ),
             ("streams:\n  - name: a\n    url: http://a/x.m3u8\n    video: maybe", "fleet file: streams.[1].video: expected Bool"),
+            (
+                "streams:\n  - name: a\n    url: http://a/x.m3u8\n    latency: soon",
+                "fleet file: a: latency takes seconds behind the wall clock (0 to 86400) or auto, got soon"
+            ),
         ])
     func problems(text: String, message: String) {
         #expect(throws: FleetError.self) { try FleetConfig.parse(text) }

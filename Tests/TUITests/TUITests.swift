@@ -606,4 +606,19 @@ struct SyncStripTests {
         #expect(off.lines[0].hasPrefix("⇆ SYNC off: pane 2 has no EXT-X-PROGRAM-DATE-TIME"))
         #expect(locked.lines[0].count == 80 && off.lines[0].count == 80)
     }
+
+    @Test("--latency: the latency followed, each pane's error against it; auto before it chose; off with the reason")
+    func latency() {
+        let d = DateTime(iso8601: "2026-11-22T10:00:01.234Z")!
+        var m = SyncModel(state: .locked, offset: 0.0021, speeds: [1, 1.0004], pdts: [d, d], offsets: [0.0021, -0.0004])
+        m.followsClock = true
+        m.latency = 10
+        let text = SyncStrip.render(m, width: 80).lines[0]
+        #expect(text.hasPrefix("⇆ LATENCY 10.0 s locked │ A +2.1 ms  B -0.4 ms │ speed +0.00% +0.04%"), "\(text)")
+        m.latency = nil
+        m.state = .waiting
+        #expect(SyncStrip.render(m, width: 80).lines[0].hasPrefix("⇆ LATENCY auto waiting for PDT │ A +2.1 ms"))
+        m.state = .off("pane 1 is not live: --latency follows live streams")
+        #expect(SyncStrip.render(m, width: 80).lines[0].hasPrefix("⇆ LATENCY off: pane 1 is not live: --latency follows live streams"))
+    }
 }
