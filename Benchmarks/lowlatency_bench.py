@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""LL-HLS latency: one of the origin's LL streams (`ll-ts` or `ll-fmp4`: 4 s segments of 1 s parts, PART-HOLD-BACK 3 s), one
+"""LL-HLS latency: one of the origin's LL streams (`ll-ts` or `ll-fmp4`: 4 s segments of 1 s parts, PART-HOLD-BACK 3 s; the
+`-fast` ones: 0.333 s parts, PART-HOLD-BACK 1 s), one
 rung, played by `hlstui monitor` and by plain mpv side by side in the same run. The latency is the wall clock minus the moment the frame at the playhead
 was published, from the origin's truth, not from either player's own figures: the origin's segment n starts at wall-clock
 second 4n (its PDT), and the first PTS of each segment of its loop is read from the segment's own bytes (MPEG-TS: its first
@@ -25,7 +26,7 @@ import mpv_ipc
 
 hlstui, cache, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
 SCENARIO = sys.argv[4] if len(sys.argv) > 4 else "ll-ts"
-EXT = "ts" if SCENARIO == "ll-ts" else "m4s"
+EXT = "ts" if SCENARIO.startswith("ll-ts") else "m4s"
 RUNG, SEGMENT, WARMUP = "v360", 4.0, 10.0
 
 
@@ -51,6 +52,16 @@ def first_video_pts(init, data):
         out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time",
                               "-of", "csv=p=0", f.name], capture_output=True, text=True).stdout.strip()
     return float(out)
+
+
+def part_timing():
+    """PART-HOLD-BACK and PART-TARGET, as the stream's playlist states them (RFC 8216bis §4.4.3.7, §4.4.3.8)."""
+    import re
+    with urllib.request.urlopen(f"{base}/{SCENARIO}/{RUNG}/index.m3u8") as r:
+        text = r.read().decode()
+    hold = float(re.search(r"PART-HOLD-BACK=([0-9.]+)", text).group(1))
+    target = float(re.search(r"#EXT-X-PART-INF:PART-TARGET=([0-9.]+)", text).group(1))
+    return hold, target
 
 
 def truth():
@@ -169,6 +180,7 @@ origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache"
 base = origin.stdout.readline().split()[3]
 try:
     firsts, loop = truth()
+    hold, part = part_timing()
     # Side by side: the same stream over the same minutes (one player each, on two cores).
     out = {}
     side = threading.Thread(target=lambda: out.update(mpv=mpv_run(firsts, loop)))
@@ -176,7 +188,7 @@ try:
     out["hlstui"] = hlstui_run(firsts, loop)
     side.join()
     print(json.dumps({"scenario": SCENARIO, "hlstui": out["hlstui"], "mpv": out["mpv"], "seconds": seconds, "warmup": WARMUP,
-                      "partHoldBack": 3.0, "partTarget": 1.0}))
+                      "partHoldBack": hold, "partTarget": part}))
 finally:
     origin.send_signal(signal.SIGKILL)
     origin.wait()

@@ -36,8 +36,10 @@ public struct LowLatencyRendition: Sendable {
                     let pieces = r.container == .ts ? tsParts(m, at: cuts) : FragmentSplit.split(segment: m.bytes, tracks: tracks, at: cuts)
                 else { return nil }
                 for p in pieces {
+                    // To the microsecond, as a packager writes it (0.333333, not 0.33333333333333304).
+                    let duration = (p.duration * 1_000_000).rounded() / 1_000_000
                     slices.append(
-                        PartSlice(range: bytes.count..<(bytes.count + p.bytes.count), duration: p.duration, independent: p.independent))
+                        PartSlice(range: bytes.count..<(bytes.count + p.bytes.count), duration: duration, independent: p.independent))
                     bytes += p.bytes
                 }
             }

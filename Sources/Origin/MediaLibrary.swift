@@ -179,10 +179,17 @@ public final class MediaLibrary: Sendable {
     public let progressive: [String: [UInt8]]
     /// Seconds the last generation took (0 when the cache was reused).
     public let generationSeconds: Double
-    /// The plain video rungs cut for LL-HLS (`ll-ts`, `ll-fmp4`): 4 s segments of 1 s parts, keyed `container/id`.
+    /// The plain video rungs cut for LL-HLS: 4 s segments of 1 s parts (`ll-ts`, `ll-fmp4`, split 2) and of 0.333 s parts
+    /// (`ll-ts-fast`, `ll-fmp4-fast`, split 6), keyed `container/id/split`.
     public let lowLatency: [String: LowLatencyRendition]
 
-    public func lowLatency(_ id: String, _ container: Container) -> LowLatencyRendition? { lowLatency["\(container.rawValue)/\(id)"] }
+    /// The LL-HLS cut of video rung `id`, each 2 s encoded segment in `split` parts.
+    public func lowLatency(_ id: String, _ container: Container, split: Int = 2) -> LowLatencyRendition? {
+        lowLatency["\(container.rawValue)/\(id)/\(split)"]
+    }
+
+    /// How the LL scenarios cut each encoded segment.
+    static let lowLatencySplits = [2, 6]
 
     public func rendition(_ id: String, _ container: Container, _ packaging: Packaging = .plain) -> MediaRendition? {
         renditions["\(packaging.keyPrefix)\(container.rawValue)/\(id)"]
@@ -196,8 +203,10 @@ public final class MediaLibrary: Sendable {
         var ll: [String: LowLatencyRendition] = [:]
         for id in OriginTiming.videoRungs {
             for c in [Container.ts, .fmp4] {
-                if let r = renditions["\(c.rawValue)/\(id)"], let cut = LowLatencyRendition.make(r, group: 2, split: 2) {
-                    ll["\(c.rawValue)/\(id)"] = cut
+                for split in Self.lowLatencySplits {
+                    if let r = renditions["\(c.rawValue)/\(id)"], let cut = LowLatencyRendition.make(r, group: 2, split: split) {
+                        ll["\(c.rawValue)/\(id)/\(split)"] = cut
+                    }
                 }
             }
         }

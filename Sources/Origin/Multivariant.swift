@@ -17,9 +17,9 @@ public enum MultivariantBuilder {
             v.resolution = r.resolution
             v.frameRate = r.frameRate
             m.variants = [v]
-        case .lowLatency(let container):
+        case .lowLatency(let container, let split):
             for id in OriginTiming.videoRungs {
-                guard let r = media.lowLatency(id, container)?.rendition else { return nil }
+                guard let r = media.lowLatency(id, container, split: split)?.rendition else { return nil }
                 var v = Variant(uri: "\(id)/index.m3u8", bandwidth: r.peakBitrate)
                 v.averageBandwidth = r.averageBitrate
                 v.codecs = r.codecs

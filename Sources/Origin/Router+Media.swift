@@ -115,7 +115,10 @@ extension OriginRouter {
             return r
         }
         if file == "index.m3u8" {
-            let reports = OriginTiming.videoRungs.filter { $0 != rung && media.lowLatency($0, ll.model.rendition.container) != nil }
+            let split = { if case .lowLatency(_, let s) = ll.model.scenario.kind { return s } else { return 2 } }()
+            let reports = OriginTiming.videoRungs.filter {
+                $0 != rung && media.lowLatency($0, ll.model.rendition.container, split: split) != nil
+            }
             var at = now
             let msnText = req.query["_HLS_msn"]
             let partText = req.query["_HLS_part"]

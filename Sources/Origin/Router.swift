@@ -135,7 +135,8 @@ public struct OriginRouter: OriginResponder {
 
     /// The LL-HLS timeline of a rung of an LL scenario.
     public func lowLatency(_ scenario: Scenario, _ rendition: String) -> LowLatencyModel? {
-        guard case .lowLatency(let container) = scenario.kind, let r = media.lowLatency(rendition, container) else { return nil }
+        guard case .lowLatency(let container, let split) = scenario.kind, let r = media.lowLatency(rendition, container, split: split)
+        else { return nil }
         return LowLatencyModel(scenario: scenario, rendition: r)
     }
 

@@ -23,9 +23,9 @@ public struct Scenario: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case ladder(container: Container, live: Bool, encryption: Encryption, gap: GapMode, define: Bool)
         case camera(id: String, offset: Double, latency: Double)
-        /// The video rungs as LL-HLS (RFC 8216bis §3.2, §6.2.5, §6.2.6): segments of two encoded segments, each part half of
-        /// one.
-        case lowLatency(container: Container)
+        /// The video rungs as LL-HLS (RFC 8216bis §3.2, §6.2.5, §6.2.6): segments of two encoded segments, each encoded
+        /// segment cut into `split` parts (2: 1 s parts; 6: 0.333 s).
+        case lowLatency(container: Container, split: Int = 2)
     }
 
     public var name: String
@@ -51,7 +51,7 @@ public struct Scenario: Sendable, Equatable {
         switch kind {
         case .ladder(let c, _, _, _, _): return c
         case .camera: return .ts
-        case .lowLatency(let c): return c
+        case .lowLatency(let c, _): return c
         }
     }
 
@@ -141,6 +141,16 @@ public struct Scenario: Sendable, Equatable {
             summary:
                 "low-latency HLS, fMP4 (muxed audio): 4 s segments of 1 s parts (a fragment each), blocking reload, delta updates, preload hints, rendition reports",
             kind: .lowLatency(container: .fmp4)),
+        Scenario(
+            name: "ll-ts-fast",
+            summary:
+                "low-latency HLS at the floor, MPEG-TS: 4 s segments of 0.333 s parts (PART-HOLD-BACK 1 s), as ll-ts otherwise",
+            kind: .lowLatency(container: .ts, split: 6)
+        ).continuing,
+        Scenario(
+            name: "ll-fmp4-fast",
+            summary: "low-latency HLS at the floor, fMP4 (muxed audio): 4 s segments of 0.333 s parts (PART-HOLD-BACK 1 s), as ll-fmp4 otherwise",
+            kind: .lowLatency(container: .fmp4, split: 6)),
         Scenario(
             name: "demo",
             summary:

@@ -12,49 +12,54 @@ struct LowLatencyTests {
         LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: media.lowLatency("v240", .ts)!)
     }
 
-    /// The shape both containers share: five 4 s segments of four 1 s parts, the two that open an encoded segment INDEPENDENT,
-    /// concatenating to the segment; `each` checks part `k` of a segment (its bytes, the part's bytes).
-    static func checkParts(_ ll: LowLatencyRendition, _ id: String, each: ([UInt8], Int, [UInt8]) throws -> Void) rethrows {
+    /// The shape both containers share: five 4 s segments of `2 × split` parts of `2 / split` s (1 s for the plain LL streams,
+    /// 0.333 s for the `-fast` ones), the two that open an encoded segment INDEPENDENT, concatenating to the segment; `each`
+    /// checks part `k` of a segment (its bytes, the part's bytes).
+    static func checkParts(_ ll: LowLatencyRendition, _ id: String, split: Int, each: ([UInt8], Int, [UInt8]) throws -> Void) rethrows {
         #expect(ll.rendition.segments.count == 5 && ll.rendition.nominalDuration == 4)
         for (pos, seg) in ll.rendition.segments.enumerated() {
             let parts = ll.parts[pos]
-            #expect(parts.map(\.independent) == [true, false, true, false], "\(id) segment \(pos)")
-            #expect(parts.allSatisfy { abs($0.duration - 1) < 0.001 }, "\(parts.map(\.duration))")
+            #expect(parts.map(\.independent) == (0..<(2 * split)).map { $0 % split == 0 }, "\(id) segment \(pos)")
+            #expect(parts.allSatisfy { abs($0.duration - 2 / Double(split)) < 0.001 }, "\(parts.map(\.duration))")
             #expect(parts.flatMap { seg.bytes[$0.range] } == seg.bytes)
             for (k, p) in parts.enumerated() { try each(seg.bytes, k, Array(seg.bytes[p.range])) }
         }
     }
 
-    @Test("each 4 s segment is four 1 s parts that concatenate to it; the two that open an encoded segment start with its IDR")
-    func parts() throws {
+    @Test(
+        "each 4 s segment is four 1 s parts (-fast: twelve of 0.333 s) that concatenate to it; the two that open an encoded segment start with its IDR",
+        arguments: [2, 6])
+    func parts(split: Int) throws {
         for id in OriginTiming.videoRungs {
-            let ll = try #require(Self.media.lowLatency(id, .ts), "\(id)")
-            // Each part is whole TS packets and starts with the video frame of its second.
-            try Self.checkParts(ll, id) { seg, k, bytes in
+            let ll = try #require(Self.media.lowLatency(id, .ts, split: split), "\(id)")
+            // Each part is whole TS packets and starts with the video frame of its moment.
+            try Self.checkParts(ll, id, split: split) { seg, k, bytes in
                 let pid = TransportStream.probe(seg).videoPID
                 let first = try #require(TransportStream.videoPESStarts(seg).first?.dts)
                 #expect(bytes.count % 188 == 0 && bytes.first == 0x47)
                 let dts = try #require(TransportStream.videoPESStarts(bytes, videoPID: pid).first?.dts)
-                #expect(abs(Double(dts &- first) / 90000 - Double(k)) < 0.001, "\(id) part \(k)")
+                #expect(abs(Double(dts &- first) / 90000 - Double(k) * 2 / Double(split)) < 0.001, "\(id) part \(k)")
             }
         }
     }
 
-    @Test("ll-fmp4: each 4 s segment is four 1 s fragments (moof + mdat) that concatenate to it; ffprobe decodes every frame")
-    func fragmentParts() async throws {
+    @Test(
+        "ll-fmp4: each 4 s segment is four 1 s fragments (-fast: twelve of 0.333 s; moof + mdat) that concatenate to it; ffprobe decodes every frame",
+        arguments: [2, 6])
+    func fragmentParts(split: Int) async throws {
         for id in OriginTiming.videoRungs {
-            let ll = try #require(Self.media.lowLatency(id, .fmp4), "\(id)")
+            let ll = try #require(Self.media.lowLatency(id, .fmp4, split: split), "\(id)")
             let source = try #require(Self.media.rendition(id, .fmp4))
             let initSection = try #require(ll.rendition.initSection)
             let tracks = FragmentedMP4.tracks(initSection: initSection)
             let video = try #require(tracks.first { $0.handler == "vide" })
             #expect(tracks.count == 2, "video and its muxed audio")
-            // Each part is a fragment of its own whose video starts at its second.
-            try Self.checkParts(ll, id) { seg, k, bytes in
+            // Each part is a fragment of its own whose video starts at its moment.
+            try Self.checkParts(ll, id, split: split) { seg, k, bytes in
                 let start = try #require(FragmentedMP4.firstDecodeTimes(segment: seg)[video.id])
                 #expect(FragmentedMP4.boxes(bytes)?.map(\.type) == ["moof", "mdat"], "\(id) part \(k)")
                 let t = try #require(FragmentedMP4.firstDecodeTimes(segment: bytes)[video.id])
-                #expect(abs(Double(t - start) / Double(video.timescale) - Double(k)) < 0.001, "\(id) part \(k)")
+                #expect(abs(Double(t - start) / Double(video.timescale) - Double(k) * 2 / Double(split)) < 0.001, "\(id) part \(k)")
             }
             // The init section and the cut segments decode to as many frames and audio packets as the packager's segments.
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("llfmp4-\(UUID().uuidString.prefix(8))")
