@@ -33,6 +33,9 @@ public struct ReloadSeek: Sendable, Equatable {
     /// How long a reload+seek may take before the pane plays on.
     public static let limit = 5.0
 
+    /// A low-latency start behind the edge.
+    public var isEdgeStart: Bool { if case .position = to { return true } else { return false } }
+
     public init(to: Target, rung: Int, wasPaused: Bool, heldFrom: Int? = nil, readaheadBefore: Double? = nil, deadline: Double) {
         self.to = to
         self.rung = rung
@@ -170,9 +173,11 @@ extension SessionState {
             if let to, look.holds(to, margin: 0.05) {
                 plan.effects.append(.seekAbsolute(to: to, aimBack: nil))
                 step.soughtTo = to
-            } else if let to, step.heldFrom != nil, let back = look.aimBack(for: to, within: 12) {
-                // The segments after the target's are held back, so its GOP is not marked seekable yet: the demuxer is aimed
-                // into the range before it and the exact seek decodes on to the target (docs/PLATFORM.md).
+            } else if let to, step.heldFrom != nil || step.isEdgeStart, let back = look.aimBack(for: to, within: 12) {
+                // The segments after the target's are held back, or not published yet (a low-latency start, PART-HOLD-BACK
+                // behind the edge, lies in the newest GOP whenever the hold-back is shorter than a GOP), so its GOP is not marked
+                // seekable yet: the demuxer is aimed into the range before it and the exact seek decodes on to the target
+                // (docs/PLATFORM.md).
                 plan.effects.append(.seekAbsolute(to: to, aimBack: back))
                 step.soughtTo = to
             }

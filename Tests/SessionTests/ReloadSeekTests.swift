@@ -112,6 +112,29 @@ struct ReloadSeekTests {
             "the count starts again")
     }
 
+    @Test(
+        "a low-latency start in the newest GOP (PART-HOLD-BACK shorter than a GOP): the packets hold it, the GOP is not seekable yet; the demuxer is aimed before it"
+    )
+    func edgeStartInNewestGOP() {
+        var s = Self.session()
+        // 0.5 s into segment 3 read at t = 1 (raw 16.5): at t = 1.5, raw 17. The last key frame read is at 16.9 (its GOP not
+        // marked seekable until the next key frame is published); the packets reach 17.6.
+        let step = ReloadSeek(to: .position(msn: 3, offset: 0.5, readAt: 1), rung: 0, wasPaused: false, deadline: 6)
+        let plan = s.reduce(.timer(.reloadSeek(step), Self.look([(10, 16.9)], end: 17.6)), at: 1.5)
+        guard case .seekAbsolute(let to, let back?) = plan.effects.first else {
+            Issue.record("an aimed seek: \(plan.effects)")
+            return
+        }
+        #expect(abs(to - 17) < 1e-9 && abs(back - 0.2) < 1e-9)
+        // The packets do not reach it yet: wait.
+        #expect(
+            s.reduce(.timer(.reloadSeek(step), Self.look([(10, 16.9)], end: 17.02)), at: 1.5).effects == [.after(ms: 5, .reloadSeek(step))])
+        // A switch's raw target with nothing held back waits for the seekable range as before.
+        let raw = ReloadSeek(to: .raw(17), rung: 1, wasPaused: false, deadline: 6)
+        #expect(
+            s.reduce(.timer(.reloadSeek(raw), Self.look([(10, 16.9)], end: 17.6)), at: 1.5).effects == [.after(ms: 5, .reloadSeek(raw))])
+    }
+
     @Test("splice+seek's re-read: held still and the demuxer aimed a segment back, again until the new rung's segment is asked for")
     func reread() {
         var s = Self.session()
