@@ -324,11 +324,14 @@ fi
 
 if has lowlatency; then
 # LL-HLS: latency on the origin's ll-ts and ll-fmp4 streams (1 s parts) and their -fast ones (0.333 s parts), hlstui beside
-# plain mpv, from the origin's truth (LL_SECONDS each, default 120; LL_SCENARIOS, default all four).
+# plain mpv, from the origin's truth (LL_SECONDS each, default 120; the -fast ones LL_FAST_SECONDS, default 600; LL_SCENARIOS,
+# default all four).
 bin=$(release_hlstui)
 lls=()
 for sc in ${LL_SCENARIOS:-ll-ts ll-fmp4 ll-ts-fast ll-fmp4-fast}; do
-  lls+=("$(python3 Benchmarks/lowlatency_bench.py "$bin/hlstui" .build/test-media "${LL_SECONDS:-120}" "$sc")")
+  secs=${LL_SECONDS:-120}
+  [[ $sc == *-fast ]] && secs=${LL_FAST_SECONDS:-600}
+  lls+=("$(python3 Benchmarks/lowlatency_bench.py "$bin/hlstui" .build/test-media "$secs" "$sc")")
 done
 python3 - "${lls[@]}" <<'PY' | python3 Benchmarks/update_benchmarks.py "## LL-HLS latency"
 import json, sys, datetime
@@ -339,7 +342,7 @@ f = lambda s, k: f"{s[k]:.2f} s" if s else "—"
 md = ["## LL-HLS latency: hlstui vs plain mpv", "",
       f"`bash scripts/bench.sh lowlatency` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's "
       f"LL streams (v360: 4 s segments of 1 s parts, PART-HOLD-BACK {phb:g} s; the `-fast` ones 0.333 s parts, PART-HOLD-BACK 1 s; blocking reload, delta updates, "
-      f"preload hints), `hlstui monitor` (the ladder, 360p pinned, 144p from halfway) and plain mpv (the 360p playlist) side by side, {r0['seconds']:g} s per stream, the first {r0['warmup']:g} s left "
+      f"preload hints), `hlstui monitor` (the ladder, 360p pinned, 144p from halfway) and plain mpv (the 360p playlist) side by side, {' / '.join(sorted({f"{r['seconds']:g}" for r in runs}))} s per stream (the -fast ones the longer), the first {r0['warmup']:g} s left "
       "out. Latency = wall clock minus the moment the frame at the playhead was published, from the origin's truth (segment n starts "
       "at wall-clock second 4n; each segment's first PTS read from its bytes; the players' raw time-pos), not from hlstui's own "
       "figures.", "",

@@ -19,9 +19,12 @@ extension LoaderServer {
         // tags come with that part). It is listed all the same, so a player at the edge has its next segment at once; its
         // body writes nothing until the playlist lists that part, and ends empty if the segment opens a break
         // (`unconfirmed`, `growing`; DECISIONS.md, LL-HLS).
-        // Listed as long as its parts so far (at least one part target): FFmpeg 5.1 reloads once the last segment's duration has
-        // passed since its last reload, so a longer one would leave it waiting at the segment's end for the next to be listed.
-        g.duration = max(g.duration, m.partTarget ?? 1)
+        // Listed as long as its parts so far or what is left of it, whichever is shorter (at least one part target): FFmpeg 5.1
+        // reloads once the last segment's duration has passed since its last reload, so a longer one would leave it waiting
+        // at the segment's end for the next to be listed — a player that starts with most of the segment out (PART-HOLD-BACK
+        // 1 s of 0.333 s parts: two thirds of it) waited its parts' duration less what was left, and stalled.
+        let left = m.targetDuration.map { Double($0) - g.duration } ?? g.duration
+        g.duration = max(min(g.duration, left), m.partTarget ?? 1)
         g.parts = []
         return g
     }
@@ -74,6 +77,7 @@ extension LoaderServer {
         var afterHint = false
         var idle = 0
         let playlistID = requested.playlist ?? .upstream(url)
+        let filler = ByteBuffer(bytes: PartFiller.bytes(fragmentedMP4: held0?.isFragmentedMP4 == true))
         /// Writes part bytes to the player; the first 8 KB say the segment's first PTS.
         @Sendable func deliver(_ b: ByteBuffer) {
             writer.chunk(b)
@@ -102,6 +106,8 @@ extension LoaderServer {
         }
         /// Part `part` went to the player whole (`hinted`: read from its preload hint): on to the next.
         func written(_ bytes: Int, hinted: Bool) {
+            // Filler the demuxer skips, so FFmpeg's blocking read hands the player this part now (`PartFiller`).
+            writer.chunk(filler)
             writer.flush()
             sayUnsaid()
             sent += bytes

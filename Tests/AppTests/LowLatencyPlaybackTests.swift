@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 import Origin
 import Testing
 
@@ -61,16 +62,23 @@ struct LowLatencyPlaybackTests {
         #expect(playing.count >= 20)
     }
     @Test(
-        "starts PART-HOLD-BACK behind the last part, stays within a part target of it; a switch at the edge; no stall",
-        arguments: ["ll-ts", "ll-fmp4"])
+        "starts PART-HOLD-BACK behind the last part, stays within a part target of it; a switch at the edge (not -fast); no stall",
+        arguments: ["ll-ts", "ll-fmp4", "ll-ts-fast", "ll-fmp4-fast"])
     func nearTheEdge(scenario: String) async throws {
         let state = LowLatencyOrigin.state
         let mark = state.log().count
-        let dir = try CLI.directory(["cmds": "9 pin 0\n"])
-        let r = try await MonitorRun.run([
-            "\(LowLatencyOrigin.base)/\(scenario)/master.m3u8", "--pin", "2", "--duration", "20", "--verbose", "--commands",
-            dir.appendingPathComponent("cmds").path,
-        ])
+        // A switch at the edge, at 9 s. Not on the -fast streams: there the player's reload after the switch waits for FFmpeg's
+        // half target duration (2 s) against a second of buffer (docs/LOWLATENCY.md).
+        let fast = scenario.hasSuffix("-fast")
+        let dir = try CLI.directory(["cmds": fast ? "" : "9 pin 0\n"])
+        // The -fast streams play a second behind the edge: their run takes every player slot, as a user's one player would
+        // have the machine (the other tests' players would make the scheduler's pauses the measure; BENCHMARKS.md has the
+        // figures over ten minutes).
+        let r = try await MonitorRun.run(
+            [
+                "\(LowLatencyOrigin.base)/\(scenario)/master.m3u8", "--pin", "2", "--duration", "20", "--verbose", "--commands",
+                dir.appendingPathComponent("cmds").path,
+            ], alone: fast)
         #expect(r.status == 0, "\(r.stderr.suffix(300))")
         #expect(r.named("error").isEmpty && r.named("stall").isEmpty, "\(r.named("error")) \(r.named("stall"))")
         // The origin's loop (every 20 s): ll-ts's timeline goes on across it; ll-fmp4's is a discontinuity the pane crosses by a
@@ -78,18 +86,23 @@ struct LowLatencyPlaybackTests {
         let skipped = r.named("skip").compactMap { $0["seconds"] as? Double }
         #expect(skipped.allSatisfy { $0 < 0.05 }, "\(r.named("skip"))")
         let said = r.named("log").compactMap { $0["text"] as? String }
-        #expect(said.contains { $0.hasPrefix("low latency: starting 3.0 s (PART-HOLD-BACK) behind the last part") }, "\(said)")
+        // PART-HOLD-BACK 3 s of 1 s parts; the -fast streams' 1 s of 0.333 s parts (a 144p part, 11 KB, reaches the player as
+        // it is published: `PartFiller`).
+        let holdBack = fast ? 1.0 : 3.0
+        #expect(
+            said.contains { $0.hasPrefix("low latency: starting \(fixed(holdBack, 1)) s (PART-HOLD-BACK) behind the last part") },
+            "\(said)")
         // Glass to glass: the origin's PDT is its wall clock, so the sample's wall clock minus the playhead's PDT is the
-        // latency the origin's truth gives. PART-HOLD-BACK 3 s, PART-TARGET 1 s.
+        // latency the origin's truth gives.
         let playing = r.named("player").filter { $0["state"] as? String == "playing" }
         let latencies = playing.compactMap { $0["pdtLatency"] as? Double }
         #expect(latencies.count >= 40, "\(latencies.count) samples with a latency")
         let sorted = latencies.sorted()
-        #expect(sorted[sorted.count / 2] <= 4.0, "median \(sorted[sorted.count / 2]) s: \(latencies)")
-        #expect((sorted.last ?? 99) <= 5.0, "\(latencies)")
+        #expect(sorted[sorted.count / 2] <= holdBack + 1, "median \(sorted[sorted.count / 2]) s: \(latencies)")
+        #expect((sorted.last ?? 99) <= holdBack + 2, "\(latencies)")
         // Parts asked for as published: listed or hinted, and blocking reloads for parts.
         let paths = state.log(since: mark).map(\.path)
-        #expect(paths.contains { $0.range(of: #"/s\d+\.\d\.(ts|m4s)$"#, options: .regularExpression) != nil }, "\(paths.suffix(20))")
+        #expect(paths.contains { $0.range(of: #"/s\d+\.\d+\.(ts|m4s)$"#, options: .regularExpression) != nil }, "\(paths.suffix(20))")
         #expect(paths.contains { $0.contains("_HLS_part=") }, "\(paths.suffix(20))")
         let parts = r.named("request").filter { $0["kind"] as? String == "part" }
         #expect(!parts.isEmpty && parts.allSatisfy { $0["status"] as? Int == 200 }, "\(parts.prefix(3))")
@@ -97,6 +110,7 @@ struct LowLatencyPlaybackTests {
         let paced = r.named("request").filter { $0["kind"] as? String == "segment" && $0["paced"] as? Bool == true }
         #expect(paced.count >= 3, "\(paced.count) paced segments")
         // The switch at 9 s, at the edge: to 144p, on screen without a stall (checked above).
+        if fast { return }
         let pinned = r.named("variant").filter { $0["to"] as? Int == 0 && $0["reason"] as? String == "manual" }
         #expect(pinned.count == 1, "\(r.named("variant"))")
         let after = playing.filter { ($0["t"] as? Double ?? 0) > 16 }

@@ -507,3 +507,26 @@ struct AssetListTests {
                 == "https://a/l.json?x=1&_HLS_primary_id=p1&_HLS_start_offset=12.500")
     }
 }
+
+@Suite("Filler after LL-HLS parts (pure)")
+struct PartFillerTests {
+    @Test("MPEG-TS: null packets (PID 0x1FFF), at least FFmpeg's 32 KB read; stripped, the media is what it was")
+    func ts() {
+        let f = PartFiller.bytes(fragmentedMP4: false)
+        #expect(f.count % 188 == 0 && f.count >= PartFiller.minimum && f.count < PartFiller.minimum + 188)
+        #expect(stride(from: 0, to: f.count, by: 188).allSatisfy { f[$0] == 0x47 && f[$0 + 1] & 0x1F == 0x1F && f[$0 + 2] == 0xFF })
+        // A media packet (PID 0x100) on either side of the filler.
+        let media = [0x47, 0x41, 0x00, 0x10] + [UInt8](repeating: 7, count: 184)
+        #expect(PartFiller.strip(media + f + media, fragmentedMP4: false) == media + media)
+    }
+
+    @Test("fMP4: one top-level free box; stripped between fragments, the fragments are what they were")
+    func fmp4() {
+        let f = PartFiller.bytes(fragmentedMP4: true)
+        #expect(f.count == PartFiller.minimum + 8 && Array(f[4..<8]) == Array("free".utf8))
+        #expect(Int(f[0]) << 24 | Int(f[1]) << 16 | Int(f[2]) << 8 | Int(f[3]) == f.count)
+        let moof: [UInt8] = [0, 0, 0, 12] + Array("moof".utf8) + [1, 2, 3, 4]
+        let mdat: [UInt8] = [0, 0, 0, 10] + Array("mdat".utf8) + [9, 9]
+        #expect(PartFiller.strip(moof + mdat + f + moof + mdat, fragmentedMP4: true) == moof + mdat + moof + mdat)
+    }
+}
