@@ -339,10 +339,11 @@ runs = [json.loads(a) for a in sys.argv[1:]]
 r0 = runs[0]
 phb, pt = r0["partHoldBack"], r0["partTarget"]
 f = lambda s, k: f"{s[k]:.2f} s" if s else "—"
+lengths = " / ".join(sorted({"%g" % r["seconds"] for r in runs}, key=float))
 md = ["## LL-HLS latency: hlstui vs plain mpv", "",
       f"`bash scripts/bench.sh lowlatency` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's "
       f"LL streams (v360: 4 s segments of 1 s parts, PART-HOLD-BACK {phb:g} s; the `-fast` ones 0.333 s parts, PART-HOLD-BACK 1 s; blocking reload, delta updates, "
-      f"preload hints), `hlstui monitor` (the ladder, 360p pinned, 144p from halfway) and plain mpv (the 360p playlist) side by side, {' / '.join(sorted({f"{r['seconds']:g}" for r in runs}))} s per stream (the -fast ones the longer), the first {r0['warmup']:g} s left "
+      f"preload hints), `hlstui monitor` (the ladder, 360p pinned, 144p from halfway) and plain mpv (the 360p playlist) side by side, {lengths} s per stream (the -fast ones the longer), the first {r0['warmup']:g} s left "
       "out. Latency = wall clock minus the moment the frame at the playhead was published, from the origin's truth (segment n starts "
       "at wall-clock second 4n; each segment's first PTS read from its bytes; the players' raw time-pos), not from hlstui's own "
       "figures.", "",

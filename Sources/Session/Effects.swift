@@ -133,6 +133,14 @@ extension SessionState {
         var detail = detail
         var mech = SwitchPlanner.mechanism(
             spliced: spliced, compatible: SwitchPlanner.compatible(b, a, renditions: ladder.renditions), live: live, mode: mode)
+        // LL-HLS given part by part (DECISIONS.md, LL-HLS): the player reads the segment in progress and asks for the next
+        // only once it completes, so a splice takes effect at the next boundary as the reload would, without the restart a
+        // reload costs — a stall at PART-HOLD-BACK 1 s, where the player holds a second.
+        if mech == .spliceReload, catchUp != nil {
+            mech = .splice
+            detail = [detail, "low latency: the next segment the player asks for is the new rung's"].compactMap { $0 }.joined(
+                separator: "; ")
+        }
         let fresh = freshPoint(look.time)
         let here = fresh?.msn ?? playhead?.msn
         var plan = PanePlan()

@@ -70,6 +70,17 @@ struct EffectsTests {
         #expect(!s.watchStep(look: PlayerLook(time: 15.99), at: 6.02).effects.contains(.load(rung: 1, startMSN: 3)))
     }
 
+    @Test("live, immediate, spliced, LL-HLS given part by part: a splice, no reload (it would take effect at the same boundary)")
+    func lowLatencySplice() throws {
+        var s = Self.session(live: true)
+        _ = s.apply(.lowLatencyStarted(holdBack: 1), at: 1)
+        let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5))
+        #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1))])
+        #expect(plan.record?.mechanism == .splice && s.plannedReload == nil)
+        #expect(plan.record?.detail?.contains("low latency") == true)
+        #expect(!s.watchStep(look: PlayerLook(time: 15.98), at: 6).effects.contains { if case .load = $0 { true } else { false } })
+    }
+
     @Test("not spliced (fMP4) or rungs that differ: prewarm and reload+seek (VOD, immediate) or reload@boundary (smooth)")
     func reloads() throws {
         var fmp4 = Self.session(spliced: false)
