@@ -149,7 +149,8 @@ public struct Scenario: Sendable, Equatable {
         ).continuing,
         Scenario(
             name: "ll-fmp4-fast",
-            summary: "low-latency HLS at the floor, fMP4 (muxed audio): 4 s segments of 0.333 s parts (PART-HOLD-BACK 1 s), as ll-fmp4 otherwise",
+            summary:
+                "low-latency HLS at the floor, fMP4 (muxed audio): 4 s segments of 0.333 s parts (PART-HOLD-BACK 1 s), as ll-fmp4 otherwise",
             kind: .lowLatency(container: .fmp4, split: 6)),
         Scenario(
             name: "demo",
