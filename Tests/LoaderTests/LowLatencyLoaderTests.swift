@@ -325,20 +325,24 @@ struct LowLatencyLoaderTests {
         let model = LowLatencyModel(scenario: Scenario.named("ll-fmp4")!, rendition: TestOrigins.media.lowLatency("v144", .fmp4)!)
         let o = LiveOverrides()
         // Started once two parts of the segment in progress are out and at least one is still to come (its 4 s: parts 2 and 3).
-        var progress = 0
-        for _ in 0..<3 {
-            let now = Date().timeIntervalSince1970
-            progress = model.lastCompleteMSN(at: now, overrides: o) + 1
-            let second = model.published(msn: progress, part: 1, overrides: o)
-            let complete = model.published(msn: progress, part: nil, overrides: o)
-            if now >= second + 0.05 && complete - now > 1 { break }
-            try await Task.sleep(for: .seconds(max(0.05, (now < second ? second : complete) - now + 0.1)))
-        }
+        // A machine so loaded that the segment completed before the stream was open tries the next one.
         let url = "\(Self.origin.httpBase)/ll-fmp4/v144/index.m3u8"
-        let opened = try await loader.openStream(url, startMSN: progress)
-        let (_, segments) = try await media(c, opened.playerURL)
-        let growing = try #require(segments.last)
-        try #require(growing.msn == progress, "started at \(progress), the player's playlist ends at \(growing.msn) (a loaded machine)")
+        var chosen: (progress: Int, msn: Int, url: String)?
+        for _ in 0..<3 where chosen == nil {
+            var progress = 0
+            for _ in 0..<3 {
+                let now = Date().timeIntervalSince1970
+                progress = model.lastCompleteMSN(at: now, overrides: o) + 1
+                let second = model.published(msn: progress, part: 1, overrides: o)
+                let complete = model.published(msn: progress, part: nil, overrides: o)
+                if now >= second + 0.05 && complete - now > 1 { break }
+                try await Task.sleep(for: .seconds(max(0.05, (now < second ? second : complete) - now + 0.1)))
+            }
+            let opened = try await loader.openStream(url, startMSN: progress)
+            let (_, segments) = try await media(c, opened.playerURL)
+            if let last = segments.last, last.msn == progress { chosen = (progress, last.msn, last.url) }
+        }
+        let growing = try #require(chosen, "the segment in progress completed before the stream was open, three times (a loaded machine)")
         let asked = loader.now
         let r = try await c.get(growing.url)
         #expect(r.head.status == 200)
@@ -450,7 +454,10 @@ struct LowLatencyLoaderTests {
             case .cut:
                 #expect(parts.contains { $0.resumed != nil }, "\(msn): \(parts.map { "\($0.url) \($0.status) \($0.resumed ?? "-")" })")
             case .unavailable:
-                #expect(parts.contains { $0.status == 503 }, "\(msn): \(parts.map { "\($0.url) \($0.status)" })")
+                // Met by the client's retries of one part or spread over parts read at once: a 503 in the log, or retries.
+                #expect(
+                    parts.contains { $0.status == 503 || $0.retries > 0 }, "\(msn): \(parts.map { "\($0.url) \($0.status) \($0.retries)" })"
+                )
             }
             let record = log.requests.filter { $0.kind == .segment && $0.msn == msn }
             #expect(record.count == 1 && record.first?.status == 200 && record.first?.bytes == whole.body.count, "\(record)")
