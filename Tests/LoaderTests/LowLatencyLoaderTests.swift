@@ -417,13 +417,14 @@ struct LowLatencyLoaderTests {
         let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
         if next - now < 2.5 { try await Task.sleep(for: .seconds(next - now + 0.2)) }
         let progress = model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1
-        // This test's requests only (`?client=` is kept on every part and hint the playlist lists). The segment in progress
-        // has parts listed when the stream opens: they are read ahead, whole; the next one's are read as they are published
-        // (the first from its preload hint), streamed to the player.
+        // This test's requests only (`?client=` is kept on every part and hint the playlist lists), on the two segments after
+        // the one in progress: both still to be published when the faults are set, so their parts are read as they come —
+        // listed ones read ahead whole, the first from its preload hint streamed to the player — not as whole segments (a
+        // segment that completed before it was read, on a loaded machine).
         let client = "partfault\(UUID().uuidString.prefix(8))"
         let t = Date().timeIntervalSince1970
         let uses = fault == .cut ? 1 : 4
-        for msn in [progress, progress + 1] {
+        for msn in [progress + 1, progress + 2] {
             var f = Fault(
                 id: 0, kind: fault == .cut ? .truncate : .status, target: .segment, status: 503, ms: 0, scenario: "ll-ts",
                 rendition: "v144", msn: msn, remaining: uses, since: t, until: t + 30)
@@ -432,7 +433,10 @@ struct LowLatencyLoaderTests {
         }
         let url = "\(Self.origin.httpBase)/ll-ts/v144/index.m3u8?client=\(client)"
         let player = try await loader.openStream(url, startMSN: progress).playerURL
-        for msn in [progress, progress + 1] {
+        // The player reads the segment in progress first, as it would.
+        let first = try #require(try await media(c, player).segments.first { $0.msn == progress }, "\(progress) not listed")
+        _ = try await c.get(first.url)
+        for msn in [progress + 1, progress + 2] {
             // The player reads the segment, reloads, reads the next.
             var listed = try await media(c, player).segments.first { $0.msn == msn }
             if listed == nil { listed = try await media(c, player).segments.first { $0.msn == msn } }
