@@ -193,6 +193,8 @@ struct LowLatencyLoaderTests {
         // a discontinuity opens it) and while at least 1.5 s of it is still to be published; a machine so loaded that it got
         // there later tries the next one.
         let o = LiveOverrides()
+        // This test's requests only, told from the other tests' on v144 by `?client=` (kept on every reload, part and hint).
+        let client = "growing\(UUID().uuidString.prefix(8))"
         var chosen: (msn: Int, url: String, complete: Double, player: String)?
         for _ in 0..<4 where chosen == nil {
             let now = Date().timeIntervalSince1970
@@ -202,7 +204,9 @@ struct LowLatencyLoaderTests {
             // Opened at the segment in progress, as the session starts a low-latency pane: an fMP4 player's playlist ends before
             // a discontinuity (the session reloads after it), and the origin's loop puts one in every window.
             let progress = model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1
-            let playerURL = try await loader.openStream("\(Self.origin.httpBase)/\(scenario)/v144/index.m3u8", startMSN: progress).playerURL
+            let playerURL = try await loader.openStream(
+                "\(Self.origin.httpBase)/\(scenario)/v144/index.m3u8?client=\(client)", startMSN: progress
+            ).playerURL
             let (_, segments) = try await media(c, playerURL)
             let last = try #require(segments.last)
             // Not yet complete: the player's playlist ends with the segment in progress.
@@ -248,7 +252,7 @@ struct LowLatencyLoaderTests {
         let mark = Self.origin.router.state.log().count
         let (_, next) = try await media(c, growing.player)
         let breaks = container == .fmp4 && model.model.truth(growing.msn + 1, overrides: o).discontinuity
-        let seen = Self.origin.router.state.log(since: mark)
+        let seen = Self.origin.router.state.log(since: mark).filter { $0.path.contains(client) }
         let plain = seen.first { $0.path.hasPrefix("/\(scenario)/v144/index.m3u8") && !$0.path.contains("_HLS_msn") }
         let firstPart = model.published(msn: growing.msn + 1, part: 0, overrides: o)
         let listedNext = next.last?.msn == growing.msn + 1
@@ -325,8 +329,11 @@ struct LowLatencyLoaderTests {
         let model = LowLatencyModel(scenario: Scenario.named("ll-fmp4")!, rendition: TestOrigins.media.lowLatency("v144", .fmp4)!)
         let o = LiveOverrides()
         // Started once two parts of the segment in progress are out and at least one is still to come (its 4 s: parts 2 and 3).
-        // A machine so loaded that the segment completed before the stream was open tries the next one.
-        let url = "\(Self.origin.httpBase)/ll-fmp4/v144/index.m3u8"
+        // Judged by when the Loader's read of the playlist reached the origin: on a machine so loaded that the segment was
+        // complete by then (it reaches the player whole, no part read), or not two parts in, the test tries the next one.
+        // This test's requests only, told from the other tests' on v144 by `?client=`.
+        let client = "inside\(UUID().uuidString.prefix(8))"
+        let url = "\(Self.origin.httpBase)/ll-fmp4/v144/index.m3u8?client=\(client)"
         var chosen: (progress: Int, msn: Int, url: String)?
         for _ in 0..<3 where chosen == nil {
             var progress = 0
@@ -338,9 +345,15 @@ struct LowLatencyLoaderTests {
                 if now >= second + 0.05 && complete - now > 1 { break }
                 try await Task.sleep(for: .seconds(max(0.05, (now < second ? second : complete) - now + 0.1)))
             }
+            let mark = Self.origin.router.state.log().count
             let opened = try await loader.openStream(url, startMSN: progress)
+            let read = Self.origin.router.state.log(since: mark).first { $0.path.contains(client) && $0.path.contains("index.m3u8") }
+            let inProgress = read.map {
+                $0.wall >= model.published(msn: progress, part: 1, overrides: o)
+                    && $0.wall < model.published(msn: progress, part: nil, overrides: o) - 0.05
+            }
             let (_, segments) = try await media(c, opened.playerURL)
-            if let last = segments.last, last.msn == progress { chosen = (progress, last.msn, last.url) }
+            if inProgress == true, let last = segments.last, last.msn == progress { chosen = (progress, last.msn, last.url) }
         }
         let growing = try #require(chosen, "the segment in progress completed before the stream was open, three times (a loaded machine)")
         let asked = loader.now
@@ -371,7 +384,9 @@ struct LowLatencyLoaderTests {
         defer { c.shutdown() }
         let model = LowLatencyModel(scenario: Scenario.named("ll-ts")!, rendition: TestOrigins.media.lowLatency("v144", .ts)!)
         let o = LiveOverrides()
-        let url = "\(Self.origin.httpBase)/ll-ts/v144/index.m3u8"
+        // This test's requests only, told from the other tests' on v144 by `?client=`.
+        let client = "reloaded\(UUID().uuidString.prefix(8))"
+        let url = "\(Self.origin.httpBase)/ll-ts/v144/index.m3u8?client=\(client)"
         // Started while at least 2 s of the segment in progress are still to be published.
         let now = Date().timeIntervalSince1970
         let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
@@ -393,7 +408,10 @@ struct LowLatencyLoaderTests {
         // reading (which would keep it waiting until that segment is complete), and lists that segment (or, on a machine so
         // loaded that it completed meanwhile, the one after).
         let blocked = Self.origin.router.state.log(since: mark).map(\.path)
-            .filter { $0.hasPrefix("/ll-ts/v144/index.m3u8") && $0.contains("_HLS_msn=\(progress)") && !$0.contains("_HLS_part") }
+            .filter {
+                $0.hasPrefix("/ll-ts/v144/index.m3u8") && $0.contains(client) && $0.contains("_HLS_msn=\(progress)")
+                    && !$0.contains("_HLS_part")
+            }
         #expect(blocked.isEmpty, "\(blocked)")
         #expect((again.segments.last?.msn ?? 0) >= progress, "\(again.segments.map(\.msn))")
     }
