@@ -21,12 +21,17 @@ public struct LatencySync: Sendable {
     var sync: MultiSync
     /// Panes that cannot follow the target, and why (one line each).
     public private(set) var unreachable: [Int: String] = [:]
+    /// Each pane's recent readings of how far its playlist's end lies behind the wall clock (session time, seconds): the end
+    /// moves a part or a segment at a time (`SyncWindow.publishStep`), so what a pane can hold is judged by the furthest
+    /// behind of the last two steps, not by the reading of the moment.
+    var lags: [[(t: Double, lag: Double)]]
 
     public init(count: Int, target: Target) {
         self.count = max(1, count)
         self.target = target
         if case .seconds(let s) = target { latency = s }
         sync = MultiSync(count: self.count + 1, clock: self.count)
+        lags = Array(repeating: [], count: self.count)
     }
 
     public var enabled: Bool {
@@ -35,10 +40,20 @@ public struct LatencySync: Sendable {
     }
 
     /// The smallest latency, up to the next tenth of a second, at which every window lists the moment with the margin a
-    /// pane plays behind its live edge (`MultiSync.commonMoment`); nil until every window is known and live.
+    /// pane plays behind its live edge (`SyncWindow.edgeMargin`) at every moment: read now, the end may have just moved, so
+    /// one step of it (`SyncWindow.publishStep`) more. Nil until every window is known and live.
     public static func smallest(wall: DateTime, windows: [SyncWindow?]) -> Double? {
-        guard let m = MultiSync.commonMoment(windows) else { return nil }
-        return (wall.seconds(since: m) * 10).rounded(.up) / 10
+        let ws = windows.compactMap { $0 }
+        guard !ws.isEmpty, ws.count == windows.count, ws.allSatisfy(\.live) else { return nil }
+        let least = ws.map { wall.seconds(since: $0.edge) + $0.edgeMargin + $0.publishStep }.max() ?? 0
+        return (least * 10).rounded(.up) / 10
+    }
+
+    /// The furthest pane `i`'s playlist end has been behind the wall clock over its last two steps, with `lag` read at `t`.
+    mutating func recentLag(pane i: Int, lag: Double, step: Double, at t: Double) -> Double {
+        lags[i].removeAll { $0.t < t - 2 * step || $0.t > t }
+        lags[i].append((t, lag))
+        return lags[i].map(\.lag).max() ?? lag
     }
 
     /// One step at session time `t`, the wall clock reading `wall` at the moment of `readings` (one per pane).
@@ -50,7 +65,9 @@ public struct LatencySync: Sendable {
         let moment = wall.adding(seconds: -s)
         unreachable = [:]
         for (i, r) in readings.enumerated() {
-            if let why = Self.unreachable(pane: i, window: r.window, latency: s, wall: wall) { unreachable[i] = why }
+            guard let w = r.window else { continue }
+            let lag = recentLag(pane: i, lag: wall.seconds(since: w.edge), step: w.publishStep, at: t)
+            if let why = Self.unreachable(pane: i, window: w, latency: s, lag: lag) { unreachable[i] = why }
         }
         // A pane that cannot follow is left alone (normal speed, never moved): its controller reads no playhead.
         let fed = readings.enumerated().map { i, r in unreachable[i] == nil ? r : SyncReading(pdt: nil, playing: false) }
@@ -62,14 +79,14 @@ public struct LatencySync: Sendable {
     }
 
     /// Why pane `i` cannot play `latency` behind the wall clock, when its window says so: a playlist that is not live, or
-    /// one whose live edge is too close to the wall clock for a pane to stay that far behind it (RFC 8216bis §6.3.3).
-    static func unreachable(pane i: Int, window w: SyncWindow?, latency: Double, wall: DateTime) -> String? {
-        guard let w else { return nil }
+    /// one whose live edge is too close to the wall clock for a pane to stay that far behind it (RFC 8216bis §6.3.3,
+    /// §4.4.3.8), its end `lag` seconds behind the wall clock at most lately.
+    static func unreachable(pane i: Int, window w: SyncWindow, latency: Double, lag: Double) -> String? {
         guard w.live else { return "pane \(i + 1) is not live: --latency follows live streams" }
-        let least = wall.seconds(since: w.end) + w.edgeMargin
+        let least = lag + w.edgeMargin
         guard latency < least - 0.5 else { return nil }
-        return "pane \(i + 1) cannot play \(fixed(latency, 1)) s behind the wall clock: its playlist ends "
-            + "\(fixed(wall.seconds(since: w.end), 1)) s behind it and a pane plays \(fixed(w.edgeMargin, 1)) s behind that "
+        return "pane \(i + 1) cannot play \(fixed(latency, 1)) s behind the wall clock: its playlist ends up to "
+            + "\(fixed(lag, 1)) s behind it and a pane plays \(fixed(w.edgeMargin, 1)) s behind that "
             + "(--latency \(fixed(least, 1)) or more)"
     }
 

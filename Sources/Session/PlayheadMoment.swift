@@ -42,6 +42,9 @@ extension SessionState {
         let media = loadedRung.flatMap { self.media[$0] } ?? playingMedia
         let hasPDT = media.map { $0.segments.contains { $0.effectiveProgramDateTime != nil } }
         var window = media.flatMap(Self.window)
+        window?.holdBack = lowLatency.holdBack
+        // The stream's edge as the newest of its playlists shows it.
+        if let w = window, let newest = self.media.values.compactMap({ Self.window($0)?.edge }).max() { window?.edge = max(w.edge, newest) }
         window?.bufferedUntil = playingMedia.flatMap { m in bufferedEnd.flatMap { Timeline.programDateTime(at: $0, in: m) } }
         guard !playerLoading, started, error == nil else {
             // A reload after a stall (the origin answers again) is still the stall: the others wait until it plays.
@@ -68,8 +71,11 @@ extension SessionState {
             let last = m.segments.last(where: { $0.effectiveProgramDateTime != nil }), let b = last.effectiveProgramDateTime
         else { return nil }
         let breaks = m.segments.filter(\.discontinuity).compactMap(\.effectiveProgramDateTime)
-        return SyncWindow(
+        var w = SyncWindow(
             start: a, end: b.adding(seconds: last.duration), live: m.isLive, targetDuration: Double(m.targetDuration ?? 0),
             breaks: breaks)
+        w.partTarget = m.partTarget
+        w.edge = w.end.adding(seconds: m.segments.drop { $0.mediaSequence <= last.mediaSequence }.reduce(0) { $0 + $1.duration })
+        return w
     }
 }

@@ -317,6 +317,7 @@ public struct SessionState: Sendable {
             let restartedAt = catchUp?.restartedAt
             catchUp = LatencyCatchUp(target: holdBack)
             catchUp?.restartedAt = restartedAt
+            lowLatency.holdBack = holdBack
             return []
         case .speedGiven:
             catchUp = nil

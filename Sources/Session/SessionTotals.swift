@@ -53,6 +53,9 @@ public struct LowLatencyReloads: Sendable, Equatable {
     public private(set) var hintWaits: [Double] = []
     /// The newest playlist's furthest-behind rendition report, in parts.
     public private(set) var reportLag: Int?
+    /// PART-HOLD-BACK of the pane's low-latency start (`SessionState.planEdgeStart`): it is given parts, and a move may land
+    /// that near the edge (`SyncWindow.holdBack`). Kept when sync takes the speed over.
+    public internal(set) var holdBack: Double?
     static let holdsKept = 64
 
     public init() {}

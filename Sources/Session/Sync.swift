@@ -40,6 +40,17 @@ public struct SyncWindow: Sendable, Equatable {
     public var targetDuration: Double
     /// The PDT where the pane's buffer ends.
     public var bufferedUntil: DateTime?
+    /// LL-HLS: the pane is given parts as they are published and starts PART-HOLD-BACK behind the last one (RFC 8216bis
+    /// §4.4.3.8, `SessionState.lowLatencyStart`): the margin it needs before the edge (`edgeMargin`).
+    public var holdBack: Double?
+    /// Where the stream's live edge is, which may lie past `end`: media listed after it in segments without a PDT (after a
+    /// discontinuity whose segment has no EXT-X-PROGRAM-DATE-TIME yet, as a low-latency segment in progress before its first
+    /// part says one, RFC 8216bis §4.4.4.6), taken as following on; or another rung's playlist read since (a switch's new rung
+    /// is read once, then again only when the player reaches it). Not a moment a pane can be moved to: how near the wall
+    /// clock the stream reaches (`LatencySync`).
+    public var edge: DateTime
+    /// EXT-X-PART-INF's PART-TARGET of a playlist that offers parts (RFC 8216bis §4.4.3.7).
+    public var partTarget: Double?
     /// The PDT of each segment listed after an EXT-X-DISCONTINUITY (RFC 8216bis §4.4.4.3), in order: a move aimed within
     /// `breakMargin` before one reloads there without a seek (`SessionState.planRealign`).
     public var breaks: [DateTime]
@@ -52,6 +63,7 @@ public struct SyncWindow: Sendable, Equatable {
         self.targetDuration = targetDuration
         self.bufferedUntil = bufferedUntil
         self.breaks = breaks
+        edge = end
     }
 
     /// How near before a discontinuity (seconds) a move's target is not sought to: it runs on with the wall clock while the
@@ -77,8 +89,12 @@ public struct SyncWindow: Sendable, Equatable {
     }
 
     /// Seconds a reload must start before the live edge to play on without waiting for the origin: two target durations
-    /// (RFC 8216bis §6.3.3 asks three of a player's first start; one stalled FFmpeg 5.1 here, measured on the origin's cameras).
-    public var edgeMargin: Double { live ? 2 * targetDuration : 0 }
+    /// (RFC 8216bis §6.3.3 asks three of a player's first start; one stalled FFmpeg 5.1 here, measured on the origin's cameras);
+    /// for a pane given parts, PART-HOLD-BACK behind the last part (§4.4.3.8), where its low-latency start lands.
+    public var edgeMargin: Double { live ? holdBack ?? 2 * targetDuration : 0 }
+
+    /// How far the end moves at once as the playlist is reloaded: a part for a pane given parts, else a segment.
+    public var publishStep: Double { holdBack != nil ? partTarget ?? targetDuration : targetDuration }
 
     /// A reload can start at `moment` and play on from it: a segment holds it, `edgeMargin` before the edge.
     public func canStart(at moment: DateTime) -> Bool {

@@ -87,6 +87,26 @@ struct LatencyE2ETests {
         #expect(r.named("player").contains { $0["state"] as? String == "playing" })
     }
 
+    @Test(
+        "low latency: a pane given parts follows 5 s behind the wall clock on ll-ts (PART-HOLD-BACK 3 s), where a pane of whole segments needs 8 s and more"
+    )
+    func lowLatency() async throws {
+        let r = try await MonitorRun.run(["\(base)/ll-ts/master.m3u8", "--latency", "5", "--duration", "14"])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let sync = r.named("sync")
+        #expect(!sync.isEmpty && sync.allSatisfy { $0["latency"] as? Double == 5 }, "\(sync.first ?? [:])")
+        #expect(!sync.contains { $0["state"] as? String == "off" }, "\(sync.first { $0["state"] as? String == "off" } ?? [:])")
+        let lock = try #require(sync.firstIndex { $0["locked"] as? Bool == true }, "never locked: \(sync.suffix(3))")
+        let errors = try #require(sync[lock]["errorsMs"] as? [Double])
+        #expect(errors.count == 1 && abs(errors[0]) <= 34, "\(errors)")
+        // The frames shown are the wall clock less 5 s.
+        let at = try #require(r.named("player").first { ($0["t"] as? Double) == sync[lock]["t"] as? Double }?["readAt"] as? String)
+        let from = try #require(Self.seconds(at)) + 1
+        // Within a frame of it (a player shows the last frame due: 30 fps, 33 ms) half the time.
+        let own = Self.leads(r).filter { $0.wall >= from }.map { abs($0.lead + 5) * 1000 }.sorted()
+        #expect(own.count >= 10 && own[own.count / 2] <= 34, "\(own.count) readings, \(own.suffix(5))")
+    }
+
     @Test("--latency is read: a bad value and --no-sync beside it are one line each, exit 64")
     func flags() async throws {
         let bad = try await CLI.run(["monitor", "--latency", "soon", "\(base)/cam-a/cam-a/index.m3u8"], timeout: 30)
