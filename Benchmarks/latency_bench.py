@@ -4,7 +4,8 @@ the first: how fast each locks on the wall clock less S, how close each one's de
 close the two processes' frames stay to each other — beside the same two processes without --latency (each starts where a
 player starts, three target durations from the live edge).
 
-Usage: latency_bench.py HLSTUI_BINARY MEDIA_CACHE [STARTS] [SECONDS] [LATENCY]; prints one JSON object.
+Usage: latency_bench.py HLSTUI_BINARY MEDIA_CACHE [STARTS] [SECONDS] [LATENCY] [PATH]; prints one JSON object. PATH is the
+origin's stream (default cam-a/cam-a/index.m3u8; ll-ts-fast/master.m3u8 for low latency).
 """
 import json
 import signal
@@ -19,6 +20,7 @@ hlstui, cache = sys.argv[1], sys.argv[2]
 starts = int(sys.argv[3]) if len(sys.argv) > 3 else 10
 length = float(sys.argv[4]) if len(sys.argv) > 4 else 30.0
 latency = float(sys.argv[5]) if len(sys.argv) > 5 else 10.0
+path = sys.argv[6] if len(sys.argv) > 6 else "cam-a/cam-a/index.m3u8"
 baseline_starts = max(1, starts // 5)
 stagger = 3.0
 
@@ -95,11 +97,11 @@ def summary(runs):
 
 origin = subprocess.Popen([hlstui, "origin", "--port", "0", "--quiet", "--cache", cache], stdout=subprocess.PIPE, text=True)
 base = origin.stdout.readline().split()[3]
-url = f"{base}/cam-a/cam-a/index.m3u8"
+url = f"{base}/{path}"
 try:
     synced = [analyse(pair(url, ["--latency", str(latency)]), True) for _ in range(starts)]
     plain = [analyse(pair(url, []), False) for _ in range(baseline_starts)]
-    out = {"starts": starts, "seconds": length, "latency": latency, "stagger": stagger,
+    out = {"starts": starts, "seconds": length, "latency": latency, "stagger": stagger, "path": path,
            "hlstui": summary(synced), "plain": summary(plain)}
 finally:
     origin.send_signal(signal.SIGKILL)

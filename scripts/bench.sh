@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [media] [loader] [session] [startup] [restarts] [switch] [sync] [latency] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [media] [loader] [session] [startup] [restarts] [switch] [sync] [latency] [latency-ll] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse media loader session startup switch sync latency outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
+sections="${*:-parse media loader session startup switch sync latency latency-ll outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -183,6 +183,34 @@ md = ["## Two processes on the wall clock: `--latency` vs the same processes wit
       f"{ms(p['errorP95'])} | {p['stalls']} |",
       "", "Targets: every process locked within 5 s of its launch (p95); the two processes' frames within one frame (40 ms at 25 fps) "
       "p95; across hosts add the clocks' offset (chrony on a LAN: under 1 ms).", ""]
+print("\n".join(md))
+PY
+fi
+
+if has latency-ll; then
+# Two processes, each `monitor --latency 2` on ll-ts-fast (0.333 s parts, PART-HOLD-BACK 1 s), the second launched 3 s after
+# the first, LATENCY_STARTS times (default 10) for LATENCY_SECONDS (default 30), beside the same two without --latency.
+bin=$(release_hlstui)
+ll=$(python3 Benchmarks/latency_bench.py "$bin/hlstui" .build/test-media "${LATENCY_STARTS:-10}" "${LATENCY_SECONDS:-30}" 2 ll-ts-fast/master.m3u8)
+python3 - "$ll" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Low latency: two processes on the wall clock"
+import json, sys, datetime
+r = json.loads(sys.argv[1])
+def ms(v): return "–" if v is None else f"{v:.1f} ms"
+def s(v): return "–" if v is None else f"{v:.1f} s"
+h, p = r["hlstui"], r["plain"]
+ratio = f"{p['apartP95'] / h['apartP95']:.0f}×" if h["apartP95"] and p["apartP95"] else "–"
+md = ["## Low latency: two processes on the wall clock", "",
+      f"`bash scripts/bench.sh latency-ll` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's "
+      f"`{r['path']}` (4 s segments of 0.333 s parts, PART-HOLD-BACK 1 s, 30 fps), measured as in the section above: two "
+      f"`hlstui monitor --latency {r['latency']:g}` processes that never talk, the second launched {r['stagger']:.0f} s after the first, "
+      f"{h['starts']} starts, beside the same two without `--latency` ({p['starts']} starts; each starts PART-HOLD-BACK behind the last "
+      "part it reads). A pane of whole segments needs 8 s or more behind the wall clock here (docs/SYNC.md).", "",
+      "| run | processes locked | lock p50 | lock p95 (max) | apart p50 | apart p95 (max) | against the target p50 | p95 | stalls |",
+      "|---|---|---|---|---|---|---|---|---|",
+      f"| hlstui --latency {r['latency']:g} | {h['locked']}/{h['processes']} | {s(h['lockP50'])} | {s(h['lockP95'])} ({s(h['lockMax'])}) | "
+      f"{ms(h['apartP50'])} | **{ms(h['apartP95'])}** ({ms(h['apartMax'])}) | {ms(h['errorP50'])} | {ms(h['errorP95'])} | {h['stalls']} |",
+      f"| without --latency | – | – | – | {ms(p['apartP50'])} | {ms(p['apartP95'])} ({ratio} hlstui's p95) | {ms(p['errorP50'])} | "
+      f"{ms(p['errorP95'])} | {p['stalls']} |", ""]
 print("\n".join(md))
 PY
 fi

@@ -6,67 +6,9 @@ import LoaderEvents
 extension SessionState {
     mutating func loader(_ e: LoaderEvent, at t: Double) -> [SessionFact] {
         switch e {
-        case .request(let r):
-            requests.append(r)
-            requestTotals.count += 1
-            requestTotals.bytes += r.bytes
-            if r.kind == .segment { requestTotals.segments += 1 }
-            if r.kind == .part { lowLatency.part(r) }
-            if followsCMSD { followServer(r.cmsd, at: t) }
-            if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
-            // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
-            if r.kind == .segment, let msn = r.msn { inFlight[msn] = nil }
-            if r.kind == .segment, let rung = r.rung { lastSegmentAt[rung] = t }
-            if r.kind == .segment, let msn = r.msn, r.rung != nil {
-                if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
-                if let rung = r.rung { segmentRung[msn] = rung }
-                Self.trim(&segmentRung, newest: msn)
-                // A segment served as its parts were published took the publishing's time, not the network's.
-                if r.status == 200 || r.status == 206, !r.local, !r.paced { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
-                if (200..<300).contains(r.status), r.outcome == .ok {
-                    delivered[msn] = t
-                    if delivered.count > 64, let oldest = delivered.keys.min() { delivered[oldest] = nil }
-                    notePeak(bytes: r.bytes, msn: msn)
-                }
-            }
-            // A part times the network from its first byte on: a hinted one is held until it is published (RFC 8216bis §4.4.5.3).
-            if r.kind == .part, r.status == 200 || r.status == 206, !r.local, let ttfb = r.ttfbMs, r.durationMs - ttfb >= 1 {
-                throughput.add(bytes: r.bytes, seconds: (r.durationMs - ttfb) / 1000)
-            }
-            // A progressive file's pieces time the network as segments do.
-            if r.kind == .file, r.status == 200 || r.status == 206, !r.local {
-                throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000)
-            }
-            if let err = r.failure {
-                let text = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(SessionState.shortName(r.url)): \(err)"
-                lastFailure = (t, text)
-                problem = text
-                if cause == nil { cause = text }
-                note(.warn, text, t)
-            }
-            if r.outcome == .gap, let msn = r.msn, reportGap(rung: r.rung ?? -1, msn: msn) {
-                let m = r.rung.flatMap { media[$0] } ?? playingMedia
-                let seg = m.flatMap { $0.segments[safe: msn - $0.mediaSequence] }
-                return [
-                    .gap(
-                        rung: r.rung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0,
-                        action: "answered locally, never requested")
-                ]
-            }
-            // A rung's playlist or segment that failed upstream fails its pathway (docs/STEERING.md).
-            if let err = r.failure, let rung = r.rung, !r.local, r.kind == .media || r.kind == .segment || r.kind == .initSection {
-                return pathwayFailed(rung: rung, cause: err, at: t)
-            }
-            return []
+        case .request(let r): return request(r, at: t)
         case .key(let k):
-            if !keys.contains(where: { $0.uri == k.uri }) { requestTotals.keys += 1 }
-            keys.append(k)
-            if keys.count > Self.keyLimit { keys.removeFirst(keys.count - Self.keyLimit) }
-            if let err = k.error {
-                problem = "key: \(err)"
-                if cause == nil { cause = problem }
-            }
-            if let repair = k.repair { note(.warn, "key \(k.fingerprint ?? "?") repaired: \(repair)", t) }
+            key(k, at: t)
             return []
         case .diagnostic(let d):
             problem = d
@@ -91,22 +33,7 @@ extension SessionState {
             }
             if inFlight.count > 16, let oldest = inFlight.min(by: { $0.value.start < $1.value.start }) { inFlight[oldest.key] = nil }
             return []
-        case .failover(let msn, let failed, let by, let cause):
-            let rungs = ladder.rungs
-            let name = { (r: Int) in rungs[safe: r]?.name ?? "rung \(r)" }
-            if let by {
-                note(.warn, "msn \(msn) of \(name(failed)) failed (\(cause)): served from \(name(by))", t)
-            } else {
-                note(.error, "msn \(msn) failed on every allowed rung (last: \(cause))", t)
-            }
-            lastFailure = (t, cause)
-            let shown = by.map {
-                [
-                    SessionFact.servedFrom(
-                        VariantSwitch(t: t, from: failed, to: $0, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause))
-                ]
-            }
-            return pathwayFailed(rung: failed, cause: cause, at: t) + (shown ?? [])
+        case .failover(let msn, let failed, let by, let cause): return failover(msn: msn, failed: failed, by: by, cause: cause, at: t)
         case .recovered(let rung, let down, let cause):
             let name = ladder.rungs[safe: rung]?.name ?? "rung \(rung)"
             note(.info, "\(name) answers again after \(fixed(down, 1)) s (it failed with \(cause)): used again", t)
@@ -121,55 +48,154 @@ extension SessionState {
             // Another player's, through `hlstui proxy`: not this pane's.
             return []
         case .resume(let r):
-            // A body that broke while the player read it: the player waits for the rest (a stall has this cause), and hears
-            // how it ended (DECISIONS.md, "A body that breaks is resumed").
-            switch r.phase {
-            case .broken:
-                lastFailure = (t, r.text)
-                note(.warn, r.text, t)
-            case .resumed:
-                note(.info, r.text, t)
-            case .gaveUp:
-                lastFailure = (t, r.text)
-                problem = r.text
-                if cause == nil { cause = r.text }
-                note(.warn, r.text, t)
-            }
+            resumed(r, at: t)
             return []
-        case .gapFilled(let msn, let gapRung, let by):
-            let shown = SessionFact.servedFrom(VariantSwitch(t: t, from: gapRung, to: by, reason: .gap, mechanism: .splice, atMSN: msn))
-            guard reportGap(rung: gapRung, msn: msn) else { return [shown] }
-            let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }
-            let name = ladder.rungs[safe: by]?.name ?? "rung \(by)"
-            note(.info, "GAP msn \(msn) of rung \(gapRung): served from \(name)", t)
-            return [
-                .gap(
-                    rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0,
-                    action: "served from rung \(by)"),
-                shown,
-            ]
-        case .playlist(let p):
-            let violations = continuity(p, at: t)
-            // A live reload keeps the PDT the last one gave (a tag only after discontinuities slides out of the window).
-            // LL-HLS: the segment in progress counts as far as its parts are published (the player is given it as they come).
-            let playlist = Timeline.carryingProgramDateTimes(p.playlist.withSegmentInProgress, from: p.rung.flatMap { media[$0] })
-            if let rung = p.rung { media[rung] = playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
-            if p.rung != nil { remember(playlist) }
-            if let rung = p.rung { noteEdge(rung, playlist) }
-            if let rung = p.rung { playlistReadAt[rung] = t }
-            if let rung = p.rung, rung == (loadedRung ?? 0) { breaks.update(playlist) }
-            // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
-            guard let rung = p.rung, rung == (loadedRung ?? 0) else { return violations }
-            return violations
-                + p.playlist.segments.filter {
-                    $0.gap && isUnfillableGap($0.mediaSequence) && reportGap(rung: rung, msn: $0.mediaSequence)
-                }
-                .map {
-                    .gap(
-                        rung: rung, msn: $0.mediaSequence, pdt: $0.effectiveProgramDateTime, duration: $0.duration,
-                        action: "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it")
-                }
+        case .gapFilled(let msn, let gapRung, let by): return gapFilled(msn: msn, rung: gapRung, by: by, at: t)
+        case .playlist(let p): return playlist(p, at: t)
         }
     }
 
+    /// A request the Loader made: the request log and totals, the playhead's timing (first PTS, the rung of each segment),
+    /// throughput, failures and GAPs.
+    private mutating func request(_ r: RequestEvent, at t: Double) -> [SessionFact] {
+        requests.append(r)
+        requestTotals.count += 1
+        requestTotals.bytes += r.bytes
+        if r.kind == .segment { requestTotals.segments += 1 }
+        if r.kind == .part { lowLatency.part(r) }
+        if followsCMSD { followServer(r.cmsd, at: t) }
+        if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
+        // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
+        if r.kind == .segment, let msn = r.msn { inFlight[msn] = nil }
+        if r.kind == .segment, let rung = r.rung { lastSegmentAt[rung] = t }
+        if r.kind == .segment, let msn = r.msn, r.rung != nil {
+            if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
+            if let rung = r.rung { segmentRung[msn] = rung }
+            Self.trim(&segmentRung, newest: msn)
+            // A segment served as its parts were published took the publishing's time, not the network's.
+            if r.status == 200 || r.status == 206, !r.local, !r.paced { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
+            if (200..<300).contains(r.status), r.outcome == .ok {
+                delivered[msn] = t
+                if delivered.count > 64, let oldest = delivered.keys.min() { delivered[oldest] = nil }
+                notePeak(bytes: r.bytes, msn: msn)
+            }
+        }
+        // A part times the network from its first byte on: a hinted one is held until it is published (RFC 8216bis §4.4.5.3).
+        if r.kind == .part, r.status == 200 || r.status == 206, !r.local, let ttfb = r.ttfbMs, r.durationMs - ttfb >= 1 {
+            throughput.add(bytes: r.bytes, seconds: (r.durationMs - ttfb) / 1000)
+        }
+        // A progressive file's pieces time the network as segments do.
+        if r.kind == .file, r.status == 200 || r.status == 206, !r.local {
+            throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000)
+        }
+        if let err = r.failure {
+            let text = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(SessionState.shortName(r.url)): \(err)"
+            lastFailure = (t, text)
+            problem = text
+            if cause == nil { cause = text }
+            note(.warn, text, t)
+        }
+        if r.outcome == .gap, let msn = r.msn, reportGap(rung: r.rung ?? -1, msn: msn) {
+            let m = r.rung.flatMap { media[$0] } ?? playingMedia
+            let seg = m.flatMap { $0.segments[safe: msn - $0.mediaSequence] }
+            return [
+                .gap(
+                    rung: r.rung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0,
+                    action: "answered locally, never requested")
+            ]
+        }
+        // A rung's playlist or segment that failed upstream fails its pathway (docs/STEERING.md).
+        if let err = r.failure, let rung = r.rung, !r.local, r.kind == .media || r.kind == .segment || r.kind == .initSection {
+            return pathwayFailed(rung: rung, cause: err, at: t)
+        }
+        return []
+    }
+
+    /// A key the Loader fetched or failed.
+    private mutating func key(_ k: KeyEvent, at t: Double) {
+        if !keys.contains(where: { $0.uri == k.uri }) { requestTotals.keys += 1 }
+        keys.append(k)
+        if keys.count > Self.keyLimit { keys.removeFirst(keys.count - Self.keyLimit) }
+        if let err = k.error {
+            problem = "key: \(err)"
+            if cause == nil { cause = problem }
+        }
+        if let repair = k.repair { note(.warn, "key \(k.fingerprint ?? "?") repaired: \(repair)", t) }
+    }
+
+    /// A segment the Loader served from another rung (or from none) after its own rung failed it.
+    private mutating func failover(msn: Int, failed: Int, by: Int?, cause: String, at t: Double) -> [SessionFact] {
+        let rungs = ladder.rungs
+        let name = { (r: Int) in rungs[safe: r]?.name ?? "rung \(r)" }
+        if let by {
+            note(.warn, "msn \(msn) of \(name(failed)) failed (\(cause)): served from \(name(by))", t)
+        } else {
+            note(.error, "msn \(msn) failed on every allowed rung (last: \(cause))", t)
+        }
+        lastFailure = (t, cause)
+        let shown = by.map {
+            [
+                SessionFact.servedFrom(
+                    VariantSwitch(t: t, from: failed, to: $0, reason: .failover, mechanism: .splice, atMSN: msn, detail: cause))
+            ]
+        }
+        return pathwayFailed(rung: failed, cause: cause, at: t) + (shown ?? [])
+    }
+
+    /// A body that broke while the player read it: the player waits for the rest (a stall has this cause), and hears how it
+    /// ended (DECISIONS.md, "A body that breaks is resumed").
+    private mutating func resumed(_ r: ResumeEvent, at t: Double) {
+        switch r.phase {
+        case .broken:
+            lastFailure = (t, r.text)
+            note(.warn, r.text, t)
+        case .resumed:
+            note(.info, r.text, t)
+        case .gaveUp:
+            lastFailure = (t, r.text)
+            problem = r.text
+            if cause == nil { cause = r.text }
+            note(.warn, r.text, t)
+        }
+    }
+
+    /// A GAP of `rung` the Loader filled from rung `by`.
+    private mutating func gapFilled(msn: Int, rung gapRung: Int, by: Int, at t: Double) -> [SessionFact] {
+        let shown = SessionFact.servedFrom(VariantSwitch(t: t, from: gapRung, to: by, reason: .gap, mechanism: .splice, atMSN: msn))
+        guard reportGap(rung: gapRung, msn: msn) else { return [shown] }
+        let seg = media[gapRung].flatMap { $0.segments[safe: msn - $0.mediaSequence] }
+        let name = ladder.rungs[safe: by]?.name ?? "rung \(by)"
+        note(.info, "GAP msn \(msn) of rung \(gapRung): served from \(name)", t)
+        return [
+            .gap(
+                rung: gapRung, msn: msn, pdt: seg?.effectiveProgramDateTime, duration: seg?.duration ?? 0,
+                action: "served from rung \(by)"),
+            shown,
+        ]
+    }
+
+    /// A playlist the Loader read: held per rung (PDTs carried, the segment in progress counted), its continuity checked, the
+    /// breaks followed, and the GAPs of the rung playing that no other rung fills.
+    private mutating func playlist(_ p: PlaylistEvent, at t: Double) -> [SessionFact] {
+        let violations = continuity(p, at: t)
+        // A live reload keeps the PDT the last one gave (a tag only after discontinuities slides out of the window).
+        // LL-HLS: the segment in progress counts as far as its parts are published (the player is given it as they come).
+        let playlist = Timeline.carryingProgramDateTimes(p.playlist.withSegmentInProgress, from: p.rung.flatMap { media[$0] })
+        if let rung = p.rung { media[rung] = playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
+        if p.rung != nil { remember(playlist) }
+        if let rung = p.rung { noteEdge(rung, playlist) }
+        if let rung = p.rung { playlistReadAt[rung] = t }
+        if let rung = p.rung, rung == (loadedRung ?? 0) { breaks.update(playlist) }
+        // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
+        guard let rung = p.rung, rung == (loadedRung ?? 0) else { return violations }
+        return violations
+            + p.playlist.segments.filter {
+                $0.gap && isUnfillableGap($0.mediaSequence) && reportGap(rung: rung, msn: $0.mediaSequence)
+            }
+            .map {
+                .gap(
+                    rung: rung, msn: $0.mediaSequence, pdt: $0.effectiveProgramDateTime, duration: $0.duration,
+                    action: "no allowed rung has media: the player's playlist ends before it and hlstui reloads after it")
+            }
+    }
 }

@@ -321,9 +321,6 @@ struct LowLatencyLoaderTests {
         "a player that starts inside the segment in progress: its listed parts are read with the init section, together, before it asks; the body is the segment's bytes"
     )
     func startInsideSegment() async throws {
-        let loader = try LoaderServer.start()
-        defer { loader.stop() }
-        let log = EventLog(loader)
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         let model = LowLatencyModel(scenario: Scenario.named("ll-fmp4")!, rendition: TestOrigins.media.lowLatency("v144", .fmp4)!)
@@ -334,8 +331,12 @@ struct LowLatencyLoaderTests {
         // This test's requests only, told from the other tests' on v144 by `?client=`.
         let client = "inside\(UUID().uuidString.prefix(8))"
         let url = "\(Self.origin.httpBase)/ll-fmp4/v144/index.m3u8?client=\(client)"
-        var chosen: (progress: Int, msn: Int, url: String)?
+        // Each try with a Loader of its own: a Loader reads ahead at the start of its first stream only.
+        var chosen: (progress: Int, msn: Int, url: String, loader: LoaderServer, log: EventLog)?
+        defer { chosen?.loader.stop() }
         for _ in 0..<3 where chosen == nil {
+            let loader = try LoaderServer.start()
+            let log = EventLog(loader)
             var progress = 0
             for _ in 0..<3 {
                 let now = Date().timeIntervalSince1970
@@ -353,9 +354,14 @@ struct LowLatencyLoaderTests {
                     && $0.wall < model.published(msn: progress, part: nil, overrides: o) - 0.05
             }
             let (_, segments) = try await media(c, opened.playerURL)
-            if inProgress == true, let last = segments.last, last.msn == progress { chosen = (progress, last.msn, last.url) }
+            if inProgress == true, let last = segments.last, last.msn == progress {
+                chosen = (progress, last.msn, last.url, loader, log)
+            } else {
+                loader.stop()
+            }
         }
         let growing = try #require(chosen, "the segment in progress completed before the stream was open, three times (a loaded machine)")
+        let (loader, log) = (growing.loader, growing.log)
         let asked = loader.now
         let r = try await c.get(growing.url)
         #expect(r.head.status == 200)
@@ -416,6 +422,22 @@ struct LowLatencyLoaderTests {
         #expect((again.segments.last?.msn ?? 0) >= progress, "\(again.segments.map(\.msn))")
     }
 
+    /// The player's read of `url`: a failure says what the Loader did meanwhile (its lines, and its requests with their
+    /// times on its clock) before it is thrown.
+    func playerRead(_ c: UpstreamClient, _ url: String, _ loader: LoaderServer, _ log: EventLog) async throws -> UpstreamResponse {
+        let asked = loader.now
+        do {
+            return try await c.get(url)
+        } catch {
+            let requests = log.requests.filter { $0.start >= asked - 1 }.map {
+                "\($0.kind.rawValue) \($0.msn.map(String.init) ?? "-") +\(fixed($0.start - asked, 3)) s \(fixed($0.durationMs, 0)) ms "
+                    + "\($0.status) \($0.url.split(separator: "/").last ?? "")"
+            }
+            Issue.record("\(url) after \(fixed(loader.now - asked, 1)) s: \(error); the Loader said \(log.diagnostics); \(requests)")
+            throw error
+        }
+    }
+
     /// How the origin spoils the first request of a part.
     enum PartFault: String, CaseIterable, Sendable { case cut, unavailable }
 
@@ -453,13 +475,13 @@ struct LowLatencyLoaderTests {
         let player = try await loader.openStream(url, startMSN: progress).playerURL
         // The player reads the segment in progress first, as it would.
         let first = try #require(try await media(c, player).segments.first { $0.msn == progress }, "\(progress) not listed")
-        _ = try await c.get(first.url)
+        _ = try await playerRead(c, first.url, loader, log)
         for msn in [progress + 1, progress + 2] {
             // The player reads the segment, reloads, reads the next.
             var listed = try await media(c, player).segments.first { $0.msn == msn }
             if listed == nil { listed = try await media(c, player).segments.first { $0.msn == msn } }
             let segment = try #require(listed, "\(msn) not listed")
-            let r = try await c.get(segment.url)
+            let r = try await playerRead(c, segment.url, loader, log)
             let whole = try await c.get("\(Self.origin.httpBase)/ll-ts/v144/s\(msn).ts")
             #expect(
                 r.head.status == 200 && PartFiller.strip(r.body, fragmentedMP4: false) == whole.body,
