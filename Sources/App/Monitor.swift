@@ -134,20 +134,12 @@ public enum MonitorJSON {
         ])
     }
 
-    /// The line a pane's report makes, if any (`verbose`: info-level log lines too).
+    /// The line a pane's report makes, if any (`verbose`: info-level log lines too): the event table of docs/MONITOR.md.
     public static func event(for report: PaneReport, verbose: Bool) -> (String, [(String, JSONValue)])? {
         let i = report.pane
         switch report.output {
-        case .loader(.request(let r)):
-            return ("request", [("pane", .int(i))] + rounded(r.json.objectFields.filter { $0.0 != "start" }))
-        case .loader(.key(let k)): return ("key", [("pane", .int(i))] + rounded(k.json.objectFields))
-        case .loader(.diagnostic(let d)): return ("diagnostic", [("pane", .int(i)), ("message", .string(d))])
-        case .loader(.firstPTS), .loader(.mediaStart), .loader(.gapFilled), .loader(.segmentStarted): return nil
-        case .loader(.reload(let r)): return ("reload", [("pane", .int(i))] + rounded(r.json.objectFields))
-        case .loader(.resume(let r)): return ("resume", [("pane", .int(i))] + rounded(r.json.objectFields))
-        case .loader(.playerCMCD(let c)): return ("playerCMCD", [("pane", .int(i))] + c.json.objectFields)
-        case .loader(.playlist(let p)):
-            return ("playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
+        case .loader(let e): return event(for: e, pane: i)
+        case .fact(let f): return event(for: f, report: report)
         case .ladder: return ("ladder", ladder(report.state, pane: i))
         case .switched(let s):
             return (
@@ -157,7 +149,50 @@ public enum MonitorJSON {
                     ("mechanism", .string(s.mechanism.rawValue)), ("atMsn", .int(s.atMSN)), ("detail", .string(s.detail)),
                 ]
             )
-        case .fact(.skipped(let k)):
+        case .log(let level, let text) where level.isWarning:
+            return ("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
+        case .log(let level, let text) where verbose:
+            return ("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
+        case .log: return nil
+        case .sampled: return ("player", player(report.state, pane: i) + [("trigger", .string("change"))])
+        }
+    }
+
+    /// The line a Loader event makes, if any.
+    static func event(for e: LoaderEvent, pane i: Int) -> (String, [(String, JSONValue)])? {
+        switch e {
+        case .request(let r):
+            return ("request", [("pane", .int(i))] + rounded(r.json.objectFields.filter { $0.0 != "start" }))
+        case .key(let k): return ("key", [("pane", .int(i))] + rounded(k.json.objectFields))
+        case .diagnostic(let d): return ("diagnostic", [("pane", .int(i)), ("message", .string(d))])
+        case .firstPTS, .mediaStart, .gapFilled, .segmentStarted: return nil
+        case .reload(let r): return ("reload", [("pane", .int(i))] + rounded(r.json.objectFields))
+        case .resume(let r): return ("resume", [("pane", .int(i))] + rounded(r.json.objectFields))
+        case .playerCMCD(let c): return ("playerCMCD", [("pane", .int(i))] + c.json.objectFields)
+        case .playlist(let p):
+            return ("playlist", [("pane", .int(i))] + LoaderEvent.playlist(p).json.objectFields.dropFirst())
+        case .failover(let msn, let failed, let by, let cause):
+            return (
+                "failover",
+                [
+                    ("pane", .int(i)), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)),
+                    ("cause", .string(cause)),
+                ]
+            )
+        case .recovered(let rung, let down, let cause):
+            return (
+                "recovered",
+                [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))]
+            )
+        case .timedMetadata: return nil
+        }
+    }
+
+    /// The line a Session fact makes, if any. Long as a table is: one case per fact, each the shape of its event.
+    static func event(for fact: SessionFact, report: PaneReport) -> (String, [(String, JSONValue)])? {
+        let i = report.pane
+        switch fact {
+        case .skipped(let k):
             return (
                 "skip",
                 [
@@ -166,7 +201,7 @@ public enum MonitorJSON {
                     ("cause", .string(k.cause)),
                 ]
             )
-        case .fact(.stallStarted(let t)):
+        case .stallStarted(let t):
             return (
                 "stall",
                 [
@@ -174,25 +209,12 @@ public enum MonitorJSON {
                     ("cause", .string(report.state.currentStall?.cause)),
                 ]
             )
-        case .fact(.stallEnded(let s)):
+        case .stallEnded(let s):
             return (
                 "stall",
                 [("pane", .int(i)), ("start", .double(s.start)), ("end", .double(s.end)), ("cause", .string(s.cause))]
             )
-        case .loader(.failover(let msn, let failed, let by, let cause)):
-            return (
-                "failover",
-                [
-                    ("pane", .int(i)), ("msn", .int(msn)), ("failedRung", .int(failed)), ("by", .int(by)),
-                    ("cause", .string(cause)),
-                ]
-            )
-        case .loader(.recovered(let rung, let down, let cause)):
-            return (
-                "recovered",
-                [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))]
-            )
-        case .fact(.gap(let rung, let msn, let pdt, let duration, let action)):
+        case .gap(let rung, let msn, let pdt, let duration, let action):
             return (
                 "gap",
                 [
@@ -200,13 +222,13 @@ public enum MonitorJSON {
                     ("duration", .double(duration)), ("action", .string(action)),
                 ]
             )
-        case .fact(.failed(let message, let cause)):
+        case .failed(let message, let cause):
             return ("error", [("pane", .int(i)), ("message", .string(message)), ("cause", .string(cause))])
-        case .fact(.ended): return ("ended", [("pane", .int(i))])
+        case .ended: return ("ended", [("pane", .int(i))])
         // Reported as a switch (`PaneOwner.report`).
-        case .fact(.servedFrom): return nil
-        case .fact(.firstFrame(let at)): return ("firstFrame", [("pane", .int(i)), ("at", .double((at * 1000).rounded() / 1000))])
-        case .fact(.audio(let a)):
+        case .servedFrom: return nil
+        case .firstFrame(let at): return ("firstFrame", [("pane", .int(i)), ("at", .double((at * 1000).rounded() / 1000))])
+        case .audio(let a):
             return (
                 "rendition",
                 [
@@ -216,7 +238,7 @@ public enum MonitorJSON {
                     ("mechanism", .string(a.mechanism?.rawValue)), ("atMsn", .int(a.atMSN)),
                 ]
             )
-        case .fact(.subtitleRendition(let c)):
+        case .subtitleRendition(let c):
             return (
                 "rendition",
                 [
@@ -225,11 +247,10 @@ public enum MonitorJSON {
                     ("reason", .string(c.reason.rawValue)), ("honoured", .bool(c.honoured)),
                 ]
             )
-        case .fact(.metadata(let m, let at)):
+        case .metadata(let m, let at):
             // Timed metadata the playhead reached: at its time on the player's clock, with what it says (docs/EVENTS.md).
             return ("metadata", [("pane", .int(i))] + m.json.objectFields + [("at", .double((at * 1000).rounded() / 1000))])
-        case .loader(.timedMetadata): return nil
-        case .fact(.subtitle(let c)):
+        case .subtitle(let c):
             // The cue shown at the playhead: `at` is the playhead when it was seen, so `lateMs` measures how far the screen was
             // from the cue's own time (docs/SUBTITLES.md).
             let ms = { (v: Double?) in JSONValue.double(v.map { ($0 * 1000).rounded() / 1000 }) }
@@ -241,7 +262,7 @@ public enum MonitorJSON {
                     ("rendition", .string(c.rendition.name)), ("language", .string(c.rendition.language)),
                 ]
             )
-        case .fact(.pathway(let c, let detail)):
+        case .pathway(let c, let detail):
             return (
                 "pathway",
                 [
@@ -249,7 +270,7 @@ public enum MonitorJSON {
                     ("detail", .string(detail)),
                 ]
             )
-        case .fact(.steering(let outcome, let priority, let next)):
+        case .steering(let outcome, let priority, let next):
             return (
                 "steering",
                 [
@@ -258,7 +279,7 @@ public enum MonitorJSON {
                     ("nextIn", .double(next.map { (($0 - report.t) * 1000).rounded() / 1000 })),
                 ]
             )
-        case .fact(.violation(let rung, let rendition, let f)):
+        case .violation(let rung, let rendition, let f):
             return (
                 "violation",
                 [
@@ -267,7 +288,7 @@ public enum MonitorJSON {
                     ("msn", .int(f.msn)), ("message", .string(f.message)),
                 ]
             )
-        case .fact(.cue(let f)):
+        case .cue(let f):
             let (phase, b, seconds): (String, CueBreak, Double?) =
                 switch f {
                 case .entered(let b): ("enter", b, nil)
@@ -291,7 +312,7 @@ public enum MonitorJSON {
                     ("playheadPDT", .string(report.state.playheadPDT?.iso8601Milliseconds)),
                 ]
             )
-        case .fact(.picture(let f)):
+        case .picture(let f):
             let (state, key, seconds): (String, String, Double) =
                 switch f {
                 case .frozen(let since): ("frozen", "since", since)
@@ -300,12 +321,6 @@ public enum MonitorJSON {
                 case .shown(let after): ("shown", "after", after)
                 }
             return ("picture", [("pane", .int(i)), ("state", .string(state)), (key, .double((seconds * 1000).rounded() / 1000))])
-        case .log(let level, let text) where level.isWarning:
-            return ("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
-        case .log(let level, let text) where verbose:
-            return ("log", [("pane", .int(i)), ("level", .string(level.rawValue)), ("text", .string(text))])
-        case .log: return nil
-        case .sampled: return ("player", player(report.state, pane: i) + [("trigger", .string("change"))])
         }
     }
 }
