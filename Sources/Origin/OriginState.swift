@@ -60,7 +60,8 @@ public struct Fault: Sendable, Equatable {
     public var msn: Int?
     /// How many more requests it applies to; nil for all.
     public var remaining: Int?
-    /// When freeze/reset was switched on (seconds since 1970).
+    /// When the fault starts (seconds since 1970): when it was switched on, or later (`after=`); a freeze holds the window
+    /// as it was then.
     public var since: Double
     /// A timed outage: the fault applies until this moment (seconds since 1970), then ends by itself; nil for no end.
     public var until: Double?
@@ -221,7 +222,7 @@ public final class OriginState: Sendable {
     /// The first request fault matching, consuming one use of it.
     func takeFault(
         target: Fault.Target, scenario: String?, rendition: String?, msn: Int?, client: String?, host: String? = nil,
-        subtitle: Bool = false, now: Double = Date().timeIntervalSince1970
+        subtitle: Bool = false, now: Double
     ) -> Fault? {
         box.withLockedValue { s in
             guard
@@ -234,7 +235,7 @@ public final class OriginState: Sendable {
                         && (f.client == nil || f.client == client)
                         && (f.host == nil || f.host == host)
                         && (f.remaining ?? 1) > 0
-                        && (f.until.map { now < $0 } ?? true)
+                        && f.since <= now && (f.until.map { now < $0 } ?? true)
                 })
             else { return nil }
             let f = s.faults[i]

@@ -19,10 +19,12 @@ extension OriginRouter {
                 return .text(400, "kind= one of \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let target = Fault.Target(rawValue: q["target"] ?? "any") ?? .any
+            // `after=S`: it starts S seconds from now (a freeze then holds the window as it is then); `for=` counts from there.
+            let since = now + max(0, q["after"].flatMap { Double($0) } ?? 0)
             var fault = Fault(
                 id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
                 scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
-                remaining: q["count"].flatMap { Int($0) }, since: now, until: q["for"].flatMap { Double($0) }.map { now + $0 })
+                remaining: q["count"].flatMap { Int($0) }, since: since, until: q["for"].flatMap { Double($0) }.map { since + $0 })
             fault.client = q["client"]
             fault.host = q["host"]
             fault.bytes = q["bytes"].flatMap { Int($0) }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension OriginRouter {
-    func applyFault(_ r0: OriginResponse, _ req: OriginRequest) -> OriginResponse {
+    func applyFault(_ r0: OriginResponse, _ req: OriginRequest, now: Double) -> OriginResponse {
         var r = r0
         let target: Fault.Target
         switch r.kind {
@@ -14,7 +14,7 @@ extension OriginRouter {
         guard
             let f = state.takeFault(
                 target: target, scenario: r.scenario, rendition: r.rendition, msn: r.truth?.msn, client: req.query["client"],
-                host: req.host, subtitle: r.kind == "subtitle")
+                host: req.host, subtitle: r.kind == "subtitle", now: now)
         else { return r }
         r.fault = "\(f.kind.rawValue)#\(f.id)"
         switch f.kind {

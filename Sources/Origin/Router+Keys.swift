@@ -24,7 +24,7 @@ public enum OriginKeys {
 }
 
 extension OriginRouter {
-    func key(_ scenario: String, _ file: String, _ req: OriginRequest) -> OriginResponse {
+    func key(_ scenario: String, _ file: String, _ req: OriginRequest, now: Double) -> OriginResponse {
         guard Scenario.named(scenario) != nil, file.hasPrefix("k"), file.hasSuffix(".key"), let id = Int(file.dropFirst().dropLast(4))
         else {
             return .text(404, "no such key")
@@ -39,6 +39,6 @@ extension OriginRouter {
         var r = OriginResponse(status: 200, contentType: "application/octet-stream", body: body, kind: "key")
         r.delayMs = Int(req.query["latency"] ?? "") ?? state.keyLatencyMs
         r.scenario = scenario
-        return applyFault(r, req)
+        return applyFault(r, req, now: now)
     }
 }

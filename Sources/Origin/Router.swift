@@ -144,7 +144,7 @@ public struct OriginRouter: OriginResponder {
     /// clock, past the segments it never listed.
     func overrides(_ model: StreamModel, client: String?, now: Double) -> LiveOverrides {
         var o = LiveOverrides()
-        for f in state.liveFaults(model.scenario.name, client: client) {
+        for f in state.liveFaults(model.scenario.name, client: client) where f.since <= now {
             if f.kind == .freeze, o.freezeAt == nil, now < (f.until ?? .infinity) { o.freezeAt = f.since }
             if f.kind == .reset, o.resetIndex == nil { o.resetIndex = model.lastAvailable(at: f.since) + 1 }
             if f.kind == .nopdt { o.withoutPDT.append((from: f.since, to: f.until)) }
@@ -166,11 +166,11 @@ public struct OriginRouter: OriginResponder {
         let parts = req.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if parts.isEmpty { return .text(200, index()) }
         if parts[0] == "control" { return control(parts, req, now: now) }
-        if parts[0] == "keys", parts.count == 3 { return key(parts[1], parts[2], req) }
+        if parts[0] == "keys", parts.count == 3 { return key(parts[1], parts[2], req, now: now) }
         if parts[0] == "steered" {
             var r = steered(Array(parts.dropFirst()), req)
             r.scenario = "steered"
-            return applyFault(r, req)
+            return applyFault(r, req, now: now)
         }
         if parts[0] == "progressive", parts.count == 2 {
             // Plain MP4 files, answered with Range like any segment (`Accept-Ranges`, 206, 416).
@@ -178,12 +178,12 @@ public struct OriginRouter: OriginResponder {
             var r = OriginResponse(status: 200, contentType: "video/mp4", body: bytes, kind: "segment")
             r.scenario = "progressive"
             r.rendition = parts[1]
-            return applyFault(r, req)
+            return applyFault(r, req, now: now)
         }
         guard let scenario = Scenario.named(parts[0]) else { return .text(404, "no scenario \(parts[0]); see / for the list") }
         var r = route(scenario, Array(parts.dropFirst()), req, now: now)
         r.scenario = scenario.name
-        return applyFault(r, req)
+        return applyFault(r, req, now: now)
     }
 
     func route(_ scenario: Scenario, _ rest: [String], _ req: OriginRequest, now: Double) -> OriginResponse {

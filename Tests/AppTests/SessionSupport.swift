@@ -26,15 +26,17 @@ enum ClientFault {
     ) -> (client: String, task: Task<Void, Never>) {
         let client = "\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
         let task = Task {
-            while !Task.isCancelled && !state.log().contains(where: { $0.path.contains("client=\(client)") }) {
-                try? await Task.sleep(for: .milliseconds(100))
+            var first: Double?
+            while !Task.isCancelled, first == nil {
+                first = state.log().first(where: { $0.path.contains("client=\(client)") })?.wall
+                if first == nil { try? await Task.sleep(for: .milliseconds(100)) }
             }
-            try? await Task.sleep(for: .seconds(after))
-            guard !Task.isCancelled else { return }
-            let now = Date().timeIntervalSince1970
+            guard let first, !Task.isCancelled else { return }
+            // Timed by the origin from the first request's own arrival, however late this task saw it: the origin starts a
+            // fault at its `since`.
             var f = Fault(
                 id: 0, kind: kind, target: target, status: status, ms: 0, scenario: scenario, rendition: nil, msn: nil, remaining: nil,
-                since: now, until: now + seconds)
+                since: first + after, until: first + after + seconds)
             f.client = client
             _ = state.add(f)
         }

@@ -527,3 +527,30 @@ enum SampleAESReference {
         return out
     }
 }
+
+@Suite("Faults timed by the origin's clock (pure: the router given the time)")
+struct TimedFaultTests {
+    func text(_ r: OriginResponse) -> String { String(decoding: r.body, as: UTF8.self) }
+
+    @Test("after=S starts a fault S seconds on, for= counts from then: a 503, and a freeze that holds the window as it was then")
+    func after() throws {
+        let router = TestOrigins.router(startedAt: 0)
+        let t = 1_800_000_000.0
+        let playlist = "/cam-a/cam-a/index.m3u8?client=timed"
+        _ = router.respond(
+            OriginRequest(target: "/control/fault?kind=status&status=503&target=playlist&client=timed&after=5&for=2"), now: t)
+        #expect(router.respond(OriginRequest(target: playlist), now: t + 4.9).status == 200, "not yet")
+        #expect(router.respond(OriginRequest(target: playlist), now: t + 5.1).status == 503)
+        #expect(router.respond(OriginRequest(target: playlist), now: t + 7.1).status == 200, "over")
+        _ = router.respond(OriginRequest(target: "/control/clear"), now: t + 8)
+        _ = router.respond(OriginRequest(target: "/control/fault?kind=freeze&scenario=cam-a&client=timed&after=4&for=6"), now: t + 8)
+        let before = text(router.respond(OriginRequest(target: playlist), now: t + 11.9))
+        let moved = text(router.respond(OriginRequest(target: playlist), now: t + 12))
+        let held = text(router.respond(OriginRequest(target: playlist), now: t + 17.9))
+        let back = text(router.respond(OriginRequest(target: playlist), now: t + 18.1))
+        #expect(moved == held, "frozen from t + 12 to t + 18")
+        #expect(before != back && held != back, "the window moves before and after")
+        let sequence = { (s: String) in s.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") } }
+        #expect(sequence(back) != sequence(held), "back to the clock, past the segments it never listed")
+    }
+}
