@@ -161,11 +161,10 @@ bin=$(release_hlstui)
 la=$(python3 Benchmarks/latency_bench.py "$bin/hlstui" .build/test-media "${LATENCY_STARTS:-10}" "${LATENCY_SECONDS:-30}" 10)
 python3 - "$la" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Two processes on the wall clock"
 import json, sys, datetime
+sys.path.insert(0, "Benchmarks")
+from latency_report import table
 r = json.loads(sys.argv[1])
-def ms(v): return "–" if v is None else f"{v:.1f} ms"
-def s(v): return "–" if v is None else f"{v:.1f} s"
 h, p = r["hlstui"], r["plain"]
-ratio = f"{p['apartP95'] / h['apartP95']:.0f}×" if h["apartP95"] and p["apartP95"] else "–"
 md = ["## Two processes on the wall clock: `--latency` vs the same processes without it", "",
       f"`bash scripts/bench.sh latency` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the embedded "
       f"origin's camera A (2 s segments, 25 fps). Each start: two `hlstui monitor A --latency {r['latency']:.0f}` processes that never "
@@ -175,12 +174,7 @@ md = ["## Two processes on the wall clock: `--latency` vs the same processes wit
       "that frame time was read at) − the other's| for the nearest readings of the two (within 150 ms), after both locked "
       "(baseline: from 10 s after the second launch). *Against the target*: |PDT of the decoded frame − (wall clock − latency)| of "
       "both; a player shows the last frame due, so at 25 fps the frame on screen is up to 40 ms behind the moment (docs/SYNC.md).", "",
-      "| run | processes locked | lock p50 | lock p95 (max) | apart p50 | apart p95 (max) | against the target p50 | p95 | stalls |",
-      "|---|---|---|---|---|---|---|---|---|",
-      f"| hlstui --latency {r['latency']:.0f} | {h['locked']}/{h['processes']} | {s(h['lockP50'])} | {s(h['lockP95'])} ({s(h['lockMax'])}) | "
-      f"{ms(h['apartP50'])} | **{ms(h['apartP95'])}** ({ms(h['apartMax'])}) | {ms(h['errorP50'])} | {ms(h['errorP95'])} | {h['stalls']} |",
-      f"| without --latency | – | – | – | {ms(p['apartP50'])} | {ms(p['apartP95'])} ({ratio} hlstui's p95) | {ms(p['errorP50'])} | "
-      f"{ms(p['errorP95'])} | {p['stalls']} |",
+      *table(r),
       "", "Targets: every process locked within 5 s of its launch (p95); the two processes' frames within one frame (40 ms at 25 fps) "
       "p95; across hosts add the clocks' offset (chrony on a LAN: under 1 ms).", ""]
 print("\n".join(md))
@@ -194,23 +188,17 @@ bin=$(release_hlstui)
 ll=$(python3 Benchmarks/latency_bench.py "$bin/hlstui" .build/test-media "${LATENCY_STARTS:-10}" "${LATENCY_SECONDS:-30}" 2 ll-ts-fast/master.m3u8)
 python3 - "$ll" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Low latency: two processes on the wall clock"
 import json, sys, datetime
+sys.path.insert(0, "Benchmarks")
+from latency_report import table
 r = json.loads(sys.argv[1])
-def ms(v): return "–" if v is None else f"{v:.1f} ms"
-def s(v): return "–" if v is None else f"{v:.1f} s"
 h, p = r["hlstui"], r["plain"]
-ratio = f"{p['apartP95'] / h['apartP95']:.0f}×" if h["apartP95"] and p["apartP95"] else "–"
 md = ["## Low latency: two processes on the wall clock", "",
       f"`bash scripts/bench.sh latency-ll` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's "
       f"`{r['path']}` (4 s segments of 0.333 s parts, PART-HOLD-BACK 1 s, 30 fps), measured as in the section above: two "
       f"`hlstui monitor --latency {r['latency']:g}` processes that never talk, the second launched {r['stagger']:.0f} s after the first, "
       f"{h['starts']} starts, beside the same two without `--latency` ({p['starts']} starts; each starts PART-HOLD-BACK behind the last "
       "part it reads). A pane of whole segments needs 8 s or more behind the wall clock here (docs/SYNC.md).", "",
-      "| run | processes locked | lock p50 | lock p95 (max) | apart p50 | apart p95 (max) | against the target p50 | p95 | stalls |",
-      "|---|---|---|---|---|---|---|---|---|",
-      f"| hlstui --latency {r['latency']:g} | {h['locked']}/{h['processes']} | {s(h['lockP50'])} | {s(h['lockP95'])} ({s(h['lockMax'])}) | "
-      f"{ms(h['apartP50'])} | **{ms(h['apartP95'])}** ({ms(h['apartMax'])}) | {ms(h['errorP50'])} | {ms(h['errorP95'])} | {h['stalls']} |",
-      f"| without --latency | – | – | – | {ms(p['apartP50'])} | {ms(p['apartP95'])} ({ratio} hlstui's p95) | {ms(p['errorP50'])} | "
-      f"{ms(p['errorP95'])} | {p['stalls']} |", ""]
+      *table(r), ""]
 print("\n".join(md))
 PY
 fi

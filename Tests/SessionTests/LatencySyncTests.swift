@@ -142,30 +142,23 @@ struct LatencySyncTests {
 
     @Test("low latency: a pane given parts plays PART-HOLD-BACK behind its last part, so 1.5 s behind the clock on 0.333 s parts")
     func lowLatency() {
-        var l = LatencySync(count: 1, target: .seconds(1.5))
-        for k in 0..<40 {
-            let t = Double(k) * 0.05
-            _ = l.step(
-                t: t, wall: at(1000 + t),
-                readings: [
-                    SyncReading(pdt: at(1000 + t - 1.5), playing: true, window: partWindow(wall: 1000 + t, part: 0.334, holdBack: 1.002))
-                ])
-            #expect(l.unreachable.isEmpty, "\(t): \(l.reasons)")
+        /// A pane playing `latency` behind the clock from `wall0`, a step every 50 ms: whether it was named at each step.
+        func named(latency: Double, part: Double, holdBack: Double, wall0: Double, steps: Int) -> [Bool] {
+            var l = LatencySync(count: 1, target: .seconds(latency))
+            return (0..<steps).map { k in
+                let wall = wall0 + Double(k) * 0.05
+                let window = partWindow(wall: wall, part: part, holdBack: holdBack)
+                _ = l.step(
+                    t: Double(k) * 0.05, wall: at(wall), readings: [SyncReading(pdt: at(wall - latency), playing: true, window: window)])
+                return !l.unreachable.isEmpty
+            }
         }
+        let floor = named(latency: 1.5, part: 0.334, holdBack: 1.002, wall0: 1000, steps: 40)
+        #expect(!floor.contains(true), "\(floor)")
         // Just under the floor (1 s parts, PART-HOLD-BACK 3 s: 4.1 s at every moment): named at every step once the end has
         // moved, not on and off as each part is published.
-        var near = LatencySync(count: 1, target: .seconds(3.5))
-        var named: [Bool] = []
-        for k in 0..<60 {
-            let t = Double(k) * 0.05
-            _ = near.step(
-                t: t, wall: at(1000.2 + t),
-                readings: [
-                    SyncReading(pdt: at(1000.2 + t - 3.5), playing: true, window: partWindow(wall: 1000.2 + t, part: 1, holdBack: 3))
-                ])
-            named.append(!near.unreachable.isEmpty)
-        }
-        #expect(named.drop(while: { !$0 }).allSatisfy { $0 } && named.filter { $0 }.count >= 40, "\(named)")
+        let near = named(latency: 3.5, part: 1, holdBack: 3, wall0: 1000.2, steps: 60)
+        #expect(near.drop(while: { !$0 }).allSatisfy { $0 } && near.filter { $0 }.count >= 40, "\(near)")
         // Without parts the same stream is played two target durations behind its end: 1.5 s is named.
         var whole = LatencySync(count: 1, target: .seconds(1.5))
         _ = whole.step(
