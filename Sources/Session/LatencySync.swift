@@ -21,6 +21,8 @@ public struct LatencySync: Sendable {
     var sync: MultiSync
     /// Panes that cannot follow the target, and why (one line each).
     public private(set) var unreachable: [Int: String] = [:]
+    /// Panes stalled at the last step (rebuffering, their origin failing): followed again once they play.
+    public private(set) var stalled: [Int] = []
     /// Each pane's recent readings of how far its playlist's end lies behind the wall clock (session time, seconds): the end
     /// moves a part or a segment at a time (`SyncWindow.publishStep`), so what a pane can hold is judged by the furthest
     /// behind of the last two steps, not by the reading of the moment.
@@ -64,8 +66,11 @@ public struct LatencySync: Sendable {
         guard let s = latency else { return out }
         let moment = wall.adding(seconds: -s)
         unreachable = [:]
+        stalled = readings.indices.filter { readings[$0].stalled }
         for (i, r) in readings.enumerated() {
-            guard let w = r.window else { continue }
+            // A pane that stalled (its origin failing) has a playlist no one reloads: how far behind its end lies says nothing
+            // of what it can hold once it plays again; it is brought back to the target then.
+            guard let w = r.window, !r.stalled else { continue }
             let lag = recentLag(pane: i, lag: wall.seconds(since: w.edge), step: w.publishStep, at: t)
             if let why = Self.unreachable(pane: i, window: w, latency: s, lag: lag) { unreachable[i] = why }
         }
@@ -90,10 +95,11 @@ public struct LatencySync: Sendable {
             + "(--latency \(fixed(least, 1)) or more)"
     }
 
-    /// Seconds each pane plays ahead of its target (positive: less latency than asked; nil: no reading, or not followed).
+    /// Seconds each pane plays ahead of its target (positive: less latency than asked; nil: no reading, not followed, or
+    /// stalled).
     public var errors: [Double?] {
         let o = sync.offsets
-        return (0..<count).map { unreachable[$0] == nil ? o[$0] : nil }
+        return (0..<count).map { unreachable[$0] == nil && !stalled.contains($0) ? o[$0] : nil }
     }
 
     /// The largest error.
@@ -103,6 +109,7 @@ public struct LatencySync: Sendable {
     public var state: SyncState {
         let followed = (0..<count).filter { unreachable[$0] == nil }
         if followed.isEmpty, let why = unreachable.min(by: { $0.key < $1.key })?.value { return .off(why) }
+        if !stalled.isEmpty { return .waitingFor(stalled) }
         return MultiSync.combined(followed.compactMap { sync.pairs[$0]?.state })
     }
 

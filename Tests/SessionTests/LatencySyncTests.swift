@@ -167,6 +167,20 @@ struct LatencySyncTests {
         #expect(whole.reasons.first?.contains("(--latency 8.") == true, "\(whole.reasons)")
     }
 
+    @Test("a pane that stalled (its origin gone) is not named for its playlist falling behind: it is followed again once it plays")
+    func stalled() {
+        var l = LatencySync(count: 1, target: .seconds(2))
+        // Its playlist was last read 10 s ago: it ends 10 s behind the clock.
+        let w = partWindow(wall: 990, part: 1, holdBack: 1)
+        _ = l.step(t: 0, wall: at(1000), readings: [SyncReading(pdt: at(989), playing: false, window: w, stalled: true)])
+        #expect(l.unreachable.isEmpty, "\(l.reasons)")
+        #expect(l.state == .waitingFor([0]) && l.state.label == "waiting for pane 1 (rebuffering)", "\(l.state)")
+        #expect(l.errors == [nil], "no error shown for a pane that does not play")
+        // The same reading, not stalled: a latency its playlist cannot give, named.
+        _ = l.step(t: 0.05, wall: at(1000), readings: [SyncReading(pdt: at(989), playing: true, window: w)])
+        #expect(l.unreachable.count == 1, "\(l.reasons)")
+    }
+
     @Test("a segment after a discontinuity without a PDT yet is still the live edge: the pane is not named for it")
     func undatedEdge() {
         // The last dated segment ends 4 s behind the clock; 3 s of parts follow it after a discontinuity, undated.
