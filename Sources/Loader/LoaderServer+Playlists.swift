@@ -49,87 +49,10 @@ extension LoaderServer {
                 if res.rendition?.hasPrefix("AUDIO ") == true { t.audioPlaylists.insert(res.playlistID) }
                 if res.rendition == nil, let rung = res.rung { t.playerRung = rung }
             }
-            var served = parsed.playlist
-            // A player behind a live window (a pane held for the lock, a cache that stopped reading for a while) would skip what
-            // left it; while RFC 8216bis §6.2.2 keeps those segments available they stay listed from the one it asked for last
-            // on — not the one after: FFmpeg fetches the next segment while it reads one, so the segment asked for last may be
-            // the one it plays next (DECISIONS.md, "A reload, or a player behind").
-            let (start, earlier, behind) = table.withLockedValue { t -> (Int?, [Segment], Bool) in
-                t.recent[r.head.url, default: RecentSegments()].note(m, at: now)
-                var start = res.startMSN
-                if !m.endList, let last = t.progress[res.playlistID], last < m.mediaSequence { start = last }
-                let earlier = start.map { t.recent[r.head.url]?.before(m, from: $0, at: now) ?? [] } ?? []
-                let behind = !earlier.isEmpty && start != res.startMSN && t.behindSaid.insert(res.playlistID).inserted
-                return (start, earlier, behind)
-            }
-            // LL-HLS: the segment the origin is still publishing is listed after the complete ones, served part by part as they
-            // come (DECISIONS.md, LL-HLS), so the player can play near PART-HOLD-BACK instead of three segments back.
-            let growing = growingSegment(m)
-            // fMP4, listed before its first part, after a segment of the player's: its body checks that part first (`growing`).
-            // A player that starts at it needs no check: a fresh player reads whatever opens it.
-            if let g = growing, m.trailingParts.isEmpty, m.isFragmentedMP4, g.mediaSequence != start {
-                table.withLockedValue { $0.unconfirmed[res.playlistID] = g.mediaSequence }
-            }
-            let listed = growing.map { m.listing(inProgress: $0) } ?? m
-            if growing != nil { served.body = .media(listed) }
-            if let start { served.body = .media(VirtualPlaylists.starting(at: start, listed, earlier: earlier)) }
-            if behind, let start {
-                emit(
-                    .diagnostic(
-                        "the player fell behind the live window of \(r.head.url) (it asked for segment \(start) last, the window starts at \(m.mediaSequence)): segments that left it stay listed while the origin must keep them (RFC 8216bis §6.2.2)"
-                    ))
-            }
-            if res.slot, let rung = res.rung {
-                table.withLockedValue { $0.rungMedia[rung] = RungMedia(url: r.head.url, media: m, read: now) }
-                // The other rungs' playlists are read (and reported) first, so the session knows which GAPs are filled.
-                if case .media(let sm) = served.body { served.body = .media(await unmarkFillableGaps(sm)) }
-            }
-            emit(.playlist(PlaylistEvent(url: r.head.url, rung: res.rung, rendition: res.rendition, playlist: m, received: now)))
-            // Every segment gets an id carrying what serving it needs: MSN, GAP, key, IV, byte range (spliced: only the MSN; the rest when asked for).
+            let (served, growing) = await playerPlaylist(parsed.playlist, m, res, url: r.head.url)
             let decrypt = options.decryptAES
-            // A GAP that no rung fills (or an fMP4 discontinuity) ends the player's playlist; the session reloads after it.
-            if case .media(let sm) = served.body {
-                let (last, emptied) = table.withLockedValue { ($0.lastRequested[res.playlistID], $0.emptied[res.playlistID]) }
-                let after = [last, res.startMSN].compactMap { $0 }.max()
-                let ended = VirtualPlaylists.endingBeforeBreak(sm, after: after)
-                // A segment given empty because it opens a break (`growing`): the playlist ends before it.
-                served.body = .media(emptied.map { VirtualPlaylists.ending(before: $0, ended) } ?? ended)
-            }
-            let slot = res.slot
-            let cmcd = options.cmcd != nil
             let virtual = VirtualPlaylists(reference: { [self] ref in
-                if ref.kind == .segment, let s = ref.segment, s.mediaSequence == growing?.mediaSequence {
-                    var rr = Resource(upstream: slot ? "" : r.head.url, kind: .segment, rung: res.rung, msn: s.mediaSequence)
-                    rr.playlist = res.playlistID
-                    rr.slot = slot
-                    rr.growing = true
-                    return path(register(rr), rr)
-                }
-                guard ref.kind == .segment, let s = ref.segment else {
-                    var rr = Resource(upstream: ref.upstream, kind: ref.kind, rung: res.rung)
-                    rr.byteRange = ref.byteRange
-                    // An init section under an AES-128 key is encrypted too (§4.4.4.4): the Loader decrypts it like a segment.
-                    if ref.kind == .initSection, decrypt,
-                        let (key, iv) = KeyMaterial.aes128(
-                            in: ref.map?.keys ?? [], base: r.head.url, mediaSequence: ref.segment?.mediaSequence ?? m.mediaSequence)
-                    {
-                        rr.key = key
-                        rr.iv = iv
-                    }
-                    return path(register(rr), rr)
-                }
-                var rr =
-                    slot
-                    ? Resource.spliceSegment(msn: s.mediaSequence)
-                    : segmentResource(s, base: r.head.url, rung: res.rung, playlist: .upstream(res.upstream))
-                if cmcd, !slot {
-                    let i = s.mediaSequence - m.mediaSequence + 1
-                    if let n = m.segments[safe: i], n.mediaSequence == s.mediaSequence + 1 {
-                        rr.next = (VirtualPlaylists.resolve(n.uri, against: r.head.url), n.byteRange)
-                    }
-                    rr.renditionType = res.rendition.map { $0.hasPrefix("AUDIO") ? .audio : $0.hasPrefix("SUBTITLES") ? .caption : .other }
-                }
-                return path(register(rr), rr)
+                playerReference(ref, res, m, url: r.head.url, growing: growing?.mediaSequence)
             }).media(served, base: r.head.url, decryptAES: decrypt)
             writer.playlist(PlaylistWriter.write(virtual, resolveVariables: true))
             if !m.endList, case .media(let sm) = served.body {
@@ -145,6 +68,95 @@ extension LoaderServer {
             writer.text(502, "hlstui loader: \(error.description)")
             record(.media, picked.upstream, rung: picked.rung, since: t0, status: 502, outcome: .failed(error.description))
         }
+    }
+
+    /// The player's media playlist of `m` (read for `res` from `url`): listed from where it needs on (a player behind the live
+    /// window), with the segment in progress (LL-HLS), the GAPs another rung fills unmarked (the splice), and ending before
+    /// a break the player cannot cross; the segment in progress, when there is one.
+    func playerPlaylist(_ parsed: Playlist, _ m: MediaPlaylist, _ res: Resource, url: String) async -> (Playlist, Segment?) {
+        var served = parsed
+        // A player behind a live window (a pane held for the lock, a cache that stopped reading for a while) would skip what
+        // left it; while RFC 8216bis §6.2.2 keeps those segments available they stay listed from the one it asked for last
+        // on — not the one after: FFmpeg fetches the next segment while it reads one, so the segment asked for last may be
+        // the one it plays next (DECISIONS.md, "A reload, or a player behind").
+        let (start, earlier, behind) = table.withLockedValue { t -> (Int?, [Segment], Bool) in
+            t.recent[url, default: RecentSegments()].note(m, at: now)
+            var start = res.startMSN
+            if !m.endList, let last = t.progress[res.playlistID], last < m.mediaSequence { start = last }
+            let earlier = start.map { t.recent[url]?.before(m, from: $0, at: now) ?? [] } ?? []
+            let behind = !earlier.isEmpty && start != res.startMSN && t.behindSaid.insert(res.playlistID).inserted
+            return (start, earlier, behind)
+        }
+        // LL-HLS: the segment the origin is still publishing is listed after the complete ones, served part by part as they
+        // come (DECISIONS.md, LL-HLS), so the player can play near PART-HOLD-BACK instead of three segments back.
+        let growing = growingSegment(m)
+        // fMP4, listed before its first part, after a segment of the player's: its body checks that part first (`growing`).
+        // A player that starts at it needs no check: a fresh player reads whatever opens it.
+        if let g = growing, m.trailingParts.isEmpty, m.isFragmentedMP4, g.mediaSequence != start {
+            table.withLockedValue { $0.unconfirmed[res.playlistID] = g.mediaSequence }
+        }
+        let listed = growing.map { m.listing(inProgress: $0) } ?? m
+        if growing != nil { served.body = .media(listed) }
+        if let start { served.body = .media(VirtualPlaylists.starting(at: start, listed, earlier: earlier)) }
+        if behind, let start {
+            emit(
+                .diagnostic(
+                    "the player fell behind the live window of \(url) (it asked for segment \(start) last, the window starts at \(m.mediaSequence)): segments that left it stay listed while the origin must keep them (RFC 8216bis §6.2.2)"
+                ))
+        }
+        if res.slot, let rung = res.rung {
+            table.withLockedValue { $0.rungMedia[rung] = RungMedia(url: url, media: m, read: now) }
+            // The other rungs' playlists are read (and reported) first, so the session knows which GAPs are filled.
+            if case .media(let sm) = served.body { served.body = .media(await unmarkFillableGaps(sm)) }
+        }
+        emit(.playlist(PlaylistEvent(url: url, rung: res.rung, rendition: res.rendition, playlist: m, received: now)))
+        // A GAP that no rung fills (or an fMP4 discontinuity) ends the player's playlist; the session reloads after it.
+        if case .media(let sm) = served.body {
+            let (last, emptied) = table.withLockedValue { ($0.lastRequested[res.playlistID], $0.emptied[res.playlistID]) }
+            let after = [last, res.startMSN].compactMap { $0 }.max()
+            let ended = VirtualPlaylists.endingBeforeBreak(sm, after: after)
+            // A segment given empty because it opens a break (`growing`): the playlist ends before it.
+            served.body = .media(emptied.map { VirtualPlaylists.ending(before: $0, ended) } ?? ended)
+        }
+        return (served, growing)
+    }
+
+    /// What the player's playlist says for `ref` (of `m`, read for `res` from `url`): the Loader's path of a resource that
+    /// carries what serving it needs — MSN, GAP, key, IV, byte range; spliced, only the MSN, the rest when asked for; the
+    /// segment in progress (`growing`) served part by part.
+    func playerReference(_ ref: Reference, _ res: Resource, _ m: MediaPlaylist, url: String, growing: Int?) -> String {
+        if ref.kind == .segment, let s = ref.segment, s.mediaSequence == growing {
+            var rr = Resource(upstream: res.slot ? "" : url, kind: .segment, rung: res.rung, msn: s.mediaSequence)
+            rr.playlist = res.playlistID
+            rr.slot = res.slot
+            rr.growing = true
+            return path(register(rr), rr)
+        }
+        guard ref.kind == .segment, let s = ref.segment else {
+            var rr = Resource(upstream: ref.upstream, kind: ref.kind, rung: res.rung)
+            rr.byteRange = ref.byteRange
+            // An init section under an AES-128 key is encrypted too (§4.4.4.4): the Loader decrypts it like a segment.
+            if ref.kind == .initSection, options.decryptAES,
+                let (key, iv) = KeyMaterial.aes128(
+                    in: ref.map?.keys ?? [], base: url, mediaSequence: ref.segment?.mediaSequence ?? m.mediaSequence)
+            {
+                rr.key = key
+                rr.iv = iv
+            }
+            return path(register(rr), rr)
+        }
+        var rr =
+            res.slot
+            ? Resource.spliceSegment(msn: s.mediaSequence)
+            : segmentResource(s, base: url, rung: res.rung, playlist: .upstream(res.upstream))
+        if options.cmcd != nil, !res.slot {
+            let i = s.mediaSequence - m.mediaSequence + 1
+            if let n = m.segments[safe: i], n.mediaSequence == s.mediaSequence + 1 {
+                rr.next = (VirtualPlaylists.resolve(n.uri, against: url), n.byteRange)
+            }
+            rr.renditionType = res.rendition.map { $0.hasPrefix("AUDIO") ? .audio : $0.hasPrefix("SUBTITLES") ? .caption : .other }
+        }
+        return path(register(rr), rr)
     }
 
     /// Reads a live media playlist for the player with the delivery directives its server offers (RFC 8216bis §6.2.5): a
