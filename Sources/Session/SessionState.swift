@@ -236,69 +236,15 @@ public struct SessionState: Sendable {
         now = max(now, t)
         switch event {
         case .opened(let url, let playlist, let diagnostics, let file):
-            self.url = url
-            ladder = Ladder(playlist)
-            ladder.file = file
-            openDiagnostics = diagnostics
-            declaredIndependent = playlist.independentSegments
-            if case .media(let m) = playlist.body { media[0] = m }
-            if case .multivariant(let m) = playlist.body {
-                // Redundant copies of the ladder are pathways too, named by their hosts (docs/STEERING.md).
-                let named = Pathways.namingRedundantCopies(m)
-                for i in ladder.rungs.indices { ladder.rungs[i].variant.pathwayID = named.variants[safe: i]?.pathwayID }
-                openSteering(named, at: t)
-            }
-            for d in diagnostics where d.severity == .error {
-                let text = "\(SessionState.shortName(url)) line \(d.line.map(String.init) ?? "?"): \(d.message) (\(d.rule))"
-                note(.error, text, t)
-                if problem == nil { problem = text }
-                if cause == nil { cause = text }
-            }
-            // The subtitles are read from the start, beside the player's first reads (docs/SUBTITLES.md).
-            guard !ladder.rungs.isEmpty else { return [] }
-            subtitleChoiceSeen = true
-            return followSubtitleChoice(rung: targetRung ?? 0, reason: .start, at: t)
+            return opened(url: url, playlist: playlist, diagnostics: diagnostics, file: file, at: t)
         case .loader(let e): return loader(e, at: t)
         case .sample(let s): return sampled(s, at: t)
-        case .frame(let g):
-            let facts = picture.observe(g, at: t, playing: state == .playing)
-            for f in facts {
-                switch f {
-                case .frozen(let since): note(.warn, "picture frozen since \(fixed(since, 1)) s", t)
-                case .moving(let after): note(.info, "picture moves again after \(fixed(after, 1)) s frozen", t)
-                case .black(let since): note(.warn, "picture black since \(fixed(since, 1)) s", t)
-                case .shown(let after): note(.info, "picture back after \(fixed(after, 1)) s black", t)
-                }
-            }
-            return facts.map { .picture($0) }
+        case .frame(let g): return framed(g, at: t)
         case .liveEdge(let rung, let playlist):
             noteEdge(rung, Timeline.carryingProgramDateTimes(playlist, from: media[rung]))
             return []
         case .streamGiven(let start, let from):
-            playerLoading = true
-            delivered = [:]
-            lastGiven = t
-            givenStart = start
-            // Where the playhead really was when the player stopped reading: the skip check measures the reload from there,
-            // unless somebody asked the playhead to move (a seek, a sync move): then the check starts afresh where it lands.
-            if moveAsked {
-                moveAsked = false
-                progress = nil
-            } else if let f = from, let point = locate(f.time) {
-                progress = Progress(wall: f.wall, point: point, time: f.time, advancing: false, speed: sample.speed)
-            }
-            // Until the new stream starts the picture is the old player's last frame, and its time-pos still reads in the old
-            // stream's clock: the playhead stays where it was (a stale time read against the new stream's first segment
-            // landed a loop — 20 s — away).
-            if let f = from { loadingPoint = locate(f.time) }
-            // Timed by segments the Loader reads along (no video decoded): the new player holds nothing before its first
-            // segment, and a stream whose timestamps restart (a loop, a discontinuity) would otherwise place its first moments
-            // in an older segment with the same timestamps until its own segment is measured (the read-along comes a moment
-            // after the audio). A player that decodes video measures its own segments before it shows them, and a sample of
-            // the old player still in flight must find the old segments.
-            if let start, forgetsBeforeReload { clock.firstPTS = clock.firstPTS.filter { $0.key >= start } }
-            // The new stream's playhead goes on from its first segment, whatever other segments share its timestamps.
-            clock.anchor = start
+            streamGiven(start: start, from: from, at: t)
             return []
         case .audioGiven(let rung):
             // With the stream given, the subtitles follow the rung too (docs/SUBTITLES.md).
@@ -330,19 +276,7 @@ public struct SessionState: Sendable {
             guard first else { return [] }
             firstFrameAt = t
             return [.firstFrame(t)]
-        case .fileEnded(let reason, let err):
-            if let err, reason == .error {
-                let why = cause ?? problem ?? err
-                let message = "playback failed: \(why)"
-                error = message
-                note(.error, "\(message) [mpv: \(err)]", t)
-                return [.failed(message: message, cause: why)]
-            }
-            if reason == .eof {
-                ended = true
-                return [.ended]
-            }
-            return []
+        case .fileEnded(let reason, let err): return fileEnded(reason, error: err, at: t)
         case .log(let level, let text):
             note(level, text, t)
             if level.isProblem { problem = text }
@@ -353,22 +287,112 @@ public struct SessionState: Sendable {
             return []
         case .pathwayAnswered(let rung): return pathwayAnswered(rung: rung, at: t)
         case .switched(let s):
-            switches.append(s)
-            requestTotals.switches += 1
-            if switches.count > Self.switchLimit { switches.removeFirst(switches.count - Self.switchLimit) }
-            loadedRung = s.to
-            let rungs = ladder.rungs
-            let name = { (i: Int?) in i.flatMap { rungs[safe: $0]?.name } ?? i.map { "rung \($0)" } ?? "-" }
-            note(
-                .info,
-                "\(name(s.from)) → \(name(s.to)) (\(s.reason.rawValue), \(s.mechanism.rawValue)\(s.atMSN.map { " from msn \($0)" } ?? ""))\(s.detail.map { ": " + $0 } ?? "")",
-                t)
+            switched(s, at: t)
             return []
         case .failed(let message, let cause):
             error = message
             note(.error, "\(message) [\(cause)]", t)
             return [.failed(message: message, cause: cause)]
         }
+    }
+
+    /// The stream opened: its ladder (redundant copies named as pathways), its steering, its parse errors said, and the
+    /// subtitles read from the start.
+    private mutating func opened(url: String, playlist: Playlist, diagnostics: [Diagnostic], file: Bool, at t: Double) -> [SessionFact] {
+        self.url = url
+        ladder = Ladder(playlist)
+        ladder.file = file
+        openDiagnostics = diagnostics
+        declaredIndependent = playlist.independentSegments
+        if case .media(let m) = playlist.body { media[0] = m }
+        if case .multivariant(let m) = playlist.body {
+            // Redundant copies of the ladder are pathways too, named by their hosts (docs/STEERING.md).
+            let named = Pathways.namingRedundantCopies(m)
+            for i in ladder.rungs.indices { ladder.rungs[i].variant.pathwayID = named.variants[safe: i]?.pathwayID }
+            openSteering(named, at: t)
+        }
+        for d in diagnostics where d.severity == .error {
+            let text = "\(SessionState.shortName(url)) line \(d.line.map(String.init) ?? "?"): \(d.message) (\(d.rule))"
+            note(.error, text, t)
+            if problem == nil { problem = text }
+            if cause == nil { cause = text }
+        }
+        // The subtitles are read from the start, beside the player's first reads (docs/SUBTITLES.md).
+        guard !ladder.rungs.isEmpty else { return [] }
+        subtitleChoiceSeen = true
+        return followSubtitleChoice(rung: targetRung ?? 0, reason: .start, at: t)
+    }
+
+    /// A frame sampled: frozen and black pictures followed, each change said.
+    private mutating func framed(_ g: LumaGrid, at t: Double) -> [SessionFact] {
+        let facts = picture.observe(g, at: t, playing: state == .playing)
+        for f in facts {
+            switch f {
+            case .frozen(let since): note(.warn, "picture frozen since \(fixed(since, 1)) s", t)
+            case .moving(let after): note(.info, "picture moves again after \(fixed(after, 1)) s frozen", t)
+            case .black(let since): note(.warn, "picture black since \(fixed(since, 1)) s", t)
+            case .shown(let after): note(.info, "picture back after \(fixed(after, 1)) s black", t)
+            }
+        }
+        return facts.map { .picture($0) }
+    }
+
+    /// The player was given the stream again from `start` (a load, a reload): the playhead held where it was until it plays.
+    private mutating func streamGiven(start: Int?, from: (time: Double, wall: DateTime)?, at t: Double) {
+        playerLoading = true
+        delivered = [:]
+        lastGiven = t
+        givenStart = start
+        // Where the playhead really was when the player stopped reading: the skip check measures the reload from there,
+        // unless somebody asked the playhead to move (a seek, a sync move): then the check starts afresh where it lands.
+        if moveAsked {
+            moveAsked = false
+            progress = nil
+        } else if let f = from, let point = locate(f.time) {
+            progress = Progress(wall: f.wall, point: point, time: f.time, advancing: false, speed: sample.speed)
+        }
+        // Until the new stream starts the picture is the old player's last frame, and its time-pos still reads in the old
+        // stream's clock: the playhead stays where it was (a stale time read against the new stream's first segment
+        // landed a loop — 20 s — away).
+        if let f = from { loadingPoint = locate(f.time) }
+        // Timed by segments the Loader reads along (no video decoded): the new player holds nothing before its first
+        // segment, and a stream whose timestamps restart (a loop, a discontinuity) would otherwise place its first moments
+        // in an older segment with the same timestamps until its own segment is measured (the read-along comes a moment
+        // after the audio). A player that decodes video measures its own segments before it shows them, and a sample of
+        // the old player still in flight must find the old segments.
+        if let start, forgetsBeforeReload { clock.firstPTS = clock.firstPTS.filter { $0.key >= start } }
+        // The new stream's playhead goes on from its first segment, whatever other segments share its timestamps.
+        clock.anchor = start
+    }
+
+    /// The player ended its file: at the end, or failing (with the cause the session knows rather than mpv's word).
+    private mutating func fileEnded(_ reason: FileEndReason, error err: String?, at t: Double) -> [SessionFact] {
+        if let err, reason == .error {
+            let why = cause ?? problem ?? err
+            let message = "playback failed: \(why)"
+            error = message
+            note(.error, "\(message) [mpv: \(err)]", t)
+            return [.failed(message: message, cause: why)]
+        }
+        if reason == .eof {
+            ended = true
+            return [.ended]
+        }
+        return []
+    }
+
+    /// A variant switch made: kept, counted and said.
+    private mutating func switched(_ s: VariantSwitch, at t: Double) {
+        switches.append(s)
+        requestTotals.switches += 1
+        if switches.count > Self.switchLimit { switches.removeFirst(switches.count - Self.switchLimit) }
+        loadedRung = s.to
+        let rungs = ladder.rungs
+        let name = { (i: Int?) in i.flatMap { rungs[safe: $0]?.name } ?? i.map { "rung \($0)" } ?? "-" }
+        note(
+            .info,
+            "\(name(s.from)) → \(name(s.to)) (\(s.reason.rawValue), \(s.mechanism.rawValue)\(s.atMSN.map { " from msn \($0)" } ?? ""))\(s.detail.map { ": " + $0 } ?? "")",
+            t)
     }
 
     /// The last two path components of a URL, with its query: enough to recognise it in one line.
