@@ -11,6 +11,19 @@ import Session
 /// AVERAGE-BANDWIDTH, the video codec from the bytes against CODECS. A live playlist is measured over its current window,
 /// and with `--duration` over the reloads of that many seconds more (`LiveWatching`).
 enum InspectMedia {
+    /// What a run has measured so far, and what it could not.
+    struct Measured {
+        var measures: [VariantMeasure] = []
+        var audio: [VariantMeasure] = []
+        var subtitles: [SubtitleMeasure] = []
+        var iframes: [IFrameMeasure] = []
+        /// What a live watch goes on reading: each variant's and audio rendition's playlist, its meter and the window read.
+        var watched: [LiveWatched] = []
+        var errors: [String] = []
+        var live: LiveWatchSummary?
+        var liveErrors: [String] = []
+    }
+
     static func run(_ request: InspectRequest, text: String) async -> InspectOutcome {
         // One client for the run: its connections are kept alive from one segment to the next.
         var req = request
@@ -23,6 +36,28 @@ enum InspectMedia {
             let line = "media: not measured: \(req.source): line \(e.line ?? 0): \(e.message)"
             return InspectOutcome(stdout: "", stderr: line + "\n", status: 2)
         }
+        var run = Measured()
+        let entries = await measureVariants(parsed, req, into: &run)
+        await measureRenditions(parsed, first: entries.first?.url, req, into: &run)
+        // `--duration S` on live: the playlists read again for S seconds, each reload held to the reload rules, its new
+        // segments measured (docs/VALIDATION.md).
+        if let seconds = req.mediaDuration { await watchLive(seconds, parsed, req, into: &run) }
+        for (i, v) in (parsed.playlist.multivariant?.iFrameVariants ?? []).enumerated() {
+            guard let u = resolve(v.uri, against: req.source) else { continue }
+            let name = "#\(i) " + (v.resolution.map { "\($0.height)p" } ?? "\((v.bandwidth ?? 0) / 1000)k")
+            do {
+                run.iframes.append(try await measureIFrames(u, name: name, sample: req.mediaSample, variables: parsed.variables, req))
+            } catch {
+                run.errors.append("I-frames \(name): \(error.description)")
+            }
+        }
+        return report(run, req)
+    }
+
+    /// Each variant's media playlist (or the one media playlist) read and measured; the entries measured.
+    static func measureVariants(_ parsed: ParseResult, _ req: InspectRequest, into run: inout Measured) async -> [(
+        index: Int, name: String, url: String, variant: Variant?
+    )] {
         var entries: [(index: Int, name: String, url: String, variant: Variant?)] = []
         if let m = parsed.playlist.multivariant {
             for (i, v) in m.variants.enumerated() {
@@ -32,17 +67,13 @@ enum InspectMedia {
         } else {
             entries.append((0, "media playlist", req.source, nil))
         }
-        var measures: [VariantMeasure] = []
-        var errors: [String] = []
-        // What a live watch goes on reading: each variant's and audio rendition's playlist, its meter and the window read.
-        var watched: [LiveWatched] = []
         for e in entries {
             do {
                 let (meter, playlist) = try await metered(e.url, sample: req.mediaSample, variables: parsed.variables, req)
                 var m = meter.result
-                watched.append(
+                run.watched.append(
                     LiveWatched(
-                        slot: .variant(measures.count), index: e.index,
+                        slot: .variant(run.measures.count), index: e.index,
                         name: e.variant == nil ? e.name : "#\(e.index) \(e.name) playlist", variant: true, meter: meter,
                         playlist: playlist))
                 m.index = e.index
@@ -62,99 +93,100 @@ enum InspectMedia {
                         v.audio.map { g in parsed.playlist.multivariant?.renditions.contains { $0.groupID == g && $0.uri != nil } ?? false }
                         ?? false
                 }
-                measures.append(m)
+                run.measures.append(m)
             } catch {
-                errors.append("#\(e.index) \(e.name): \(error.description)")
+                run.errors.append("#\(e.index) \(e.name): \(error.description)")
             }
         }
-        var subtitles: [SubtitleMeasure] = []
-        if let m = parsed.playlist.multivariant, let first = entries.first {
+        return entries
+    }
+
+    /// The subtitle renditions (their cues against the media of `first`, the first variant) and the audio renditions of their
+    /// own (RFC 8216bis §4.4.6.1), measured as the variants are, their timestamps held against the variants'
+    /// (`MediaChecks.renditionFindings`).
+    static func measureRenditions(_ parsed: ParseResult, first: String?, _ req: InspectRequest, into run: inout Measured) async {
+        guard let m = parsed.playlist.multivariant else { return }
+        if let first {
             for r in m.renditions where r.type == "SUBTITLES" {
                 guard let uri = r.uri, let u = resolve(uri, against: req.source) else { continue }
                 do {
-                    subtitles.append(
+                    run.subtitles.append(
                         try await measureSubtitles(
-                            u, name: AudioRenditions.label(r), media: first.url, sample: req.mediaSample, variables: parsed.variables, req))
+                            u, name: AudioRenditions.label(r), media: first, sample: req.mediaSample, variables: parsed.variables, req))
                 } catch {
-                    errors.append("subtitles \(r.name): \(error.description)")
+                    run.errors.append("subtitles \(r.name): \(error.description)")
                 }
             }
         }
-        // Audio renditions of their own (RFC 8216bis §4.4.6.1): measured as the variants are, their timestamps held against the
-        // variants' (`MediaChecks.renditionFindings`).
-        var audio: [VariantMeasure] = []
-        for r in parsed.playlist.multivariant?.renditions ?? [] where r.type == "AUDIO" {
+        for r in m.renditions where r.type == "AUDIO" {
             guard let uri = r.uri, let u = resolve(uri, against: req.source) else { continue }
             do {
                 let (meter, playlist) = try await metered(u, sample: req.mediaSample, variables: parsed.variables, req)
-                var m = meter.result
-                watched.append(
+                var a = meter.result
+                let index = run.measures.count + run.audio.count
+                run.watched.append(
                     LiveWatched(
-                        slot: .audio(audio.count), index: measures.count + audio.count, name: "audio \(AudioRenditions.label(r)) playlist",
+                        slot: .audio(run.audio.count), index: index, name: "audio \(AudioRenditions.label(r)) playlist",
                         variant: false, meter: meter, playlist: playlist))
-                m.name = "audio " + AudioRenditions.label(r)
-                m.audioGroup = r.groupID
-                m.index = measures.count + audio.count
-                audio.append(m)
+                a.name = "audio " + AudioRenditions.label(r)
+                a.audioGroup = r.groupID
+                a.index = index
+                run.audio.append(a)
             } catch {
-                errors.append("audio \(r.name): \(error.description)")
+                run.errors.append("audio \(r.name): \(error.description)")
             }
         }
-        // `--duration S` on live: the playlists read again for S seconds, each reload held to the reload rules, its new
-        // segments measured (docs/VALIDATION.md).
-        var live: LiveWatchSummary?
-        var liveErrors: [String] = []
-        if let seconds = req.mediaDuration {
-            // A live stream's subtitle renditions and I-frame playlists keep the reload rules too (their media is read once,
-            // above).
-            if watched.contains(where: { $0.playlist?.isLive == true }), let m = parsed.playlist.multivariant {
-                // Numbered as their findings are (`MediaChecks.findings`): after the variants and audio renditions.
-                for (k, r) in m.renditions.filter({ $0.type == "SUBTITLES" && $0.uri != nil }).enumerated() {
-                    guard let u = resolve(r.uri ?? "", against: req.source) else { continue }
-                    watched.append(
-                        LiveWatched(
-                            slot: .rulesOnly(url: u), index: measures.count + audio.count + k,
-                            name: "subtitles \(AudioRenditions.label(r)) playlist", variant: false, meter: nil, playlist: nil))
-                }
-                for (i, v) in m.iFrameVariants.enumerated() {
-                    guard let u = resolve(v.uri, against: req.source) else { continue }
-                    let name = "#\(i) " + (v.resolution.map { "\($0.height)p" } ?? "\((v.bandwidth ?? 0) / 1000)k")
-                    watched.append(
-                        LiveWatched(
-                            slot: .rulesOnly(url: u), index: measures.count + audio.count + subtitles.count + i,
-                            name: "I-frames \(name) playlist", variant: false, meter: nil, playlist: nil))
-                }
+    }
+
+    /// `--duration S` on live: every live playlist read again for `seconds` (`LiveWatching`), the new segments' figures added
+    /// to their measures.
+    static func watchLive(_ seconds: Double, _ parsed: ParseResult, _ req: InspectRequest, into run: inout Measured) async {
+        // A live stream's subtitle renditions and I-frame playlists keep the reload rules too (their media is read once).
+        if run.watched.contains(where: { $0.playlist?.isLive == true }), let m = parsed.playlist.multivariant {
+            // Numbered as their findings are (`MediaChecks.findings`): after the variants and audio renditions.
+            let base = run.measures.count + run.audio.count
+            for (k, r) in m.renditions.filter({ $0.type == "SUBTITLES" && $0.uri != nil }).enumerated() {
+                guard let u = resolve(r.uri ?? "", against: req.source) else { continue }
+                run.watched.append(
+                    LiveWatched(
+                        slot: .rulesOnly(url: u), index: base + k, name: "subtitles \(AudioRenditions.label(r)) playlist",
+                        variant: false, meter: nil, playlist: nil))
             }
-            // On a terminal, one line saying how far the watch is, written over and cleared at its end.
-            let onTerminal = req.progressOnTerminal
-            let w = await LiveWatching.watch(
-                seconds, &watched, variables: parsed.variables, req,
-                progress: onTerminal ? { FileHandle.standardError.write(Data(("\r\u{1B}[K" + $0).utf8)) } : nil)
-            if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-            live = w.summary
-            liveErrors = w.errors
-            for x in watched {
-                switch x.slot {
-                case .variant(let i): x.meter?.apply(to: &measures[i])
-                case .audio(let i): x.meter?.apply(to: &audio[i])
-                case .rulesOnly: break
-                }
+            for (i, v) in m.iFrameVariants.enumerated() {
+                guard let u = resolve(v.uri, against: req.source) else { continue }
+                let name = "#\(i) " + (v.resolution.map { "\($0.height)p" } ?? "\((v.bandwidth ?? 0) / 1000)k")
+                run.watched.append(
+                    LiveWatched(
+                        slot: .rulesOnly(url: u), index: base + run.subtitles.count + i, name: "I-frames \(name) playlist",
+                        variant: false, meter: nil, playlist: nil))
             }
         }
-        var iframes: [IFrameMeasure] = []
-        for (i, v) in (parsed.playlist.multivariant?.iFrameVariants ?? []).enumerated() {
-            guard let u = resolve(v.uri, against: req.source) else { continue }
-            let name = "#\(i) " + (v.resolution.map { "\($0.height)p" } ?? "\((v.bandwidth ?? 0) / 1000)k")
-            do {
-                iframes.append(try await measureIFrames(u, name: name, sample: req.mediaSample, variables: parsed.variables, req))
-            } catch {
-                errors.append("I-frames \(name): \(error.description)")
+        // On a terminal, one line saying how far the watch is, written over and cleared at its end.
+        let onTerminal = req.progressOnTerminal
+        let w = await LiveWatching.watch(
+            seconds, &run.watched, variables: parsed.variables, req,
+            progress: onTerminal ? { FileHandle.standardError.write(Data(("\r\u{1B}[K" + $0).utf8)) } : nil)
+        if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        run.live = w.summary
+        run.liveErrors = w.errors
+        for x in run.watched {
+            switch x.slot {
+            case .variant(let i): x.meter?.apply(to: &run.measures[i])
+            case .audio(let i): x.meter?.apply(to: &run.audio[i])
+            case .rulesOnly: break
             }
         }
+    }
+
+    /// The findings and the report of a run: text or JSON, the HTML page when asked; exit 1 on a must-fix finding or a read
+    /// that failed, 2 when nothing could be measured.
+    static func report(_ run: Measured, _ req: InspectRequest) -> InspectOutcome {
+        let (measures, audio, subtitles, iframes, live) = (run.measures, run.audio, run.subtitles, run.iframes, run.live)
         let findings = MediaChecks.findings(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live)
         let status: Int32 =
-            !errors.isEmpty && measures.isEmpty ? 2 : findings.contains(where: \.must) || !errors.isEmpty || !liveErrors.isEmpty ? 1 : 0
-        var errorLines = errors.map { "media: cannot measure \($0)" } + liveErrors
+            !run.errors.isEmpty && measures.isEmpty
+            ? 2 : findings.contains(where: \.must) || !run.errors.isEmpty || !run.liveErrors.isEmpty ? 1 : 0
+        var errorLines = run.errors.map { "media: cannot measure \($0)" } + run.liveErrors
         if let path = req.mediaHTML {
             let page = MediaHTML.render(
                 source: req.source, generated: ISO8601DateFormatter().string(from: Date()), measures: measures + audio,
@@ -169,18 +201,13 @@ enum InspectMedia {
             var doc = MediaChecks.json(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live)
             if case .object(var f) = doc {
                 f.insert(("source", .string(req.source)), at: 0)
-                f.append(("errors", .array((errors + liveErrors).map { .string($0) })))
+                f.append(("errors", .array((run.errors + run.liveErrors).map { .string($0) })))
                 doc = .object(f)
             }
             return InspectOutcome(stdout: doc.prettyText + "\n", stderr: "", status: status)
         }
-        return InspectOutcome(
-            stdout: ([req.source] + MediaChecks.text(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live)
-                + errorLines)
-                .joined(
-                    separator: "\n")
-                + "\n",
-            stderr: "", status: status)
+        let lines = [req.source] + MediaChecks.text(measures, audio: audio, subtitles: subtitles, iframes: iframes, live: live) + errorLines
+        return InspectOutcome(stdout: lines.joined(separator: "\n") + "\n", stderr: "", status: status)
     }
 
     /// One media playlist's segments measured: all of them, or `sample` spread evenly; sizes from EXT-X-BYTERANGE where it
