@@ -217,58 +217,12 @@ extension LoaderServer {
         // What a merged delta saved: the whole playlist it stands for (as written here) against what came.
         var (whole, skipped) = (received, 0)
         if m.skip != nil, let h = held?.playlist {
-            switch DeltaUpdate.merge(m, into: h) {
-            case .success(let full):
-                skipped = m.skip?.skippedSegments ?? 0
-                m = full
-                var p = Playlist(body: .media(full))
-                p.version = 9
-                r.body = Array(PlaylistWriter.write(p).utf8)
-                whole = r.body.count
-            case .failure(let why):
-                if table.withLockedValue({ $0.deltaRefused.insert(url).inserted }) {
-                    emit(.diagnostic("\(url): \(why); asked again in full"))
-                }
-                r = try await client.get(DeliveryDirectives(msn: d.msn).applied(to: url), retries: retries, cache: .playlist)
-                r.head.url = DeliveryDirectives.stripped(r.head.url)
-                guard r.head.status == 200,
-                    let again = PlaylistParser.parseLenient(
-                        String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: vars, url: r.head.url)
-                    ).playlist.media
-                else { return r }
-                m = again
-            }
+            guard let merged = try await mergeDelta(m, into: h, &r, url: url, directives: d, retries: retries, variables: vars)
+            else { return r }
+            m = merged.playlist
+            if let w = merged.whole { (whole, skipped) = (w, merged.skipped) }
         }
-        // §6.2.5.2: the server MUST hold a blocking reload until the playlist holds the segment (or part) asked for (a stream
-        // that restarted its numbering is another matter, named where the session sees it).
-        if let want = d.msn, !d.answered(by: m), m.mediaSequence >= held?.playlist.mediaSequence ?? 0,
-            table.withLockedValue({ $0.earlyAnswer.insert(url).inserted })
-        {
-            let asked = d.part.map { "part \($0) of segment \(want)" } ?? "segment \(want)"
-            let has = d.part != nil ? m.lastPart.map { "part \($0.part) of segment \($0.msn)" } : nil
-            emit(
-                .diagnostic(
-                    "\(url): the blocking reload for \(asked) was answered without it (the playlist ends at \(has ?? String(m.segments.last?.mediaSequence ?? -1))); the server MUST hold it until it exists (RFC 8216bis §6.2.5.2)"
-                ))
-        }
-        // §6.2.5.2: a server that cannot answer within three target durations SHOULD say 503 instead of holding on; a hold
-        // longer than that which still ended (within the read timeout) is named once per playlist.
-        if let want = d.msn, let td = m.targetDuration, r.head.ttfb > 3 * Double(td),
-            table.withLockedValue({ $0.longHold.insert(url).inserted })
-        {
-            emit(
-                .diagnostic(
-                    "\(url): the blocking reload for segment \(want) was held \(formatSeconds((r.head.ttfb * 10).rounded() / 10)) s, more than three target durations (\(3 * td) s); a server that cannot answer in that time SHOULD say 503 (RFC 8216bis §6.2.5.2)"
-                ))
-        }
-        if let h = held?.playlist, let miss = PreloadHintCheck.missed(held: h, later: m),
-            table.withLockedValue({ $0.falseHint.insert(url).inserted })
-        {
-            emit(
-                .diagnostic(
-                    "\(url): the preload hint \(miss.hint.uri) (part \(miss.part) of segment \(miss.msn)) never appeared: the playlist moved past it without listing it (RFC 8216bis §4.4.5.3)"
-                ))
-        }
+        checkAnswer(url, directives: d, m, held: held?.playlist, ttfb: r.head.ttfb)
         if !d.isEmpty {
             emit(
                 .reload(
@@ -283,6 +237,70 @@ extension LoaderServer {
             if read.serverControl != nil && !read.endList { t.held[url] = (read, now) } else { t.held[url] = nil }
         }
         return r
+    }
+
+    /// Delta update `m` (§6.2.5.1) merged into the playlist held: the full playlist, written into `r`'s body, with its size
+    /// and the segments it skipped. One that does not merge (§6.3.7) is asked again in full, once said, and no delta is asked
+    /// of that playlist again (`whole` nil); nil when that read fails.
+    func mergeDelta(
+        _ m: MediaPlaylist, into h: MediaPlaylist, _ r: inout UpstreamResponse, url: String, directives d: DeliveryDirectives,
+        retries: Int?, variables vars: [String: String]
+    ) async throws(UpstreamError) -> (playlist: MediaPlaylist, whole: Int?, skipped: Int)? {
+        switch DeltaUpdate.merge(m, into: h) {
+        case .success(let full):
+            var p = Playlist(body: .media(full))
+            p.version = 9
+            r.body = Array(PlaylistWriter.write(p).utf8)
+            return (full, r.body.count, m.skip?.skippedSegments ?? 0)
+        case .failure(let why):
+            if table.withLockedValue({ $0.deltaRefused.insert(url).inserted }) {
+                emit(.diagnostic("\(url): \(why); asked again in full"))
+            }
+            r = try await client.get(DeliveryDirectives(msn: d.msn).applied(to: url), retries: retries, cache: .playlist)
+            r.head.url = DeliveryDirectives.stripped(r.head.url)
+            guard r.head.status == 200,
+                let again = PlaylistParser.parseLenient(
+                    String(decoding: r.body, as: UTF8.self), options: ParseOptions(importedVariables: vars, url: r.head.url)
+                ).playlist.media
+            else { return nil }
+            return (again, nil, 0)
+        }
+    }
+
+    /// What a live playlist's answer says of its server, each named once per playlist: a blocking reload answered without
+    /// what it asked for or held past three target durations (RFC 8216bis §6.2.5.2), a preload hint that never came true
+    /// (§4.4.5.3).
+    func checkAnswer(_ url: String, directives d: DeliveryDirectives, _ m: MediaPlaylist, held: MediaPlaylist?, ttfb: Double) {
+        // §6.2.5.2: the server MUST hold a blocking reload until the playlist holds the segment (or part) asked for (a stream
+        // that restarted its numbering is another matter, named where the session sees it).
+        if let want = d.msn, !d.answered(by: m), m.mediaSequence >= held?.mediaSequence ?? 0,
+            table.withLockedValue({ $0.earlyAnswer.insert(url).inserted })
+        {
+            let asked = d.part.map { "part \($0) of segment \(want)" } ?? "segment \(want)"
+            let has = d.part != nil ? m.lastPart.map { "part \($0.part) of segment \($0.msn)" } : nil
+            emit(
+                .diagnostic(
+                    "\(url): the blocking reload for \(asked) was answered without it (the playlist ends at \(has ?? String(m.segments.last?.mediaSequence ?? -1))); the server MUST hold it until it exists (RFC 8216bis §6.2.5.2)"
+                ))
+        }
+        // §6.2.5.2: a server that cannot answer within three target durations SHOULD say 503 instead of holding on; a hold
+        // longer than that which still ended (within the read timeout) is named once per playlist.
+        if let want = d.msn, let td = m.targetDuration, ttfb > 3 * Double(td),
+            table.withLockedValue({ $0.longHold.insert(url).inserted })
+        {
+            emit(
+                .diagnostic(
+                    "\(url): the blocking reload for segment \(want) was held \(formatSeconds((ttfb * 10).rounded() / 10)) s, more than three target durations (\(3 * td) s); a server that cannot answer in that time SHOULD say 503 (RFC 8216bis §6.2.5.2)"
+                ))
+        }
+        if let h = held, let miss = PreloadHintCheck.missed(held: h, later: m),
+            table.withLockedValue({ $0.falseHint.insert(url).inserted })
+        {
+            emit(
+                .diagnostic(
+                    "\(url): the preload hint \(miss.hint.uri) (part \(miss.part) of segment \(miss.msn)) never appeared: the playlist moved past it without listing it (RFC 8216bis §4.4.5.3)"
+                ))
+        }
     }
 
     /// Reads a media playlist ahead of the player and prefetches its keys.
