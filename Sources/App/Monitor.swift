@@ -370,30 +370,7 @@ public enum MonitorRunner {
                 return Outcome(status: 2, states: [])
             }
         }
-        // Opening is bounded by the run's length too: a stream that never opens (an origin that dribbles, a playlist that
-        // never ends) fails at `--duration` naming what it waited for.
-        await withTaskGroup(of: Bool.self) { g in
-            for p in panes {
-                g.addTask {
-                    await p.open(); return true
-                }
-            }
-            if let d = request.duration {
-                g.addTask {
-                    try? await Task.sleep(until: started + .milliseconds(Int(d * 1000)), clock: .continuous)
-                    return false
-                }
-            }
-            var open = 0
-            for await done in g {
-                if done {
-                    open += 1
-                    if open == panes.count { g.cancelAll() }
-                } else if open < panes.count {
-                    for p in panes { p.stopOpening("the run's --duration of \(fixed(request.duration ?? 0, 1)) s ended") }
-                }
-            }
-        }
+        await open(panes, started: started, duration: request.duration)
         let sync =
             request.latency.map { SyncRunner(panes: panes, started: started, latency: $0) }
             ?? (panes.count >= 2 && request.sync ? SyncRunner(panes: panes, started: started) : nil)
@@ -409,23 +386,7 @@ public enum MonitorRunner {
             try? await Task.sleep(until: next, clock: .continuous)
             let t = Pane.seconds(ContinuousClock.now - started)
             for d in request.replay?.takeDivergences() ?? [] { out.emit("divergence", [("message", .string(d))]) }
-            while let c = pending.first {
-                let here = panes[safe: c.pane ?? 0]?.snapshot.playhead
-                let cue = c.cue(t: t, playhead: here)
-                if cue == .notYet { break }
-                pending = pending.dropFirst()
-                if cue == .late { out.emit("divergence", [("message", .string(ReplayProgress.late(c, playhead: here)))]) }
-                out.emit("command", [("line", .int(c.line)), ("action", .string("\(c.action)"))])
-                recorder?.input(t: t, pane: c.pane, command: c.action.words(), playhead: here.map { ($0.msn, $0.offset) })
-                if c.action == .quit { break loop }
-                if c.action == .toggleSync { sync?.toggle(); continue }
-                if case .syncReference(let p?) = c.action { sync?.pinReference(p); continue }
-                for p in panes where c.pane == nil || c.pane == p.index {
-                    // The playhead recorded with it (`here`, in its pane) is the one it is decided at.
-                    let seen = p.index == (c.pane ?? 0) ? here : p.snapshot.playhead
-                    p.perform(c.action, at: cue == .due ? c.moment(for: p.index) ?? seen : nil)
-                }
-            }
+            if perform(&pending, t: t, panes: panes, sync: sync, out: out, recorder: recorder) { break loop }
             // Every pane is sampled in the same tick.
             var states: [SessionState] = []
             for p in panes { states.append(await p.sample()) }
@@ -451,6 +412,58 @@ public enum MonitorRunner {
         request.observer?.finished(states)
         for p in panes { await p.close() }
         return Outcome(status: states.allSatisfy { $0.error == nil && $0.started } ? 0 : 1, states: states)
+    }
+
+    /// Opens every pane, bounded by the run's length too: a stream that never opens (an origin that dribbles, a playlist
+    /// that never ends) fails at `--duration` naming what it waited for.
+    static func open(_ panes: [Pane], started: ContinuousClock.Instant, duration: Double?) async {
+        await withTaskGroup(of: Bool.self) { g in
+            for p in panes {
+                g.addTask {
+                    await p.open(); return true
+                }
+            }
+            if let d = duration {
+                g.addTask {
+                    try? await Task.sleep(until: started + .milliseconds(Int(d * 1000)), clock: .continuous)
+                    return false
+                }
+            }
+            var open = 0
+            for await done in g {
+                if done {
+                    open += 1
+                    if open == panes.count { g.cancelAll() }
+                } else if open < panes.count {
+                    for p in panes { p.stopOpening("the run's --duration of \(fixed(duration ?? 0, 1)) s ended") }
+                }
+            }
+        }
+    }
+
+    /// The commands due at run time `t` performed, each written and recorded, a late one said as a divergence; true when
+    /// one of them is `quit`.
+    static func perform(
+        _ pending: inout ArraySlice<ScriptedAction>, t: Double, panes: [Pane], sync: SyncRunner?, out: MonitorOutput, recorder: Recorder?
+    ) -> Bool {
+        while let c = pending.first {
+            let here = panes[safe: c.pane ?? 0]?.snapshot.playhead
+            let cue = c.cue(t: t, playhead: here)
+            if cue == .notYet { break }
+            pending = pending.dropFirst()
+            if cue == .late { out.emit("divergence", [("message", .string(ReplayProgress.late(c, playhead: here)))]) }
+            out.emit("command", [("line", .int(c.line)), ("action", .string("\(c.action)"))])
+            recorder?.input(t: t, pane: c.pane, command: c.action.words(), playhead: here.map { ($0.msn, $0.offset) })
+            if c.action == .quit { return true }
+            if c.action == .toggleSync { sync?.toggle(); continue }
+            if case .syncReference(let p?) = c.action { sync?.pinReference(p); continue }
+            for p in panes where c.pane == nil || c.pane == p.index {
+                // The playhead recorded with it (`here`, in its pane) is the one it is decided at.
+                let seen = p.index == (c.pane ?? 0) ? here : p.snapshot.playhead
+                p.perform(c.action, at: cue == .due ? c.moment(for: p.index) ?? seen : nil)
+            }
+        }
+        return false
     }
 }
 
