@@ -30,6 +30,14 @@ extension UpstreamClient {
         onBody: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
         onReadEnd: @escaping @Sendable () -> Void = {}
     ) async throws(UpstreamError) -> UpstreamResponse {
+        let stall = Self.stallAfter(budget: budget, readTimeout: options.readTimeout)
+        guard Self.stallAfter == stall else {
+            return try await stalling(stall) { () async throws(UpstreamError) -> UpstreamResponse in
+                try await getResuming(
+                    url, range: range, keepBody: keepBody, retries: retries, cache: use, budget: budget, copies: copies, onBreak: onBreak,
+                    onHead: onHead, onBody: onBody, onReadEnd: onReadEnd)
+            }
+        }
         let clock = options.clock
         let progress = NIOLockedValueBox(BodyProgress(keep: keepBody))
         let start = clock.now
@@ -129,12 +137,40 @@ extension UpstreamClient {
         throw out
     }
 
+    /// Seconds without a byte, once a body's head came, after which it is taken as stalled and resumed: a third of the time it
+    /// has to resume in, when that is shorter than the read timeout — a live body's budget (one and a half target durations)
+    /// is, and a stall noticed only at the read timeout could never be resumed within it (DECISIONS.md, "A body that breaks
+    /// is resumed"). Nil: the read timeout.
+    static func stallAfter(budget: Double, readTimeout: Double) -> Double? {
+        let s = max(1, budget / 3)
+        return s < readTimeout ? s : nil
+    }
+
+    /// What a stalled body's error says.
+    static func stallText(_ seconds: Double) -> String { "no byte for \(fixed(seconds, 1)) s" }
+
+    /// The stall time the requests `body` makes have (`stallAfter`), through the task they run in.
+    @TaskLocal static var stallAfter: Double?
+
+    func stalling<T>(_ stall: Double?, _ body: () async throws(UpstreamError) -> T) async throws(UpstreamError) -> T {
+        do {
+            return try await Self.$stallAfter.withValue(stall) { try await body() }
+        } catch let e as UpstreamError {
+            throw e
+        } catch {
+            throw UpstreamError(cause: .protocolError, detail: "\(error)")
+        }
+    }
+
     /// Breaks a Range request may get past: a cut or reset connection, a body that stopped coming.
     static func resumable(_ c: UpstreamError.Cause) -> Bool { c == .truncated || c == .timeout || c == .connect }
 
     static func breakCause(_ e: UpstreamError) -> String {
         switch e.cause {
-        case .timeout: return "stalled (no byte for the read timeout)"
+        case .timeout:
+            // A stall found before the read timeout says how long it waited (`stallAfter`).
+            guard let r = e.detail.range(of: ": no byte for ") else { return "stalled (no byte for the read timeout)" }
+            return "stalled (\(e.detail[e.detail.index(r.lowerBound, offsetBy: 2)...]))"
         case .connect: return "connection failed"
         default: return e.detail.contains("connection failed") ? "cut (the connection was lost)" : "cut short"
         }

@@ -301,9 +301,10 @@ public final class UpstreamClient: Sendable {
             headers += options.headers + extraHeaders + (decoration?.headers ?? [])
             let exchange = Exchange(
                 url: url, redirects: redirects, retries: retries, sent: options.clock.now, clock: options.clock, keepBody: keepBody,
-                streaming: streaming, decoration: decoration?.label, within: within)
+                streaming: streaming, decoration: decoration?.label, within: within, stallAfter: Self.stallAfter)
             let wire = decoration?.applied(to: url) ?? url
-            var r = try await exchange.run(transport.send(UpstreamRequest(url: wire, headers: headers), readTimeout: options.readTimeout))
+            var r = try await exchange.run(
+                transport.send(UpstreamRequest(url: wire, headers: headers, stallAfter: Self.stallAfter), readTimeout: options.readTimeout))
             r.seconds = options.clock.now - start
             return r
         }
@@ -317,7 +318,7 @@ public final class UpstreamClient: Sendable {
         for (k, v) in options.headers + extraHeaders + (decoration?.headers ?? []) { headers.add(name: k, value: v) }
         let exchange = Exchange(
             url: url, redirects: redirects, retries: retries, sent: options.clock.now, clock: options.clock, keepBody: keepBody,
-            streaming: streaming, decoration: decoration?.label, within: within)
+            streaming: streaming, decoration: decoration?.label, within: within, stallAfter: Self.stallAfter)
         // Look the handler up first: on a connection that closed meanwhile this throws, and a promise made before it would leak (a NIO trap).
         let handler: UpstreamHandler
         do { handler = try await channel.pipeline.handler(type: UpstreamHandler.self).get() } catch {

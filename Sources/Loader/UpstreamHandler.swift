@@ -45,17 +45,22 @@ final class UpstreamHandler: ChannelInboundHandler, @unchecked Sendable {
         armReadTimer()
     }
 
-    /// No byte for `readTimeout` from now on fails the exchange.
+    /// No byte for `readTimeout` from now on fails the exchange — once the head came, for the exchange's `stallAfter` when
+    /// it has one.
     func armReadTimer() {
         readTimer?.cancel()
-        guard let context, exchange != nil else { return }
-        readTimer = context.eventLoop.scheduleTask(in: readTimeout) { [self] in readTimedOut() }
+        guard let context, let e = exchange else { return }
+        let stall = e.head == nil ? nil : e.stallAfter
+        let wait = stall.map { TimeAmount.nanoseconds(Int64($0 * 1e9)) } ?? readTimeout
+        readTimer = context.eventLoop.scheduleTask(in: wait) { [self] in readTimedOut(stall: stall) }
     }
 
-    func readTimedOut() {
+    func readTimedOut(stall: Double?) {
         guard let e = exchange else { return }
         reusable = false
-        finish(.failure(UpstreamError(cause: .timeout, detail: "\(e.url): no data from the origin for too long (read timeout)")))
+        let detail =
+            stall.map { "\(e.url): \(UpstreamClient.stallText($0))" } ?? "\(e.url): no data from the origin for too long (read timeout)"
+        finish(.failure(UpstreamError(cause: .timeout, detail: detail)))
         context?.close(promise: nil)
     }
 

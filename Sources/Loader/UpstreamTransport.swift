@@ -18,9 +18,13 @@ struct Streaming: Sendable {
 public struct UpstreamRequest: Sendable {
     public var url: String
     public var headers: [(String, String)]
-    public init(url: String, headers: [(String, String)]) {
+    /// Once the head came, no byte for this long fails the answer as a stall (nil: the read timeout): a live body's budget
+    /// to resume in is shorter than the read timeout (`UpstreamClient.stallAfter`).
+    public var stallAfter: Double?
+    public init(url: String, headers: [(String, String)], stallAfter: Double? = nil) {
         self.url = url
         self.headers = headers
+        self.stallAfter = stallAfter
     }
     public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
 }
@@ -65,12 +69,15 @@ final class Exchange: @unchecked Sendable {
     /// When the head came (`clock`'s seconds).
     var headAt: Double?
 
+    /// Once the head came, no byte for this long fails the exchange as a stall (nil: the read timeout; `UpstreamRequest`).
+    let stallAfter: Double?
     init(
         url: String, redirects: Int, retries: Int, sent: Double, clock: any LoaderClock, keepBody: Int, streaming: Streaming,
-        decoration: String? = nil, within: Double? = nil
+        decoration: String? = nil, within: Double? = nil, stallAfter: Double? = nil
     ) {
         self.decoration = decoration
         self.within = within
+        self.stallAfter = stallAfter
         self.clock = clock
         self.url = url
         self.keepBody = keepBody

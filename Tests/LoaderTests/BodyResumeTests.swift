@@ -191,6 +191,40 @@ struct BodyResumeLoaderTests {
         #expect(resumed.phase == .resumed && resumed.seconds >= 0.9 && resumed.seconds < 5, "\(resumed.text)")
     }
 
+    @Test(
+        "a live body (3 s to resume in, a 10 s read timeout) stalled after 8 KB: taken as stalled after a third of its budget and resumed whole, not given up at the read timeout",
+        arguments: Via.allCases)
+    func liveStall(via: Via) async throws {
+        let state = origin.router.state
+        defer { state.clearFaults() }
+        let (base, options) = via.upstream(origin) { $0.readTimeout = 10 }
+        let c = try ClientOrigins.client { $0 = options }
+        defer { c.shutdown() }
+        let url = "\(base)/vod-ts/v144/seg3.ts"
+        let answer = try await c.get(url)
+        try #require(answer.head.status == 200 && answer.body.count > 16_384, "\(answer.head.status), \(answer.body.count) bytes")
+        let whole = answer.body
+        var f = Fault(
+            id: 0, kind: .stall, target: .segment, status: 200, ms: 0, scenario: "vod-ts", rendition: "v144", msn: 3, remaining: 1, since: 0
+        )
+        f.bytes = 8192
+        f.hold = 30
+        _ = state.add(f)
+        let breaks = NIOLockedValueBox<[BodyBreak]>([])
+        let r = try await c.getResuming(url, budget: 3, onBreak: { b in breaks.withLockedValue { $0.append(b) } })
+        #expect(r.body == whole, "\(r.body.count) bytes of \(whole.count)")
+        let seen = breaks.withLockedValue { $0 }
+        #expect(seen.first == .broken(cause: "stalled (no byte for 1.0 s)", at: 8192), "\(seen)")
+        guard case .resumed(_, let at, let after, _, _, _)? = seen.last else {
+            Issue.record("not resumed: \(seen)")
+            return
+        }
+        // Counted from the last byte: the stall time (1 s) is part of it, the read timeout (10 s) is not.
+        #expect(at == 8192 && after >= 0.9 && after < 3, "\(seen)")
+        // A VOD body (30 s to resume in) keeps the read timeout: no stall time of its own.
+        #expect(UpstreamClient.stallAfter(budget: 30, readTimeout: 10) == nil && UpstreamClient.stallAfter(budget: 6, readTimeout: 10) == 2)
+    }
+
     @Test("an origin that answers the range with the whole object: the bytes already sent are skipped", arguments: Via.allCases)
     func ignoredRange(via: Via) async throws {
         let f = try await fetch("vod-ts", msn: 4, faults: [(.truncate, 50_000, 1), (.norange, nil, 1)], via: via)

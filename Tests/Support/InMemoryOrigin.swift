@@ -73,6 +73,11 @@ public struct InMemoryOrigin: UpstreamTransport {
             authority: u.host.map { h in u.port.map { "\(h):\($0)" } ?? h }, now: epoch + clock.now, headers: request.headers)
         let refused = UpstreamError(cause: .connect, detail: "\(request.url): the origin closed the connection before answering")
         let silent = UpstreamError(cause: .timeout, detail: "\(request.url): no data from the origin for too long (read timeout)")
+        // Once the head came, a silence ends at the request's stall time when it has one (`UpstreamRequest.stallAfter`).
+        let stallAfter = request.stallAfter ?? readTimeout
+        let stalled =
+            request.stallAfter.map { UpstreamError(cause: .timeout, detail: "\(request.url): no byte for \(String(format: "%.1f", $0)) s") }
+            ?? silent
         func cut(_ n: Int) -> UpstreamError {
             UpstreamError(cause: .truncated, detail: "\(request.url): body truncated at \(n) of \(a.body.count) bytes")
         }
@@ -106,12 +111,12 @@ public struct InMemoryOrigin: UpstreamTransport {
         case .cut(let n): steps += first(n, then: [.fail(cut(min(n, a.body.count)))])
         case .hang(let n, let seconds):
             // Silence: the client gives up after its read timeout, or the origin closes first.
-            steps += first(n, then: [.wait(min(seconds, readTimeout)), .fail(seconds >= readTimeout ? silent : cut(n))])
+            steps += first(n, then: [.wait(min(seconds, stallAfter)), .fail(seconds >= stallAfter ? stalled : cut(n))])
         case .truncate: steps += first(a.body.count / 2, then: [.fail(cut(a.body.count / 2))])
-        case .stall: steps += first(a.body.count / 4, then: [.wait(readTimeout), .fail(silent)])
+        case .stall: steps += first(a.body.count / 4, then: [.wait(stallAfter), .fail(stalled)])
         case .trickle(let interval):
             // A byte at once, then one every interval; silent for a read timeout if the interval is that long; closed after a minute.
-            guard interval < readTimeout else { return steps + first(1, then: [.wait(readTimeout), .fail(silent)]) }
+            guard interval < stallAfter else { return steps + first(1, then: [.wait(stallAfter), .fail(stalled)]) }
             let n = min(a.body.count, 1 + Int(60 / interval))
             for (i, byte) in a.body.prefix(n).enumerated() {
                 if i > 0 { steps.append(.wait(interval)) }
