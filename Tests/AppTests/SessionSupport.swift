@@ -26,12 +26,10 @@ enum ClientFault {
     ) -> (client: String, task: Task<Void, Never>) {
         let client = "\(kind.rawValue)-\(UUID().uuidString.prefix(8))"
         let task = Task {
-            var first: Double?
-            while !Task.isCancelled, first == nil {
-                first = state.log().first(where: { $0.path.contains("client=\(client)") })?.wall
-                if first == nil { try? await Task.sleep(for: .milliseconds(100)) }
-            }
-            guard let first, !Task.isCancelled else { return }
+            func arrival() -> Double? { state.log().first(where: { $0.path.contains("client=\(client)") })?.wall }
+            // Waited for as long as it takes (an hour at most), or until the run is over and the task cancelled.
+            _ = await eventually(timeout: 3600, every: 0.1) { Task.isCancelled || arrival() != nil }
+            guard let first = arrival(), !Task.isCancelled else { return }
             // Timed by the origin from the first request's own arrival, however late this task saw it: the origin starts a
             // fault at its `since`.
             var f = Fault(
