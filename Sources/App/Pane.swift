@@ -37,6 +37,9 @@ public struct PlayerOptions: Sendable {
             ("demuxer-max-bytes", String(budget.forwardBytes)), ("demuxer-max-back-bytes", String(budget.backBytes)),
             ("demuxer-donate-buffer", "no"),
             ("keep-open", "yes"), ("idle", "yes"), ("sub-auto", "no"),
+            // The CEA-608 captions in the video: a track from the start, chosen at every load (a track chosen later makes mpv
+            // seek, and over HTTP HLS that ends playback: docs/PLATFORM.md), drawn only when asked for (docs/SUBTITLES.md).
+            ("sub-create-cc-track", "yes"), ("sub-visibility", "no"),
             ("hr-seek", "yes"), ("input-terminal", "no"),
         ]
         let display = ProcessInfo.processInfo.environment["DISPLAY"] != nil || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil

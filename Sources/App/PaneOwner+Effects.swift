@@ -53,6 +53,9 @@ extension PaneOwner {
             case .readSubtitles(let read):
                 guard let f = fetched else { continue }
                 ask { [loader] in await loader.answer(read, base: f.url) }
+            case .closedCaptions(let on):
+                captionsWanted = on
+                try? mpv.set(.subtitleVisibility(on))
             case .seekAbsolute(let to, let back):
                 if let back { try? mpv.set(.hrSeekDemuxerOffset(back)) }
                 try? mpv.command(.seekAbsolute(to))

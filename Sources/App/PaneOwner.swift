@@ -35,6 +35,8 @@ final class PaneOwner {
     var logFilter = MPVLogFilter()
     /// True while hlstui holds the player paused to move it inside a freshly loaded rung (not a pause of the user's).
     var holding = false
+    /// The Session has the player show the captions in the video (`PaneEffect.closedCaptions`).
+    var captionsWanted = false
     /// The instant of the readings a sync move being planned was computed from (`Pane.realign`), for its effects.
     var moveReadAt: ContinuousClock.Instant?
     /// True while sync keeps the player paused for another pane that rebuffers.
@@ -283,7 +285,18 @@ final class PaneOwner {
         carry(state.reduce(.sampled(look()), at: t))
     }
 
-    func look() -> PlayerLook { mpv.look(loading: state.playerLoading) }
+    func look() -> PlayerLook {
+        var l = mpv.look(loading: state.playerLoading)
+        if captionsWanted, l.time != nil { l.captions = captions() }
+        return l
+    }
+
+    /// The captions the player shows now: the captions track is chosen at every load (`PlayerOptions.mpvOptions`), so only
+    /// its text is read; nil when the player has no captions track chosen.
+    func captions() -> String? {
+        guard mpv.get(.currentSubCodec) == "eia_608" else { return nil }
+        return mpv.get(.subText) ?? ""
+    }
 
     /// A steering manifest's clones (docs/STEERING.md): their variants and renditions are added to the stream the player is
     /// given, the Loader's routes and the ladder, so a clone is a pathway like the playlist's own.

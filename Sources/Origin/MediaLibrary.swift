@@ -86,12 +86,16 @@ public struct EncodeSpec: Sendable {
     public var videoFilter: String?
     /// Audio channels: 2, or 6 for a 5.1 mix.
     public var audioChannels = 2
+    /// CEA-608 captions in the video (CC1, `CaptionSchedule`): the plain ladder's rungs.
+    public var captions = false
 
     public init(
         id: String, width: Int?, height: Int?, fps: Int, fpsDen: Int = 1, videoKbps: Int, gopFrames: Int, segments: Int,
-        pattern: String, toneHz: Int, containers: [Container], packaging: Packaging = .plain, audioChannels: Int = 2
+        pattern: String, toneHz: Int, containers: [Container], packaging: Packaging = .plain, audioChannels: Int = 2,
+        captions: Bool = false
     ) {
         self.audioChannels = audioChannels
+        self.captions = captions
         self.id = id
         self.width = width
         self.height = height
@@ -121,7 +125,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v9"
+    public static let version = "media-v10"
 
     /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, four cameras;
     /// the same ladder packaged as broadcasters do.
@@ -153,13 +157,13 @@ public final class MediaLibrary: Sendable {
                 contentsOf: [
                     EncodeSpec(
                         id: "v144", width: 256, height: 144, fps: num, fpsDen: den, videoKbps: 150, gopFrames: gop, segments: 10,
-                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p, captions: p == .plain),
                     EncodeSpec(
                         id: "v240", width: 426, height: 240, fps: num, fpsDen: den, videoKbps: 350, gopFrames: gop, segments: 10,
-                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p, captions: p == .plain),
                     EncodeSpec(
                         id: "v360", width: 640, height: 360, fps: num, fpsDen: den, videoKbps: 700, gopFrames: gop, segments: 10,
-                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
+                        pattern: "testsrc2", toneHz: 440, containers: [.ts, .fmp4], packaging: p, captions: p == .plain),
                     EncodeSpec(
                         id: "audio-en", width: nil, height: nil, fps: num, fpsDen: den, videoKbps: 0, gopFrames: gop, segments: 10,
                         pattern: "", toneHz: 440, containers: [.ts, .fmp4], packaging: p),
@@ -262,7 +266,18 @@ public final class MediaLibrary: Sendable {
             )
             let src = tmp.appendingPathComponent(
                 "src/\(spec.key.replacingOccurrences(of: "/", with: "-")).\(spec.width == nil ? "m4a" : "mp4")")
-            try run(ffmpeg, encodeArguments(spec, output: src.path))
+            var carrier: String?
+            if spec.captions {
+                // The captions ride in a picture without B-frames (decode order is display order), and x264 carries them
+                // over into the rung's own encode (its A/53 side data), each in the frame it belongs to.
+                let plain = tmp.appendingPathComponent("src/\(spec.id)-carrier.h264")
+                try run(ffmpeg, carrierArguments(spec, output: plain.path))
+                let marked = tmp.appendingPathComponent("src/\(spec.id)-captions.h264")
+                let schedule = CaptionSchedule.pairs(frames: spec.gopFrames * spec.segments, perSegment: spec.gopFrames, fps: spec.frameRate)
+                try Data(CEA608.inserting(schedule, into: [UInt8](try Data(contentsOf: plain)))).write(to: marked)
+                carrier = marked.path
+            }
+            try run(ffmpeg, encodeArguments(spec, output: src.path, video: carrier))
             if spec.id == "v240" && spec.packaging == .plain {
                 // Progressive MP4 as encoders write it (moov after the media), moved to the front, and fragmented.
                 let files = tmp.appendingPathComponent("progressive")
@@ -322,7 +337,18 @@ public final class MediaLibrary: Sendable {
         }
     }
 
-    static func encodeArguments(_ s: EncodeSpec, output: String) -> [String] {
+    /// The picture a captioned rung is encoded from: the rung's pattern, nearly lossless, without B-frames (Annex B).
+    static func carrierArguments(_ s: EncodeSpec, output: String) -> [String] {
+        [
+            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+            "\(s.pattern)=size=\(s.width ?? 320)x\(s.height ?? 180):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(s.seconds)",
+            "-c:v", "libx264", "-preset", "ultrafast", "-crf", "8", "-bf", "0", "-g", String(s.gopFrames), "-pix_fmt", "yuv420p",
+            "-f", "h264", output,
+        ]
+    }
+
+    /// `video`: an Annex B file to encode the picture from (a captioned carrier) instead of the rung's lavfi pattern.
+    static func encodeArguments(_ s: EncodeSpec, output: String, video: String? = nil) -> [String] {
         var args = ["-hide_banner", "-loglevel", "error", "-y"]
         let broadcast = s.packaging == .broadcast
         // Audio-only encodes stop a little short so the segmenter makes exactly `segments` segments, like the video rungs.
@@ -334,10 +360,12 @@ public final class MediaLibrary: Sendable {
             // A fractional frame rate's exact length rounds up to one frame more: half a frame short gives exactly the frames.
             // (Never `-frames:v`: it ends the output before the audio interleaved behind the last frames is written.)
             let videoSeconds = s.fpsDen == 1 ? s.seconds : s.seconds - 0.5 * Double(s.fpsDen) / Double(s.fpsNum)
-            args += [
-                "-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(videoSeconds)",
-                "-f", "lavfi", "-i", audio,
-            ]
+            if let video {
+                args += ["-f", "h264", "-framerate", "\(s.fpsNum)/\(s.fpsDen)", "-i", video]
+            } else {
+                args += ["-f", "lavfi", "-i", "\(s.pattern)=size=\(w)x\(h):rate=\(s.fpsNum)/\(s.fpsDen):duration=\(videoSeconds)"]
+            }
+            args += ["-f", "lavfi", "-i", audio]
             if let f = s.videoFilter {
                 args += ["-filter_complex", "[0:v]\(f)[v]", "-map", "[v]", "-map", "1:a"]
             } else {

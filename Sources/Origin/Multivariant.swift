@@ -44,6 +44,14 @@ public enum MultivariantBuilder {
                     type: "SUBTITLES", uri: "subs-en/index.m3u8\(q)", groupID: "subs", language: "en", name: "English",
                     isDefault: false, autoselect: true, forced: false),
             ]
+            // The plain ladder's video carries CEA-608 captions (CC1: `CaptionSchedule`; RFC 8216bis §4.4.6.1).
+            let captions = scenario.packaging == .plain
+            if captions {
+                m.renditions.append(
+                    Rendition(
+                        type: "CLOSED-CAPTIONS", uri: nil, groupID: "cc", language: "en", name: "English CC", isDefault: false,
+                        autoselect: true, forced: false, instreamID: "CC1"))
+            }
             let padding = aes == .aes128 ? 16 * 8 : 0
             for id in OriginTiming.videoRungs {
                 guard let r = media.rendition(id, container, scenario.packaging) else { return nil }
@@ -55,6 +63,7 @@ public enum MultivariantBuilder {
                 v.frameRate = r.frameRate
                 v.audio = "aac"
                 v.subtitles = "subs"
+                if captions { v.closedCaptions = "cc" }
                 m.variants.append(v)
                 if container == .ts && aes == .none {
                     let iframeBytes = r.segments.compactMap { $0.iFrameRange?.length }

@@ -42,6 +42,13 @@ extension MPVProperty where Value == String {
     public static var audioTrackLanguage: Self { .init("current-tracks/audio/lang", .string) { $0.string } }
 }
 
+extension MPVProperty where Value == String {
+    /// The text of the subtitle shown (ASS tags removed): with the captions track chosen, the CEA-608 captions on screen.
+    public static var subText: Self { .init("sub-text", .string) { $0.string } }
+    /// The codec of the subtitle track chosen (`eia_608` for the captions in the video).
+    public static var currentSubCodec: Self { .init("current-tracks/sub/codec", .string) { $0.string } }
+}
+
 extension MPVProperty where Value == Int {
     /// The channels of the audio mpv decodes (`audio-params/channel-count`): 6 for a 5.1 rendition.
     public static var audioChannelCount: Self { .init("audio-params/channel-count", .int) { $0.double.map { Int($0) } } }
@@ -89,6 +96,8 @@ public enum MPVSetting: Sendable, Equatable {
     /// Bytes the demuxer may hold ahead of the playhead (`demuxer-max-bytes`) and behind it (`demuxer-max-back-bytes`).
     case demuxerMaxBytes(Int)
     case demuxerMaxBackBytes(Int)
+    /// Whether mpv draws the subtitle track on its own video output (`sub-visibility`); `sub-text` reads it either way.
+    case subtitleVisibility(Bool)
 
     var name: String {
         switch self {
@@ -101,6 +110,7 @@ public enum MPVSetting: Sendable, Equatable {
         case .cacheSeconds: return "cache-secs"
         case .demuxerMaxBytes: return "demuxer-max-bytes"
         case .demuxerMaxBackBytes: return "demuxer-max-back-bytes"
+        case .subtitleVisibility: return "sub-visibility"
         }
     }
 
@@ -113,6 +123,7 @@ public enum MPVSetting: Sendable, Equatable {
         case .demuxerLavfOptions(let o): return o
         case .readahead(let s), .cacheSeconds(let s): return String(s)
         case .demuxerMaxBytes(let b), .demuxerMaxBackBytes(let b): return String(b)
+        case .subtitleVisibility(let b): return b ? "yes" : "no"
         }
     }
 }

@@ -39,6 +39,9 @@ public enum PaneEffect: Sendable, Equatable {
     /// Read part of the subtitle rendition shown, for hlstui itself (docs/SUBTITLES.md); the answer comes back as
     /// `SessionEvent.subtitleRead`.
     case readSubtitles(SubtitleRead)
+    /// Have the player decode the CEA-608 captions in the video and show them (its `sub-text` read into each look), or stop
+    /// (docs/SUBTITLES.md, "Closed captions").
+    case closedCaptions(Bool)
     /// Content steering: read the steering manifest at `url` (resolved against the stream's) for `pathway`, with the
     /// throughput measured (docs/STEERING.md); the answer comes back as `SessionEvent.steered`.
     case reloadSteering(url: String, pathway: String, throughput: Int?)
@@ -77,10 +80,13 @@ public struct PlayerLook: Sendable, Equatable {
     /// The player stopped at the end of what it was given.
     public var atEnd = false
     public var paused = false
-    public init(time: Double?, atEnd: Bool = false, paused: Bool = false) {
+    /// The captions the player shows now (its `sub-text`) while it is told to decode them; nil otherwise.
+    public var captions: String?
+    public init(time: Double?, atEnd: Bool = false, paused: Bool = false, captions: String? = nil) {
         self.time = time
         self.atEnd = atEnd
         self.paused = paused
+        self.captions = captions
     }
 }
 
@@ -247,8 +253,8 @@ extension SessionState {
             plan.effects += planSeek(by: target - pos, at: now)
         }
         // The subtitles: the reads due, and the cue at the playhead as the player shows it now (docs/SUBTITLES.md).
-        plan.effects += subtitleReads(at: now)
-        plan.facts += followSubtitles(time: look.time, at: now) + checkSubtitleTiming(at: now) + followMetadata(time: look.time, at: now)
+        plan.effects += subtitleReads(at: now) + captionsWanted()
+        plan.facts += followSubtitles(time: look.time, captions: look.captions, at: now) + checkSubtitleTiming(at: now) + followMetadata(time: look.time, at: now)
         guard !playerLoading, let time = look.time, let decision = watch(at: time, atEnd: look.atEnd) else { return plan }
         let rung = loadedRung ?? 0
         switch decision {

@@ -3,10 +3,23 @@ import HLS
 /// The subtitles as the Session follows them (docs/SUBTITLES.md): which rendition shows, what is read of it and when, the cue at
 /// the playhead, and the WebVTT and IMSC1 rules.
 extension SessionState {
-    /// The SUBTITLES group of `rung`'s variant, in playlist order.
+    /// What can be shown as subtitles with `rung`'s variant, in playlist order: its SUBTITLES group, then its CLOSED-CAPTIONS
+    /// group (captions in the video, RFC 8216bis §4.4.6.1; docs/SUBTITLES.md, "Closed captions").
     public func subtitleGroup(rung: Int) -> [Rendition] {
-        guard let group = ladder.rungs[safe: rung]?.variant.subtitles else { return [] }
-        return ladder.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == group }
+        guard let v = ladder.rungs[safe: rung]?.variant else { return [] }
+        let subtitles = v.subtitles.map { g in ladder.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == g } } ?? []
+        let captions =
+            v.closedCaptions.map { g in g == "NONE" ? [] : ladder.renditions.filter { $0.type == "CLOSED-CAPTIONS" && $0.groupID == g } }
+            ?? []
+        return subtitles + captions
+    }
+
+    /// The player told to show the captions in the video exactly while a CLOSED-CAPTIONS rendition it decodes is chosen.
+    mutating func captionsWanted() -> [PaneEffect] {
+        let want = subtitles.map { ClosedCaptions.decoded($0.rendition) } ?? false
+        guard want != captionsOn else { return [] }
+        captionsOn = want
+        return [.closedCaptions(want)]
     }
 
     /// The rendition the choice shows with `rung` (nil: off, or the variant names no group) and whether the choice found it.
@@ -33,8 +46,15 @@ extension SessionState {
         if same && (honoured || reason != .start) { return [] }
         subtitles = pick.map { SubtitleTrack(rendition: $0) }
         let what = pick.map(AudioRenditions.label) ?? "off"
-        if pick != nil, pick?.uri == nil {
-            note(.warn, "subtitles: \(what) has no URI (closed captions in the video are not read yet)", t)
+        if let pick, pick.type == "CLOSED-CAPTIONS" {
+            let id = pick.instreamID ?? "no INSTREAM-ID"
+            if ClosedCaptions.decoded(pick) {
+                note(.info, "subtitles: \(before.map(AudioRenditions.label).map { $0 + " → " } ?? "")\(what) (\(id) in the video)", t)
+            } else {
+                note(.warn, "subtitles: \(what) is \(id) in the video: \(ClosedCaptions.undecodedReason)", t)
+            }
+        } else if pick != nil, pick?.uri == nil {
+            note(.warn, "subtitles: \(what) has no URI (RFC 8216bis §4.4.6.1 requires one): nothing to read", t)
         } else if honoured {
             note(.info, "subtitles: \(before.map(AudioRenditions.label).map { $0 + " → " } ?? "")\(what)", t)
         } else {
@@ -53,7 +73,7 @@ extension SessionState {
         guard let rung = loadedRung else { return plan }
         let group = subtitleGroup(rung: rung)
         if group.isEmpty {
-            note(.warn, "subtitles: this variant names no SUBTITLES group", t)
+            note(.warn, "subtitles: this variant names no SUBTITLES or CLOSED-CAPTIONS group", t)
             return plan
         }
         switch select {
@@ -287,17 +307,28 @@ extension SessionState {
         return pts + pos - Timeline.startTimes(m)[i]
     }
 
-    /// The cue at the playhead (raw time `time`, read just now): what is shown, and the change when it is one.
-    mutating func followSubtitles(time: Double?, at t: Double) -> [SessionFact] {
+    /// The cue at the playhead (raw time `time`, read just now): what is shown, and the change when it is one. Captions in
+    /// the video are what the player shows now (`captions`, its `sub-text`): they carry no cue times, so a caption's start
+    /// is the playhead where it was first seen and its end unknown.
+    mutating func followSubtitles(time: Double?, captions: String? = nil, at t: Double) -> [SessionFact] {
         guard var track = subtitles, let time, !playerLoading else { return [] }
-        let dsn = freshPoint(time).flatMap { p in playingMedia?.segments.first { $0.mediaSequence == p.msn }?.discontinuitySequence }
-        let now = track.active(at: time, dsn: dsn)
-        guard now != track.shown else { return [] }
+        let now: [SubtitleCue]
+        let timed = track.rendition.type != "CLOSED-CAPTIONS"
+        if timed {
+            let dsn = freshPoint(time).flatMap { p in playingMedia?.segments.first { $0.mediaSequence == p.msn }?.discontinuitySequence }
+            now = track.active(at: time, dsn: dsn)
+            guard now != track.shown else { return [] }
+        } else {
+            // A channel the player does not decode shows nothing, not CC1's words under its name.
+            let lines = ClosedCaptions.decoded(track.rendition) ? ClosedCaptions.lines(captions) : []
+            guard lines != track.shown.flatMap(\.lines) else { return [] }
+            now = lines.isEmpty ? [] : [SubtitleCue(start: time, end: time, lines: lines, msn: playhead?.msn ?? 0, dsn: 0)]
+        }
         track.shown = now
         subtitles = track
         let shown = SubtitleShown(
-            t: t, lines: now.flatMap(\.lines), start: now.map(\.start).min(), end: now.map(\.end).min(), at: time,
-            rendition: track.rendition)
+            t: t, lines: now.flatMap(\.lines), start: timed ? now.map(\.start).min() : nil, end: timed ? now.map(\.end).min() : nil,
+            at: time, rendition: track.rendition)
         return [.subtitle(shown)]
     }
 }

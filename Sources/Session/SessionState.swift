@@ -94,6 +94,8 @@ public struct SessionState: Sendable {
     public internal(set) var subtitles: SubtitleTrack?
     /// The first stream was given: later changes of the subtitles are the variant's.
     var subtitleChoiceSeen = false
+    /// The player was told to show the captions in the video (`PaneEffect.closedCaptions`).
+    public internal(set) var captionsOn = false
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
     public internal(set) var lastFailure: (t: Double, text: String)?
     /// Segments of the variant the player received whole since it was last given a stream, by MSN: the session time each

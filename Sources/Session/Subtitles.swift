@@ -165,3 +165,21 @@ public struct SubtitleReadFailure: Error, Sendable, Equatable {
     public var cause: String
     public init(cause: String) { self.cause = cause }
 }
+
+/// CEA-608 captions carried in the video (RFC 8216bis §4.4.6.1: a CLOSED-CAPTIONS rendition names them by INSTREAM-ID): the
+/// player decodes them with the frames, and what it shows is read from it (docs/SUBTITLES.md, "Closed captions").
+public enum ClosedCaptions {
+    /// The player shows this rendition: FFmpeg 5.1's CEA-608 decoder reads the first channel of the first field it meets, so
+    /// CC1 only (CC2–CC4 and CEA-708 services would show CC1's words under another name).
+    public static func decoded(_ r: Rendition) -> Bool { r.type == "CLOSED-CAPTIONS" && r.instreamID == "CC1" }
+
+    /// Why another channel shows nothing, in one line.
+    public static let undecodedReason = "the player decodes CEA-608 CC1 only (FFmpeg 5.1), so nothing is shown"
+
+    /// The lines of what the player shows (`sub-text`), blanks and surrounding spaces dropped.
+    static func lines(_ text: String?) -> [String] {
+        (text ?? "").split(whereSeparator: \.isNewline).map { line in
+            String(line.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        }.filter { !$0.isEmpty }
+    }
+}

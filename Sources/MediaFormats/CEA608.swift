@@ -1,0 +1,102 @@
+/// CEA-608 closed captions as H.264 carries them (ATSC A/53 Part 4 `cc_data` in a registered user data SEI, ITU-T H.264
+/// §D.1.6), written into an Annex B stream: what the origin puts in its video so captions in the video can be played
+/// (docs/SUBTITLES.md, "Closed captions").
+public enum CEA608 {
+    /// One `cc_data` byte pair of field 1 (CC1/CC2), each byte with its odd-parity bit set (CEA-608 §4.1).
+    public struct Pair: Sendable, Equatable {
+        public var first: UInt8
+        public var second: UInt8
+        public init(_ first: UInt8, _ second: UInt8) {
+            self.first = CEA608.parity(first)
+            self.second = CEA608.parity(second)
+        }
+        /// Two bytes of null padding (sent in a frame with nothing to say).
+        public static let padding = Pair(0x00, 0x00)
+    }
+
+    /// The byte with bit 7 set or cleared so that it has an odd number of set bits.
+    public static func parity(_ b: UInt8) -> UInt8 {
+        let low = b & 0x7F
+        return low.nonzeroBitCount % 2 == 0 ? low | 0x80 : low
+    }
+
+    /// Channel 1's control codes (CEA-608 Table 51 / 52): resume caption loading (pop-on), end of caption (show what was
+    /// loaded), erase displayed memory, and the preamble that starts row 15 at column 0.
+    public static let resumeCaptionLoading = Pair(0x14, 0x20)
+    public static let endOfCaption = Pair(0x14, 0x2F)
+    public static let eraseDisplayedMemory = Pair(0x14, 0x2C)
+    public static let row15 = Pair(0x14, 0x70)
+
+    /// A pop-on caption on row 15: loaded off screen, shown at the `endOfCaption` (the last pair). Control codes are sent
+    /// twice, as caption encoders do (a decoder acts on the first and drops the repeat). Characters outside printable ASCII
+    /// become spaces.
+    public static func popOn(_ text: String) -> [Pair] {
+        var chars = text.unicodeScalars.map { $0.value >= 0x20 && $0.value < 0x7F ? UInt8($0.value) : 0x20 }
+        if chars.count % 2 == 1 { chars.append(0) }
+        let body = stride(from: 0, to: chars.count, by: 2).map { Pair(chars[$0], chars[$0 + 1]) }
+        return [resumeCaptionLoading, resumeCaptionLoading, row15, row15] + body + [endOfCaption, endOfCaption]
+    }
+
+    /// Clears the caption shown.
+    public static let clear = [eraseDisplayedMemory, eraseDisplayedMemory]
+
+    /// A registered user data SEI NAL unit (payload type 4) holding `pairs` as A/53 `cc_data` (country code 0xB5, provider
+    /// 0x0031, "GA94", user data type 3), with emulation prevention bytes (H.264 §7.4.1).
+    public static func sei(_ pairs: [Pair]) -> [UInt8] {
+        precondition(pairs.count < 32, "cc_count is five bits")
+        var ccData: [UInt8] = [0x40 | UInt8(pairs.count), 0xFF]
+        for p in pairs { ccData += [0xFC, p.first, p.second] }  // marker bits, cc_valid, cc_type 0 (field 1)
+        ccData.append(0xFF)
+        let payload: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03] + ccData
+        var rbsp: [UInt8] = [0x04]
+        var size = payload.count
+        while size >= 255 {
+            rbsp.append(0xFF)
+            size -= 255
+        }
+        rbsp += [UInt8(size)] + payload + [0x80]
+        var out: [UInt8] = [0x06]
+        var zeros = 0
+        for b in rbsp {
+            if zeros >= 2 && b <= 3 {
+                out.append(0x03)
+                zeros = 0
+            }
+            out.append(b)
+            zeros = b == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
+    /// `stream` (Annex B, no B-frames: decode order is display order) with a caption SEI before the first slice of every
+    /// frame: frame `n` carries `schedule[n]`, or padding. Frames are counted by slices with `first_mb_in_slice` 0.
+    public static func inserting(_ schedule: [Int: [Pair]], into stream: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(stream.count + stream.count / 20)
+        var frame = 0
+        for nal in nalUnits(stream) {
+            let type = nal.first.map { $0 & 0x1F } ?? 0
+            if type == 1 || type == 5, nal.count > 1, nal[nal.startIndex + 1] & 0x80 != 0 {
+                out += [0, 0, 0, 1] + sei(schedule[frame] ?? [.padding])
+                frame += 1
+            }
+            out += [0, 0, 0, 1] + nal
+        }
+        return out
+    }
+
+    /// The NAL units of an Annex B stream, without their start codes (trailing zero bytes belong to the next start code).
+    static func nalUnits(_ s: [UInt8]) -> [ArraySlice<UInt8>] {
+        var starts: [(code: Int, body: Int)] = []
+        var i = 0
+        while i + 2 < s.count {
+            if s[i] == 0, s[i + 1] == 0, s[i + 2] == 1 {
+                starts.append((i > 0 && s[i - 1] == 0 ? i - 1 : i, i + 3))
+                i += 3
+            } else {
+                i += 1
+            }
+        }
+        return starts.indices.map { k in s[starts[k].body..<(k + 1 < starts.count ? starts[k + 1].code : s.count)] }
+    }
+}
