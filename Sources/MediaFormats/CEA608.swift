@@ -45,7 +45,7 @@ public enum CEA608 {
     public static func sei(_ pairs: [Pair]) -> [UInt8] {
         precondition(pairs.count < 32, "cc_count is five bits")
         var ccData: [UInt8] = [0x40 | UInt8(pairs.count), 0xFF]
-        for p in pairs { ccData += [0xFC, p.first, p.second] }  // marker bits, cc_valid, cc_type 0 (field 1)
+        for p in pairs { ccData += [0xFC, p.first, p.second] } // marker bits, cc_valid, cc_type 0 (field 1)
         ccData.append(0xFF)
         let payload: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03] + ccData
         var rbsp: [UInt8] = [0x04]

@@ -273,7 +273,8 @@ public final class MediaLibrary: Sendable {
                 let plain = tmp.appendingPathComponent("src/\(spec.id)-carrier.h264")
                 try run(ffmpeg, carrierArguments(spec, output: plain.path))
                 let marked = tmp.appendingPathComponent("src/\(spec.id)-captions.h264")
-                let schedule = CaptionSchedule.pairs(frames: spec.gopFrames * spec.segments, perSegment: spec.gopFrames, fps: spec.frameRate)
+                let schedule = CaptionSchedule.pairs(
+                    frames: spec.gopFrames * spec.segments, perSegment: spec.gopFrames, fps: spec.frameRate)
                 try Data(CEA608.inserting(schedule, into: [UInt8](try Data(contentsOf: plain)))).write(to: marked)
                 carrier = marked.path
             }

@@ -254,7 +254,9 @@ extension SessionState {
         }
         // The subtitles: the reads due, and the cue at the playhead as the player shows it now (docs/SUBTITLES.md).
         plan.effects += subtitleReads(at: now) + captionsWanted()
-        plan.facts += followSubtitles(time: look.time, captions: look.captions, at: now) + checkSubtitleTiming(at: now) + followMetadata(time: look.time, at: now)
+        plan.facts +=
+            followSubtitles(time: look.time, captions: look.captions, at: now) + checkSubtitleTiming(at: now)
+            + followMetadata(time: look.time, at: now)
         guard !playerLoading, let time = look.time, let decision = watch(at: time, atEnd: look.atEnd) else { return plan }
         let rung = loadedRung ?? 0
         switch decision {

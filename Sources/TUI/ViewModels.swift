@@ -101,13 +101,21 @@ public struct DashboardModel: Sendable, Equatable {
         ladder = DashboardModel.ladderRows(s, cursor: ui.cursor)
         pathways = DashboardModel.pathwayLine(s)
         subtitle = s.subtitles.map { t in
-            SubtitleLine(label: "subs " + AudioRenditions.label(t.rendition), text: t.shown.flatMap(\.lines).joined(separator: " / "))
+            let r = t.rendition
+            // Captions in another channel than the player decodes are said on the line itself (docs/SUBTITLES.md).
+            let undecoded = r.type == "CLOSED-CAPTIONS" && !ClosedCaptions.decoded(r)
+            return SubtitleLine(
+                label: "subs " + AudioRenditions.label(r),
+                text: undecoded
+                    ? "(\(r.instreamID ?? "no INSTREAM-ID"): not decoded, the player reads CC1 only)"
+                    : t.shown.flatMap(\.lines).joined(separator: " / "))
         }
         renditions =
             s.ladder.renditions.map { r in
-                "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.forced ? " forced" : "")\(r.uri == nil ? " (in variant)" : "")"
+                "\(r.type.lowercased()) \(r.groupID)/\(r.name)\(r.language.map { " [\($0)]" } ?? "")\(r.isDefault ? " default" : "")\(r.forced ? " forced" : "")\(r.type == "CLOSED-CAPTIONS" ? " (\(r.instreamID ?? "?") in the video)" : r.uri == nil ? " (in variant)" : "")"
                     + (r.type == "AUDIO" && s.playingAudio.map { $0.groupID == r.groupID && $0.name == r.name } == true ? " playing" : "")
-                    + (r.type == "SUBTITLES" && s.subtitles.map { $0.rendition.groupID == r.groupID && $0.rendition.name == r.name } == true
+                    + ((r.type == "SUBTITLES" || r.type == "CLOSED-CAPTIONS")
+                        && s.subtitles.map { $0.rendition.groupID == r.groupID && $0.rendition.name == r.name } == true
                         ? " shown" : "")
             }
             + (s.ladder.iFrames.isEmpty

@@ -109,4 +109,55 @@ struct SubtitlesE2ETests {
         #expect(back != nil, "the cue at the playhead is shown again")
         #expect(back.map { ($0["t"] as? Double ?? 99) - on < 0.5 } == true, "\(String(describing: back))")
     }
+
+    /// Closed captions: the plain ladder's video carries CEA-608 CC1, one pop-on caption a segment shown half a second in and
+    /// cleared a second later (`CaptionSchedule`; docs/SUBTITLES.md, "Closed captions").
+    @Test(
+        "--subs English CC: each segment's caption shown within 100 ms of its frame and cleared a second later, none lost",
+        arguments: ["vod-ts", "vod-fmp4", "live-ts", "live-fmp4"])
+    func captionsInTime(scenario: String) async throws {
+        let r = try await MonitorRun.run(
+            ["\(base)/\(scenario)/master.m3u8", "--subs", "English CC", "--pin", "0", "--rate", "4", "--duration", "7"],
+            before: { if scenario.contains("live") { try await ContinuityTests.clearOfLoop(segment: 2) } })
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let start = try #require(r.named("rendition").first { $0["type"] as? String == "subtitles" })
+        #expect(start["to"] as? String == "English CC" && start["honoured"] as? Bool == true, "\(start)")
+        // Each segment's first timestamp as the Loader read it from its bytes: where its caption belongs on the player's clock.
+        let starts = r.named("request").filter { $0["kind"] as? String == "segment" && $0["rung"] as? Int == 0 }
+            .compactMap { $0["firstPTS"] as? Double }
+        let changes = r.named("subtitle")
+        let shown = changes.filter { $0["text"] as? String != nil }
+        #expect(shown.count >= 3, "\(changes)")
+        for c in changes {
+            let at = try #require(c["at"] as? Double)
+            let segment = try #require(starts.filter { $0 <= at + 0.001 }.max(), "\(c) \(starts)")
+            let due = segment + (c["text"] is String ? CaptionSchedule.shownAt : CaptionSchedule.clearedAt)
+            #expect(at - due >= -0.001 && at - due <= 0.1, "\(c): due at \(due)")
+        }
+        let numbers = shown.compactMap(Self.segment)
+        #expect(numbers.count == shown.count && shown.allSatisfy { ($0["text"] as? String)?.hasPrefix("CC1 segment ") == true })
+        // One caption a segment, in order (the encode's ten segments loop live): none lost, none twice.
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 == ($0 + 1) % 10 }, "\(numbers)")
+        #expect(r.named("skip").isEmpty && r.named("stall").isEmpty)
+    }
+
+    @Test("subs off hides the captions at once and English CC brings them back at the next caption, the playback untouched")
+    func captionsOffAndOn() async throws {
+        let cmds = try CLI.directory(["cmds": "2.2 subs off\n4.2 subs English CC\n"]).appendingPathComponent("cmds").path
+        let r = try await MonitorRun.run(
+            ["\(base)/vod-ts/master.m3u8", "--subs", "English CC", "--pin", "0", "--rate", "4", "--duration", "8", "--commands", cmds])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let changes = r.named("rendition").filter { $0["type"] as? String == "subtitles" }
+        #expect(
+            changes.map { "\($0["reason"] ?? "") \($0["to"] as? String ?? "off")" } == [
+                "start English CC", "manual off", "manual English CC",
+            ])
+        let off = try #require(changes.count == 3 ? changes[1]["t"] as? Double : nil)
+        let on = try #require(changes.count == 3 ? changes[2]["t"] as? Double : nil)
+        let texts = r.named("subtitle").map { ($0["t"] as? Double ?? 0, $0["text"] as? String) }
+        #expect(texts.contains { $0.0 < off && $0.1 == "CC1 segment 0" }, "\(texts)")
+        #expect(!texts.contains { $0.0 > off && $0.0 < on && $0.1 != nil }, "nothing shown while off: \(texts)")
+        #expect(texts.contains { $0.0 > on && $0.1?.hasPrefix("CC1 segment ") == true }, "shown again: \(texts)")
+        #expect(r.named("skip").isEmpty && r.named("stall").isEmpty && r.named("seek").isEmpty, "the player was not moved")
+    }
 }

@@ -40,7 +40,9 @@ struct CEA608Tests {
     @Test("inserted before the first slice of each frame: frame n carries its pairs, the rest padding; other NAL units kept")
     func inserting() {
         // AUD, SPS, IDR slice (first_mb 0), a second slice of the same frame (first_mb ≠ 0), then a P frame.
-        let stream: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x67, 0x42, 0, 0, 1, 0x65, 0x88, 0x10, 0, 0, 1, 0x65, 0x40, 0x11, 0, 0, 1, 0x41, 0x9A]
+        let stream: [UInt8] = [
+            0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x67, 0x42, 0, 0, 1, 0x65, 0x88, 0x10, 0, 0, 1, 0x65, 0x40, 0x11, 0, 0, 1, 0x41, 0x9A,
+        ]
         let out = CEA608.inserting([1: [CEA608.Pair(0x41, 0x42)]], into: stream)
         #expect(H264.nalTypes(annexB: out) == [0x09, 0x07, 0x06, 0x05, 0x05, 0x06, 0x01])
         let first = CEA608.sei([.padding])
