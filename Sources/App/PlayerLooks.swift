@@ -31,6 +31,7 @@ extension MPV {
         s.eof = get(.eofReached) ?? false
         s.width = get(.videoWidth)
         s.height = get(.videoHeight)
+        if get(.currentSubCodec) == "eia_608" { s.captions = get(.subText) }
         s.audioLanguage = get(.audioTrackLanguage)
         s.audioChannels = get(.audioChannelCount)
         s.droppedFrames = (get(.frameDropCount) ?? 0) + (get(.decoderFrameDropCount) ?? 0)

@@ -31,6 +31,8 @@ public struct ContinuityFinding: Sendable, Equatable {
         case webvttOffMedia = "webvtt-off-media"
         /// An IMSC1 segment whose TTML cues lie outside the time the segment covers on the media's clock (§3.1.5).
         case imscOffMedia = "imsc-off-media"
+        /// The video carries closed captions the multivariant playlist says it has none of (CLOSED-CAPTIONS=NONE, §4.4.6.2).
+        case captionsNone = "captions-none"
         /// A segment whose first video frame needs an earlier one (§4.4.2.1 under EXT-X-INDEPENDENT-SEGMENTS).
         case segmentNotIndependent = "segment-not-independent"
         /// Neighbouring segments' timestamps apart by other than the EXTINF, with no discontinuity (§4.4.4.3).

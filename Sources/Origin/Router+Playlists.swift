@@ -56,6 +56,14 @@ extension OriginRouter {
             }
             p.body = .multivariant(m)
         }
+        // ?cc=none|undeclared: the captions in the video declared as none (CLOSED-CAPTIONS=NONE, which RFC 8216bis §4.4.6.2
+        // says means the video carries none) or not declared at all (no CLOSED-CAPTIONS): what a packager that drops them
+        // from the playlist writes (docs/SUBTITLES.md, "Closed captions").
+        if let cc = req.query["cc"], cc == "none" || cc == "undeclared", case .multivariant(var m) = p.body {
+            m.renditions.removeAll { $0.type == "CLOSED-CAPTIONS" }
+            for i in m.variants.indices { m.variants[i].closedCaptions = cc == "none" ? "NONE" : nil }
+            p.body = .multivariant(m)
+        }
         // Knobs of the media playlists, carried to every variant's URI as one packager writes the same on each rung:
         // ?cues=N (&cueplan=S) breaks and ?chapters=N date ranges (docs/EVENTS.md); ?id3=1 an ID3 tag at every segment's
         // start, in an emsg (fMP4) or an ID3 stream (TS); ?cmsd=KBPS every playlist answered with CMSD, this its maximum

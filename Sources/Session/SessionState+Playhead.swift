@@ -23,6 +23,7 @@ extension SessionState {
         if started { recordHistory(at: t) }
         var facts: [SessionFact] = []
         if let skip = checkSkip(s, at: t) { facts.append(.skipped(skip)) }
+        facts += noticeCaptions(s.captions, at: t)
         if started, !playerLoading, !s.restarting, let p = playhead {
             for f in breaks.step(at: p, pdt: playheadPDT, t: t) {
                 switch f {

@@ -10,8 +10,32 @@ extension SessionState {
         let subtitles = v.subtitles.map { g in ladder.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == g } } ?? []
         let captions =
             v.closedCaptions.map { g in g == "NONE" ? [] : ladder.renditions.filter { $0.type == "CLOSED-CAPTIONS" && $0.groupID == g } }
-            ?? []
+            ?? (captionsFound && v.resolution != nil ? [ClosedCaptions.undeclared] : [])
         return subtitles + captions
+    }
+
+    /// Captions the player decoded from the video, the first time: a playlist without CLOSED-CAPTIONS has them offered as
+    /// CC1 (RFC 8216bis §4.4.6.2: absent, the video may carry some); one that says NONE broke §4.4.6.2.
+    mutating func noticeCaptions(_ text: String?, at t: Double) -> [SessionFact] {
+        guard !captionsFound, !ClosedCaptions.lines(text).isEmpty, let rung = loadedRung, let v = ladder.rungs[safe: rung]?.variant
+        else { return [] }
+        captionsFound = true
+        switch v.closedCaptions {
+        case "NONE":
+            return subtitleFinding(
+                ContinuityFinding(
+                    .captionsNone, .error, "RFC 8216bis §4.4.6.2", msn: playhead?.msn ?? 0,
+                    "the video carries CEA-608 captions, but the variant says CLOSED-CAPTIONS=NONE"),
+                rendition: "CLOSED-CAPTIONS NONE", at: t)
+        case nil:
+            note(
+                .info,
+                "subtitles: the video carries CEA-608 captions the playlist does not declare: offered as \(ClosedCaptions.undeclared.name)",
+                t)
+            return []
+        default:
+            return []
+        }
     }
 
     /// The player told to show the captions in the video exactly while a CLOSED-CAPTIONS rendition it decodes is chosen.

@@ -96,6 +96,8 @@ public struct SessionState: Sendable {
     var subtitleChoiceSeen = false
     /// The player was told to show the captions in the video (`PaneEffect.closedCaptions`).
     public internal(set) var captionsOn = false
+    /// The player has shown captions decoded from the video (`PlayerSample.captions`), declared or not.
+    public internal(set) var captionsFound = false
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
     public internal(set) var lastFailure: (t: Double, text: String)?
     /// Segments of the variant the player received whole since it was last given a stream, by MSN: the session time each

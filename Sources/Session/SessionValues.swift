@@ -5,6 +5,9 @@ import LoaderEvents
 /// What libmpv reports about playback at one moment (raw values; time in `time-pos` scale).
 public struct PlayerSample: Sendable, Equatable {
     public var timePos: Double?
+    /// The CEA-608 captions the player decodes from the video now (its `sub-text` on the captions track), shown or not: how
+    /// captions the playlist does not declare are found (docs/SUBTITLES.md, "Closed captions").
+    public var captions: String?
     public var audioPts: Double?
     public var paused = false
     public var pausedForCache = false

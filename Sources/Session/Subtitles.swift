@@ -173,6 +173,11 @@ public enum ClosedCaptions {
     /// CC1 only (CC2–CC4 and CEA-708 services would show CC1's words under another name).
     public static func decoded(_ r: Rendition) -> Bool { r.type == "CLOSED-CAPTIONS" && r.instreamID == "CC1" }
 
+    /// What captions the playlist does not declare are offered as, once the player has shown some (`captionsFound`).
+    public static let undeclared = Rendition(
+        type: "CLOSED-CAPTIONS", groupID: "", name: "CC1 (undeclared)", isDefault: false, autoselect: false, forced: false,
+        instreamID: "CC1")
+
     /// Why another channel shows nothing, in one line.
     public static let undecodedReason = "the player decodes CEA-608 CC1 only (FFmpeg 5.1), so nothing is shown"
 

@@ -139,6 +139,27 @@ struct SubtitlesE2ETests {
         // One caption a segment, in order (the encode's ten segments loop live): none lost, none twice.
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 == ($0 + 1) % 10 }, "\(numbers)")
         #expect(r.named("skip").isEmpty && r.named("stall").isEmpty)
+        #expect(r.named("violation").isEmpty, "declared captions break no rule: \(r.named("violation"))")
+    }
+
+    @Test("captions the playlist leaves out are found and offered as CC1; CLOSED-CAPTIONS=NONE over captions is captions-none")
+    func captionsUndeclared() async throws {
+        let cmds = try CLI.directory(["cmds": "3 subs CC1 (undeclared)\n"]).appendingPathComponent("cmds").path
+        let r = try await MonitorRun.run(
+            ["\(base)/vod-ts/master.m3u8?cc=undeclared", "--pin", "0", "--rate", "4", "--duration", "7", "--commands", cmds])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        let changes = r.named("rendition").filter { $0["type"] as? String == "subtitles" }
+        #expect(changes.last?["to"] as? String == "CC1 (undeclared)" && changes.last?["honoured"] as? Bool == true, "\(changes)")
+        let on = try #require(changes.last?["t"] as? Double)
+        #expect(
+            r.named("subtitle").contains { ($0["t"] as? Double ?? 0) > on && ($0["text"] as? String)?.hasPrefix("CC1 segment ") == true })
+        #expect(r.named("violation").isEmpty, "no CLOSED-CAPTIONS: the video may carry some (§4.4.6.2)")
+
+        let none = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8?cc=none", "--pin", "0", "--rate", "4", "--duration", "5"])
+        #expect(none.status == 0, "\(none.stderr.suffix(400))")
+        let rules = none.named("violation").compactMap { $0["rule"] as? String }
+        #expect(rules == ["captions-none"], "\(none.named("violation"))")
+        #expect(none.named("subtitle").isEmpty, "found, not shown")
     }
 
     @Test("subs off hides the captions at once and English CC brings them back at the next caption, the playback untouched")

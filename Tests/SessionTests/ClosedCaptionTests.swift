@@ -1,3 +1,4 @@
+import Foundation
 import HLS
 import LoaderEvents
 import Testing
@@ -79,5 +80,39 @@ struct ClosedCaptionTests {
         let plan = Self.watch(&s, 10.0, captions: "CC1 segment 0", at: 1.0)
         #expect(!plan.effects.contains(.closedCaptions(true)))
         #expect(Self.shown(plan).isEmpty)
+    }
+
+    /// The player's sample with `captions` decoded from the video at raw time `time`.
+    static func sample(_ s: inout SessionState, _ time: Double, captions: String?, at t: Double) -> [SessionFact] {
+        var p = PlayerSample()
+        p.timePos = time
+        p.captions = captions
+        return s.reduce(.event(.sample(p)), at: t).facts
+    }
+
+    @Test("captions the playlist does not declare: offered as CC1 once the player has shown some, said once")
+    func undeclared() {
+        let plain = Self.multivariant.replacingOccurrences(of: ",CLOSED-CAPTIONS=\"cc\"", with: "")
+        var s = Fixture.started(plain, media: AudioTests.media(live: false))
+        #expect(s.subtitleGroup(rung: 0).map(\.name) == ["English"])
+        _ = Self.sample(&s, 10.0, captions: "", at: 1.0)
+        #expect(s.subtitleGroup(rung: 0).map(\.name) == ["English"], "nothing shown yet: nothing found")
+        _ = Self.sample(&s, 10.5, captions: "CC1 segment 0", at: 1.5)
+        #expect(s.subtitleGroup(rung: 0).map(\.name) == ["English", "CC1 (undeclared)"])
+        #expect(s.log.filter { $0.text.contains("does not declare") }.count == 1)
+        _ = s.reduce(.action(.subtitles(.named("CC1 (undeclared)")), PlayerLook(time: 10.6)), at: 1.6)
+        #expect(Self.watch(&s, 10.7, captions: "CC1 segment 0", at: 1.7).effects.contains(.closedCaptions(true)))
+    }
+
+    @Test("CLOSED-CAPTIONS=NONE while the video carries captions: captions-none, once; declared captions break no rule")
+    func declaredNone() {
+        var s = Self.session()
+        #expect(Self.sample(&s, 10.5, captions: "CC1 segment 0", at: 1.5).isEmpty, "rung 0 declares its captions")
+        let none = Self.multivariant.replacingOccurrences(of: "CLOSED-CAPTIONS=\"cc\"", with: "CLOSED-CAPTIONS=NONE")
+        var n = Fixture.started(none, media: AudioTests.media(live: false))
+        let first = Self.sample(&n, 10.5, captions: "CC1 segment 0", at: 1.5)
+        let rules = first.compactMap { if case .violation(_, _, let f) = $0 { f.rule.rawValue } else { nil } }
+        #expect(rules == ["captions-none"])
+        #expect(Self.sample(&n, 12.5, captions: "CC1 segment 1", at: 3.5).isEmpty, "said once")
     }
 }
