@@ -266,19 +266,7 @@ public final class MediaLibrary: Sendable {
             )
             let src = tmp.appendingPathComponent(
                 "src/\(spec.key.replacingOccurrences(of: "/", with: "-")).\(spec.width == nil ? "m4a" : "mp4")")
-            var carrier: String?
-            if spec.captions {
-                // The captions ride in a picture without B-frames (decode order is display order), and x264 carries them
-                // over into the rung's own encode (its A/53 side data), each in the frame it belongs to.
-                let plain = tmp.appendingPathComponent("src/\(spec.id)-carrier.h264")
-                try run(ffmpeg, carrierArguments(spec, output: plain.path))
-                let marked = tmp.appendingPathComponent("src/\(spec.id)-captions.h264")
-                let schedule = CaptionSchedule.pairs(
-                    frames: spec.gopFrames * spec.segments, perSegment: spec.gopFrames, fps: spec.frameRate)
-                try Data(CEA608.inserting(schedule, into: [UInt8](try Data(contentsOf: plain)))).write(to: marked)
-                carrier = marked.path
-            }
-            try run(ffmpeg, encodeArguments(spec, output: src.path, video: carrier))
+            try encodeSource(spec, to: src, ffmpeg: ffmpeg)
             if spec.id == "v240" && spec.packaging == .plain {
                 // Progressive MP4 as encoders write it (moov after the media), moved to the front, and fragmented.
                 let files = tmp.appendingPathComponent("progressive")
@@ -336,6 +324,20 @@ public final class MediaLibrary: Sendable {
                 throw MediaError(description: "could not move the generated media into \(dir.path)")
             }
         }
+    }
+
+    /// Encodes `spec`'s source file (`src`). A captioned rung's picture comes from a carrier without B-frames (decode order is
+    /// display order) holding the captions, and x264 carries them over into the rung's own encode (its A/53 side data), each
+    /// in the frame it belongs to.
+    static func encodeSource(_ spec: EncodeSpec, to src: URL, ffmpeg: String) throws {
+        guard spec.captions else { return try run(ffmpeg, encodeArguments(spec, output: src.path)) }
+        let dir = src.deletingLastPathComponent()
+        let plain = dir.appendingPathComponent("\(spec.id)-carrier.h264")
+        try run(ffmpeg, carrierArguments(spec, output: plain.path))
+        let marked = dir.appendingPathComponent("\(spec.id)-captions.h264")
+        let schedule = CaptionSchedule.pairs(frames: spec.gopFrames * spec.segments, perSegment: spec.gopFrames, fps: spec.frameRate)
+        try Data(CEA608.inserting(schedule, into: [UInt8](try Data(contentsOf: plain)))).write(to: marked)
+        try run(ffmpeg, encodeArguments(spec, output: src.path, video: marked.path))
     }
 
     /// The picture a captioned rung is encoded from: the rung's pattern, nearly lossless, without B-frames (Annex B).

@@ -45,23 +45,8 @@ extension OriginRouter {
             }
             p.body = .multivariant(m)
         }
-        // ?imsc=1: the subtitles as IMSC1 in fragmented MP4 too (RFC 8216bis §3.1.5), a rendition of the same group.
-        if req.query["imsc"] == "1", case .multivariant(var m) = p.body, m.renditions.contains(where: { $0.type == "SUBTITLES" }) {
-            m.renditions.append(
-                Rendition(
-                    type: "SUBTITLES", uri: "subs-imsc/index.m3u8", groupID: "subs", language: "en", name: "English IMSC1",
-                    isDefault: false, autoselect: true, forced: false))
-            for i in m.variants.indices where m.variants[i].subtitles != nil {
-                m.variants[i].codecs = m.variants[i].codecs.map { $0 + ",stpp.ttml.im1t" }
-            }
-            p.body = .multivariant(m)
-        }
-        // ?cc=none|undeclared: the captions in the video declared as none (CLOSED-CAPTIONS=NONE, which RFC 8216bis §4.4.6.2
-        // says means the video carries none) or not declared at all (no CLOSED-CAPTIONS): what a packager that drops them
-        // from the playlist writes (docs/SUBTITLES.md, "Closed captions").
-        if let cc = req.query["cc"], cc == "none" || cc == "undeclared", case .multivariant(var m) = p.body {
-            m.renditions.removeAll { $0.type == "CLOSED-CAPTIONS" }
-            for i in m.variants.indices { m.variants[i].closedCaptions = cc == "none" ? "NONE" : nil }
+        if case .multivariant(var m) = p.body {
+            Self.renditionKnobs(&m, req.query)
             p.body = .multivariant(m)
         }
         // Knobs of the media playlists, carried to every variant's URI as one packager writes the same on each rung:
@@ -184,5 +169,28 @@ extension OriginRouter {
         var out = p
         out.body = .media(m)
         return out
+    }
+}
+
+extension OriginRouter {
+    /// The knobs of the renditions a multivariant playlist lists (docs/ORIGIN.md).
+    static func renditionKnobs(_ m: inout MultivariantPlaylist, _ query: [String: String]) {
+        // ?imsc=1: the subtitles as IMSC1 in fragmented MP4 too (RFC 8216bis §3.1.5), a rendition of the same group.
+        if query["imsc"] == "1", m.renditions.contains(where: { $0.type == "SUBTITLES" }) {
+            m.renditions.append(
+                Rendition(
+                    type: "SUBTITLES", uri: "subs-imsc/index.m3u8", groupID: "subs", language: "en", name: "English IMSC1",
+                    isDefault: false, autoselect: true, forced: false))
+            for i in m.variants.indices where m.variants[i].subtitles != nil {
+                m.variants[i].codecs = m.variants[i].codecs.map { $0 + ",stpp.ttml.im1t" }
+            }
+        }
+        // ?cc=none|undeclared: the captions in the video declared as none (CLOSED-CAPTIONS=NONE, which RFC 8216bis §4.4.6.2
+        // says means the video carries none) or not declared at all (no CLOSED-CAPTIONS): what a packager that drops them
+        // from the playlist writes (docs/SUBTITLES.md, "Closed captions").
+        if let cc = query["cc"], cc == "none" || cc == "undeclared" {
+            m.renditions.removeAll { $0.type == "CLOSED-CAPTIONS" }
+            for i in m.variants.indices { m.variants[i].closedCaptions = cc == "none" ? "NONE" : nil }
+        }
     }
 }

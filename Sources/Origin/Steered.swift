@@ -63,7 +63,7 @@ extension OriginRouter {
     }
 
     /// `m` (the live TS ladder's multivariant playlist) listed once per pathway: absolute URIs on the pathway's host, each
-    /// pathway's audio and subtitle groups of its own, STABLE-VARIANT-ID and STABLE-RENDITION-ID the same on every pathway.
+    /// pathway's audio, subtitle and caption groups of its own, STABLE-VARIANT-ID and STABLE-RENDITION-ID the same on every pathway.
     static func steeredMultivariant(_ m: MultivariantPlaylist, port: Int) -> MultivariantPlaylist {
         var out = m
         out.variants = []
@@ -86,6 +86,7 @@ extension OriginRouter {
                 c.pathwayID = pathway
                 c.stableVariantID = v.stableVariantID ?? String(v.uri.split(separator: "/").first ?? "")
                 (c.audio, c.video, c.subtitles) = (group(v.audio), group(v.video), group(v.subtitles))
+                c.closedCaptions = v.closedCaptions == "NONE" ? "NONE" : group(v.closedCaptions)
                 c.leadingLines = []
                 out.variants.append(c)
             }

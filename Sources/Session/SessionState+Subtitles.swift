@@ -210,70 +210,79 @@ extension SessionState {
         case (.playlist, .success(.text)), (.playlist, .success(.documents)), (.segment, .success(.playlist)):
             return []
         case (.segment(let msn, _, _, _), .success(let answer)):
-            track.inFlight.remove(msn)
-            track.read.insert(msn)
-            track.failures[msn] = nil
-            track.segmentsRead += 1
-            let listed = track.playlist?.segments.first { $0.mediaSequence == msn }
-            let dsn = listed?.discontinuitySequence ?? 0
-            let rendition = "SUBTITLES \(track.rendition.groupID)/\(track.rendition.name)"
-            var cues: [SubtitleCue] = []
-            var map: WebVTT.TimestampMap?
-            var problems: [String] = []
-            if case .text(let text) = answer {
-                let doc = WebVTT.parse(text)
-                problems = doc.problems.filter { $0 != "no WEBVTT signature on the first line" }
-                map = doc.timestampMap
-                if !doc.hasHeader {
-                    facts += subtitleFinding(
-                        ContinuityFinding(
-                            .webvttHeader, .error, "RFC 8216bis §3.1.4", msn: msn,
-                            "segment \(msn) does not start with WEBVTT (its cues are still read)"), rendition: rendition, at: t)
-                }
-                if doc.timestampMap == nil {
-                    facts += subtitleFinding(
-                        ContinuityFinding(
-                            .webvttTimestampMap, .warning, "RFC 8216bis §3.1.4", msn: msn,
-                            "segment \(msn) has no X-TIMESTAMP-MAP: cue time 0 taken as media time 0"), rendition: rendition, at: t)
-                }
-                let reference = sample.timePos ?? clock.firstPTS.values.max()
-                cues = doc.cues.map { c -> SubtitleCue in
-                    var start = doc.mediaTime(c.start)
-                    if let ref = reference {
-                        // An MPEG-2 timestamp that wrapped while the player's clock ran on (§3.1.4): the turn nearest.
-                        let turns = ((ref - start) / WebVTT.wrapSeconds).rounded()
-                        start += turns * WebVTT.wrapSeconds
-                    }
-                    return SubtitleCue(start: start, end: start + (c.end - c.start), lines: c.lines, msn: msn, dsn: dsn)
-                }
-            } else if case .documents(let docs) = answer {
-                // IMSC1: TTML times lie on the track's media timeline, the clock of the other renditions (§3.1.5).
-                if docs.isEmpty { problems.append("no TTML document in the segment's mdat") }
-                for d in docs.map(TTML.parse) {
-                    problems += d.problems
-                    cues += d.cues.map { SubtitleCue(start: $0.start, end: $0.end, lines: $0.lines, msn: msn, dsn: dsn) }
-                }
-            }
-            for p in problems {
-                let kind = String(p.prefix { $0 != ":" })
-                if track.problemsSaid.insert(kind).inserted { note(.warn, "subtitles: segment \(msn) of \(name): \(p)", t) }
-            }
-            track.add(cues, msn: msn)
-            if let listed, let m = track.playlist {
-                let i = m.segments.firstIndex { $0.mediaSequence == msn }
-                track.timingChecks.append(
-                    TimingCheck(
-                        msn: msn, pdt: listed.effectiveProgramDateTime, position: i.map { Timeline.startTimes(m)[$0] },
-                        duration: listed.duration, cues: cues, map: map, imsc: { if case .documents = answer { true } else { false } }(),
-                        since: t))
-                if track.timingChecks.count > 50 { track.timingChecks.removeFirst() }
-            }
+            facts += segmentRead(answer, msn: msn, track: &track, at: t)
         case (.segment(let msn, _, _, _), .failure(let f)):
             track.inFlight.remove(msn)
             let count = (track.failures[msn]?.count ?? 0) + 1
             track.failures[msn] = (count, t)
             track.readFailures += 1
             note(.warn, "subtitles: segment \(msn) of \(name) failed\(count >= 3 ? " three times, given up" : ""): \(f.cause)", t)
+        }
+        return facts
+    }
+
+    /// A subtitle segment read: its cues on the player's clock, the WebVTT rules of RFC 8216bis §3.1.4 (IMSC1: §3.1.5), and
+    /// its timing kept to be checked against the media once measured.
+    mutating func segmentRead(_ answer: SubtitleAnswer, msn: Int, track: inout SubtitleTrack, at t: Double) -> [SessionFact] {
+        var facts: [SessionFact] = []
+        let name = AudioRenditions.label(track.rendition)
+        track.inFlight.remove(msn)
+        track.read.insert(msn)
+        track.failures[msn] = nil
+        track.segmentsRead += 1
+        let listed = track.playlist?.segments.first { $0.mediaSequence == msn }
+        let dsn = listed?.discontinuitySequence ?? 0
+        let rendition = "SUBTITLES \(track.rendition.groupID)/\(track.rendition.name)"
+        var cues: [SubtitleCue] = []
+        var map: WebVTT.TimestampMap?
+        var problems: [String] = []
+        if case .text(let text) = answer {
+            let doc = WebVTT.parse(text)
+            problems = doc.problems.filter { $0 != "no WEBVTT signature on the first line" }
+            map = doc.timestampMap
+            if !doc.hasHeader {
+                facts += subtitleFinding(
+                    ContinuityFinding(
+                        .webvttHeader, .error, "RFC 8216bis §3.1.4", msn: msn,
+                        "segment \(msn) does not start with WEBVTT (its cues are still read)"), rendition: rendition, at: t)
+            }
+            if doc.timestampMap == nil {
+                facts += subtitleFinding(
+                    ContinuityFinding(
+                        .webvttTimestampMap, .warning, "RFC 8216bis §3.1.4", msn: msn,
+                        "segment \(msn) has no X-TIMESTAMP-MAP: cue time 0 taken as media time 0"), rendition: rendition, at: t)
+            }
+            let reference = sample.timePos ?? clock.firstPTS.values.max()
+            cues = doc.cues.map { c -> SubtitleCue in
+                var start = doc.mediaTime(c.start)
+                if let ref = reference {
+                    // An MPEG-2 timestamp that wrapped while the player's clock ran on (§3.1.4): the turn nearest.
+                    let turns = ((ref - start) / WebVTT.wrapSeconds).rounded()
+                    start += turns * WebVTT.wrapSeconds
+                }
+                return SubtitleCue(start: start, end: start + (c.end - c.start), lines: c.lines, msn: msn, dsn: dsn)
+            }
+        } else if case .documents(let docs) = answer {
+            // IMSC1: TTML times lie on the track's media timeline, the clock of the other renditions (§3.1.5).
+            if docs.isEmpty { problems.append("no TTML document in the segment's mdat") }
+            for d in docs.map(TTML.parse) {
+                problems += d.problems
+                cues += d.cues.map { SubtitleCue(start: $0.start, end: $0.end, lines: $0.lines, msn: msn, dsn: dsn) }
+            }
+        }
+        for p in problems {
+            let kind = String(p.prefix { $0 != ":" })
+            if track.problemsSaid.insert(kind).inserted { note(.warn, "subtitles: segment \(msn) of \(name): \(p)", t) }
+        }
+        track.add(cues, msn: msn)
+        if let listed, let m = track.playlist {
+            let i = m.segments.firstIndex { $0.mediaSequence == msn }
+            track.timingChecks.append(
+                TimingCheck(
+                    msn: msn, pdt: listed.effectiveProgramDateTime, position: i.map { Timeline.startTimes(m)[$0] },
+                    duration: listed.duration, cues: cues, map: map, imsc: { if case .documents = answer { true } else { false } }(),
+                    since: t))
+            if track.timingChecks.count > 50 { track.timingChecks.removeFirst() }
         }
         return facts
     }

@@ -241,7 +241,9 @@ struct VirtualPlaylistTests {
         #expect(!text.contains("{$") && !text.contains("EXT-X-DEFINE") && !text.contains("I-FRAME"))
         let m = try #require(v.multivariant)
         #expect(m.variants.count == 1 && m.variants[0].resolution?.height == 240)
-        #expect(m.renditions.count == 2 && !m.renditions.contains { $0.type == "SUBTITLES" }, "both audio renditions, no subtitles")
+        #expect(
+            m.renditions.map(\.type).sorted() == ["AUDIO", "AUDIO", "CLOSED-CAPTIONS"],
+            "both audio renditions and the captions in the video (the player decodes them), no subtitles")
         let hex = Array(m.variants[0].uri.split(separator: "/").last!.utf8)
         let upstream = String(
             decoding: stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)! },
