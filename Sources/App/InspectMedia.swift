@@ -89,6 +89,7 @@ enum InspectMedia {
                     m.resolution = v.resolution
                     m.frameRate = v.frameRate
                     m.videoRange = v.videoRange
+                    m.closedCaptions = v.closedCaptions
                     m.separateAudio =
                         v.audio.map { g in parsed.playlist.multivariant?.renditions.contains { $0.groupID == g && $0.uri != nil } ?? false }
                         ?? false

@@ -41,6 +41,7 @@ struct MediaMeter {
         } else {
             let body = [UInt8](try await InspectMedia.read(u, req))
             size = body.count
+            seen.captions = CEA608.present(in: body)
             if s.map == nil, body.first == 0x47, codec == nil || sps == nil, let au = TransportStream.firstVideoAccessUnit(body) {
                 // The first video PES reassembled (an SPS may span TS packets), read by its stream type (ISO/IEC 13818-1
                 // Table 2-34): H.264 (0x1B) or HEVC (0x24).

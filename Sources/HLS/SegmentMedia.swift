@@ -15,6 +15,8 @@ public struct SegmentMedia: Sendable, Equatable {
     public var videoDuration: Double?
     /// Its bytes × 8 over its EXTINF (`inspect --media`); nil: not measured.
     public var bitRate: Double?
+    /// Its video carries closed captions (A/53 `cc_data`: CEA-608 or 708; `inspect --media`); nil: not read.
+    public var captions: Bool?
 
     public init(
         msn: Int, duration: Double, discontinuity: Bool, videoStart: Double? = nil, audioStart: Double? = nil, independent: Bool? = nil

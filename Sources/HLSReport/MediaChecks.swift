@@ -34,6 +34,8 @@ public struct VariantMeasure: Sendable, Equatable {
     public var resolution: Resolution?
     public var frameRate: Double?
     public var videoRange: String?
+    /// CLOSED-CAPTIONS as declared: a group id, `NONE`, or nil when the attribute is absent (RFC 8216bis §4.4.6.2).
+    public var closedCaptions: String?
     /// Whether the variant's media carries alternate renditions of its own (an AUDIO group with URIs): their bytes are
     /// not in `peak` and `average`.
     public var separateAudio = false
@@ -128,7 +130,34 @@ public enum MediaChecks {
         if let c = v.codecs, let media = v.videoCodec {
             out += codecFindings(v, declared: c, media: media)
         }
-        return out + pictureFindings(v) + segmentFindings(v)
+        return out + pictureFindings(v) + segmentFindings(v) + captionFindings(v)
+    }
+
+    /// CLOSED-CAPTIONS against the captions the video carries (RFC 8216bis §4.4.6.2): NONE over captions breaks it; a group
+    /// declared over video in which no segment read carries any promises captions a player will not find.
+    static func captionFindings(_ v: VariantMeasure) -> [MediaFinding] {
+        let read = v.segments.filter { $0.captions != nil }
+        let carrying = read.filter { $0.captions == true }.count
+        guard !read.isEmpty, v.videoCodec != nil || v.sps != nil, let declared = v.closedCaptions else { return [] }
+        if declared == "NONE", carrying > 0 {
+            return [
+                MediaFinding(
+                    rule: "captions-none", must: true, section: rfc("4.4.6.2"), variant: v.index,
+                    message:
+                        "\(v.name): CLOSED-CAPTIONS=NONE, but \(carrying) of the \(read.count) segments read carry captions (A/53 cc_data) in the video"
+                )
+            ]
+        }
+        if declared != "NONE", carrying == 0 {
+            return [
+                MediaFinding(
+                    rule: "captions-missing", must: false, section: rfc("4.4.6.2"), variant: v.index,
+                    message:
+                        "\(v.name): CLOSED-CAPTIONS=\"\(declared)\", but none of the \(read.count) segments read carries captions (A/53 cc_data) in the video"
+                )
+            ]
+        }
+        return []
     }
 
     /// The video codec families CODECS may name (RFC 6381 sample entry types).

@@ -47,7 +47,7 @@ public enum CEA608 {
         var ccData: [UInt8] = [0x40 | UInt8(pairs.count), 0xFF]
         for p in pairs { ccData += [0xFC, p.first, p.second] } // marker bits, cc_valid, cc_type 0 (field 1)
         ccData.append(0xFF)
-        let payload: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03] + ccData
+        let payload = header + ccData
         var rbsp: [UInt8] = [0x04]
         var size = payload.count
         while size >= 255 {
@@ -83,6 +83,41 @@ public enum CEA608 {
             out += [0, 0, 0, 1] + nal
         }
         return out
+    }
+
+    /// The A/53 caption header a registered user data SEI starts its payload with (ITU-T T.35 country 0xB5, provider 0x0031,
+    /// "GA94", user data type 3: `cc_data`). It holds no two zero bytes, so emulation prevention never splits it.
+    static let header: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03]
+
+    /// Whether a segment's bytes (MPEG-TS or fragmented MP4, H.264 or HEVC) carry closed captions: an A/53 `cc_data` with at
+    /// least one valid pair that says something — CEA-608 bytes other than null padding, or CEA-708 (DTVCC) packet data.
+    /// Read from the bytes as they lie: a header cut by a TS packet boundary is missed, which one segment's many frames
+    /// make up for.
+    public static func present(in bytes: [UInt8]) -> Bool {
+        let h = header
+        guard bytes.count > h.count + 2 else { return false }
+        var i = 0
+        let last = bytes.count - h.count - 2
+        while i <= last {
+            guard bytes[i] == h[0], bytes[i + 1] == h[1], bytes[i + 2] == h[2], Array(bytes[(i + 3)..<(i + h.count)]) == Array(h[3...])
+            else {
+                i += 1
+                continue
+            }
+            let flags = bytes[i + h.count]
+            var k = i + h.count + 2 // past the flags and em_data
+            if flags & 0x40 != 0 {
+                for _ in 0..<Int(flags & 0x1F) where k + 2 < bytes.count {
+                    let (marker, a, b) = (bytes[k], bytes[k + 1], bytes[k + 2])
+                    let valid = marker & 0x04 != 0
+                    let type = marker & 0x03
+                    if valid && (type >= 2 || a & 0x7F != 0 || b & 0x7F != 0) { return true }
+                    k += 3
+                }
+            }
+            i += h.count
+        }
+        return false
     }
 
     /// The NAL units of an Annex B stream, without their start codes (trailing zero bytes belong to the next start code).

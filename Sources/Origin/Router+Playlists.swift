@@ -185,12 +185,21 @@ extension OriginRouter {
                 m.variants[i].codecs = m.variants[i].codecs.map { $0 + ",stpp.ttml.im1t" }
             }
         }
-        // ?cc=none|undeclared: the captions in the video declared as none (CLOSED-CAPTIONS=NONE, which RFC 8216bis §4.4.6.2
-        // says means the video carries none) or not declared at all (no CLOSED-CAPTIONS): what a packager that drops them
-        // from the playlist writes (docs/SUBTITLES.md, "Closed captions").
-        if let cc = query["cc"], cc == "none" || cc == "undeclared" {
+        // ?cc=none|undeclared|declared: the captions in the video declared as none (CLOSED-CAPTIONS=NONE, which RFC 8216bis
+        // §4.4.6.2 says means the video carries none) or not declared at all (no CLOSED-CAPTIONS), as a packager that drops
+        // them from the playlist writes; or CC1 declared on every video variant, carried or not (the broadcast ladder's video
+        // carries none) (docs/SUBTITLES.md, "Closed captions").
+        if let cc = query["cc"], ["none", "undeclared", "declared"].contains(cc) {
             m.renditions.removeAll { $0.type == "CLOSED-CAPTIONS" }
-            for i in m.variants.indices { m.variants[i].closedCaptions = cc == "none" ? "NONE" : nil }
+            for i in m.variants.indices {
+                m.variants[i].closedCaptions = cc == "none" ? "NONE" : cc == "declared" && m.variants[i].resolution != nil ? "cc" : nil
+            }
+            if cc == "declared" {
+                m.renditions.append(
+                    Rendition(
+                        type: "CLOSED-CAPTIONS", groupID: "cc", language: "en", name: "English CC", isDefault: false, autoselect: true,
+                        forced: false, instreamID: "CC1"))
+            }
         }
     }
 }

@@ -181,4 +181,19 @@ struct SubtitlesE2ETests {
         #expect(texts.contains { $0.0 > on && $0.1?.hasPrefix("CC1 segment ") == true }, "shown again: \(texts)")
         #expect(r.named("skip").isEmpty && r.named("stall").isEmpty && r.named("seek").isEmpty, "the player was not moved")
     }
+
+    @Test("inspect --media holds CLOSED-CAPTIONS to the video: clean, NONE over captions (captions-none), CC1 over none (captions-missing)")
+    func captionsInspected() async throws {
+        func findings(_ path: String) async throws -> (status: Int32, rules: [String: Int]) {
+            let r = try await CLI.run(["inspect", "--media", "--json", "\(base)/\(path)"], timeout: 120)
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stderr)")
+            let rules = (doc["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }.filter { $0.hasPrefix("captions") }
+            return (r.status, Dictionary(rules.map { ($0, 1) }, uniquingKeysWith: +))
+        }
+        #expect(try await findings("vod-ts/master.m3u8").rules.isEmpty)
+        let none = try await findings("vod-fmp4/master.m3u8?cc=none")
+        #expect(none.rules == ["captions-none": 3] && none.status == 1, "each video variant: \(none)")
+        let missing = try await findings("broadcast-vod-ts/master.m3u8?cc=declared")
+        #expect(missing.rules == ["captions-missing": 3], "\(missing)")
+    }
 }

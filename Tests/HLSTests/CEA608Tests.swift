@@ -1,3 +1,5 @@
+import HLS
+import HLSReport
 import MediaFormats
 import Testing
 
@@ -48,6 +50,47 @@ struct CEA608Tests {
         let first = CEA608.sei([.padding])
         let second = CEA608.sei([CEA608.Pair(0x41, 0x42)])
         #expect(out.windows(first) && out.windows(second))
+    }
+}
+
+@Suite("Captions in the media: found in a segment's bytes, held to CLOSED-CAPTIONS")
+struct CaptionPresenceTests {
+    static let frame: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x65, 0x88, 0x10]
+
+    @Test("a caption pair or CEA-708 data is captions; null padding, an invalid pair or no cc_data is not")
+    func present() {
+        #expect(CEA608.present(in: CEA608.inserting([0: [CEA608.Pair(0x41, 0x42)]], into: Self.frame)))
+        #expect(!CEA608.present(in: CEA608.inserting([:], into: Self.frame)), "padding only")
+        #expect(!CEA608.present(in: Self.frame))
+        // A CEA-708 packet start (cc_type 3) and an invalid 608 pair.
+        let payload: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03, 0x42, 0xFF, 0xFF, 0x02, 0x21, 0xF8, 0x41, 0x42, 0xFF]
+        #expect(CEA608.present(in: [0, 0, 1, 0x06, 0x04, UInt8(payload.count)] + payload))
+        let invalid: [UInt8] = [0xB5, 0x00, 0x31] + Array("GA94".utf8) + [0x03, 0x41, 0xFF, 0xF8, 0x41, 0x42, 0xFF]
+        #expect(!CEA608.present(in: [0, 0, 1, 0x06, 0x04, UInt8(invalid.count)] + invalid), "cc_valid 0")
+    }
+
+    static func variant(_ declared: String?, carrying: [Bool]) -> VariantMeasure {
+        var v = VariantMeasure(index: 0, name: "360p", measured: carrying.count, listed: carrying.count, peak: 800_000, average: 760_000)
+        v.videoCodec = "avc1.4d401e"
+        v.closedCaptions = declared
+        v.segments = carrying.enumerated().map { i, c in
+            var s = SegmentMeasure(msn: i, duration: 2, discontinuity: false)
+            s.captions = c
+            return s
+        }
+        return v
+    }
+
+    @Test("NONE over captions: captions-none (must); a group over video with none: captions-missing (should); else nothing")
+    func findings() {
+        let none = MediaChecks.findings(Self.variant("NONE", carrying: [false, true]))
+        #expect(none.map(\.rule) == ["captions-none"] && none[0].must && none[0].section == "RFC 8216bis §4.4.6.2")
+        #expect(none[0].message.contains("1 of the 2 segments"))
+        let missing = MediaChecks.findings(Self.variant("cc", carrying: [false, false]))
+        #expect(missing.map(\.rule) == ["captions-missing"] && !missing[0].must)
+        #expect(MediaChecks.findings(Self.variant("cc", carrying: [false, true])).isEmpty, "one segment with captions is enough")
+        #expect(MediaChecks.findings(Self.variant("NONE", carrying: [false])).isEmpty)
+        #expect(MediaChecks.findings(Self.variant(nil, carrying: [true])).isEmpty, "absent: the video may carry some")
     }
 }
 
