@@ -204,9 +204,12 @@ public final class OriginState: Sendable {
 
     /// Adds a fault and returns it with its id.
     @discardableResult
-    public func add(_ f: Fault) -> Fault {
+    /// Switches fault `f` on at `now` (seconds since 1970). A fault that changes what a live playlist lists starts no earlier
+    /// than that: a freeze dated before it would hold a window older than one already served, and the stream would go back.
+    public func add(_ f: Fault, now: Double? = nil) -> Fault {
         box.withLockedValue { s in
             var f = f
+            if let now, f.kind.isLive, f.since < now { f.since = now }
             f.id = s.nextID
             s.nextID += 1
             s.faults.append(f)

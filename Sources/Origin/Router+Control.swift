@@ -29,7 +29,7 @@ extension OriginRouter {
             fault.host = q["host"]
             fault.bytes = q["bytes"].flatMap { Int($0) }
             fault.hold = q["hold"].flatMap { Double($0) }
-            return .json(state.add(fault).json)
+            return .json(state.add(fault, now: now).json)
         case "faults": return .json(.array(state.faults.map(\.json)))
         case "steering":
             // The steered scenario's steering server: ?priority=cdn-b,cdn-a&ttl=10&status=200|410|429|…&retryAfter=S&clone=1|0

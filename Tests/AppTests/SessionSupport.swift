@@ -31,12 +31,13 @@ enum ClientFault {
             _ = await eventually(timeout: 3600, every: 0.1) { Task.isCancelled || arrival() != nil }
             guard let first = arrival(), !Task.isCancelled else { return }
             // Timed by the origin from the first request's own arrival, however late this task saw it: the origin starts a
-            // fault at its `since`.
+            // fault at its `since` — a live playlist's fault (a freeze) no earlier than now, as it cannot change what was
+            // served before it existed.
             var f = Fault(
                 id: 0, kind: kind, target: target, status: status, ms: 0, scenario: scenario, rendition: nil, msn: nil, remaining: nil,
                 since: first + after, until: first + after + seconds)
             f.client = client
-            _ = state.add(f)
+            _ = state.add(f, now: Date().timeIntervalSince1970)
         }
         return (client, task)
     }

@@ -553,4 +553,24 @@ struct TimedFaultTests {
         let sequence = { (s: String) in s.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") } }
         #expect(sequence(back) != sequence(held), "back to the clock, past the segments it never listed")
     }
+
+    @Test("a freeze switched on later than the moment it names holds the window from when it is on: the stream never goes back")
+    func lateFreeze() throws {
+        let router = TestOrigins.router(startedAt: 0)
+        let t = 1_800_000_000.0
+        let playlist = "/cam-a/cam-a/index.m3u8?client=late"
+        let sequence = { (at: Double) in
+            String(decoding: router.respond(OriginRequest(target: playlist), now: at).body, as: UTF8.self).split(separator: "\n")
+                .first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") }.map { Int($0.dropFirst(22)) ?? -1 } ?? -1
+        }
+        let served = sequence(t + 6)
+        var f = Fault(
+            id: 0, kind: .freeze, target: .playlist, status: 0, ms: 0, scenario: "cam-a", rendition: nil, msn: nil, remaining: nil,
+            since: t, until: t + 20)
+        f.client = "late"
+        _ = router.state.add(f, now: t + 6.5)
+        let held = sequence(t + 7)
+        #expect(held >= served, "held at t + 6.5, not at t: \(served) then \(held)")
+        #expect(sequence(t + 15) == held)
+    }
 }
