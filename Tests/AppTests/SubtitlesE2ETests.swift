@@ -14,6 +14,14 @@ struct SubtitlesE2ETests {
         return Int(text[r.upperBound...].prefix { $0.isNumber })
     }
 
+    /// `monitor` on `path` with `args`, given `commands` as a script: the run (exit 0 expected) and its subtitle changes.
+    func scripted(_ path: String, _ args: [String], commands: String) async throws -> (run: MonitorRun, changes: [[String: Any]]) {
+        let cmds = try CLI.directory(["cmds": commands]).appendingPathComponent("cmds").path
+        let r = try await MonitorRun.run(["\(base)/\(path)"] + args + ["--rate", "4", "--commands", cmds])
+        #expect(r.status == 0, "\(r.stderr.suffix(400))")
+        return (r, r.named("rendition").filter { $0["type"] as? String == "subtitles" })
+    }
+
     struct Track: CustomTestStringConvertible, Sendable {
         var scenario: String
         var subs = "en"
@@ -90,11 +98,8 @@ struct SubtitlesE2ETests {
 
     @Test("subs off stops the cues and the reads; subs en brings them back where the playhead is")
     func offAndOn() async throws {
-        let cmds = try CLI.directory(["cmds": "2.5 subs off\n5 subs en\n"]).appendingPathComponent("cmds").path
-        let r = try await MonitorRun.run(
-            ["\(base)/vod-ts/master.m3u8", "--subs", "en", "--rate", "4", "--duration", "8", "--commands", cmds])
-        #expect(r.status == 0, "\(r.stderr.suffix(400))")
-        let changes = r.named("rendition").filter { $0["type"] as? String == "subtitles" }
+        let (r, changes) = try await scripted(
+            "vod-ts/master.m3u8", ["--subs", "en", "--duration", "8"], commands: "2.5 subs off\n5 subs en\n")
         #expect(
             changes.map { "\($0["reason"] ?? "") \($0["to"] as? String ?? "off")" } == ["start English", "manual off", "manual English"])
         let off = try #require(changes.count == 3 ? changes[1]["t"] as? Double : nil)
@@ -144,11 +149,8 @@ struct SubtitlesE2ETests {
 
     @Test("captions the playlist leaves out are found and offered as CC1; CLOSED-CAPTIONS=NONE over captions is captions-none")
     func captionsUndeclared() async throws {
-        let cmds = try CLI.directory(["cmds": "3 subs CC1 (undeclared)\n"]).appendingPathComponent("cmds").path
-        let r = try await MonitorRun.run(
-            ["\(base)/vod-ts/master.m3u8?cc=undeclared", "--pin", "0", "--rate", "4", "--duration", "7", "--commands", cmds])
-        #expect(r.status == 0, "\(r.stderr.suffix(400))")
-        let changes = r.named("rendition").filter { $0["type"] as? String == "subtitles" }
+        let (r, changes) = try await scripted(
+            "vod-ts/master.m3u8?cc=undeclared", ["--pin", "0", "--duration", "7"], commands: "3 subs CC1 (undeclared)\n")
         #expect(changes.last?["to"] as? String == "CC1 (undeclared)" && changes.last?["honoured"] as? Bool == true, "\(changes)")
         let on = try #require(changes.last?["t"] as? Double)
         #expect(
@@ -164,11 +166,9 @@ struct SubtitlesE2ETests {
 
     @Test("subs off hides the captions at once and English CC brings them back at the next caption, the playback untouched")
     func captionsOffAndOn() async throws {
-        let cmds = try CLI.directory(["cmds": "2.2 subs off\n4.2 subs English CC\n"]).appendingPathComponent("cmds").path
-        let r = try await MonitorRun.run(
-            ["\(base)/vod-ts/master.m3u8", "--subs", "English CC", "--pin", "0", "--rate", "4", "--duration", "8", "--commands", cmds])
-        #expect(r.status == 0, "\(r.stderr.suffix(400))")
-        let changes = r.named("rendition").filter { $0["type"] as? String == "subtitles" }
+        let (r, changes) = try await scripted(
+            "vod-ts/master.m3u8", ["--subs", "English CC", "--pin", "0", "--duration", "8"], commands: "2.2 subs off\n4.2 subs English CC\n"
+        )
         #expect(
             changes.map { "\($0["reason"] ?? "") \($0["to"] as? String ?? "off")" } == [
                 "start English CC", "manual off", "manual English CC",
