@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 import LoaderEvents
 import NIOConcurrencyHelpers
 
@@ -48,20 +49,33 @@ public final class ReplayResponder: OriginResponder, Sendable {
         self.hosts = hosts
         self.entries = entries.mapValues { $0.sorted { $0.t < $1.t } }
         playlists = Set(entries.filter { Self.isPlaylist($0.key, $0.value) }.keys)
-        var listed: Set<String> = []
-        for url in playlists {
-            guard let base = URL(string: url) else { continue }
-            for e in entries[url] ?? [] {
-                guard let b = e.body.flatMap(body), let text = String(bytes: b, encoding: .utf8) else { continue }
-                for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") && !line.isEmpty {
-                    if let u = URL(string: String(line), relativeTo: base)?.absoluteString { listed.insert(u) }
-                }
-            }
-        }
-        self.listed = listed
+        self.listed = Self.listed(playlists.sorted(), entries, body)
         self.body = body
         self.speed = max(0.01, speed)
         state = OriginState(startedAt: startedAt)
+    }
+
+    /// The URIs the recorded playlists list, resolved against each playlist's URL with its variables substituted (RFC
+    /// 8216bis §4.2: a multivariant playlist's — its QUERYPARAM read from its URL — are what its media playlists IMPORT).
+    static func listed(_ playlists: [String], _ entries: [String: [RecordedExchange]], _ body: (String) -> [UInt8]?) -> Set<String> {
+        let texts = playlists.flatMap { url in
+            (entries[url] ?? []).compactMap { e in e.body.flatMap(body).flatMap { String(bytes: $0, encoding: .utf8) }.map { (url, $0) } }
+        }
+        var imported: [String: String] = [:]
+        for (url, text) in texts where text.contains("#EXT-X-STREAM-INF") {
+            imported.merge(PlaylistParser.parseLenient(text, options: ParseOptions(url: url, lint: false)).variables) { a, _ in a }
+        }
+        var listed: Set<String> = []
+        for (url, text) in texts {
+            guard let base = URL(string: url) else { continue }
+            let variables = PlaylistParser.parseLenient(text, options: ParseOptions(importedVariables: imported, url: url, lint: false))
+                .variables
+            for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") && !line.isEmpty {
+                let uri = variables.reduce(String(line)) { $0.replacingOccurrences(of: "{$\($1.key)}", with: $1.value) }
+                if let u = URL(string: uri, relativeTo: base)?.absoluteString { listed.insert(u) }
+            }
+        }
+        return listed
     }
 
     /// Where this server answers, once it listens (`http://127.0.0.1:PORT`).

@@ -132,4 +132,29 @@ struct ReplayResponderTests {
         req.range = "bytes=30-69"
         #expect(r.respond(req, now: 1000).body == Array(file[30...69]), "a recorded range: its own answer")
     }
+
+    @Test("a segment listed through a variable (QUERYPARAM, IMPORT) and never asked while recording is held, not a 404")
+    func listedThroughVariables() {
+        let o = "http://origin.test:8080"
+        let r = ReplayResponder(
+            exchanges: [
+                entry("\(o)/define/master.m3u8?token=REDACTED", 0, 200, body: "mv"),
+                entry("\(o)/define/v144/index.m3u8?token=REDACTED", 0.1, 200, body: "media"),
+                entry("\(o)/define/v144/seg0.ts?token=REDACTED", 0.2, 200, body: "s0"),
+            ], speed: 1,
+            body: { hash in
+                [
+                    "mv": Array(
+                        "#EXTM3U\n#EXT-X-DEFINE:QUERYPARAM=\"token\"\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv144/index.m3u8?token={$token}\n".utf8),
+                    "media": Array(
+                        "#EXTM3U\n#EXT-X-DEFINE:IMPORT=\"token\"\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg0.ts?token={$token}\n#EXTINF:2,\nseg1.ts?token={$token}\n"
+                            .utf8),
+                    "s0": [1, 2],
+                ][hash]
+            }, startedAt: 1000)
+        r.listening(at: "http://127.0.0.1:9")
+        let unasked = get(r, "/h0/define/v144/seg1.ts?token=REDACTED", at: 1)
+        #expect(unasked.status == 0 && r.takeDivergences().isEmpty, "held as the recorded origin would have been: \(unasked.status)")
+        #expect(get(r, "/h0/define/v144/seg9.ts?token=REDACTED", at: 1).status == 404, "listed nowhere: a divergence")
+    }
 }
