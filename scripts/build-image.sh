@@ -238,7 +238,7 @@ nice -n 10 buildah bud --pull-never --isolation chroot --layers "${volumes[@]}" 
   { tail -40 "$work/build.log" >&2; say "the build failed; its log: $work/build.log"; exit 1; }
 built=$(since "$start")
 size=$(podman image inspect --format '{{.Size}}' "$tag")
-say "built $tag in $built s: $((size / 1000000)) MB$( [ -n "$(label "$tag" org.hlstui.stand-in)" ] && echo " (on a STAND-IN base: $(label "$tag" org.hlstui.stand-in))")"
+say "built $tag in $built s: $(((size + 500000) / 1000000)) MB$( [ -n "$(label "$tag" org.hlstui.stand-in)" ] && echo " (on a STAND-IN base: $(label "$tag" org.hlstui.stand-in))")"
 [ "${HLSTUI_IMAGE_CHECK:-1}" != 0 ] || exit 0
 
 # --- The check -----------------------------------------------------------------------------------------------------------
@@ -325,7 +325,7 @@ podman stop --time 30 "$name" >/dev/null
 took=$(since "$term")
 status=$(podman inspect --format '{{.State.ExitCode}}' "$name")
 [ "$status" = 0 ] || { say "exit status $status after $signal; its output:"; podman logs "$name" >&2; exit 1; }
-say "passed — $tag ($((size / 1000000)) MB, built in $built s): \`$cmd\` as uid $uid, PID $nspid in its namespace," \
+say "passed — $tag ($(((size + 500000) / 1000000)) MB, built in $built s): \`$cmd\` as uid $uid, PID $nspid in its namespace," \
   "read-only root, /etc/hlstui mounted; /metrics on 0.0.0.0:9464 with both streams' hlstui_session_up 1 and live playing" \
   "$up s after the start; stopped ($signal) → exit 0 in $took s (the pod's grace: 30 s). Times: the FROM images $bases s," \
   "the build $built s, the container's start to its end $(python3 -c "print(f'{$checked + $took:.1f}')") s"
