@@ -457,17 +457,18 @@ struct LowLatencyLoaderTests {
         let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
         if next - now < 2.5 { try await Task.sleep(for: .seconds(next - now + 0.2)) }
         let progress = model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1
-        // This test's requests only (`?client=` is kept on every part and hint the playlist lists), on the two segments after
-        // the one in progress: both still to be published when the faults are set, so their parts are read as they come —
+        // This test's requests only (`?client=` is kept on every part and hint the playlist lists), on the segments after the
+        // one in progress: each still to be published when the faults are set, so their parts are read as they come —
         // listed ones read ahead whole, the first from its preload hint streamed to the player — not as whole segments (a
         // segment that completed before it was read, on a loaded machine).
         let client = "partfault\(UUID().uuidString.prefix(8))"
         let t = Date().timeIntervalSince1970
         let uses = fault == .cut ? 1 : 4
-        // Faults on the four segments after it: two must be met while in progress. One that completed before the player got
-        // to it (a loaded machine delays the player's reads, not the origin's clock) is read whole, which is not what this
-        // test is about; the next one then is.
-        let candidates = (progress + 1)...(progress + 4)
+        // Faults on the eight segments after it: two must be met while in progress. A player that fell behind (a loaded
+        // machine delays the player's and the Loader's reads, never the origin's clock: read in turn, four of four faulted
+        // segments were complete when first asked for) goes on at the segment in progress, as a player at the live edge does;
+        // a segment that completed before it was asked for is read whole, which is not what this test is about.
+        let candidates = (progress + 1)...(progress + 8)
         for msn in candidates {
             var f = Fault(
                 id: 0, kind: fault == .cut ? .truncate : .status, target: .segment, status: 503, ms: 0, scenario: "ll-ts",
@@ -481,10 +482,17 @@ struct LowLatencyLoaderTests {
         let first = try #require(try await media(c, player).segments.first { $0.msn == progress }, "\(progress) not listed")
         _ = try await playerRead(c, first.url, loader, log)
         var inProgress: [Int] = []
-        for msn in candidates where inProgress.count < 2 {
-            // The player reads the segment, reloads, reads the next.
-            var listed = try await media(c, player).segments.first { $0.msn == msn }
-            if listed == nil { listed = try await media(c, player).segments.first { $0.msn == msn } }
+        var following = progress + 1
+        while inProgress.count < 2 {
+            let msn = max(following, model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1)
+            guard candidates.contains(msn) else { break }
+            following = msn + 1
+            // The player reloads until the Loader lists it, reads it, goes on to the next.
+            var listed: (msn: Int, url: String)?
+            _ = try await eventually(timeout: 10) {
+                listed = try await media(c, player).segments.first { $0.msn == msn }
+                return listed != nil
+            }
             let segment = try #require(listed, "\(msn) not listed")
             let r = try await playerRead(c, segment.url, loader, log)
             let whole = try await c.get("\(Self.origin.httpBase)/ll-ts/v144/s\(msn).ts")
