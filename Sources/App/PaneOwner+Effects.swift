@@ -77,7 +77,7 @@ extension PaneOwner {
                 // An in-line manifest (a data: SERVER-URI) is read as it is: its reloads go to its RELOAD-URI.
                 let url =
                     DataURI.isData(url)
-                    ? url : SteeringReload.url(VirtualPlaylists.resolve(url, against: f.url), pathway: pathway, throughput: throughput)
+                    ? url : SteeringRequest.url(VirtualPlaylists.resolve(url, against: f.url), pathway: pathway, throughput: throughput)
                 ask { [loader] in await .steered(loader.steering(url, base: f.url)) }
             }
         }

@@ -19,13 +19,13 @@ extension SteeringManifest {
         guard raw.version == version else { return .failure(.version(raw.version)) }
         guard raw.ttl > 0, raw.ttl.isFinite else { return .failure(.field("TTL", "must be a positive number of seconds")) }
         guard !raw.priority.isEmpty else { return .failure(.field("PATHWAY-PRIORITY", "is empty")) }
-        if let bad = raw.priority.first(where: { !Pathways.isLegalID($0) }) { return .failure(.pathwayID(bad)) }
+        if let bad = raw.priority.first(where: { !PathwayIDs.isLegalID($0) }) { return .failure(.pathwayID(bad)) }
         if let twice = raw.priority.first(where: { id in raw.priority.filter { $0 == id }.count > 1 }) {
             return .failure(.field("PATHWAY-PRIORITY", "lists \"\(twice)\" twice"))
         }
         var clones: [PathwayClone] = []
         for c in raw.clones ?? [] {
-            if let bad = [c.baseID, c.id].first(where: { !Pathways.isLegalID($0) }) { return .failure(.pathwayID(bad)) }
+            if let bad = [c.baseID, c.id].first(where: { !PathwayIDs.isLegalID($0) }) { return .failure(.pathwayID(bad)) }
             let r = c.replacement
             clones.append(
                 PathwayClone(
@@ -87,7 +87,8 @@ extension URIReplacement {
     }
 }
 
-extension SteeringReload {
+/// A steering manifest's reload request (docs/STEERING.md).
+public enum SteeringRequest {
     /// `url` with `_HLS_pathway` (the pathway in use) and `_HLS_throughput` (bits per second, when measured) set.
     public static func url(_ url: String, pathway: String, throughput: Int?) -> String {
         guard var c = URLComponents(string: url) else { return url }
@@ -104,7 +105,7 @@ extension PathwayClone {
     /// rewritten (made absolute first) and its rendition groups copied under new GROUP-IDs (`group` + "/" + the clone's ID),
     /// their URIs rewritten likewise. Unchanged when the base pathway has no variant or the clone's ID is already used.
     public func expand(_ m: MultivariantPlaylist, base: String) -> MultivariantPlaylist {
-        let pathway = { (v: Variant) in v.pathwayID ?? Pathways.defaultID }
+        let pathway = { (v: Variant) in v.pathwayID ?? PathwayIDs.defaultID }
         let from = m.variants.filter { pathway($0) == baseID }
         guard !from.isEmpty, !m.variants.contains(where: { pathway($0) == id }) else { return m }
         var out = m

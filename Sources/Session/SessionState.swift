@@ -311,7 +311,7 @@ public struct SessionState: Sendable {
         if case .media(let m) = playlist.body { media[0] = m }
         if case .multivariant(let m) = playlist.body {
             // Redundant copies of the ladder are pathways too, named by their hosts (docs/STEERING.md).
-            let named = Pathways.namingRedundantCopies(m)
+            let named = PathwayIDs.namingRedundantCopies(m)
             for i in ladder.rungs.indices { ladder.rungs[i].variant.pathwayID = named.variants[safe: i]?.pathwayID }
             openSteering(named, at: t)
         }

@@ -22,7 +22,7 @@ extension SessionState {
     public var pathwayPenalty: Double { steering.url == nil ? 30 : steering.ttl }
 
     /// The pathway of `rung`.
-    public func pathway(of rung: Int) -> String { ladder.rungs[safe: rung]?.variant.pathwayID ?? Pathways.defaultID }
+    public func pathway(of rung: Int) -> String { ladder.rungs[safe: rung]?.variant.pathwayID ?? PathwayIDs.defaultID }
 
     /// The ladder's variants as a multivariant playlist (for the pathway lookups).
     var ladderVariants: MultivariantPlaylist {
@@ -53,7 +53,7 @@ extension SessionState {
     /// The rung that stands for the loaded one on the pathway in use, when the pathway changed since it was loaded.
     public var pathwayTarget: Int? {
         guard let p = pathways, let cur = loadedRung, pathway(of: cur) != p.current, !playerLoading else { return nil }
-        return Pathways.equivalent(of: cur, on: p.current, in: ladderVariants)
+        return PathwayIDs.equivalent(of: cur, on: p.current, in: ladderVariants)
     }
 
     /// The move `pathwayTarget` asks for, taken: a rung pinned on the old pathway is pinned on the new one too (the same
@@ -61,7 +61,7 @@ extension SessionState {
     mutating func takePathwayMove() -> Int? {
         guard let to = pathwayTarget, let p = pathways else { return nil }
         if case .pinned(let r) = mode, pathway(of: r) != p.current,
-            let same = Pathways.equivalent(of: r, on: p.current, in: ladderVariants)
+            let same = PathwayIDs.equivalent(of: r, on: p.current, in: ladderVariants)
         {
             mode = .pinned(same)
         }
@@ -146,7 +146,7 @@ extension SessionState {
     /// before then.
     mutating func pathwayRetest(at t: Double) -> Int? {
         guard var p = pathways, let name = p.retestDue(at: t), let cur = loadedRung,
-            let rung = Pathways.equivalent(of: cur, on: name, in: ladderVariants)
+            let rung = PathwayIDs.equivalent(of: cur, on: name, in: ladderVariants)
         else { return nil }
         _ = p.failed(name, cause: p.penalties[name]?.cause ?? "retest", for: pathwayPenalty, at: t)
         pathways = p

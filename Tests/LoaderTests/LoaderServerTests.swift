@@ -255,7 +255,7 @@ struct LoaderServerTests {
         let log = EventLog(loader)
         let top = try await loader.fetchTop("\(origin.httpBase)/steered/master.m3u8")
         let m = try #require(top.playlist.multivariant)
-        let (a, b) = (0, try #require(Pathways.equivalent(of: 0, on: "cdn-b", in: m)))
+        let (a, b) = (0, try #require(PathwayIDs.equivalent(of: 0, on: "cdn-b", in: m)))
         #expect(m.variants[a].pathwayID == "cdn-a" && m.variants[b].pathwayID == "cdn-b" && m.variants[a].audio != m.variants[b].audio)
         let opened = loader.present(top, splice: SpliceRoute(rung: a, fill: [a]))
         let c = try ClientOrigins.client()

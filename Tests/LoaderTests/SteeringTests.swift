@@ -3,7 +3,7 @@ import HLS
 import LoaderCore
 import Testing
 
-@Suite("Content steering: the manifest, pathway choice, penalty box and switch-back, clones (pure)")
+@Suite("Content steering: the manifest, its reload request, clones, pathways of a playlist (pure)")
 struct SteeringTests {
     static let base = "https://a.example.com/live/master.m3u8"
 
@@ -72,49 +72,6 @@ struct SteeringTests {
         }
     }
 
-    @Test("the playlist's PATHWAY-ID first; the manifest's priority; unlisted pathways are not chosen")
-    func priority() throws {
-        var p = Pathways(Self.multivariant)
-        #expect(p.known == ["cdn-a", "cdn-b"] && p.current == "cdn-b")
-        let change = p.apply(try Self.manifest(#"{"VERSION":1,"TTL":10,"PATHWAY-PRIORITY":["cdn-a","cdn-b"]}"#).get(), at: 0)
-        #expect(change == Pathways.Change(from: "cdn-b", to: "cdn-a", cause: .manifest))
-        #expect(p.apply(try Self.manifest(#"{"VERSION":1,"TTL":10,"PATHWAY-PRIORITY":["cdn-x","cdn-b"]}"#).get(), at: 1)?.to == "cdn-b")
-        // A playlist whose variants name no pathway: one, ".".
-        #expect(Pathways(MultivariantPlaylist()).current == Pathways.defaultID)
-    }
-
-    @Test("a failed pathway is penalised for the TTL, retested once it ends, and used again when preferred and answering")
-    func penaltyAndSwitchBack() {
-        var p = Pathways(Self.multivariant)
-        _ = p.pin(nil, at: 0)
-        _ = p.apply(SteeringManifest(ttl: 10, priority: ["cdn-a", "cdn-b"]), at: 0)
-        #expect(p.current == "cdn-a")
-        #expect(p.failed("cdn-a", cause: "503", for: 10, at: 1) == Pathways.Change(from: "cdn-a", to: "cdn-b", cause: .failure))
-        // No request to the penalised pathway until its penalty ends.
-        #expect(p.isPenalised("cdn-a", at: 10.9) && p.retestDue(at: 10.9) == nil && p.best(at: 5) == "cdn-b")
-        #expect(p.retestDue(at: 11) == "cdn-a")
-        // The retest fails: another full TTL.
-        #expect(p.failed("cdn-a", cause: "503", for: 10, at: 11) == nil)
-        #expect(p.retestDue(at: 20.9) == nil && p.retestDue(at: 21) == "cdn-a")
-        // It answers: traffic goes back.
-        #expect(p.answered("cdn-a", at: 21) == Pathways.Change(from: "cdn-b", to: "cdn-a", cause: .recovered))
-        #expect(p.penalties.isEmpty)
-        // Every pathway failed: the one whose penalty ends first is tried.
-        _ = p.failed("cdn-a", cause: "timeout", for: 10, at: 30)
-        _ = p.failed("cdn-b", cause: "503", for: 10, at: 31)
-        #expect(p.current == "cdn-a")
-    }
-
-    @Test("a pin wins while its pathway answers; a failure of the pinned pathway falls back to the priority")
-    func pin() {
-        var p = Pathways(Self.multivariant)
-        _ = p.apply(SteeringManifest(ttl: 10, priority: ["cdn-a", "cdn-b"]), at: 0)
-        #expect(p.pin("cdn-b", at: 1) == Pathways.Change(from: "cdn-a", to: "cdn-b", cause: .manual))
-        #expect(p.apply(SteeringManifest(ttl: 10, priority: ["cdn-a", "cdn-b"]), at: 2) == nil)
-        #expect(p.failed("cdn-b", cause: "404", for: 10, at: 3)?.to == "cdn-a")
-        #expect(p.pin(nil, at: 4) == nil)
-    }
-
     @Test("a clone copies its base pathway's variants and audio with the host, parameters or per-ID URIs replaced")
     func clones() {
         let clone = PathwayClone(
@@ -132,24 +89,17 @@ struct SteeringTests {
         // An ID already used, or a base that does not exist: nothing added.
         #expect(PathwayClone(baseID: "cdn-a", id: "cdn-b", replacement: URIReplacement()).expand(m, base: Self.base) == m)
         #expect(PathwayClone(baseID: "nope", id: "cdn-d", replacement: URIReplacement()).expand(m, base: Self.base) == m)
-        var p = Pathways(m)
-        p.add(clones: [clone, PathwayClone(baseID: "nope", id: "cdn-d", replacement: URIReplacement())])
-        #expect(p.known == ["cdn-a", "cdn-b", "cdn-c"])
     }
 
-    @Test("the reload carries _HLS_pathway and _HLS_throughput; 410 stops steering, 429 waits Retry-After, others the TTL")
+    @Test("the reload carries _HLS_pathway and _HLS_throughput")
     func reload() {
         #expect(
-            SteeringReload.url("https://s.example.com/steer?x=1&_HLS_pathway=old", pathway: "cdn-a", throughput: 5_000_000)
+            SteeringRequest.url("https://s.example.com/steer?x=1&_HLS_pathway=old", pathway: "cdn-a", throughput: 5_000_000)
                 == "https://s.example.com/steer?x=1&_HLS_pathway=cdn-a&_HLS_throughput=5000000")
         #expect(
-            SteeringReload.url("https://s.example.com/steer", pathway: ".", throughput: nil) == "https://s.example.com/steer?_HLS_pathway=."
+            SteeringRequest.url("https://s.example.com/steer", pathway: ".", throughput: nil)
+                == "https://s.example.com/steer?_HLS_pathway=."
         )
-        #expect(SteeringReload.next(status: 200, retryAfter: nil, ttl: 10) == .manifest)
-        #expect(SteeringReload.next(status: 410, retryAfter: nil, ttl: 10) == .stop)
-        #expect(SteeringReload.next(status: 429, retryAfter: " 3", ttl: 10) == .retry(after: 3))
-        #expect(SteeringReload.next(status: 429, retryAfter: "soon", ttl: 10) == .retry(after: 10))
-        #expect(SteeringReload.next(status: 503, retryAfter: "3", ttl: 10) == .retry(after: 10))
     }
 }
 
@@ -157,17 +107,17 @@ extension SteeringTests {
     @Test("each pathway's variants; the same rung on another pathway by STABLE-VARIANT-ID, else bandwidth and resolution")
     func equivalents() {
         let m = Self.multivariant
-        #expect(Pathways.variants(of: "cdn-a", in: m) == [0, 1] && Pathways.variants(of: "cdn-b", in: m) == [2, 3])
-        #expect(Pathways.equivalent(of: 1, on: "cdn-b", in: m) == 3)
-        #expect(Pathways.equivalent(of: 2, on: "cdn-a", in: m) == 0)
-        #expect(Pathways.equivalent(of: 2, on: "cdn-b", in: m) == 2)
-        #expect(Pathways.equivalent(of: 0, on: "cdn-x", in: m) == nil)
+        #expect(PathwayIDs.variants(of: "cdn-a", in: m) == [0, 1] && PathwayIDs.variants(of: "cdn-b", in: m) == [2, 3])
+        #expect(PathwayIDs.equivalent(of: 1, on: "cdn-b", in: m) == 3)
+        #expect(PathwayIDs.equivalent(of: 2, on: "cdn-a", in: m) == 0)
+        #expect(PathwayIDs.equivalent(of: 2, on: "cdn-b", in: m) == 2)
+        #expect(PathwayIDs.equivalent(of: 0, on: "cdn-x", in: m) == nil)
         // Redundant streams: no stable IDs, the same variants again on another host.
         var r = m
         for i in r.variants.indices { r.variants[i].stableVariantID = nil }
-        #expect(Pathways.equivalent(of: 1, on: "cdn-b", in: r) == 3)
+        #expect(PathwayIDs.equivalent(of: 1, on: "cdn-b", in: r) == 3)
         r.variants[3].bandwidth = 2_100_000
-        #expect(Pathways.equivalent(of: 1, on: "cdn-b", in: r) == 3, "by place when nothing else matches")
+        #expect(PathwayIDs.equivalent(of: 1, on: "cdn-b", in: r) == 3, "by place when nothing else matches")
     }
 
     @Test("a data: SERVER-URI (RFC 2397): base64 with or without padding, percent-encoded text; a bad one is named")
@@ -205,16 +155,14 @@ extension SteeringTests {
             "https://a.example.com/lo.m3u8", "https://a.example.com/hi.m3u8", "https://user@B.example.com:8443/lo.m3u8",
             "https://b.example.com:8443/hi.m3u8",
         ])
-        let named = Pathways.namingRedundantCopies(two)
+        let named = PathwayIDs.namingRedundantCopies(two)
         #expect(named.variants.map(\.pathwayID) == ["a.example.com", "a.example.com", "b.example.com-8443", "b.example.com-8443"])
-        let p = Pathways(named)
-        #expect(p.known == ["a.example.com", "b.example.com-8443"] && p.current == "a.example.com")
-        #expect(Pathways.equivalent(of: 1, on: "b.example.com-8443", in: named) == 3, "the same rung on the other copy")
-        let relative = Pathways.namingRedundantCopies(playlist(["lo.m3u8", "hi.m3u8", "backup/lo.m3u8", "backup/hi.m3u8"]))
+        #expect(PathwayIDs.equivalent(of: 1, on: "b.example.com-8443", in: named) == 3, "the same rung on the other copy")
+        let relative = PathwayIDs.namingRedundantCopies(playlist(["lo.m3u8", "hi.m3u8", "backup/lo.m3u8", "backup/hi.m3u8"]))
         #expect(relative.variants.map(\.pathwayID) == ["copy-1", "copy-1", "copy-2", "copy-2"])
         let one = playlist(["https://a.example.com/lo.m3u8", "https://a.example.com/hi.m3u8"])
-        #expect(Pathways.namingRedundantCopies(one) == one)
+        #expect(PathwayIDs.namingRedundantCopies(one) == one)
         let steered = playlist(["https://a.example.com/lo.m3u8", "https://b.example.com/lo.m3u8"], pathway: "x")
-        #expect(Pathways.namingRedundantCopies(steered) == steered)
+        #expect(PathwayIDs.namingRedundantCopies(steered) == steered)
     }
 }
