@@ -60,15 +60,57 @@ public enum Cues {
     /// The CUE-OUT convention's breaks, and what is wrong with its tags (an IN without an OUT, an OUT inside a break).
     static func cueOutBreaks(_ m: MediaPlaylist) -> (breaks: [CueBreak], diagnostics: [Diagnostic]) {
         let starts = Timeline.startTimes(m)
+        var r = CueOutReader(m: m)
+        let lines =
+            m.segments.map { Array(zip($0.leadingLines, $0.leadingLineNumbers)) } + [Array(zip(m.trailingLines, m.trailingLineNumbers))]
+        for (i, leading) in lines.enumerated() {
+            let at = i < starts.count ? starts[i] : (starts.last ?? 0) + (m.segments.last?.duration ?? 0)
+            let date = m.segments[safe: i]?.effectiveProgramDateTime
+            for (text, number) in leading {
+                let (tag, value) = split(text)
+                r.read(tag, value, line: number.number, segment: i, at: at, date: date)
+            }
+        }
+        while let (b, _) = r.open.last {
+            if m.endList {
+                r.diagnostics.append(
+                    Diagnostic(
+                        .warning, line: b.line, rule: "cue",
+                        "EXT-X-CUE-OUT at msn \(b.startMSN) has no EXT-X-CUE-IN: the playlist ends inside the break"))
+            }
+            r.close(at: m.segments.count, closed: false)
+        }
+        var breaks = r.breaks
+        breaks.sort { ($0.startSegment, $0.line) < ($1.startSegment, $1.line) }
+        // A break the playlist holds whole whose segments differ from its plan by more than a target duration.
+        let target = Double(m.targetDuration ?? 0)
+        for b in breaks where b.closed {
+            guard let p = b.planned, let a = b.actual, target > 0, abs(a - p) > target + 0.001 else { continue }
+            r.diagnostics.append(
+                Diagnostic(
+                    .warning, line: b.line, rule: "cue",
+                    "the break at msn \(b.startMSN) is planned \(formatSeconds(p)) s and holds \(formatSeconds(a)) s of segments, more than a target duration (\(formatSeconds(target)) s) apart"
+                ))
+        }
+        return (breaks, r.diagnostics)
+    }
+
+    /// The CUE-OUT convention's tags read in playlist order. Open breaks, innermost last: a break may open inside another (a
+    /// provider's break inside a network's), each CUE-IN ends the innermost. `before`: for a break joined inside (its
+    /// CUE-OUT before the window), the seconds it had run before its first segment listed.
+    struct CueOutReader {
+        let m: MediaPlaylist
         var breaks: [CueBreak] = []
         var diagnostics: [Diagnostic] = []
-        // Open breaks, innermost last: a break may open inside another (a provider's break inside a network's), each CUE-IN
-        // ends the innermost. `before`: for a break joined inside (its CUE-OUT before the window), the seconds it had run
-        // before its first segment listed.
         var open: [(cue: CueBreak, before: Double)] = []
         var pendingCues: [CueBreak.Cue] = []
-        let holdsStart = m.playlistType == "VOD" || m.playlistType == "EVENT" || m.mediaSequence == 0
-        func close(at i: Int, closed: Bool) {
+
+        /// A sliding window may start after a break's CUE-OUT: only a playlist that holds its beginning (VOD, EVENT, or from
+        /// MSN 0) shows an IN with no OUT.
+        var holdsStart: Bool { m.playlistType == "VOD" || m.playlistType == "EVENT" || m.mediaSequence == 0 }
+
+        /// Ends the innermost open break before segment `i`.
+        mutating func close(at i: Int, closed: Bool) {
             guard let (b0, before) = open.popLast() else { return }
             var b = b0
             b.actual = before + m.segments[b.startSegment..<i].reduce(0) { $0 + $1.duration }
@@ -76,82 +118,52 @@ public enum Cues {
             if closed { b.endMSN = m.mediaSequence + i }
             breaks.append(b)
         }
-        let lines =
-            m.segments.map { Array(zip($0.leadingLines, $0.leadingLineNumbers)) } + [Array(zip(m.trailingLines, m.trailingLineNumbers))]
-        for (i, leading) in lines.enumerated() {
+
+        /// One tag before segment `i` (which starts at `at` s, at `date`).
+        mutating func read(_ tag: String, _ value: String, line: Int, segment i: Int, at: Double, date: DateTime?) {
             let msn = m.mediaSequence + i
-            let at = i < starts.count ? starts[i] : (starts.last ?? 0) + (m.segments.last?.duration ?? 0)
-            let date = m.segments[safe: i]?.effectiveProgramDateTime
-            for (text, number) in leading {
-                let line = number.number
-                let (tag, value) = split(text)
-                switch tag {
-                case "EXT-X-CUE-OUT":
-                    if let outer = open.last {
-                        diagnostics.append(
-                            Diagnostic(
-                                .info, line: line, rule: "cue",
-                                "EXT-X-CUE-OUT before msn \(msn) opens a break inside the break from msn \(outer.cue.startMSN); the next EXT-X-CUE-IN ends the inner one"
-                            ))
-                    }
-                    let b = CueBreak(
-                        source: .cueOut, startSegment: i, startMSN: msn, start: at, startDate: date, planned: cueOutDuration(value),
-                        actual: nil, closed: false, cues: pendingCues, line: line)
-                    open.append((b, 0))
-                    pendingCues = []
-                case "EXT-X-CUE-OUT-CONT":
-                    let (elapsed, duration, scte) = cueOutCont(value)
-                    if open.isEmpty {
-                        // Joined inside a break (a live window that starts after its CUE-OUT): it began `elapsed` earlier.
-                        let e = elapsed ?? 0
-                        var b = CueBreak(
-                            source: .cueOut, startSegment: i, startMSN: msn, start: at - e, startDate: date?.adding(seconds: -e),
-                            planned: duration, actual: nil, closed: false, cues: pendingCues, line: line)
-                        b.joined = true
-                        open.append((b, e))
-                        pendingCues = []
-                    }
-                    if let scte { open[open.count - 1].cue.cues.append(CueBreak.Cue(tag: tag, text: scte, line: line)) }
-                case "EXT-X-CUE-IN":
-                    // A sliding window may start after a break's CUE-OUT: only a playlist that holds its beginning (VOD,
-                    // EVENT, or from MSN 0) shows an IN with no OUT.
-                    if open.isEmpty && holdsStart {
-                        diagnostics.append(
-                            Diagnostic(
-                                .warning, line: line, rule: "cue",
-                                "EXT-X-CUE-IN before msn \(msn) ends no break (no EXT-X-CUE-OUT before it)"))
-                    }
-                    close(at: i, closed: true)
-                case "EXT-OATCLS-SCTE35", "EXT-X-SCTE35", "EXT-SCTE35":
-                    let payload = scteText(value)
-                    guard !payload.isEmpty else { continue }
-                    let cue = CueBreak.Cue(tag: tag, text: payload, line: line)
-                    if open.isEmpty { pendingCues.append(cue) } else { open[open.count - 1].cue.cues.append(cue) }
-                default: continue
+            switch tag {
+            case "EXT-X-CUE-OUT":
+                if let outer = open.last {
+                    diagnostics.append(
+                        Diagnostic(
+                            .info, line: line, rule: "cue",
+                            "EXT-X-CUE-OUT before msn \(msn) opens a break inside the break from msn \(outer.cue.startMSN); the next EXT-X-CUE-IN ends the inner one"
+                        ))
                 }
+                let b = CueBreak(
+                    source: .cueOut, startSegment: i, startMSN: msn, start: at, startDate: date, planned: Cues.cueOutDuration(value),
+                    actual: nil, closed: false, cues: pendingCues, line: line)
+                open.append((b, 0))
+                pendingCues = []
+            case "EXT-X-CUE-OUT-CONT":
+                let (elapsed, duration, scte) = Cues.cueOutCont(value)
+                if open.isEmpty {
+                    // Joined inside a break (a live window that starts after its CUE-OUT): it began `elapsed` earlier.
+                    let e = elapsed ?? 0
+                    var b = CueBreak(
+                        source: .cueOut, startSegment: i, startMSN: msn, start: at - e, startDate: date?.adding(seconds: -e),
+                        planned: duration, actual: nil, closed: false, cues: pendingCues, line: line)
+                    b.joined = true
+                    open.append((b, e))
+                    pendingCues = []
+                }
+                if let scte { open[open.count - 1].cue.cues.append(CueBreak.Cue(tag: tag, text: scte, line: line)) }
+            case "EXT-X-CUE-IN":
+                if open.isEmpty && holdsStart {
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, line: line, rule: "cue", "EXT-X-CUE-IN before msn \(msn) ends no break (no EXT-X-CUE-OUT before it)"))
+                }
+                close(at: i, closed: true)
+            case "EXT-OATCLS-SCTE35", "EXT-X-SCTE35", "EXT-SCTE35":
+                let payload = Cues.scteText(value)
+                guard !payload.isEmpty else { return }
+                let cue = CueBreak.Cue(tag: tag, text: payload, line: line)
+                if open.isEmpty { pendingCues.append(cue) } else { open[open.count - 1].cue.cues.append(cue) }
+            default: return
             }
         }
-        while let (b, _) = open.last {
-            if m.endList {
-                diagnostics.append(
-                    Diagnostic(
-                        .warning, line: b.line, rule: "cue",
-                        "EXT-X-CUE-OUT at msn \(b.startMSN) has no EXT-X-CUE-IN: the playlist ends inside the break"))
-            }
-            close(at: m.segments.count, closed: false)
-        }
-        breaks.sort { ($0.startSegment, $0.line) < ($1.startSegment, $1.line) }
-        // A break the playlist holds whole whose segments differ from its plan by more than a target duration.
-        let target = Double(m.targetDuration ?? 0)
-        for b in breaks where b.closed {
-            guard let p = b.planned, let a = b.actual, target > 0, abs(a - p) > target + 0.001 else { continue }
-            diagnostics.append(
-                Diagnostic(
-                    .warning, line: b.line, rule: "cue",
-                    "the break at msn \(b.startMSN) is planned \(formatSeconds(p)) s and holds \(formatSeconds(a)) s of segments, more than a target duration (\(formatSeconds(target)) s) apart"
-                ))
-        }
-        return (breaks, diagnostics)
     }
 
     /// The playlist's other date ranges — no tag of their ID carries SCTE-35 (chapters, program events, interstitials, any

@@ -163,13 +163,11 @@ public enum Lint {
 
     static func checkSegments(_ m: MediaPlaylist, _ p: Playlist, _ version: Int, _ target: Int?, _ d: inout [Diagnostic]) {
         var hasPDT = false
-        var reportedFloat = false, reportedRange = false, reportedKeyFormat = false, reportedMap = false
-        var seenKeyLines: Set<Int> = []
+        var needs = VersionNeeds()
         var anyParts = !m.trailingParts.isEmpty
         var previous: Segment?
         var pdtSpanHasTag = false
         for s in m.segments {
-            let line = s.line.number
             if s.discontinuity { pdtSpanHasTag = false }
             if let target, (s.duration).rounded() > Double(target) {
                 d.append(
@@ -178,59 +176,8 @@ public enum Lint {
                         "segment \(s.mediaSequence): EXTINF \(formatSeconds(s.duration)) s rounds above EXT-X-TARGETDURATION \(target); it MUST be less than or equal"
                     ))
             }
-            if !reportedFloat, version < 3, s.duration != s.duration.rounded() {
-                reportedFloat = true
-                d.append(
-                    Diagnostic(
-                        .error, line: s.durationLine.number, rule: bis("7"),
-                        "floating-point EXTINF durations need EXT-X-VERSION 3 or higher (it is \(version))"))
-            }
-            if !reportedRange, version < 4, s.byteRange != nil || m.iFramesOnly {
-                reportedRange = true
-                d.append(
-                    Diagnostic(
-                        .error, line: line, rule: bis("7"),
-                        "EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY need EXT-X-VERSION 4 or higher (it is \(version))"))
-            }
-            if !reportedMap, s.map != nil, version < (m.iFramesOnly ? 5 : 6) {
-                reportedMap = true
-                d.append(
-                    Diagnostic(
-                        .error, line: line, rule: bis("7"),
-                        "EXT-X-MAP needs EXT-X-VERSION \(m.iFramesOnly ? 5 : 6) or higher (it is \(version))"))
-            }
-            for k in s.keys where !seenKeyLines.contains(k.line.number) {
-                seenKeyLines.insert(k.line.number)
-                keyFormatLint(k, &d)
-                if !reportedKeyFormat, version < 5, k.keyFormat != nil || k.keyFormatVersions != nil {
-                    reportedKeyFormat = true
-                    d.append(
-                        Diagnostic(
-                            .error, line: k.line.number, rule: bis("7"),
-                            "KEYFORMAT and KEYFORMATVERSIONS need EXT-X-VERSION 5 or higher (it is \(version))"))
-                }
-            }
-            if let pdt = s.programDateTime {
-                hasPDT = true
-                if pdtSpanHasTag, let prev = previous, let expected = prev.effectiveProgramDateTime?.adding(seconds: prev.duration),
-                    !s.discontinuity
-                {
-                    let drift = pdt.seconds(since: expected)
-                    if abs(drift) > 0.5 {
-                        d.append(
-                            Diagnostic(
-                                .warning, line: s.programDateTimeLine.number, rule: "lint",
-                                "segment \(s.mediaSequence): EXT-X-PROGRAM-DATE-TIME jumps \(formatSeconds(drift)) s from what the previous segment's PDT and duration give, without a discontinuity"
-                            ))
-                    }
-                }
-                pdtSpanHasTag = true
-            } else if s.discontinuity, m.segments.contains(where: { $0.programDateTime != nil }), s.effectiveProgramDateTime == nil {
-                d.append(
-                    Diagnostic(
-                        .warning, line: line, rule: bis("6.2.1"),
-                        "segment \(s.mediaSequence) starts a discontinuity without EXT-X-PROGRAM-DATE-TIME, so its span has no PDT"))
-            }
+            needs.check(s, in: m, version: version, &d)
+            if checkProgramDateTime(s, previous: previous, spanHasTag: &pdtSpanHasTag, in: m, &d) { hasPDT = true }
             if !s.parts.isEmpty { anyParts = true }
             if let pt = m.partTarget {
                 for part in s.parts where part.duration > pt + 0.0005 {
@@ -242,6 +189,84 @@ public enum Lint {
             }
             previous = s
         }
+        checkWhole(m, p, hasPDT: hasPDT, anyParts: anyParts, &d)
+    }
+
+    /// What the segments' tags need of EXT-X-VERSION (RFC 8216bis §7), each need said once per playlist, and each key's
+    /// KEYFORMAT once per tag.
+    struct VersionNeeds {
+        var float = false, range = false, keyFormat = false, map = false
+        var keyLines: Set<Int> = []
+
+        mutating func check(_ s: Segment, in m: MediaPlaylist, version: Int, _ d: inout [Diagnostic]) {
+            let line = s.line.number
+            if !float, version < 3, s.duration != s.duration.rounded() {
+                float = true
+                d.append(
+                    Diagnostic(
+                        .error, line: s.durationLine.number, rule: bis("7"),
+                        "floating-point EXTINF durations need EXT-X-VERSION 3 or higher (it is \(version))"))
+            }
+            if !range, version < 4, s.byteRange != nil || m.iFramesOnly {
+                range = true
+                d.append(
+                    Diagnostic(
+                        .error, line: line, rule: bis("7"),
+                        "EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY need EXT-X-VERSION 4 or higher (it is \(version))"))
+            }
+            if !map, s.map != nil, version < (m.iFramesOnly ? 5 : 6) {
+                map = true
+                d.append(
+                    Diagnostic(
+                        .error, line: line, rule: bis("7"),
+                        "EXT-X-MAP needs EXT-X-VERSION \(m.iFramesOnly ? 5 : 6) or higher (it is \(version))"))
+            }
+            for k in s.keys where !keyLines.contains(k.line.number) {
+                keyLines.insert(k.line.number)
+                keyFormatLint(k, &d)
+                if !keyFormat, version < 5, k.keyFormat != nil || k.keyFormatVersions != nil {
+                    keyFormat = true
+                    d.append(
+                        Diagnostic(
+                            .error, line: k.line.number, rule: bis("7"),
+                            "KEYFORMAT and KEYFORMATVERSIONS need EXT-X-VERSION 5 or higher (it is \(version))"))
+                }
+            }
+        }
+    }
+
+    /// A segment's EXT-X-PROGRAM-DATE-TIME: one that jumps from what the previous segment's PDT and duration give without a
+    /// discontinuity, or a discontinuity that leaves its span without one (RFC 8216bis §6.2.1). True when the segment has
+    /// the tag; `spanHasTag` follows the span since the last discontinuity.
+    static func checkProgramDateTime(
+        _ s: Segment, previous: Segment?, spanHasTag: inout Bool, in m: MediaPlaylist, _ d: inout [Diagnostic]
+    ) -> Bool {
+        guard let pdt = s.programDateTime else {
+            if s.discontinuity, m.segments.contains(where: { $0.programDateTime != nil }), s.effectiveProgramDateTime == nil {
+                d.append(
+                    Diagnostic(
+                        .warning, line: s.line.number, rule: bis("6.2.1"),
+                        "segment \(s.mediaSequence) starts a discontinuity without EXT-X-PROGRAM-DATE-TIME, so its span has no PDT"))
+            }
+            return false
+        }
+        if spanHasTag, let prev = previous, let expected = prev.effectiveProgramDateTime?.adding(seconds: prev.duration), !s.discontinuity {
+            let drift = pdt.seconds(since: expected)
+            if abs(drift) > 0.5 {
+                d.append(
+                    Diagnostic(
+                        .warning, line: s.programDateTimeLine.number, rule: "lint",
+                        "segment \(s.mediaSequence): EXT-X-PROGRAM-DATE-TIME jumps \(formatSeconds(drift)) s from what the previous segment's PDT and duration give, without a discontinuity"
+                    ))
+            }
+        }
+        spanHasTag = true
+        return true
+    }
+
+    /// The rules on a media playlist as a whole, once its segments are read: parts need EXT-X-PART-INF (§4.4.3.7), a live
+    /// playlist wants PDT and no GAP at its edge, EXT-X-DEFINE needs version 8 (§7), an ended playlist holds a segment.
+    static func checkWhole(_ m: MediaPlaylist, _ p: Playlist, hasPDT: Bool, anyParts: Bool, _ d: inout [Diagnostic]) {
         if anyParts && m.partTarget == nil {
             d.append(
                 Diagnostic(

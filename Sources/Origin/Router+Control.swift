@@ -14,53 +14,12 @@ extension OriginRouter {
                             ("path", .string("/\($0.name)/master.m3u8")),
                         ])
                     }))
-        case "fault":
-            guard let kind = Fault.Kind(rawValue: q["kind"] ?? "") else {
-                return .text(400, "kind= one of \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            let target = Fault.Target(rawValue: q["target"] ?? "any") ?? .any
-            // `after=S`: it starts S seconds from now (a freeze then holds the window as it is then); `for=` counts from there.
-            let since = now + max(0, q["after"].flatMap { Double($0) } ?? 0)
-            var fault = Fault(
-                id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
-                scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
-                remaining: q["count"].flatMap { Int($0) }, since: since, until: q["for"].flatMap { Double($0) }.map { since + $0 })
-            fault.client = q["client"]
-            fault.host = q["host"]
-            fault.bytes = q["bytes"].flatMap { Int($0) }
-            fault.hold = q["hold"].flatMap { Double($0) }
-            return .json(state.add(fault, now: now).json)
+        case "fault": return addFault(q, now: now)
         case "faults": return .json(.array(state.faults.map(\.json)))
-        case "steering":
-            // The steered scenario's steering server: ?priority=cdn-b,cdn-a&ttl=10&status=200|410|429|…&retryAfter=S&clone=1|0
-            var s = state.steering
-            if let p = q["priority"] { s.priority = p.split(separator: ",").map(String.init) }
-            if let t = q["ttl"].flatMap({ Int($0) }), t > 0 { s.ttl = t }
-            if let st = q["status"].flatMap({ Int($0) }) { s.status = st }
-            if let a = q["retryAfter"] { s.retryAfter = Int(a) }
-            if let c = q["clone"] { s.clone = c == "1" || c == "true" }
-            state.steering = s
-            return .json(s.json)
+        case "steering": return steering(q)
         case "assets.json": return OriginInterstitials.list(n: q["n"].flatMap { Int($0) } ?? 2, fault: q["fault"])
-        case "bench.m3u8":
-            // `segments` segments (default one) of `bytes` bytes each, for throughput benchmarks.
-            let n = Int(q["bytes"] ?? "") ?? 2_000_000
-            let count = max(1, min(10_000, Int(q["segments"] ?? "") ?? 1))
-            let pace = q["mbit"].map { "&mbit=\($0)" } ?? ""
-            let list = (0..<count).map { i in "#EXTINF:10.0,\nblob.ts?bytes=\(n)\(pace)\(count > 1 ? "&i=\(i)" : "")\n" }.joined()
-            var r = OriginResponse.text(
-                200, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n\(list)#EXT-X-ENDLIST")
-            r.contentType = "application/vnd.apple.mpegurl"
-            return r
-        case "blob.ts":
-            let n = max(188, Int(q["bytes"] ?? "") ?? 2_000_000)
-            let seg = media.rendition("v360", .ts)?.segments.first?.bytes ?? [UInt8](repeating: 0x47, count: 188)
-            var body: [UInt8] = []
-            body.reserveCapacity(n)
-            while body.count < n { body += seg.prefix(n - body.count) }
-            var r = OriginResponse(status: 200, contentType: "video/mp2t", body: body, kind: "segment")
-            if let mbps = q["mbit"].flatMap(Double.init), mbps > 0 { r.delivery = .paced(bytesPerSecond: Int(mbps * 125_000)) }
-            return r
+        case "bench.m3u8": return benchPlaylist(q)
+        case "blob.ts": return blob(q)
         case "redirect":
             // A chain of n 302s ending at `to`, for testing clients' redirect limits.
             let n = Int(q["n"] ?? "") ?? 1
@@ -87,19 +46,78 @@ extension OriginRouter {
             return .json(.object([("mb", .int(state.cmsdMaxKbps))]))
         case "log":
             return .json(.array(state.log(since: Int(q["since"] ?? "") ?? 0).map(\.json)))
-        case "truth":
-            guard let s = Scenario.named(q["scenario"] ?? ""), let m = model(s, q["rendition"] ?? defaultRendition(s)) else {
-                return .text(400, "truth needs scenario= and rendition=")
-            }
-            let w = m.window(at: now, overrides: overrides(m, client: q["client"], now: now))
-            return .json(
-                .object([
-                    ("scenario", .string(s.name)), ("rendition", .string(m.rendition.id)), ("now", .double(now)),
-                    ("segments", .array(w.map(OriginRouter.truthJSON))),
-                ]))
+        case "truth": return truth(q, now: now)
         default:
             return .text(404, "control endpoints: scenarios, fault, faults, clear, key-latency, cmsd, players, log, truth")
         }
+    }
+
+    /// `fault?kind=…`: a fault switched on (docs/ORIGIN.md), answered with what was added.
+    func addFault(_ q: [String: String], now: Double) -> OriginResponse {
+        guard let kind = Fault.Kind(rawValue: q["kind"] ?? "") else {
+            return .text(400, "kind= one of \(Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let target = Fault.Target(rawValue: q["target"] ?? "any") ?? .any
+        // `after=S`: it starts S seconds from now (a freeze then holds the window as it is then); `for=` counts from there.
+        let since = now + max(0, q["after"].flatMap { Double($0) } ?? 0)
+        var fault = Fault(
+            id: 0, kind: kind, target: target, status: Int(q["status"] ?? "") ?? 404, ms: Int(q["ms"] ?? "") ?? 2000,
+            scenario: q["scenario"], rendition: q["rendition"], msn: q["msn"].flatMap { Int($0) },
+            remaining: q["count"].flatMap { Int($0) }, since: since, until: q["for"].flatMap { Double($0) }.map { since + $0 })
+        fault.client = q["client"]
+        fault.host = q["host"]
+        fault.bytes = q["bytes"].flatMap { Int($0) }
+        fault.hold = q["hold"].flatMap { Double($0) }
+        return .json(state.add(fault, now: now).json)
+    }
+
+    /// The steered scenario's steering server, set: `?priority=cdn-b,cdn-a&ttl=10&status=200|410|429|…&retryAfter=S&clone=1|0`.
+    func steering(_ q: [String: String]) -> OriginResponse {
+        var s = state.steering
+        if let p = q["priority"] { s.priority = p.split(separator: ",").map(String.init) }
+        if let t = q["ttl"].flatMap({ Int($0) }), t > 0 { s.ttl = t }
+        if let st = q["status"].flatMap({ Int($0) }) { s.status = st }
+        if let a = q["retryAfter"] { s.retryAfter = Int(a) }
+        if let c = q["clone"] { s.clone = c == "1" || c == "true" }
+        state.steering = s
+        return .json(s.json)
+    }
+
+    /// `segments` segments (default one) of `bytes` bytes each, for throughput benchmarks.
+    func benchPlaylist(_ q: [String: String]) -> OriginResponse {
+        let n = Int(q["bytes"] ?? "") ?? 2_000_000
+        let count = max(1, min(10_000, Int(q["segments"] ?? "") ?? 1))
+        let pace = q["mbit"].map { "&mbit=\($0)" } ?? ""
+        let list = (0..<count).map { i in "#EXTINF:10.0,\nblob.ts?bytes=\(n)\(pace)\(count > 1 ? "&i=\(i)" : "")\n" }.joined()
+        var r = OriginResponse.text(
+            200, "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-PLAYLIST-TYPE:VOD\n\(list)#EXT-X-ENDLIST")
+        r.contentType = "application/vnd.apple.mpegurl"
+        return r
+    }
+
+    /// A segment of `bytes` bytes (the v360 rung's first, repeated), paced at `mbit` when given.
+    func blob(_ q: [String: String]) -> OriginResponse {
+        let n = max(188, Int(q["bytes"] ?? "") ?? 2_000_000)
+        let seg = media.rendition("v360", .ts)?.segments.first?.bytes ?? [UInt8](repeating: 0x47, count: 188)
+        var body: [UInt8] = []
+        body.reserveCapacity(n)
+        while body.count < n { body += seg.prefix(n - body.count) }
+        var r = OriginResponse(status: 200, contentType: "video/mp2t", body: body, kind: "segment")
+        if let mbps = q["mbit"].flatMap(Double.init), mbps > 0 { r.delivery = .paced(bytesPerSecond: Int(mbps * 125_000)) }
+        return r
+    }
+
+    /// The window a scenario's rendition lists now, as the origin models it (`truth?scenario=…&rendition=…`).
+    func truth(_ q: [String: String], now: Double) -> OriginResponse {
+        guard let s = Scenario.named(q["scenario"] ?? ""), let m = model(s, q["rendition"] ?? defaultRendition(s)) else {
+            return .text(400, "truth needs scenario= and rendition=")
+        }
+        let w = m.window(at: now, overrides: overrides(m, client: q["client"], now: now))
+        return .json(
+            .object([
+                ("scenario", .string(s.name)), ("rendition", .string(m.rendition.id)), ("now", .double(now)),
+                ("segments", .array(w.map(OriginRouter.truthJSON))),
+            ]))
     }
 
     public static func truthJSON(_ t: SegmentTruth) -> JSONValue {
