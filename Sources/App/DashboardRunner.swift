@@ -175,15 +175,7 @@ public enum DashboardRunner {
             FileHandle.standardError.write(Data("hlstui: \(why)\n".utf8))
             return 2
         }
-        let names = ThemeLibrary.names()
-        var themes: [String] = names
-        if let t = request.theme {
-            guard ThemeLibrary.load(t) != nil else {
-                FileHandle.standardError.write(Data("hlstui: no theme \(t); available: \(names.joined(separator: ", "))\n".utf8))
-                return 2
-            }
-            themes = [t] + names.filter { $0 != t }
-        }
+        guard let themes = themeOrder(request.theme) else { return 2 }
         var configs = request.panes
         let recording = NIOLockedValueBox<[Pane]>([])
         let recorder: Recorder?
@@ -212,14 +204,14 @@ public enum DashboardRunner {
         screen.graphics = request.picture.graphics(screen: screen)
         let started = ContinuousClock.now
         let log = request.logFile.flatMap { LogFile(path: $0) }
+        let onReport: @Sendable (PaneReport) -> Void = { r in
+            log?.write(pane: r.pane, t: r.t, r.output)
+            report(r)
+        }
         var panes: [Pane] = []
         for (i, c) in configs.enumerated() {
             do {
-                panes.append(
-                    try Pane(index: i, config: c, started: started) { r in
-                        log?.write(pane: r.pane, t: r.t, r.output)
-                        report(r)
-                    })
+                panes.append(try Pane(index: i, config: c, started: started, output: onReport))
             } catch {
                 for p in panes { await p.close() }
                 screen.stop()
@@ -236,10 +228,7 @@ public enum DashboardRunner {
             var c = first
             c.url = url
             c.loader.upstream.tap = recorder?.tap(pane: i)
-            let p = try Pane(index: i, config: c, started: started) { r in
-                log?.write(pane: r.pane, t: r.t, r.output)
-                report(r)
-            }
+            let p = try Pane(index: i, config: c, started: started, output: onReport)
             recording.withLockedValue { $0.append(p) }
             return p
         }
@@ -263,6 +252,17 @@ public enum DashboardRunner {
             if let e = p.snapshot.error { FileHandle.standardError.write(Data("hlstui: pane \(p.index): \(e)\n".utf8)) }
         }
         return status
+    }
+
+    /// The themes `t` cycles through, `t` first (nil: the library's order); nil when no theme is called `t`, said on stderr.
+    static func themeOrder(_ t: String?) -> [String]? {
+        let names = ThemeLibrary.names()
+        guard let t else { return names }
+        guard ThemeLibrary.load(t) != nil else {
+            FileHandle.standardError.write(Data("hlstui: no theme \(t); available: \(names.joined(separator: ", "))\n".utf8))
+            return nil
+        }
+        return [t] + names.filter { $0 != t }
     }
 }
 
@@ -381,6 +381,36 @@ final class UILoop: @unchecked Sendable {
         return false
     }
 
+    /// What each pane shows in this frame (its snapshot, the UI state, the picture as the terminal can draw it), and the sync
+    /// strip's.
+    func frameModels(_ st: DashboardScreenState) -> ([DashboardModel], SyncModel?) {
+        let models = panes.enumerated().map { i, p -> DashboardModel in
+            var ui = st.ui[i]
+            ui.focused = panes.count == 1 || i == st.focus
+            // The picture as the terminal can draw it: half blocks in colour, spaces in colour without UTF-8, a luma
+            // ramp without colour.
+            ui.pictureMode = screen.colorCount < 256 ? .luma : (screen.asciiOnly ? .ascii : .halfBlocks)
+            ui.pictureGraphics = screen.graphics != nil
+            ui.pictureOff = pictureOff
+            p.wantPicture(ui.showPicture && !ui.pictureOff, detailed: ui.pictureGraphics)
+            var m = DashboardModel(p.snapshot, ui: ui)
+            if ui.showPicture { m.picture = p.picture }
+            if ui.showGraphs, let h = syncRunner?.snapshot.history, h.indices.contains(i) {
+                m.graphs.append(DashboardModel.syncGraph(h[i]))
+            }
+            return m
+        }
+        let strip = syncRunner.map { y in
+            let v = y.snapshot
+            var m = SyncModel(
+                state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts,
+                action: v.reasons.first ?? v.actions.last?.description, offsets: v.offsets, reference: v.reference)
+            (m.followsClock, m.latency) = (v.followsClock, v.latency)
+            return m
+        }
+        return (models, strip)
+    }
+
     func run() -> Int32 {
         var st = DashboardScreenState(panes: panes.count)
         let noColor = ProcessInfo.processInfo.environment["NO_COLOR"] != nil || screen.colorCount == 0
@@ -438,30 +468,7 @@ final class UILoop: @unchecked Sendable {
             }
             guard dirty else { continue }
             let (w, h) = screen.size
-            let models = panes.enumerated().map { i, p -> DashboardModel in
-                var ui = st.ui[i]
-                ui.focused = panes.count == 1 || i == st.focus
-                // The picture as the terminal can draw it: half blocks in colour, spaces in colour without UTF-8, a luma
-                // ramp without colour.
-                ui.pictureMode = screen.colorCount < 256 ? .luma : (screen.asciiOnly ? .ascii : .halfBlocks)
-                ui.pictureGraphics = screen.graphics != nil
-                ui.pictureOff = pictureOff
-                p.wantPicture(ui.showPicture && !ui.pictureOff, detailed: ui.pictureGraphics)
-                var m = DashboardModel(p.snapshot, ui: ui)
-                if ui.showPicture { m.picture = p.picture }
-                if ui.showGraphs, let h = syncRunner?.snapshot.history, h.indices.contains(i) {
-                    m.graphs.append(DashboardModel.syncGraph(h[i]))
-                }
-                return m
-            }
-            let strip = syncRunner.map { y in
-                let v = y.snapshot
-                var m = SyncModel(
-                    state: v.state, offset: v.offset, speeds: v.speeds, pdts: v.pdts,
-                    action: v.reasons.first ?? v.actions.last?.description, offsets: v.offsets, reference: v.reference)
-                (m.followsClock, m.latency) = (v.followsClock, v.latency)
-                return m
-            }
+            let (models, strip) = frameModels(st)
             let frame = PaneLayout.compose(models, width: w, height: h, sync: strip, prompt: st.prompt, focus: st.focus)
             if frame != lastFrame || clear {
                 screen.draw(frame, clear: clear)

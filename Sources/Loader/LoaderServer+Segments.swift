@@ -149,13 +149,6 @@ extension LoaderServer {
             }
             (upstreamRange, relative) = (sub.upstream, sub.relative)
         }
-        let subrange = res.byteRange.map { br in (length: br.length, relative: relative) }
-        let broke = NIOLockedValueBox<String?>(nil)
-        func report(_ status: Int, _ r: UpstreamResponse?, error: String?, first: Double? = nil) {
-            record(
-                res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head, bytes: r?.bytes ?? 0, status: status,
-                outcome: RequestOutcome(failure: error), firstPTS: first, resumed: broke.withLockedValue { $0 })
-        }
         // Read ahead at start (`StartReads`): answered from that read, in the request log as the origin saw it.
         switch res.byteRange == nil ? await takeReadAhead(res, range: upstreamRange) : nil {
         case .failed(let cause, let status)?: return .failed(cause: cause, status: status)
@@ -177,6 +170,22 @@ extension LoaderServer {
         case nil: break
         }
         // Clear media streams through as it arrives.
+        let subrange = res.byteRange.map { br in (length: br.length, relative: relative) }
+        return await streamClear(res, range: upstreamRange, subrange: subrange, writer: writer, t0: t0, retries: retries)
+    }
+
+    /// Streams a clear segment (or init section, or key) to the player as it arrives, resumed where its body breaks; its
+    /// first PTS said as soon as its first bytes carry it. `subrange`: an EXT-X-BYTERANGE answered as a resource of its own.
+    func streamClear(
+        _ res: Resource, range upstreamRange: String?, subrange: (length: Int, relative: ClosedRange<Int>?)?, writer: ResponseWriter,
+        t0: Double, retries: Int?
+    ) async -> Outcome {
+        let broke = NIOLockedValueBox<String?>(nil)
+        func report(_ status: Int, _ r: UpstreamResponse?, error: String?, first: Double? = nil) {
+            record(
+                res.kind, res.upstream, rung: res.rung, msn: res.msn, since: t0, head: r?.head, bytes: r?.bytes ?? 0, status: status,
+                outcome: RequestOutcome(failure: error), firstPTS: first, resumed: broke.withLockedValue { $0 })
+        }
         do {
             // Keep only what the first-PTS probe and init-section parsing need.
             let keep = res.kind == .initSection ? Int.max : 65_536
@@ -254,29 +263,9 @@ extension LoaderServer {
         let broke = NIOLockedValueBox<String?>(nil)
         // The fetch is a child of this answer: cancelled once the answer is done either way, and awaited before it returns.
         return await withDiscardingTaskGroup(returning: Outcome.self) { g in
-            g.addTask { [client] in
-                do throws(UpstreamError) {
-                    let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
-                    let r = try await client.getResuming(
-                        res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, budget: budget,
-                        onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } }, onHead: { sink.yield(.head($0)) },
-                        onBody: { sink.yield(.body($0)) })
-                    sink.yield(.end(.success(r)))
-                } catch {
-                    sink.yield(.end(.failure(error)))
-                }
-                sink.finish()
-            }
+            g.addTask { [self] in await fetchArrivals(res, retries: retries, budget: budget, broke: broke, into: sink) }
             defer { g.cancelAll() }
-            noteCMCD(Resource(upstream: uri, kind: .key))
-            let keyResult = await keys.key(
-                uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
-            guard case .success(let k) = keyResult else {
-                if case .failure(let e) = keyResult {
-                    writer.text(502, e.description); emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)"))
-                }
-                return .answered
-            }
+            guard let k = await segmentKey(res, key: key, uri: uri, writer: writer) else { return .answered }
             var decryption = StreamingDecryption(key: k, iv: iv, msn: res.msn ?? -1)
             var head: UpstreamHead?
             var probe: [UInt8] = []
@@ -351,6 +340,39 @@ extension LoaderServer {
                 report(502, nil, error: error.description)
                 return .answered
             }
+        }
+    }
+
+    /// Fetches an encrypted body for `decrypted`: its head, its bytes and its end into `sink` in arrival order, resumed where
+    /// it breaks (`broke` says how).
+    func fetchArrivals(
+        _ res: Resource, retries: Int?, budget: Double, broke: NIOLockedValueBox<String?>, into sink: AsyncStream<Arrival>.Continuation
+    ) async {
+        do throws(UpstreamError) {
+            let range = res.byteRange.flatMap { SubRange.request($0, player: nil)?.upstream }
+            let r = try await client.getResuming(
+                res.upstream, range: range, keepBody: 0, retries: retries, cache: .media, budget: budget,
+                onBreak: { [self] b in broke.withLockedValue { $0 = emitBreak(b, res) } }, onHead: { sink.yield(.head($0)) },
+                onBody: { sink.yield(.body($0)) })
+            sink.yield(.end(.success(r)))
+        } catch {
+            sink.yield(.end(.failure(error)))
+        }
+        sink.finish()
+    }
+
+    /// The key of an encrypted segment (the store's, fetched if it has none); nil when there is none to be had, answered to
+    /// the player as 502 with the cause, said as a diagnostic.
+    func segmentKey(_ res: Resource, key: Key, uri: String, writer: ResponseWriter) async -> [UInt8]? {
+        noteCMCD(Resource(upstream: uri, kind: .key))
+        let keyResult = await keys.key(
+            uri, method: key.method, keyFormat: key.effectiveKeyFormat, msns: res.msn.map { $0...$0 }, prefetch: false)
+        switch keyResult {
+        case .success(let k): return k
+        case .failure(let e):
+            writer.text(502, e.description)
+            emit(.diagnostic("segment \(res.msn ?? -1): \(e.description)"))
+            return nil
         }
     }
 

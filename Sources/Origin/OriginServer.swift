@@ -180,54 +180,65 @@ final class OriginHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 context.write(
                     NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
             }
-            switch response.delivery {
-            case .refuse, .silent: break
-            case .cut:
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))))
-                    .whenComplete { _ in loopContext.value.close(promise: nil) }
-            case .hang(_, let seconds):
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))), promise: nil)
-                context.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) { loopContext.value.close(promise: nil) }
-            case .normal:
-                if !headOnly && !body.isEmpty {
-                    context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-                }
-                let done = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
-                if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
-            case .paced(let rate):
-                // 64 KB at a time, each when the link would have carried everything before it.
-                let start = NIODeadline.now()
-                var offset = 0
-                while offset < body.count && !headOnly {
-                    let chunk = ByteBuffer(bytes: body[offset..<min(body.count, offset + 65_536)])
-                    let due = start + .nanoseconds(Int64(Double(offset) / Double(rate) * 1e9))
-                    context.eventLoop.scheduleTask(deadline: due) {
-                        loopContext.value.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunk))), promise: nil)
-                    }
-                    offset += chunk.readableBytes
-                }
-                let due = start + .nanoseconds(Int64(Double(body.count) / Double(rate) * 1e9))
-                context.eventLoop.scheduleTask(deadline: due) {
-                    let done = loopContext.value.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
-                    if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
-                }
-            case .truncate:
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))))
-                    .whenComplete { _ in loopContext.value.close(promise: nil) }
-            case .trickle(let interval):
-                // A byte every interval while the connection lasts, for a minute at most.
-                let end = NIODeadline.now() + .seconds(60)
-                OriginHTTPHandler.trickle(body[...], every: .nanoseconds(Int64(interval * 1e9)), until: end, context: loopContext)
-            case .stall:
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))), promise: nil)
-                // Hang until the client gives up; never hold a connection for more than a minute.
-                context.eventLoop.scheduleTask(in: .seconds(60)) { loopContext.value.close(promise: nil) }
-            }
+            Self.deliver(
+                response.delivery, body: body, part: part, headOnly: headOnly, keepAlive: keepAlive, context: loopContext)
         }
         if r.delayMs > 0 {
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(r.delayMs))) { send() }
         } else {
             send()
+        }
+    }
+
+    /// Sends the body as `delivery` says, once the head is written (docs/ORIGIN.md): whole, cut, hung, paced, truncated,
+    /// trickled or stalled; nothing for a connection refused or left silent.
+    static func deliver(
+        _ delivery: Delivery, body: [UInt8], part: Int, headOnly: Bool, keepAlive: Bool,
+        context loopContext: NIOLoopBound<ChannelHandlerContext>
+    ) {
+        let context = loopContext.value
+        switch delivery {
+        case .refuse, .silent: break
+        case .cut:
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))))
+                .whenComplete { _ in loopContext.value.close(promise: nil) }
+        case .hang(_, let seconds):
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))), promise: nil)
+            context.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) { loopContext.value.close(promise: nil) }
+        case .normal:
+            if !headOnly && !body.isEmpty {
+                context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            }
+            let done = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+            if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
+        case .paced(let rate):
+            // 64 KB at a time, each when the link would have carried everything before it.
+            let start = NIODeadline.now()
+            var offset = 0
+            while offset < body.count && !headOnly {
+                let chunk = ByteBuffer(bytes: body[offset..<min(body.count, offset + 65_536)])
+                let due = start + .nanoseconds(Int64(Double(offset) / Double(rate) * 1e9))
+                context.eventLoop.scheduleTask(deadline: due) {
+                    loopContext.value.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(chunk))), promise: nil)
+                }
+                offset += chunk.readableBytes
+            }
+            let due = start + .nanoseconds(Int64(Double(body.count) / Double(rate) * 1e9))
+            context.eventLoop.scheduleTask(deadline: due) {
+                let done = loopContext.value.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+                if !keepAlive { done.whenComplete { _ in loopContext.value.close(promise: nil) } }
+            }
+        case .truncate:
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))))
+                .whenComplete { _ in loopContext.value.close(promise: nil) }
+        case .trickle(let interval):
+            // A byte every interval while the connection lasts, for a minute at most.
+            let end = NIODeadline.now() + .seconds(60)
+            OriginHTTPHandler.trickle(body[...], every: .nanoseconds(Int64(interval * 1e9)), until: end, context: loopContext)
+        case .stall:
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body.prefix(part))))), promise: nil)
+            // Hang until the client gives up; never hold a connection for more than a minute.
+            context.eventLoop.scheduleTask(in: .seconds(60)) { loopContext.value.close(promise: nil) }
         }
     }
 
