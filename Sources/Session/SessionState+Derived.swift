@@ -197,7 +197,7 @@ extension SessionState {
         let duration = seen[msn]?.duration ?? playingMedia?.segments.first { $0.mediaSequence == msn }?.duration
         guard let duration, duration > 0.1, bytes > 0 else { return }
         let bps = Int(Double(bytes) * 8 / duration)
-        if bps > observedPeakBitsPerSecond ?? 0 { observedPeakBitsPerSecond = bps }
+        ledger.peak(bps)
     }
 
     /// Stalls so far, the trimmed ones included.

@@ -27,11 +27,7 @@ extension SessionState {
             guard let rung else { return [] }
             return segmentMedia(rung: rung, msn: msn, video: video, audio: audio, independent: independent, at: t)
         case .segmentStarted(let rung, let msn, _):
-            if let rung {
-                inFlight[msn] = InFlight(rung: rung, start: t)
-                lastSegmentAt[rung] = t
-            }
-            if inFlight.count > 16, let oldest = inFlight.min(by: { $0.value.start < $1.value.start }) { inFlight[oldest.key] = nil }
+            ledger.started(msn: msn, rung: rung, at: t)
             return []
         case .failover(let msn, let failed, let by, let cause): return failover(msn: msn, failed: failed, by: by, cause: cause, at: t)
         case .recovered(let rung, let down, let cause):
@@ -58,35 +54,15 @@ extension SessionState {
     /// A request the Loader made: the request log and totals, the playhead's timing (first PTS, the rung of each segment),
     /// throughput, failures and GAPs.
     private mutating func request(_ r: RequestEvent, at t: Double) -> [SessionFact] {
-        requests.append(r)
-        requestTotals.count += 1
-        requestTotals.bytes += r.bytes
-        if r.kind == .segment { requestTotals.segments += 1 }
+        let arrived = ledger.record(r, at: t)
         if r.kind == .part { lowLatency.part(r) }
         if followsCMSD { followServer(r.cmsd, at: t) }
-        if requests.count > Self.requestLimit { requests.removeFirst(requests.count - Self.requestLimit) }
         // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
-        if r.kind == .segment, let msn = r.msn { inFlight[msn] = nil }
-        if r.kind == .segment, let rung = r.rung { lastSegmentAt[rung] = t }
         if r.kind == .segment, let msn = r.msn, r.rung != nil {
             if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
             if let rung = r.rung { segmentRung[msn] = rung }
             Self.trim(&segmentRung, newest: msn)
-            // A segment served as its parts were published took the publishing's time, not the network's.
-            if r.status == 200 || r.status == 206, !r.local, !r.paced { throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000) }
-            if (200..<300).contains(r.status), r.outcome == .ok {
-                delivered[msn] = t
-                if delivered.count > 64, let oldest = delivered.keys.min() { delivered[oldest] = nil }
-                notePeak(bytes: r.bytes, msn: msn)
-            }
-        }
-        // A part times the network from its first byte on: a hinted one is held until it is published (RFC 8216bis §4.4.5.3).
-        if r.kind == .part, r.status == 200 || r.status == 206, !r.local, let ttfb = r.ttfbMs, r.durationMs - ttfb >= 1 {
-            throughput.add(bytes: r.bytes, seconds: (r.durationMs - ttfb) / 1000)
-        }
-        // A progressive file's pieces time the network as segments do.
-        if r.kind == .file, r.status == 200 || r.status == 206, !r.local {
-            throughput.add(bytes: r.bytes, seconds: r.durationMs / 1000)
+            if arrived { notePeak(bytes: r.bytes, msn: msn) }
         }
         if let err = r.failure {
             let text = "\(r.kind.rawValue) \(r.msn.map { "\($0) " } ?? "")\(SessionState.shortName(r.url)): \(err)"
@@ -113,9 +89,7 @@ extension SessionState {
 
     /// A key the Loader fetched or failed.
     private mutating func key(_ k: KeyEvent, at t: Double) {
-        if !keys.contains(where: { $0.uri == k.uri }) { requestTotals.keys += 1 }
-        keys.append(k)
-        if keys.count > Self.keyLimit { keys.removeFirst(keys.count - Self.keyLimit) }
+        ledger.key(k)
         if let err = k.error {
             problem = "key: \(err)"
             if cause == nil { cause = problem }

@@ -38,11 +38,9 @@ public struct SessionState: Sendable {
     public internal(set) var clock = MediaClock()
     /// The rung that served each segment the player fetched, by MSN.
     public internal(set) var segmentRung: [Int: Int] = [:]
-    /// The newest requests (`requestLimit`) and keys (`keyLimit`); the totals cover the whole session.
-    public internal(set) var requests: [RequestEvent] = []
-    public internal(set) var requestTotals = RequestTotals()
-    public internal(set) var keys: [KeyEvent] = []
     public internal(set) var log: [LogLine] = []
+    /// The Loader's requests and keys, what is in flight and delivered, the throughput (`Session/Requests.swift`).
+    public internal(set) var ledger = RequestLedger()
     public internal(set) var sample = PlayerSample()
     public internal(set) var started = false
     /// Session time of the first frame (`SessionFact.firstFrame`); nil before it.
@@ -100,9 +98,6 @@ public struct SessionState: Sendable {
     public internal(set) var captionsFound = false
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
     public internal(set) var lastFailure: (t: Double, text: String)?
-    /// Segments of the variant the player received whole since it was last given a stream, by MSN: the session time each
-    /// arrived. What it holds ahead of the playhead is measured from these, not from mpv's cache ranges alone.
-    public internal(set) var delivered: [Int: Double] = [:]
     /// Each variant segment seen in a playlist, by MSN: its duration and PDT. A player far behind the live edge plays segments
     /// that have left every playlist's window; these keep measuring them.
     public internal(set) var seen: [Int: SegmentFacts] = [:]
@@ -139,7 +134,6 @@ public struct SessionState: Sendable {
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
     public internal(set) var lastGiven: Double?
     public internal(set) var givenStart: Int?
-    public internal(set) var throughput = ThroughputEstimator()
     /// The figures the history plots draw, a value a second over the last minutes.
     public internal(set) var history = History()
     /// The player decodes no video, so the playhead is timed by segments the Loader reads along: a reload forgets the
@@ -148,17 +142,10 @@ public struct SessionState: Sendable {
     public internal(set) var insecureTLS = false
     /// LL-HLS reloads with delivery directives: the latest, and what delta updates saved in all.
     public internal(set) var lowLatency = LowLatencyReloads()
-    /// The highest bitrate a segment of the stream has had so far (its bytes over its duration): what the player's cache
-    /// budget is sized from when the stream states no BANDWIDTH (a media playlist opened alone).
-    public internal(set) var observedPeakBitsPerSecond: Int?
     /// LL-HLS: keeps the playhead at PART-HOLD-BACK from the edge while the session owns the speed.
     public internal(set) var catchUp: LatencyCatchUp?
     /// Frozen and black picture detection over the frames sampled.
     public internal(set) var picture = PictureWatch()
-    /// Segment downloads in progress, by MSN: the rung and the session time they started.
-    public internal(set) var inFlight: [Int: InFlight] = [:]
-    /// Session time of the latest segment request (started or finished) of each rung.
-    public internal(set) var lastSegmentAt: [Int: Double] = [:]
     /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
     public internal(set) var spliced = false
     var gapsReported: Set<GapMark> = []
@@ -344,7 +331,7 @@ public struct SessionState: Sendable {
     /// The player was given the stream again from `start` (a load, a reload): the playhead held where it was until it plays.
     private mutating func streamGiven(start: Int?, from: (time: Double, wall: DateTime)?, at t: Double) {
         playerLoading = true
-        delivered = [:]
+        ledger.streamGiven()
         lastGiven = t
         givenStart = start
         // Where the playhead really was when the player stopped reading: the skip check measures the reload from there,
@@ -388,7 +375,7 @@ public struct SessionState: Sendable {
     /// A variant switch made: kept, counted and said.
     private mutating func switched(_ s: VariantSwitch, at t: Double) {
         switches.append(s)
-        requestTotals.switches += 1
+        ledger.switched()
         if switches.count > Self.switchLimit { switches.removeFirst(switches.count - Self.switchLimit) }
         loadedRung = s.to
         let rungs = ladder.rungs
