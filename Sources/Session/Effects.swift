@@ -220,16 +220,14 @@ extension SessionState {
         // Live: when the playing rung's playlist has not been read for a target duration and a half (FFmpeg reloads only when it
         // needs a segment, and never a playlist the Loader ended before a break), hlstui reads it, so the live edge stays current.
         if let rung = loadedRung, let target = playingMedia.flatMap({ $0.isLive ? $0.targetDuration : nil }),
-            let last = playlistReadAt[rung], now - last > Double(target) + 0.5
+            liveEdges.refreshDue(rung, target: target, at: now)
         {
-            playlistReadAt[rung] = now
             plan.effects.append(.refresh(rung: rung, purpose: .liveEdge))
         }
         // A player stopped at the end of what it had because its origin failed is retried once a second while the stall lasts.
         if started, !ended, error == nil, let stall = currentStall, eofSince != nil, let rung = loadedRung,
-            now - (lastRecoveryAttempt ?? -10) >= 1
+            liveEdges.recoveryDue(at: now)
         {
-            lastRecoveryAttempt = now
             if now - stall.start >= 1 { plan.effects.append(.refresh(rung: rung, purpose: .recovery)) }
         }
         // LL-HLS: a playhead that fell behind PART-HOLD-BACK (a stall, a timestamp reset's restart) plays a little faster
@@ -314,7 +312,7 @@ extension SessionState {
         var plan = PanePlan()
         let (msn, how) = resumePoint(in: fresh)
         guard let stall = currentStall, !playerLoading else { return plan }
-        noteEdge(rung, fresh)
+        liveEdges.seen(rung, fresh, at: now)
         plan.effects = [.load(rung: rung, startMSN: msn)] + playOn
         let why = stall.cause ?? "no cause seen"
         plan.said.append((.info, "the origin answers again after \(fixed(t - stall.start, 1)) s stalled (\(why)): reloaded \(how)"))

@@ -157,8 +157,10 @@ extension SessionState {
         let playlist = Timeline.carryingProgramDateTimes(p.playlist.withSegmentInProgress, from: p.rung.flatMap { media[$0] })
         if let rung = p.rung { media[rung] = playlist } else if let r = p.rendition { renditionMedia[r] = p.playlist }
         if p.rung != nil { remember(playlist) }
-        if let rung = p.rung { noteEdge(rung, playlist) }
-        if let rung = p.rung { playlistReadAt[rung] = t }
+        if let rung = p.rung {
+            liveEdges.seen(rung, playlist, at: now)
+            liveEdges.read(rung, at: t)
+        }
         if let rung = p.rung, rung == (loadedRung ?? 0) { breaks.update(playlist) }
         // GAPs of the rung playing that no other rung fills: reported once, as soon as the playlist shows them.
         guard let rung = p.rung, rung == (loadedRung ?? 0) else { return violations }

@@ -153,37 +153,14 @@ public struct SessionState: Sendable {
     public internal(set) var plannedReload: PlannedReload?
     /// The GAP runs (first MSN) and fMP4 discontinuities (negated MSN) already crossed, so each is crossed once.
     var crossed: Set<Int> = []
-    /// Each live rung's newest segment: its MSN, the session time it first appeared and the PDT where it ends.
-    var edgeSeen: [Int: LiveEdge] = [:]
+    /// Each live rung's newest segment and when its playlist was read (`Session/LiveEdges.swift`).
+    public internal(set) var liveEdges = LiveEdges()
     /// True from the moment the player is given a stream until it restarts playback: `time-pos` then reads 0, not a position.
     public internal(set) var playerLoading = false
     /// Where the playhead was when the player was given the stream it is loading (nil when none was playing).
     var loadingPoint: StreamPoint?
-    /// Session time each rung's media playlist was last read (by the player or by hlstui).
-    var playlistReadAt: [Int: Double] = [:]
-    /// Session time of the last attempt to reload a player its origin stopped.
-    var lastRecoveryAttempt: Double?
     /// LL-HLS: starts behind the edge whose seek never landed in a row (one more start at the edge is tried, then it plays).
     var edgeStartMisses = 0
-
-    /// Seconds since rung `rung`'s live playlist last gained a segment (nil: not live, ended, or not read yet). Beyond three
-    /// target durations the origin has stopped publishing (a live origin adds one about every target duration; the shipped alert
-    /// rules, docs/METRICS.md, call it stuck past three).
-    public func liveEdgeAge(rung: Int) -> Double? {
-        guard let m = media[rung], m.isLive, let e = edgeSeen[rung] else { return nil }
-        return max(0, now - e.at)
-    }
-
-    /// Records a live playlist's newest segment (and where it ends on the wall clock) the first time it is seen.
-    mutating func noteEdge(_ rung: Int, _ m: MediaPlaylist) {
-        // A segment in progress moves the edge with each part it lists (RFC 8216bis §4.4.4.9), not only a new segment.
-        guard m.isLive, let last = m.segments.last else { return }
-        let end = last.effectiveProgramDateTime?.adding(seconds: last.duration)
-        if let seen = edgeSeen[rung], seen.msn > last.mediaSequence || (seen.msn == last.mediaSequence && last.duration <= seen.length) {
-            return
-        }
-        edgeSeen[rung] = LiveEdge(msn: last.mediaSequence, at: now, end: end, length: last.duration)
-    }
 
     /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
     public var usesSampleAES: Bool {
@@ -232,7 +209,7 @@ public struct SessionState: Sendable {
         case .sample(let s): return sampled(s, at: t)
         case .frame(let g): return framed(g, at: t)
         case .liveEdge(let rung, let playlist):
-            noteEdge(rung, Timeline.carryingProgramDateTimes(playlist, from: media[rung]))
+            liveEdges.seen(rung, Timeline.carryingProgramDateTimes(playlist, from: media[rung]), at: now)
             return []
         case .streamGiven(let start, let from):
             streamGiven(start: start, from: from, at: t)
