@@ -16,8 +16,7 @@ extension SessionState {
             let i = Timeline.segmentIndex(at: pt, in: m)
         else { return nil }
         let msn = m.segments[i].mediaSequence
-        progress = nil
-        moveAsked = true
+        skipWatch.moveRequested()
         let rung = loadedRung ?? 0
         if let k = m.segments[(i + 1)...].firstIndex(where: \.discontinuity) {
             let b = m.segments[k]
@@ -88,7 +87,7 @@ extension SessionState {
 
     /// Sync: hold the picture for `seconds` so the other pane reaches the same moment.
     mutating func planHold(seconds: Double, at t: Double) -> [PaneEffect] {
-        progress = nil
+        skipWatch.restart()
         note(.info, "sync: holding for \(fixed(seconds, 3)) s", t)
         return [.hold(seconds: seconds)]
     }

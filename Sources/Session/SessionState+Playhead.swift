@@ -69,72 +69,32 @@ extension SessionState {
         return total
     }
 
-    /// The playhead moved forward by more than playing covers since the last sample (it is measured by segment and offset, so
-    /// timestamp resets do not count): a skip, with the likeliest cause. Samples that cannot advance (paused, waiting, loading)
-    /// move the reference time with them, so time spent waiting never excuses a jump.
+    /// The playhead moved forward by more than playing covers since the last sample: a skip, with the likeliest cause
+    /// (`SkipWatch`).
     mutating func checkSkip(_ s: PlayerSample, at t: Double) -> Skip? {
         guard started, let wall = s.wall else { return nil }
         let advancing = !s.paused && !s.pausedForCache && !s.eof && !s.held && !s.loading
         // Between loadfile and the restart the position is the old one, while hlstui holds the player to move it inside a
-        // freshly loaded rung it stands where that rung starts, and while mpv restarts its playback it may be neither: the
-        // position before stands, only the clock moves on.
+        // freshly loaded rung it stands where that rung starts, and while mpv restarts its playback it may be neither.
         if s.loading || s.held || s.restarting {
-            if var p = progress {
-                p.wall = wall
-                p.advancing = false
-                progress = p
-            }
+            skipWatch.hold(wall: wall)
             return nil
         }
         // A sample whose position is not read or not located yet (mpv has none for a moment as it restarts at a timestamp
-        // jump; the segment it jumped to is not measured yet), or whose distance from the last point is not known yet: the
-        // last point stands, so the jump is measured from it once it can be. Time the player may have played meanwhile counts
-        // as played (the clock of the last point is kept); time it stood still does not (the clock moves on).
-        func keepLast() {
-            guard var p = progress else { return }
-            if advancing || p.advancing { p.advancing = true } else { p.wall = wall }
-            progress = p
-        }
+        // jump; the segment it jumped to is not measured yet).
         guard let time = s.timePos, let point = locate(time) else {
-            keepLast()
+            skipWatch.keepLast(wall: wall, advancing: advancing)
             return nil
         }
-        guard let last = progress else {
-            progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
-            return nil
-        }
-        guard let moved = distance(from: last.point, to: point) else {
-            // Not for long: a point whose segments are forgotten never becomes measurable, and the check starts afresh.
-            if wall.seconds(since: last.wall) > 10 {
-                progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
-            } else {
-                keepLast()
-            }
-            return nil
-        }
-        progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: s.speed)
-        let elapsed = max(0, wall.seconds(since: last.wall))
-        let played = (last.advancing || advancing ? elapsed * max(last.speed, s.speed, 1) : 0)
-        // A frame or two of slack: samples read several properties one after another.
-        guard moved - played > 0.15 else { return nil }
-        // The player catching up right after a jump (it shows the rest faster) belongs to the same skip.
-        if let k = skips.last, k.toTime == last.time, k.to == last.point {
-            skips[skips.count - 1].to = point
-            skips[skips.count - 1].toTime = time
-            skips[skips.count - 1].seconds += moved - played
-            skippedSeconds += moved - played
-            return nil
-        }
-        let skip = Skip(
-            t: t, fromTime: last.time, from: last.point, toTime: time, to: point, seconds: moved - played,
-            cause: skipCause(at: t, over: last.point.msn...point.msn))
-        skipCount += 1
-        skippedSeconds += skip.seconds
-        skips.append(skip)
-        if skips.count > 100 { skips.removeFirst(skips.count - 100) }
+        let state = self
+        guard
+            let skip = skipWatch.observe(
+                wall: wall, point: point, time: time, advancing: advancing, speed: s.speed, at: t,
+                distance: { state.distance(from: $0, to: $1) }, cause: { state.skipCause(at: t, over: $0) })
+        else { return nil }
         note(
             .warn,
-            "skipped \(fixed(skip.seconds, 2)) s of content: msn \(last.point.msn) +\(fixed(last.point.offset, 2)) s → msn \(point.msn) +\(fixed(point.offset, 2)) s (\(skip.cause))",
+            "skipped \(fixed(skip.seconds, 2)) s of content: msn \(skip.from.msn) +\(fixed(skip.from.offset, 2)) s → msn \(point.msn) +\(fixed(point.offset, 2)) s (\(skip.cause))",
             t)
         return skip
     }

@@ -24,7 +24,7 @@ extension SessionState {
         let buffered =
             bufferedRanges.contains { $0.start - 0.01 <= target && target <= $0.end } && playerCacheHolds(target, in: m)
         guard let i = Timeline.segmentIndex(at: target, in: m) else { return [] }
-        progress = nil
+        skipWatch.restart()
         // The subtitles where the seek goes are asked for now, beside the player's reads (docs/SUBTITLES.md).
         let aim = StreamPoint(msn: m.segments[i].mediaSequence, offset: target - Timeline.startTimes(m)[i])
         let subs = subtitleReads(at: t, aim: (aim, target))
@@ -70,7 +70,7 @@ extension SessionState {
         }
         while isUnfillableGap(msn) { msn += 1 }
         plannedReload = nil
-        moveAsked = true
+        skipWatch.expectMove()
         note(.info, "seek: reloaded at msn \(msn)", t)
         return [.load(rung: loadedRung ?? 0, startMSN: msn)]
     }

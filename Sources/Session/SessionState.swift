@@ -103,14 +103,8 @@ public struct SessionState: Sendable {
     public internal(set) var seen: [Int: SegmentFacts] = [:]
     /// The newest switches (`switchLimit`).
     public internal(set) var switches: [VariantSwitch] = []
-    /// Forward jumps past content never shown (the newest 100); the count and seconds cover all of them.
-    public internal(set) var skips: [Skip] = []
-    public internal(set) var skipCount = 0
-    public internal(set) var skippedSeconds = 0.0
-    var progress: Progress?
-    /// The next stream given to the player moves the playhead because somebody asked (a seek by reload, a sync move): not a
-    /// skip.
-    var moveAsked = false
+    /// Forward jumps past content never shown (`Session/Skips.swift`).
+    public internal(set) var skipWatch = SkipWatch()
     /// The breaks the playing rung announces, followed against the playhead (docs/EVENTS.md).
     public internal(set) var breaks = BreakWatch()
     /// The last playlist read of each rung and rendition (its URL, its body as read and when), for the reload rules.
@@ -313,12 +307,7 @@ public struct SessionState: Sendable {
         givenStart = start
         // Where the playhead really was when the player stopped reading: the skip check measures the reload from there,
         // unless somebody asked the playhead to move (a seek, a sync move): then the check starts afresh where it lands.
-        if moveAsked {
-            moveAsked = false
-            progress = nil
-        } else if let f = from, let point = locate(f.time) {
-            progress = Progress(wall: f.wall, point: point, time: f.time, advancing: false, speed: sample.speed)
-        }
+        skipWatch.streamGiven(from: from.flatMap { f in locate(f.time).map { (f.wall, $0, f.time) } }, speed: sample.speed)
         // Until the new stream starts the picture is the old player's last frame, and its time-pos still reads in the old
         // stream's clock: the playhead stays where it was (a stale time read against the new stream's first segment
         // landed a loop — 20 s — away).

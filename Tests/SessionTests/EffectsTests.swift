@@ -231,11 +231,11 @@ struct EffectsTests {
         #expect(abs((left.rawTime(of: later, from: 3) ?? 0) - 60.375) < 1e-9)
         // The move was asked for: the reload it gives is not measured as a skip from where the playhead was.
         s.apply(.streamGiven(startMSN: 3, from: (time: 14.5, wall: date)), at: 1.1)
-        #expect(s.progress == nil && !s.moveAsked)
+        #expect(s.skipWatch.progress == nil && !s.skipWatch.moveAsked)
         // A reload nobody asked for is measured from where the playhead was.
         #expect(s.clock.firstPTS[2] == 40, "a player that decodes video keeps what was measured before the reload")
         s.apply(.streamGiven(startMSN: 3, from: (time: 51, wall: date)), at: 1.2)
-        #expect(s.progress?.point == StreamPoint(msn: 3, offset: 1))
+        #expect(s.skipWatch.progress?.point == StreamPoint(msn: 3, offset: 1))
         // Timed by segments read along (no video decoded): a reload forgets what was measured before its first segment.
         var along = s
         along.forgetsBeforeReload = true

@@ -217,7 +217,7 @@ struct SessionStateTests {
         #expect(at(12.5, wall: 2.75, 3.75).isEmpty)
         #expect(s.skipCount == 1 && abs(s.skips[0].seconds - 1.5) < 1e-6)
         // A seek somebody asked for is not a skip (planning one starts the check afresh).
-        s.progress = nil
+        s.skipWatch.restart()
         #expect(at(15.0, wall: 3.0, 4).isEmpty)
         // A reload's wait moves the clock, not the playhead: a jump when it ends is still measured against one sample's time.
         p.loading = true
