@@ -289,8 +289,7 @@ extension SessionState {
 
     /// A subtitle rule broken: said once per rendition and rule (docs/SUBTITLES.md), counted with the reload rules.
     mutating func subtitleFinding(_ f: ContinuityFinding, rendition: String, at t: Double) -> [SessionFact] {
-        guard violationsSaid.insert("rendition \(rendition) \(f.rule.rawValue)").inserted else { return [] }
-        violationCount += 1
+        guard checks.subtitle(f, rendition: rendition) else { return [] }
         note(f.severity == .error ? .warn : .info, "subtitles: \(f.message) (\(f.rule.rawValue), \(f.section))", t)
         return [.violation(rung: nil, rendition: rendition, finding: f)]
     }

@@ -107,24 +107,8 @@ public struct SessionState: Sendable {
     public internal(set) var skipWatch = SkipWatch()
     /// The breaks the playing rung announces, followed against the playhead (docs/EVENTS.md).
     public internal(set) var breaks = BreakWatch()
-    /// The last playlist read of each rung and rendition (its URL, its body as read and when), for the reload rules.
-    var lastRead: [String: (url: String, playlist: MediaPlaylist, t: Double)] = [:]
-    /// Violations said (rule and segment, per playlist): each once.
-    var violationsSaid: Set<String> = []
-    /// `SessionSettings.judgesVersions`.
-    var judgesVersions = true
-    /// The live playlists' versions as read, for the stale and drift rules (`LiveWatch`), by index (`versionIndex`).
-    var versions = LiveWatch()
-    /// Each playlist's index in `versions`: its rung or rendition and URL (another pathway's copy is another server).
-    var versionIndex: [String: Int] = [:]
-    /// The segments' media as their first bytes showed it, by rung and msn (the last few: `segmentMedia`).
-    var segmentsRead: [Int: [Int: SegmentMedia]] = [:]
-    /// The top playlist declares EXT-X-INDEPENDENT-SEGMENTS (for every media playlist, RFC 8216bis §4.4.2.1).
-    var declaredIndependent = false
-    /// How many reloads broke a rule, by rule (docs/VALIDATION.md).
-    public internal(set) var violationCount = 0
-    /// The newest findings (`violationLimit`), each with its session time and where: the validation panel's (`V`).
-    public internal(set) var violations: [Violation] = []
+    /// The rules the stream is held to while it plays: what was found and said (`Session/StreamChecks.swift`).
+    public internal(set) var checks = StreamChecks()
     /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
     public internal(set) var lastGiven: Double?
     public internal(set) var givenStart: Int?
@@ -187,7 +171,7 @@ public struct SessionState: Sendable {
         abr = settings.abr
         insecureTLS = settings.insecureTLS
         forgetsBeforeReload = settings.forgetsBeforeReload
-        judgesVersions = settings.judgesVersions
+        checks = StreamChecks(judgesVersions: settings.judgesVersions)
         chooseAudio(settings.audio)
         chooseSubtitles(settings.subtitles)
     }
@@ -265,7 +249,7 @@ public struct SessionState: Sendable {
         ladder = Ladder(playlist)
         ladder.file = file
         openDiagnostics = diagnostics
-        declaredIndependent = playlist.independentSegments
+        checks.opened(independentSegments: playlist.independentSegments)
         if case .media(let m) = playlist.body { media[0] = m }
         if case .multivariant(let m) = playlist.body {
             // Redundant copies of the ladder are pathways too, named by their hosts (docs/STEERING.md).

@@ -405,9 +405,15 @@ struct LowLatencyLoaderTests {
         #expect(progress >= start, "\(first.segments.map(\.msn))")
         // The player reads the segment in progress; then the session gives it the stream again (a reload at a switch's
         // boundary), starting at that segment.
-        let reading = Task { try? await c.get(growing.url) }
+        // Given again once the Loader has taken the first player's read (it answers the head at once, its progress noted):
+        // a read that reached it only after (a wait of 300 ms, on a loaded machine) counted as the new player's.
+        let headed = AsyncStream.makeStream(of: Void.self)
+        let reading = Task {
+            _ = try? await c.get(growing.url, onHead: { _ in headed.continuation.yield() })
+            headed.continuation.finish()
+        }
         defer { reading.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
+        for await _ in headed.stream { break }
         let mark = Self.origin.router.state.log().count
         let again = try await media(c, try await loader.openStream(url, startMSN: progress).playerURL)
         // The new player holds only what comes before where it starts: its first read is not a blocking reload for the segment the one before it was
