@@ -326,37 +326,16 @@ extension SessionState {
     /// Answers without CMSD-Dynamic change nothing, but a cap no answer has repeated for `serverCapLife` seconds is lifted: the
     /// server stopped saying it.
     mutating func followServer(_ cmsd: CMSD?, at t: Double) {
-        guard let cmsd, !cmsd.hops.isEmpty else {
-            if caps.serverMaxBitrate != nil, let seen = serverCapSeen, t - seen > Self.serverCapLife {
-                caps.serverMaxBitrate = nil
-                serverCapMoved = true
-                note(.info, "CMSD: no answer has suggested a maximum bitrate for \(Int(Self.serverCapLife)) s: the cap is lifted", t)
-            }
-            return
-        }
-        let mb = cmsd.maxSuggestedBitsPerSecond
-        if mb != nil { serverCapSeen = t }
-        guard mb != caps.serverMaxBitrate else { return }
-        caps.serverMaxBitrate = mb
-        serverCapMoved = true
-        let from = cmsd.hops.last { $0.mb != nil }?.name ?? cmsd.hops.last?.name ?? "the server"
-        let text: String
-        if let mb {
-            text = "CMSD: \(from) suggests at most \(Rung.rate(mb))bps: the ladder is capped there"
-        } else {
-            text = "CMSD: no maximum bitrate suggested any more: the cap is lifted"
-        }
-        note(.info, text, t)
+        if let said = selection.follow(cmsd, at: t) { note(.info, said, t) }
     }
 
     /// Seconds a server's maximum suggested bitrate holds after the last answer that carried it.
-    public static let serverCapLife = 10.0
+    public static let serverCapLife = RungSelection.serverCapLife
 
     /// After the server's cap moved: the switch to the rung the controllers want now (reason `cmsd`), or the splice's GAP fill
     /// for the new caps; empty when nothing moved.
     mutating func planServerCap(mode: SwitchMode, look: PlayerLook, at t: Double) -> PanePlan {
-        guard serverCapMoved else { return PanePlan() }
-        serverCapMoved = false
+        guard selection.takeServerCapMove() else { return PanePlan() }
         guard let target = targetRung, !ladder.single, !ladder.rungs.isEmpty else { return PanePlan() }
         if target == loadedRung {
             var plan = PanePlan()

@@ -129,30 +129,7 @@ extension SessionState {
     }
 
     /// Applies a selection action (pin, automatic, caps) and returns the switch reason it implies, or nil for other actions.
-    mutating func select(_ action: Action) -> SwitchReason? {
-        switch action {
-        case .pin(let i): mode = .pinned(i)
-        case .automatic: mode = .automatic
-        case .capHeight(let h): caps.maxHeight = h
-        case .capDown: caps.maxHeight = caps.heightDown(ladder)
-        case .capUp: caps.maxHeight = caps.heightUp(ladder)
-        case .capBitrate(let b): caps.maxBitrate = b
-        case .bitrateDown: caps.maxBitrate = caps.bitrateDown(ladder)
-        case .bitrateUp: caps.maxBitrate = caps.bitrateUp(ladder)
-        case .switchMode(let m):
-            manualSwitch = m
-            return nil
-        case .toggleSwitchMode:
-            manualSwitch = manualSwitch == .immediate ? .smooth : .immediate
-            return nil
-        case .togglePause, .seekRelative, .seekTo, .quit, .toggleSync, .syncReference, .pinPathway, .nextPathway, .audio, .subtitles:
-            return nil
-        }
-        switch action {
-        case .pin, .automatic: return .manual
-        default: return .cap
-        }
-    }
+    mutating func select(_ action: Action) -> SwitchReason? { selection.select(action, in: ladder) }
 
 }
 

@@ -54,23 +54,12 @@ public struct SessionState: Sendable {
     public internal(set) var cause: String?
     /// Stalls and what opens them (`StallWatch`, its state its own).
     public internal(set) var stallWatch = StallWatch()
-    public internal(set) var caps = Caps()
-    /// `--cmsd-cap`: the server's maximum suggested bitrate (CMSD `mb`) caps the ladder (docs/CMCD.md).
-    public internal(set) var followsCMSD = false
-    /// The server's cap moved since the pane last planned for it.
-    var serverCapMoved = false
-    /// When an answer last carried the server's cap.
-    var serverCapSeen: Double?
-    public internal(set) var mode: SelectionMode = .automatic
+    /// Automatic or pinned, the caps, how switches take effect (`Session/RungSelection.swift`).
+    public internal(set) var selection = RungSelection()
     /// The stream's pathways when it has several or a steering server (docs/STEERING.md); nil otherwise.
     public internal(set) var pathways: Pathways?
     /// The steering client: where and when its next reload goes.
     public internal(set) var steering = SteeringClient()
-    /// How switches a person asks for take effect (ABR switches are always smooth unless configured).
-    public internal(set) var manualSwitch: SwitchMode = .immediate
-    /// How automatic switches take effect (ABR, a pathway move, the server's cap), and the ABR's settings.
-    public internal(set) var autoSwitch: SwitchMode = .smooth
-    public internal(set) var abr = AbrConfig()
     /// The user's pause (space): the player's own pause property cannot tell it apart from the pause mpv sets at the end of
     /// what it was given (`keep-open`), so hlstui's reloads play on unless this is set.
     public internal(set) var userPaused = false
@@ -163,12 +152,7 @@ public struct SessionState: Sendable {
     /// A pane's state as its command line sets it up: the settings are the Session's from then on, changed only by its inputs.
     public init(url: String, settings: SessionSettings) {
         self.url = url
-        caps = settings.caps
-        followsCMSD = settings.followsCMSD
-        mode = settings.mode
-        manualSwitch = settings.manualSwitch
-        autoSwitch = settings.autoSwitch
-        abr = settings.abr
+        selection = RungSelection(settings)
         insecureTLS = settings.insecureTLS
         forgetsBeforeReload = settings.forgetsBeforeReload
         checks = StreamChecks(judgesVersions: settings.judgesVersions)

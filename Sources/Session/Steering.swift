@@ -63,7 +63,7 @@ extension SessionState {
         if case .pinned(let r) = mode, pathway(of: r) != p.current,
             let same = PathwayIDs.equivalent(of: r, on: p.current, in: ladderVariants)
         {
-            mode = .pinned(same)
+            selection.repin(same)
         }
         return to
     }

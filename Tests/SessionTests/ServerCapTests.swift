@@ -7,6 +7,13 @@ import Testing
 /// `--cmsd-cap`: the server's maximum suggested bitrate (CMSD `mb`, CTA-5006) as a cap the session follows (docs/CMCD.md).
 @Suite("The server's CMSD cap: followed when asked, lifted when the server stops saying it")
 struct ServerCapTests {
+    /// `--cmsd-cap`.
+    static let followingCMSD = {
+        var settings = SessionSettings()
+        settings.followsCMSD = true
+        return settings
+    }()
+
     static func answer(_ msn: Int, mb: Int?, at t: Double, hops: Bool = true) -> SessionEvent {
         var r = Fixture.request(msn, pts: 10 + Double(msn) * 2, start: t)
         if hops { r.cmsd = CMSD(hops: [CMSD.Hop(name: "edge-1", values: mb.map { ["mb": .integer($0)] } ?? ["etp": .integer(9000)])]) }
@@ -24,7 +31,7 @@ struct ServerCapTests {
     @Test("asked: 500 kbps caps the ladder and switches under it, said with reason cmsd; the same again moves nothing")
     func followed() throws {
         var s = Fixture.session()
-        s.followsCMSD = true
+        s.selection = RungSelection(Self.followingCMSD)
         s.apply(Self.answer(4, mb: 500, at: 1), at: 1)
         #expect(s.caps.serverMaxBitrate == 500_000 && s.caps.allowed(s.ladder) == [1])
         #expect(s.log.last?.text == "CMSD: edge-1 suggests at most 500kbps: the ladder is capped there")
@@ -39,7 +46,7 @@ struct ServerCapTests {
     @Test("lifted: by an answer whose CMSD has no mb at once; by answers without CMSD only after 10 s without one")
     func lifted() {
         var s = Fixture.session()
-        s.followsCMSD = true
+        s.selection = RungSelection(Self.followingCMSD)
         s.apply(Self.answer(4, mb: 500, at: 1), at: 1)
         _ = s.planServerCap(mode: .smooth, look: PlayerLook(time: 14.5), at: 1)
         s.apply(Self.answer(5, mb: nil, at: 6, hops: false), at: 6)
@@ -47,13 +54,13 @@ struct ServerCapTests {
         s.apply(Self.answer(6, mb: nil, at: 11.5, hops: false), at: 11.5)
         #expect(s.caps.serverMaxBitrate == nil && s.log.last?.text.hasPrefix("CMSD: no answer has suggested") == true)
         var t = Fixture.session()
-        t.followsCMSD = true
+        t.selection = RungSelection(Self.followingCMSD)
         t.apply(Self.answer(4, mb: 500, at: 1), at: 1)
         t.apply(Self.answer(5, mb: nil, at: 2), at: 2)
         #expect(t.caps.serverMaxBitrate == nil && t.log.last?.text == "CMSD: no maximum bitrate suggested any more: the cap is lifted")
         // Several servers on the way: the lowest suggestion caps.
         var u = Fixture.session()
-        u.followsCMSD = true
+        u.selection = RungSelection(Self.followingCMSD)
         var r = Fixture.request(4, start: 1)
         r.cmsd = CMSD(hops: [
             CMSD.Hop(name: "origin", values: ["mb": .integer(2000)]), CMSD.Hop(name: "edge", values: ["mb": .integer(900)]),

@@ -98,7 +98,7 @@ struct SwitchingTests {
             at: 1)
         #expect(s.gapToCross(at: StreamPoint(msn: 3, offset: 1.5)) == nil && !s.isUnfillableGap(4))
         // A cap that excludes rung 1 leaves only rungs without media there.
-        s.caps.maxBitrate = 200_000
+        _ = s.select(.capBitrate(200_000))
         #expect(!s.isUnfillableGap(4) || s.caps.allowed(s.ladder) == [1])
     }
 

@@ -76,7 +76,7 @@ func sampleSession() -> SessionState {
     p.height = 360
     p.seekableRanges = [TimeRange(start: 1.4, end: 11.4)]
     s.apply(.sample(p), at: 5)
-    s.caps.maxHeight = 360
+    _ = s.select(.capHeight(360))
     return s
 }
 
