@@ -10,7 +10,7 @@ public struct Pathways: Sendable, Equatable {
     /// The manifest's priority; before any manifest, the playlist's own order with its PATHWAY-ID first.
     public private(set) var priority: [String]
     /// A pathway chosen by hand: used while it is healthy, whatever the manifest prefers.
-    public var pinned: String?
+    public private(set) var pinned: String?
     /// The pathway in use.
     public private(set) var current: String
     public private(set) var penalties: [String: Penalty] = [:]

@@ -60,13 +60,13 @@ public struct PictureWatch: Sendable, Equatable {
     public static let changeThreshold = 1.5
     public static let blackBrightest = 24.0
 
-    var last: LumaGrid?
+    private(set) var last: LumaGrid?
     /// Session time of the last change seen (or of the last moment the player was not playing).
-    var changedAt: Double?
+    private(set) var changedAt: Double?
     /// Whether the last frame was seen while playing.
-    var wasPlaying = false
+    private(set) var wasPlaying = false
     /// Session time the picture went dark (black once it lasts `minimum`).
-    var darkSince: Double?
+    private(set) var darkSince: Double?
     /// Frozen since, while reported.
     public private(set) var frozenSince: Double?
     /// Black since, while reported.
