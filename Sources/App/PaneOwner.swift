@@ -286,8 +286,12 @@ final class PaneOwner {
     }
 
     func look() -> PlayerLook {
+        // The captions before the playhead: a caption read is then one of a frame at or before the time read after it. Read
+        // the other way round, a frame shown between the two reads (a loaded machine spaces them) put a caption one frame
+        // before its time.
+        let text = captionsWanted ? captions() : nil
         var l = mpv.look(loading: state.playerLoading)
-        if captionsWanted, l.time != nil { l.captions = captions() }
+        if l.time != nil { l.captions = text }
         return l
     }
 

@@ -211,6 +211,14 @@ struct LowLatencyLoaderTests {
             let last = try #require(segments.last)
             // Not yet complete: the player's playlist ends with the segment in progress.
             let complete = model.published(msn: last.msn, part: nil, overrides: o)
+            // A segment that opens the origin's loop (a discontinuity) is not this test's: listed before its first part — a
+            // loaded machine that read the playlist as the one before it completed — an fMP4 one reaches the player empty
+            // (`breakBeforeFirstPart`).
+            if container == .fmp4 && model.model.truth(last.msn, overrides: o).discontinuity {
+                // The one after it, once its first part is out.
+                try await Task.sleep(for: .seconds(max(0, complete - Date().timeIntervalSince1970 + 1.1)))
+                continue
+            }
             if complete - Date().timeIntervalSince1970 >= 1.5 { chosen = (last.msn, last.url, complete, playerURL) }
         }
         let growing = try #require(chosen, "never got to ask for a segment while it was in progress")
