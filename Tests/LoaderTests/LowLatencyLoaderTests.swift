@@ -197,10 +197,16 @@ struct LowLatencyLoaderTests {
         let client = "growing\(UUID().uuidString.prefix(8))"
         var chosen: (msn: Int, url: String, complete: Double, player: String)?
         for _ in 0..<4 where chosen == nil {
+            // The segment to ask for: the one in progress, or the next when less than 1.5 s of it is left; in fMP4 not one
+            // that opens the origin's loop (a discontinuity: listed before its first part — a loaded machine that read the
+            // playlist as the one before it completed — it reaches the player empty, `breakBeforeFirstPart`). Waited for
+            // until its first part is out (1.1 s in).
             let now = Date().timeIntervalSince1970
-            let next = model.published(msn: model.lastCompleteMSN(at: now, overrides: o) + 1, part: nil, overrides: o)
-            if next - now > 2.9 { try await Task.sleep(for: .seconds(next - now - 2.9)) }
-            if next - now < 1.5 { try await Task.sleep(for: .seconds(next - now + 1.1)) }
+            var target = model.lastCompleteMSN(at: now, overrides: o) + 1
+            if model.published(msn: target, part: nil, overrides: o) - now < 1.5 { target += 1 }
+            while container == .fmp4 && model.model.truth(target, overrides: o).discontinuity { target += 1 }
+            let due = model.published(msn: target, part: nil, overrides: o) - 2.9
+            if due > now { try await Task.sleep(for: .seconds(due - now)) }
             // Opened at the segment in progress, as the session starts a low-latency pane: an fMP4 player's playlist ends before
             // a discontinuity (the session reloads after it), and the origin's loop puts one in every window.
             let progress = model.lastCompleteMSN(at: Date().timeIntervalSince1970, overrides: o) + 1
@@ -211,15 +217,8 @@ struct LowLatencyLoaderTests {
             let last = try #require(segments.last)
             // Not yet complete: the player's playlist ends with the segment in progress.
             let complete = model.published(msn: last.msn, part: nil, overrides: o)
-            // A segment that opens the origin's loop (a discontinuity) is not this test's: listed before its first part — a
-            // loaded machine that read the playlist as the one before it completed — an fMP4 one reaches the player empty
-            // (`breakBeforeFirstPart`).
-            if container == .fmp4 && model.model.truth(last.msn, overrides: o).discontinuity {
-                // The one after it, once its first part is out.
-                try await Task.sleep(for: .seconds(max(0, complete - Date().timeIntervalSince1970 + 1.1)))
-                continue
-            }
-            if complete - Date().timeIntervalSince1970 >= 1.5 { chosen = (last.msn, last.url, complete, playerURL) }
+            let opensLoop = container == .fmp4 && model.model.truth(last.msn, overrides: o).discontinuity
+            if complete - Date().timeIntervalSince1970 >= 1.5, !opensLoop { chosen = (last.msn, last.url, complete, playerURL) }
         }
         let growing = try #require(chosen, "never got to ask for a segment while it was in progress")
         let complete = growing.complete
