@@ -323,14 +323,11 @@ extension SessionState {
 
 extension SessionState {
     /// An answer's CMSD-Dynamic: its lowest `mb` caps the ladder, one without `mb` lifts the cap (each says what holds now).
-    /// Answers without CMSD-Dynamic change nothing, but a cap no answer has repeated for `serverCapLife` seconds is lifted: the
+    /// Answers without CMSD-Dynamic change nothing, but a cap no answer has repeated for `RungSelection.serverCapLife` seconds is lifted: the
     /// server stopped saying it.
     mutating func followServer(_ cmsd: CMSD?, at t: Double) {
         if let said = selection.follow(cmsd, at: t) { note(.info, said, t) }
     }
-
-    /// Seconds a server's maximum suggested bitrate holds after the last answer that carried it.
-    public static let serverCapLife = RungSelection.serverCapLife
 
     /// After the server's cap moved: the switch to the rung the controllers want now (reason `cmsd`), or the splice's GAP fill
     /// for the new caps; empty when nothing moved.
