@@ -156,6 +156,7 @@ public final class Pane: Sendable {
         var settings = config.session
         settings.insecureTLS = config.loader.upstream.tls.insecure
         settings.forgetsBeforeReload = !config.player.decodeVideo
+        settings.readahead = config.player.readahead
         let s = SessionState(url: config.url, settings: settings)
         self.loader = loader
         self.mpv = mpv
@@ -168,7 +169,8 @@ public final class Pane: Sendable {
         let pictureBox = NIOLockedValueBox(PictureShared())
         self.pictureBox = pictureBox
         let parts = PaneOwner.Parts(
-            index: index, config: config, started: started, loader: loader, mpv: mpv, audio: audio, tasks: tasks, inputs: inputs,
+            index: index, config: config, started: started, loader: loader, mpv: mpv, audio: audio,
+            back: OwnerInputs(tasks: tasks, continuation: inputs),
             published: published, output: output, picture: pictureBox)
         loop = Task {
             let owner = PaneOwner(parts, state: s)

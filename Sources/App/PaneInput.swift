@@ -42,7 +42,6 @@ enum PaneInput: Sendable {
 enum PaneTimer: Sendable {
     /// The demuxer has carried out an aimed seek: the aim is reset.
     case resetDemuxerOffset
-    case endHold
     /// A look the Session asked for (`PaneEffect.after`).
     case session(SessionTimer)
 }

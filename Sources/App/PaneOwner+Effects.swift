@@ -17,68 +17,50 @@ extension PaneOwner {
         var refused = false
         for e in effects {
             switch e {
-            case .load(let rung, let msn, let prewarmed): if !load(rung: rung, startMSN: msn, prewarmed: prewarmed) { refused = true }
-            case .startAtEdge(let rung, let msn, let offset, let readAt, let holdFrom):
-                // The playlist the start is planned on was read just now, by the Loader: the player's read of it is answered
-                // from that read (`LoaderServer.reusable`), not read again (docs/PROXY.md).
-                reloadInPlace(
-                    rung: rung, msn: msn, to: .position(msn: msn, offset: offset, readAt: readAt), holdFrom: holdFrom, prewarmed: true)
+            case .load(let rung, let msn, let prewarmed):
+                // A stream the player refused failed the pane: nothing after it is carried out.
+                guard load(rung: rung, startMSN: msn, prewarmed: prewarmed) else { return (routedAt, true) }
             case .route(let rung, let fill): routedAt = loader.route(SpliceRoute(rung: rung, fill: fill))
-            case .reread(let rung, let msn): reread(rung: rung, at: msn)
-            case .reloadInPlace(let rung, let msn, let to): reloadInPlace(rung: rung, msn: msn, to: .raw(to))
-            case .reloadAtMoment(let rung, let msn, let moment, let holdFrom, let readAt):
-                let read = readAt ?? moveReadAt.map { Pane.seconds($0 - parts.started) } ?? t
-                reloadInPlace(rung: rung, msn: msn, to: .moment(moment, msn: msn, readAt: read), holdFrom: holdFrom)
             case .prewarm(let rung):
                 guard let f = fetched else { continue }
                 let loader = self.loader
-                spawn { _ = await loader.prewarmVariant(f, rung: rung) }
+                back.spawn { _ = await loader.prewarmVariant(f, rung: rung) }
             case .refresh(let rung, let purpose):
                 guard let f = fetched else { continue }
-                ask { [loader] in await loader.refresh(f, rung: rung).map { .refreshed(rung: rung, $0, purpose) } }
+                back.ask { [loader] in await loader.refresh(f, rung: rung).map { .refreshed(rung: rung, $0, purpose) } }
             case .seekInCache(let d): try? mpv.command(.seekRelative(d))
-            case .seekDemuxer(let d, let back):
-                try? mpv.set(.hrSeekDemuxerOffset(back))
+            case .seekDemuxer(let d, let aim):
+                try? mpv.set(.hrSeekDemuxerOffset(aim))
                 try? mpv.command(.seekRelative(d))
                 // mpv reads the offset when it carries the seek out on its own thread: it is reset once that has happened.
-                after(300, .resetDemuxerOffset)
-            case .hold(let seconds):
-                // While held the player reads on, as far as the hold and its usual read-ahead: a live window slides on
-                // meanwhile, and what is read now is not missed when it plays (DECISIONS.md, sync).
-                readahead(parts.config.player.readahead + seconds)
-                try? mpv.set(.pause(true))
-                after(Int(seconds * 1000), .endHold)
+                back.after(300, .timer(.resetDemuxerOffset))
             case .pause(let p): try? mpv.set(.pause(p))
             case .speed(let s): try? mpv.set(.speed(s))
             case .readSubtitles(let read):
                 guard let f = fetched else { continue }
-                ask { [loader] in await loader.answer(read, base: f.url) }
-            case .closedCaptions(let on):
-                captionsWanted = on
-                try? mpv.set(.subtitleVisibility(on))
-            case .seekAbsolute(let to, let back):
-                if let back { try? mpv.set(.hrSeekDemuxerOffset(back)) }
+                back.ask { [loader] in await loader.answer(read, base: f.url) }
+            // The Session notes it (`captionsOn`): each look reads the captions from then on.
+            case .closedCaptions(let on): try? mpv.set(.subtitleVisibility(on))
+            case .seekAbsolute(let to, let aim):
+                if let aim { try? mpv.set(.hrSeekDemuxerOffset(aim)) }
                 try? mpv.command(.seekAbsolute(to))
                 // mpv reads the offset when it carries the seek out on its own thread: it is reset once that has happened.
-                if back != nil { after(300, .resetDemuxerOffset) }
-            case .after(let ms, let timer): after(ms, .session(timer))
-            case .holdStill(let byHLSTUI):
-                // Marked before the pause, so no sample reads a pause the user never asked for.
-                holding = byHLSTUI
-                try? mpv.set(.pause(true))
+                if aim != nil { back.after(300, .timer(.resetDemuxerOffset)) }
+            case .after(let ms, let timer): back.after(ms, .timer(.session(timer)))
+            // The Session marked the hold before this pause (`PlayerHold`): no sample reads a pause the user never asked for.
+            case .holdStill: try? mpv.set(.pause(true))
             case .seekableCache(let on): try? mpv.set(.demuxerSeekableCache(on))
+            case .holdSegments(let from, let seconds): loader.holdSegments(from: from, seconds: seconds)
             case .releaseSegments: loader.releaseSegments()
             case .readahead(let seconds): readahead(seconds)
-            case .letGo(let play):
-                if play { try? mpv.set(.pause(false)) }
-                holding = false
+            case .letGo(let play): if play { try? mpv.set(.pause(false)) }
             case .reloadSteering(let url, let pathway, let throughput):
                 guard let f = fetched else { continue }
                 // An in-line manifest (a data: SERVER-URI) is read as it is: its reloads go to its RELOAD-URI.
                 let url =
                     DataURI.isData(url)
                     ? url : SteeringRequest.url(VirtualPlaylists.resolve(url, against: f.url), pathway: pathway, throughput: throughput)
-                ask { [loader] in await .steered(loader.steering(url, base: f.url)) }
+                back.ask { [loader] in await .steered(loader.steering(url, base: f.url)) }
             }
         }
         return (routedAt, refused)
@@ -105,47 +87,9 @@ extension PaneOwner {
             try mpv.command(.loadfile(presented.playerURL))
             return true
         } catch {
-            fail("the player refused the stream: \(error.description)", cause: "mpv")
+            apply(.failed(message: "the player refused the stream: \(error.description)", cause: "mpv"))
             return false
         }
-    }
-
-    /// Makes the player re-read the segment under the playhead (`msn`) from the newly routed `rung` (splice+seek): the cache is
-    /// made unseekable for one seek, so it goes to the demuxer; the Session checks the re-read (`SessionTimer.reread`).
-    func reread(rung: Int, at msn: Int) {
-        try? mpv.set(.demuxerSeekableCache(false))
-        after(10, .session(.reread(rung: rung, msn: msn, attempt: 0)))
-    }
-
-    /// Immediate switch without a splice (VOD fMP4), or sync's move to a moment: reload at the target's segment paused, seek
-    /// inside the fresh cache to the target (a cache seek, so FFmpeg 5.1 never seeks fMP4, and exact whoever packaged the
-    /// stream), then play — the Session decides each look (`ReloadSeek`).
-    /// `prewarmed`: the rung's playlist was just read (the start at a live edge): the Loader does not read it again.
-    func reloadInPlace(rung: Int, msn: Int, to: ReloadSeek.Target, holdFrom: Int? = nil, prewarmed: Bool = false) {
-        let wasPaused = state.userPaused
-        // Marked before the pause, so no sample reads a pause the user never asked for.
-        holding = !wasPaused
-        try? mpv.set(.pause(true))
-        guard load(rung: rung, startMSN: msn, prewarmed: prewarmed) else {
-            holding = false
-            return
-        }
-        // Set once the stream is presented (a presentation clears it), before the player can ask for a segment; bounded, so a
-        // seek that never comes does not stall the pane.
-        var step = ReloadSeek(to: to, rung: rung, wasPaused: wasPaused, heldFrom: holdFrom, deadline: t + ReloadSeek.limit)
-        if let holdFrom {
-            loader.holdSegments(from: holdFrom, seconds: 2)
-            // The target lies up to the held segment's start past where the reload starts (two segments before it,
-            // DECISIONS.md, sync): the player reads that far before the seek, past its usual read-ahead when segments are long.
-            let usual = readaheadSeconds ?? parts.config.player.readahead
-            if let end = state.programDateTime(StreamPoint(msn: holdFrom, offset: 0)),
-                let start = state.programDateTime(StreamPoint(msn: msn, offset: 0)), end.seconds(since: start) + 1 > usual
-            {
-                step.readaheadBefore = usual
-                readahead(end.seconds(since: start) + 1)
-            }
-        }
-        after(5, .session(.reloadSeek(step)))
     }
 
     /// A look the Session asked for: the player's cache, whether it seeks and its position now, for the Session to decide on.
@@ -155,15 +99,14 @@ extension PaneOwner {
     func readahead(_ seconds: Double) {
         try? mpv.set(.readahead(seconds))
         try? mpv.set(.cacheSeconds(seconds))
-        readaheadSeconds = seconds
-        budget()
+        budget(readahead: seconds)
     }
 
     /// Caps what the player holds ahead and behind at the stream's peak bitrate (libmpv applies a change at once and prunes);
     /// nothing when the caps would not change.
-    func budget() {
+    func budget(readahead: Double? = nil) {
         let b = CacheBudget(
-            readahead: readaheadSeconds ?? parts.config.player.readahead, backBuffer: parts.config.player.backBuffer,
+            readahead: readahead ?? state.playerHold.readahead, backBuffer: parts.config.player.backBuffer,
             peakBitsPerSecond: state.budgetBitsPerSecond)
         guard b != budgetApplied else { return }
         budgetApplied = b
@@ -178,9 +121,6 @@ extension PaneOwner {
     func fire(_ timer: PaneTimer) {
         switch timer {
         case .resetDemuxerOffset: try? mpv.set(.hrSeekDemuxerOffset(0))
-        case .endHold:
-            if !state.userPaused { try? mpv.set(.pause(false)) }
-            readahead(parts.config.player.readahead)
         case .session(let timer): look(for: timer)
         }
     }

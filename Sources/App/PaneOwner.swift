@@ -1,4 +1,3 @@
-import LoaderCore
 import LoaderEvents
 import Foundation
 import HLS
@@ -6,7 +5,6 @@ import Loader
 import NIOConcurrencyHelpers
 import Player
 import Session
-import TUI
 
 /// The pane's one serial owner: it alone holds the pane's state and calls its player; it applies each input, asks the
 /// Session what follows and carries out the effects (docs/ARCHITECTURE.md, the pane). It lives inside the pane's loop task.
@@ -19,8 +17,8 @@ final class PaneOwner {
         let loader: LoaderServer
         let mpv: MPV
         let audio: AudioOutputChoice
-        let tasks: OwnedTasks
-        let inputs: AsyncStream<PaneInput>.Continuation
+        /// How the owner's own work and timers come back to it.
+        let back: OwnerInputs<PaneInput>
         let published: NIOLockedValueBox<SessionState>
         let output: @Sendable (PaneReport) -> Void
         let picture: NIOLockedValueBox<PictureShared>
@@ -33,16 +31,7 @@ final class PaneOwner {
     var fetched: OpenedStream?
     var isLive = false
     var logFilter = MPVLogFilter()
-    /// True while hlstui holds the player paused to move it inside a freshly loaded rung (not a pause of the user's).
-    var holding = false
-    /// The Session has the player show the captions in the video (`PaneEffect.closedCaptions`).
-    var captionsWanted = false
-    /// The instant of the readings a sync move being planned was computed from (`Pane.realign`), for its effects.
-    var moveReadAt: ContinuousClock.Instant?
-    /// True while sync keeps the player paused for another pane that rebuffers.
-    var syncWaiting = false
-    /// The read-ahead in effect (a hold lengthens it) and the cache caps last given to the player.
-    var readaheadSeconds: Double?
+    /// The cache caps last given to the player.
     var budgetApplied: CacheBudget?
     /// An opening under way, and who waits for it (nil: nobody, the screen's thread started it).
     struct Opening { var waiter: CheckedContinuation<Void, Never>? }
@@ -50,6 +39,7 @@ final class PaneOwner {
     var lastPublished = ContinuousClock.now
     var publishedMilestone: [Int?] = []
     var pictureSampler: PictureSampler
+    var back: OwnerInputs<PaneInput> { parts.back }
 
     init(_ parts: Parts, state: SessionState) {
         self.parts = parts
@@ -102,26 +92,6 @@ final class PaneOwner {
         report(.log(level: level, text: text))
     }
 
-    func fail(_ message: String, cause: String) { apply(.failed(message: message, cause: cause)) }
-
-    /// Starts `body` as a task the pane owns.
-    func spawn(_ body: @escaping @Sendable () async -> Void) { parts.tasks.spawn(body) }
-
-    /// Starts `work` as a task the pane owns; what it answers (nil: nothing) comes back to the owner as an input.
-    func ask(_ work: @escaping @Sendable () async -> PaneInput?) {
-        let inputs = parts.inputs
-        spawn { if let input = await work() { inputs.yield(input) } }
-    }
-
-    /// Sends `timer` back to the owner after `ms` milliseconds.
-    func after(_ ms: Int, _ timer: PaneTimer) {
-        let inputs = parts.inputs
-        spawn {
-            try? await Task.sleep(for: .milliseconds(ms))
-            if !Task.isCancelled { inputs.yield(.timer(timer)) }
-        }
-    }
-
     func handle(_ input: PaneInput) {
         switch input {
         case .loader(let e): loaderEvent(e)
@@ -133,15 +103,11 @@ final class PaneOwner {
         case .fetched(let f): if opening != nil { opened(f) }
         case .openFailed(let why):
             guard opening != nil else { return }
-            fail("cannot open the stream: \(why)", cause: "origin")
+            apply(.openFailed(error: why))
             finishOpening()
         case .stopOpening(let why):
             guard opening != nil else { return }
-            let awaited =
-                fetched == nil
-                ? "the playlist \(parts.config.url) had not arrived"
-                : "rung \(state.targetRung ?? 0)'s media playlist had not arrived"
-            fail("\(why) before the stream opened: \(awaited)", cause: "open")
+            apply(.openGivenUp(why: why))
             finishOpening()
         case .prewarmed(let media): if opening != nil { firstLoad(media) }
         case .sample(let k):
@@ -155,33 +121,21 @@ final class PaneOwner {
         case .watch(let k):
             watch()
             k.resume()
-        case .refreshed(let rung, let m, .liveEdge): apply(.liveEdge(rung: rung, playlist: m))
-        case .refreshed(let rung, let m, .recovery): carry(state.reduce(.recovered(rung: rung, playlist: m), at: t))
-        case .refreshed(let rung, _, .retest): apply(.pathwayAnswered(rung: rung))
-        case .refreshed(let rung, let m, .edgeStart):
-            carry(state.reduce(.edgeRead(rung: rung, media: m, partsGiven: LoaderServer.givesParts(m, options: loader.options)), at: t))
+        case .refreshed(let rung, let m, let purpose):
+            carry(state.reduce(.refreshed(rung: rung, m, purpose, partsGiven: LoaderServer.givesParts(m, options: loader.options)), at: t))
         case .subtitleRead(let read, let url, let result): apply(.subtitleRead(read, url: url, result: result))
         case .steered(let answer):
             if case .manifest(let m) = answer { addClones(m.clones) }
             apply(.steered(answer))
         case .timer(let timer): fire(timer)
         case .clock(let k): k.resume(returning: clock())
-        case .speed(let s):
-            apply(.speedGiven)
-            run([.speed(s)])
+        case .speed(let s): carry(state.reduce(.syncSpeed(s), at: t))
         case .hold(let seconds): carry(state.reduce(.hold(seconds: seconds), at: t))
-        case .syncWait(let on):
-            guard on != syncWaiting else { return }
-            syncWaiting = on
-            // Reading on while it waits, as a hold does (as long as the longest hold).
-            readahead(parts.config.player.readahead + (on ? SyncController().maxHold : 0))
-            if on || !state.userPaused { run([.pause(on)]) }
+        case .syncWait(let on): carry(state.reduce(.syncWait(on), at: t))
         case .realign(let date, let readAt, let k):
-            let plan = state.reduce(.realign(to: date), at: t)
+            let plan = state.reduce(.realign(to: date, readAt: Pane.seconds(readAt - parts.started)), at: t)
             guard !plan.refused else { return k.resume(returning: false) }
-            moveReadAt = readAt
             carry(plan)
-            moveReadAt = nil
             k.resume(returning: true)
         }
     }
@@ -223,15 +177,8 @@ final class PaneOwner {
 
     func startOpening() {
         let url = parts.config.url
-        ask { [loader] in
-            do throws(UpstreamError) {
-                return .fetched(try await loader.fetchTop(url))
-            } catch {
-                // The user typed the URL: lead with the cause so it fits the status line.
-                var why = error.description
-                for prefix in [url + ": ", url + " "] where why.hasPrefix(prefix) { why = String(why.dropFirst(prefix.count)) }
-                return .openFailed(why)
-            }
+        back.ask { [loader] in
+            do throws(UpstreamError) { return .fetched(try await loader.fetchTop(url)) } catch { return .openFailed(error.description) }
         }
     }
 
@@ -243,7 +190,7 @@ final class PaneOwner {
         report(.ladder)
         // Read the rung's playlist (and fetch its keys) before the player asks: it says whether the stream is live.
         let rung = state.targetRung ?? 0
-        ask { [loader] in .prewarmed(await loader.prewarmVariant(f, rung: rung)) }
+        back.ask { [loader] in .prewarmed(await loader.prewarmVariant(f, rung: rung)) }
     }
 
     func firstLoad(_ media: MediaPlaylist?) {
@@ -251,7 +198,8 @@ final class PaneOwner {
         isLive = media?.isLive ?? false
         let partsGiven = media.map { LoaderServer.givesParts($0, options: loader.options) } ?? false
         carry(state.reduce(.firstLoad(media: media, multivariant: f.playlist.multivariant != nil, partsGiven: partsGiven), at: t))
-        startWatcher()
+        // One look of the watcher every 20 ms (`SessionInput.watch`).
+        back.every(20) { .watch($0) }
         finishOpening()
     }
 
@@ -261,54 +209,23 @@ final class PaneOwner {
         opening = nil
     }
 
-    /// Every 20 ms: one look of the watcher (`SessionState.watchStep`).
-    func startWatcher() {
-        let inputs = parts.inputs
-        spawn {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(20))
-                await withCheckedContinuation { k in
-                    if case .terminated = inputs.yield(.watch(k)) { k.resume() }
-                }
-            }
-        }
-    }
-
     // MARK: reading the player
 
     /// Reads the player's properties and applies them; an automatic switch may follow.
     func sample() {
-        let s = mpv.sample(loading: state.playerLoading, held: holding)
+        let s = mpv.sample(loading: state.playerLoading, held: state.playerHold.held)
         apply(.sample(s))
         if loader.options.cmcd != nil { loader.playerStatus(state.cmcdStatus) }
         if let grid = pictureSampler.take(from: mpv, decoding: s.width != nil && !state.playerLoading) { apply(.frame(grid)) }
         carry(state.reduce(.sampled(look()), at: t))
     }
 
-    func look() -> PlayerLook {
-        // The captions before the playhead: a caption read is then one of a frame at or before the time read after it. Read
-        // the other way round, a frame shown between the two reads (a loaded machine spaces them) put a caption one frame
-        // before its time.
-        let text = captionsWanted ? captions() : nil
-        var l = mpv.look(loading: state.playerLoading)
-        if l.time != nil { l.captions = text }
-        return l
-    }
-
-    /// The captions the player shows now: the captions track is chosen at every load (`PlayerOptions.mpvOptions`), so only
-    /// its text is read; nil when the player has no captions track chosen.
-    func captions() -> String? {
-        guard mpv.get(.currentSubCodec) == "eia_608" else { return nil }
-        return mpv.get(.subText) ?? ""
-    }
+    func look() -> PlayerLook { mpv.look(loading: state.playerLoading, captions: state.captionsOn) }
 
     /// A steering manifest's clones (docs/STEERING.md): their variants and renditions are added to the stream the player is
     /// given, the Loader's routes and the ladder, so a clone is a pathway like the playlist's own.
     func addClones(_ clones: [PathwayClone]) {
-        guard var f = fetched, case .multivariant(let m) = f.playlist.body else { return }
-        let grown = clones.reduce(m) { $1.expand($0, base: f.url) }
-        guard grown.variants.count > m.variants.count else { return }
-        f.playlist.body = .multivariant(grown)
+        guard let (f, grown) = fetched?.adding(clones) else { return }
         fetched = f
         loader.addRungs(grown, base: f.url)
         apply(.ladderGrown(grown))
@@ -327,14 +244,9 @@ final class PaneOwner {
 
     // MARK: decisions
 
-    /// A command of a script or a replay (`moment` given) is decided at the playhead it is recorded with — a script's, the
-    /// one the run saw when it gave it; a replay's, its recording's — not where the player is when the owner takes it (up
-    /// to a monitor tick later, past a segment's end now and then): a replayed switch then takes the recorded mechanism and
-    /// the player asks for the recorded segments (docs/REPLAY.md).
+    /// A key or a command; a script's or a replay's is decided at the playhead it was recorded with (`SessionInput.action`).
     func perform(_ action: Action, at moment: StreamPoint? = nil) {
-        var l = look()
-        if l.time != nil, let m = moment, let recorded = state.rawTime(at: m) { l.time = recorded }
-        carry(state.reduce(.action(action, l), at: t))
+        carry(state.reduce(.action(action, look(), recordedAt: moment), at: t))
     }
 
     /// One look of the watcher.

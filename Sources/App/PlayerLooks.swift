@@ -7,10 +7,23 @@ import Session
 /// restarts or is held is the Session's to say (`SessionState.sampled`; docs/ARCHITECTURE.md, the pane).
 extension MPV {
     /// `time-pos` now, whether the player stopped at the end of what it was given and whether it is paused; `time` is nil
-    /// while it loads (it reads 0 then).
-    func look(loading: Bool) -> PlayerLook {
+    /// while it loads (it reads 0 then). `captions`: the captions it shows are read too (`PaneEffect.closedCaptions`).
+    func look(loading: Bool, captions: Bool = false) -> PlayerLook {
+        // The captions before the playhead: a caption read is then one of a frame at or before the time read after it. Read
+        // the other way round, a frame shown between the two reads (a loaded machine spaces them) put a caption one frame
+        // before its time.
         guard !loading else { return PlayerLook(time: nil) }
-        return PlayerLook(time: get(.timePos), atEnd: get(.eofReached) ?? false, paused: get(.pause) ?? false)
+        let text = captions ? shownCaptions() : nil
+        var l = PlayerLook(time: get(.timePos), atEnd: get(.eofReached) ?? false, paused: get(.pause) ?? false)
+        if l.time != nil { l.captions = text }
+        return l
+    }
+
+    /// The captions the player shows now: the captions track is chosen at every load (`PlayerOptions.mpvOptions`), so only
+    /// its text is read; nil when the player has no captions track chosen.
+    func shownCaptions() -> String? {
+        guard get(.currentSubCodec) == "eia_608" else { return nil }
+        return get(.subText) ?? ""
     }
 
     /// Every property of a sample, read now with the wall clock. `loading`: between a loadfile and the player's restart,

@@ -121,6 +121,17 @@ public struct OpenedStream: Sendable {
     /// A progressive file (MP4) rather than a playlist: the player reads it by ranges (`playlist` is a one-segment VOD
     /// playlist standing for it, so the timeline, buffer and request log work as for any stream).
     public var file: ProgressiveFile?
+
+    /// The stream with a steering manifest's clones added (docs/STEERING.md): their variants and renditions after the
+    /// playlist's own, so a clone is a pathway like the playlist's own; nil when they add no variant.
+    public func adding(_ clones: [PathwayClone]) -> (stream: OpenedStream, grown: MultivariantPlaylist)? {
+        guard case .multivariant(let m) = playlist.body else { return nil }
+        let grown = clones.reduce(m) { $1.expand($0, base: url) }
+        guard grown.variants.count > m.variants.count else { return nil }
+        var s = self
+        s.playlist.body = .multivariant(grown)
+        return (s, grown)
+    }
 }
 
 /// The connections players opened to a Loader: closed with it (a listening socket's close leaves them open).

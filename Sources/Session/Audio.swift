@@ -198,7 +198,7 @@ extension SessionState {
         let here = freshPoint(look.time)?.msn ?? playhead?.msn
         if !live, let time = look.time, let p = locate(time), plannedReload == nil {
             audioAsked = AudioChange(t: t, to: to, reason: .manual, honoured: true, mechanism: .reloadSeek, atMSN: p.msn)
-            plan.effects = [.reloadInPlace(rung: target, msn: p.msn, to: time)]
+            plan.effects = planReload(rung: target, msn: p.msn, to: .raw(time), at: t)
         } else {
             audioAsked = AudioChange(
                 t: t, to: to, reason: .manual, honoured: true, mechanism: .reloadBoundary, atMSN: here.map { $0 + 1 })

@@ -9,15 +9,6 @@ public enum PaneEffect: Sendable, Equatable {
     case load(rung: Int, startMSN: Int?, prewarmed: Bool = false)
     /// Route the splice: the Loader serves `rung`'s segments and fills its GAPs from `fill`, best first.
     case route(rung: Int, fill: [Int])
-    /// Make the player re-read segment `msn`, the one under the playhead, from the newly routed `rung` (splice+seek).
-    case reread(rung: Int, msn: Int)
-    /// Reload `rung` from segment `msn` held paused, seek inside the fresh cache to raw media time `to`, then play (reload+seek).
-    case reloadInPlace(rung: Int, msn: Int, to: Double)
-    /// Sync: reload `rung` from segment `msn` held paused, seek inside the fresh cache to where wall-clock moment `moment`
-    /// plays (the segment's first PTS plus the moment's distance from its PDT, `rawTime(of:from:)`), then play. `holdFrom`:
-    /// the first segment after a discontinuity that follows, kept from the player until the seek is done.
-    /// `readAt`: the session time the moment was read at (nil: when sync's readings were taken, or now).
-    case reloadAtMoment(rung: Int, msn: Int, moment: DateTime, holdFrom: Int? = nil, readAt: Double? = nil)
     /// Read `rung`'s media playlist now, so the session knows its segments before the player asks.
     case prewarm(rung: Int)
     /// Read `rung`'s media playlist now; the answer comes back to the Session (`liveEdge`, or `recovered(rung:with:at:)`).
@@ -26,12 +17,6 @@ public enum PaneEffect: Sendable, Equatable {
     case seekInCache(by: Double)
     /// A seek by `by` seconds that the demuxer carries out, aimed `aimBack` seconds early (`demuxerSeekOffset`).
     case seekDemuxer(by: Double, aimBack: Double)
-    /// LL-HLS: reload `rung` from segment `msn` held paused, its playlist just read, and seek to `offset` seconds into that
-    /// segment as read at session time `readAt`, running on with the clock (DECISIONS.md, LL-HLS). `holdFrom`: a segment after
-    /// a timestamp reset, kept from the player until the seek has landed.
-    case startAtEdge(rung: Int, msn: Int, offset: Double, readAt: Double, holdFrom: Int?)
-    /// Pause for `seconds`, then play (sync: the other pane reaches the same moment).
-    case hold(seconds: Double)
     /// Pause (true) or play (false): the user's pause, or playing on after a reload the end of the player's playlist paused.
     case pause(Bool)
     /// Play at `speed` (sync's correction; audio keeps its pitch).
@@ -53,6 +38,9 @@ public enum PaneEffect: Sendable, Equatable {
     case holdStill(byHLSTUI: Bool)
     /// Whether seeks go to mpv's cache: false sends the next one to the demuxer; nil is libmpv's default (docs/PLATFORM.md).
     case seekableCache(Bool?)
+    /// The Loader keeps segment `from` and those after it from the player for up to `seconds`, until a seek is done
+    /// (`releaseSegments`).
+    case holdSegments(from: Int, seconds: Double)
     /// The segments the Loader kept from the player until a seek was done go to it.
     case releaseSegments
     /// Read `seconds` ahead of the playhead (within the pane's memory budget).
@@ -155,7 +143,7 @@ extension SessionState {
         /// Reload at the playhead's segment and seek in the fresh cache; at the next boundary when the playhead is unknown.
         func inPlace() {
             if let time = look.time, let p = locate(time) {
-                plan.effects.append(.reloadInPlace(rung: rung, msn: p.msn, to: time))
+                plan.effects += planReload(rung: rung, msn: p.msn, to: .raw(time), at: t)
             } else {
                 plannedReload = PlannedReload(rung: rung, boundary: nil)
             }
@@ -168,7 +156,8 @@ extension SessionState {
             plan.effects += [route(rung)].compactMap { $0 }
             if let h = here, let p = fresh, p.msn == h, demuxerSeekOffset(into: p) != nil {
                 atMSN = h
-                plan.effects.append(.reread(rung: rung, msn: h))
+                // The cache made unseekable for one seek sends it to the demuxer; the re-read is checked (`rereadStep`).
+                plan.effects += [.seekableCache(false), .after(ms: 10, .reread(rung: rung, msn: h, attempt: 0))]
             } else {
                 // FFmpeg cannot re-read the player's first segment exactly: the new rung is loaded at that segment instead and the
                 // player moved inside its fresh cache (a cache seek, exact whoever packaged the stream), as on fMP4.
@@ -266,7 +255,7 @@ extension SessionState {
         case .reloadForSwitchInPlace(let to, let msn, let boundary):
             // The player is paused, given the new rung from the playhead's segment and sought in the fresh cache to where it
             // stood: the switch lands where it was announced plus the look's lateness, not a segment or more later.
-            plan.effects.append(.reloadInPlace(rung: to, msn: msn, to: time))
+            plan.effects += planReload(rung: to, msn: msn, to: .raw(time), at: now)
             plan.said.append(
                 (
                     .info,

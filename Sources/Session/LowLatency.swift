@@ -140,7 +140,11 @@ extension SessionState {
         let reset = media.withSegmentInProgress.segments.first { $0.mediaSequence > start.msn && $0.discontinuity }?.mediaSequence
         _ = apply(.lowLatencyStarted(holdBack: start.holdBack), at: t)
         var plan = PanePlan()
-        plan.effects = [.startAtEdge(rung: rung, msn: start.msn, offset: start.offset, readAt: t, holdFrom: reset)]
+        // The playlist the start is planned on was read just now, by the Loader: the player's read of it is answered from that
+        // read, not read again (docs/PROXY.md).
+        plan.effects = planReload(
+            rung: rung, msn: start.msn, to: .position(msn: start.msn, offset: start.offset, readAt: t), holdFrom: reset, prewarmed: true,
+            at: t)
         plan.said = [
             (
                 .info,

@@ -6,8 +6,11 @@ import HLS
 public enum SessionInput: Sendable {
     /// Something happened: the Loader, the player, the owner's own doings (`SessionEvent`). The plan holds its facts.
     case event(SessionEvent)
-    /// A person's key or a script's command.
-    case action(Action, PlayerLook)
+    /// A person's key or a script's command. `recordedAt`: the playhead a script's or a replay's command is decided at — a
+    /// script's, the one the run saw when it gave it; a replay's, its recording's — not where the player is when the owner
+    /// takes it (up to a monitor tick later, past a segment's end now and then): a replayed switch then takes the recorded
+    /// mechanism and the player asks for the recorded segments (docs/REPLAY.md).
+    case action(Action, PlayerLook, recordedAt: StreamPoint? = nil)
     /// One look of the watcher (every 20 ms): the live window, a stopped player retried, boundary reloads, GAPs and fMP4
     /// discontinuities crossed, low latency's catch-up, subtitles and timed metadata at the playhead.
     case watch(PlayerLook)
@@ -16,12 +19,20 @@ public enum SessionInput: Sendable {
     case sampled(PlayerLook)
     /// A request's answer was recorded and the server's CMSD cap may have moved (`--cmsd-cap`).
     case serverCap(PlayerLook)
+    /// A playlist hlstui read for itself came back (`PaneEffect.refresh`): `rung`'s, read for `purpose`; `partsGiven`: the
+    /// Loader gives the player its parts.
+    case refreshed(rung: Int, MediaPlaylist, RefreshPurpose, partsGiven: Bool)
     /// The origin of a stopped player answers again with `playlist`, `rung`'s: the player is reloaded.
     case recovered(rung: Int, playlist: MediaPlaylist)
     /// Sync: pause for `seconds` while the other panes reach this one's moment.
     case hold(seconds: Double)
-    /// Sync: move the playhead to the moment `date` (the plan is `refused` when the stream cannot get there).
-    case realign(to: DateTime)
+    /// Sync: move the playhead to the moment `date`, read at session time `readAt` (the plan is `refused` when the stream
+    /// cannot get there).
+    case realign(to: DateTime, readAt: Double)
+    /// Sync: wait (paused) while another pane rebuffers, or play on.
+    case syncWait(Bool)
+    /// Sync's speed: the player plays at `speed`, and low latency's catch-up gives the speed up to it.
+    case syncSpeed(Double)
     /// A look the Session asked for (`PaneEffect.after`), with the player read now.
     case timer(SessionTimer, SeekLook)
     /// The top playlist and the target rung's (`media`, nil when it could not be read) are read: the player is first given
@@ -41,7 +52,8 @@ extension SessionState {
             plan.facts = apply(e, at: t)
             // The subtitle playlist is read beside the rung's from the start (docs/SUBTITLES.md).
             if case .opened = e { plan.effects = subtitleReads(at: t) }
-        case .action(let action, let look):
+        case .action(let action, var look, let recordedAt):
+            if look.time != nil, let m = recordedAt, let recorded = rawTime(at: m) { look.time = recorded }
             plan = perform(action, look: look, at: t)
         case .watch(let look):
             plan = watchStep(look: look, at: t)
@@ -49,12 +61,22 @@ extension SessionState {
             plan = afterSample(look: look, at: t)
         case .serverCap(let look):
             if followsCMSD { plan = planServerCap(mode: autoSwitch, look: look, at: t) }
+        case .refreshed(let rung, let m, .liveEdge, _): plan.facts = apply(.liveEdge(rung: rung, playlist: m), at: t)
+        case .refreshed(let rung, let m, .recovery, _): plan = recovered(rung: rung, with: m, at: t)
+        case .refreshed(let rung, _, .retest, _): plan.facts = apply(.pathwayAnswered(rung: rung), at: t)
+        case .refreshed(let rung, let m, .edgeStart, let partsGiven):
+            plan = reduce(.edgeRead(rung: rung, media: m, partsGiven: partsGiven), at: t)
         case .recovered(let rung, let playlist):
             plan = recovered(rung: rung, with: playlist, at: t)
         case .hold(let seconds):
             plan.effects = planHold(seconds: seconds, at: t)
-        case .realign(let date):
-            if let effects = planRealign(to: date, at: t) { plan.effects = effects } else { plan.refused = true }
+        case .realign(let date, let readAt):
+            if let effects = planRealign(to: date, readAt: readAt, at: t) { plan.effects = effects } else { plan.refused = true }
+        case .syncWait(let on):
+            plan.effects = planSyncWait(on)
+        case .syncSpeed(let speed):
+            plan.facts = apply(.speedGiven, at: t)
+            plan.effects = [.speed(speed)]
         case .timer(let timer, let look):
             plan = self.timer(timer, look: look, at: t)
         case .firstLoad(let media, let multivariant, let partsGiven):
@@ -67,6 +89,8 @@ extension SessionState {
                 plan.said = [(.warn, "low latency: the playlist offers no start behind its edge")]
             }
         }
+        // hlstui's own pauses and the read-ahead in effect follow what the owner is given (`PlayerHold`).
+        playerHold.given(plan.effects)
         return plan
     }
 

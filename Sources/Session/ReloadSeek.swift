@@ -88,6 +88,8 @@ public enum SessionTimer: Sendable, Equatable {
     case rereadSettle(to: Double, wasPaused: Bool, deadline: Double)
     /// Splice+seek: the demuxer has re-read its segment; seeks go to the cache again.
     case seekableCacheBack
+    /// Sync's hold is over (`SessionState.holdSteps`).
+    case endHold
 }
 
 extension SessionState {
@@ -105,6 +107,10 @@ extension SessionState {
         case .seekableCacheBack:
             var plan = PanePlan()
             plan.effects = [.seekableCache(nil)]
+            return plan
+        case .endHold:
+            var plan = PanePlan()
+            plan.effects = endHold()
             return plan
         }
     }
@@ -154,7 +160,7 @@ extension SessionState {
             plan.effects.append(.releaseSegments)
             if let usual = step.readaheadBefore { plan.effects.append(.readahead(usual)) }
             plan.said.append((.info, "sync: the moment ran on past the discontinuity at msn \(h) during the reload; reloading there"))
-            plan.effects.append(.reloadAtMoment(rung: step.rung, msn: h, moment: date, readAt: readAt))
+            plan.effects += planReload(rung: step.rung, msn: h, to: .moment(date, msn: h, readAt: readAt), at: t)
             return plan
         }
         // Not before the new file has started: until then the cache state read may still be the old file's, and a seek into it

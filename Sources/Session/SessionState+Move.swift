@@ -11,7 +11,7 @@ extension SessionState {
     /// run on across it while the reload lands — and, the moment's segment the first listed after another discontinuity,
     /// there is no earlier segment on its timeline to start from: the reload starts at the discontinuity, without a seek, and
     /// the pane lands ahead of the moment (held the rest).
-    mutating func planRealign(to date: DateTime, at t: Double) -> [PaneEffect]? {
+    mutating func planRealign(to date: DateTime, readAt: Double? = nil, at t: Double) -> [PaneEffect]? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let pt = Timeline.playlistTime(at: date, in: m),
             let i = Timeline.segmentIndex(at: pt, in: m)
         else { return nil }
@@ -34,10 +34,10 @@ extension SessionState {
             note(
                 .info,
                 "sync: reloaded at msn \(start) to meet the other pane at \(date) (msn \(b.mediaSequence) on held back until the seek)", t)
-            return [.reloadAtMoment(rung: rung, msn: start, moment: date, holdFrom: b.mediaSequence)]
+            return planReload(rung: rung, msn: start, to: .moment(date, msn: start, readAt: readAt ?? t), holdFrom: b.mediaSequence, at: t)
         }
         note(.info, "sync: reloaded at msn \(msn) to meet the other pane at \(date)", t)
-        return [.reloadAtMoment(rung: rung, msn: msn, moment: date)]
+        return planReload(rung: rung, msn: msn, to: .moment(date, msn: msn, readAt: readAt ?? t), at: t)
     }
 
     /// The raw media time of `point`, its offset carried on across segment ends by the playlists' durations (a live start
@@ -89,6 +89,6 @@ extension SessionState {
     mutating func planHold(seconds: Double, at t: Double) -> [PaneEffect] {
         skipWatch.restart()
         note(.info, "sync: holding for \(fixed(seconds, 3)) s", t)
-        return [.hold(seconds: seconds)]
+        return holdSteps(seconds: seconds)
     }
 }

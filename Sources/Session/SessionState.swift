@@ -22,6 +22,8 @@ public struct SessionSettings: Sendable {
     /// The rules that time the playlists' versions — `playlist-stale` and the variants' drift (docs/VALIDATION.md). Off in a
     /// replay: its playlists are the recording's versions, answered when the replay asks, not when the origin made them.
     public var judgesVersions = true
+    /// Seconds the player reads ahead when nothing lengthens it (`--readahead`, `PlayerHold`).
+    public var readahead = 10.0
     public init() {}
 }
 
@@ -63,6 +65,8 @@ public struct SessionState: Sendable {
     /// The user's pause (space): the player's own pause property cannot tell it apart from the pause mpv sets at the end of
     /// what it was given (`keep-open`), so hlstui's reloads play on unless this is set.
     public internal(set) var userPaused = false
+    /// hlstui's own pauses and the read-ahead in effect (`Session/PlayerHold.swift`).
+    public internal(set) var playerHold = PlayerHold()
     /// The rung the player was last given.
     public internal(set) var loadedRung: Int?
     /// The audio rendition chosen (`--audio`, `A`, `audio` in a script; docs/RENDITIONS.md); nil: each group's DEFAULT.
@@ -156,6 +160,7 @@ public struct SessionState: Sendable {
         insecureTLS = settings.insecureTLS
         forgetsBeforeReload = settings.forgetsBeforeReload
         checks = StreamChecks(judgesVersions: settings.judgesVersions)
+        playerHold = PlayerHold(usual: settings.readahead)
         chooseAudio(settings.audio)
         chooseSubtitles(settings.subtitles)
     }
@@ -219,8 +224,19 @@ public struct SessionState: Sendable {
         case .switched(let s):
             switched(s, at: t)
             return []
+        case .openFailed(let error):
+            // The user typed the URL: the line leads with the cause so it fits the status line.
+            var why = error
+            for prefix in [url + ": ", url + " "] where why.hasPrefix(prefix) { why = String(why.dropFirst(prefix.count)) }
+            return apply(.failed(message: "cannot open the stream: \(why)", cause: "origin"), at: t)
+        case .openGivenUp(let why):
+            let awaited =
+                media.isEmpty && ladder.rungs.isEmpty
+                ? "the playlist \(url) had not arrived" : "rung \(targetRung ?? 0)'s media playlist had not arrived"
+            return apply(.failed(message: "\(why) before the stream opened: \(awaited)", cause: "open"), at: t)
         case .failed(let message, let cause):
             error = message
+            playerHold.failed()
             note(.error, "\(message) [\(cause)]", t)
             return [.failed(message: message, cause: cause)]
         }

@@ -253,6 +253,10 @@ public enum SessionEvent: Sendable {
     case pathwayAnswered(rung: Int)
     case switched(VariantSwitch)
     case failed(message: String, cause: String)
+    /// The stream's own URL could not be read (`error`: what the Loader said): failed, cause first.
+    case openFailed(error: String)
+    /// The run may wait no longer for the stream to open (`why`: what ended the wait): failed, naming what had not arrived.
+    case openGivenUp(why: String)
     /// A live playlist hlstui read itself: it moves the live edge, not the window the player plays.
     case liveEdge(rung: Int, playlist: MediaPlaylist)
     /// hlstui gave the player a stream to open (a start, a reload, a seek by reload) starting at `startMSN` (nil: where the

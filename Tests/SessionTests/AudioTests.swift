@@ -79,7 +79,7 @@ struct AudioTests {
     func vodSwitch() throws {
         var s = Self.session()
         let plan = s.planAudio(.next, look: PlayerLook(time: 12.5), at: 1)
-        #expect(plan.effects == [.reloadInPlace(rung: 0, msn: 1, to: 12.5)])
+        #expect(plan.effects == reloadSteps(rung: 0, msn: 1, to: .raw(12.5), at: 1))
         #expect(s.audioChoice?.name == "Deutsch" && s.playingAudio?.name == "English", "chosen now, playing once given")
         let facts = s.apply(.audioGiven(rung: 0), at: 1.1)
         guard case .audio(let c)? = facts.first else {

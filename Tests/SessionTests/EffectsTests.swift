@@ -29,7 +29,10 @@ struct EffectsTests {
     func spliceSeek() throws {
         var s = Self.session()
         let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5))
-        #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1)), .reread(rung: 1, msn: 2)])
+        #expect(
+            plan.effects == [
+                .route(rung: 1, fill: Self.fill(s, 1)), .seekableCache(false), .after(ms: 10, .reread(rung: 1, msn: 2, attempt: 0)),
+            ])
         #expect(plan.record?.mechanism == .spliceSeek && plan.record?.atMSN == 2 && plan.record?.from == 0 && plan.record?.to == 1)
         #expect(s.plannedReload == nil)
     }
@@ -38,7 +41,7 @@ struct EffectsTests {
     func firstSegment() throws {
         var s = Self.session()
         let plan = try #require(plan(&s, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 10.5), at: 5))
-        #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1)), .reloadInPlace(rung: 1, msn: 0, to: 10.5)])
+        #expect(plan.effects == [.route(rung: 1, fill: Self.fill(s, 1))] + reloadSteps(rung: 1, msn: 0, to: .raw(10.5), at: 5))
         #expect(plan.record?.mechanism == .reloadSeek && plan.record?.atMSN == 0)
         #expect(plan.record?.detail?.contains("the player's first") == true)
     }
@@ -85,14 +88,16 @@ struct EffectsTests {
     func reloads() throws {
         var fmp4 = Self.session(spliced: false)
         let now = try #require(plan(&fmp4, to: 1, reason: .manual, mode: .immediate, look: PlayerLook(time: 14.5), at: 5))
-        #expect(now.effects == [.prewarm(rung: 1), .reloadInPlace(rung: 1, msn: 2, to: 14.5)] && now.record?.mechanism == .reloadSeek)
+        #expect(
+            now.effects == [.prewarm(rung: 1)] + reloadSteps(rung: 1, msn: 2, to: .raw(14.5), at: 5) && now.record?.mechanism == .reloadSeek
+        )
         var hevc = Self.session()
         let later = try #require(plan(&hevc, to: 2, reason: .abr, mode: .smooth, look: PlayerLook(time: 14.5), at: 5))
         #expect(later.effects == [.prewarm(rung: 2)] && later.record?.mechanism == .reloadBoundary && later.record?.atMSN == 3)
         #expect(hevc.plannedReload == PlannedReload(rung: 2, boundary: 3))
         // The boundary passed between two looks (a loaded machine): carried out at the playhead, not a segment later.
         let late = hevc.watchStep(look: PlayerLook(time: 16.3), at: 6)
-        #expect(late.effects == [.reloadInPlace(rung: 2, msn: 3, to: 16.3)] && hevc.plannedReload == nil)
+        #expect(late.effects == reloadSteps(rung: 2, msn: 3, to: .raw(16.3), at: 6) && hevc.plannedReload == nil)
         #expect(
             late.said.map(\.text) == [
                 "the playhead passed the boundary of msn 3 before the watcher looked: reloaded at msn 3 and sought to the playhead"
@@ -201,7 +206,7 @@ struct EffectsTests {
     func sync() throws {
         var s = Self.session(live: true)
         let date = try #require(DateTime(iso8601: "2026-01-01T00:00:07.000Z"))
-        #expect(s.planRealign(to: date, at: 1) == [.reloadAtMoment(rung: 0, msn: 3, moment: date)])
+        #expect(s.planRealign(to: date, readAt: 0.9, at: 1) == reloadSteps(rung: 0, msn: 3, to: .moment(date, msn: 3, readAt: 0.9), at: 1))
         // The moment's raw time: known once the Loader has read the segment's first PTS.
         let seg = try #require(s.playingMedia?.segments.first { $0.mediaSequence == 3 })
         let into = date.seconds(since: try #require(seg.effectiveProgramDateTime))
@@ -253,11 +258,11 @@ struct EffectsTests {
         let start3 = try #require(dm.segments.first { $0.mediaSequence == 3 }?.effectiveProgramDateTime)
         // The reload starts a segment earlier: FFmpeg reads into a stream's second segment before it starts playing.
         let mid = start3.adding(seconds: 0.5)
-        #expect(d.planRealign(to: mid, at: 1) == [.reloadAtMoment(rung: 0, msn: 2, moment: mid, holdFrom: 4)])
+        #expect(d.planRealign(to: mid, at: 1) == reloadSteps(rung: 0, msn: 2, to: .moment(mid, msn: 2, readAt: 1), at: 1, holdFrom: 4))
         let two = start3.adding(seconds: -1)
-        #expect(d.planRealign(to: two, at: 1) == [.reloadAtMoment(rung: 0, msn: 2, moment: two, holdFrom: 4)])
+        #expect(d.planRealign(to: two, at: 1) == reloadSteps(rung: 0, msn: 2, to: .moment(two, msn: 2, readAt: 1), at: 1, holdFrom: 4))
         #expect(d.planRealign(to: start3.adding(seconds: 1.25), at: 1) == [.load(rung: 0, startMSN: 4)])
-        #expect(s.planHold(seconds: 1.25, at: 1) == [.hold(seconds: 1.25)])
+        #expect(s.planHold(seconds: 1.25, at: 1) == [.readahead(11.25), .pause(true), .after(ms: 1250, .endHold)])
         #expect(s.log.last?.text == "sync: holding for 1.250 s")
     }
 }

@@ -66,7 +66,7 @@ struct OpeningTests {
         var s = Self.opened(Self.lowLatency)
         let media = try #require(Fixture.playlist(Self.lowLatency).media)
         let plan = s.reduce(.firstLoad(media: media, multivariant: false, partsGiven: true), at: 1)
-        #expect(plan.effects == [.startAtEdge(rung: 0, msn: 102, offset: 3, readAt: 1, holdFrom: nil)])
+        #expect(plan.effects == reloadSteps(rung: 0, msn: 102, to: .position(msn: 102, offset: 3, readAt: 1), at: 1, prewarmed: true))
         #expect(plan.record?.reason == .start)
         #expect(
             plan.said.map(\.text) == [
@@ -87,7 +87,9 @@ struct OpeningTests {
         var s = Self.opened(Self.lowLatency)
         let media = try #require(Fixture.playlist(Self.lowLatency).media)
         let plan = s.reduce(.edgeRead(rung: 0, media: media, partsGiven: true), at: 30)
-        #expect(plan.effects == [.startAtEdge(rung: 0, msn: 102, offset: 3, readAt: 30, holdFrom: nil)] && plan.record == nil)
+        #expect(
+            plan.effects == reloadSteps(rung: 0, msn: 102, to: .position(msn: 102, offset: 3, readAt: 30), at: 30, prewarmed: true)
+                && plan.record == nil)
         let none = s.reduce(.edgeRead(rung: 0, media: media, partsGiven: false), at: 40)
         #expect(none.effects.isEmpty && none.said.map(\.text) == ["low latency: the playlist offers no start behind its edge"])
     }

@@ -75,9 +75,9 @@ struct ReduceTests {
     func refused() throws {
         var s = Self.session()
         let date = try #require(DateTime(iso8601: "2025-12-31T23:00:00.000Z"))
-        let plan = s.reduce(.realign(to: date), at: 1)
+        let plan = s.reduce(.realign(to: date, readAt: 1), at: 1)
         #expect(plan.refused && plan.effects.isEmpty)
         let hold = s.reduce(.hold(seconds: 0.4), at: 1)
-        #expect(!hold.refused && hold.effects == [.hold(seconds: 0.4)])
+        #expect(!hold.refused && hold.effects == [.readahead(10.4), .pause(true), .after(ms: 400, .endHold)])
     }
 }

@@ -85,7 +85,8 @@ struct ReloadSeekTests {
         var step = ReloadSeek(to: .moment(date, msn: 3, readAt: 1), rung: 0, wasPaused: false, heldFrom: 4, deadline: 6)
         step.readaheadBefore = 3
         let plan = s.reduce(.timer(.reloadSeek(step), Self.look([])), at: 2.2)
-        #expect(plan.effects == [.releaseSegments, .readahead(3), .reloadAtMoment(rung: 0, msn: 4, moment: date, readAt: 1)])
+        #expect(
+            plan.effects == [.releaseSegments, .readahead(3)] + reloadSteps(rung: 0, msn: 4, to: .moment(date, msn: 4, readAt: 1), at: 2.2))
         #expect(plan.said.first?.text == "sync: the moment ran on past the discontinuity at msn 4 during the reload; reloading there")
     }
 
