@@ -136,9 +136,12 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["Origin", "Loader", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], path: "Tests/Support"),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue", "MediaFormats"], exclude: ["Corpus"]),
-        .testTarget(name: "SessionTests", dependencies: ["Session", "HLS", "LoaderEvents", "CMCD"]),
+        // The sessions the Session's and the dashboard's tests share, built through the Session's public entry point.
+        .target(name: "SessionFixtures", dependencies: ["Session", "HLS", "LoaderEvents"], path: "Tests/SessionFixtures"),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "SessionFixtures", "HLS", "LoaderEvents", "CMCD"]),
         .testTarget(name: "CMCDTests", dependencies: ["CMCD", "LoaderCore", "HLS"]),
-        .testTarget(name: "TUITests", dependencies: ["TUI", "Session", "HLS", "LoaderEvents", "CMCD"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "TUITests", dependencies: ["TUI", "Session", "SessionFixtures", "HLS", "LoaderEvents", "CMCD"], exclude: ["Snapshots"]),
         .testTarget(
             name: "AppTests",
             dependencies: [

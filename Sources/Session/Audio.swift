@@ -119,7 +119,49 @@ public struct AudioChange: Sendable, Equatable {
     }
 }
 
+/// The audio rendition chosen and the one the player plays (a feature sub-state, docs/ARCHITECTURE.md; docs/RENDITIONS.md).
+/// Its state changes only through its transitions; which rendition a rung's group gives and how a switch is carried out are
+/// the Session's (`SessionState.audioPick`, `planAudio`).
+public struct AudioChoice: Sendable, Equatable {
+    /// What was chosen (`--audio`, `A`, `audio` in a script); nil: each group's DEFAULT.
+    public private(set) var preference: AudioPreference?
+    /// The rendition the player was last given; nil when its variant names no AUDIO group.
+    public private(set) var playing: Rendition?
+    /// A person's switch, until the stream that carries it out is given.
+    private(set) var asked: AudioChange?
+
+    public init() {}
+
+    /// `--audio` at start: the choice the first stream is given with.
+    init(query: String?) { preference = query.map { AudioPreference(query: $0) } }
+
+    /// A person chose `to`: kept by NAME and LANGUAGE, so it follows rung switches across groups.
+    mutating func choose(_ to: Rendition) { preference = AudioPreference(to) }
+
+    /// A person's switch to be carried out by the next stream given.
+    mutating func ask(_ change: AudioChange) { asked = change }
+
+    /// The player was given a stream whose variant's group gives `pick` (nil: the variant names no group). What played
+    /// before and the person's switch it carries out, or nil when nothing plays now.
+    mutating func given(_ pick: AudioPick?) -> (before: Rendition?, asked: AudioChange?)? {
+        guard let pick else {
+            playing = nil
+            return nil
+        }
+        defer {
+            playing = pick.rendition
+            asked = nil
+        }
+        return (playing, asked)
+    }
+}
+
 extension SessionState {
+    /// The audio rendition chosen (`--audio`, `A`, `audio` in a script; docs/RENDITIONS.md); nil: each group's DEFAULT.
+    public var audioChoice: AudioPreference? { audio.preference }
+    /// The audio rendition the player was last given; nil when its variant names no AUDIO group.
+    public var playingAudio: Rendition? { audio.playing }
+
     /// The AUDIO group of `rung`'s variant, in playlist order (empty: the variant names none, or a media playlist was opened).
     public func audioGroup(rung: Int) -> [Rendition] {
         AudioRenditions.group(ladder.rungs[safe: rung]?.variant.audio, in: ladder.renditions)
@@ -128,19 +170,11 @@ extension SessionState {
     /// The rendition the player is given with `rung` (the choice, else the group's DEFAULT); nil when the variant has no group.
     public func audioPick(rung: Int) -> AudioPick? { AudioRenditions.pick(audioChoice, in: audioGroup(rung: rung)) }
 
-    /// `--audio` at start: the choice the first stream is given with.
-    mutating func chooseAudio(_ query: String?) { audioChoice = query.map { AudioPreference(query: $0) } }
-
     /// The player was given `rung` with its pick: what plays now, and the change when it is one.
     mutating func audioGiven(rung: Int, at t: Double) -> [SessionFact] {
-        guard let pick = audioPick(rung: rung) else {
-            playingAudio = nil
-            return []
-        }
-        let before = playingAudio
-        let asked = audioAsked
-        audioAsked = nil
-        playingAudio = pick.rendition
+        let pick = audioPick(rung: rung)
+        guard let given = audio.given(pick), let pick else { return [] }
+        let (before, asked) = given
         if let before, before.name == pick.rendition.name, before.language == pick.rendition.language,
             before.groupID == pick.rendition.groupID
         {
@@ -191,17 +225,17 @@ extension SessionState {
             }
             return plan
         }
-        audioChoice = AudioPreference(to)
+        audio.choose(to)
         if let p = playingAudio, p.name == to.name, p.language == to.language { return plan }
         let target = plannedReload?.rung ?? rung
         let live = playingMedia?.isLive ?? false
         let here = freshPoint(look.time)?.msn ?? playhead?.msn
         if !live, let time = look.time, let p = locate(time), plannedReload == nil {
-            audioAsked = AudioChange(t: t, to: to, reason: .manual, honoured: true, mechanism: .reloadSeek, atMSN: p.msn)
+            audio.ask(AudioChange(t: t, to: to, reason: .manual, honoured: true, mechanism: .reloadSeek, atMSN: p.msn))
             plan.effects = planReload(rung: target, msn: p.msn, to: .raw(time), at: t)
         } else {
-            audioAsked = AudioChange(
-                t: t, to: to, reason: .manual, honoured: true, mechanism: .reloadBoundary, atMSN: here.map { $0 + 1 })
+            audio.ask(
+                AudioChange(t: t, to: to, reason: .manual, honoured: true, mechanism: .reloadBoundary, atMSN: here.map { $0 + 1 }))
             plannedReload = PlannedReload(rung: target, boundary: plannedReload?.boundary ?? here.map { $0 + 1 })
         }
         return plan

@@ -289,8 +289,7 @@ extension SessionState {
 
     /// The user's pause key: pause, or play again.
     mutating func planTogglePause() -> [PaneEffect] {
-        userPaused.toggle()
-        if userPaused { catchUp?.leftByUser = true }
+        if playback.togglePause() { catchUp?.leftByUser = true }
         return [.pause(userPaused)]
     }
 

@@ -42,7 +42,7 @@ extension SessionState {
         if s.eof && !ended, let m = media[playingRung ?? 0], m.endList,
             playhead.map({ p in !m.segments.contains { $0.mediaSequence > p.msn && !$0.gap } }) ?? true
         {
-            ended = true
+            playback.reachedEnd()
             facts.append(.ended)
         }
         return facts

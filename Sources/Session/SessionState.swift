@@ -44,12 +44,8 @@ public struct SessionState: Sendable {
     /// The Loader's requests and keys, what is in flight and delivered, the throughput (`Session/Requests.swift`).
     public internal(set) var ledger = RequestLedger()
     public internal(set) var sample = PlayerSample()
-    public internal(set) var started = false
-    /// Session time of the first frame (`SessionFact.firstFrame`); nil before it.
-    public internal(set) var firstFrameAt: Double?
-    public internal(set) var ended = false
-    /// Why playback failed, in one sentence.
-    public internal(set) var error: String?
+    /// Where the player stands: loading, started, paused by the user, ended or failed (`Session/Playback.swift`).
+    public internal(set) var playback = Playback()
     /// The latest non-fatal problem, in one sentence.
     public internal(set) var problem: String?
     /// The first problem hlstui itself saw (a playlist error, an origin failure, a key failure): the likely cause of what follows.
@@ -62,19 +58,12 @@ public struct SessionState: Sendable {
     public internal(set) var pathways: Pathways?
     /// The steering client: where and when its next reload goes.
     public internal(set) var steering = SteeringClient()
-    /// The user's pause (space): the player's own pause property cannot tell it apart from the pause mpv sets at the end of
-    /// what it was given (`keep-open`), so hlstui's reloads play on unless this is set.
-    public internal(set) var userPaused = false
     /// hlstui's own pauses and the read-ahead in effect (`Session/PlayerHold.swift`).
     public internal(set) var playerHold = PlayerHold()
     /// The rung the player was last given.
     public internal(set) var loadedRung: Int?
-    /// The audio rendition chosen (`--audio`, `A`, `audio` in a script; docs/RENDITIONS.md); nil: each group's DEFAULT.
-    public internal(set) var audioChoice: AudioPreference?
-    /// The audio rendition the player was last given; nil when its variant names no AUDIO group.
-    public internal(set) var playingAudio: Rendition?
-    /// A person's audio switch, until the stream that carries it out is given.
-    var audioAsked: AudioChange?
+    /// The audio rendition chosen and the one that plays (`Session/Audio.swift`, `AudioChoice`).
+    public internal(set) var audio = AudioChoice()
     /// The timed metadata the stream carries, and what the playhead reached (docs/EVENTS.md).
     public internal(set) var metadata = TimedMetadataTrack()
     /// A seek asked for before the player's first frame: the playlist position it goes to, once the playhead is known.
@@ -102,9 +91,6 @@ public struct SessionState: Sendable {
     public internal(set) var breaks = BreakWatch()
     /// The rules the stream is held to while it plays: what was found and said (`Session/StreamChecks.swift`).
     public internal(set) var checks = StreamChecks()
-    /// Session time of the last stream given to the player, and the segment it starts at (nil: the playlist's choice).
-    public internal(set) var lastGiven: Double?
-    public internal(set) var givenStart: Int?
     /// The figures the history plots draw, a value a second over the last minutes.
     public internal(set) var history = History()
     /// The player decodes no video, so the playhead is timed by segments the Loader reads along: a reload forgets the
@@ -126,10 +112,6 @@ public struct SessionState: Sendable {
     var crossed: Set<Int> = []
     /// Each live rung's newest segment and when its playlist was read (`Session/LiveEdges.swift`).
     public internal(set) var liveEdges = LiveEdges()
-    /// True from the moment the player is given a stream until it restarts playback: `time-pos` then reads 0, not a position.
-    public internal(set) var playerLoading = false
-    /// Where the playhead was when the player was given the stream it is loading (nil when none was playing).
-    var loadingPoint: StreamPoint?
     /// LL-HLS: starts behind the edge whose seek never landed in a row (one more start at the edge is tried, then it plays).
     var edgeStartMisses = 0
 
@@ -161,7 +143,7 @@ public struct SessionState: Sendable {
         forgetsBeforeReload = settings.forgetsBeforeReload
         checks = StreamChecks(judgesVersions: settings.judgesVersions)
         playerHold = PlayerHold(usual: settings.readahead)
-        chooseAudio(settings.audio)
+        audio = AudioChoice(query: settings.audio)
         chooseSubtitles(settings.subtitles)
     }
 
@@ -204,13 +186,7 @@ public struct SessionState: Sendable {
             catchUp = nil
             return []
         case .playbackStarted:
-            let first = !started
-            started = true
-            playerLoading = false
-            loadingPoint = nil
-            guard first else { return [] }
-            firstFrameAt = t
-            return [.firstFrame(t)]
+            return playback.restarted(at: t) ? [.firstFrame(t)] : []
         case .fileEnded(let reason, let err): return fileEnded(reason, error: err, at: t)
         case .log(let level, let text):
             note(level, text, t)
@@ -235,7 +211,7 @@ public struct SessionState: Sendable {
                 ? "the playlist \(url) had not arrived" : "rung \(targetRung ?? 0)'s media playlist had not arrived"
             return apply(.failed(message: "\(why) before the stream opened: \(awaited)", cause: "open"), at: t)
         case .failed(let message, let cause):
-            error = message
+            playback.failed(message)
             playerHold.failed()
             note(.error, "\(message) [\(cause)]", t)
             return [.failed(message: message, cause: cause)]
@@ -285,17 +261,15 @@ public struct SessionState: Sendable {
 
     /// The player was given the stream again from `start` (a load, a reload): the playhead held where it was until it plays.
     private mutating func streamGiven(start: Int?, from: (time: Double, wall: DateTime)?, at t: Double) {
-        playerLoading = true
+        playback.given(start: start, at: t)
         ledger.streamGiven()
-        lastGiven = t
-        givenStart = start
         // Where the playhead really was when the player stopped reading: the skip check measures the reload from there,
         // unless somebody asked the playhead to move (a seek, a sync move): then the check starts afresh where it lands.
         skipWatch.streamGiven(from: from.flatMap { f in locate(f.time).map { (f.wall, $0, f.time) } }, speed: sample.speed)
         // Until the new stream starts the picture is the old player's last frame, and its time-pos still reads in the old
         // stream's clock: the playhead stays where it was (a stale time read against the new stream's first segment
         // landed a loop — 20 s — away).
-        if let f = from { loadingPoint = locate(f.time) }
+        if let f = from { playback.loading(from: locate(f.time)) }
         // Timed by segments the Loader reads along (no video decoded): the new player holds nothing before its first
         // segment, and a stream whose timestamps restart (a loop, a discontinuity) would otherwise place its first moments
         // in an older segment with the same timestamps until its own segment is measured (the read-along comes a moment
@@ -311,12 +285,12 @@ public struct SessionState: Sendable {
         if let err, reason == .error {
             let why = cause ?? problem ?? err
             let message = "playback failed: \(why)"
-            error = message
+            playback.failed(message)
             note(.error, "\(message) [mpv: \(err)]", t)
             return [.failed(message: message, cause: why)]
         }
         if reason == .eof {
-            ended = true
+            playback.reachedEnd()
             return [.ended]
         }
         return []

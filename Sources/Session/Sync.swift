@@ -179,7 +179,7 @@ public struct SyncController: Sendable {
     public var maxHold = 120.0
     /// How far past the other's moment a move aims (seconds), so it lands ahead of the other and is held the rest rather than
     /// behind it and moved again. A move's target runs on with the wall clock until the reload's fresh cache holds it, as the
-    /// other pane plays on meanwhile (`PaneOwner.inPlaceStep`), so this covers only the seek inside that cache and the
+    /// other pane plays on meanwhile (`SessionState.reloadSeekStep`), so this covers only the seek inside that cache and the
     /// player's restart (DECISIONS.md, sync).
     public var landingMargin = 0.5
     /// A move back is made only when it shortens the hold by at least this (seconds): a reload costs about that much.

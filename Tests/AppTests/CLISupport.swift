@@ -31,17 +31,11 @@ enum CLI {
         return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
-    /// Starts hlstui with `args` and returns the process and a reader of its stdout lines.
-    static func start(_ args: [String], environment: [String: String] = [:]) throws -> (Process, LineReader) {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return (p, LineReader(out.fileHandleForReading))
+    /// Starts hlstui with `args` (`environment` added to this process's) and leaves it running (`RunningChild`: its stdout
+    /// as lines).
+    static func start(_ args: [String], environment: [String: String] = [:]) throws -> RunningChild {
+        try RunningChild(
+            binary, args, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 
     /// Starts hlstui with `args`, waits (up to 30 s) until `reached()` says the origin has the request the run is to die in,
@@ -54,8 +48,8 @@ enum CLI {
     static func killed(
         _ args: [String], environment: [String: String], when reached: @escaping @Sendable () -> Bool, settle: Duration
     ) async throws -> Bool {
-        let (p, _) = try start(args, environment: environment)
-        let pid = p.processIdentifier
+        let p = try start(args, environment: environment)
+        let pid = p.pid
         let settleMs = UInt32(settle.components.seconds * 1000 + settle.components.attoseconds / 1_000_000_000_000_000)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
@@ -66,8 +60,7 @@ enum CLI {
                 done.resume()
             }
         }
-        try await offPool { p.waitUntilExit() }
-        return p.terminationReason == .uncaughtSignal
+        return await p.exit()?.signalled == true
     }
 
     /// Runs a system tool (`sqlite3`, `curl`) and returns what it wrote on stdout (`ChildProcess`).
@@ -86,39 +79,39 @@ enum CLI {
     }
 }
 
-/// The Python loopback fixture server, stopped on deinit.
-final class FixtureServer: @unchecked Sendable {
-    let process = Process()
+/// The Python loopback fixture server, killed when the handle goes (`RunningChild`).
+final class FixtureServer: Sendable {
+    let child: RunningChild
     let port: Int
 
-    /// Starts the server and waits, on a thread of its own, for the port it prints: Python starts in tenths of a second, a
-    /// second on a loaded machine, and a wait on the cooperative pool's few threads stalls every task of the test process
-    /// meanwhile (the Loaders of other tests among them).
-    static func start(serving dir: URL) async throws -> FixtureServer { try await offPool { try FixtureServer(serving: dir) } }
-
-    private init(serving dir: URL) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", CLI.packageRoot.appendingPathComponent("Tests/AppTests/Fixtures/http_fixture.py").path, dir.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        var line = Data()
-        while true {
-            let c = out.fileHandleForReading.readData(ofLength: 1)
-            if c.isEmpty || c == Data([0x0A]) { break }
-            line.append(c)
+    /// Starts the server and waits for the port it prints (Python starts in tenths of a second, a second on a loaded
+    /// machine).
+    static func start(serving dir: URL) async throws -> FixtureServer {
+        let child = try RunningChild(
+            tool: "python3", [CLI.packageRoot.appendingPathComponent("Tests/AppTests/Fixtures/http_fixture.py").path, dir.path])
+        guard let line = await child.lines.next(timeout: 60), let port = Int(line) else {
+            throw ServerDidNotStart(stderr: child.stderr)
         }
-        guard let p = Int(String(decoding: line, as: UTF8.self)) else { throw CocoaError(.fileReadCorruptFile) }
-        port = p
+        return FixtureServer(child: child, port: port)
+    }
+
+    private init(child: RunningChild, port: Int) {
+        self.child = child
+        self.port = port
+    }
+
+    /// The server printed no port; what it said instead.
+    struct ServerDidNotStart: Error, CustomStringConvertible {
+        var stderr: String
+        var description: String { "the fixture server printed no port: \(stderr)" }
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
 
-    /// Stops the server at once (SIGKILL: the test runner's children may inherit an ignored SIGTERM).
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    /// Stops the server at once (SIGKILL: the test runner's children may inherit an ignored SIGTERM) and waits for its end, so
+    /// its port is closed.
+    func stop() async { _ = await child.stop(grace: 0) }
 
-    deinit { stop() }
+    /// Kills the server without waiting (a test's end: `defer` also keeps the handle alive until then).
+    func kill() { child.signal(SIGKILL) }
 }

@@ -74,8 +74,8 @@ struct CMCDE2ETests {
         let since = state.log().count
         // 6 s after the first segment the origin starts to suggest 300 kbps, for 8 s.
         let control = Task {
-            while !Task.isCancelled && !state.log(since: since).contains(where: { $0.kind == "segment" && $0.scenario == "live-ts" }) {
-                try? await Task.sleep(for: .milliseconds(100))
+            _ = await eventually(timeout: 60, every: 0.1) {
+                Task.isCancelled || state.log(since: since).contains { $0.kind == "segment" && $0.scenario == "live-ts" }
             }
             try? await Task.sleep(for: .seconds(6))
             state.cmsdMaxKbps = 300

@@ -1,6 +1,7 @@
 import Foundation
 import Offline
 import Origin
+import TestSupport
 import Testing
 
 /// An origin of its own: the download suite switches key formats and faults, then stops it to play offline.
@@ -143,7 +144,8 @@ struct DownloadLifecycleTests {
         let armed = try DownloadTests.manifest(out)
         let at = try #require(armed.keys.first?.firstPlay)
         #expect(armed.keys.allSatisfy { $0.firstPlay == at })
-        while Date().timeIntervalSince1970 < at + 4.2 { try await Task.sleep(for: .milliseconds(200)) }
+        // The playback clock runs out (real time: the key's deadline is the wall clock's).
+        #expect(await eventually(timeout: 10, every: 0.2) { Date().timeIntervalSince1970 >= at + 4.2 })
         let late = try await MonitorRun.run([out, "--duration", "2"], environment: env)
         #expect(late.status == 1)
         let fp = try #require(armed.keys.first?.fingerprint.prefix(4))
@@ -157,7 +159,7 @@ struct DownloadLifecycleTests {
         let renewed = try DownloadTests.manifest(out)
         #expect(renewed.keys.allSatisfy { $0.firstPlay == nil && $0.fetched > at })
         let fetched = try #require(renewed.keys.map(\.fetched).max())
-        while Date().timeIntervalSince1970 < fetched + 2.2 { try await Task.sleep(for: .milliseconds(200)) }
+        #expect(await eventually(timeout: 10, every: 0.2) { Date().timeIntervalSince1970 >= fetched + 2.2 })
         let stale = try await MonitorRun.run([out, "--duration", "2"], environment: env)
         #expect(stale.status == 1 && stale.stderr.contains("expired (storage) at "), "\(stale.stderr)")
         let rm = try await CLI.run(["offline", "rm", out], environment: env)

@@ -117,7 +117,7 @@ struct FleetMetricsTests {
         let m = metrics.stream("cam")
         var s = SessionState(url: "http://o/cam/index.m3u8")
         s.now = 0.8
-        s.started = true
+        _ = s.playback.restarted(at: 0.8)
         s.sample.droppedFrames = 3
         m.tick([s], sync: nil)
         s.now = 1.6

@@ -108,7 +108,7 @@ struct FleetPrometheusTests {
 
     /// Debian's Prometheus on `port`, scraping the fleets on `targets` every second with the shipped alert rules, its
     /// configuration, storage and log in `dir`; returned once it is ready (its storage opened, the rules loaded).
-    static func startPrometheus(_ binary: String, dir: URL, port: Int, scraping targets: [Int]) async throws -> Process {
+    static func startPrometheus(_ binary: String, dir: URL, port: Int, scraping targets: [Int]) async throws -> RunningChild {
         let rules = CLI.packageRoot.appendingPathComponent("deploy/prometheus/hlstui-rules.yml").path
         try """
         global: {scrape_interval: 1s, evaluation_interval: 1s}
@@ -117,17 +117,12 @@ struct FleetPrometheusTests {
           - job_name: hlstui
             static_configs: [{targets: [\(targets.map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", "))]}]
         """.write(to: dir.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = [
-            "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/tsdb", "--web.listen-address=127.0.0.1:\(port)",
-            "--log.level=warn",
-        ]
-        p.standardOutput = FileHandle.nullDevice
-        let log = dir.appendingPathComponent("prometheus.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        p.standardError = try FileHandle(forWritingTo: log)
-        try p.run()
+        let p = try RunningChild(
+            URL(fileURLWithPath: binary),
+            [
+                "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/tsdb",
+                "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
+            ])
         let ready = await eventually(timeout: 60, every: 0.5) {
             await Self.get("http://127.0.0.1:\(port)/-/ready").map { String(decoding: $0, as: UTF8.self) }?.contains("Ready") == true
         }
@@ -227,15 +222,9 @@ struct FleetPrometheusTests {
                 id: 0, kind: .status, target: .key, status: 404, ms: 0, scenario: "aes-live", rendition: nil, msn: nil, remaining: nil,
                 since: Date().timeIntervalSince1970))
         let promProcess = try await Self.startPrometheus(prometheus, dir: dir, port: promPort, scraping: [metricsPort])
-        defer { if promProcess.isRunning { promProcess.terminate() } }
-        let fleet = Process()
-        fleet.executableURL = CLI.binary
-        fleet.arguments = ["fleet", dir.appendingPathComponent("fleet.yaml").path]
-        let err = Pipe()
-        fleet.standardOutput = FileHandle.nullDevice
-        fleet.standardError = err
-        try fleet.run()
-        defer { if fleet.isRunning { fleet.terminate() } }
+        defer { promProcess.signal(SIGTERM) }
+        let fleet = try RunningChild(CLI.binary, ["fleet", dir.appendingPathComponent("fleet.yaml").path])
+        defer { fleet.signal(SIGTERM) }
 
         // Once "stall" and "frozen" play (a fresh origin's live window takes seconds to fill): live-ts segments refused for
         // 10 s, longer than the player holds; cam-a's playlist frozen for good.
@@ -287,9 +276,8 @@ struct FleetPrometheusTests {
         if !wanted.allSatisfy({ (found[$0.0] ?? 0) >= 1 }) {
             // What Prometheus itself says: whether it runs, how its scrapes of the fleet went, and its log.
             let targets = await Self.get("http://127.0.0.1:\(promPort)/api/v1/targets").map { String(decoding: $0, as: UTF8.self) }
-            let log = (try? String(contentsOf: dir.appendingPathComponent("prometheus.log"), encoding: .utf8)) ?? ""
             Issue.record(
-                "Prometheus running: \(promProcess.isRunning); targets: \(targets ?? "no answer"); log: \(log.suffix(2000))")
+                "Prometheus running: \(promProcess.isRunning); targets: \(targets ?? "no answer"); log: \(promProcess.stderr.suffix(2000))")
         }
         // The stream nobody broke: playing, no key failure, no restart. Playing within the last 5 s, not at one scrape: the
         // gauge reads 0 for the moment live-fmp4's loop is crossed by a reload (longer on a loaded machine), as it should.
@@ -307,11 +295,10 @@ struct FleetPrometheusTests {
         )
 
         // SIGTERM: the fleet closes its sessions and exits 0.
-        fleet.terminate()
-        let stopped = await eventually(timeout: 15) { !fleet.isRunning }
-        #expect(stopped, "fleet exited after SIGTERM")
-        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        if stopped { #expect(fleet.terminationStatus == 0, "\(said)") }
+        fleet.signal(SIGTERM)
+        let stopped = await fleet.exit(timeout: 15)
+        let said = fleet.stderr
+        #expect(stopped == ChildExit(status: 0, signalled: false), "the fleet exits 0 after SIGTERM: \(said)")
         #expect(said.contains("dead: session failed after") && said.contains("starting again in 1 s"), "\(said)")
         #expect(said.contains("dead: --insecure: TLS certificates are not checked"), "visibly flagged: \(said)")
     }
@@ -428,17 +415,12 @@ struct FleetPrometheusTests {
         defer { reserved.forEach { $0.release() } }
         let ports = reserved.map(\.port)
         let prom = try await Self.startPrometheus(prometheus, dir: dir, port: ports[3], scraping: Array(ports.prefix(3)))
-        defer { if prom.isRunning { prom.terminate() } }
-        var fleets: [Process] = []
-        defer { for f in fleets where f.isRunning { f.terminate() } }
+        defer { prom.signal(SIGTERM) }
+        var fleets: [RunningChild] = []
+        defer { for f in fleets { f.signal(SIGTERM) } }
         for k in 0..<3 {
-            let f = Process()
-            f.executableURL = CLI.binary
-            f.arguments = ["fleet", file, "--shard", "hlstui-fleet-\(k)/3", "--metrics", "127.0.0.1:\(ports[k])"]
-            f.standardOutput = FileHandle.nullDevice
-            f.standardError = FileHandle.nullDevice
-            try f.run()
-            fleets.append(f)
+            fleets.append(
+                try RunningChild(CLI.binary, ["fleet", file, "--shard", "hlstui-fleet-\(k)/3", "--metrics", "127.0.0.1:\(ports[k])"]))
         }
 
         // Every stream playing, each in one shard only, the shard a label of its series; and each fleet says its share.
@@ -460,15 +442,16 @@ struct FleetPrometheusTests {
                 == ["0": three[0].count, "1": three[1].count, "2": three[2].count], "\(counts)")
 
         // A shard gone: the rule sees two of three answer.
-        fleets[2].terminate()
+        fleets[2].signal(SIGTERM)
         var active: [(name: String, stream: String, state: String)] = []
         let alerted = await eventually(timeout: 30, every: 1) {
             active = await Self.alerts(ports[3])
             return active.contains { $0.name == "HlstuiFleetShardMissing" }
         }
         #expect(alerted, "\(active)")
-        for f in fleets { f.terminate() }
-        let stopped = await eventually(timeout: 15) { fleets.allSatisfy { !$0.isRunning } }
-        #expect(stopped && fleets.allSatisfy { $0.terminationStatus == 0 }, "the fleets exit 0 on SIGTERM")
+        for f in fleets { f.signal(SIGTERM) }
+        var ends: [ChildExit?] = []
+        for f in fleets { ends.append(await f.exit(timeout: 15)) }
+        #expect(ends.allSatisfy { $0 == ChildExit(status: 0, signalled: false) }, "the fleets exit 0 on SIGTERM: \(ends)")
     }
 }

@@ -156,7 +156,7 @@ struct InspectCLITests {
         // A port nobody listens on: take one from the fixture, then stop it.
         let dead = try await FixtureServer.start(serving: dir)
         let deadBase = dead.base
-        dead.stop()
+        await dead.stop()
         let refused = try await CLI.run(["inspect", "\(deadBase)/good.m3u8"])
         #expect(refused.status == 2 && refused.stderr.contains("connection refused"), "\(refused.stderr)")
     }
@@ -204,7 +204,7 @@ struct InspectTLSTests {
         #expect(
             (strict.stdout + strict.stderr).contains("error: playlist starts with a byte order mark"), "\(strict.stdout)\(strict.stderr)")
         let server = try await FixtureServer.start(serving: dir)
-        defer { server.stop() }
+        defer { server.kill() }
         let url = "\(server.base)/bom.m3u8"
         let overHTTP = try await CLI.run(["inspect", url])
         #expect(overHTTP.stdout.contains("warning: playlist starts with a byte order mark"), "\(overHTTP.stdout)\(overHTTP.stderr)")

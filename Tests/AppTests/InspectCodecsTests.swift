@@ -41,7 +41,7 @@ struct InspectCodecsTests {
         try ladder(["hvc1.1.6.L93.90", "hvc1.1.6.L30.90", "avc1.64001e"]).write(
             to: dir.appendingPathComponent("wrong.m3u8"), atomically: true, encoding: .utf8)
         let server = try await FixtureServer.start(serving: dir)
-        defer { server.stop() }
+        defer { server.kill() }
 
         let right = try await CLI.run(["inspect", "--media", "\(server.base)/right.m3u8"])
         #expect(!right.stdout.contains("codecs-"), "\(right.stdout)")
@@ -92,7 +92,7 @@ struct InspectCodecsTests {
             """
         try ladder.write(to: dir.appendingPathComponent("audio.m3u8"), atomically: true, encoding: .utf8)
         let server = try await FixtureServer.start(serving: dir)
-        defer { server.stop() }
+        defer { server.kill() }
         let text = try await CLI.run(["inspect", "--media", "\(server.base)/audio.m3u8"])
         #expect(
             text.stdout.contains("  audio ac-3") && text.stdout.contains("audio English [en]") && text.stdout.contains("  ec-3"),

@@ -158,7 +158,7 @@ struct OutageTests {
             + "\(b)/live-ts/v240/index.m3u8\n"
         let dir = try CLI.directory(["master.m3u8": master])
         let fixture = try await FixtureServer.start(serving: dir)
-        defer { fixture.stop() }
+        defer { fixture.kill() }
         let state = self.state
         let (pathA, pathB) = ("127.0.0.1-\(OutageOrigin.server.httpPort)", "127.0.0.1-\(OutageOriginB.server.httpPort)")
         let r = try await MonitorRun.run(

@@ -12,31 +12,20 @@ func ptyRun(_ command: String, keys: [(after: Double, key: String)], columns: In
     defer { Task { await PlayerSlots.shared.release(1, "picture graphics") } }
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlstui-pty-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: file) }
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    p.arguments = ["-q", "-f", "-e", "-c", "stty cols \(columns) rows \(rows); exec \(command)", file.path]
     var env = ProcessInfo.processInfo.environment
     env["TERM"] = "xterm-256color"
     env["NO_COLOR"] = nil
-    p.environment = env
-    let input = Pipe()
-    p.standardInput = input
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    try p.run()
+    let p = try RunningChild(
+        URL(fileURLWithPath: "/usr/bin/script"), ["-q", "-f", "-e", "-c", "stty cols \(columns) rows \(rows); exec \(command)", file.path],
+        environment: env, stdin: true)
+    // Each key at its moment: a person typing into a running dashboard.
     for k in keys {
         try await Task.sleep(for: .seconds(k.after))
-        input.fileHandleForWriting.write(Data(k.key.utf8))
+        p.write(k.key)
     }
-    // Waited for without blocking a thread of the shared pool (every other test's tasks run there): polled, then ended.
-    let deadline = Date().addingTimeInterval(60)
-    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-    if p.isRunning { p.terminate() }
-    for _ in 0..<50 where p.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-    if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-    while p.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-    input.fileHandleForWriting.closeFile()
-    return ((try? [UInt8](Data(contentsOf: file))) ?? [], p.terminationStatus)
+    var end = await p.exit(timeout: 60)
+    if end == nil { end = await p.stop() }
+    return ((try? [UInt8](Data(contentsOf: file))) ?? [], end?.status ?? -1)
 }
 
 extension Array where Element == UInt8 {

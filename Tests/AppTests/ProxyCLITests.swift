@@ -5,11 +5,11 @@ import Testing
 @Suite("hlstui proxy, run as a user would", .serialized)
 struct ProxyCLITests {
     /// Starts `hlstui origin --tls` and returns it with its HTTP and HTTPS bases.
-    func origin() async throws -> (Process, String, String) {
-        let (p, lines) = try CLI.start([
+    func origin() async throws -> (RunningChild, String, String) {
+        let p = try CLI.start([
             "origin", "--tls", "--quiet", "--cache", OriginCLITests.cache, "--duration", "90", "--scenario", "aes-vod",
         ])
-        let first = try #require(await lines.next(timeout: 60))
+        let first = try #require(await p.lines.next(timeout: 60))
         let words = first.split(separator: " ")
         return (p, String(words[3]), String(words[5]))
     }
@@ -18,22 +18,19 @@ struct ProxyCLITests {
         "mpv plays through the printed URL; events come out as JSON Lines; TLS refusals are one line; --insecure is flagged on every line")
     func proxy() async throws {
         let (o, http, https) = try await origin()
-        defer { kill(o.processIdentifier, SIGKILL); o.waitUntilExit() }
-        let (p, lines) = try CLI.start(["proxy", "\(http)/aes-vod/master.m3u8", "--variant", "0", "--json", "--duration", "8"])
+        defer { o.signal(SIGKILL) }
+        let p = try CLI.start(["proxy", "\(http)/aes-vod/master.m3u8", "--variant", "0", "--json", "--duration", "8"])
+        let lines = p.lines
         let entry = try #require(await lines.next(timeout: 20))
         #expect(entry.hasPrefix("hlstui loader: http://127.0.0.1:"))
         let url = String(entry.dropFirst("hlstui loader: ".count))
-        let mpv = Process()
-        mpv.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        mpv.arguments = ["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=30", "--really-quiet", url]
-        try mpv.run()
-        try await offPool { mpv.waitUntilExit() }
-        #expect(mpv.terminationStatus == 0)
+        let mpv = try await ChildProcess.run(tool: "mpv", ["--no-config", "--vo=null", "--ao=null", "--frames=30", "--really-quiet", url])
+        #expect(mpv.status == 0, "\(mpv.output)")
         var events: [[String: Any]] = []
         while let l = await lines.next(timeout: 12) {
             if let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any] { events.append(o) }
         }
-        try await offPool { p.waitUntilExit() }
+        _ = await p.exit()
         #expect(
             events.contains {
                 $0["event"] as? String == "key" && ($0["fingerprint"] as? String)?.count == 8 && $0["prefetch"] as? Bool == true
@@ -49,10 +46,10 @@ struct ProxyCLITests {
         #expect(
             refused.status != 0 && refused.stderr.contains("TLS untrusted") && refused.stderr.contains("self-signed"), "\(refused.stderr)")
 
-        let (ip, ilines) = try CLI.start(["proxy", "\(https)/aes-vod/master.m3u8", "--insecure", "--json", "--duration", "3"])
+        let ip = try CLI.start(["proxy", "\(https)/aes-vod/master.m3u8", "--insecure", "--json", "--duration", "3"])
         var insecure: [String] = []
-        while let l = await ilines.next(timeout: 10) { insecure.append(l) }
-        try await offPool { ip.waitUntilExit() }
+        while let l = await ip.lines.next(timeout: 10) { insecure.append(l) }
+        _ = await ip.exit()
         #expect(insecure.first?.hasPrefix("WARNING: --insecure") == true)
         let jsonLines = insecure.filter { $0.hasPrefix("{") }
         #expect(!jsonLines.isEmpty && jsonLines.allSatisfy { $0.contains("\"insecureTLS\":true") })

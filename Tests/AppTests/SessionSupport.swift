@@ -225,11 +225,10 @@ final class Tmux {
     /// Waits until the screen satisfies `ok`, up to `timeout` seconds, sleeping without holding a thread; returns the last screen.
     @discardableResult
     func wait(timeout: Double = 30, _ ok: (String) -> Bool) async -> String {
-        let end = Date().addingTimeInterval(timeout)
-        var s = screen()
-        while !ok(s) && Date() < end {
-            try? await Task.sleep(for: .milliseconds(50))
+        var s = ""
+        _ = await eventually(timeout: timeout, every: 0.05) {
             s = screen()
+            return ok(s)
         }
         return s
     }

@@ -3,6 +3,7 @@ import LoaderEvents
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// The audio rendition choice as pure functions: which rendition a choice picks in a group, how a person's switch is carried
 /// out, and what each stream given to the player says changed (docs/RENDITIONS.md).

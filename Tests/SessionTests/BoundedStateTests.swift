@@ -2,6 +2,7 @@ import HLS
 import LoaderEvents
 import Testing
 @testable import Session
+import SessionFixtures
 
 /// A pane left running for days: what it keeps is bounded, the totals it reports stay whole, and the player's memory budget
 /// follows the ladder (DECISIONS.md, bounded memory).

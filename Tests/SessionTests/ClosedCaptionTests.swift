@@ -4,6 +4,7 @@ import LoaderEvents
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// Captions in the video as pure functions of the session: chosen as subtitles are, the player told to show them, and what it
 /// shows read into the cue line (docs/SUBTITLES.md, "Closed captions").

@@ -3,6 +3,7 @@ import LoaderEvents
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// The Session decides what the pane does: switches, seeks, watcher looks, recovery and sync as effects, without a player.
 @Suite("The Session plans switches, seeks and the watcher's looks as effects")

@@ -1,6 +1,7 @@
 import HLS
 import Testing
 @testable import Session
+import SessionFixtures
 
 @Suite("Ladder, caps and the rung policy (AVPlayer preferredMaximumResolution / preferredPeakBitRate semantics)")
 struct LadderTests {

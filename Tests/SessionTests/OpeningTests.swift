@@ -3,6 +3,7 @@ import HLS
 import LoaderEvents
 import Testing
 @testable import Session
+import SessionFixtures
 
 @Suite("The opening: the first load, a start at the live edge, and what a sample says while the player loads or is held")
 struct OpeningTests {

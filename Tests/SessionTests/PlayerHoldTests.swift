@@ -2,6 +2,7 @@ import HLS
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// hlstui's own pauses and the read-ahead in effect (`PlayerHold`): what sync's hold and wait and a reload+seek give the
 /// player, and what the Session then knows of it.

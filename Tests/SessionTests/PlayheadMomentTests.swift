@@ -4,6 +4,7 @@ import LoaderEvents
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// Sync's clock read from the Session and the player's flags, without a player.
 @Suite("The moment at the playhead: its PDT, whether it advances, whether it waits for data")

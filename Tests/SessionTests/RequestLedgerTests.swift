@@ -3,6 +3,7 @@ import LoaderEvents
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// The request ledger's transitions (`Session/Requests.swift`), one at a time.
 @Suite("The request ledger: in flight, delivered, throughput, keys and totals, each changed by its own transition (pure)")

@@ -2,6 +2,7 @@ import CMCD
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// The rung selection's transitions (`Session/RungSelection.swift`), one at a time.
 @Suite("Rung selection: pins, caps and the switch mode set by their actions; the server's cap followed and lifted (pure)")

@@ -3,6 +3,7 @@ import LoaderEvents
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// `--cmsd-cap`: the server's maximum suggested bitrate (CMSD `mb`, CTA-5006) as a cap the session follows (docs/CMCD.md).
 @Suite("The server's CMSD cap: followed when asked, lifted when the server stops saying it")

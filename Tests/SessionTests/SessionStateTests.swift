@@ -2,6 +2,7 @@ import HLS
 import LoaderEvents
 import Testing
 @testable import Session
+import SessionFixtures
 
 @Suite("Session state: the media clock, stalls, GAP, failures and the command script")
 struct SessionStateTests {

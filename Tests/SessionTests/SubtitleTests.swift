@@ -3,6 +3,7 @@ import LoaderEvents
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// The subtitles as pure functions of the session: which rendition shows, what is read of it and when, and the cue at the
 /// playhead on the player's clock (docs/SUBTITLES.md).
@@ -124,10 +125,13 @@ struct SubtitleTests {
 
     @Test("VOD: the playlist first, then the segments from the playhead on, four at a time, each once")
     func reads() {
+        // The playlist is asked for as the stream opens, beside the player's first reads.
+        var opening = SessionState(url: "http://origin.test/master.m3u8")
+        let opened = opening.reduce(
+            .event(.opened(url: opening.url, playlist: Fixture.playlist(Self.multivariant), diagnostics: [])), at: 0)
+        #expect(opened.effects == [.readSubtitles(.playlist(uri: "subs-fr/index.m3u8"))])
         var s = Self.session()
-        let first = s.subtitleReads(at: 0.3)
-        #expect(first == [.readSubtitles(.playlist(uri: "subs-fr/index.m3u8"))])
-        #expect(s.subtitleReads(at: 0.6).isEmpty, "one playlist read at a time")
+        #expect(s.subtitleReads(at: 0.6).isEmpty, "one playlist read at a time: the one asked for at the opening")
         #expect(Self.readPlaylist(&s, at: 0.7) == [0, 1, 2, 3], "four at once, from the start")
         #expect(s.subtitleReads(at: 1.0).isEmpty, "all four still in flight")
         Self.answer(&s, 0, at: 1.1)

@@ -2,6 +2,7 @@ import HLS
 import LoaderEvents
 import Testing
 @testable import Session
+import SessionFixtures
 
 @Suite("Variant control: mechanisms, ABR, GAP crossing (pure)")
 struct SwitchingTests {

@@ -3,6 +3,7 @@ import LoaderEvents
 import Testing
 
 @testable import Session
+import SessionFixtures
 
 /// The switch watcher's rules as a pure function: planned boundary reloads, fMP4 discontinuities and GAP runs, each once.
 @Suite("The switch watcher decides from the state, the time and the player's end flag")

@@ -2,6 +2,7 @@ import Foundation
 import HLS
 import LoaderEvents
 @testable import Session
+import SessionFixtures
 import Testing
 @testable import TUI
 
@@ -18,17 +19,9 @@ func sampleSession() -> SessionState {
         v720/index.m3u8
 
         """
-    var media =
-        "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
-    for i in 0..<10 {
-        if i % 4 == 0 { media += "#EXT-X-KEY:METHOD=AES-128,URI=\"k\(i / 4).key\"\n" }
-        if i == 6 { media += "#EXT-X-GAP\n" }
-        media += "#EXTINF:2.0,\nseg\(i).ts\n"
-    }
-    media += "#EXT-X-ENDLIST\n"
-    func parse(_ t: String) -> Playlist {
-        PlaylistParser.parseLenient(t, options: ParseOptions(url: "http://origin.test/v360/index.m3u8")).playlist
-    }
+    // The Session's rung with one GAP (segment 6): keys every four segments, 2 s each, VOD.
+    let media = Fixture.media(gaps: [6])
+    func parse(_ t: String) -> Playlist { Fixture.playlist(t, url: "http://origin.test/v360/index.m3u8") }
     var s = SessionState(url: "http://origin.test/master.m3u8")
     s.apply(.opened(url: s.url, playlist: parse(mv), diagnostics: []), at: 0)
     s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 1, reason: .start, mechanism: .load)), at: 0.1)
