@@ -19,7 +19,7 @@ extension SessionState {
     mutating func noticeCaptions(_ text: String?, at t: Double) -> [SessionFact] {
         guard !captionsFound, !ClosedCaptions.lines(text).isEmpty, let rung = loadedRung, let v = ladder.rungs[safe: rung]?.variant
         else { return [] }
-        captionsFound = true
+        subs.foundCaptions()
         switch v.closedCaptions {
         case "NONE":
             return subtitleFinding(
@@ -41,9 +41,7 @@ extension SessionState {
     /// The player told to show the captions in the video exactly while a CLOSED-CAPTIONS rendition it decodes is chosen.
     mutating func captionsWanted() -> [PaneEffect] {
         let want = subtitles.map { ClosedCaptions.decoded($0.rendition) } ?? false
-        guard want != captionsOn else { return [] }
-        captionsOn = want
-        return [.closedCaptions(want)]
+        return subs.captions(want) ? [.closedCaptions(want)] : []
     }
 
     /// The rendition the choice shows with `rung` (nil: off, or the variant names no group) and whether the choice found it.
@@ -58,9 +56,6 @@ extension SessionState {
         }
     }
 
-    /// `--subs` at start.
-    mutating func chooseSubtitles(_ query: String?) { subtitleChoice = SubtitleChoice(query: query) }
-
     /// Follows the choice with the rung the player plays: the track starts, changes or ends, and says so.
     mutating func followSubtitleChoice(rung: Int, reason: AudioReason, at t: Double) -> [SessionFact] {
         let (pick, honoured) = subtitlePick(rung: rung)
@@ -68,7 +63,7 @@ extension SessionState {
         // Nothing changes; a choice nothing matches is said once, at the start.
         let same = before?.name == pick?.name && before?.language == pick?.language && before?.uri == pick?.uri
         if same && (honoured || reason != .start) { return [] }
-        subtitles = pick.map { SubtitleTrack(rendition: $0) }
+        subs.show(pick)
         let what = pick.map(AudioRenditions.label) ?? "off"
         if let pick, pick.type == "CLOSED-CAPTIONS" {
             let id = pick.instreamID ?? "no INSTREAM-ID"
@@ -101,23 +96,23 @@ extension SessionState {
             return plan
         }
         switch select {
-        case .off: subtitleChoice = .off
+        case .off: subs.choose(.off)
         case .next:
             let current = subtitles?.rendition
             let i = current.flatMap { c in group.firstIndex { $0.name == c.name && $0.language == c.language } }
             if let i, i + 1 < group.count {
-                subtitleChoice = .wanted(AudioPreference(name: group[i + 1].name, language: group[i + 1].language))
+                subs.choose(.wanted(AudioPreference(name: group[i + 1].name, language: group[i + 1].language)))
             } else if i == nil {
-                subtitleChoice = .wanted(AudioPreference(name: group[0].name, language: group[0].language))
+                subs.choose(.wanted(AudioPreference(name: group[0].name, language: group[0].language)))
             } else {
-                subtitleChoice = .off
+                subs.choose(.off)
             }
         case .named(let q):
             guard let p = AudioRenditions.pick(AudioPreference(query: q), in: group), p.honoured else {
                 note(.warn, "subtitles: no rendition named \(q) (\(group.map(AudioRenditions.label).joined(separator: ", ")))", t)
                 return plan
             }
-            subtitleChoice = .wanted(AudioPreference(name: p.rendition.name, language: p.rendition.language))
+            subs.choose(.wanted(AudioPreference(name: p.rendition.name, language: p.rendition.language)))
         }
         plan.facts = followSubtitleChoice(rung: rung, reason: .manual, at: t)
         return plan
@@ -128,7 +123,7 @@ extension SessionState {
     /// `aim`: where a seek goes (its segment and playlist position), read for before the playhead gets there.
     mutating func subtitleReads(at t: Double, aim: (point: StreamPoint, position: Double)? = nil) -> [PaneEffect] {
         guard var track = subtitles, track.rendition.uri != nil, aim != nil || t - (track.plannedAt ?? -1) >= 0.25 else { return [] }
-        defer { subtitles = track }
+        defer { subs.keep(track) }
         track.plannedAt = t
         var out: [PaneEffect] = []
         let wait = Double(min(8, 1 << min(3, track.playlistFailures)))
@@ -188,7 +183,7 @@ extension SessionState {
     {
         guard var track = subtitles else { return [] }
         var facts: [SessionFact] = []
-        defer { subtitles = track }
+        defer { subs.keep(track) }
         track.plannedAt = nil
         let name = AudioRenditions.label(track.rendition)
         switch (r, result) {
@@ -318,7 +313,7 @@ extension SessionState {
                 ), rendition: "SUBTITLES \(track.rendition.groupID)/\(track.rendition.name)", at: t)
         }
         track.timingChecks = kept
-        subtitles = track
+        subs.keep(track)
         return facts
     }
 
@@ -357,7 +352,7 @@ extension SessionState {
             now = lines.isEmpty ? [] : [SubtitleCue(start: time, end: time, lines: lines, msn: playhead?.msn ?? 0, dsn: 0)]
         }
         track.shown = now
-        subtitles = track
+        subs.keep(track)
         let shown = SubtitleShown(
             t: t, lines: now.flatMap(\.lines), start: timed ? now.map(\.start).min() : nil, end: timed ? now.map(\.end).min() : nil,
             at: time, rendition: track.rendition)

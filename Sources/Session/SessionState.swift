@@ -68,16 +68,8 @@ public struct SessionState: Sendable {
     public internal(set) var metadata = TimedMetadataTrack()
     /// A seek asked for before the player's first frame: the playlist position it goes to, once the playhead is known.
     public internal(set) var pendingSeek: Double?
-    /// The subtitles asked for (`--subs`, `S`, `subs` in a script; docs/SUBTITLES.md).
-    public internal(set) var subtitleChoice = SubtitleChoice.automatic
-    /// The subtitle rendition shown: what hlstui read of it and the cues at the playhead; nil when off.
-    public internal(set) var subtitles: SubtitleTrack?
-    /// The first stream was given: later changes of the subtitles are the variant's.
-    var subtitleChoiceSeen = false
-    /// The player was told to show the captions in the video (`PaneEffect.closedCaptions`).
-    public internal(set) var captionsOn = false
-    /// The player has shown captions decoded from the video (`PlayerSample.captions`), declared or not.
-    public internal(set) var captionsFound = false
+    /// The subtitles asked for and shown, and the captions in the video (`Session/SubtitleShowing.swift`).
+    public internal(set) var subs = SubtitleShowing()
     /// The last failure the Loader saw (an origin answer, a transport error), with its time: a stall's cause.
     public internal(set) var lastFailure: (t: Double, text: String)?
     /// Each variant segment seen in a playlist, by MSN: its duration and PDT. A player far behind the live edge plays segments
@@ -144,7 +136,7 @@ public struct SessionState: Sendable {
         checks = StreamChecks(judgesVersions: settings.judgesVersions)
         playerHold = PlayerHold(usual: settings.readahead)
         audio = AudioChoice(query: settings.audio)
-        chooseSubtitles(settings.subtitles)
+        subs = SubtitleShowing(query: settings.subtitles)
     }
 
     /// Applies an event at session time `t` and returns what followed from it.
@@ -165,8 +157,7 @@ public struct SessionState: Sendable {
             return []
         case .audioGiven(let rung):
             // With the stream given, the subtitles follow the rung too (docs/SUBTITLES.md).
-            let first = !subtitleChoiceSeen
-            subtitleChoiceSeen = true
+            let first = subs.given()
             return audioGiven(rung: rung, at: t) + followSubtitleChoice(rung: rung, reason: first ? .start : .variant, at: t)
         case .subtitleRead(let r, let url, let result): return subtitleRead(r, url: url, result: result, at: t)
         case .reloadPlanned(let rung, let boundary):
@@ -241,7 +232,7 @@ public struct SessionState: Sendable {
         }
         // The subtitles are read from the start, beside the player's first reads (docs/SUBTITLES.md).
         guard !ladder.rungs.isEmpty else { return [] }
-        subtitleChoiceSeen = true
+        _ = subs.given()
         return followSubtitleChoice(rung: targetRung ?? 0, reason: .start, at: t)
     }
 
