@@ -236,7 +236,7 @@ extension SessionState {
         } else {
             audio.ask(
                 AudioChange(t: t, to: to, reason: .manual, honoured: true, mechanism: .reloadBoundary, atMSN: here.map { $0 + 1 }))
-            plannedReload = PlannedReload(rung: target, boundary: plannedReload?.boundary ?? here.map { $0 + 1 })
+            switching.plan(PlannedReload(rung: target, boundary: plannedReload?.boundary ?? here.map { $0 + 1 }))
         }
         return plan
     }

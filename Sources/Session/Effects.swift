@@ -139,13 +139,13 @@ extension SessionState {
         let here = fresh?.msn ?? playhead?.msn
         var plan = PanePlan()
         var atMSN: Int?
-        plannedReload = nil
+        switching.plan(nil)
         /// Reload at the playhead's segment and seek in the fresh cache; at the next boundary when the playhead is unknown.
         func inPlace() {
             if let time = look.time, let p = locate(time) {
                 plan.effects += planReload(rung: rung, msn: p.msn, to: .raw(time), at: t)
             } else {
-                plannedReload = PlannedReload(rung: rung, boundary: nil)
+                switching.plan(PlannedReload(rung: rung, boundary: nil))
             }
         }
         switch mech {
@@ -173,11 +173,11 @@ extension SessionState {
         case .spliceReload:
             plan.effects += [route(rung)].compactMap { $0 }
             atMSN = here.map { $0 + 1 }
-            plannedReload = PlannedReload(rung: rung, boundary: atMSN)
+            switching.plan(PlannedReload(rung: rung, boundary: atMSN))
         case .reloadBoundary:
             plan.effects.append(.prewarm(rung: rung))
             atMSN = here.map { $0 + 1 }
-            plannedReload = PlannedReload(rung: rung, boundary: atMSN)
+            switching.plan(PlannedReload(rung: rung, boundary: atMSN))
         case .reloadSeek:
             atMSN = here
             plan.effects.append(.prewarm(rung: rung))

@@ -120,7 +120,7 @@ extension SessionState {
     /// start.
     mutating func planFirstLoad(media: MediaPlaylist?, multivariant: Bool, partsGiven: Bool, at t: Double) -> PanePlan {
         let target = targetRung ?? 0
-        spliced = multivariant && (media.map(SwitchPlanner.isTS) ?? false)
+        switching.splice(multivariant && (media.map(SwitchPlanner.isTS) ?? false))
         var plan = PanePlan()
         if let media, media.isLive, partsGiven, let edge = planEdgeStart(rung: target, media: media, at: t) {
             plan = edge

@@ -19,8 +19,7 @@ extension SessionState {
             if rung != nil {
                 clock.firstPTS[msn] = seconds
                 clock.trim()
-                if let rung { segmentRung[msn] = rung }
-                Self.trim(&segmentRung, newest: msn)
+                switching.served(msn: msn, by: rung)
             }
             return []
         case .mediaStart(let rung, let msn, let video, let audio, let independent):
@@ -60,8 +59,7 @@ extension SessionState {
         // Only the variant's own segments time the playhead: renditions share MSNs but not always first PTS.
         if r.kind == .segment, let msn = r.msn, r.rung != nil {
             if let pts = r.firstPTS { clock.firstPTS[msn] = pts; clock.trim() }
-            if let rung = r.rung { segmentRung[msn] = rung }
-            Self.trim(&segmentRung, newest: msn)
+            switching.served(msn: msn, by: r.rung)
             if arrived { notePeak(bytes: r.bytes, msn: msn) }
         }
         if let err = r.failure {

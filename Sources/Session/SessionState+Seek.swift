@@ -69,7 +69,7 @@ extension SessionState {
             return [.seekDemuxer(by: d, aimBack: back)]
         }
         while isUnfillableGap(msn) { msn += 1 }
-        plannedReload = nil
+        switching.plan(nil)
         skipWatch.expectMove()
         note(.info, "seek: reloaded at msn \(msn)", t)
         return [.load(rung: loadedRung ?? 0, startMSN: msn)]

@@ -38,8 +38,6 @@ public struct SessionState: Sendable {
     /// Latest media playlist of each alternate rendition ("TYPE group/name").
     public internal(set) var renditionMedia: [String: MediaPlaylist] = [:]
     public internal(set) var clock = MediaClock()
-    /// The rung that served each segment the player fetched, by MSN.
-    public internal(set) var segmentRung: [Int: Int] = [:]
     public internal(set) var log: [LogLine] = []
     /// The Loader's requests and keys, what is in flight and delivered, the throughput (`Session/Requests.swift`).
     public internal(set) var ledger = RequestLedger()
@@ -60,8 +58,8 @@ public struct SessionState: Sendable {
     public internal(set) var steering = SteeringClient()
     /// hlstui's own pauses and the read-ahead in effect (`Session/PlayerHold.swift`).
     public internal(set) var playerHold = PlayerHold()
-    /// The rung the player was last given.
-    public internal(set) var loadedRung: Int?
+    /// The rung the player was given, a switch waiting for its boundary, the switches made (`Session/Switches.swift`).
+    public internal(set) var switching = Switches()
     /// The audio rendition chosen and the one that plays (`Session/Audio.swift`, `AudioChoice`).
     public internal(set) var audio = AudioChoice()
     /// The timed metadata the stream carries, and what the playhead reached (docs/EVENTS.md).
@@ -75,8 +73,6 @@ public struct SessionState: Sendable {
     /// Each variant segment seen in a playlist, by MSN: its duration and PDT. A player far behind the live edge plays segments
     /// that have left every playlist's window; these keep measuring them.
     public internal(set) var seen: [Int: SegmentFacts] = [:]
-    /// The newest switches (`switchLimit`).
-    public internal(set) var switches: [VariantSwitch] = []
     /// Forward jumps past content never shown (`Session/Skips.swift`).
     public internal(set) var skipWatch = SkipWatch()
     /// The breaks the playing rung announces, followed against the playhead (docs/EVENTS.md).
@@ -95,11 +91,7 @@ public struct SessionState: Sendable {
     public internal(set) var catchUp: LatencyCatchUp?
     /// Frozen and black picture detection over the frames sampled.
     public internal(set) var picture = PictureWatch()
-    /// True when the player was given a spliced playlist (the Loader picks each segment's rung).
-    public internal(set) var spliced = false
     var gapsReported: Set<GapMark> = []
-    /// A switch waiting for the playhead to reach its boundary: the rung to reload, and from which segment.
-    public internal(set) var plannedReload: PlannedReload?
     /// The GAP runs (first MSN) and fMP4 discontinuities (negated MSN) already crossed, so each is crossed once.
     var crossed: Set<Int> = []
     /// Each live rung's newest segment and when its playlist was read (`Session/LiveEdges.swift`).
@@ -119,7 +111,7 @@ public struct SessionState: Sendable {
     public static let requestLimit = 2000
     public static let logLimit = 500
     public static let keyLimit = 500
-    public static let switchLimit = 500
+    public static let switchLimit = Switches.limit
     public static let stallLimit = StallWatch.limit
     public static let violationLimit = 200
     /// Segments kept in the per-MSN tables (`segmentRung`, the GAPs reported, the breaks crossed) behind the newest one.
@@ -161,10 +153,10 @@ public struct SessionState: Sendable {
             return audioGiven(rung: rung, at: t) + followSubtitleChoice(rung: rung, reason: first ? .start : .variant, at: t)
         case .subtitleRead(let r, let url, let result): return subtitleRead(r, url: url, result: result, at: t)
         case .reloadPlanned(let rung, let boundary):
-            plannedReload = rung.map { PlannedReload(rung: $0, boundary: boundary) }
+            switching.plan(rung.map { PlannedReload(rung: $0, boundary: boundary) })
             return []
         case .spliceChosen(let on):
-            spliced = on
+            switching.splice(on)
             return []
         case .lowLatencyStarted(let holdBack):
             // A start again at the edge keeps when the last one was (at most one in ten seconds, `LatencyCatchUp`).
@@ -289,10 +281,8 @@ public struct SessionState: Sendable {
 
     /// A variant switch made: kept, counted and said.
     private mutating func switched(_ s: VariantSwitch, at t: Double) {
-        switches.append(s)
+        switching.switched(s)
         ledger.switched()
-        if switches.count > Self.switchLimit { switches.removeFirst(switches.count - Self.switchLimit) }
-        loadedRung = s.to
         let rungs = ladder.rungs
         let name = { (i: Int?) in i.flatMap { rungs[safe: $0]?.name } ?? i.map { "rung \($0)" } ?? "-" }
         note(

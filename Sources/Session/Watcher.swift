@@ -37,11 +37,11 @@ extension SessionState {
             // boundary, which a loaded machine can miss again (DECISIONS.md, rung switching). VOD and live alike: the seek is
             // in mpv's fresh cache, never FFmpeg's.
             if let b = planned.boundary, p.msn >= b {
-                plannedReload = nil
+                switching.plan(nil)
                 return .reloadForSwitchInPlace(rung: planned.rung, msn: p.msn, boundary: b)
             }
             if nearEnd {
-                plannedReload = nil
+                switching.plan(nil)
                 return .reloadForSwitch(rung: planned.rung, msn: p.msn + 1)
             }
         }

@@ -90,7 +90,7 @@ struct SwitchingTests {
         #expect(s.gapToCross(at: StreamPoint(msn: 1, offset: 0)) == nil)
         #expect(s.isUnfillableGap(4) && !s.isUnfillableGap(3))
         // Spliced, and rung 1 has media there: the Loader fills it, nothing to cross.
-        s.spliced = true
+        s.switching.splice(true)
         var other = try #require(Fixture.playlist(Fixture.media()).media)
         for i in other.segments.indices { other.segments[i].gap = false }
         s.apply(
