@@ -73,17 +73,19 @@ public enum Fixture {
         return s
     }
 
-    /// A session that opened the ladder, loaded rung 0, read its playlist and fetched segments 0–3 with first PTS 10, 12, 14, 16.
-    public static func session(live: Bool = false) -> SessionState {
+    /// A session that opened `multivariant` at 0, was given `rung` at 0.1 and read its playlist, `media` (at `mediaURL`).
+    public static func loaded(_ multivariant: String, rung: Int, media: String, mediaURL: String) -> SessionState {
         var s = SessionState(url: "http://origin.test/master.m3u8")
         s.apply(.opened(url: s.url, playlist: playlist(multivariant), diagnostics: []), at: 0)
-        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 0, reason: .start, mechanism: .load)), at: 0.1)
-        s.apply(
-            .loader(
-                .playlist(
-                    PlaylistEvent(
-                        url: "http://origin.test/v360/index.m3u8", rung: 0, rendition: nil, playlist: playlist(media(live: live)).media!,
-                        received: 0.1))), at: 0.1)
+        s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: rung, reason: .start, mechanism: .load)), at: 0.1)
+        let m = playlist(media, url: mediaURL).media!
+        s.apply(.loader(.playlist(PlaylistEvent(url: mediaURL, rung: rung, rendition: nil, playlist: m, received: 0.1))), at: 0.1)
+        return s
+    }
+
+    /// A session that opened the ladder, loaded rung 0, read its playlist and fetched segments 0–3 with first PTS 10, 12, 14, 16.
+    public static func session(live: Bool = false) -> SessionState {
+        var s = loaded(multivariant, rung: 0, media: media(live: live), mediaURL: "http://origin.test/v360/index.m3u8")
         for i in 0..<4 { s.apply(.loader(.request(request(i, pts: 10 + Double(i) * 2, start: 0.1 + Double(i) * 0.01))), at: 0.2) }
         s.apply(.playbackStarted, at: 0.3)
         return s

@@ -20,17 +20,7 @@ func sampleSession() -> SessionState {
 
         """
     // The Session's rung with one GAP (segment 6): keys every four segments, 2 s each, VOD.
-    let media = Fixture.media(gaps: [6])
-    func parse(_ t: String) -> Playlist { Fixture.playlist(t, url: "http://origin.test/v360/index.m3u8") }
-    var s = SessionState(url: "http://origin.test/master.m3u8")
-    s.apply(.opened(url: s.url, playlist: parse(mv), diagnostics: []), at: 0)
-    s.apply(.switched(VariantSwitch(t: 0.1, from: nil, to: 1, reason: .start, mechanism: .load)), at: 0.1)
-    s.apply(
-        .loader(
-            .playlist(
-                PlaylistEvent(
-                    url: "http://origin.test/v360/index.m3u8", rung: 1, rendition: nil, playlist: parse(media).media!, received: 0.1))),
-        at: 0.1)
+    var s = Fixture.loaded(mv, rung: 1, media: Fixture.media(gaps: [6]), mediaURL: "http://origin.test/v360/index.m3u8")
     s.apply(
         .loader(
             .key(
