@@ -146,10 +146,13 @@ let package = Package(
             name: "AppTests",
             dependencies: [
                 "App", "HLS", "LoaderEvents", "Player", "Terminal", "Origin", "Session", "TUI", "Recording", "Offline", "TestSupport",
-                "CMCD", "Loader", "Fleet", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Yams", package: "Yams"),
+                "CMCD", "Loader", "Fleet", .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Yams", package: "Yams"),
             ],
             exclude: ["Fixtures"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "LoaderEvents"]),
+        .testTarget(
+            name: "RecordingTests",
+            dependencies: ["Recording", "LoaderEvents", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "OfflineTests", dependencies: ["Offline", "HLS"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet"]),
         .testTarget(

@@ -14,7 +14,6 @@ extension PaneOwner {
     @discardableResult
     func run(_ effects: [PaneEffect]) -> (routedAt: Int?, refused: Bool) {
         var routedAt: Int?
-        var refused = false
         for e in effects {
             switch e {
             case .load(let rung, let msn, let prewarmed):
@@ -63,7 +62,7 @@ extension PaneOwner {
                 back.ask { [loader] in await .steered(loader.steering(url, base: f.url)) }
             }
         }
-        return (routedAt, refused)
+        return (routedAt, false)
     }
 
     /// Gives the player `rung` (spliced or alone), starting at segment `startMSN` when given (a reload: no demuxer seek, so

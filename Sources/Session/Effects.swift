@@ -289,7 +289,7 @@ extension SessionState {
 
     /// The user's pause key: pause, or play again.
     mutating func planTogglePause() -> [PaneEffect] {
-        if playback.togglePause() { catchUp?.leftByUser = true }
+        if playback.togglePause() { catchUp?.userMoved() }
         return [.pause(userPaused)]
     }
 

@@ -62,16 +62,24 @@ public struct LatencyCatchUp: Sendable, Equatable {
     /// Seconds past the target beyond which the playhead starts again at the edge instead of catching up.
     public static let restartBeyond = 1.5
     /// PART-HOLD-BACK, seconds behind the edge.
-    public var target: Double
+    public private(set) var target: Double
     public private(set) var speeding = false
     /// The user moved the playhead (a seek, a pause): no catch-up from then on.
-    public var leftByUser = false
+    public private(set) var leftByUser = false
     /// Since when (session seconds) the playhead has been behind the band.
-    var behindSince: Double?
+    private(set) var behindSince: Double?
     /// When it last started again at the edge.
-    var restartedAt: Double?
+    private(set) var restartedAt: Double?
 
-    public init(target: Double) { self.target = target }
+    /// A catch-up to `target`; `restartedAt`: when the one before it last started again at the edge (at most one such
+    /// start in ten seconds, across a start again).
+    public init(target: Double, restartedAt: Double? = nil) {
+        self.target = target
+        self.restartedAt = restartedAt
+    }
+
+    /// The user moved the playhead (a seek, a pause): it is left where it is from now on.
+    mutating func userMoved() { leftByUser = true }
 
     /// What a playhead `latency` seconds behind the edge at session time `t` needs.
     public enum Step: Sendable, Equatable {

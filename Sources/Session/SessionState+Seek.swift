@@ -7,7 +7,7 @@ extension SessionState {
     /// it, TS by a demuxer seek, fMP4 (FFmpeg 5.1 ends fMP4 playback on a demuxer seek) and across GAPs no rung fills by
     /// reloading a playlist that starts at the target's segment.
     mutating func planSeek(by delta: Double, at t: Double) -> [PaneEffect] {
-        catchUp?.leftByUser = true
+        catchUp?.userMoved()
         guard let pos = position, let m = playingMedia else {
             // The player has not shown a frame yet: a VOD seek is kept for the first look that knows the playhead (from the
             // start, or from a target already kept); a live one has nothing to be relative to.

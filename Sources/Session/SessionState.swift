@@ -160,9 +160,7 @@ public struct SessionState: Sendable {
             return []
         case .lowLatencyStarted(let holdBack):
             // A start again at the edge keeps when the last one was (at most one in ten seconds, `LatencyCatchUp`).
-            let restartedAt = catchUp?.restartedAt
-            catchUp = LatencyCatchUp(target: holdBack)
-            catchUp?.restartedAt = restartedAt
+            catchUp = LatencyCatchUp(target: holdBack, restartedAt: catchUp?.restartedAt)
             lowLatency.holdBack = holdBack
             return []
         case .speedGiven:

@@ -3,6 +3,7 @@ import FoundationNetworking
 import Origin
 import TestSupport
 import Testing
+import NIOConcurrencyHelpers
 
 /// `hlstui fleet` as it is deployed: the real binary playing the origin's streams with real libmpv, scraped by Debian's
 /// real Prometheus loading the shipped alert rules, asked through its HTTP API for what the origin's faults caused.
@@ -57,10 +58,10 @@ struct FleetPrometheusTests {
         config.timeoutIntervalForResource = 10
         let session = URLSession(configuration: config)
         defer { session.invalidateAndCancel() }
-        let box = DataBox()
+        let box = NIOLockedValueBox<Data?>(nil)
         let done = DispatchSemaphore(value: 0)
         let task = session.dataTask(with: u) { d, _, _ in
-            box.data = d
+            box.withLockedValue { $0 = d }
             done.signal()
         }
         task.resume()
@@ -68,10 +69,8 @@ struct FleetPrometheusTests {
             task.cancel()
             return nil
         }
-        return box.data
+        return box.withLockedValue { $0 }
     }
-
-    final class DataBox: @unchecked Sendable { var data: Data? }
 
     /// The value of a PromQL query that yields one number (nil: no series yet).
     static func query(_ prom: Int, _ q: String) async -> Double? {
@@ -309,7 +308,7 @@ struct FleetPrometheusTests {
         defer { reserved.release() }
         let port = reserved.port
         let base = AppOrigin.base
-        let seen = SeenBox()
+        let seen = NIOLockedValueBox("")
         let r = try await MonitorRun.run(
             [
                 "\(base)/cam-a/cam-a/index.m3u8", "\(base)/cam-b/cam-b/index.m3u8", "--duration", "14", "--metrics", "127.0.0.1:\(port)",
@@ -318,20 +317,18 @@ struct FleetPrometheusTests {
             alongside: {
                 _ = await eventually(timeout: 14, every: 0.5) {
                     let text = await Self.get("http://127.0.0.1:\(port)/metrics").map { String(decoding: $0, as: UTF8.self) } ?? ""
-                    seen.text = text.isEmpty ? seen.text : text
+                    if !text.isEmpty { seen.withLockedValue { $0 = text } }
                     return text.contains(#"hlstui_sync_locked{stream="studio"} 1.0"#)
                 }
             })
         #expect(r.status == 0, "\(r.stderr.suffix(300))")
         #expect(!r.named("player").isEmpty, "the JSON lines as always")
-        let text = seen.text
+        let text = seen.withLockedValue { $0 }
         #expect(text.contains(#"hlstui_sync_locked{stream="studio"} 1.0"#), "\(text.prefix(3000))")
         #expect(text.contains(#"hlstui_playing{stream="studio",pane="2"} 1.0"#))
         #expect(text.contains(#"hlstui_sync_offset_seconds{stream="studio",pane="1"}"#))
         #expect(await Self.get("http://127.0.0.1:\(port)/metrics") == nil, "no endpoint after the session")
     }
-
-    final class SeenBox: @unchecked Sendable { var text = "" }
 
     @Test("stderr holds only hlstui's lines while streams fail and restart beside one that plays; the libraries' go to --log")
     func onlyOwnLines() async throws {

@@ -2,14 +2,15 @@ import Foundation
 import Testing
 @testable import App
 import JSONValue
+import NIOConcurrencyHelpers
 
 /// The monitor's line writer, with real threads: lines written at once from a pane's report and from a tick stay in time order.
 @Suite("Monitor lines are stamped in the order they are written")
 struct MonitorOutputTests {
-    final class Lines: @unchecked Sendable {
-        let lock = NSLock()
-        var all: [String] = []
-        func add(_ s: String) { lock.withLock { all.append(s) } }
+    final class Lines: Sendable {
+        private let box = NIOLockedValueBox<[String]>([])
+        var all: [String] { box.withLockedValue { $0 } }
+        func add(_ s: String) { box.withLockedValue { $0.append(s) } }
     }
 
     @Test("four threads writing 500 lines each: t never goes back, a tick's lines share one t")

@@ -34,14 +34,12 @@ func firstMedia(_ c: UpstreamClient, _ playerURL: String) async throws -> (url: 
 func segmentLines(_ text: String) -> [String] { text.split(separator: "\n").filter { $0.contains("/segment/") }.map(String.init) }
 
 /// Collects a Loader's events in the background.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [LoaderEvent] = []
+final class EventLog: Sendable {
+    private let items = NIOLockedValueBox<[LoaderEvent]>([])
     init(_ loader: LoaderServer) {
-        Task { for await e in loader.events { self.append(e) } }
+        Task { [items] in for await e in loader.events { items.withLockedValue { $0.append(e) } } }
     }
-    private func append(_ e: LoaderEvent) { lock.withLock { items.append(e) } }
-    var all: [LoaderEvent] { lock.lock(); defer { lock.unlock() }; return items }
+    var all: [LoaderEvent] { items.withLockedValue { $0 } }
     var requests: [RequestEvent] {
         all.compactMap {
             if case .request(let r) = $0 { return r }; return nil

@@ -259,13 +259,18 @@ struct UpstreamClientTests {
 }
 
 /// Counts streamed chunks from any thread.
-final class StreamCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var status = 0
-    private(set) var bytes = 0
-    private(set) var chunks = 0
-    func head(_ s: Int) { lock.lock(); status = s; lock.unlock() }
-    func add(_ n: Int) { lock.lock(); bytes += n; chunks += 1; lock.unlock() }
+final class StreamCount: Sendable {
+    private let counts = NIOLockedValueBox((status: 0, bytes: 0, chunks: 0))
+    var status: Int { counts.withLockedValue { $0.status } }
+    var bytes: Int { counts.withLockedValue { $0.bytes } }
+    var chunks: Int { counts.withLockedValue { $0.chunks } }
+    func head(_ s: Int) { counts.withLockedValue { $0.status = s } }
+    func add(_ n: Int) {
+        counts.withLockedValue {
+            $0.bytes += n
+            $0.chunks += 1
+        }
+    }
 }
 
 @Suite("Mutual TLS: --client-cert with a PKCS#12 file")

@@ -2,6 +2,7 @@ import Foundation
 import LoaderEvents
 import Testing
 @testable import Recording
+import NIOConcurrencyHelpers
 
 @Suite("Recordings: one SQLite file per session, read back as written")
 struct RecorderTests {
@@ -96,9 +97,8 @@ struct RecorderTests {
     }
 }
 
-final class Said: @unchecked Sendable {
-    private let lock = NSLock()
-    private var all: [String] = []
-    func add(_ s: String) { lock.withLock { all.append(s) } }
-    var lines: [String] { lock.withLock { all } }
+final class Said: Sendable {
+    private let all = NIOLockedValueBox<[String]>([])
+    func add(_ s: String) { all.withLockedValue { $0.append(s) } }
+    var lines: [String] { all.withLockedValue { $0 } }
 }

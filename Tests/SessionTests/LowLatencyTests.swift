@@ -84,7 +84,7 @@ struct LowLatencyPolicyTests {
         var c = LatencyCatchUp(target: 3)
         _ = c.step(latency: 4, at: 0)
         #expect(c.step(latency: 4, at: 2) == .speed(LatencyCatchUp.rate))
-        c.leftByUser = true
+        c.userMoved()
         #expect(c.step(latency: 20, at: 3) == .speed(1))
         #expect(c.step(latency: 20, at: 10) == nil && c.step(latency: 20, at: 30) == nil)
     }
