@@ -237,8 +237,13 @@ struct LowLatencyLoaderTests {
             "\(q.kind.rawValue) +\(fixed(q.start - asked.loader, 3)) s ttfb \(q.ttfbMs.map { fixed($0, 0) } ?? "-") ms"
                 + " \(fixed(q.durationMs, 0)) ms\(q.prefetch ? " prefetch" : "") \(q.url.split(separator: "/").last ?? "")"
         }
+        // On the Loader's clock, which the ask ties to the wall clock: the request can reach the Loader more than a second after
+        // it was sent on a loaded machine (measured: 1.25 s in a CI run), so what is held to is the Loader's doing from there —
+        // the segment read part by part from before it was complete, and its first bytes given before it was.
+        let completeOnLoader = asked.loader + (complete - asked.wall)
+        let partReads = log.requests.filter { $0.msn == growing.msn && $0.kind == .part }
         #expect(
-            firstByte.wall < complete - 0.5,
+            partReads.contains { $0.start < completeOnLoader } && firstByte.wall < complete,
             """
             first byte \(complete - firstByte.wall) s before the segment was complete; asked \(complete - asked.wall) s before it, \
             first byte \(fixed(firstByte.loader - asked.loader, 3)) s after the ask (Loader's clock); \(partsRead)
