@@ -74,7 +74,9 @@ struct CMCDE2ETests {
         let since = state.log().count
         // 6 s after the first segment the origin starts to suggest 300 kbps, for 8 s.
         let control = Task {
-            _ = await eventually(timeout: 60, every: 0.1) {
+            // As long as the run waits for its player slot (an hour at most): until it plays, or until it is over and this task
+            // cancelled.
+            _ = await eventually(timeout: 3600, every: 0.1) {
                 Task.isCancelled || state.log(since: since).contains { $0.kind == "segment" && $0.scenario == "live-ts" }
             }
             try? await Task.sleep(for: .seconds(6))
