@@ -103,10 +103,12 @@ try:
     for _ in range(20):
         tmux(sock, "send-keys", "-t", "t", "?")
         t0 = time.monotonic()
-        until(lambda s: "keys (? to close)" in s)
+        # The help box's title: "keys (? to close)", or "keys (? to close, ↑↓ PgUp PgDn scroll)" when it is taller than the
+        # screen (at 80x24).
+        until(lambda s: "keys (? to close" in s)
         lat.append(time.monotonic() - t0)
         tmux(sock, "send-keys", "-t", "t", "?")
-        until(lambda s: "keys (? to close)" not in s)
+        until(lambda s: "keys (? to close" not in s)
         time.sleep(0.1)
     tmux(sock, "kill-server")
     sock2 = "hlstui-bench-" + uuid.uuid4().hex[:8]
