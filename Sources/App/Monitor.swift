@@ -321,7 +321,28 @@ public enum MonitorJSON {
                 case .shown(let after): ("shown", "after", after)
                 }
             return ("picture", [("pane", .int(i)), ("state", .string(state)), (key, .double((seconds * 1000).rounded() / 1000))])
+        case .interstitial(let f): return ("interstitial", [("pane", .int(i))] + interstitialFields(f, report: report))
         }
+    }
+
+    /// An `interstitial` event's fields (docs/MONITOR.md): its `phase` and what it says, with the primary's playhead.
+    static func interstitialFields(_ f: InterstitialFact, report: PaneReport) -> [(String, JSONValue)] {
+        let ms = { (v: Double) in JSONValue.double((v * 1000).rounded() / 1000) }
+        let fields: [(String, JSONValue)] =
+            switch f {
+            case .began(let id, let when): [("phase", .string("begin")), ("id", .string(id)), ("when", .string(when))]
+            case .listed(let id, let assets, let seconds):
+                [("phase", .string("list")), ("id", .string(id)), ("assets", .int(assets)), ("seconds", ms(seconds))]
+            case .asset(let id, let index, let count, let uri):
+                [("phase", .string("asset")), ("id", .string(id)), ("index", .int(index)), ("count", .int(count)), ("uri", .string(uri))]
+            case .assetFailed(let id, let index, let uri, let why):
+                [("phase", .string("assetFailed")), ("id", .string(id)), ("index", .int(index)), ("uri", .string(uri)), ("cause", .string(why))]
+            case .assetEnded(let id, let index, let seconds):
+                [("phase", .string("assetEnded")), ("id", .string(id)), ("index", .int(index)), ("seconds", ms(seconds))]
+            case .resumed(let id, let played, let at):
+                [("phase", .string("resume")), ("id", .string(id)), ("played", ms(played)), ("at", .string(at))]
+            }
+        return fields + [("playheadPDT", .string(report.state.playheadPDT?.iso8601Milliseconds))]
     }
 }
 

@@ -36,6 +36,10 @@ enum PaneInput: Sendable {
     case syncWait(Bool)
     /// Sync: move to a moment read at an instant (`Pane.realign`).
     case realign(DateTime, ContinuousClock.Instant, CheckedContinuation<Bool, Never>)
+    /// An interstitial's asset playlist was read (`PaneEffect.openAsset`): the stream the player is given next.
+    case assetFetched(OpenedStream)
+    /// An interstitial's list or asset came back to the Session.
+    case interstitial(InterstitialInput)
 }
 
 /// The steps of an effect that takes time; each comes back as an input when it is due.

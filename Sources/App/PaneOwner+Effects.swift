@@ -60,6 +60,20 @@ extension PaneOwner {
                     DataURI.isData(url)
                     ? url : SteeringRequest.url(VirtualPlaylists.resolve(url, against: f.url), pathway: pathway, throughput: throughput)
                 back.ask { [loader] in await .steered(loader.steering(url, base: f.url)) }
+            case .fetchAssetList(let id, let uri, let offset):
+                let url = interstitialURL(uri)
+                back.ask { [loader, primaryID] in
+                    .interstitial(.listAnswered(id: id, await loader.assetList(url, primaryID: primaryID, startOffset: offset)))
+                }
+            case .openAsset(let uri):
+                let url = interstitialURL(uri)
+                back.ask { [loader] in
+                    do throws(UpstreamError) { return .assetFetched(try await loader.fetchTop(url)) } catch {
+                        return .interstitial(.assetFailed(uri: url, why: error.description))
+                    }
+                }
+            case .loadAsset(let variant):
+                guard loadAsset(variant: variant) else { return (routedAt, true) }
             }
         }
         return (routedAt, false)
@@ -87,6 +101,30 @@ extension PaneOwner {
             return true
         } catch {
             apply(.failed(message: "the player refused the stream: \(error.description)", cause: "mpv"))
+            return false
+        }
+    }
+
+    /// An interstitial's asset or list, as its date range or list writes it, resolved against the media playlist that
+    /// schedules it (the rung loaded; a list's URIs are already resolved against the list).
+    func interstitialURL(_ uri: String) -> String {
+        guard let f = fetched else { return uri }
+        let rung = state.loadedRung ?? state.targetRung ?? 0
+        let media = f.playlist.multivariant.flatMap { $0.variants[safe: rung] }.map { VirtualPlaylists.resolve($0.uri, against: f.url) }
+        return VirtualPlaylists.resolve(uri, against: media ?? f.url)
+    }
+
+    /// Gives the player the interstitial asset just opened (its variant `variant`, through the Loader as the primary is);
+    /// false when the player refused it, which the Session takes as the asset failed.
+    func loadAsset(variant: Int?) -> Bool {
+        guard let a = asset else { return false }
+        let presented = loader.present(a, variants: variant.map { [$0] }, subtitles: false)
+        do {
+            try? mpv.set(.demuxerLavfOptions(""))
+            try mpv.command(.loadfile(presented.playerURL))
+            return true
+        } catch {
+            carry(state.reduce(.interstitial(.assetFailed(uri: a.url, why: "the player refused it: \(error.description)")), at: t))
             return false
         }
     }

@@ -29,6 +29,10 @@ final class PaneOwner {
     var loader: LoaderServer { parts.loader }
     var state: SessionState
     var fetched: OpenedStream?
+    /// The interstitial asset the player is given next or holds (docs/EVENTS.md, "Interstitials played").
+    var asset: OpenedStream?
+    /// `_HLS_primary_id`: this playback session's identifier, as an interstitial's list is asked for (RFC 8216bis Appendix D).
+    let primaryID = UUID().uuidString
     var isLive = false
     var logFilter = MPVLogFilter()
     /// The cache caps last given to the player.
@@ -77,9 +81,9 @@ final class PaneOwner {
 
     func report(_ o: PaneOutput) { parts.output(PaneReport(pane: parts.index, t: t, output: o, state: state)) }
 
-    /// Applies an event now and reports what followed.
+    /// Applies an event now and carries out what followed (an interstitial's next asset after the player's end, say).
     func apply(_ e: SessionEvent) {
-        for f in state.reduce(.event(e), at: t).facts { report(f) }
+        carry(state.reduce(.event(e), at: t))
     }
 
     /// A fact as the screen and the monitor take it: a segment served from another rung is a switch there.
@@ -132,6 +136,10 @@ final class PaneOwner {
         case .speed(let s): carry(state.reduce(.syncSpeed(s), at: t))
         case .hold(let seconds): carry(state.reduce(.hold(seconds: seconds), at: t))
         case .syncWait(let on): carry(state.reduce(.syncWait(on), at: t))
+        case .assetFetched(let f):
+            asset = f
+            carry(state.reduce(.interstitial(.assetOpened(f.playlist)), at: t))
+        case .interstitial(let i): carry(state.reduce(.interstitial(i), at: t))
         case .realign(let date, let readAt, let k):
             let plan = state.reduce(.realign(to: date, readAt: Pane.seconds(readAt - parts.started)), at: t)
             guard !plan.refused else { return k.resume(returning: false) }

@@ -125,7 +125,7 @@ extension LoaderServer {
                 o.next = next?.url
                 if let br = next?.range { o.nextRange = "\(br.offset)-\(br.offset + br.length - 1)" }
                 return o
-            case .steering, .file: return CMCDObject(type: .other)
+            case .steering, .file, .assetList: return CMCDObject(type: .other)
             }
         }
         if let object { cmcd.withLockedValue { $0.note(res.upstream, object) } }

@@ -379,7 +379,7 @@ public final class LoaderServer: Sendable {
         let ext: String
         switch r.kind {
         case .multivariant, .media: ext = "m3u8"
-        case .steering: ext = "json"
+        case .steering, .assetList: ext = "json"
         case .key: ext = "key"
         case .initSection, .file: ext = "mp4"
         case .segment, .part:
@@ -582,7 +582,7 @@ public final class LoaderServer: Sendable {
         case .segment, .part, .initSection: await segment(res, range: range, writer: writer)
         case .key: await keyResource(res, writer: writer)
         case .file: await file(res, range: range, writer: writer)
-        case .steering: writer.text(404, "hlstui loader: a steering manifest is read by hlstui, not by the player")
+        case .steering, .assetList: writer.text(404, "hlstui loader: a \(res.kind.rawValue) is read by hlstui, not by the player")
         }
     }
 

@@ -9,6 +9,8 @@ public enum ResourceKind: String, Sendable {
     case steering
     /// A progressive file (MP4) the player reads by byte ranges, without a playlist.
     case file
+    /// An interstitial's X-ASSET-LIST (RFC 8216bis Appendix D.2), read by hlstui, never served to the player.
+    case assetList = "asset-list"
 }
 
 /// How a request ended.

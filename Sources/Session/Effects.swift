@@ -47,6 +47,14 @@ public enum PaneEffect: Sendable, Equatable {
     case readahead(Double)
     /// A reload+seek is over: the player is no longer held, and plays unless the user paused (`play` false).
     case letGo(play: Bool)
+    /// An interstitial's X-ASSET-LIST (`uri` as the playlist writes it), read through the Loader as a player asks it, with
+    /// `_HLS_start_offset` when given; the answer comes back as `InterstitialInput.listAnswered` (docs/EVENTS.md).
+    case fetchAssetList(id: String, uri: String, startOffset: Double?)
+    /// Read an interstitial asset's playlist (`uri` as the playlist or the list writes it); the answer comes back as
+    /// `InterstitialInput.assetOpened` or `.assetFailed`.
+    case openAsset(uri: String)
+    /// Give the player the asset just opened: its variant `variant` (nil: its media playlist, or all of it).
+    case loadAsset(variant: Int?)
 }
 
 /// Why hlstui reads a playlist the player did not ask for.

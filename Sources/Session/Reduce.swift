@@ -40,18 +40,39 @@ public enum SessionInput: Sendable {
     case firstLoad(media: MediaPlaylist?, multivariant: Bool, partsGiven: Bool)
     /// LL-HLS: `rung`'s newest playlist, read to start again at its edge (`RefreshPurpose.edgeStart`).
     case edgeRead(rung: Int, media: MediaPlaylist, partsGiven: Bool)
+    /// An interstitial's list or asset came back (`InterstitialInput`).
+    case interstitial(InterstitialInput)
 }
 
 extension SessionState {
     /// Applies `input` at session time `t` and returns what the owner carries out: effects in order, the switch to record, the
     /// facts to report and the lines to say.
     public mutating func reduce(_ input: SessionInput, at t: Double) -> PanePlan {
+        // An interstitial in play takes the player's inputs as its asset's (docs/EVENTS.md, "Interstitials played").
+        if let plan = duringInterstitial(input, at: t) {
+            playerHold.given(plan.effects)
+            return plan
+        }
         var plan = PanePlan()
         switch input {
         case .event(let e):
             plan.facts = apply(e, at: t)
             // The subtitle playlist is read beside the rung's from the start (docs/SUBTITLES.md).
             if case .opened = e { plan.effects = subtitleReads(at: t) }
+            // The primary ended with a post-roll to play (`InterstitialPlay.postDue`).
+            if interstitials.postDue, interstitials.run == nil {
+                interstitials.post(false)
+                if let post = postRoll {
+                    let begun = beginInterstitial(post, resume: .end, when: "post", at: t)
+                    plan.facts += begun.facts
+                    plan.effects += begun.effects
+                } else {
+                    playback.reachedEnd()
+                    plan.facts.append(.ended)
+                }
+            }
+        case .interstitial(let i):
+            plan = interstitial(i, at: t)
         case .action(let action, var look, let recordedAt):
             if look.time != nil, let m = recordedAt, let recorded = rawTime(at: m) { look.time = recorded }
             plan = perform(action, look: look, at: t)
@@ -80,7 +101,13 @@ extension SessionState {
         case .timer(let timer, let look):
             plan = self.timer(timer, look: look, at: t)
         case .firstLoad(let media, let multivariant, let partsGiven):
-            plan = planFirstLoad(media: media, multivariant: multivariant, partsGiven: partsGiven, at: t)
+            // A pre-roll plays before the primary's first frame (RFC 8216bis Appendix D, CUE=PRE).
+            if let pre = preRoll(in: media) {
+                plan = beginInterstitial(
+                    pre, resume: .firstLoad(media: media, multivariant: multivariant, partsGiven: partsGiven), when: "pre", at: t)
+            } else {
+                plan = planFirstLoad(media: media, multivariant: multivariant, partsGiven: partsGiven, at: t)
+            }
         case .edgeRead(let rung, let media, let partsGiven):
             plan.facts = apply(.liveEdge(rung: rung, playlist: media), at: t)
             if let edge = partsGiven ? planEdgeStart(rung: rung, media: media, at: t) : nil {
@@ -113,6 +140,12 @@ extension SessionState {
     /// After a sample: content steering's reload when due and a penalised pathway's retest (docs/STEERING.md), then a move to
     /// another pathway, else the ABR's switch.
     mutating func afterSample(look: PlayerLook, at t: Double) -> PanePlan {
+        // The playhead reached an interstitial: the primary leaves for it, to resume at START-DATE plus the resumption offset
+        // (VOD), or at the live moment (live).
+        if let i = midRollDue, let start = i.startDate {
+            let live = playingMedia?.isLive ?? false
+            return beginInterstitial(i, resume: live ? .live(playheadPDT ?? start, since: t) : .vod(start), when: "mid", at: t)
+        }
         var effects: [PaneEffect] = []
         if let due = steeringReloadDue(at: t) {
             effects.append(.reloadSteering(url: due.url, pathway: due.pathway, throughput: due.throughput))

@@ -90,6 +90,8 @@ public enum SessionTimer: Sendable, Equatable {
     case seekableCacheBack
     /// Sync's hold is over (`SessionState.holdSteps`).
     case endHold
+    /// An interstitial's asset `index` was given to the player this long ago: has it shown a frame?
+    case assetStart(index: Int)
 }
 
 extension SessionState {
@@ -112,6 +114,8 @@ extension SessionState {
             var plan = PanePlan()
             plan.effects = endHold()
             return plan
+        // Taken while an interstitial plays (`duringInterstitial`); one that comes after it is over says nothing.
+        case .assetStart: return PanePlan()
         }
     }
 

@@ -11,13 +11,15 @@ extension SessionState {
     /// run on across it while the reload lands — and, the moment's segment the first listed after another discontinuity,
     /// there is no earlier segment on its timeline to start from: the reload starts at the discontinuity, without a seek, and
     /// the pane lands ahead of the moment (held the rest).
-    mutating func planRealign(to date: DateTime, readAt: Double? = nil, at t: Double) -> [PaneEffect]? {
+    /// `purpose`: why, for the lines said (sync meets the other pane; an interstitial over resumes the primary).
+    mutating func planRealign(to date: DateTime, readAt: Double? = nil, purpose: String? = nil, at t: Double) -> [PaneEffect]? {
         guard let m = loadedRung.flatMap({ media[$0] }) ?? playingMedia, let pt = Timeline.playlistTime(at: date, in: m),
             let i = Timeline.segmentIndex(at: pt, in: m)
         else { return nil }
         let msn = m.segments[i].mediaSequence
         skipWatch.moveRequested()
         let rung = loadedRung ?? 0
+        let (why, goal) = (purpose ?? "sync", purpose == nil ? "to meet the other pane at" : "to resume the primary at")
         if let k = m.segments[(i + 1)...].firstIndex(where: \.discontinuity) {
             let b = m.segments[k]
             // FFmpeg 5.1 opens a stream's second segment while it reads the stream's header: the reload starts two segments or
@@ -25,18 +27,14 @@ extension SessionState {
             let from = k - i >= 2 ? i : i - 1
             let near = b.effectiveProgramDateTime.map { $0.seconds(since: date) < SyncWindow.breakMargin } ?? true
             guard !near, from >= 0, !m.segments[i].discontinuity || from == i else {
-                note(
-                    .info,
-                    "sync: reloaded at msn \(b.mediaSequence) to meet the other pane at \(date) (just before a discontinuity: no seek)", t)
+                note(.info, "\(why): reloaded at msn \(b.mediaSequence) \(goal) \(date) (just before a discontinuity: no seek)", t)
                 return [.load(rung: rung, startMSN: b.mediaSequence)]
             }
             let start = m.segments[from].mediaSequence
-            note(
-                .info,
-                "sync: reloaded at msn \(start) to meet the other pane at \(date) (msn \(b.mediaSequence) on held back until the seek)", t)
+            note(.info, "\(why): reloaded at msn \(start) \(goal) \(date) (msn \(b.mediaSequence) on held back until the seek)", t)
             return planReload(rung: rung, msn: start, to: .moment(date, msn: start, readAt: readAt ?? t), holdFrom: b.mediaSequence, at: t)
         }
-        note(.info, "sync: reloaded at msn \(msn) to meet the other pane at \(date)", t)
+        note(.info, "\(why): reloaded at msn \(msn) \(goal) \(date)", t)
         return planReload(rung: rung, msn: msn, to: .moment(date, msn: msn, readAt: readAt ?? t), at: t)
     }
 

@@ -42,8 +42,13 @@ extension SessionState {
         if s.eof && !ended, let m = media[playingRung ?? 0], m.endList,
             playhead.map({ p in !m.segments.contains { $0.mediaSequence > p.msn && !$0.gap } }) ?? true
         {
-            playback.reachedEnd()
-            facts.append(.ended)
+            // A post-roll plays first (`reduce` begins it).
+            if postRoll != nil {
+                interstitials.post(true)
+            } else {
+                playback.reachedEnd()
+                facts.append(.ended)
+            }
         }
         return facts
     }

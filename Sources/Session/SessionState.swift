@@ -98,6 +98,8 @@ public struct SessionState: Sendable {
     public internal(set) var liveEdges = LiveEdges()
     /// LL-HLS: starts behind the edge whose seek never landed in a row (one more start at the edge is tried, then it plays).
     var edgeStartMisses = 0
+    /// The interstitial in play and those played (`Session/InterstitialPlay.swift`).
+    public internal(set) var interstitials = InterstitialPlay()
 
     /// Whether any playlist or key of the stream uses METHOD=SAMPLE-AES (FFmpeg decrypts those samples itself).
     public var usesSampleAES: Bool {
@@ -242,6 +244,9 @@ public struct SessionState: Sendable {
 
     /// The player was given the stream again from `start` (a load, a reload): the playhead held where it was until it plays.
     private mutating func streamGiven(start: Int?, from: (time: Double, wall: DateTime)?, at t: Double) {
+        // After an interstitial the player's time-pos was the asset's: it says nothing of where the primary was.
+        let from = interstitials.assetInPlayer ? nil : from
+        interstitials.primaryGiven()
         playback.given(start: start, at: t)
         ledger.streamGiven()
         // Where the playhead really was when the player stopped reading: the skip check measures the reload from there,
@@ -270,9 +275,10 @@ public struct SessionState: Sendable {
             note(.error, "\(message) [mpv: \(err)]", t)
             return [.failed(message: message, cause: why)]
         }
-        if reason == .eof {
-            playback.reachedEnd()
-            return [.ended]
+        if reason == .eof, !ended {
+            // A post-roll plays first (`reduce` begins it).
+            if postRoll != nil { interstitials.post(true) } else { playback.reachedEnd() }
+            return postRoll != nil ? [] : [.ended]
         }
         return []
     }

@@ -223,6 +223,9 @@ public enum SessionFact: Sendable, Equatable {
     /// One segment comes from another rung than the one loaded (a failover, a GAP filled, RFC 8216bis §4.4.4.7): the rung on
     /// screen changes for it, a switch with its own reason, reported and not recorded (the loaded rung stays).
     case servedFrom(VariantSwitch)
+    /// An interstitial played in the pane: begun, its list read, an asset given, failed or ended, the primary resumed
+    /// (docs/EVENTS.md, "Interstitials played").
+    case interstitial(InterstitialFact)
 }
 
 /// What happened, as the Session consumes it; time arrives with each event (seconds since session start).

@@ -1,0 +1,125 @@
+import HLS
+
+/// The interstitials a pane plays (RFC 8216bis Appendix D; docs/EVENTS.md, "Interstitials played"), a feature sub-state: the
+/// one in play — its assets, the one the player holds, what they played and where the primary resumes — and the IDs already
+/// played. The plans that use it are the Session's (`SessionState+Interstitials.swift`).
+public struct InterstitialPlay: Sendable, Equatable {
+    /// Where the primary goes on once the interstitial is over.
+    public enum Resume: Sendable, Equatable {
+        /// VOD: the primary's moment `date` (START-DATE plus the resumption offset), a fixed point of its timeline.
+        case vod(DateTime)
+        /// Live: START-DATE run on with the clock since session time `since` — the live moment, at the latency the pane had.
+        case live(DateTime, since: Double)
+        /// A pre-roll: the primary's first load, as it was to be before the interstitial came first.
+        case firstLoad(media: MediaPlaylist?, multivariant: Bool, partsGiven: Bool)
+        /// A post-roll: the primary has ended.
+        case end
+    }
+
+    /// An asset that could not be played, and why.
+    public struct Failure: Sendable, Equatable {
+        public var uri: String
+        public var why: String
+    }
+
+    /// One interstitial in play.
+    public struct Run: Sendable, Equatable {
+        public var interstitial: Interstitial
+        public var resume: Resume
+        /// Session time it began (the primary left).
+        public var began: Double
+        /// The assets to play: X-ASSET-URI's one, or X-ASSET-LIST's once read (nil while the list is read).
+        public var assets: [AssetList.Asset]?
+        /// The asset the player is given (an index into `assets`).
+        public var index = 0
+        /// The asset's ladder, once its playlist is read: the pane shows it while the asset plays.
+        public var ladder: Ladder?
+        /// The asset's first frame (session time); nil while it loads.
+        public var assetStarted: Double?
+        /// The asset's playhead (its own media time), as last sampled.
+        public var position: Double?
+        /// Seconds of the assets before this one that played.
+        public var played: Double = 0
+        /// The assets that failed, each with its cause.
+        public var failed: [Failure] = []
+
+        /// The asset the player holds.
+        public var asset: AssetList.Asset? { assets?[safe: index] }
+        /// Seconds of the assets played so far, the one playing included.
+        public var elapsed: Double { played + (assetStarted == nil ? 0 : max(0, position ?? 0)) }
+    }
+
+    public private(set) var run: Run?
+    /// The IDs played or tried: each interstitial plays once in a session.
+    public private(set) var done: Set<String> = []
+    /// The player holds an asset's stream (from its load to the primary's next): its `time-pos` is not the primary's.
+    public private(set) var assetInPlayer = false
+    /// The primary reached its end with a post-roll to play (`SessionState.sampled`); the plan after the sample plays it.
+    public private(set) var postDue = false
+
+    public init() {}
+
+    /// An interstitial begins: the primary leaves for it.
+    mutating func begin(_ i: Interstitial, resume: Resume, at t: Double) {
+        done.insert(i.id)
+        run = Run(interstitial: i, resume: resume, began: t)
+        if i.assetList == nil, let uri = i.assetURI { run?.assets = [AssetList.Asset(uri: uri, duration: i.duration ?? 0)] }
+    }
+
+    /// The X-ASSET-LIST was read: its assets, within X-PLAYOUT-LIMIT.
+    mutating func listed(_ assets: [AssetList.Asset]) { run?.assets = assets }
+
+    /// The asset's playlist was read.
+    mutating func opened(_ ladder: Ladder) {
+        run?.ladder = ladder
+        assetInPlayer = true
+    }
+
+    /// The asset showed its first frame.
+    mutating func assetStarted(at t: Double) { if run?.assetStarted == nil { run?.assetStarted = t } }
+
+    /// The asset's playhead now.
+    mutating func sampled(position: Double?) { if let p = position, run?.assetStarted != nil { run?.position = p } }
+
+    /// The asset playing is over (ended, or failed with `why`): the next one is up. Returns the next asset, nil when none is.
+    mutating func next(failed why: String? = nil) -> AssetList.Asset? {
+        guard var r = run else { return nil }
+        if let why, let a = r.asset { r.failed.append(Failure(uri: a.uri, why: why)) }
+        if r.assetStarted != nil { r.played += max(0, r.position ?? 0) }
+        r.index += 1
+        r.ladder = nil
+        r.assetStarted = nil
+        r.position = nil
+        run = r
+        return r.asset
+    }
+
+    /// The interstitial is over: what it was, for the resumption.
+    mutating func finish() -> Run? {
+        defer { run = nil }
+        return run
+    }
+
+    /// The primary was given to the player again.
+    mutating func primaryGiven() { assetInPlayer = false }
+
+    /// The primary ended with a post-roll still to play, or it was played.
+    mutating func post(_ due: Bool) { postDue = due }
+}
+
+/// What a pane's interstitial did (docs/EVENTS.md, "Interstitials played"; `monitor`'s `interstitial` events).
+public enum InterstitialFact: Sendable, Equatable {
+    /// The primary left for interstitial `id` (`when`: pre, mid or post).
+    case began(id: String, when: String)
+    /// Its X-ASSET-LIST answered: `assets` assets of `seconds` in all (X-PLAYOUT-LIMIT applied).
+    case listed(id: String, assets: Int, seconds: Double)
+    /// Asset `index` of `count` given to the player.
+    case asset(id: String, index: Int, count: Int, uri: String)
+    /// Asset `index` failed: skipped, with its cause.
+    case assetFailed(id: String, index: Int, uri: String, why: String)
+    /// Asset `index` played `seconds` and ended.
+    case assetEnded(id: String, index: Int, seconds: Double)
+    /// The interstitial is over after `played` seconds of its assets: the primary resumes (`at`: the moment, or "start" for a
+    /// pre-roll, "end" for a post-roll).
+    case resumed(id: String, played: Double, at: String)
+}
