@@ -102,6 +102,10 @@ public enum MonitorJSON {
             // The audio rendition given to the player, and the language of the track mpv plays (docs/RENDITIONS.md).
             ("audioRendition", .string(s.playingAudio?.name)), ("audioTrackLanguage", .string(p.audioLanguage)),
             ("audioChannels", .int(p.audioChannels)),
+            // An interstitial plays in place of the primary (the fields above are the primary's, held at its moment): which,
+            // and how far into its assets (docs/EVENTS.md).
+            ("interstitial", .string(s.interstitials.label)),
+            ("interstitialElapsed", .double(s.interstitials.run.map { ($0.elapsed * 1000).rounded() / 1000 })),
         ]
     }
 

@@ -89,16 +89,25 @@ enum OriginChapters {
 
 /// `?interstitials=1` (docs/ORIGIN.md): HLS Interstitials (RFC 8216bis Appendix D) on a media playlist — a pre-roll and a
 /// post-roll by X-ASSET-URI, and a mid-roll by X-ASSET-LIST every ten segments (at segment 4 of a VOD) that no viewer may
-/// skip or jump past; `?assetlist=empty|bad|slow|404` spoils what its list answers.
+/// skip or jump past; `?assetlist=empty|bad|slow|404|badasset` spoils what its list answers (`badasset`: its first asset
+/// is not there); `?assetseconds=S` makes each asset the VOD's first S seconds (whole segments) rather than all 20.
 enum OriginInterstitials {
     static let asset = "/vod-fmp4/v144/index.m3u8"
+    /// An asset no origin has: a list's asset that fails.
+    static let missingAsset = "/vod-fmp4/v144/missing.m3u8"
 
-    static func add(to p: Playlist, spoil: String?) -> Playlist {
+    /// The asset, cut to its first `seconds` when given (the VOD's segments are 2 s).
+    static func asset(seconds: Double?) -> String {
+        seconds.map { asset + "?first=\(max(1, Int(($0 / 2).rounded(.up))))" } ?? asset
+    }
+
+    static func add(to p: Playlist, spoil: String?, assetSeconds: Double? = nil) -> Playlist {
         guard case .media(var m) = p.body else { return p }
         Timeline.assignProgramDateTimes(&m.segments)
         guard let first = m.segments.first?.effectiveProgramDateTime else { return p }
         func attr(_ name: String, _ value: String, quoted: Bool = true) -> Attribute { Attribute(name: name, value: value, quoted: quoted) }
-        let list = "/control/assets.json?n=2" + (spoil.map { "&fault=\($0)" } ?? "")
+        let list = "/control/assets.json?n=2" + (spoil.map { "&fault=\($0)" } ?? "") + (assetSeconds.map { "&seconds=\(fixed($0, 0))" } ?? "")
+        let asset = Self.asset(seconds: assetSeconds)
         var ranges = [
             DateRange(
                 id: "pre", classID: Interstitial.classID, startDate: first, startDateText: first.iso8601, cue: "PRE", endOnNext: false,
@@ -128,16 +137,21 @@ enum OriginInterstitials {
         return out
     }
 
-    /// What `/control/assets.json?n=N[&fault=…]` answers: N times the VOD asset, 20 s each; `fault` empty (no assets), bad (not
-    /// JSON), slow (after 3 s), 404.
-    static func list(n: Int, fault: String?) -> OriginResponse {
+    /// What `/control/assets.json?n=N[&fault=…][&seconds=S]` answers: N times the VOD asset, 20 s each (S when given); `fault`
+    /// empty (no assets), bad (not JSON), slow (after 3 s), 404, badasset (the first asset is not there).
+    static func list(n: Int, fault: String?, seconds: Double? = nil) -> OriginResponse {
         switch fault {
         case "404": return .text(404, "no such asset list")
         case "bad": return OriginResponse(status: 200, contentType: "application/json", body: Array("{\"ASSETS\": [".utf8), kind: "assets")
         default: break
         }
         let assets: [JSONValue] =
-            fault == "empty" ? [] : (0..<max(0, n)).map { _ in .object([("URI", .string(asset)), ("DURATION", .double(20))]) }
+            fault == "empty"
+            ? []
+            : (0..<max(0, n)).map { i in
+                let uri = fault == "badasset" && i == 0 ? missingAsset : asset(seconds: seconds)
+                return .object([("URI", .string(uri)), ("DURATION", .double(seconds.map { Double(Int(($0 / 2).rounded(.up)) * 2) } ?? 20))])
+            }
         var r = OriginResponse(
             status: 200, contentType: "application/json", body: Array(JSONValue.object([("ASSETS", .array(assets))]).text.utf8),
             kind: "assets")

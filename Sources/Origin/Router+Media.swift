@@ -92,7 +92,10 @@ extension OriginRouter {
             p = OriginBreaks.add(to: p, every: n, plannedOff: Double(req.query["cueplan"] ?? "") ?? 0)
         }
         if let n = req.query["chapters"].flatMap({ Int($0) }) { p = OriginChapters.add(to: p, every: n) }
-        if req.query["interstitials"] == "1" { p = OriginInterstitials.add(to: p, spoil: req.query["assetlist"]) }
+        if req.query["interstitials"] == "1" {
+            p = OriginInterstitials.add(to: p, spoil: req.query["assetlist"], assetSeconds: req.query["assetseconds"].flatMap { Double($0) })
+        }
+        if let n = req.query["first"].flatMap({ Int($0) }) { p = Self.first(n, of: p) }
         if req.query["id3"] == "1" { p = Self.keeping(query: "id3=1", in: p) }
         if let n = req.query["repeat"].flatMap({ Int($0) }) { p = Self.repeated(p, times: min(1000, n)) }
         for k in MediaFaults.knobs { if let v = req.query[k] { p = Self.keeping(query: "\(k)=\(v)", in: p) } }

@@ -54,7 +54,7 @@ extension OriginRouter {
         // start, in an emsg (fMP4) or an ID3 stream (TS); ?cmsd=KBPS every playlist answered with CMSD, this its maximum
         // suggested bitrate (docs/CMCD.md); ?lag=S@RENDITION one live rung's encoder S seconds behind; the media faults
         // (`MediaFaults`).
-        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist", "repeat", "lag"] + MediaFaults.knobs)
+        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist", "assetseconds", "repeat", "lag"] + MediaFaults.knobs)
             .compactMap { k in
                 req.query[k].map { "\(k)=\($0)" }
             }
@@ -144,6 +144,16 @@ extension OriginRouter {
     }
 
     /// The playlist with `query` added to every segment URI it lists.
+    /// `?first=N`: a VOD playlist cut to its first N segments (a short asset, docs/ORIGIN.md); a live one as it is.
+    static func first(_ n: Int, of p: Playlist) -> Playlist {
+        guard case .media(var m) = p.body, m.endList, n > 0 else { return p }
+        m.segments = Array(m.segments.prefix(n))
+        m.dateRanges = m.dateRanges.filter { $0.beforeSegment <= m.segments.count }
+        var out = p
+        out.body = .media(m)
+        return out
+    }
+
     static func keeping(query: String, in p: Playlist) -> Playlist {
         guard case .media(var m) = p.body else { return p }
         for i in m.segments.indices { m.segments[i].uri += (m.segments[i].uri.contains("?") ? "&" : "?") + query }

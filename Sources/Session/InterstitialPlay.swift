@@ -34,6 +34,8 @@ public struct InterstitialPlay: Sendable, Equatable {
         public var index = 0
         /// The asset's ladder, once its playlist is read: the pane shows it while the asset plays.
         public var ladder: Ladder?
+        /// The asset's variant the player was given (nil: its media playlist).
+        public var variant: Int?
         /// The asset's first frame (session time); nil while it loads.
         public var assetStarted: Double?
         /// The asset's playhead (its own media time), as last sampled.
@@ -70,8 +72,9 @@ public struct InterstitialPlay: Sendable, Equatable {
     mutating func listed(_ assets: [AssetList.Asset]) { run?.assets = assets }
 
     /// The asset's playlist was read.
-    mutating func opened(_ ladder: Ladder) {
+    mutating func opened(_ ladder: Ladder, variant: Int?) {
         run?.ladder = ladder
+        run?.variant = variant
         assetInPlayer = true
     }
 
@@ -88,6 +91,7 @@ public struct InterstitialPlay: Sendable, Equatable {
         if r.assetStarted != nil { r.played += max(0, r.position ?? 0) }
         r.index += 1
         r.ladder = nil
+        r.variant = nil
         r.assetStarted = nil
         r.position = nil
         run = r
@@ -98,6 +102,13 @@ public struct InterstitialPlay: Sendable, Equatable {
     mutating func finish() -> Run? {
         defer { run = nil }
         return run
+    }
+
+    /// "interstitial mid-4 (asset 1/2)": which interstitial and asset play, for the screen.
+    public var label: String? {
+        guard let r = run else { return nil }
+        let count = r.assets.map { "/\($0.count)" } ?? ""
+        return "interstitial \(r.interstitial.id)" + (r.assets == nil ? " (reading its asset list)" : " (asset \(r.index + 1)\(count))")
     }
 
     /// The primary was given to the player again.

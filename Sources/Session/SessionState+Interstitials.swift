@@ -89,13 +89,14 @@ extension SessionState {
             }
         case .assetOpened(let playlist):
             let ladder = Ladder(playlist)
-            interstitials.opened(ladder)
+            let variant = Self.assetVariant(ladder, like: loadedRung.flatMap { self.ladder.rungs[safe: $0] })
+            interstitials.opened(ladder, variant: variant)
             var plan = PanePlan()
-            plan.effects = [.loadAsset(variant: Self.assetVariant(ladder, like: loadedRung.flatMap { self.ladder.rungs[safe: $0] })), .letGo(play: !userPaused)]
+            plan.effects = [.loadAsset(variant: variant), .letGo(play: !userPaused)]
             plan.effects.append(.after(ms: Int(Self.assetStartLimit * 1000), .assetStart(index: run.index)))
             return plan
         case .assetFailed(let uri, let why):
-            return nextAsset(failed: "\(uri): \(why)", at: t)
+            return nextAsset(failed: why.hasPrefix(uri) ? why : "\(uri): \(why)", at: t)
         }
     }
 

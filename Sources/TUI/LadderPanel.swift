@@ -22,6 +22,19 @@ public struct LadderRow: Sendable, Equatable {
 
 extension DashboardModel {
     static func ladderRows(_ s: SessionState, cursor: Int) -> [LadderRow] {
+        // An interstitial's asset plays: its own ladder, the variant given marked (docs/EVENTS.md, "Interstitials played").
+        if let run = s.interstitials.run, let asset = run.ladder {
+            return asset.rungs.map { r in
+                let v = r.variant
+                var row = LadderRow(
+                    index: r.index, resolution: v.resolution?.description ?? (asset.single ? "media playlist" : "audio/—"),
+                    bandwidth: v.bandwidth.map(Rung.rate) ?? "-", average: v.averageBandwidth.map(Rung.rate) ?? "-",
+                    frameRate: v.frameRate.map { $0 == $0.rounded() ? fixed($0, 0) : fixed($0, 2) } ?? "-", codecs: v.codecs ?? "-",
+                    extra: "")
+                row.playing = (run.variant ?? 0) == r.index
+                return row
+            }
+        }
         let allowed = Set(s.caps.allowed(s.ladder))
         let playing = s.playingRung
         let target = s.targetRung
@@ -73,7 +86,7 @@ extension DashboardModel {
 
 extension Dashboard {
     static func ladder(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
-        title("Ladder", into: &c, y: &y, right: "▶ playing  ● pinned  ◆ chosen  ✕ capped")
+        title(m.status.interstitial.map { "Ladder of " + $0 } ?? "Ladder", into: &c, y: &y, right: "▶ playing  ● pinned  ◆ chosen  ✕ capped")
         let w = c.width
         let header = "    #  resolution     bw    avg   fps  codecs"
         c.put(0, y, fit(header, w), .dim)

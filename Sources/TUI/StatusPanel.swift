@@ -30,6 +30,10 @@ public struct StatusModel: Sendable, Equatable {
     public var pathway: String? = nil
     /// The audio rendition the player was given (`audio Deutsch [de] 6ch`); nil when the variant names no AUDIO group.
     public var audio: String? = nil
+    /// An interstitial plays in place of the primary: "interstitial mid-4 (asset 1/2)".
+    public var interstitial: String? = nil
+    /// What the interstitial plays and where the primary resumes, for the line under the status.
+    public var interstitialDetail: String? = nil
 }
 
 extension DashboardModel {
@@ -67,6 +71,17 @@ extension DashboardModel {
                 ?? s.picture.frozenSince.map { "picture frozen \(fixed(max(0, s.now - $0), 1)) s" } ?? s.problem,
             insecure: s.insecureTLS, url: s.url)
         status.lastSwitch = last
+        if let run = s.interstitials.run {
+            // The player holds the asset: its own time and variant; the primary waits at its moment (docs/EVENTS.md).
+            status.interstitial = s.interstitials.label
+            status.clock = "ad " + clockText(run.elapsed) + (run.asset.map { $0.duration > 0 ? "/" + clockText($0.duration) : "" } ?? "")
+            let v = run.variant.flatMap { run.ladder?.rungs[safe: $0] } ?? run.ladder?.rungs.first
+            status.rung = "asset " + (v?.variant.resolution.map { "\($0.height)p" } ?? v?.variant.bandwidth.map { Rung.rate($0) + "bps" } ?? "-")
+            let restrict = run.interstitial.restrict.isEmpty ? "" : "  X-RESTRICT " + run.interstitial.restrict.sorted().joined(separator: ",")
+            status.interstitialDetail =
+                (status.interstitial ?? "") + restrict + "  primary held at PDT " + (status.pdt ?? "-")
+                + (run.failed.isEmpty ? "" : "  \(run.failed.count) skipped: \(run.failed.last!.why)")
+        }
         status.audio = s.playingAudio.map { "audio " + AudioRenditions.label($0) }
         status.skips = s.skipCount
         if let p = s.pathways {
@@ -104,6 +119,8 @@ extension Dashboard {
         y += 1
         if let e = s.error {
             c.put(0, y, fit("✖ " + e, c.width), .bad)
+        } else if let i = s.interstitialDetail {
+            c.put(0, y, fit("◆ " + i, c.width), .accent)
         } else {
             var info = "PDT \(s.pdt ?? "-")  cap \(s.caps)  \(s.mode)"
             if let a = s.audio { info += "  " + a }
