@@ -104,13 +104,16 @@ enum OriginInterstitials {
     static func add(to p: Playlist, spoil: String?, assetSeconds: Double? = nil) -> Playlist {
         guard case .media(var m) = p.body else { return p }
         Timeline.assignProgramDateTimes(&m.segments)
-        guard let first = m.segments.first?.effectiveProgramDateTime else { return p }
+        guard let first = m.segments.first?.effectiveProgramDateTime, let head = m.segments.first else { return p }
+        // Live: the pre-roll's START-DATE stays put as the window slides (an ID's attributes never change, RFC 8216bis
+        // §4.4.5.1): the moment of MSN 0, its segments being all as long as the first.
+        let preDate = m.isLive ? first.adding(seconds: -Double(head.mediaSequence) * head.duration) : first
         func attr(_ name: String, _ value: String, quoted: Bool = true) -> Attribute { Attribute(name: name, value: value, quoted: quoted) }
         let list = "/control/assets.json?n=2" + (spoil.map { "&fault=\($0)" } ?? "") + (assetSeconds.map { "&seconds=\(fixed($0, 0))" } ?? "")
         let asset = Self.asset(seconds: assetSeconds)
         var ranges = [
             DateRange(
-                id: "pre", classID: Interstitial.classID, startDate: first, startDateText: first.iso8601, cue: "PRE", endOnNext: false,
+                id: "pre", classID: Interstitial.classID, startDate: preDate, startDateText: preDate.iso8601, cue: "PRE", endOnNext: false,
                 extra: [attr("X-ASSET-URI", asset), attr("X-RESUME-OFFSET", "0", quoted: false)], beforeSegment: 0)
         ]
         for (i, s) in m.segments.enumerated() where m.isLive ? s.mediaSequence % 10 == 4 : s.mediaSequence == 4 {

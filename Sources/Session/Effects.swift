@@ -67,6 +67,9 @@ public enum RefreshPurpose: Sendable, Equatable {
     case retest
     /// LL-HLS: the playhead fell too far behind; the player starts again PART-HOLD-BACK behind this answer's edge.
     case edgeStart
+    /// Live: an interstitial is over, and the primary resumes at the live moment of this answer (its playlist was not read
+    /// while the asset played).
+    case resume
 }
 
 /// What the player was read to say, just before a decision.

@@ -44,6 +44,8 @@ public struct InterstitialPlay: Sendable, Equatable {
         public var played: Double = 0
         /// The assets that failed, each with its cause.
         public var failed: [Failure] = []
+        /// Live: the assets are over and the primary's playlist is read again to resume at its live moment.
+        public var resuming = false
 
         /// The asset the player holds.
         public var asset: AssetList.Asset? { assets?[safe: index] }
@@ -97,6 +99,9 @@ public struct InterstitialPlay: Sendable, Equatable {
         run = r
         return r.asset
     }
+
+    /// Live: the assets are over; the primary's playlist is read before it resumes.
+    mutating func resuming() { run?.resuming = true }
 
     /// The interstitial is over: what it was, for the resumption.
     mutating func finish() -> Run? {

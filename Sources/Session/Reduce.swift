@@ -1,4 +1,5 @@
 import HLS
+import LoaderEvents
 
 /// Everything that changes a pane's Session, as its owner gives it (docs/ARCHITECTURE.md, "where each decision lives"): one
 /// entry point, `SessionState.reduce`, and one answer, a `PanePlan`. What the player was read to say comes with the inputs
@@ -85,6 +86,11 @@ extension SessionState {
         case .refreshed(let rung, let m, .liveEdge, _): plan.facts = apply(.liveEdge(rung: rung, playlist: m), at: t)
         case .refreshed(let rung, let m, .recovery, _): plan = recovered(rung: rung, with: m, at: t)
         case .refreshed(let rung, _, .retest, _): plan.facts = apply(.pathwayAnswered(rung: rung), at: t)
+        case .refreshed(let rung, let m, .resume, _):
+            // The primary's playlist now, as the Loader reads it for the player, then the resumption at its live moment.
+            let read = apply(.loader(.playlist(PlaylistEvent(url: url, rung: rung, rendition: nil, playlist: m, received: t))), at: t)
+            plan = finishInterstitial(at: t)
+            plan.facts = read + plan.facts
         case .refreshed(let rung, let m, .edgeStart, let partsGiven):
             plan = reduce(.edgeRead(rung: rung, media: m, partsGiven: partsGiven), at: t)
         case .recovered(let rung, let playlist):

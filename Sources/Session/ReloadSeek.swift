@@ -92,6 +92,8 @@ public enum SessionTimer: Sendable, Equatable {
     case endHold
     /// An interstitial's asset `index` was given to the player this long ago: has it shown a frame?
     case assetStart(index: Int)
+    /// Live: the primary's playlist, read to resume after an interstitial, has not come back: it resumes without it.
+    case resumeUnread
 }
 
 extension SessionState {
@@ -115,7 +117,7 @@ extension SessionState {
             plan.effects = endHold()
             return plan
         // Taken while an interstitial plays (`duringInterstitial`); one that comes after it is over says nothing.
-        case .assetStart: return PanePlan()
+        case .assetStart, .resumeUnread: return PanePlan()
         }
     }
 

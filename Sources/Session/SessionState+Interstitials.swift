@@ -142,6 +142,16 @@ extension SessionState {
     mutating func finishInterstitial(
         said: (level: LogLevel, text: String)? = nil, at t: Double, before: PanePlan = PanePlan()
     ) -> PanePlan {
+        guard let current = interstitials.run else { return before }
+        if case .live = current.resume, !current.resuming {
+            // The primary's playlist was not read while the asset played: read now, the resumption follows its answer (or,
+            // without one, the playlist known).
+            interstitials.resuming()
+            if let said { note(said.level, said.text, t) }
+            var plan = before
+            plan.effects += [.refresh(rung: loadedRung ?? 0, purpose: .resume), .after(ms: 3000, .resumeUnread)]
+            return plan
+        }
         guard let run = interstitials.finish() else { return before }
         var plan = PanePlan()
         let id = run.interstitial.id
@@ -162,6 +172,7 @@ extension SessionState {
             at = date.iso8601
         case .live(let moment, let since):
             let date = moment.adding(seconds: t - since)
+            skipWatch.moveRequested()
             plan.effects =
                 planRealign(to: date, readAt: t, purpose: "interstitial \(id) over", at: t) ?? [.load(rung: loadedRung ?? 0, startMSN: nil)]
             at = date.iso8601
@@ -198,11 +209,14 @@ extension SessionState {
         guard let run = interstitials.run else { return nil }
         var plan = PanePlan()
         switch input {
-        case .interstitial: return nil
+        case .interstitial, .refreshed(_, _, .resume, _): return nil
+        case .timer(.resumeUnread, _):
+            if run.resuming { return finishInterstitial(at: t) }
         case .event(let e):
             switch e {
             case .sample(let s):
                 now = max(now, t)
+                guard !run.resuming else { return plan }
                 interstitials.sampled(position: s.timePos)
                 // At the end of what it was given the player pauses there (keep-open, docs/PLATFORM.md): the asset is over.
                 if s.eof, run.assetStarted != nil { return nextAsset(at: t) }
@@ -210,7 +224,7 @@ extension SessionState {
                 if run.ladder != nil { interstitials.assetStarted(at: t) }
             case .fileEnded(let reason, let err):
                 // The primary's own end (its file replaced, or ended before the post-roll) comes before the asset is loaded.
-                guard run.ladder != nil else { return plan }
+                guard run.ladder != nil, !run.resuming else { return plan }
                 if reason == .eof { return nextAsset(at: t) }
                 if reason == .error { return nextAsset(failed: "the player: \(err ?? "playback failed")", at: t) }
             case .loader(let l):
@@ -223,7 +237,7 @@ extension SessionState {
             }
         case .watch, .sampled, .serverCap:
             // X-PLAYOUT-LIMIT: at most that much of the interstitial plays.
-            if let limit = run.interstitial.playoutLimit, run.elapsed >= limit {
+            if let limit = run.interstitial.playoutLimit, run.elapsed >= limit, !run.resuming {
                 return finishInterstitial(said: (.info, "interstitial \(run.interstitial.id): X-PLAYOUT-LIMIT \(fixed(limit, 1)) s reached"), at: t)
             }
         case .timer(.assetStart(let index), _):
