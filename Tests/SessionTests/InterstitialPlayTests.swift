@@ -1,0 +1,147 @@
+import HLS
+import SessionFixtures
+import Testing
+
+@testable import Session
+
+/// Interstitials played in the pane (docs/EVENTS.md, "Interstitials played"): what the Session asks of the player and the
+/// Loader at each step, and where the primary resumes.
+@Suite struct InterstitialPlayTests {
+    /// A VOD rung with a pre-roll (`pre`: an asset list when `preList`), a mid-roll at segment 2 and a post-roll.
+    static func media(preList: Bool = false, limit: Double? = nil) -> MediaPlaylist {
+        let pre =
+            preList
+            ? "X-ASSET-LIST=\"/assets.json\"" + (limit.map { ",X-PLAYOUT-LIMIT=\(fixed($0, 1))" } ?? "") : "X-ASSET-URI=\"pre/index.m3u8\""
+        var s = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        s += "#EXT-X-DATERANGE:ID=\"pre\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:00.000Z\",CUE=\"PRE\",\(pre)\n"
+        s += "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        for i in 0..<6 {
+            if i == 2 {
+                s += "#EXT-X-DATERANGE:ID=\"mid\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:04.000Z\","
+                s += "X-ASSET-LIST=\"/assets.json\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\"\n"
+            }
+            s += "#EXTINF:2.0,\nseg\(i).ts\n"
+        }
+        s += "#EXT-X-DATERANGE:ID=\"post\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:00.000Z\",CUE=\"POST\","
+        s += "X-ASSET-URI=\"post/index.m3u8\"\n#EXT-X-ENDLIST\n"
+        return Fixture.playlist(s).media!
+    }
+
+    static let asset = Fixture.playlist("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na0.ts\n#EXTINF:2,\na1.ts\n#EXT-X-ENDLIST\n")
+
+    /// A pane that opened the ladder and is about to be given its first rung (`media` read).
+    static func opening(_ m: MediaPlaylist) -> SessionState {
+        var s = SessionState(url: "http://origin.test/master.m3u8")
+        _ = s.reduce(.event(.opened(url: s.url, playlist: Fixture.playlist(Fixture.multivariant), diagnostics: [])), at: 0)
+        return s
+    }
+
+    static func sample(_ time: Double?, eof: Bool = false) -> PlayerSample {
+        var p = PlayerSample()
+        p.timePos = time
+        p.eof = eof
+        return p
+    }
+
+    @Test("a pre-roll plays before the primary: its asset opened and given, its end loads the primary as it was to be loaded")
+    func preRoll() {
+        let m = Self.media()
+        var s = Self.opening(m)
+        let begin = s.reduce(.firstLoad(media: m, multivariant: true, partsGiven: false), at: 1)
+        #expect(begin.effects == [.openAsset(uri: "pre/index.m3u8")], "the primary is not loaded first")
+        #expect(begin.facts.contains(.interstitial(.began(id: "pre", when: "pre"))))
+        #expect(s.interstitials.label == "interstitial pre (asset 1/1)")
+        let load = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 1.1)
+        #expect(load.effects == [.loadAsset(variant: nil), .letGo(play: true), .after(ms: 10_000, .assetStart(index: 0))])
+        let restart = s.reduce(.event(.playbackStarted), at: 1.3)
+        #expect(restart.facts.isEmpty && !s.started, "the asset's first frame is not the primary's")
+        _ = s.reduce(.event(.sample(Self.sample(2))), at: 3.3)
+        #expect(s.sample.timePos == nil, "the asset's playhead is not the primary's")
+        let end = s.reduce(.event(.sample(Self.sample(4, eof: true))), at: 5.3)
+        #expect(end.facts.first == .interstitial(.assetEnded(id: "pre", index: 0, seconds: 4)))
+        #expect(end.facts.contains(.interstitial(.resumed(id: "pre", played: 4, at: "start"))))
+        #expect(end.effects.first == .letGo(play: true), "the player paused itself at the asset's end (keep-open)")
+        #expect(end.effects.contains(.load(rung: 0, startMSN: nil, prewarmed: true)))
+        #expect(end.record?.reason == .start && s.interstitials.run == nil)
+        // Played once: the next first load goes straight to the primary.
+        let again = s.reduce(.firstLoad(media: m, multivariant: true, partsGiven: false), at: 6)
+        #expect(again.effects == [.load(rung: 0, startMSN: nil, prewarmed: true)])
+    }
+
+    @Test("an asset list: each asset in turn, a failed one skipped with its cause, an empty or unreadable list plays nothing")
+    func assetList() {
+        let m = Self.media(preList: true)
+        let two = AssetList(assets: [.init(uri: "http://origin.test/a.m3u8", duration: 4), .init(uri: "http://origin.test/b.m3u8", duration: 4)])
+        var s = Self.opening(m)
+        let begin = s.reduce(.firstLoad(media: m, multivariant: true, partsGiven: false), at: 1)
+        #expect(begin.effects == [.fetchAssetList(id: "pre", uri: "/assets.json", startOffset: nil)])
+        #expect(s.interstitials.label == "interstitial pre (reading its asset list)")
+        let listed = s.reduce(.interstitial(.listAnswered(id: "pre", .success(two))), at: 1.2)
+        #expect(listed.effects == [.openAsset(uri: "http://origin.test/a.m3u8")])
+        #expect(listed.facts.first == .interstitial(.listed(id: "pre", assets: 2, seconds: 8)))
+        let failed = s.reduce(.interstitial(.assetFailed(uri: "http://origin.test/a.m3u8", why: "HTTP 404")), at: 1.3)
+        #expect(failed.effects == [.openAsset(uri: "http://origin.test/b.m3u8")], "the others still play")
+        #expect(failed.facts.first == .interstitial(.assetFailed(id: "pre", index: 0, uri: "http://origin.test/a.m3u8", why: "http://origin.test/a.m3u8: HTTP 404")))
+        #expect(s.interstitials.run?.failed.count == 1 && s.interstitials.label == "interstitial pre (asset 2/2)")
+        // The asset given shows no frame within its limit: skipped too, and the primary starts.
+        _ = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 1.4)
+        let silent = s.reduce(.timer(.assetStart(index: 1), SeekLook()), at: 11.4)
+        #expect(silent.facts.contains(.interstitial(.resumed(id: "pre", played: 0, at: "start"))))
+        #expect(s.log.contains { $0.text.contains("asset 2 skipped: no frame within 10 s") })
+
+        for (answer, line) in [
+            (Result<AssetList, AssetListError>.success(AssetList(assets: [])), "its asset list is empty: nothing plays"),
+            (.failure(AssetListError("answered HTTP 404")), "its X-ASSET-LIST answered HTTP 404: nothing plays"),
+        ] {
+            var e = Self.opening(m)
+            _ = e.reduce(.firstLoad(media: m, multivariant: true, partsGiven: false), at: 1)
+            let plan = e.reduce(.interstitial(.listAnswered(id: "pre", answer)), at: 1.2)
+            #expect(plan.effects.contains(.load(rung: 0, startMSN: nil, prewarmed: true)), "the primary starts")
+            #expect(e.log.contains { $0.text.hasSuffix(line) })
+        }
+    }
+
+    @Test("X-PLAYOUT-LIMIT: a list cut to the assets that start within it, and the interstitial ended when it is reached")
+    func playoutLimit() {
+        let assets = [4.0, 4, 4].enumerated().map { AssetList.Asset(uri: "a\($0.offset)", duration: $0.element) }
+        #expect(SessionState.withinLimit(assets, limit: 6).map(\.uri) == ["a0", "a1"])
+        #expect(SessionState.withinLimit(assets, limit: nil).count == 3)
+        let m = Self.media(preList: true, limit: 3)
+        var s = Self.opening(m)
+        _ = s.reduce(.firstLoad(media: m, multivariant: true, partsGiven: false), at: 1)
+        _ = s.reduce(.interstitial(.listAnswered(id: "pre", .success(AssetList(assets: assets)))), at: 1.1)
+        _ = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 1.2)
+        _ = s.reduce(.event(.playbackStarted), at: 1.3)
+        _ = s.reduce(.event(.sample(Self.sample(2))), at: 3.3)
+        #expect(s.reduce(.watch(PlayerLook(time: 2)), at: 3.3).facts.isEmpty)
+        _ = s.reduce(.event(.sample(Self.sample(3.05))), at: 4.35)
+        let cut = s.reduce(.watch(PlayerLook(time: 3.05)), at: 4.35)
+        #expect(cut.facts.contains(.interstitial(.resumed(id: "pre", played: 3.05, at: "start"))))
+        #expect(s.log.contains { $0.text.contains("X-PLAYOUT-LIMIT 3.0 s reached") })
+    }
+
+    @Test("while an asset plays, a key other than pause waits for the primary, with X-RESTRICT named")
+    func keysWait() {
+        let m = Self.media()
+        var s = Self.opening(m)
+        _ = s.reduce(.firstLoad(media: m, multivariant: true, partsGiven: false), at: 1)
+        let seek = s.reduce(.action(.seekRelative(10), PlayerLook(time: 1)), at: 2)
+        #expect(seek.effects.isEmpty && seek.said.first?.text.contains("waits until the primary resumes") == true)
+        let pause = s.reduce(.action(.togglePause, PlayerLook(time: 1)), at: 2)
+        #expect(pause.effects == [.pause(true)])
+        #expect(s.reduce(.realign(to: DateTime(seconds: 0), readAt: 2), at: 2).refused)
+    }
+
+    @Test("the asset's variant: the highest within the primary rung's BANDWIDTH, else the lowest; none for a media playlist")
+    func assetVariant() {
+        let ladder = Fixture.ladder
+        let rung = ladder.rungs[0]  // 800 kb/s
+        #expect(SessionState.assetVariant(ladder, like: rung) == 0)
+        #expect(SessionState.assetVariant(ladder, like: ladder.rungs[2]) == 2)
+        #expect(SessionState.assetVariant(ladder, like: nil) == 1, "no rung yet: the lowest")
+        var low = ladder.rungs[1]
+        low.variant.bandwidth = 1000
+        #expect(SessionState.assetVariant(ladder, like: low) == 1)
+        #expect(SessionState.assetVariant(Ladder(Self.asset), like: rung) == nil)
+    }
+}
