@@ -340,7 +340,10 @@ public enum MonitorJSON {
             case .asset(let id, let index, let count, let uri):
                 [("phase", .string("asset")), ("id", .string(id)), ("index", .int(index)), ("count", .int(count)), ("uri", .string(uri))]
             case .assetFailed(let id, let index, let uri, let why):
-                [("phase", .string("assetFailed")), ("id", .string(id)), ("index", .int(index)), ("uri", .string(uri)), ("cause", .string(why))]
+                [
+                    ("phase", .string("assetFailed")), ("id", .string(id)), ("index", .int(index)), ("uri", .string(uri)),
+                    ("cause", .string(why)),
+                ]
             case .assetEnded(let id, let index, let seconds):
                 [("phase", .string("assetEnded")), ("id", .string(id)), ("index", .int(index)), ("seconds", ms(seconds))]
             case .resumed(let id, let played, let at):

@@ -109,7 +109,8 @@ enum OriginInterstitials {
         // §4.4.5.1): the moment of MSN 0, its segments being all as long as the first.
         let preDate = m.isLive ? first.adding(seconds: -Double(head.mediaSequence) * head.duration) : first
         func attr(_ name: String, _ value: String, quoted: Bool = true) -> Attribute { Attribute(name: name, value: value, quoted: quoted) }
-        let list = "/control/assets.json?n=2" + (spoil.map { "&fault=\($0)" } ?? "") + (assetSeconds.map { "&seconds=\(fixed($0, 0))" } ?? "")
+        let list =
+            "/control/assets.json?n=2" + (spoil.map { "&fault=\($0)" } ?? "") + (assetSeconds.map { "&seconds=\(fixed($0, 0))" } ?? "")
         let asset = Self.asset(seconds: assetSeconds)
         var ranges = [
             DateRange(

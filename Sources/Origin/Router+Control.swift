@@ -18,7 +18,8 @@ extension OriginRouter {
         case "faults": return .json(.array(state.faults.map(\.json)))
         case "steering": return steering(q)
         case "assets.json":
-            return OriginInterstitials.list(n: q["n"].flatMap { Int($0) } ?? 2, fault: q["fault"], seconds: q["seconds"].flatMap { Double($0) })
+            return OriginInterstitials.list(
+                n: q["n"].flatMap { Int($0) } ?? 2, fault: q["fault"], seconds: q["seconds"].flatMap { Double($0) })
         case "bench.m3u8": return benchPlaylist(q)
         case "blob.ts": return blob(q)
         case "redirect":

@@ -93,7 +93,8 @@ extension OriginRouter {
         }
         if let n = req.query["chapters"].flatMap({ Int($0) }) { p = OriginChapters.add(to: p, every: n) }
         if req.query["interstitials"] == "1" {
-            p = OriginInterstitials.add(to: p, spoil: req.query["assetlist"], assetSeconds: req.query["assetseconds"].flatMap { Double($0) })
+            p = OriginInterstitials.add(
+                to: p, spoil: req.query["assetlist"], assetSeconds: req.query["assetseconds"].flatMap { Double($0) })
         }
         if let n = req.query["first"].flatMap({ Int($0) }) { p = Self.first(n, of: p) }
         if req.query["id3"] == "1" { p = Self.keeping(query: "id3=1", in: p) }

@@ -54,7 +54,9 @@ extension OriginRouter {
         // start, in an emsg (fMP4) or an ID3 stream (TS); ?cmsd=KBPS every playlist answered with CMSD, this its maximum
         // suggested bitrate (docs/CMCD.md); ?lag=S@RENDITION one live rung's encoder S seconds behind; the media faults
         // (`MediaFaults`).
-        let knobs = (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist", "assetseconds", "repeat", "lag"] + MediaFaults.knobs)
+        let knobs =
+            (["cues", "cueplan", "chapters", "id3", "cmsd", "interstitials", "assetlist", "assetseconds", "repeat", "lag"]
+            + MediaFaults.knobs)
             .compactMap { k in
                 req.query[k].map { "\(k)=\($0)" }
             }

@@ -81,7 +81,8 @@ extension SessionState {
                 var plan = PanePlan()
                 plan.facts = [.interstitial(.listed(id: id, assets: assets.count, seconds: assets.reduce(0) { $0 + $1.duration }))]
                 guard let first = assets.first else {
-                    return finishInterstitial(said: (.info, "interstitial \(id): its asset list is empty: nothing plays"), at: t, before: plan)
+                    return finishInterstitial(
+                        said: (.info, "interstitial \(id): its asset list is empty: nothing plays"), at: t, before: plan)
                 }
                 plan.facts.append(.interstitial(.asset(id: id, index: 0, count: assets.count, uri: first.uri)))
                 plan.effects = [.openAsset(uri: first.uri)]
@@ -185,7 +186,9 @@ extension SessionState {
         plan.effects = before.effects + plan.effects
         if let said { note(said.level, said.text, t) }
         let failed = run.failed.isEmpty ? "" : ", \(run.failed.count) asset(s) skipped"
-        note(.info, "interstitial \(id) over after \(fixed(played, 1)) s\(failed): the primary \(at == "end" ? "ends" : "resumes at \(at)")", t)
+        note(
+            .info, "interstitial \(id) over after \(fixed(played, 1)) s\(failed): the primary \(at == "end" ? "ends" : "resumes at \(at)")",
+            t)
         return plan
     }
 
@@ -238,7 +241,8 @@ extension SessionState {
         case .watch, .sampled, .serverCap:
             // X-PLAYOUT-LIMIT: at most that much of the interstitial plays.
             if let limit = run.interstitial.playoutLimit, run.elapsed >= limit, !run.resuming {
-                return finishInterstitial(said: (.info, "interstitial \(run.interstitial.id): X-PLAYOUT-LIMIT \(fixed(limit, 1)) s reached"), at: t)
+                return finishInterstitial(
+                    said: (.info, "interstitial \(run.interstitial.id): X-PLAYOUT-LIMIT \(fixed(limit, 1)) s reached"), at: t)
             }
         case .timer(.assetStart(let index), _):
             if index == run.index, run.assetStarted == nil, run.ladder != nil || run.asset != nil, run.assets != nil {
@@ -248,7 +252,8 @@ extension SessionState {
             switch a {
             case .togglePause, .quit, .toggleSync, .syncReference: return nil
             default:
-                let why = run.interstitial.restrict.isEmpty ? "" : " (X-RESTRICT \(run.interstitial.restrict.sorted().joined(separator: ",")))"
+                let why =
+                    run.interstitial.restrict.isEmpty ? "" : " (X-RESTRICT \(run.interstitial.restrict.sorted().joined(separator: ",")))"
                 plan.said = [(.warn, "interstitial \(run.interstitial.id) plays\(why): \(a) waits until the primary resumes")]
             }
         case .realign: plan.refused = true

@@ -10,7 +10,8 @@ extension SessionState {
         // the picture stands where it was and time-pos may read anything (docs/PLATFORM.md); so while hlstui holds it paused
         // for a seek to land in a freshly spliced rung: time-pos may read the key frame before the target for a moment, a
         // frame never shown (measured under load: 1.8 s back, then the target 50 ms later).
-        if s.loading || (started && (s.restarting || s.held)) {
+        // The player still holds an interstitial's asset (a post-roll played, the primary over): its time is not the primary's.
+        if s.loading || (started && (s.restarting || s.held)) || interstitials.assetInPlayer {
             s.timePos = sample.timePos
             s.audioPts = sample.audioPts
         }

@@ -244,7 +244,9 @@ public struct SessionState: Sendable {
 
     /// The player was given the stream again from `start` (a load, a reload): the playhead held where it was until it plays.
     private mutating func streamGiven(start: Int?, from: (time: Double, wall: DateTime)?, at t: Double) {
-        // After an interstitial the player's time-pos was the asset's: it says nothing of where the primary was.
+        // After an interstitial the player's time-pos was the asset's: it says nothing of where the primary was, which is where
+        // it left for the interstitial (its last sample, held meanwhile) until the new stream plays.
+        let left = interstitials.assetInPlayer ? playhead : nil
         let from = interstitials.assetInPlayer ? nil : from
         interstitials.primaryGiven()
         playback.given(start: start, at: t)
@@ -255,7 +257,7 @@ public struct SessionState: Sendable {
         // Until the new stream starts the picture is the old player's last frame, and its time-pos still reads in the old
         // stream's clock: the playhead stays where it was (a stale time read against the new stream's first segment
         // landed a loop — 20 s — away).
-        if let f = from { playback.loading(from: locate(f.time)) }
+        if let f = from { playback.loading(from: locate(f.time)) } else if let left { playback.loading(from: left) }
         // Timed by segments the Loader reads along (no video decoded): the new player holds nothing before its first
         // segment, and a stream whose timestamps restart (a loop, a discontinuity) would otherwise place its first moments
         // in an older segment with the same timestamps until its own segment is measured (the read-along comes a moment

@@ -86,7 +86,8 @@ extension DashboardModel {
 
 extension Dashboard {
     static func ladder(_ m: DashboardModel, into c: inout Canvas, y: inout Int, rows: Int) {
-        title(m.status.interstitial.map { "Ladder of " + $0 } ?? "Ladder", into: &c, y: &y, right: "▶ playing  ● pinned  ◆ chosen  ✕ capped")
+        title(
+            m.status.interstitial.map { "Ladder of " + $0 } ?? "Ladder", into: &c, y: &y, right: "▶ playing  ● pinned  ◆ chosen  ✕ capped")
         let w = c.width
         let header = "    #  resolution     bw    avg   fps  codecs"
         c.put(0, y, fit(header, w), .dim)

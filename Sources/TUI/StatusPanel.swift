@@ -76,8 +76,10 @@ extension DashboardModel {
             status.interstitial = s.interstitials.label
             status.clock = "ad " + clockText(run.elapsed) + (run.asset.map { $0.duration > 0 ? "/" + clockText($0.duration) : "" } ?? "")
             let v = run.variant.flatMap { run.ladder?.rungs[safe: $0] } ?? run.ladder?.rungs.first
-            status.rung = "asset " + (v?.variant.resolution.map { "\($0.height)p" } ?? v?.variant.bandwidth.map { Rung.rate($0) + "bps" } ?? "-")
-            let restrict = run.interstitial.restrict.isEmpty ? "" : "  X-RESTRICT " + run.interstitial.restrict.sorted().joined(separator: ",")
+            status.rung =
+                "asset " + (v?.variant.resolution.map { "\($0.height)p" } ?? v?.variant.bandwidth.map { Rung.rate($0) + "bps" } ?? "-")
+            let restrict =
+                run.interstitial.restrict.isEmpty ? "" : "  X-RESTRICT " + run.interstitial.restrict.sorted().joined(separator: ",")
             status.interstitialDetail =
                 (status.interstitial ?? "") + restrict + "  primary held at PDT " + (status.pdt ?? "-")
                 + (run.failed.isEmpty ? "" : "  \(run.failed.count) skipped: \(run.failed.last!.why)")

@@ -71,7 +71,9 @@ import Testing
     @Test("an asset list: each asset in turn, a failed one skipped with its cause, an empty or unreadable list plays nothing")
     func assetList() {
         let m = Self.media(preList: true)
-        let two = AssetList(assets: [.init(uri: "http://origin.test/a.m3u8", duration: 4), .init(uri: "http://origin.test/b.m3u8", duration: 4)])
+        let two = AssetList(assets: [
+            .init(uri: "http://origin.test/a.m3u8", duration: 4), .init(uri: "http://origin.test/b.m3u8", duration: 4),
+        ])
         var s = Self.opening(m)
         let begin = s.reduce(.firstLoad(media: m, multivariant: true, partsGiven: false), at: 1)
         #expect(begin.effects == [.fetchAssetList(id: "pre", uri: "/assets.json", startOffset: nil)])
@@ -81,7 +83,10 @@ import Testing
         #expect(listed.facts.first == .interstitial(.listed(id: "pre", assets: 2, seconds: 8)))
         let failed = s.reduce(.interstitial(.assetFailed(uri: "http://origin.test/a.m3u8", why: "HTTP 404")), at: 1.3)
         #expect(failed.effects == [.openAsset(uri: "http://origin.test/b.m3u8")], "the others still play")
-        #expect(failed.facts.first == .interstitial(.assetFailed(id: "pre", index: 0, uri: "http://origin.test/a.m3u8", why: "http://origin.test/a.m3u8: HTTP 404")))
+        #expect(
+            failed.facts.first
+                == .interstitial(
+                    .assetFailed(id: "pre", index: 0, uri: "http://origin.test/a.m3u8", why: "http://origin.test/a.m3u8: HTTP 404")))
         #expect(s.interstitials.run?.failed.count == 1 && s.interstitials.label == "interstitial pre (asset 2/2)")
         // The asset given shows no frame within its limit: skipped too, and the primary starts.
         _ = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 1.4)
@@ -135,7 +140,7 @@ import Testing
     @Test("the asset's variant: the highest within the primary rung's BANDWIDTH, else the lowest; none for a media playlist")
     func assetVariant() {
         let ladder = Fixture.ladder
-        let rung = ladder.rungs[0]  // 800 kb/s
+        let rung = ladder.rungs[0] // 800 kb/s
         #expect(SessionState.assetVariant(ladder, like: rung) == 0)
         #expect(SessionState.assetVariant(ladder, like: ladder.rungs[2]) == 2)
         #expect(SessionState.assetVariant(ladder, like: nil) == 1, "no rung yet: the lowest")
