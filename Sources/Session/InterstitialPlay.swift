@@ -14,6 +14,8 @@ public struct InterstitialPlay: Sendable, Equatable {
         case firstLoad(media: MediaPlaylist?, multivariant: Bool, partsGiven: Bool)
         /// A post-roll: the primary has ended.
         case end
+        /// A seek that would have jumped past it (X-RESTRICT=JUMP): the seek's target, the moment `date`.
+        case at(DateTime)
     }
 
     /// An asset that could not be played, and why.

@@ -132,8 +132,14 @@ extension SessionState {
         var plan = PanePlan()
         switch action {
         case .togglePause: plan.effects = planTogglePause()
-        case .seekRelative(let d): plan.effects = planSeek(by: d, at: t)
-        case .seekTo(let pos): plan.effects = planSeek(to: pos, at: t)
+        // A seek past an interstitial that restricts JUMP plays it first (docs/EVENTS.md, "Interstitials played").
+        case .seekRelative(let d): if let jump = planJump(by: d, at: t) { plan = jump } else { plan.effects = planSeek(by: d, at: t) }
+        case .seekTo(let pos):
+            if let p = position, started, let jump = planJump(by: pos - p, at: t) {
+                plan = jump
+            } else {
+                plan.effects = planSeek(to: pos, at: t)
+            }
         case .quit, .toggleSync, .syncReference: break
         case .pinPathway, .nextPathway: plan.facts = choosePathway(action, at: t)
         case .audio(let select): plan = planAudio(select, look: look, at: t)

@@ -45,6 +45,23 @@ extension SessionState {
         }
     }
 
+    /// A seek forward by `delta` past an interstitial that restricts JUMP (RFC 8216bis Appendix D, X-RESTRICT): the last one
+    /// it passes plays first, then the primary goes on at the seek's target. Nil when the seek passes none.
+    mutating func planJump(by delta: Double, at t: Double) -> PanePlan? {
+        guard delta > 0, interstitials.run == nil, let pos = position, let m = playingMedia, let from = playheadPDT else { return nil }
+        let target = min(max(0, pos + delta), max(0, m.totalDuration - 0.5))
+        guard let to = Timeline.programDateTime(at: target, in: m),
+            let i = interstitialSchedule.last(where: { i in
+                guard let start = i.startDate, i.restrict.contains("JUMP"), playable(i), !i.cue.contains("PRE"), !i.cue.contains("POST")
+                else { return false }
+                return start.seconds(since: from) > 0 && to.seconds(since: start) >= 0
+            })
+        else { return nil }
+        var plan = beginInterstitial(i, resume: .at(to), when: "mid", at: t)
+        plan.said.append((.info, "seek past interstitial \(i.id) (X-RESTRICT JUMP): it plays first, then the seek's target"))
+        return plan
+    }
+
     /// The primary leaves for `i`: held still, and its list read or its asset opened.
     mutating func beginInterstitial(_ i: Interstitial, resume: InterstitialPlay.Resume, when: String, at t: Double) -> PanePlan {
         interstitials.begin(i, resume: resume, at: t)
@@ -169,6 +186,9 @@ extension SessionState {
         case .vod(let start):
             // No X-RESUME-OFFSET: the resumption offset is the interstitial's duration (Appendix D), what its assets played.
             let date = start.adding(seconds: run.interstitial.resumeOffset ?? played)
+            plan.effects = resumeVOD(at: date, at: t)
+            at = date.iso8601
+        case .at(let date):
             plan.effects = resumeVOD(at: date, at: t)
             at = date.iso8601
         case .live(let moment, let since):

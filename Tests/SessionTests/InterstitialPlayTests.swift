@@ -9,6 +9,10 @@ import Testing
 @Suite struct InterstitialPlayTests {
     /// A VOD rung with a pre-roll (`pre`: an asset list when `preList`), a mid-roll at segment 2 and a post-roll.
     static func media(preList: Bool = false, limit: Double? = nil) -> MediaPlaylist {
+        Fixture.playlist(text(preList: preList, limit: limit)).media!
+    }
+
+    static func text(preList: Bool = false, limit: Double? = nil) -> String {
         let pre =
             preList
             ? "X-ASSET-LIST=\"/assets.json\"" + (limit.map { ",X-PLAYOUT-LIMIT=\(fixed($0, 1))" } ?? "") : "X-ASSET-URI=\"pre/index.m3u8\""
@@ -24,7 +28,7 @@ import Testing
         }
         s += "#EXT-X-DATERANGE:ID=\"post\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:00.000Z\",CUE=\"POST\","
         s += "X-ASSET-URI=\"post/index.m3u8\"\n#EXT-X-ENDLIST\n"
-        return Fixture.playlist(s).media!
+        return s
     }
 
     static let asset = Fixture.playlist("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na0.ts\n#EXTINF:2,\na1.ts\n#EXT-X-ENDLIST\n")
@@ -66,6 +70,54 @@ import Testing
         // Played once: the next first load goes straight to the primary.
         let again = s.reduce(.firstLoad(media: m, multivariant: true, partsGiven: false), at: 6)
         #expect(again.effects == [.load(rung: 0, startMSN: nil, prewarmed: true)])
+    }
+
+    @Test(
+        "a mid-roll: the primary held at START-DATE while its list is read, and given again there after the assets (X-RESUME-OFFSET=0: nothing of it skipped)"
+    )
+    func midRoll() throws {
+        // Segments 0–3 read with first PTS 10, 12, 14, 16: START-DATE (4 s) is raw time 14.
+        var s = Fixture.started(Fixture.multivariant, media: Self.text())
+        _ = s.reduce(.event(.sample(Self.sample(13.9))), at: 4)
+        #expect(s.reduce(.sampled(PlayerLook(time: 13.9)), at: 4).facts.isEmpty, "not yet reached")
+        _ = s.reduce(.event(.sample(Self.sample(14.05))), at: 4.2)
+        let begin = s.reduce(.sampled(PlayerLook(time: 14.05)), at: 4.2)
+        #expect(begin.effects == [.holdStill(byHLSTUI: true), .fetchAssetList(id: "mid", uri: "/assets.json", startOffset: nil)])
+        #expect(begin.facts == [.interstitial(.began(id: "mid", when: "mid"))])
+        let one = AssetList(assets: [.init(uri: "http://origin.test/a.m3u8", duration: 4)])
+        _ = s.reduce(.interstitial(.listAnswered(id: "mid", .success(one))), at: 4.3)
+        _ = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 4.4)
+        _ = s.reduce(.event(.playbackStarted), at: 4.5)
+        let held = try #require(s.playheadPDT)
+        let end = s.reduce(.event(.sample(Self.sample(4, eof: true))), at: 8.5)
+        #expect(end.facts.contains(.interstitial(.resumed(id: "mid", played: 4, at: "2026-01-01T00:00:04.000Z"))))
+        #expect(end.effects.prefix(3) == [.letGo(play: true), .holdStill(byHLSTUI: true), .load(rung: 0, startMSN: 2, prewarmed: false)])
+        #expect(end.effects.reloadSeek?.to == .raw(14), "\(end.effects)")
+        // While the primary is given again, its playhead stays where it left.
+        _ = s.reduce(.event(.streamGiven(startMSN: 2)), at: 8.5)
+        #expect(s.playheadPDT == held && s.interstitials.run == nil && !s.interstitials.assetInPlayer)
+    }
+
+    @Test("a seek past an interstitial that restricts JUMP plays it first, then goes on at the seek's target; one short of it seeks")
+    func jump() {
+        var s = Fixture.started(Fixture.multivariant, media: Self.text())
+        _ = s.reduce(.event(.sample(Self.sample(10.5))), at: 1)
+        let short = s.reduce(.action(.seekRelative(3), PlayerLook(time: 10.5)), at: 1.1)
+        #expect(!short.facts.contains { if case .interstitial = $0 { true } else { false } } && !short.effects.isEmpty)
+        var j = Fixture.started(Fixture.multivariant, media: Self.text())
+        _ = j.reduce(.event(.sample(Self.sample(10.5))), at: 1)
+        let past = j.reduce(.action(.seekRelative(8), PlayerLook(time: 10.5)), at: 1.1)
+        #expect(past.facts == [.interstitial(.began(id: "mid", when: "mid"))], "\(past.facts)")
+        #expect(past.said.first?.text.contains("X-RESTRICT JUMP") == true)
+        _ = j.reduce(
+            .interstitial(.listAnswered(id: "mid", .success(AssetList(assets: [.init(uri: "http://origin.test/a.m3u8", duration: 4)])))),
+            at: 1.2)
+        _ = j.reduce(.interstitial(.assetOpened(Self.asset)), at: 1.3)
+        _ = j.reduce(.event(.playbackStarted), at: 1.4)
+        let end = j.reduce(.event(.sample(Self.sample(4, eof: true))), at: 5.4)
+        // The target, 8.5 s: segment 4, whose timestamps are not read yet — given from its start.
+        #expect(end.facts.contains(.interstitial(.resumed(id: "mid", played: 4, at: "2026-01-01T00:00:08.500Z"))))
+        #expect(end.effects == [.letGo(play: true), .load(rung: 0, startMSN: 4)], "\(end.effects)")
     }
 
     @Test("an asset list: each asset in turn, a failed one skipped with its cause, an empty or unreadable list plays nothing")
