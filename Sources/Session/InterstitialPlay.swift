@@ -42,6 +42,8 @@ public struct InterstitialPlay: Sendable, Equatable {
         public var assetStarted: Double?
         /// The asset's playhead (its own media time), as last sampled.
         public var position: Double?
+        /// The asset's picture as the player decodes it ("640x360"), as last sampled.
+        public var video: String?
         /// Seconds of the assets before this one that played.
         public var played: Double = 0
         /// The assets that failed, each with its cause.
@@ -85,8 +87,12 @@ public struct InterstitialPlay: Sendable, Equatable {
     /// The asset showed its first frame.
     mutating func assetStarted(at t: Double) { if run?.assetStarted == nil { run?.assetStarted = t } }
 
-    /// The asset's playhead now.
-    mutating func sampled(position: Double?) { if let p = position, run?.assetStarted != nil { run?.position = p } }
+    /// The asset's playhead and picture now.
+    mutating func sampled(position: Double?, width: Int? = nil, height: Int? = nil) {
+        guard run?.assetStarted != nil else { return }
+        if let p = position { run?.position = p }
+        if let w = width, let h = height { run?.video = "\(w)x\(h)" }
+    }
 
     /// The asset playing is over (ended, or failed with `why`): the next one is up. Returns the next asset, nil when none is.
     mutating func next(failed why: String? = nil) -> AssetList.Asset? {
@@ -98,6 +104,7 @@ public struct InterstitialPlay: Sendable, Equatable {
         r.variant = nil
         r.assetStarted = nil
         r.position = nil
+        r.video = nil
         run = r
         return r.asset
     }

@@ -144,7 +144,9 @@ extension SessionState {
         var plan = PanePlan()
         if let failed {
             plan.facts.append(.interstitial(.assetFailed(id: id, index: run.index, uri: run.asset?.uri ?? "", why: failed)))
-            note(.warn, "interstitial \(id): asset \(run.index + 1) skipped: \(failed)", t)
+            let line = "interstitial \(id): asset \(run.index + 1) skipped: \(failed)"
+            note(.warn, line, t)
+            problem = line
         } else if run.assetStarted != nil {
             plan.facts.append(.interstitial(.assetEnded(id: id, index: run.index, seconds: max(0, run.position ?? 0))))
         }
@@ -240,7 +242,7 @@ extension SessionState {
             case .sample(let s):
                 now = max(now, t)
                 guard !run.resuming else { return plan }
-                interstitials.sampled(position: s.timePos)
+                interstitials.sampled(position: s.timePos, width: s.width, height: s.height)
                 // At the end of what it was given the player pauses there (keep-open, docs/PLATFORM.md): the asset is over.
                 if s.eof, run.assetStarted != nil { return nextAsset(at: t) }
             case .playbackStarted:

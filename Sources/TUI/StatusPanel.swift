@@ -78,6 +78,8 @@ extension DashboardModel {
             let v = run.variant.flatMap { run.ladder?.rungs[safe: $0] } ?? run.ladder?.rungs.first
             status.rung =
                 "asset " + (v?.variant.resolution.map { "\($0.height)p" } ?? v?.variant.bandwidth.map { Rung.rate($0) + "bps" } ?? "-")
+            status.video = run.video
+            status.state = run.assetStarted == nil ? .starting : s.userPaused ? .paused : .playing
             let restrict =
                 run.interstitial.restrict.isEmpty ? "" : "  X-RESTRICT " + run.interstitial.restrict.sorted().joined(separator: ",")
             status.interstitialDetail =
