@@ -46,7 +46,8 @@ extension SessionState {
         // The stream's edge as the newest of its playlists shows it.
         if let w = window, let newest = self.media.values.compactMap({ Self.window($0)?.edge }).max() { window?.edge = max(w.edge, newest) }
         window?.bufferedUntil = playingMedia.flatMap { m in bufferedEnd.flatMap { Timeline.programDateTime(at: $0, in: m) } }
-        guard !playerLoading, started, error == nil else {
+        // An interstitial's asset in the player names no moment of the primary (docs/EVENTS.md): the others play on.
+        guard !playerLoading, started, error == nil, interstitials.run == nil, !interstitials.assetInPlayer else {
             // A reload after a stall (the origin answers again) is still the stall: the others wait until it plays.
             return PlayheadMoment(pdt: nil, playing: false, hasPDT: hasPDT, window: window, stalled: currentStall != nil && !ended)
         }

@@ -13,8 +13,12 @@ struct TimedMetadataE2ETests {
         "every segment's item in turn, once, naming its segment, within 100 ms of its time",
         arguments: ["vod-fmp4", "live-fmp4", "vod-ts", "live-ts"])
     func inTime(scenario: String) async throws {
+        // Its point is timing (each item said within 100 ms of its time, as the screen shows it): it runs alone, as
+        // docs/TESTING.md has such tests do. Beside the tier at its busiest a look of the pane came 100 ms late once (the
+        // player's properties are read under its core's lock, which a starved core thread holds); alone and beside two busy
+        // loops every item was said within a look or two.
         let r = try await MonitorRun.run(
-            ["\(base)/\(scenario)/master.m3u8?id3=1", "--pin", "0", "--rate", "4", "--duration", "7"],
+            ["\(base)/\(scenario)/master.m3u8?id3=1", "--pin", "0", "--rate", "4", "--duration", "7"], alone: true,
             before: { if scenario.contains("live") { try await ContinuityTests.clearOfLoop(segment: 2) } })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         #expect(r.named("log").isEmpty, "the player takes the metadata stream without a word: \(r.named("log"))")

@@ -89,10 +89,13 @@ import Testing
         _ = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 4.4)
         _ = s.reduce(.event(.playbackStarted), at: 4.5)
         let held = try #require(s.playheadPDT)
+        #expect(s.moment(ClockLook(audioPts: 1)).pdt == nil, "the asset's time is not a moment of the primary")
         let end = s.reduce(.event(.sample(Self.sample(4, eof: true))), at: 8.5)
         #expect(end.facts.contains(.interstitial(.resumed(id: "mid", played: 4, at: "2026-01-01T00:00:04.000Z"))))
         #expect(end.effects.prefix(3) == [.letGo(play: true), .holdStill(byHLSTUI: true), .load(rung: 0, startMSN: 2, prewarmed: false)])
         #expect(end.effects.reloadSeek?.to == .raw(14), "\(end.effects)")
+        // Sync reads no moment of the primary while the player holds the asset (the other panes play on).
+        #expect(s.moment(ClockLook(audioPts: 3.9)).pdt == nil && !s.moment(ClockLook(audioPts: 3.9)).playing)
         // While the primary is given again, its playhead stays where it left.
         _ = s.reduce(.event(.streamGiven(startMSN: 2)), at: 8.5)
         #expect(s.playheadPDT == held && s.interstitials.run == nil && !s.interstitials.assetInPlayer)
