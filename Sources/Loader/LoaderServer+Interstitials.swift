@@ -10,21 +10,15 @@ extension LoaderServer {
     /// is wrong with it otherwise.
     public func assetList(_ url: String, primaryID: String, startOffset: Double?) async -> Result<AssetList, AssetListError> {
         let t0 = now
-        let asked = AssetList.request(url, primaryID: primaryID, startOffset: startOffset)
-        do {
-            let r = try await client.get(asked, keepBody: 1 << 20, retries: 0, whole: true)
-            let ok = r.head.status == 200
-            record(
-                .assetList, asked, rung: nil, since: t0, head: r.head, bytes: r.bytes, status: r.head.status,
-                outcome: ok ? .ok : .failed(r.head.statusLine))
-            guard ok else { return .failure(AssetListError("answered \(r.head.statusLine)")) }
+        do throws(UpstreamError) {
+            let r = try await readOwn(.assetList, AssetList.request(url, primaryID: primaryID, startOffset: startOffset))
+            guard r.head.status == 200 else { return .failure(AssetListError("answered \(r.head.statusLine)")) }
             return AssetList.parse(r.body, from: r.head.url).map { list in
                 var l = list
                 l.answeredIn = now - t0
                 return l
             }
         } catch {
-            record(.assetList, asked, rung: nil, since: t0, status: 502, outcome: .failed(error.description))
             return .failure(AssetListError("cannot be read: \(error.description)"))
         }
     }

@@ -607,20 +607,31 @@ public final class LoaderServer: Sendable {
                 return .invalid(.inline(e.description))
             }
         }
-        do {
-            let r = try await client.get(url, keepBody: 1 << 20, retries: 0, whole: true)
-            let ok = r.head.status == 200
-            record(
-                .steering, url, rung: nil, since: t0, head: r.head, bytes: r.bytes, status: r.head.status,
-                outcome: ok ? .ok : .failed(r.head.statusLine))
-            guard ok else { return .status(r.head.status, retryAfter: r.head.header("retry-after")) }
+        do throws(UpstreamError) {
+            let r = try await readOwn(.steering, url)
+            guard r.head.status == 200 else { return .status(r.head.status, retryAfter: r.head.header("retry-after")) }
             switch SteeringManifest.parse(r.body, from: r.head.url) {
             case .success(let m): return .manifest(m)
             case .failure(let e): return .invalid(e)
             }
         } catch {
-            record(.steering, url, rung: nil, since: t0, status: 502, outcome: .failed(error.description))
             return .unreachable(error.description)
+        }
+    }
+
+    /// A document hlstui reads for itself and never serves to the player (a steering manifest, an asset list): read whole in
+    /// one try and recorded in the request log as `kind`; a transport failure recorded, then thrown.
+    func readOwn(_ kind: ResourceKind, _ url: String) async throws(UpstreamError) -> UpstreamResponse {
+        let t0 = now
+        do throws(UpstreamError) {
+            let r = try await client.get(url, keepBody: 1 << 20, retries: 0, whole: true)
+            record(
+                kind, url, rung: nil, since: t0, head: r.head, bytes: r.bytes, status: r.head.status,
+                outcome: r.head.status == 200 ? .ok : .failed(r.head.statusLine))
+            return r
+        } catch {
+            record(kind, url, rung: nil, since: t0, status: 502, outcome: .failed(error.description))
+            throw error
         }
     }
 

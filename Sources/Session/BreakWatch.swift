@@ -22,6 +22,9 @@ public struct BreakWatch: Sendable, Equatable {
         public var missed = false
         /// The playhead was seen before it (a point is reached only by playback that comes to it).
         public var before = false
+        /// Armed again by a seek back before it (`rearm`): not missed while the player's looks still show the playhead past it,
+        /// reached once a look has seen it before.
+        public var rearmed = false
         /// A date range that takes no time of the primary (an interstitial, RFC 8216bis Appendix D): reached, not entered.
         public var isPoint: Bool { cue.closed && cue.actual == 0 }
     }
@@ -62,6 +65,17 @@ public struct BreakWatch: Sendable, Equatable {
         }
     }
 
+    /// A seek went back before the points (date ranges) `ids`: each is reached again once the playhead comes to it.
+    public mutating func rearm(_ ids: Set<String>) {
+        for i in tracked.indices where tracked[i].isPoint {
+            guard case .dateRange(let id) = tracked[i].cue.source, ids.contains(id) else { continue }
+            tracked[i].done = false
+            tracked[i].missed = false
+            tracked[i].before = false
+            tracked[i].rearmed = true
+        }
+    }
+
     /// A CUE-OUT break joined inside (no CUE-OUT in this playlist) that one already known covers.
     static func sameJoined(_ known: CueBreak, _ b: CueBreak) -> Bool {
         guard b.joined, case .cueOut = known.source, case .cueOut = b.source else { return false }
@@ -79,6 +93,8 @@ public struct BreakWatch: Sendable, Equatable {
                 guard case .dateRange = tracked[i].cue.source, let start = tracked[i].cue.startDate, let at = pdt else { continue }
                 if at.seconds(since: start) < 0 {
                     tracked[i].before = true
+                } else if tracked[i].rearmed && !tracked[i].before {
+                    continue
                 } else {
                     tracked[i].done = true
                     tracked[i].missed = !tracked[i].before

@@ -58,8 +58,14 @@ public struct InterstitialPlay: Sendable, Equatable {
     }
 
     public private(set) var run: Run?
-    /// The IDs played or tried: each interstitial plays once in a session.
+    /// The IDs played or tried, and those a seek forward passed: not played when the playhead reaches them (until a seek back
+    /// before them, `rearm`).
     public private(set) var done: Set<String> = []
+    /// The IDs played (tried), a subset of `done`: CUE=ONCE ones never play again.
+    public private(set) var played: Set<String> = []
+    /// The mid-rolls the playhead was seen before: one is due when the playhead comes to where the primary leaves for it (a
+    /// point seen only behind the playhead — a join after it, a look of a seek not landed yet — is not).
+    public private(set) var approaching: Set<String> = []
     /// The player holds an asset's stream (from its load to the primary's next): its `time-pos` is not the primary's.
     public private(set) var assetInPlayer = false
     /// The primary reached its end with a post-roll to play (`SessionState.sampled`); the plan after the sample plays it.
@@ -70,9 +76,26 @@ public struct InterstitialPlay: Sendable, Equatable {
     /// An interstitial begins: the primary leaves for it.
     mutating func begin(_ i: Interstitial, resume: Resume, at t: Double) {
         done.insert(i.id)
+        played.insert(i.id)
+        approaching.remove(i.id)
         run = Run(interstitial: i, resume: resume, began: t)
         if i.assetList == nil, let uri = i.assetURI { run?.assets = [AssetList.Asset(uri: uri, duration: i.duration ?? 0)] }
     }
+
+    /// A seek back before `ids`: they may play again once the playhead is seen before them and comes to them.
+    mutating func rearm(_ ids: Set<String>) {
+        done.subtract(ids)
+        approaching.subtract(ids)
+    }
+
+    /// A seek forward passed `ids` without playing them.
+    mutating func pass(_ ids: Set<String>) {
+        done.formUnion(ids)
+        approaching.subtract(ids)
+    }
+
+    /// The playhead was seen before interstitial `id`'s leaving point.
+    mutating func approach(_ id: String) { approaching.insert(id) }
 
     /// The X-ASSET-LIST was read: its assets, within X-PLAYOUT-LIMIT.
     mutating func listed(_ assets: [AssetList.Asset]) { run?.assets = assets }

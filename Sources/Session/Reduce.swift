@@ -132,12 +132,19 @@ extension SessionState {
         var plan = PanePlan()
         switch action {
         case .togglePause: plan.effects = planTogglePause()
-        // A seek past an interstitial that restricts JUMP plays it first (docs/EVENTS.md, "Interstitials played").
-        case .seekRelative(let d): if let jump = planJump(by: d, at: t) { plan = jump } else { plan.effects = planSeek(by: d, at: t) }
+        // A seek past an interstitial that restricts JUMP plays it first; one back before those played plays them again
+        // (docs/EVENTS.md, "Interstitials played").
+        case .seekRelative(let d):
+            if let jump = planJump(by: d, at: t) {
+                plan = jump
+            } else {
+                plan.effects = interstitialsSeek(by: d, at: t) + planSeek(by: d, at: t)
+            }
         case .seekTo(let pos):
             if let p = position, started, let jump = planJump(by: pos - p, at: t) {
                 plan = jump
             } else {
+                if let p = position, started { _ = interstitialsSeek(by: pos - p, at: t) }
                 plan.effects = planSeek(to: pos, at: t)
             }
         case .quit, .toggleSync, .syncReference: break
@@ -154,7 +161,7 @@ extension SessionState {
     mutating func afterSample(look: PlayerLook, at t: Double) -> PanePlan {
         // The playhead reached an interstitial: the primary leaves for it, to resume at START-DATE plus the resumption offset
         // (VOD), or at the live moment (live).
-        if let i = midRollDue, let start = i.startDate {
+        if let i = midRollDue(), let start = i.startDate {
             let live = playingMedia?.isLive ?? false
             return beginInterstitial(i, resume: live ? .live(playheadPDT ?? start, since: t) : .vod(start), when: "mid", at: t)
         }

@@ -35,14 +35,49 @@ extension SessionState {
     /// The post-roll (CUE=POST) still to play once the primary ends.
     var postRoll: Interstitial? { interstitialSchedule.first { $0.cue.contains("POST") && playable($0) } }
 
-    /// An interstitial the playhead has just reached (`BreakWatch`: a point played up to, a range entered).
-    var midRollDue: Interstitial? {
-        let reached = Set(
-            breaks.tracked.filter { $0.cue.classID == Interstitial.classID && (($0.done && !$0.missed) || $0.enteredAt != nil) }
-                .compactMap { b -> String? in if case .dateRange(let id) = b.cue.source { id } else { nil } })
-        return interstitialSchedule.first {
-            reached.contains($0.id) && !$0.cue.contains("PRE") && !$0.cue.contains("POST") && playable($0)
+    /// The interstitials that play at their START-DATE (not before or after the primary).
+    var midRolls: [Interstitial] { interstitialSchedule.filter { !$0.cue.contains("PRE") && !$0.cue.contains("POST") } }
+
+    /// The segment boundary of the rung loaded nearest `date` (X-SNAP, RFC 8216bis Appendix D); `date` itself without one.
+    func nearestBoundary(_ date: DateTime) -> DateTime {
+        let m = loadedRung.flatMap { media[$0] } ?? playingMedia
+        let starts = m?.segments.compactMap(\.effectiveProgramDateTime) ?? []
+        let ends = m?.segments.compactMap { s in s.effectiveProgramDateTime.map { $0.adding(seconds: s.duration) } } ?? []
+        return (starts + ends).min { abs($0.seconds(since: date)) < abs($1.seconds(since: date)) } ?? date
+    }
+
+    /// Where the primary leaves for `i`: START-DATE, or with X-SNAP=OUT the segment boundary nearest it.
+    func leaveDate(_ i: Interstitial) -> DateTime? {
+        guard let start = i.startDate else { return nil }
+        return i.snap.contains("OUT") ? nearestBoundary(start) : start
+    }
+
+    /// The interstitial the playhead has just come to, seen before its leaving point and now at or past it; notes the ones it
+    /// is before.
+    mutating func midRollDue() -> Interstitial? {
+        guard started, !playerLoading, let at = playheadPDT else { return nil }
+        var due: Interstitial?
+        for i in midRolls where playable(i) {
+            guard let leave = leaveDate(i) else { continue }
+            if at.seconds(since: leave) < 0 {
+                interstitials.approach(i.id)
+            } else if due == nil, interstitials.approaching.contains(i.id) {
+                due = i
+            }
         }
+        return due
+    }
+
+    /// A seek forward by `delta` passes the interstitials between the playhead and its target without playing them (one
+    /// that restricts JUMP has been played first, `planJump`).
+    mutating func passInterstitials(seekingBy delta: Double) {
+        guard delta > 0, let pos = position, let m = playingMedia, let from = playheadPDT,
+            let to = Timeline.programDateTime(at: min(pos + delta, m.totalDuration), in: m)
+        else { return }
+        let ids = midRolls.filter { i in
+            leaveDate(i).map { $0.seconds(since: from) > 0 && to.seconds(since: $0) >= 0 } ?? false
+        }.map(\.id)
+        interstitials.pass(Set(ids))
     }
 
     /// A seek forward by `delta` past an interstitial that restricts JUMP (RFC 8216bis Appendix D, X-RESTRICT): the last one
@@ -60,6 +95,31 @@ extension SessionState {
         var plan = beginInterstitial(i, resume: .at(to), when: "mid", at: t)
         plan.said.append((.info, "seek past interstitial \(i.id) (X-RESTRICT JUMP): it plays first, then the seek's target"))
         return plan
+    }
+
+    /// A seek by `delta`: the interstitials it passes forward are not played, those it goes back before may play again.
+    /// No effects of its own (the seek's follow).
+    mutating func interstitialsSeek(by delta: Double, at t: Double) -> [PaneEffect] {
+        passInterstitials(seekingBy: delta)
+        rearmInterstitials(seekingBy: delta)
+        return []
+    }
+
+    /// A seek back by `delta` (negative) before interstitials already played: those without CUE=ONCE play again when the
+    /// playhead reaches them (RFC 8216bis §4.4.5.1, CUE: ONCE triggers once; the others each time it is crossed).
+    mutating func rearmInterstitials(seekingBy delta: Double) {
+        guard delta < 0, let pos = position, let m = playingMedia, let to = Timeline.programDateTime(at: max(0, pos + delta), in: m)
+        else { return }
+        let ids = Set(
+            midRolls.filter { i in
+                guard let leave = leaveDate(i), interstitials.done.contains(i.id) else { return false }
+                // Played with CUE=ONCE: never again; passed by a seek: it was never played.
+                guard !(i.cue.contains("ONCE") && interstitials.played.contains(i.id)) else { return false }
+                return leave.seconds(since: to) > 0
+            }.map(\.id))
+        guard !ids.isEmpty else { return }
+        interstitials.rearm(ids)
+        breaks.rearm(ids)
     }
 
     /// The primary leaves for `i`: held still, and its list read or its asset opened.
@@ -187,14 +247,17 @@ extension SessionState {
             at = "end"
         case .vod(let start):
             // No X-RESUME-OFFSET: the resumption offset is the interstitial's duration (Appendix D), what its assets played.
-            let date = start.adding(seconds: run.interstitial.resumeOffset ?? played)
+            // X-SNAP=IN: the segment boundary nearest the resumption point.
+            let due = start.adding(seconds: run.interstitial.resumeOffset ?? played)
+            let date = run.interstitial.snap.contains("IN") ? nearestBoundary(due) : due
             plan.effects = resumeVOD(at: date, at: t)
             at = date.iso8601
         case .at(let date):
             plan.effects = resumeVOD(at: date, at: t)
             at = date.iso8601
         case .live(let moment, let since):
-            let date = moment.adding(seconds: t - since)
+            let due = moment.adding(seconds: t - since)
+            let date = run.interstitial.snap.contains("IN") ? nearestBoundary(due) : due
             skipWatch.moveRequested()
             plan.effects =
                 planRealign(to: date, readAt: t, purpose: "interstitial \(id) over", at: t) ?? [.load(rung: loadedRung ?? 0, startMSN: nil)]

@@ -12,7 +12,11 @@ import Testing
         Fixture.playlist(text(preList: preList, limit: limit)).media!
     }
 
-    static func text(preList: Bool = false, limit: Double? = nil) -> String {
+    /// `midAt`: the mid-roll's START-DATE, "04.000" (segment 2's start); `mid`: its attributes after X-ASSET-LIST.
+    static func text(
+        preList: Bool = false, limit: Double? = nil, once: Bool = false, midAt: String = "04.000",
+        mid: String = "X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\""
+    ) -> String {
         let pre =
             preList
             ? "X-ASSET-LIST=\"/assets.json\"" + (limit.map { ",X-PLAYOUT-LIMIT=\(fixed($0, 1))" } ?? "") : "X-ASSET-URI=\"pre/index.m3u8\""
@@ -21,8 +25,8 @@ import Testing
         s += "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
         for i in 0..<6 {
             if i == 2 {
-                s += "#EXT-X-DATERANGE:ID=\"mid\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:04.000Z\","
-                s += "X-ASSET-LIST=\"/assets.json\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\"\n"
+                s += "#EXT-X-DATERANGE:ID=\"mid\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:\(midAt)Z\","
+                s += (once ? "CUE=\"ONCE\"," : "") + "X-ASSET-LIST=\"/assets.json\",\(mid)\n"
             }
             s += "#EXTINF:2.0,\nseg\(i).ts\n"
         }
@@ -121,6 +125,78 @@ import Testing
         // The target, 8.5 s: segment 4, whose timestamps are not read yet — given from its start.
         #expect(end.facts.contains(.interstitial(.resumed(id: "mid", played: 4, at: "2026-01-01T00:00:08.500Z"))))
         #expect(end.effects == [.letGo(play: true), .load(rung: 0, startMSN: 4)], "\(end.effects)")
+    }
+
+    @Test("a seek back before a mid-roll played plays it again when the playhead reaches it; one with CUE=ONCE does not")
+    func playedAgain() {
+        for once in [false, true] {
+            var s = Fixture.started(Fixture.multivariant, media: Self.text(once: once))
+            let one = AssetList(assets: [.init(uri: "http://origin.test/a.m3u8", duration: 4)])
+            func reach(_ time: Double, at t: Double) -> PanePlan {
+                _ = s.reduce(.event(.sample(Self.sample(time))), at: t)
+                return s.reduce(.sampled(PlayerLook(time: time)), at: t)
+            }
+            _ = reach(13.9, at: 4)
+            #expect(reach(14.05, at: 4.2).facts == [.interstitial(.began(id: "mid", when: "mid"))])
+            _ = s.reduce(.interstitial(.listAnswered(id: "mid", .success(one))), at: 4.3)
+            _ = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 4.4)
+            _ = s.reduce(.event(.playbackStarted), at: 4.5)
+            _ = s.reduce(.event(.sample(Self.sample(4, eof: true))), at: 8.5)
+            _ = s.reduce(.event(.streamGiven(startMSN: 2)), at: 8.5)
+            _ = s.reduce(.event(.playbackStarted), at: 8.6)
+            _ = reach(15, at: 9.5)
+            _ = s.reduce(.action(.seekRelative(-3), PlayerLook(time: 15)), at: 9.6)
+            // A look the seek has not reached yet still shows the playhead past it: not reached, not missed.
+            #expect(reach(15.05, at: 9.62).facts.isEmpty)
+            _ = reach(12.1, at: 9.7)
+            let again = reach(14.05, at: 11.7).facts.contains(.interstitial(.began(id: "mid", when: "mid")))
+            #expect(again == !once, "CUE=ONCE: \(once)")
+        }
+    }
+
+    @Test("a seek forward past a mid-roll that does not restrict JUMP passes it; a seek back before it plays it when reached")
+    func passedBySeek() {
+        var s = Fixture.started(Fixture.multivariant, media: Self.text(once: true, mid: "X-RESUME-OFFSET=0"))
+        func reach(_ time: Double, at t: Double) -> PanePlan {
+            _ = s.reduce(.event(.sample(Self.sample(time))), at: t)
+            return s.reduce(.sampled(PlayerLook(time: time)), at: t)
+        }
+        _ = reach(10.5, at: 1)
+        let forward = s.reduce(.action(.seekRelative(8), PlayerLook(time: 10.5)), at: 1.1)
+        #expect(!forward.effects.isEmpty && forward.facts.isEmpty)
+        // A look of the seek not landed yet, then the target: neither plays it.
+        #expect(reach(10.6, at: 1.15).facts.isEmpty && reach(18.5, at: 1.3).facts.isEmpty)
+        _ = s.reduce(.action(.seekRelative(-6), PlayerLook(time: 18.5)), at: 2)
+        _ = reach(12.5, at: 2.2)
+        #expect(reach(14.05, at: 3.8).facts == [.interstitial(.began(id: "mid", when: "mid"))], "never played: CUE=ONCE plays it")
+    }
+
+    @Test(
+        "X-SNAP: the primary leaves at the segment boundary nearest START-DATE (OUT) and resumes at the one nearest the resumption point (IN)"
+    )
+    func snap() {
+        // START-DATE 4.6 s, inside segment 2 (4–6 s): OUT leaves at 4.0; IN resumes at 4.0 (X-RESUME-OFFSET=0).
+        var s = Fixture.started(Fixture.multivariant, media: Self.text(midAt: "04.600", mid: "X-RESUME-OFFSET=0,X-SNAP=\"OUT,IN\""))
+        _ = s.reduce(.event(.sample(Self.sample(13.9))), at: 4)
+        _ = s.reduce(.sampled(PlayerLook(time: 13.9)), at: 4)
+        _ = s.reduce(.event(.sample(Self.sample(14.05))), at: 4.2)
+        #expect(s.reduce(.sampled(PlayerLook(time: 14.05)), at: 4.2).facts == [.interstitial(.began(id: "mid", when: "mid"))])
+        _ = s.reduce(
+            .interstitial(.listAnswered(id: "mid", .success(AssetList(assets: [.init(uri: "http://origin.test/a.m3u8", duration: 4)])))),
+            at: 4.3)
+        _ = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 4.4)
+        _ = s.reduce(.event(.playbackStarted), at: 4.5)
+        let end = s.reduce(.event(.sample(Self.sample(4, eof: true))), at: 8.5)
+        #expect(end.facts.contains(.interstitial(.resumed(id: "mid", played: 4, at: "2026-01-01T00:00:04.000Z"))), "\(end.facts)")
+        #expect(end.effects.reloadSeek?.to == .raw(14))
+        // Without X-SNAP the same START-DATE is where it leaves: not at 4.05.
+        var plain = Fixture.started(Fixture.multivariant, media: Self.text(midAt: "04.600", mid: "X-RESUME-OFFSET=0"))
+        _ = plain.reduce(.event(.sample(Self.sample(13.9))), at: 4)
+        _ = plain.reduce(.sampled(PlayerLook(time: 13.9)), at: 4)
+        _ = plain.reduce(.event(.sample(Self.sample(14.05))), at: 4.2)
+        #expect(plain.reduce(.sampled(PlayerLook(time: 14.05)), at: 4.2).facts.isEmpty)
+        _ = plain.reduce(.event(.sample(Self.sample(14.65))), at: 4.8)
+        #expect(plain.reduce(.sampled(PlayerLook(time: 14.65)), at: 4.8).facts == [.interstitial(.began(id: "mid", when: "mid"))])
     }
 
     @Test("an asset list: each asset in turn, a failed one skipped with its cause, an empty or unreadable list plays nothing")
