@@ -181,6 +181,12 @@ struct LowLatencyLoaderTests {
         "the segment in progress reaches the player as its parts are published, byte for byte the segment, paced",
         arguments: [Container.ts, .fmp4])
     func growingSegment(container: Container) async throws {
+        // Its point is keeping up with the origin's real-time LL clock: it runs with no player beside it (`alone`,
+        // docs/TESTING.md); beside the tier's players at their busiest it missed the origin's moments.
+        try await PlayerSlots.alone("LL growing segment \(container)") { try await growingSegmentRun(container: container) }
+    }
+
+    func growingSegmentRun(container: Container) async throws {
         let scenario = container == .ts ? "ll-ts" : "ll-fmp4"
         let loader = try LoaderServer.start()
         defer { loader.stop() }
@@ -289,6 +295,12 @@ struct LowLatencyLoaderTests {
         "fMP4: a segment listed before its first part that opens with a discontinuity reaches the player empty, and its next playlist ends before it"
     )
     func breakBeforeFirstPart() async throws {
+        // Its point is keeping up with the origin's real-time LL clock: it runs with no player beside it (`alone`,
+        // docs/TESTING.md); beside the tier's players at their busiest it missed the origin's moments.
+        try await PlayerSlots.alone("LL break before first part") { try await breakBeforeFirstPartRun() }
+    }
+
+    func breakBeforeFirstPartRun() async throws {
         let loader = try LoaderServer.start()
         defer { loader.stop() }
         let log = EventLog(loader)
@@ -333,6 +345,12 @@ struct LowLatencyLoaderTests {
         "a player that starts inside the segment in progress: its listed parts are read with the init section, together, before it asks; the body is the segment's bytes"
     )
     func startInsideSegment() async throws {
+        // Its point is keeping up with the origin's real-time LL clock: it runs with no player beside it (`alone`,
+        // docs/TESTING.md); beside the tier's players at their busiest it missed the origin's moments.
+        try await PlayerSlots.alone("LL start inside segment") { try await startInsideSegmentRun() }
+    }
+
+    func startInsideSegmentRun() async throws {
         let c = try ClientOrigins.client()
         defer { c.shutdown() }
         let model = LowLatencyModel(scenario: Scenario.named("ll-fmp4")!, rendition: TestOrigins.media.lowLatency("v144", .fmp4)!)
