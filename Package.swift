@@ -32,9 +32,9 @@ let package = Package(
             name: "Fleet",
             dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "Crypto", package: "swift-crypto")]),
         // What the Loader reports (requests, keys, playlists), without NIO, so the Session can consume it.
-        .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue", "CMCD"]),
+        .target(name: "LoaderEvents", dependencies: ["HLS", "JSONValue", "CMCD", "MediaFormats"]),
         // One pane's state, reducer and controllers; pure (time arrives with each event).
-        .target(name: "Session", dependencies: ["HLS", "LoaderEvents", "CMCD"]),
+        .target(name: "Session", dependencies: ["HLS", "LoaderEvents", "CMCD", "MediaFormats"]),
         // Panels, themes and keys as pure functions of the session; the curses adapter lives in Terminal.
         .target(name: "TUI", dependencies: ["Session", "HLS", "LoaderEvents", "MediaFormats", "CMCD"]),
         // The Loader's core, without NIO: keys (store, repair, spreading), decryption with checks, DRM explanations, virtual
@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "HLSTests", dependencies: ["HLS", "HLSReport", "JSONValue", "MediaFormats"], exclude: ["Corpus"]),
         // The sessions the Session's and the dashboard's tests share, built through the Session's public entry point.
         .target(name: "SessionFixtures", dependencies: ["Session", "HLS", "LoaderEvents"], path: "Tests/SessionFixtures"),
-        .testTarget(name: "SessionTests", dependencies: ["Session", "SessionFixtures", "HLS", "LoaderEvents", "CMCD"]),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "SessionFixtures", "HLS", "LoaderEvents", "CMCD", "MediaFormats"]),
         .testTarget(name: "CMCDTests", dependencies: ["CMCD", "LoaderCore", "HLS"]),
         .testTarget(
             name: "TUITests", dependencies: ["TUI", "Session", "SessionFixtures", "HLS", "LoaderEvents", "CMCD"], exclude: ["Snapshots"]),

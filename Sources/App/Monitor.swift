@@ -188,7 +188,7 @@ public enum MonitorJSON {
                 "recovered",
                 [("pane", .int(i)), ("rung", .int(rung)), ("downSeconds", .double(down)), ("cause", .string(cause))]
             )
-        case .timedMetadata: return nil
+        case .timedMetadata, .captionData: return nil
         }
     }
 

@@ -92,6 +92,8 @@ public enum ProxyRunner {
         case .timedMetadata(let m):
             return String(format: "%@metadata msn=%d at %.3f s %@ ", flag, m.msn, m.time, m.scheme)
                 + m.frames.map { "\($0.id) \($0.text)" }.joined(separator: "; ")
+        case .captionData(let c):
+            return String(format: "%@captions msn=%d %d pictures", flag, c.msn, c.samples.count)
         case .playlist(let p):
             return String(
                 format: "%@%8.3f playlist %@ msn=%d segments=%d%@", flag, p.received, p.url, p.playlist.mediaSequence,

@@ -18,6 +18,10 @@ final class ResponseWriter: Sendable {
     /// The head went out before the origin answered (`commitHead`): the origin's head is not sent again, the body follows chunked.
     let committed = NIOLockedValueBox(false)
 
+    /// The body as it went out, kept when the Loader reads something of its own from it (`collect`): a segment's closed
+    /// captions (`LoaderServer+Captions.swift`).
+    let kept = NIOLockedValueBox<[UInt8]?>(nil)
+
     /// Called as the answer's end goes out (a sink's: what the Loader knows by then, for tests).
     let onEnd: (@Sendable () -> Void)?
 
@@ -49,6 +53,7 @@ final class ResponseWriter: Sendable {
         channel?.write(
             HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: h)), promise: nil)
         if !headOnly && !body.isEmpty { channel?.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
+        if (200..<300).contains(status) { kept.withLockedValue { $0? += body } }
         finish()
     }
 
@@ -120,11 +125,18 @@ final class ResponseWriter: Sendable {
 
     /// Queues a body chunk; `flush` sends what is queued (once per batch of upstream reads, not per chunk).
     func chunk(_ b: ByteBuffer) {
+        kept.withLockedValue { $0? += b.readableBytesView }
         guard !headOnly else { return }
         channel?.write(HTTPServerResponsePart.body(.byteBuffer(b)), promise: nil)
     }
 
     func flush() { channel?.flush() }
+
+    /// Keeps the body from here on (`collected`).
+    func collect() { kept.withLockedValue { $0 = [] } }
+
+    /// The body kept since `collect`, and no longer kept.
+    func collected() -> [UInt8] { kept.withLockedValue { k in defer { k = nil }; return k ?? [] } }
 
     /// Starts an answer whose length is not known yet (chunked transfer encoding).
     func streamHead(_ status: Int, contentType: String) {

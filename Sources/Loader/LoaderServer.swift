@@ -574,16 +574,25 @@ public final class LoaderServer: Sendable {
     }
 
     func route(_ res: Resource, id: Int, range: String?, writer: ResponseWriter) async {
+        if res.kind == .segment, readsCaptions, let msn = res.msn {
+            writer.collect()
+            defer { emitCaptions(res, msn: msn, writer.collected()) }
+            return await route(segment: res, range: range, writer: writer)
+        }
         switch res.kind {
         case .multivariant:
             writer.playlist(table.withLockedValue { $0.multivariantText[id] } ?? "")
         case .media: await media(res, writer: writer)
-        case .segment where res.growing: await growing(res, writer: writer)
-        case .segment, .part, .initSection: await segment(res, range: range, writer: writer)
+        case .segment: await route(segment: res, range: range, writer: writer)
+        case .part, .initSection: await segment(res, range: range, writer: writer)
         case .key: await keyResource(res, writer: writer)
         case .file: await file(res, range: range, writer: writer)
         case .steering, .assetList: writer.text(404, "hlstui loader: a \(res.kind.rawValue) is read by hlstui, not by the player")
         }
+    }
+
+    func route(segment res: Resource, range: String?, writer: ResponseWriter) async {
+        if res.growing { await growing(res, writer: writer) } else { await segment(res, range: range, writer: writer) }
     }
 
     /// Reads the steering manifest at `url` (a reload: `_HLS_pathway` and `_HLS_throughput` already set) for hlstui itself,

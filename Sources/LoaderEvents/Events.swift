@@ -1,6 +1,7 @@
 import CMCD
 import HLS
 import JSONValue
+import MediaFormats
 
 /// What a URI in a playlist points at, so the proxy can name it and treat it right.
 public enum ResourceKind: String, Sendable {
@@ -376,6 +377,9 @@ public enum LoaderEvent: Sendable {
     case playerCMCD(PlayerCMCDEvent)
     /// Timed metadata a segment carries (an `emsg` box in fMP4, its ID3 tag decoded; docs/EVENTS.md).
     case timedMetadata(TimedMetadataEvent)
+    /// The closed-caption data a segment's video carries, picture by picture (docs/SUBTITLES.md, "Closed captions"): read
+    /// when the stream names a caption channel the player does not decode.
+    case captionData(CaptionDataEvent)
 
     public var json: JSONValue {
         switch self {
@@ -406,6 +410,11 @@ public enum LoaderEvent: Sendable {
         case .resume(let r): return .object([("event", .string("resume"))] + r.json.objectFields)
         case .playerCMCD(let c): return .object([("event", .string("playerCMCD"))] + c.json.objectFields)
         case .timedMetadata(let m): return .object([("event", .string("metadata"))] + m.json.objectFields)
+        case .captionData(let c):
+            return .object([
+                ("event", .string("captionData")), ("rung", .int(c.rung)), ("msn", .int(c.msn)), ("pictures", .int(c.samples.count)),
+                ("first", .double(c.samples.first?.time)), ("last", .double(c.samples.last?.time)),
+            ])
         case .playlist(let p):
             return .object([
                 ("event", .string("playlist")), ("url", .string(p.url)), ("rung", .int(p.rung)),
@@ -589,5 +598,17 @@ public struct TimedMetadataEvent: Sendable, Equatable {
             ("value", .string(value)), ("id", .int(Int(id))),
             ("frames", .array(frames.map { .object([("id", .string($0.id)), ("text", .string($0.text))]) })), ("bytes", .int(bytes)),
         ])
+    }
+}
+
+/// The closed-caption data of one segment's video (A/53 `cc_data`), each picture's at its presentation time on the media
+/// timeline (the player's raw clock), in presentation order.
+public struct CaptionDataEvent: Sendable, Equatable {
+    public var rung: Int?
+    public var msn: Int
+    public var samples: [CaptionSample]
+
+    public init(rung: Int?, msn: Int, samples: [CaptionSample]) {
+        (self.rung, self.msn, self.samples) = (rung, msn, samples)
     }
 }

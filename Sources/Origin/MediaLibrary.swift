@@ -86,7 +86,7 @@ public struct EncodeSpec: Sendable {
     public var videoFilter: String?
     /// Audio channels: 2, or 6 for a 5.1 mix.
     public var audioChannels = 2
-    /// CEA-608 captions in the video (CC1, `CaptionSchedule`): the plain ladder's rungs.
+    /// Closed captions in the video (CC1, CC3 and CEA-708 service 1, `CaptionSchedule`): the plain ladder's rungs.
     public var captions = false
 
     public init(
@@ -125,7 +125,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v10"
+    public static let version = "media-v11"
 
     /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, four cameras;
     /// the same ladder packaged as broadcasters do.
@@ -335,8 +335,8 @@ public final class MediaLibrary: Sendable {
         let plain = dir.appendingPathComponent("\(spec.id)-carrier.h264")
         try run(ffmpeg, carrierArguments(spec, output: plain.path))
         let marked = dir.appendingPathComponent("\(spec.id)-captions.h264")
-        let schedule = CaptionSchedule.pairs(frames: spec.gopFrames * spec.segments, perSegment: spec.gopFrames, fps: spec.frameRate)
-        try Data(CEA608.inserting(schedule, into: [UInt8](try Data(contentsOf: plain)))).write(to: marked)
+        let schedule = CaptionSchedule.triplets(frames: spec.gopFrames * spec.segments, perSegment: spec.gopFrames, fps: spec.frameRate)
+        try Data(CEA608.inserting(triplets: schedule, into: [UInt8](try Data(contentsOf: plain)))).write(to: marked)
         try run(ffmpeg, encodeArguments(spec, output: src.path, video: marked.path))
     }
 

@@ -201,6 +201,18 @@ extension OriginRouter {
         // §4.4.6.2 says means the video carries none) or not declared at all (no CLOSED-CAPTIONS), as a packager that drops
         // them from the playlist writes; or CC1 declared on every video variant, carried or not (the broadcast ladder's video
         // carries none) (docs/SUBTITLES.md, "Closed captions").
+        // ?cc=all: every channel the plain ladder's video carries declared — CC1, CC3 and CEA-708 service 1
+        // (`CaptionSchedule`).
+        if query["cc"] == "all", m.renditions.contains(where: { $0.type == "CLOSED-CAPTIONS" && $0.groupID == "cc" }) {
+            m.renditions += [
+                Rendition(
+                    type: "CLOSED-CAPTIONS", groupID: "cc", language: "fr", name: "Français CC", isDefault: false, autoselect: true,
+                    forced: false, instreamID: "CC3"),
+                Rendition(
+                    type: "CLOSED-CAPTIONS", groupID: "cc", language: "en", name: "English 708", isDefault: false, autoselect: true,
+                    forced: false, instreamID: "SERVICE1"),
+            ]
+        }
         if let cc = query["cc"], ["none", "undeclared", "declared"].contains(cc) {
             m.renditions.removeAll { $0.type == "CLOSED-CAPTIONS" }
             for i in m.variants.indices {

@@ -39,6 +39,9 @@ extension SessionState {
         case .timedMetadata(let m):
             metadata.add(m)
             return []
+        case .captionData(let c):
+            closedCaptions.add(c)
+            return []
         case .playerCMCD:
             // Another player's, through `hlstui proxy`: not this pane's.
             return []

@@ -1,4 +1,5 @@
 import HLS
+import MediaFormats
 
 /// The subtitles as the Session follows them (docs/SUBTITLES.md): which rendition shows, what is read of it and when, the cue at
 /// the playhead, and the WebVTT and IMSC1 rules.
@@ -67,8 +68,9 @@ extension SessionState {
         let what = pick.map(AudioRenditions.label) ?? "off"
         if let pick, pick.type == "CLOSED-CAPTIONS" {
             let id = pick.instreamID ?? "no INSTREAM-ID"
-            if ClosedCaptions.decoded(pick) {
-                note(.info, "subtitles: \(before.map(AudioRenditions.label).map { $0 + " → " } ?? "")\(what) (\(id) in the video)", t)
+            if ClosedCaptions.decoded(pick) || ClosedCaptions.ownChannel(pick) != nil {
+                let by = ClosedCaptions.decoded(pick) ? "" : ", decoded by hlstui"
+                note(.info, "subtitles: \(before.map(AudioRenditions.label).map { $0 + " → " } ?? "")\(what) (\(id) in the video\(by))", t)
             } else {
                 note(.warn, "subtitles: \(what) is \(id) in the video: \(ClosedCaptions.undecodedReason)", t)
             }
@@ -341,20 +343,33 @@ extension SessionState {
         guard var track = subtitles, let time, !playerLoading else { return [] }
         let now: [SubtitleCue]
         let timed = track.rendition.type != "CLOSED-CAPTIONS"
+        // Captions hlstui decodes know when they were shown: the picture's time.
+        var own = false
         if timed {
             let dsn = freshPoint(time).flatMap { p in playingMedia?.segments.first { $0.mediaSequence == p.msn }?.discontinuitySequence }
             now = track.active(at: time, dsn: dsn)
             guard now != track.shown else { return [] }
         } else {
-            // A channel the player does not decode shows nothing, not CC1's words under its name.
-            let lines = ClosedCaptions.decoded(track.rendition) ? ClosedCaptions.lines(captions) : []
+            // CC1 as the player shows it; another channel as hlstui decodes it from the segments' caption data, with the time
+            // of the picture that showed it — never CC1's words under its name.
+            var lines: [String] = []
+            var start = time
+            if ClosedCaptions.decoded(track.rendition) {
+                lines = ClosedCaptions.lines(captions)
+            } else if let channel = ClosedCaptions.ownChannel(track.rendition),
+                let msn = playingMedia.flatMap({ clock.locate(time, in: $0) })?.msn
+            {
+                lines = ClosedCaptions.lines(closedCaptions.caption(channel, at: time, msn: msn))
+                start = closedCaptions.since ?? time
+            }
             guard lines != track.shown.flatMap(\.lines) else { return [] }
-            now = lines.isEmpty ? [] : [SubtitleCue(start: time, end: time, lines: lines, msn: playhead?.msn ?? 0, dsn: 0)]
+            now = lines.isEmpty ? [] : [SubtitleCue(start: start, end: time, lines: lines, msn: playhead?.msn ?? 0, dsn: 0)]
+            own = ClosedCaptions.ownChannel(track.rendition) != nil
         }
         track.shown = now
         subs.keep(track)
         let shown = SubtitleShown(
-            t: t, lines: now.flatMap(\.lines), start: timed ? now.map(\.start).min() : nil, end: timed ? now.map(\.end).min() : nil,
+            t: t, lines: now.flatMap(\.lines), start: timed || own ? now.map(\.start).min() : nil, end: timed ? now.map(\.end).min() : nil,
             at: time, rendition: track.rendition)
         return [.subtitle(shown)]
     }

@@ -64,6 +64,8 @@ public struct SessionState: Sendable {
     public internal(set) var audio = AudioChoice()
     /// The timed metadata the stream carries, and what the playhead reached (docs/EVENTS.md).
     public internal(set) var metadata = TimedMetadataTrack()
+    /// The caption data of the segments read, for a caption channel hlstui decodes itself (docs/SUBTITLES.md).
+    public internal(set) var closedCaptions = CaptionTrack()
     /// A seek asked for before the player's first frame: the playlist position it goes to, once the playhead is known.
     public internal(set) var pendingSeek: Double?
     /// The subtitles asked for and shown, and the captions in the video (`Session/SubtitleShowing.swift`).

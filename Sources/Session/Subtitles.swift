@@ -1,4 +1,5 @@
 import HLS
+import MediaFormats
 
 /// How a person moves through the subtitle renditions: the next (after the last: off), off, or one by NAME or LANGUAGE.
 public enum SubtitleSelect: Sendable, Equatable, CustomStringConvertible {
@@ -166,20 +167,27 @@ public struct SubtitleReadFailure: Error, Sendable, Equatable {
     public init(cause: String) { self.cause = cause }
 }
 
-/// CEA-608 captions carried in the video (RFC 8216bis §4.4.6.1: a CLOSED-CAPTIONS rendition names them by INSTREAM-ID): the
-/// player decodes them with the frames, and what it shows is read from it (docs/SUBTITLES.md, "Closed captions").
+/// Captions carried in the video (RFC 8216bis §4.4.6.1: a CLOSED-CAPTIONS rendition names them by INSTREAM-ID): CC1 the
+/// player decodes with the frames, and what it shows is read from it; every other channel hlstui decodes itself from the
+/// segments' caption data (`CaptionTrack`; docs/SUBTITLES.md, "Closed captions").
 public enum ClosedCaptions {
     /// The player shows this rendition: FFmpeg 5.1's CEA-608 decoder reads the first channel of the first field it meets, so
-    /// CC1 only (CC2–CC4 and CEA-708 services would show CC1's words under another name).
+    /// CC1 only.
     public static func decoded(_ r: Rendition) -> Bool { r.type == "CLOSED-CAPTIONS" && r.instreamID == "CC1" }
+
+    /// The channel hlstui decodes for this rendition itself: CC2–CC4 and CEA-708 services.
+    public static func ownChannel(_ r: Rendition) -> CaptionChannel? {
+        guard r.type == "CLOSED-CAPTIONS", !decoded(r) else { return nil }
+        return r.instreamID.flatMap(CaptionChannel.init(instreamID:))
+    }
 
     /// What captions the playlist does not declare are offered as, once the player has shown some (`captionsFound`).
     public static let undeclared = Rendition(
         type: "CLOSED-CAPTIONS", groupID: "", name: "CC1 (undeclared)", isDefault: false, autoselect: false, forced: false,
         instreamID: "CC1")
 
-    /// Why another channel shows nothing, in one line.
-    public static let undecodedReason = "the player decodes CEA-608 CC1 only (FFmpeg 5.1), so nothing is shown"
+    /// Why a rendition with no channel shows nothing, in one line.
+    public static let undecodedReason = "not a caption channel (CC1–CC4, SERVICE1–SERVICE63), so nothing is shown"
 
     /// The lines of what the player shows (`sub-text`), blanks and surrounding spaces dropped.
     static func lines(_ text: String?) -> [String] {

@@ -103,11 +103,11 @@ public struct DashboardModel: Sendable, Equatable {
         subtitle = s.subtitles.map { t in
             let r = t.rendition
             // Captions in another channel than the player decodes are said on the line itself (docs/SUBTITLES.md).
-            let undecoded = r.type == "CLOSED-CAPTIONS" && !ClosedCaptions.decoded(r)
+            let undecoded = r.type == "CLOSED-CAPTIONS" && !ClosedCaptions.decoded(r) && ClosedCaptions.ownChannel(r) == nil
             return SubtitleLine(
                 label: "subs " + AudioRenditions.label(r),
                 text: undecoded
-                    ? "(\(r.instreamID ?? "no INSTREAM-ID"): not decoded, the player reads CC1 only)"
+                    ? "(\(r.instreamID ?? "no INSTREAM-ID"): not a caption channel, nothing to show)"
                     : t.shown.flatMap(\.lines).joined(separator: " / "))
         }
         renditions =

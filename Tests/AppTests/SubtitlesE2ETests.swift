@@ -115,32 +115,55 @@ struct SubtitlesE2ETests {
         #expect(back.map { ($0["t"] as? Double ?? 99) - on < 0.5 } == true, "\(String(describing: back))")
     }
 
-    /// Closed captions: the plain ladder's video carries CEA-608 CC1, one pop-on caption a segment shown half a second in and
-    /// cleared a second later (`CaptionSchedule`; docs/SUBTITLES.md, "Closed captions").
+    /// Closed captions: the plain ladder's video carries CEA-608 CC1 and CC3 and CEA-708 service 1, one pop-on caption a
+    /// segment in each, shown half a second in and cleared a second later (`CaptionSchedule`; docs/SUBTITLES.md, "Closed
+    /// captions").
     @Test(
         "--subs English CC: each segment's caption shown within 100 ms of its frame and cleared a second later, none lost",
         arguments: ["vod-ts", "vod-fmp4", "live-ts", "live-fmp4"])
     func captionsInTime(scenario: String) async throws {
+        try await Self.captions(scenario, "English CC", prefix: "CC1 segment ", query: "")
+    }
+
+    /// CC3 and CEA-708 service 1, which the player does not decode: hlstui decodes them from the segments' caption data, each
+    /// caption drawn with the frame whose picture carries it and its time said (`start`, `lateMs`).
+    @Test(
+        "CC3 and 708 service 1 decoded by hlstui: each segment's caption within 100 ms of its frame, its own time said, none lost",
+        arguments: [
+            ("vod-ts", "Français CC"), ("vod-fmp4", "English 708"), ("live-ts", "English 708"), ("live-fmp4", "Français CC"),
+        ])
+    func ownCaptionsInTime(scenario: String, rendition: String) async throws {
+        let prefix = rendition == "English 708" ? "708 service 1 segment " : "CC3 segment "
+        try await Self.captions(scenario, rendition, prefix: prefix, query: "?cc=all")
+    }
+
+    static func captions(_ scenario: String, _ rendition: String, prefix: String, query: String) async throws {
         let r = try await MonitorRun.run(
-            ["\(base)/\(scenario)/master.m3u8", "--subs", "English CC", "--pin", "0", "--rate", "4", "--duration", "7"],
+            ["\(AppOrigin.base)/\(scenario)/master.m3u8\(query)", "--subs", rendition, "--pin", "0", "--rate", "4", "--duration", "7"],
             before: { if scenario.contains("live") { try await ContinuityTests.clearOfLoop(segment: 2) } })
         #expect(r.status == 0, "\(r.stderr.suffix(400))")
         let start = try #require(r.named("rendition").first { $0["type"] as? String == "subtitles" })
-        #expect(start["to"] as? String == "English CC" && start["honoured"] as? Bool == true, "\(start)")
+        #expect(start["to"] as? String == rendition && start["honoured"] as? Bool == true, "\(start)")
         // Each segment's first timestamp as the Loader read it from its bytes: where its caption belongs on the player's clock.
         let starts = r.named("request").filter { $0["kind"] as? String == "segment" && $0["rung"] as? Int == 0 }
             .compactMap { $0["firstPTS"] as? Double }
         let changes = r.named("subtitle")
         let shown = changes.filter { $0["text"] as? String != nil }
         #expect(shown.count >= 3, "\(changes)")
+        let own = !prefix.hasPrefix("CC1")
         for c in changes {
             let at = try #require(c["at"] as? Double)
             let segment = try #require(starts.filter { $0 <= at + 0.001 }.max(), "\(c) \(starts)")
             let due = segment + (c["text"] is String ? CaptionSchedule.shownAt : CaptionSchedule.clearedAt)
             #expect(at - due >= -0.001 && at - due <= 0.1, "\(c): due at \(due)")
+            // A caption hlstui decodes carries the time of the picture that showed it: the frame at `shownAt`.
+            if own, c["text"] is String {
+                let from = try #require(c["start"] as? Double, "\(c)")
+                #expect(abs(from - due) <= 0.001 && c["lateMs"] is Double, "\(c): due at \(due)")
+            }
         }
         let numbers = shown.compactMap(Self.segment)
-        #expect(numbers.count == shown.count && shown.allSatisfy { ($0["text"] as? String)?.hasPrefix("CC1 segment ") == true })
+        #expect(numbers.count == shown.count && shown.allSatisfy { ($0["text"] as? String)?.hasPrefix(prefix) == true }, "\(shown)")
         // One caption a segment, in order (the encode's ten segments loop live): none lost, none twice.
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $1 == ($0 + 1) % 10 }, "\(numbers)")
         #expect(r.named("skip").isEmpty && r.named("stall").isEmpty)

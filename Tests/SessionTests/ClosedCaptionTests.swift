@@ -1,6 +1,7 @@
 import Foundation
 import HLS
 import LoaderEvents
+import MediaFormats
 import Testing
 
 @testable import Session
@@ -68,19 +69,61 @@ struct ClosedCaptionTests {
         #expect(Self.watch(&s, 10.2, captions: nil, at: 1.2).effects.contains(.closedCaptions(true)))
         _ = s.reduce(.action(.subtitles(.next), PlayerLook(time: 10.2)), at: 1.3)
         #expect(s.subtitles?.rendition.name == "Español CC")
-        #expect(Self.watch(&s, 10.4, captions: "CC1 words", at: 1.4).effects.contains(.closedCaptions(false)), "CC3 is not decoded")
-        #expect(s.log.contains { $0.text.contains("Español CC") && $0.text.contains("CC1 only") })
+        #expect(Self.watch(&s, 10.4, captions: "CC1 words", at: 1.4).effects.contains(.closedCaptions(false)), "CC3 is hlstui's")
+        #expect(s.log.contains { $0.text.contains("Español CC") && $0.text.contains("decoded by hlstui") })
         _ = s.reduce(.action(.subtitles(.next), PlayerLook(time: 10.4)), at: 1.5)
         #expect(s.subtitles == nil)
     }
 
-    @Test("a CC3 rendition is listed and chosen, but never shows the player's CC1 words under its name")
-    func otherChannel() {
+    /// Segment `msn`'s caption data (its pictures from raw time `start`, 30 a second): `channel`'s pop-on caption `text` shown
+    /// at `shown` (seconds into the segment) and cleared at `cleared`, field 1 carrying CC1's `other` on the same pictures.
+    static func captionData(
+        msn: Int, start: Double, channel: Int, text: String, shown: Double, cleared: Double, other: String = "CC1 words"
+    ) -> CaptionDataEvent {
+        var frames: [Int: [CCTriplet]] = [:]
+        func put(_ ts: [CCTriplet], endingAt frame: Int) {
+            for (k, t) in ts.enumerated() { frames[frame - ts.count + 1 + k, default: []].append(t) }
+        }
+        put(CEA608.triplets(popOn: text, channel: channel), endingAt: Int(shown * 30) + 1)
+        put(CEA608.triplets(clear: channel), endingAt: Int(cleared * 30) + 1)
+        if channel != 1 { put(CEA608.triplets(popOn: other, channel: 1), endingAt: Int(shown * 30) + 1) }
+        let samples = frames.keys.sorted().map { CaptionSample(time: start + Double($0) / 30, triplets: frames[$0]!) }
+        return CaptionDataEvent(rung: 0, msn: msn, samples: samples)
+    }
+
+    @Test("a CC3 rendition is decoded by hlstui from the segments' caption data: shown with its picture, never CC1's words")
+    func otherChannel() throws {
         var s = Self.session(subs: "Español CC")
         #expect(s.subtitles?.rendition.instreamID == "CC3")
+        // Segments 0 and 1 start at raw times 10 and 12 (the fixture's first PTS).
+        s.apply(.loader(.captionData(Self.captionData(msn: 0, start: 10, channel: 3, text: "CC3 segment 0", shown: 0.5, cleared: 1.5))), at: 0.4)
+        s.apply(.loader(.captionData(Self.captionData(msn: 1, start: 12, channel: 3, text: "CC3 segment 1", shown: 0.5, cleared: 1.5))), at: 0.4)
         let plan = Self.watch(&s, 10.0, captions: "CC1 segment 0", at: 1.0)
-        #expect(!plan.effects.contains(.closedCaptions(true)))
-        #expect(Self.shown(plan).isEmpty)
+        #expect(!plan.effects.contains(.closedCaptions(true)), "the player is not asked to show CC1")
+        #expect(Self.shown(plan).isEmpty, "nothing before its picture")
+        #expect(Self.shown(Self.watch(&s, 10.49, captions: nil, at: 1.49)).isEmpty)
+        let appear = try #require(Self.shown(Self.watch(&s, 10.52, captions: "CC1 words", at: 1.52)).first)
+        #expect(appear.lines == ["CC3 segment 0"])
+        #expect(appear.start.map { abs($0 - 10.5) < 0.001 } == true, "the time of the picture that showed it: \(String(describing: appear.start))")
+        #expect(appear.at == 10.52)
+        #expect(Self.shown(Self.watch(&s, 11.0, captions: nil, at: 2.0)).isEmpty, "the same caption: no new fact")
+        let gone = try #require(Self.shown(Self.watch(&s, 11.52, captions: nil, at: 2.52)).first)
+        #expect(gone.lines.isEmpty)
+        // Across the segment boundary, in one look after another.
+        let next = try #require(Self.shown(Self.watch(&s, 12.6, captions: nil, at: 3.6)).first)
+        #expect(next.lines == ["CC3 segment 1"])
+        // A seek back into segment 0's caption: fed again from before it, so the pop-on loaded before its picture shows.
+        let back = try #require(Self.shown(Self.watch(&s, 11.0, captions: nil, at: 4.0)).first)
+        #expect(back.lines == ["CC3 segment 0"])
+    }
+
+    @Test("caption data that arrives after the playhead passed into its segment is read again from before it")
+    func lateData() throws {
+        var s = Self.session(subs: "Español CC")
+        #expect(Self.shown(Self.watch(&s, 10.6, captions: nil, at: 1.0)).isEmpty, "no data yet")
+        s.apply(.loader(.captionData(Self.captionData(msn: 0, start: 10, channel: 3, text: "CC3 late", shown: 0.5, cleared: 1.5))), at: 1.05)
+        let late = try #require(Self.shown(Self.watch(&s, 10.7, captions: nil, at: 1.1)).first)
+        #expect(late.lines == ["CC3 late"])
     }
 
     /// The player's sample with `captions` decoded from the video at raw time `time`.

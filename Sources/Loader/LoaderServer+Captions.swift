@@ -1,0 +1,25 @@
+import LoaderEvents
+import MediaFormats
+
+/// Closed captions the player does not decode (docs/SUBTITLES.md, "Closed captions"): FFmpeg 5.1 reads CEA-608 CC1 only,
+/// so for a stream that names another channel (CC2–CC4, a CEA-708 service) the Loader reads each segment's caption data
+/// from the body it gives the player, and the Session decodes the channel chosen.
+extension LoaderServer {
+    /// Whether the stream given to the player names a caption channel the player does not decode.
+    var readsCaptions: Bool {
+        table.withLockedValue { t in
+            t.presented?.m.renditions.contains { r in
+                r.type == "CLOSED-CAPTIONS" && r.instreamID.flatMap(CaptionChannel.init(instreamID:)).map { $0 != .cea608(1) } == true
+            } ?? false
+        }
+    }
+
+    /// Tells the session the caption data of segment `msn`'s body as it went to the player (none when it carries none).
+    func emitCaptions(_ res: Resource, msn: Int, _ body: [UInt8]) {
+        guard !body.isEmpty else { return }
+        let tracks = initTracks.withLockedValue { t in res.initURL.flatMap { t[$0] } ?? t.values.first } ?? []
+        let samples = CaptionExtraction.samples(segment: body, tracks: tracks)
+        guard !samples.isEmpty else { return }
+        emit(.captionData(CaptionDataEvent(rung: res.rung, msn: msn, samples: samples)))
+    }
+}
