@@ -55,17 +55,7 @@ public enum CEA608 {
             size -= 255
         }
         rbsp += [UInt8(size)] + payload + [0x80]
-        var out: [UInt8] = [0x06]
-        var zeros = 0
-        for b in rbsp {
-            if zeros >= 2 && b <= 3 {
-                out.append(0x03)
-                zeros = 0
-            }
-            out.append(b)
-            zeros = b == 0 ? zeros + 1 : 0
-        }
-        return out
+        return [0x06] + H264.escaped(rbsp)
     }
 
     /// `stream` (Annex B, no B-frames: decode order is display order) with a caption SEI before the first slice of every

@@ -16,12 +16,21 @@ public struct MP4Track: Sendable, Equatable {
     /// Seconds the track's presentation is moved later by the empty edits that open its edit list (ISO/IEC 14496-12 §8.6.6):
     /// how packagers give fMP4 a start time other than its decode times (FFmpeg's `-output_ts_offset` writes one).
     public var emptyEdit: Double = 0
+    /// The media_time of the edit that follows those empty edits (§8.6.6), in the track's timescale: the composition time
+    /// shown first (packagers set it to the first frame's composition offset, so its decode time is where it is shown).
+    public var editMediaTime: Int64 = 0
+    /// The type of the first sample entry in the track's `stsd` (§8.5.2): `avc1`, `avc3`, `hvc1`, `hev1`, `mp4a`, …
+    public var sampleEntry: String?
 
-    public init(id: UInt32, timescale: UInt32, handler: String, emptyEdit: Double = 0) {
+    public init(
+        id: UInt32, timescale: UInt32, handler: String, emptyEdit: Double = 0, editMediaTime: Int64 = 0, sampleEntry: String? = nil
+    ) {
         self.id = id
         self.timescale = timescale
         self.handler = handler
         self.emptyEdit = emptyEdit
+        self.editMediaTime = editMediaTime
+        self.sampleEntry = sampleEntry
     }
 }
 
@@ -127,31 +136,44 @@ public enum FragmentedMP4 {
             let mv = bytes[mdhd.payloadRange.lowerBound]
             let timescale = u32(bytes, mdhd.payloadRange.lowerBound + (mv == 1 ? 20 : 12))
             let handler = String(decoding: bytes[(hdlr.payloadRange.lowerBound + 8)..<(hdlr.payloadRange.lowerBound + 12)], as: UTF8.self)
+            let edit = edits(bytes, trak, movieTimescale: movieTimescale)
+            let stsd = ["minf", "stbl", "stsd"].reduce(Box?.some(mdia)) { box, type in
+                box.flatMap { child(bytes, $0, type) }
+            }
+            // stsd: version and flags, entry_count, then the first sample entry's box header.
+            let entry = stsd.flatMap { header(bytes, at: $0.payloadRange.lowerBound + 8, end: $0.payloadRange.upperBound)?.type }
             out.append(
-                MP4Track(id: id, timescale: timescale, handler: handler, emptyEdit: emptyEdits(bytes, trak, movieTimescale: movieTimescale))
+                MP4Track(
+                    id: id, timescale: timescale, handler: handler, emptyEdit: edit.empty, editMediaTime: edit.mediaTime, sampleEntry: entry
+                )
             )
         }
         return out
     }
 
-    /// Seconds of the empty edits (media_time −1) at the start of a track's edit list (trak/edts/elst), in the movie timescale.
-    static func emptyEdits(_ bytes: [UInt8], _ trak: Box, movieTimescale: UInt32) -> Double {
-        guard movieTimescale > 0, let edts = child(bytes, trak, "edts"), let elst = child(bytes, edts, "elst") else { return 0 }
+    /// Seconds of the empty edits (media_time −1) at the start of a track's edit list (trak/edts/elst), in the movie timescale,
+    /// and the media_time of the edit after them (0 when there is none).
+    static func edits(_ bytes: [UInt8], _ trak: Box, movieTimescale: UInt32) -> (empty: Double, mediaTime: Int64) {
+        guard movieTimescale > 0, let edts = child(bytes, trak, "edts"), let elst = child(bytes, edts, "elst") else { return (0, 0) }
         let p = elst.payloadRange
-        guard p.count >= 8 else { return 0 }
+        guard p.count >= 8 else { return (0, 0) }
         let v = bytes[p.lowerBound]
         let count = Int(u32(bytes, p.lowerBound + 4))
         let size = v == 1 ? 20 : 12
         var total: UInt64 = 0
+        var start: Int64 = 0
         for i in 0..<count {
             let o = p.lowerBound + 8 + i * size
             guard o + size <= p.upperBound else { break }
             let duration = v == 1 ? u64(bytes, o) : UInt64(u32(bytes, o))
             let mediaTime = v == 1 ? Int64(bitPattern: u64(bytes, o + 8)) : Int64(Int32(bitPattern: u32(bytes, o + 4)))
-            guard mediaTime == -1 else { break }
+            guard mediaTime == -1 else {
+                start = mediaTime
+                break
+            }
             total += duration
         }
-        return Double(total) / Double(movieTimescale)
+        return (Double(total) / Double(movieTimescale), start)
     }
 
     /// The baseMediaDecodeTime of each track in the first moof of a media segment (moof/traf: tfhd id, tfdt).
@@ -206,5 +228,92 @@ extension FragmentedMP4 {
             i += 1
         }
         return nil
+    }
+}
+
+extension FragmentedMP4 {
+    /// One sample of a track run (ISO/IEC 14496-12 §8.8.8), each value the run's own or else the track fragment header's
+    /// default (§8.8.7; nil when neither gives one — the `trex` defaults of the init section are not read).
+    struct RunSample: Sendable, Equatable {
+        var duration: UInt32?
+        var size: UInt32?
+        var flags: UInt32?
+        /// sample_composition_time_offset as written: unsigned in a version 0 run, signed (two's complement) in version 1.
+        var compositionOffset: UInt32?
+    }
+
+    /// A `trun` (§8.8.8): its version and flags, its data_offset when present, its samples.
+    struct TrackRun: Sendable, Equatable {
+        var version: UInt8
+        var flags: UInt32
+        var dataOffset: Int32?
+        var samples: [RunSample]
+    }
+
+    /// A `traf` (§8.8.6) as read: its `tfhd` (§8.8.7: track, flags, base data offset), its `tfdt` (§8.8.12, version 0 or 1;
+    /// nil without one), and its runs in order. Nil without a readable `tfhd`; a run whose fields run past its box ends the list.
+    struct TrackFragment: Sendable, Equatable {
+        var trackID: UInt32
+        var headerFlags: UInt32
+        var baseDataOffset: UInt64?
+        var decodeTime: UInt64?
+        var runs: [TrackRun] = []
+
+        init?(_ b: [UInt8], traf: Box) {
+            guard let kids = boxes(b, in: traf.payloadRange), let tfhd = kids.first(where: { $0.type == "tfhd" }) else { return nil }
+            var field = Fields(b, tfhd.payloadRange)
+            guard let head = field.next() else { return nil }
+            headerFlags = head & 0xFF_FFFF
+            guard let id = field.next() else { return nil }
+            trackID = id
+            if headerFlags & 0x1 != 0 {
+                baseDataOffset = field.next().flatMap { high in field.next().map { UInt64(high) << 32 | UInt64($0) } }
+            }
+            if headerFlags & 0x2 != 0 { _ = field.next() } // sample_description_index
+            let duration = headerFlags & 0x8 != 0 ? field.next() : nil
+            let size = headerFlags & 0x10 != 0 ? field.next() : nil
+            let flags = headerFlags & 0x20 != 0 ? field.next() : nil
+            if let tfdt = kids.first(where: { $0.type == "tfdt" }) {
+                var t = Fields(b, tfdt.payloadRange)
+                let version = t.next().map { $0 >> 24 }
+                decodeTime =
+                    version == 1 ? t.next().flatMap { high in t.next().map { UInt64(high) << 32 | UInt64($0) } } : t.next().map(UInt64.init)
+            }
+            for trun in kids where trun.type == "trun" {
+                var r = Fields(b, trun.payloadRange)
+                guard let head = r.next(), let count = r.next() else { break }
+                let runFlags = head & 0xFF_FFFF
+                let dataOffset = runFlags & 0x1 != 0 ? r.next().map { Int32(bitPattern: $0) } : nil
+                let firstFlags = runFlags & 0x4 != 0 ? r.next() : nil
+                let perSample = [0x100, 0x200, 0x400, 0x800].filter { runFlags & UInt32($0) != 0 }.count
+                // A count beyond the segment's length is garbage (and would make that many samples of its defaults).
+                guard Int(count) <= b.count, r.remaining >= Int(count) * perSample * 4 else { break }
+                let samples = (0..<Int(count)).map { i in
+                    RunSample(
+                        duration: runFlags & 0x100 != 0 ? r.next() : duration, size: runFlags & 0x200 != 0 ? r.next() : size,
+                        flags: (runFlags & 0x400 != 0 ? r.next() : nil) ?? (i == 0 ? firstFlags : nil) ?? flags,
+                        compositionOffset: runFlags & 0x800 != 0 ? r.next() : nil)
+                }
+                runs.append(TrackRun(version: UInt8(head >> 24), flags: runFlags, dataOffset: dataOffset, samples: samples))
+            }
+        }
+    }
+
+    /// Big-endian 32-bit fields read one after another inside a box's payload; nil past its end.
+    struct Fields {
+        let bytes: [UInt8]
+        var at: Int
+        let end: Int
+        init(_ bytes: [UInt8], _ range: Range<Int>) {
+            self.bytes = bytes
+            at = range.lowerBound
+            end = range.upperBound
+        }
+        var remaining: Int { end - at }
+        mutating func next() -> UInt32? {
+            guard at + 4 <= end else { return nil }
+            defer { at += 4 }
+            return u32(bytes, at)
+        }
     }
 }

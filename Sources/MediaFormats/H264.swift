@@ -43,6 +43,39 @@ public enum H264 {
         return out
     }
 
+    /// A NAL unit's bytes with their emulation prevention bytes (0x03 after two zero bytes) taken out: its RBSP (ITU-T H.264
+    /// §7.4.1; H.265 §7.4.2 the same).
+    static func unescaped(_ raw: some Sequence<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        var zeros = 0
+        for b in raw {
+            if zeros >= 2, b == 3 {
+                zeros = 0
+                continue
+            }
+            out.append(b)
+            zeros = b == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
+    /// An RBSP with emulation prevention bytes put in: 0x03 after two zero bytes when the next is 0x03 or less, so that no
+    /// start code appears inside a NAL unit (ITU-T H.264 §7.4.1).
+    static func escaped(_ rbsp: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(rbsp.count + rbsp.count / 64)
+        var zeros = 0
+        for b in rbsp {
+            if zeros >= 2 && b <= 3 {
+                out.append(0x03)
+                zeros = 0
+            }
+            out.append(b)
+            zeros = b == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
     static func hex2(_ b: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])
@@ -170,17 +203,7 @@ struct ExpGolombReader {
     private var bytes: [UInt8] = []
     private var bit = 0
 
-    init(rbsp raw: [UInt8]) {
-        var zeros = 0
-        for b in raw {
-            if zeros >= 2, b == 3 {
-                zeros = 0
-                continue
-            }
-            bytes.append(b)
-            zeros = b == 0 ? zeros + 1 : 0
-        }
-    }
+    init(rbsp raw: [UInt8]) { bytes = H264.unescaped(raw) }
 
     /// The next `n` bits (at most 32), or nil past the end.
     mutating func bits(_ n: Int) -> Int? {

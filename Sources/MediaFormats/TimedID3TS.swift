@@ -9,36 +9,7 @@ extension TransportStream {
         let info = probe(bytes)
         let pids = Set(info.streamTypes.filter { $0.value == 0x15 }.map(\.key))
         guard !pids.isEmpty else { return [] }
-        var open: [Int: [UInt8]] = [:]
-        var out: [(pts: UInt64?, tag: [UInt8])] = []
-        func finish(_ pes: [UInt8]) {
-            guard pes.count >= 9, pes[0] == 0, pes[1] == 0, pes[2] == 1 else { return }
-            let headerEnd = 9 + Int(pes[8])
-            guard headerEnd <= pes.count else { return }
-            let pts = pes[7] & 0x80 != 0 && pes.count >= 14 ? pes.withUnsafeBufferPointer { timestamp($0, 9) } : nil
-            let declared = Int(pes[4]) << 8 | Int(pes[5])
-            let end = declared > 0 ? min(pes.count, 6 + declared) : pes.count
-            out.append((pts, Array(pes[headerEnd..<max(headerEnd, end)])))
-        }
-        var o = 0
-        while o + packetSize <= bytes.count {
-            defer { o += packetSize }
-            guard bytes[o] == 0x47 else { continue }
-            let pid = Int(bytes[o + 1] & 0x1F) << 8 | Int(bytes[o + 2])
-            guard pids.contains(pid) else { continue }
-            let afc = (bytes[o + 3] >> 4) & 0x3
-            guard afc & 0x1 != 0 else { continue }
-            var start = o + 4
-            if afc & 0x2 != 0 { start += 1 + Int(bytes[o + 4]) }
-            guard start < o + packetSize else { continue }
-            if bytes[o + 1] & 0x40 != 0 {
-                if let pes = open.removeValue(forKey: pid) { finish(pes) }
-                open[pid] = []
-            }
-            open[pid]? += bytes[start..<(o + packetSize)]
-        }
-        for pes in open.values { finish(pes) }
-        return out
+        return pesPackets(bytes, pids: pids).map { ($0.pts, $0.payload) }
     }
 }
 

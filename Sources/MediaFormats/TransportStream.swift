@@ -299,3 +299,40 @@ extension TransportStream {
         return out
     }
 }
+
+extension TransportStream {
+    /// The PES packets of `pids` (ISO/IEC 13818-1 §2.4.3.6) put together from their TS packets, in the order they start: each
+    /// with its PID, its PTS (§2.4.3.7; nil when the header has none) and its payload (to PES_packet_length when that is not
+    /// 0). A PES begun before `bytes` is left out, as is one whose header is cut; one cut at the end keeps what arrived (a
+    /// packet cut short is dropped).
+    static func pesPackets(_ bytes: [UInt8], pids: Set<Int>) -> [(pid: Int, pts: UInt64?, payload: [UInt8])] {
+        var raw: [(pid: Int, bytes: [UInt8])] = []
+        var open: [Int: Int] = [:]
+        var o = 0
+        while o + packetSize <= bytes.count {
+            defer { o += packetSize }
+            guard bytes[o] == 0x47 else { continue }
+            let pid = Int(bytes[o + 1] & 0x1F) << 8 | Int(bytes[o + 2])
+            guard pids.contains(pid) else { continue }
+            let afc = (bytes[o + 3] >> 4) & 0x3
+            guard afc & 0x1 != 0 else { continue }
+            var start = o + 4
+            if afc & 0x2 != 0 { start += 1 + Int(bytes[o + 4]) }
+            guard start < o + packetSize else { continue }
+            if bytes[o + 1] & 0x40 != 0 {
+                open[pid] = raw.count
+                raw.append((pid, []))
+            }
+            if let i = open[pid] { raw[i].bytes += bytes[start..<(o + packetSize)] }
+        }
+        return raw.compactMap { pid, pes in
+            guard pes.count >= 9, pes[0] == 0, pes[1] == 0, pes[2] == 1 else { return nil }
+            let headerEnd = 9 + Int(pes[8])
+            guard headerEnd <= pes.count else { return nil }
+            let pts = pes[7] & 0x80 != 0 && pes.count >= 14 ? pes.withUnsafeBufferPointer { timestamp($0, 9) } : nil
+            let declared = Int(pes[4]) << 8 | Int(pes[5])
+            let end = declared > 0 ? min(pes.count, 6 + declared) : pes.count
+            return (pid, pts, Array(pes[headerEnd..<max(headerEnd, end)]))
+        }
+    }
+}
