@@ -124,59 +124,27 @@ public enum FragmentSplit {
     /// A `traf` read whole: nil for what `split` does not cut.
     static func readRun(_ b: [UInt8], traf: Box, moof: Box, mdat: Box, tracks: [MP4Track]) -> Run? {
         guard let kids = FragmentedMP4.boxes(b, in: traf.payloadRange), kids.allSatisfy({ ["tfhd", "tfdt", "trun"].contains($0.type) }),
-            kids.filter({ $0.type == "trun" }).count == 1, let tfhd = kids.first(where: { $0.type == "tfhd" }),
-            let tfdt = kids.first(where: { $0.type == "tfdt" }), let trun = kids.first(where: { $0.type == "trun" })
+            kids.filter({ $0.type == "trun" }).count == 1, let tfhd = kids.first(where: { $0.type == "tfhd" })
         else { return nil }
-        // tfhd (§8.8.7): the base is the moof (0x020000), no base data offset (0x000001).
-        let h = tfhd.payloadRange.lowerBound
-        let hFlags = FragmentedMP4.u32(b, h) & 0xFF_FFFF
-        guard hFlags & 0x1 == 0, hFlags & 0x2_0000 != 0 else { return nil }
-        let id = FragmentedMP4.u32(b, h + 4)
-        var o = h + 8
-        if hFlags & 0x2 != 0 { o += 4 }
-        var defaultDuration: UInt32?
-        var defaultSize: UInt32?
-        var defaultFlags: UInt32 = 0
-        if hFlags & 0x8 != 0 { defaultDuration = FragmentedMP4.u32(b, o); o += 4 }
-        if hFlags & 0x10 != 0 { defaultSize = FragmentedMP4.u32(b, o); o += 4 }
-        if hFlags & 0x20 != 0 { defaultFlags = FragmentedMP4.u32(b, o); o += 4 }
-        guard o <= tfhd.payloadRange.upperBound, let track = tracks.first(where: { $0.id == id }), track.timescale > 0 else { return nil }
-        // tfdt (§8.8.12).
-        let d = tfdt.payloadRange.lowerBound
-        let base = b[d] == 1 ? FragmentedMP4.u64(b, d + 4) : UInt64(FragmentedMP4.u32(b, d + 4))
-        // trun (§8.8.8).
-        let t = trun.payloadRange.lowerBound
-        let version = b[t]
-        let flags = FragmentedMP4.u32(b, t) & 0xFF_FFFF
-        let count = Int(FragmentedMP4.u32(b, t + 4))
-        o = t + 8
-        guard flags & 0x1 != 0 else { return nil }
-        let dataOffset = Int(Int32(bitPattern: FragmentedMP4.u32(b, o)))
-        o += 4
-        var firstFlags: UInt32?
-        if flags & 0x4 != 0 { firstFlags = FragmentedMP4.u32(b, o); o += 4 }
-        let fields = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count
-        guard o + count * fields * 4 <= trun.payloadRange.upperBound else { return nil }
+        // tfhd (§8.8.7): the base is the moof (0x020000), no base data offset (0x000001); tfdt (§8.8.12); one trun (§8.8.8)
+        // with its data offset, and a duration and size for every sample.
+        guard let fragment = FragmentedMP4.TrackFragment(b, traf: traf), fragment.headerFlags & 0x1 == 0,
+            fragment.headerFlags & 0x2_0000 != 0, let base = fragment.decodeTime, let run = fragment.runs.first,
+            let dataOffset = run.dataOffset.map(Int.init), let track = tracks.first(where: { $0.id == fragment.trackID }),
+            track.timescale > 0
+        else { return nil }
         var samples: [Sample] = []
-        for i in 0..<count {
-            func next() -> UInt32 {
-                defer { o += 4 }
-                return FragmentedMP4.u32(b, o)
-            }
-            let duration = flags & 0x100 != 0 ? next() : defaultDuration
-            let size = flags & 0x200 != 0 ? next() : defaultSize
-            let own = flags & 0x400 != 0 ? next() : nil
-            let cto = flags & 0x800 != 0 ? next() : nil
-            guard let duration, let size else { return nil }
-            samples.append(
-                Sample(duration: duration, size: size, flags: own ?? (i == 0 ? firstFlags : nil) ?? defaultFlags, compositionOffset: cto))
+        for s in run.samples {
+            guard let duration = s.duration, let size = s.size else { return nil }
+            samples.append(Sample(duration: duration, size: size, flags: s.flags ?? 0, compositionOffset: s.compositionOffset))
         }
         let start = moof.offset + dataOffset
         let total = samples.reduce(0) { $0 + Int($1.size) }
         guard start >= mdat.payloadRange.lowerBound, start + total <= mdat.payloadRange.upperBound else { return nil }
         return Run(
-            trackID: id, tfhd: Array(b[tfhd.offset..<(tfhd.offset + tfhd.size)]), baseTime: base, timescale: track.timescale,
-            trunVersion: version, trunFlags: flags, samples: samples, data: b[start..<(start + total)])
+            trackID: fragment.trackID, tfhd: Array(b[tfhd.offset..<(tfhd.offset + tfhd.size)]), baseTime: base,
+            timescale: track.timescale, trunVersion: run.version, trunFlags: run.flags, samples: samples,
+            data: b[start..<(start + total)])
     }
 
     /// One `moof` + `mdat` holding `shares` of `runs` (empty shares left out).
