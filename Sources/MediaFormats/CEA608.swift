@@ -1,5 +1,5 @@
 /// CEA-608 closed captions as H.264 carries them (ATSC A/53 Part 4 `cc_data` in a registered user data SEI, ITU-T H.264
-/// §D.1.6), written into an Annex B stream: what the origin puts in its video so captions in the video can be played
+/// §D.1.6; CEA-708 packets ride in the same `cc_data`), written into an Annex B stream: what the origin puts in its video so captions in the video can be played
 /// (docs/SUBTITLES.md, "Closed captions").
 public enum CEA608 {
     /// One `cc_data` byte pair of field 1 (CC1/CC2), each byte with its odd-parity bit set (CEA-608 §4.1).
@@ -12,6 +12,8 @@ public enum CEA608 {
         }
         /// Two bytes of null padding (sent in a frame with nothing to say).
         public static let padding = Pair(0x00, 0x00)
+        /// The pair as a `cc_data` triplet of field 1.
+        public var triplet: CCTriplet { CCTriplet(type: 0, first, second) }
     }
 
     /// The byte with bit 7 set or cleared so that it has an odd number of set bits.
@@ -28,24 +30,82 @@ public enum CEA608 {
     public static let row15 = Pair(0x14, 0x70)
 
     /// A pop-on caption on row 15: loaded off screen, shown at the `endOfCaption` (the last pair). Control codes are sent
-    /// twice, as caption encoders do (a decoder acts on the first and drops the repeat). Characters outside printable ASCII
-    /// become spaces.
+    /// twice, as caption encoders do (a decoder acts on the first and drops the repeat). Characters CEA-608 has not become
+    /// spaces. Unlike `triplets(popOn:channel:)`, the memory it loads into is not erased first: what the origin's video has
+    /// always carried (each caption follows a `clear`).
     public static func popOn(_ text: String) -> [Pair] {
-        var chars = text.unicodeScalars.map { $0.value >= 0x20 && $0.value < 0x7F ? UInt8($0.value) : 0x20 }
-        if chars.count % 2 == 1 { chars.append(0) }
-        let body = stride(from: 0, to: chars.count, by: 2).map { Pair(chars[$0], chars[$0 + 1]) }
-        return [resumeCaptionLoading, resumeCaptionLoading, row15, row15] + body + [endOfCaption, endOfCaption]
+        loading(text, channel: 1, erasing: false).map { Pair($0.first, $0.second) }
     }
 
     /// Clears the caption shown.
-    public static let clear = [eraseDisplayedMemory, eraseDisplayedMemory]
+    public static let clear = triplets(clear: 1).map { Pair($0.first, $0.second) }
+
+    /// A pop-on caption for `channel` (1–4; CC3/CC4 in field 2), shown at its last triplet (CEA-608-E §8.4): resume caption
+    /// loading, erase non-displayed memory, each line of `text` on its own row ending at row 15 (at most 15 lines of 32
+    /// columns), end of caption. Control codes, special and extended characters are sent twice (§8.7); channel 2's codes
+    /// have first bytes 0x18–0x1F. Characters CEA-608 has not become spaces.
+    public static func triplets(popOn text: String, channel: Int) -> [CCTriplet] {
+        loading(text, channel: channel, erasing: true)
+    }
+
+    /// Erase displayed memory (sent twice) for `channel` (1–4): clears the caption shown.
+    public static func triplets(clear channel: Int) -> [CCTriplet] {
+        control(0x14, 0x2C, channel: channel)
+    }
+
+    /// A control code pair for `channel`, with channel 1's first byte, sent twice (CEA-608-E §8.7).
+    static func control(_ a: UInt8, _ b: UInt8, channel: Int) -> [CCTriplet] {
+        let t = CCTriplet(type: channel <= 2 ? 0 : 1, parity(channel % 2 == 0 ? a | 0x08 : a), parity(b))
+        return [t, t]
+    }
+
+    static func loading(_ text: String, channel: Int, erasing: Bool) -> [CCTriplet] {
+        let field: UInt8 = channel <= 2 ? 0 : 1
+        var out = control(0x14, 0x20, channel: channel)
+        if erasing { out += control(0x14, 0x2E, channel: channel) }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).suffix(15)
+        for (i, line) in lines.enumerated() {
+            let pac = CEA608Table.pac(row: 16 - lines.count + i)
+            out += control(pac.0, pac.1, channel: channel)
+            var pending: UInt8?
+            func character(_ b: UInt8) {
+                if let p = pending {
+                    out.append(CCTriplet(type: field, parity(p), parity(b)))
+                    pending = nil
+                } else {
+                    pending = b
+                }
+            }
+            func flush() {
+                if pending != nil { character(0) }
+            }
+            for c in line.prefix(32) {
+                switch CEA608Table.code(for: c) ?? .basic(0x20) {
+                case .basic(let b): character(b)
+                case .special(let b):
+                    flush()
+                    out += control(0x11, b, channel: channel)
+                case .extended(let a, let b, let fallback):
+                    character(fallback)
+                    flush()
+                    out += control(a, b, channel: channel)
+                }
+            }
+            flush()
+        }
+        return out + control(0x14, 0x2F, channel: channel)
+    }
 
     /// A registered user data SEI NAL unit (payload type 4) holding `pairs` as A/53 `cc_data` (country code 0xB5, provider
     /// 0x0031, "GA94", user data type 3), with emulation prevention bytes (H.264 §7.4.1).
-    public static func sei(_ pairs: [Pair]) -> [UInt8] {
-        precondition(pairs.count < 32, "cc_count is five bits")
-        var ccData: [UInt8] = [0x40 | UInt8(pairs.count), 0xFF]
-        for p in pairs { ccData += [0xFC, p.first, p.second] } // marker bits, cc_valid, cc_type 0 (field 1)
+    public static func sei(_ pairs: [Pair]) -> [UInt8] { sei(triplets: pairs.map(\.triplet)) }
+
+    /// A registered user data SEI NAL unit holding `triplets` (fewer than 32) as A/53 `cc_data`: CEA-608 pairs of either
+    /// field and DTVCC packet data alike.
+    public static func sei(triplets: [CCTriplet]) -> [UInt8] {
+        precondition(triplets.count < 32, "cc_count is five bits")
+        var ccData: [UInt8] = [0x40 | UInt8(triplets.count), 0xFF]
+        for t in triplets { ccData += t.bytes }
         ccData.append(0xFF)
         let payload = header + ccData
         var rbsp: [UInt8] = [0x04]
@@ -61,13 +121,19 @@ public enum CEA608 {
     /// `stream` (Annex B, no B-frames: decode order is display order) with a caption SEI before the first slice of every
     /// frame: frame `n` carries `schedule[n]`, or padding. Frames are counted by slices with `first_mb_in_slice` 0.
     public static func inserting(_ schedule: [Int: [Pair]], into stream: [UInt8]) -> [UInt8] {
+        inserting(triplets: schedule.mapValues { $0.map(\.triplet) }, into: stream)
+    }
+
+    /// `stream` with a caption SEI before the first slice of every frame: frame `n` carries `schedule[n]` (fewer than 32
+    /// triplets), or one field-1 padding triplet.
+    public static func inserting(triplets schedule: [Int: [CCTriplet]], into stream: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(stream.count + stream.count / 20)
         var frame = 0
         for nal in nalUnits(stream) {
             let type = nal.first.map { $0 & 0x1F } ?? 0
             if type == 1 || type == 5, nal.count > 1, nal[nal.startIndex + 1] & 0x80 != 0 {
-                out += [0, 0, 0, 1] + sei(schedule[frame] ?? [.padding])
+                out += [0, 0, 0, 1] + sei(triplets: schedule[frame] ?? [Pair.padding.triplet])
                 frame += 1
             }
             out += [0, 0, 0, 1] + nal
