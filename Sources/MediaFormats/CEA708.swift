@@ -91,9 +91,9 @@ public struct CEA708Decoder: Sendable {
         case 0x10: // EXT1: G2, G3 (C2 and C3 codes carry nothing shown)
             let e = b[i + 1]
             if (0x20...0x7F).contains(e) { write(CEA708.g2(e)) }
-            if e >= 0xA0 { write("_") } // G3: only the [CC] icon at 0xA0 is defined (CTA-708-E §7.1.8)
+            if e >= 0xA0 { write("_") } // G3: only the [CC] icon at 0xA0 is defined (CTA-708-E §7.1)
         case 0x20...0x7E: write(Character(Unicode.Scalar(c)))
-        case 0x7F: write("♪") // G0's music note (CTA-708-E §7.1.6)
+        case 0x7F: write("♪") // G0's music note (CTA-708-E §7.1)
         case 0x80...0x87: if windows[Int(c & 7)] != nil { currentWindow = Int(c & 7) } // CW0–CW7
         case 0x88: forWindows(b[i + 1]) { $0.clear(movingPen: false) } // CLW
         case 0x89: forWindows(b[i + 1]) { $0.visible = true } // DSW
@@ -114,7 +114,7 @@ public struct CEA708Decoder: Sendable {
         }
     }
 
-    /// DefineWindow (CTA-708-E §8.10.5.2): creates the window, or updates an existing one keeping its text; it becomes the
+    /// DefineWindow (CTA-708-E §8): creates the window, or updates an existing one keeping its text; it becomes the
     /// current window. Parameters: visible (bit 5) and priority (bits 0–2) in the first byte, the row count less one in the
     /// fourth byte's low nibble, the column count less one in the fifth byte's low six bits.
     private mutating func defineWindow(_ id: Int, _ p: [UInt8]) {
@@ -140,7 +140,7 @@ public struct CEA708Decoder: Sendable {
     }
 }
 
-/// One caption window's text (CTA-708-E §8.4): a grid of rows and columns, a pen, visibility and priority.
+/// One caption window's text (CTA-708-E §8): a grid of rows and columns, a pen, visibility and priority.
 struct CaptionWindow: Sendable {
     var visible = false
     var priority = 0
@@ -177,7 +177,7 @@ struct CaptionWindow: Sendable {
         if penRow < cells.count, penColumn < columns { cells[penRow][penColumn] = " " }
     }
 
-    /// CR (CTA-708-E §7.1.4): the pen to the start of the next row; from the last row, the rows scroll up.
+    /// CR (CTA-708-E §7.1): the pen to the start of the next row; from the last row, the rows scroll up.
     mutating func carriageReturn() {
         penColumn = 0
         if penRow + 1 < cells.count {
@@ -189,7 +189,7 @@ struct CaptionWindow: Sendable {
         }
     }
 
-    /// HCR (CTA-708-E §7.1.4): the pen's row erased, the pen to its start.
+    /// HCR (CTA-708-E §7.1): the pen's row erased, the pen to its start.
     mutating func clearRow() {
         if penRow < cells.count { cells[penRow] = [Character](repeating: " ", count: columns) }
         penColumn = 0
@@ -211,13 +211,13 @@ struct CaptionWindow: Sendable {
 public enum CEA708 {
     /// A pop-on caption for `service` in `window` (0–7), as service blocks: the window defined hidden (priority 0, as many
     /// rows as `text` has lines, at most 15, and columns as its longest line, at most 64), cleared, each line at its row's
-    /// start (SetPenLocation), then shown (DisplayWindows) — its text appears at once (CTA-708-E §8.10.5).
+    /// start (SetPenLocation), then shown (DisplayWindows) — its text appears at once (CTA-708-E §8).
     public static func popOn(_ text: String, service: Int, window: Int = 0) -> [UInt8] {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).prefix(15).map { $0.prefix(64) }
         let columns = min(max(lines.map(\.count).max() ?? 1, 1), 64)
         let w = UInt8(window & 7)
         // DefineWindow: hidden, priority 0; anchor 0, 0 at the upper left; row and column counts less one; window and pen
-        // styles 1 (CTA-708-E §8.10.5.2).
+        // styles 1 (CTA-708-E §8).
         var commands: [UInt8] = [0x98 | w, 0x00, 0x00, 0x00, UInt8(lines.count - 1), UInt8(columns - 1), 0x09]
         commands += [0x88, 1 << w] // ClearWindows
         for (row, line) in lines.enumerated() {
@@ -228,7 +228,7 @@ public enum CEA708 {
         return serviceBlock(service: service, commands)
     }
 
-    /// Removes `window`'s caption (DeleteWindows, CTA-708-E §8.10.5.6), as service blocks for `service`.
+    /// Removes `window`'s caption (DeleteWindows, CTA-708-E §8), as service blocks for `service`.
     public static func clear(service: Int, window: Int = 0) -> [UInt8] {
         serviceBlock(service: service, [0x8C, 1 << UInt8(window & 7)])
     }
@@ -241,7 +241,7 @@ public enum CEA708 {
         while start < commands.count {
             var end = start
             while end < commands.count {
-                let n = commandLength(commands, at: end)
+                let n = min(commandLength(commands, at: end), commands.count - end) // a last command cut short: as it is
                 if end + n - start > 31 { break }
                 end += n
             }
@@ -300,7 +300,7 @@ public enum CEA708 {
         return [0x20]
     }
 
-    /// A G2 character (CTA-708-E §7.1.7, Table 8); an undefined one shows as an underscore.
+    /// A G2 character (CTA-708-E §7.1); an undefined one shows as an underscore.
     static func g2(_ b: UInt8) -> Character { g2Table[b] ?? "_" }
 
     private static let g2Table: [UInt8: Character] = [
