@@ -1,7 +1,7 @@
-/// The CEA-608 character sets and the preamble address code rows (CEA-608-E §4.1, §6.4.2; Tables 50, 53, 5, 6, 7), shared
-/// by the decoder and the writer. Codes are channel 1's; channel 2's control codes add 0x08 to the first byte.
+/// The CEA-608 character sets (CEA-608-E §6.4.2) and the preamble address code rows (Table 53), shared by the decoder and
+/// the writer. Codes are channel 1's; channel 2's control codes add 0x08 to the first byte.
 enum CEA608Table {
-    /// The basic North American character of a standard character byte 0x20–0x7F (CEA-608-E §6.4.2, Table 50): ASCII but
+    /// The basic North American character of a standard character byte 0x20–0x7F (CEA-608-E §6.4.2): ASCII but
     /// for the ten positions CEA-608 gives accented letters and symbols.
     static func basic(_ b: UInt8) -> Character {
         switch b {
@@ -19,10 +19,10 @@ enum CEA608Table {
         }
     }
 
-    /// The special characters 0x11 0x30–0x3F (CEA-608-E §6.4.2, Table 5); 0x39 is the transparent space.
+    /// The special characters 0x11 0x30–0x3F (CEA-608-E §6.4.2); 0x39 is the transparent space.
     static let special: [Character] = ["®", "°", "½", "¿", "™", "¢", "£", "♪", "à", " ", "è", "â", "ê", "î", "ô", "û"]
 
-    /// The extended Western European characters (CEA-608-E §6.4.2, Tables 6 and 7): 0x12 0x20–0x3F (Spanish, French,
+    /// The extended Western European characters (CEA-608-E §6.4.2): 0x12 0x20–0x3F (Spanish, French,
     /// miscellaneous), then 0x13 0x20–0x3F (Portuguese, German, Danish).
     static let extended: [Character] = [
         "Á", "É", "Ó", "Ú", "Ü", "ü", "‘", "¡", "*", "’", "—", "©", "℠", "•", "“", "”",
