@@ -1,5 +1,7 @@
+import HLS
 import LoaderEvents
 import MediaFormats
+import NIOConcurrencyHelpers
 
 /// Closed captions the player does not decode (docs/SUBTITLES.md, "Closed captions"): FFmpeg 5.1 reads CEA-608 CC1 only,
 /// so for a stream that names another channel (CC2–CC4, a CEA-708 service) the Loader reads each segment's caption data
