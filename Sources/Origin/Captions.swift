@@ -38,10 +38,9 @@ public enum CaptionSchedule {
                 put(loading, c == 1 ? 0 : 1, endingAt: shown + 1)
                 put(CEA608.triplets(clear: c).map { [$0] }, c == 1 ? 0 : 1, endingAt: cleared + 1)
             }
-            let show = CEA708.packets(
-                CEA708.serviceBlock(service: 1, CEA708.popOn(text(segment: n, channel: .cea708(1)), service: 1)), sequence: &sequence)
+            let show = CEA708.packets(CEA708.popOn(text(segment: n, channel: .cea708(1)), service: 1), sequence: &sequence)
             put(show, 2, endingAt: shown)
-            put(CEA708.packets(CEA708.serviceBlock(service: 1, CEA708.clear(service: 1)), sequence: &sequence), 2, endingAt: cleared)
+            put(CEA708.packets(CEA708.clear(service: 1), sequence: &sequence), 2, endingAt: cleared)
         }
         let padding = CCTriplet(type: 0, 0x80, 0x80)
         return fields.mapValues { f in (f[0].isEmpty ? [padding] : f[0]) + f[1] + f[2] }
