@@ -136,7 +136,11 @@ final class ResponseWriter: Sendable {
     func collect() { kept.withLockedValue { $0 = [] } }
 
     /// The body kept since `collect`, and no longer kept.
-    func collected() -> [UInt8] { kept.withLockedValue { k in defer { k = nil }; return k ?? [] } }
+    func collected() -> [UInt8] {
+        kept.withLockedValue { k in
+            defer { k = nil }; return k ?? []
+        }
+    }
 
     /// Starts an answer whose length is not known yet (chunked transfer encoding).
     func streamHead(_ status: Int, contentType: String) {

@@ -7,7 +7,9 @@ import Testing
 /// (docs/ORIGIN.md): the caption of every segment shown on the frame at `shownAt` and gone from the frame at `clearedAt`.
 @Suite("The origin's caption schedule, decoded")
 struct CaptionScheduleTests {
-    @Test("CC1, CC3 and 708 service 1: each segment's caption appears on its frame and clears on its frame", arguments: CaptionSchedule.channels)
+    @Test(
+        "CC1, CC3 and 708 service 1: each segment's caption appears on its frame and clears on its frame",
+        arguments: CaptionSchedule.channels)
     func decoded(channel: CaptionChannel) {
         let fps = 30.0
         let perSegment = 60

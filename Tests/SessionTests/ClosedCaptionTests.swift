@@ -96,15 +96,21 @@ struct ClosedCaptionTests {
         var s = Self.session(subs: "Español CC")
         #expect(s.subtitles?.rendition.instreamID == "CC3")
         // Segments 0 and 1 start at raw times 10 and 12 (the fixture's first PTS).
-        s.apply(.loader(.captionData(Self.captionData(msn: 0, start: 10, channel: 3, text: "CC3 segment 0", shown: 0.5, cleared: 1.5))), at: 0.4)
-        s.apply(.loader(.captionData(Self.captionData(msn: 1, start: 12, channel: 3, text: "CC3 segment 1", shown: 0.5, cleared: 1.5))), at: 0.4)
+        s.apply(
+            .loader(.captionData(Self.captionData(msn: 0, start: 10, channel: 3, text: "CC3 segment 0", shown: 0.5, cleared: 1.5))), at: 0.4
+        )
+        s.apply(
+            .loader(.captionData(Self.captionData(msn: 1, start: 12, channel: 3, text: "CC3 segment 1", shown: 0.5, cleared: 1.5))), at: 0.4
+        )
         let plan = Self.watch(&s, 10.0, captions: "CC1 segment 0", at: 1.0)
         #expect(!plan.effects.contains(.closedCaptions(true)), "the player is not asked to show CC1")
         #expect(Self.shown(plan).isEmpty, "nothing before its picture")
         #expect(Self.shown(Self.watch(&s, 10.49, captions: nil, at: 1.49)).isEmpty)
         let appear = try #require(Self.shown(Self.watch(&s, 10.52, captions: "CC1 words", at: 1.52)).first)
         #expect(appear.lines == ["CC3 segment 0"])
-        #expect(appear.start.map { abs($0 - 10.5) < 0.001 } == true, "the time of the picture that showed it: \(String(describing: appear.start))")
+        #expect(
+            appear.start.map { abs($0 - 10.5) < 0.001 } == true,
+            "the time of the picture that showed it: \(String(describing: appear.start))")
         #expect(appear.at == 10.52)
         #expect(Self.shown(Self.watch(&s, 11.0, captions: nil, at: 2.0)).isEmpty, "the same caption: no new fact")
         let gone = try #require(Self.shown(Self.watch(&s, 11.52, captions: nil, at: 2.52)).first)
@@ -121,7 +127,8 @@ struct ClosedCaptionTests {
     func lateData() throws {
         var s = Self.session(subs: "Español CC")
         #expect(Self.shown(Self.watch(&s, 10.6, captions: nil, at: 1.0)).isEmpty, "no data yet")
-        s.apply(.loader(.captionData(Self.captionData(msn: 0, start: 10, channel: 3, text: "CC3 late", shown: 0.5, cleared: 1.5))), at: 1.05)
+        s.apply(
+            .loader(.captionData(Self.captionData(msn: 0, start: 10, channel: 3, text: "CC3 late", shown: 0.5, cleared: 1.5))), at: 1.05)
         let late = try #require(Self.shown(Self.watch(&s, 10.7, captions: nil, at: 1.1)).first)
         #expect(late.lines == ["CC3 late"])
     }
