@@ -7,12 +7,16 @@ import NIOConcurrencyHelpers
 /// so for a stream that names another channel (CC2–CC4, a CEA-708 service) the Loader reads each segment's caption data
 /// from the body it gives the player, and the Session decodes the channel chosen.
 extension LoaderServer {
-    /// Whether the stream given to the player names a caption channel the player does not decode.
+    /// Whether the stream given to the player may carry captions the player does not decode: it names such a channel, or a
+    /// video variant declares no captions or NONE (RFC 8216bis §4.4.6.2: absent, the video may carry some; NONE is checked
+    /// against what it carries). A ladder that declares CC1 only is left to the player.
     var readsCaptions: Bool {
         table.withLockedValue { t in
-            t.presented?.m.renditions.contains { r in
+            guard let m = t.presented?.m else { return false }
+            let other = m.renditions.contains { r in
                 r.type == "CLOSED-CAPTIONS" && r.instreamID.flatMap(CaptionChannel.init(instreamID:)).map { $0 != .cea608(1) } == true
-            } ?? false
+            }
+            return other || m.variants.contains { $0.resolution != nil && ($0.closedCaptions ?? "NONE") == "NONE" }
         }
     }
 

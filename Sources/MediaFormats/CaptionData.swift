@@ -62,3 +62,72 @@ public enum CaptionChannel: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension CaptionChannel: Comparable {
+    /// CEA-608 channels first, then CEA-708 services, each by number.
+    public static func < (a: CaptionChannel, b: CaptionChannel) -> Bool {
+        switch (a, b) {
+        case (.cea608(let x), .cea608(let y)), (.cea708(let x), .cea708(let y)): return x < y
+        case (.cea608, .cea708): return true
+        case (.cea708, .cea608): return false
+        }
+    }
+
+    /// The channels that say something in `samples`: a CEA-608 channel whose characters appear (control codes alone, XDS
+    /// and padding say nothing; CEA-608-E §8.4 assigns a field's characters to the channel its last control code named), and
+    /// each CEA-708 service with a service block in a complete DTVCC packet (CTA-708-E §6.2, §6.3).
+    public static func found(in samples: [CaptionSample]) -> Set<CaptionChannel> {
+        var out: Set<CaptionChannel> = []
+        var channel = [1, 1]  // per field: the data channel its last control code named
+        var xds = [false, false]
+        var packet: [UInt8] = []
+        var size = 0
+        func services() {
+            var i = 0
+            while i < packet.count {
+                var service = Int(packet[i] >> 5)
+                let length = Int(packet[i] & 0x1F)
+                i += 1
+                if service == 7, i < packet.count {
+                    service = Int(packet[i] & 0x3F)
+                    i += 1
+                }
+                guard service != 0, length > 0 else { return }
+                if i + length <= packet.count { out.insert(.cea708(service)) }
+                i += length
+            }
+        }
+        for t in samples.flatMap(\.triplets) where t.valid {
+            switch t.type {
+            case 0, 1:
+                let f = Int(t.type)
+                let b1 = t.first & 0x7F
+                switch b1 {
+                case 0x00: continue
+                case 0x01...0x0F: xds[f] = b1 != 0x0F
+                case 0x10...0x1F:
+                    channel[f] = b1 & 0x08 == 0 ? 1 : 2
+                    xds[f] = false
+                default: if !xds[f] { out.insert(.cea608(channel[f] + 2 * f)) }
+                }
+            case 3:
+                packet = [t.second]
+                let code = Int(t.first & 0x3F)
+                size = (code == 0 ? 128 : code * 2) - 1
+                if packet.count >= size {
+                    services()
+                    packet = []
+                }
+            default:
+                guard size > 0 else { continue }
+                packet += [t.first, t.second]
+                if packet.count >= size {
+                    packet = Array(packet.prefix(size))
+                    services()
+                    (packet, size) = ([], 0)
+                }
+            }
+        }
+        return out
+    }
+}

@@ -16,20 +16,26 @@ public struct CaptionTrack: Sendable {
     /// What the decoder shows at the last look, and the time of the picture that made it so.
     public internal(set) var text = ""
     public internal(set) var since: Double?
+    /// The channels the caption data said something in so far (`CaptionChannel.found`).
+    public internal(set) var found: Set<CaptionChannel> = []
 
     static let limit = 64
     /// Segments before the playhead's fed again after a jump: a pop-on caption is loaded before the picture that shows it.
     static let lead = 2
 
-    mutating func add(_ e: CaptionDataEvent) {
+    /// Keeps segment `e.msn`'s pictures; the channels that speak in them for the first time.
+    mutating func add(_ e: CaptionDataEvent) -> Set<CaptionChannel> {
+        let channels = CaptionChannel.found(in: e.samples).subtracting(found)
+        found.formUnion(channels)
         var pictures = segments[e.msn] ?? []
         let fresh = e.samples.filter { s in !pictures.contains { abs($0.time - s.time) < 0.0005 } }
-        guard !fresh.isEmpty else { return }
+        guard !fresh.isEmpty else { return channels }
         pictures = (pictures + fresh).sorted { $0.time < $1.time }
         segments[e.msn] = pictures
         // Pictures the decoder went past without: fed again from before them at the next look.
         if let f = fed, e.msn < f.msn || (e.msn == f.msn && fresh.contains { $0.time <= f.time }) { fed = nil }
         if segments.count > Self.limit, let oldest = segments.keys.min() { segments[oldest] = nil }
+        return channels
     }
 
     /// The caption of `channel` at raw time `time` in segment `msn`: what the pictures up to there leave shown. Going on from

@@ -40,8 +40,7 @@ extension SessionState {
             metadata.add(m)
             return []
         case .captionData(let c):
-            closedCaptions.add(c)
-            return []
+            return noticeCaptions(in: closedCaptions.add(c), at: t)
         case .playerCMCD:
             // Another player's, through `hlstui proxy`: not this pane's.
             return []

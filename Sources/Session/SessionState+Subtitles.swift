@@ -11,8 +11,39 @@ extension SessionState {
         let subtitles = v.subtitles.map { g in ladder.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == g } } ?? []
         let captions =
             v.closedCaptions.map { g in g == "NONE" ? [] : ladder.renditions.filter { $0.type == "CLOSED-CAPTIONS" && $0.groupID == g } }
-            ?? (captionsFound && v.resolution != nil ? [ClosedCaptions.undeclared] : [])
+            ?? (v.resolution == nil
+                ? []
+                : (captionsFound ? [ClosedCaptions.undeclared] : [])
+                    + closedCaptions.found.filter { $0 != .cea608(1) }.sorted().map(ClosedCaptions.undeclared))
         return subtitles + captions
+    }
+
+    /// Channels the segments' caption data spoke in for the first time: a playlist without CLOSED-CAPTIONS has them offered
+    /// (RFC 8216bis §4.4.6.2: absent, the video may carry some; CC1 as the player finds it); one that says NONE broke
+    /// §4.4.6.2, said once with what the player finds (`noticeCaptions`).
+    mutating func noticeCaptions(in channels: Set<CaptionChannel>, at t: Double) -> [SessionFact] {
+        guard !channels.isEmpty, let rung = loadedRung, let v = ladder.rungs[safe: rung]?.variant else { return [] }
+        switch v.closedCaptions {
+        case "NONE":
+            guard !captionsFound else { return [] }
+            subs.foundCaptions()
+            let names = closedCaptions.found.sorted().map(\.description).joined(separator: ", ")
+            return subtitleFinding(
+                ContinuityFinding(
+                    .captionsNone, .error, "RFC 8216bis §4.4.6.2", msn: playhead?.msn ?? 0,
+                    "the video carries captions (\(names)), but the variant says CLOSED-CAPTIONS=NONE"),
+                rendition: "CLOSED-CAPTIONS NONE", at: t)
+        case nil:
+            for c in channels.sorted() where c != .cea608(1) {
+                note(
+                    .info,
+                    "subtitles: the video carries \(c) captions the playlist does not declare: offered as \(ClosedCaptions.undeclared(c).name)",
+                    t)
+            }
+            return []
+        default:
+            return []
+        }
     }
 
     /// Captions the player decoded from the video, the first time: a playlist without CLOSED-CAPTIONS has them offered as

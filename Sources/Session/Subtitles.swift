@@ -181,10 +181,14 @@ public enum ClosedCaptions {
         return r.instreamID.flatMap(CaptionChannel.init(instreamID:))
     }
 
-    /// What captions the playlist does not declare are offered as, once the player has shown some (`captionsFound`).
-    public static let undeclared = Rendition(
-        type: "CLOSED-CAPTIONS", groupID: "", name: "CC1 (undeclared)", isDefault: false, autoselect: false, forced: false,
-        instreamID: "CC1")
+    /// What captions the playlist does not declare are offered as: CC1 once the player has shown some (`captionsFound`),
+    /// another channel once the segments' caption data said something in it (`CaptionTrack.found`).
+    public static func undeclared(_ channel: CaptionChannel) -> Rendition {
+        Rendition(
+            type: "CLOSED-CAPTIONS", groupID: "", name: "\(channel) (undeclared)", isDefault: false, autoselect: false, forced: false,
+            instreamID: "\(channel)")
+    }
+    public static let undeclared = undeclared(.cea608(1))
 
     /// Why a rendition with no channel shows nothing, in one line.
     public static let undecodedReason = "not a caption channel (CC1–CC4, SERVICE1–SERVICE63), so nothing is shown"

@@ -170,7 +170,7 @@ struct SubtitlesE2ETests {
         #expect(r.named("violation").isEmpty, "declared captions break no rule: \(r.named("violation"))")
     }
 
-    @Test("captions the playlist leaves out are found and offered as CC1; CLOSED-CAPTIONS=NONE over captions is captions-none")
+    @Test("captions the playlist leaves out are found and offered (CC1 by the player, 708 service 1 by hlstui); CLOSED-CAPTIONS=NONE over captions is captions-none")
     func captionsUndeclared() async throws {
         let (r, changes) = try await scripted(
             "vod-ts/master.m3u8?cc=undeclared", ["--pin", "0", "--duration", "7"], commands: "3 subs CC1 (undeclared)\n")
@@ -179,6 +179,16 @@ struct SubtitlesE2ETests {
         #expect(
             r.named("subtitle").contains { ($0["t"] as? Double ?? 0) > on && ($0["text"] as? String)?.hasPrefix("CC1 segment ") == true })
         #expect(r.named("violation").isEmpty, "no CLOSED-CAPTIONS: the video may carry some (§4.4.6.2)")
+        // The channels hlstui decodes are found in the segments' caption data and offered the same way.
+        let (own, ownChanges) = try await scripted(
+            "vod-fmp4/master.m3u8?cc=undeclared", ["--pin", "0", "--duration", "6"], commands: "2.5 subs SERVICE1 (undeclared)\n")
+        #expect(
+            ownChanges.last?["to"] as? String == "SERVICE1 (undeclared)" && ownChanges.last?["honoured"] as? Bool == true, "\(ownChanges)")
+        let ownOn = try #require(ownChanges.last?["t"] as? Double)
+        let ownShown = own.named("subtitle").filter { ($0["t"] as? Double ?? 0) > ownOn && $0["text"] is String }
+        #expect(
+            !ownShown.isEmpty && ownShown.allSatisfy { ($0["text"] as? String)?.hasPrefix("708 service 1 segment ") == true },
+            "\(own.named("subtitle"))")
 
         let none = try await MonitorRun.run(["\(base)/vod-ts/master.m3u8?cc=none", "--pin", "0", "--rate", "4", "--duration", "5"])
         #expect(none.status == 0, "\(none.stderr.suffix(400))")

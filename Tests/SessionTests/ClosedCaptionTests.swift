@@ -123,6 +123,34 @@ struct ClosedCaptionTests {
         #expect(back.lines == ["CC3 segment 0"])
     }
 
+    @Test(
+        "channels the playlist does not declare, found in the caption data: offered, said once, shown when chosen; NONE over them is captions-none"
+    )
+    func undeclaredOwn() throws {
+        let plain = Self.multivariant.replacingOccurrences(of: ",CLOSED-CAPTIONS=\"cc\"", with: "")
+        var s = Fixture.started(plain, media: AudioTests.media(live: false))
+        let data = Self.captionData(msn: 0, start: 10, channel: 3, text: "CC3 words", shown: 0.5, cleared: 1.5)
+        s.apply(.loader(.captionData(data)), at: 0.4)
+        s.apply(.loader(.captionData(data)), at: 0.5)
+        #expect(s.subtitleGroup(rung: 0).map(\.name) == ["English", "CC3 (undeclared)"], "CC1 is offered once the player shows some")
+        #expect(s.log.filter { $0.text.contains("CC3 captions the playlist does not declare") }.count == 1)
+        _ = s.reduce(.action(.subtitles(.named("CC3 (undeclared)")), PlayerLook(time: 10.1)), at: 1.0)
+        #expect(s.subtitles?.rendition.instreamID == "CC3")
+        let shown = try #require(Self.shown(Self.watch(&s, 10.6, captions: nil, at: 1.6)).first)
+        #expect(shown.lines == ["CC3 words"])
+
+        let none = Self.multivariant.replacingOccurrences(of: "CLOSED-CAPTIONS=\"cc\"", with: "CLOSED-CAPTIONS=NONE")
+        var n = Fixture.started(none, media: AudioTests.media(live: false))
+        let facts = n.reduce(.event(.loader(.captionData(data))), at: 0.4).facts
+        let findings = facts.compactMap { if case .violation(_, _, let f) = $0 { f } else { nil } }
+        #expect(findings.map(\.rule.rawValue) == ["captions-none"] && findings.first?.message.contains("CC1, CC3") == true, "\(findings)")
+        #expect(
+            n.reduce(
+                .event(.loader(.captionData(Self.captionData(msn: 1, start: 12, channel: 3, text: "x", shown: 0.5, cleared: 1.5)))), at: 2
+            ).facts.isEmpty, "said once")
+        #expect(Self.sample(&n, 10.5, captions: "CC1 words", at: 2.5).isEmpty, "nor again by the player's CC1")
+    }
+
     @Test("caption data that arrives after the playhead passed into its segment is read again from before it")
     func lateData() throws {
         var s = Self.session(subs: "Español CC")
