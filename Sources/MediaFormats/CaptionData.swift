@@ -78,7 +78,7 @@ extension CaptionChannel: Comparable {
     /// each CEA-708 service with a service block in a complete DTVCC packet (CTA-708-E §6.2, §6.3).
     public static func found(in samples: [CaptionSample]) -> Set<CaptionChannel> {
         var out: Set<CaptionChannel> = []
-        var channel = [1, 1]  // per field: the data channel its last control code named
+        var channel = [1, 1] // per field: the data channel its last control code named
         var xds = [false, false]
         var packet: [UInt8] = []
         var size = 0

@@ -170,7 +170,9 @@ struct SubtitlesE2ETests {
         #expect(r.named("violation").isEmpty, "declared captions break no rule: \(r.named("violation"))")
     }
 
-    @Test("captions the playlist leaves out are found and offered (CC1 by the player, 708 service 1 by hlstui); CLOSED-CAPTIONS=NONE over captions is captions-none")
+    @Test(
+        "captions the playlist leaves out are found and offered (CC1 by the player, 708 service 1 by hlstui); CLOSED-CAPTIONS=NONE over captions is captions-none"
+    )
     func captionsUndeclared() async throws {
         let (r, changes) = try await scripted(
             "vod-ts/master.m3u8?cc=undeclared", ["--pin", "0", "--duration", "7"], commands: "3 subs CC1 (undeclared)\n")
