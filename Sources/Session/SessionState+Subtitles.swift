@@ -26,24 +26,29 @@ extension SessionState {
         switch v.closedCaptions {
         case "NONE":
             guard !captionsFound else { return [] }
-            subs.foundCaptions()
             let names = closedCaptions.found.sorted().map(\.description).joined(separator: ", ")
-            return subtitleFinding(
-                ContinuityFinding(
-                    .captionsNone, .error, "RFC 8216bis §4.4.6.2", msn: playhead?.msn ?? 0,
-                    "the video carries captions (\(names)), but the variant says CLOSED-CAPTIONS=NONE"),
-                rendition: "CLOSED-CAPTIONS NONE", at: t)
+            return captionsDeclaredNone("captions (\(names))", at: t)
         case nil:
-            for c in channels.sorted() where c != .cea608(1) {
-                note(
-                    .info,
-                    "subtitles: the video carries \(c) captions the playlist does not declare: offered as \(ClosedCaptions.undeclared(c).name)",
-                    t)
-            }
+            for c in channels.sorted() where c != .cea608(1) { noteUndeclared("\(c) captions", as: ClosedCaptions.undeclared(c), at: t) }
             return []
         default:
             return []
         }
+    }
+
+    /// The video carries `what`, but the variant says CLOSED-CAPTIONS=NONE (RFC 8216bis §4.4.6.2): a finding, said once.
+    mutating func captionsDeclaredNone(_ what: String, at t: Double) -> [SessionFact] {
+        subs.foundCaptions()
+        return subtitleFinding(
+            ContinuityFinding(
+                .captionsNone, .error, "RFC 8216bis §4.4.6.2", msn: playhead?.msn ?? 0,
+                "the video carries \(what), but the variant says CLOSED-CAPTIONS=NONE"),
+            rendition: "CLOSED-CAPTIONS NONE", at: t)
+    }
+
+    /// Captions the playlist does not declare, offered as `rendition`: said in the log.
+    mutating func noteUndeclared(_ what: String, as rendition: Rendition, at t: Double) {
+        note(.info, "subtitles: the video carries \(what) the playlist does not declare: offered as \(rendition.name)", t)
     }
 
     /// Captions the player decoded from the video, the first time: a playlist without CLOSED-CAPTIONS has them offered as
@@ -54,16 +59,9 @@ extension SessionState {
         subs.foundCaptions()
         switch v.closedCaptions {
         case "NONE":
-            return subtitleFinding(
-                ContinuityFinding(
-                    .captionsNone, .error, "RFC 8216bis §4.4.6.2", msn: playhead?.msn ?? 0,
-                    "the video carries CEA-608 captions, but the variant says CLOSED-CAPTIONS=NONE"),
-                rendition: "CLOSED-CAPTIONS NONE", at: t)
+            return captionsDeclaredNone("CEA-608 captions", at: t)
         case nil:
-            note(
-                .info,
-                "subtitles: the video carries CEA-608 captions the playlist does not declare: offered as \(ClosedCaptions.undeclared.name)",
-                t)
+            noteUndeclared("CEA-608 captions", as: ClosedCaptions.undeclared, at: t)
             return []
         default:
             return []

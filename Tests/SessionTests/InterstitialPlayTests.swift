@@ -44,6 +44,12 @@ import Testing
         return s
     }
 
+    /// The playhead at raw time `time` at `t`: the player's sample, then the plan of the look after it.
+    static func reach(_ s: inout SessionState, _ time: Double, at t: Double) -> PanePlan {
+        _ = s.reduce(.event(.sample(sample(time))), at: t)
+        return s.reduce(.sampled(PlayerLook(time: time)), at: t)
+    }
+
     static func sample(_ time: Double?, eof: Bool = false) -> PlayerSample {
         var p = PlayerSample()
         p.timePos = time
@@ -132,24 +138,20 @@ import Testing
         for once in [false, true] {
             var s = Fixture.started(Fixture.multivariant, media: Self.text(once: once))
             let one = AssetList(assets: [.init(uri: "http://origin.test/a.m3u8", duration: 4)])
-            func reach(_ time: Double, at t: Double) -> PanePlan {
-                _ = s.reduce(.event(.sample(Self.sample(time))), at: t)
-                return s.reduce(.sampled(PlayerLook(time: time)), at: t)
-            }
-            _ = reach(13.9, at: 4)
-            #expect(reach(14.05, at: 4.2).facts == [.interstitial(.began(id: "mid", when: "mid"))])
+            _ = Self.reach(&s, 13.9, at: 4)
+            #expect(Self.reach(&s, 14.05, at: 4.2).facts == [.interstitial(.began(id: "mid", when: "mid"))])
             _ = s.reduce(.interstitial(.listAnswered(id: "mid", .success(one))), at: 4.3)
             _ = s.reduce(.interstitial(.assetOpened(Self.asset)), at: 4.4)
             _ = s.reduce(.event(.playbackStarted), at: 4.5)
             _ = s.reduce(.event(.sample(Self.sample(4, eof: true))), at: 8.5)
             _ = s.reduce(.event(.streamGiven(startMSN: 2)), at: 8.5)
             _ = s.reduce(.event(.playbackStarted), at: 8.6)
-            _ = reach(15, at: 9.5)
+            _ = Self.reach(&s, 15, at: 9.5)
             _ = s.reduce(.action(.seekRelative(-3), PlayerLook(time: 15)), at: 9.6)
             // A look the seek has not reached yet still shows the playhead past it: not reached, not missed.
-            #expect(reach(15.05, at: 9.62).facts.isEmpty)
-            _ = reach(12.1, at: 9.7)
-            let again = reach(14.05, at: 11.7).facts.contains(.interstitial(.began(id: "mid", when: "mid")))
+            #expect(Self.reach(&s, 15.05, at: 9.62).facts.isEmpty)
+            _ = Self.reach(&s, 12.1, at: 9.7)
+            let again = Self.reach(&s, 14.05, at: 11.7).facts.contains(.interstitial(.began(id: "mid", when: "mid")))
             #expect(again == !once, "CUE=ONCE: \(once)")
         }
     }
@@ -157,18 +159,14 @@ import Testing
     @Test("a seek forward past a mid-roll that does not restrict JUMP passes it; a seek back before it plays it when reached")
     func passedBySeek() {
         var s = Fixture.started(Fixture.multivariant, media: Self.text(once: true, mid: "X-RESUME-OFFSET=0"))
-        func reach(_ time: Double, at t: Double) -> PanePlan {
-            _ = s.reduce(.event(.sample(Self.sample(time))), at: t)
-            return s.reduce(.sampled(PlayerLook(time: time)), at: t)
-        }
-        _ = reach(10.5, at: 1)
+        _ = Self.reach(&s, 10.5, at: 1)
         let forward = s.reduce(.action(.seekRelative(8), PlayerLook(time: 10.5)), at: 1.1)
         #expect(!forward.effects.isEmpty && forward.facts.isEmpty)
         // A look of the seek not landed yet, then the target: neither plays it.
-        #expect(reach(10.6, at: 1.15).facts.isEmpty && reach(18.5, at: 1.3).facts.isEmpty)
+        #expect(Self.reach(&s, 10.6, at: 1.15).facts.isEmpty && Self.reach(&s, 18.5, at: 1.3).facts.isEmpty)
         _ = s.reduce(.action(.seekRelative(-6), PlayerLook(time: 18.5)), at: 2)
-        _ = reach(12.5, at: 2.2)
-        #expect(reach(14.05, at: 3.8).facts == [.interstitial(.began(id: "mid", when: "mid"))], "never played: CUE=ONCE plays it")
+        _ = Self.reach(&s, 12.5, at: 2.2)
+        #expect(Self.reach(&s, 14.05, at: 3.8).facts == [.interstitial(.began(id: "mid", when: "mid"))], "never played: CUE=ONCE plays it")
     }
 
     @Test(
