@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, each against a baseline measured in the same run; writes BENCHMARKS.md.
-# Usage: bash scripts/bench.sh [parse] [media] [loader] [session] [startup] [restarts] [switch] [sync] [latency] [latency-ll] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
+# Usage: bash scripts/bench.sh [parse] [media] [loader] [session] [startup] [restarts] [switch] [sync] [latency] [latency-ll] [outage] [steering] [lowlatency] [record] [download] [fleet] [picture] [captions] [soak] [first]   (SYNC_STARTS, SYNC_START_SECONDS, SYNC_SECONDS: starts per pane count, their length, the drift soak; defaults 10, 30, 600; SYNC_EVENTS=DIR keeps every run's events)   (default: all; BENCH_SECONDS sets the CPU/memory window, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sections="${*:-parse media loader session startup switch sync latency latency-ll outage steering lowlatency record download fleet picture}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
+sections="${*:-parse media loader session startup switch sync latency latency-ll outage steering lowlatency record download fleet picture captions}"  # soak (an hour), restarts (RESTARTS=1000 sessions, ~30 min) and first (twenty minutes: FIRST_SECONDS each for the demo and the cameras, FIRST_BUSY busy processes, default 2): only when named
 has() { [[ " $sections " == *" $1 "* ]]; }
 # Builds the release hlstui and prints the folder it is in.
 release_hlstui() { swift build -c release --product hlstui >/dev/null && swift build -c release --show-bin-path; }
@@ -643,6 +643,27 @@ md += ["", "Goal at 50 ms: the session clock at most 0.25 s and at most 0.5× pl
        "starts on the highest. \"Waited for a part\": a start whose first read was a blocking reload (none since an fMP4 LL-HLS "
        "segment in progress is listed before its first part, docs/LOWLATENCY.md). The slowest LL-HLS starts are those at the "
        "origin's loop point (every 20 s), which wait for the segment after the timestamp reset (DECISIONS.md, LL-HLS).", ""]
+print("\n".join(md))
+PY
+fi
+
+if has captions; then
+# Closed captions hlstui decodes (CEA-708 service 1) against CC1 the player decodes, same stream, alternating in one run.
+bin=$(release_hlstui)
+c=$(python3 Benchmarks/captions_bench.py "$bin/hlstui" .build/test-media "${CAPTIONS_RUNS:-5}" "${CAPTIONS_SECONDS:-16}")
+python3 - "$c" <<'PY' | python3 Benchmarks/update_benchmarks.py "## Closed captions"
+import json, sys, datetime
+c = json.loads(sys.argv[1])
+md = ["## Closed captions: decoded by hlstui vs by the player", "",
+      f"`bash scripts/bench.sh captions` — {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M')} UTC, release build, the origin's VOD TS ladder pinned "
+      f"to 640x360, `hlstui monitor --video none` for {c['seconds']:.0f} s, {c['runs']} runs each, alternating: `?cc=all --subs \"English 708\"` (the Loader "
+      "keeps each segment's body and reads its caption data, the Session decodes service 1) against `--subs \"English CC\"` on the plain ladder (the player "
+      "decodes CC1; the Loader reads nothing). CPU = user + system seconds of the whole process, from the kernel's accounting.", "",
+      "| run | CPU (median) | captions shown (fewest) |", "|---|---|---|",
+      f"| CC1 by the player (baseline) | {c['playerCPU']:.2f} s | {c['playerShown']} |",
+      f"| 708 service 1 by hlstui | {c['ownCPU']:.2f} s | {c['ownShown']} |", "",
+      f"Ratio, run by run: median **{c['ratio']:.3f}×** (min {c['ratioMin']:.3f}, max {c['ratioMax']:.3f}). Target: ≤ 1.05× (reading and decoding the "
+      "captions costs at most 5 % of what playing the stream costs)."]
 print("\n".join(md))
 PY
 fi
