@@ -74,7 +74,7 @@ extension CaptionChannel: Comparable {
     }
 
     /// The channels that say something in `samples`: a CEA-608 channel whose characters appear (control codes alone, XDS
-    /// and padding say nothing; CEA-608-E §8.4 assigns a field's characters to the channel its last control code named), and
+    /// and padding say nothing; CEA-608-E assigns a field's characters to the channel its last control code named), and
     /// each CEA-708 service with a service block in a complete DTVCC packet (CTA-708-E §6.2, §6.3).
     public static func found(in samples: [CaptionSample]) -> Set<CaptionChannel> {
         var out: Set<CaptionChannel> = []

@@ -2,7 +2,7 @@ import Testing
 
 @testable import MediaFormats
 
-/// Which caption channels a segment's caption data speaks in (CEA-608-E §8.4, CTA-708-E §6.2–6.3): how captions a playlist
+/// Which caption channels a segment's caption data speaks in (CEA-608-E, CTA-708-E §6.2–6.3): how captions a playlist
 /// does not declare are found.
 @Suite("Caption channels found in the caption data")
 struct CaptionChannelTests {
