@@ -190,6 +190,7 @@ final class GrowingBody {
             }
             failing = nil
             written(r.bytes, hinted: hinted)
+            loader.emitCaptions(timing, rung: rung, msn: msn, soFar: writer)
             return .next
         } catch {
             loader.record(

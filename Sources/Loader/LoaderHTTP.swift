@@ -135,6 +135,9 @@ final class ResponseWriter: Sendable {
     /// Keeps the body from here on (`collected`).
     func collect() { kept.withLockedValue { $0 = [] } }
 
+    /// The body kept so far, kept on; nil when nothing is kept.
+    func keptSoFar() -> [UInt8]? { kept.withLockedValue { $0 } }
+
     /// The body kept since `collect`, and no longer kept.
     func collected() -> [UInt8] {
         kept.withLockedValue { k in

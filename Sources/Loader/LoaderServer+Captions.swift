@@ -28,4 +28,14 @@ extension LoaderServer {
         guard !samples.isEmpty else { return }
         emit(.captionData(CaptionDataEvent(rung: res.rung, msn: msn, samples: samples)))
     }
+
+    /// A segment given to the player as its parts arrive (LL-HLS, `GrowingBody`): the caption data of what went out so far,
+    /// after each part, so that a caption early in the segment is there before the playhead at the live edge reaches it
+    /// (the Session keeps each picture once).
+    func emitCaptions(_ timing: Resource, rung: Int?, msn: Int, soFar writer: ResponseWriter) {
+        guard let body = writer.keptSoFar() else { return }
+        var res = timing
+        res.rung = rung
+        emitCaptions(res, msn: msn, body)
+    }
 }

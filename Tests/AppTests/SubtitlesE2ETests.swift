@@ -137,6 +137,22 @@ struct SubtitlesE2ETests {
         try await Self.captions(scenario, rendition, prefix: prefix, query: "?cc=all")
     }
 
+    /// LL-HLS at the floor (0.333 s parts, PART-HOLD-BACK 1 s; its video, cut from the plain ladder's, carries the same
+    /// captions undeclared): the caption data is read part by part as the segment grows, so each caption is there before
+    /// the playhead at the live edge reaches its picture.
+    @Test("LL-HLS: 708 service 1 read part by part, each caption within 100 ms of its picture at the live edge")
+    func lowLatencyCaptions() async throws {
+        let (r, changes) = try await scripted(
+            "ll-fmp4-fast/master.m3u8", ["--duration", "14"], commands: "5 subs SERVICE1 (undeclared)\n")
+        #expect(changes.last?["to"] as? String == "SERVICE1 (undeclared)" && changes.last?["honoured"] as? Bool == true, "\(changes)")
+        let on = try #require(changes.last?["t"] as? Double)
+        // A caption showing when it was chosen is late by the time it had been up: only those that appeared after count.
+        let shown = r.named("subtitle").filter { ($0["t"] as? Double ?? 0) > on + 1.1 && $0["text"] is String }
+        #expect(shown.count >= 3 && shown.allSatisfy { ($0["text"] as? String)?.hasPrefix("708 service 1 segment ") == true }, "\(shown)")
+        #expect(shown.allSatisfy { ($0["lateMs"] as? Double).map { $0 <= 100 } == true }, "\(shown)")
+        #expect(r.named("stall").isEmpty, "\(r.named("stall"))")
+    }
+
     static func captions(_ scenario: String, _ rendition: String, prefix: String, query: String) async throws {
         let r = try await MonitorRun.run(
             ["\(AppOrigin.base)/\(scenario)/master.m3u8\(query)", "--subs", rendition, "--pin", "0", "--rate", "4", "--duration", "7"],
