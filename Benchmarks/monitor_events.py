@@ -11,11 +11,12 @@ def pct(v, q):
     return v[min(len(v) - 1, int(q * len(v)))] if v else None
 
 
-def frame_offsets(events, panes, start, end=float("inf"), states=("playing",)):
-    """Each pane's offset from the reference on its decoded video frame, in ms, over the ticks in [start, end): (PDT at
-    time-pos − when time-pos was read) of one pane minus the same of the reference, from the samples of one tick, while every
-    pane is in one of `states` (by default playing: not while mpv restarts its playback at a timestamp jump, where its picture
-    stands for a few tenths of a second whatever the control does). Both are read at ms resolution."""
+def frame_offsets(events, panes, start, end=float("inf"), states=("playing",), field="frameLatency"):
+    """Each pane's offset from the reference on its decoded video frames, in ms, over the ticks in [start, end): one pane's
+    `frameLatency` (the wall clock when the frame at its playhead is shown − that frame's PDT, to the microsecond) minus the
+    reference's, from the samples of one tick, while every pane is in one of `states` (by default playing: not while mpv
+    restarts its playback at a timestamp jump, where its picture stands for a few tenths of a second whatever the control
+    does). `field="audioLatency"`: the same of the audio heard (docs/SYNC.md, measuring)."""
     ref, by_t = 0, {}
     for e in events:
         if e["event"] == "sync":
@@ -26,11 +27,7 @@ def frame_offsets(events, panes, start, end=float("inf"), states=("playing",)):
     for t, (r, samples) in sorted(by_t.items()):
         if t < start or t >= end or len(samples) < panes or any(s.get("state") not in states for s in samples.values()):
             continue
-        lead = {}
-        for p, s in samples.items():
-            pdt, read = seconds(s.get("playheadPDT")), seconds(s.get("readAt"))
-            if pdt is not None and read is not None:
-                lead[p] = pdt - read
+        lead = {p: -s[field] for p, s in samples.items() if s.get(field) is not None}
         if len(lead) == panes and r in lead:
             out += [abs(v - lead[r]) * 1000 for p, v in lead.items() if p != r]
     return out

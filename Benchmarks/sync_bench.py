@@ -45,11 +45,12 @@ def analyse(events, panes, synced, settle=10.0):
     known = next((e["t"] for e in syncs if all(p is not None for p in e.get("pdts", []))), None) if synced else None
     start = lock if synced else settle
     offsets = frame_offsets(events, panes, start) if start is not None else []
+    audio = frame_offsets(events, panes, start, field="audioLatency") if start is not None else []
     # The same with the ticks where a player restarts at a camera's loop point (a timestamp reset) counted too.
     with_restarts = frame_offsets(events, panes, start, states=("playing", "restarting")) if start is not None else []
     stalls = sum(1 for e in events if e["event"] == "stall" and e.get("end") is not None)
     actions = [e["action"] for e in syncs if e.get("action")]
-    return {"lock": lock, "pdtsKnown": known, "offsets": offsets, "withRestarts": with_restarts, "stalls": stalls, "actions": actions}
+    return {"lock": lock, "pdtsKnown": known, "offsets": offsets, "audio": audio, "withRestarts": with_restarts, "stalls": stalls, "actions": actions}
 
 
 def summary(runs):
@@ -57,9 +58,11 @@ def summary(runs):
     after = [r["lock"] - r["pdtsKnown"] for r in runs if r["lock"] is not None and r["pdtsKnown"] is not None]
     offs = [o for r in runs for o in r["offsets"]]
     all_offs = [o for r in runs for o in r["withRestarts"]]
+    audio = [o for r in runs for o in r["audio"]]
     return {"starts": len(runs), "locked": len(locks), "lockP50": pct(locks, 0.5), "lockP95": pct(locks, 0.95),
             "lockMax": max(locks) if locks else None, "afterPdtsP95": pct(after, 0.95),
             "p50": pct(offs, 0.5), "p95": pct(offs, 0.95), "max": max(offs) if offs else None, "n": len(offs),
+            "audioP50": pct(audio, 0.5), "audioP95": pct(audio, 0.95), "audioMax": max(audio) if audio else None,
             "p95WithRestarts": pct(all_offs, 0.95), "maxWithRestarts": max(all_offs) if all_offs else None,
             "restartShare": (len(all_offs) - len(offs)) / len(all_offs) if all_offs else None,
             "stalls": sum(r["stalls"] for r in runs),

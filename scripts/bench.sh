@@ -222,36 +222,43 @@ md = ["## Panes in sync: hlstui's PDT lock vs the same panes started at once", "
       "is common at the start and a pane can only be held until one is. "
       f"Each row: {r['starts']} starts of `hlstui monitor A B [C [D]]` for {r['startSeconds']:.0f} s; the baseline is the same panes with "
       "`--no-sync` (fewer starts: it does not vary). Time to lock is from the launch; *after PDTs* is from the first moment every pane's "
-      "PDT was known. Offset = |a pane's (PDT at its decoded video frame − when that frame time was read) − the reference's| over the "
-      "4 Hz samples after the lock (baseline: after 10 s) while every pane plays, every pane against the reference; *with restarts* "
+      "PDT was known. Video offset = |a pane's `frameLatency` − the reference's|: the wall clock when the decoded frame at its "
+      "playhead is shown (mpv shows each frame when its audio clock reaches the frame's timestamp, late by its own `avsync`) "
+      "minus that frame's PDT, to the microsecond; audio = the same of `audioLatency` (the wall clock when `audio-pts` was read "
+      "minus the PDT there; docs/SYNC.md, measuring). Over the 4 Hz samples after the lock (baseline: after 10 s) while every "
+      "pane plays, every pane against the reference; *with restarts* "
       "also counts the samples where a player restarts its playback at a camera's loop point (mpv resets itself at the timestamp "
       "jump: its picture stands for a few tenths of a second and what it held is dropped, whatever the control does; the share of "
       "such samples is given). Stalls are those that ended within the runs.", "",
-      "| panes | run | locked | lock p50 | lock p95 (max) | after PDTs p95 | offset p50 | p95 | max | with restarts: p95 (max, share) | stalls | moves seen |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+      "| panes | run | locked | lock p50 | lock p95 (max) | after PDTs p95 | video p50 | p95 | max | audio p50 | p95 | max | video with restarts: p95 (max, share) | stalls | moves seen |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 def restarts(h):
     if h.get("p95WithRestarts") is None: return "–"
     return f"{ms(h['p95WithRestarts'])} ({ms(h['maxWithRestarts'])}, {100 * (h['restartShare'] or 0):.1f} %)"
 for n, row in r["panes"].items():
     h, u = row["hlstui"], row["unsynced"]
     md.append(f"| {n} | hlstui | {h['locked']}/{h['starts']} | {s(h['lockP50'])} | {s(h['lockP95'])} ({s(h['lockMax'])}) | {s(h['afterPdtsP95'])} | "
-              f"{ms(h['p50'])} | **{ms(h['p95'])}** | {ms(h['max'])} | {restarts(h)} | {h['stalls']} | {', '.join(sorted({kind(a) for a in h['actions']})) or '–'} |")
+              f"{ms(h['p50'])} | **{ms(h['p95'])}** | {ms(h['max'])} | {ms(h['audioP50'])} | **{ms(h['audioP95'])}** | {ms(h['audioMax'])} | "
+              f"{restarts(h)} | {h['stalls']} | {', '.join(sorted({kind(a) for a in h['actions']})) or '–'} |")
     if u:
         ratio = f" ({u['p95'] / h['p95']:.0f}× hlstui's p95)" if h['p95'] and u['p95'] else ""
-        md.append(f"| {n} | no sync | – | – | – | – | {ms(u['p50'])} | {ms(u['p95'])}{ratio} | {ms(u['max'])} | {restarts(u)} | {u['stalls']} | – |")
+        md.append(f"| {n} | no sync | – | – | – | – | {ms(u['p50'])} | {ms(u['p95'])}{ratio} | {ms(u['max'])} | {ms(u['audioP50'])} | "
+                  f"{ms(u['audioP95'])} | {ms(u['audioMax'])} | {restarts(u)} | {u['stalls']} | – |")
 d = r.get("drift")
 if d:
     md += ["", f"Drift: A beside A whose media runs 0.05 % fast against its PDT (`?drift=500`), one run of {r['soakSeconds']:.0f} s: "
-           f"locked after {s(d['lockP50'])}, offset p50 {ms(d['p50'])}, **p95 {ms(d['p95'])}**, max {ms(d['max'])}; with restarts "
+           f"locked after {s(d['lockP50'])}, video offset p50 {ms(d['p50'])}, **p95 {ms(d['p95'])}**, max {ms(d['max'])}; audio p50 "
+           f"{ms(d['audioP50'])}, **p95 {ms(d['audioP95'])}**; with restarts "
            f"{restarts(d)}; {d['stalls']} stalls."]
-md += ["", "Targets: locked within 5 s of the launch (p95); p95 offset within one frame of the slowest stream (40 ms: B at 25 fps); "
-       "no stall caused by the control; the same p95 under drift. Where the time to lock goes: every PDT is known about 0.5 s after "
+md += ["", "Targets: locked within 5 s of the launch (p95); video offset p95 within one frame of the fastest feed (33.3 ms for A and B, "
+       "20 ms beside C at 50 fps, 16.7 ms beside D at 59.94 fps), median within 5 ms; audio p95 within 5 ms; no stall caused by the "
+       "control; the same under drift. The lock is declared once the panes' audio clocks agree within 5 ms for 0.5 s (within a "
+       "frame when a pane has no audio) and kept within a frame. Where the time to lock goes: every PDT is known about 0.5 s after "
        "the launch; with more than two panes the reference comes forward to the common moment and, in the same step, every pane "
        "that would have to move once it lands is moved to 0.75 s past that moment — a reload lands at its moment (a seek in "
        "the fresh cache; before a discontinuity — the cameras' loop points — while the Loader holds back the segments after "
        "it), so what is left is a hold of under a second (the moment is chosen so that no pane is aimed within a second before "
-       "its loop point, where its reload could not seek); steering then settles within a frame for 0.5 s before the lock is "
-       "declared. "
+       "its loop point, where its reload could not seek); steering then settles. "
        "A camera's loop point is a timestamp reset: each player restarts there (the `restarting` state) and drops what it held "
        "(about 0.3 s, a `skip` with its cause), which is where the offsets *with restarts* reach their max.", ""]
 print("\n".join(md))

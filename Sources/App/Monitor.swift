@@ -95,6 +95,9 @@ public enum MonitorJSON {
             ("droppedFrames", .int(p.droppedFrames)), ("position", .double(s.position)), ("liveLatency", .double(s.liveLatency)),
             ("edgeDistance", .double(s.catchUp == nil ? nil : s.edgeDistance)),
             ("pdtLatency", .double(s.pdtLatency.map { ($0 * 1000).rounded() / 1000 })),
+            // The same to the microsecond, of the frame when it is shown and of the audio heard (docs/SYNC.md, measuring).
+            ("frameLatency", .double(s.frameShownAt == nil ? nil : s.pdtLatency.map { ($0 * 1e6).rounded() / 1e6 })),
+            ("audioLatency", .double(s.audioLatency.map { ($0 * 1e6).rounded() / 1e6 })),
             ("bufferedAhead", .double(s.bufferedAhead.map { ($0 * 1000).rounded() / 1000 })),
             ("paused", .bool(p.paused)), ("speed", .double(p.speed)),
             // When the player's properties were read (the event's own time is when it was written).

@@ -107,6 +107,8 @@ public struct PaneClock: Sendable {
     public var window: SyncWindow?
     /// The player waits for data (see `SyncReading.stalled`).
     public var stalled = false
+    /// The reading advances between frames (`SyncReading.continuous`).
+    public var continuous = false
 }
 
 /// One pane: the Loader, a libmpv handle and the Session state between them, the only place the three meet. Everything that

@@ -242,12 +242,13 @@ final class PaneOwner {
 
     /// The wall-clock moment at the playhead now (see `PaneClock`; the Session reads it, `SessionState.moment`).
     func clock() -> PaneClock {
-        let look = mpv.clockLook()
         // The moment of the reading: the other pane's is read later, and the difference is taken out (a loaded machine can
         // put tens of milliseconds between two property reads).
-        let at = ContinuousClock.now
+        let (look, at) = mpv.clockLook()
         let m = state.moment(look)
-        return PaneClock(pdt: m.pdt, playing: m.playing, hasPDT: m.hasPDT, at: at, window: m.window, stalled: m.stalled)
+        var c = PaneClock(pdt: m.pdt, playing: m.playing, hasPDT: m.hasPDT, at: at, window: m.window, stalled: m.stalled)
+        c.continuous = m.continuous
+        return c
     }
 
     // MARK: decisions

@@ -36,7 +36,11 @@ extension MPV {
         // position late, and the next sample's step looked like skipped content (0.165 s once, beside busy processes).
         if !loading { s.timePos = get(.timePos) }
         s.wall = DateTime(seconds: Date().timeIntervalSince1970)
-        if !loading { s.audioPts = get(.audioPts) }
+        if !loading {
+            s.audioPts = get(.audioPts)
+            s.audioWall = DateTime(seconds: Date().timeIntervalSince1970)
+            s.avsync = get(.avsync)
+        }
         s.paused = get(.pause) ?? false
         s.held = held
         s.pausedForCache = get(.pausedForCache) ?? false
@@ -57,11 +61,17 @@ extension MPV {
         return s
     }
 
-    /// What the wall-clock moment at the playhead is computed from (`SessionState.moment`).
-    func clockLook() -> ClockLook {
-        ClockLook(
+    /// What the wall-clock moment at the playhead is computed from (`SessionState.moment`), and when: the instant right after
+    /// `audio-pts` was read, the clock the moment comes from (each property read waits for mpv's core; on a loaded machine the
+    /// reads around it can take milliseconds).
+    func clockLook() -> (ClockLook, ContinuousClock.Instant) {
+        var look = ClockLook(
             paused: get(.pause) ?? false, pausedForCache: get(.pausedForCache) ?? false, eofReached: get(.eofReached) ?? false,
-            coreIdle: get(.coreIdle) ?? false, audioPts: get(.audioPts), timePos: get(.timePos))
+            coreIdle: get(.coreIdle) ?? false)
+        look.audioPts = get(.audioPts)
+        let at = ContinuousClock.now
+        look.timePos = get(.timePos)
+        return (look, at)
     }
 
     /// The cache, whether a seek is under way and the position: what a timed look of the Session decides on (`SessionTimer`).

@@ -255,7 +255,7 @@ struct SyncOwner {
         let readings = clocks.enumerated().map { i, c in
             SyncReading(
                 pdt: c.playing ? c.pdt.map { $0.adding(seconds: Pane.seconds(last - c.at) * before[i]) } : c.pdt, playing: c.playing,
-                hasPDT: c.hasPDT ?? true, window: c.window, stalled: c.stalled)
+                hasPDT: c.hasPDT ?? true, window: c.window, stalled: c.stalled, continuous: c.continuous)
         }
         // The wall clock at the moment of the last reading (`--latency`: the clock every pane follows).
         let wall = DateTime(seconds: Date().timeIntervalSince1970 - Pane.seconds(ContinuousClock.now - last))

@@ -15,7 +15,10 @@ public struct MPVProperty<Value: Sendable>: Sendable {
 extension MPVProperty where Value == Double {
     /// The raw media timestamp of the frame on screen (`rebase-start-time=no`, docs/PLATFORM.md).
     public static var timePos: Self { .init("time-pos", .double) { $0.double } }
+    /// The position of the audio heard now, advancing between video frames (the clock mpv presents frames against).
     public static var audioPts: Self { .init("audio-pts", .double) { $0.double } }
+    /// Seconds the frame last queued for display is late against the audio clock when it is shown (mpv's own A/V measure).
+    public static var avsync: Self { .init("avsync", .double) { $0.double } }
     public static var speed: Self { .init("speed", .double) { $0.double } }
 }
 

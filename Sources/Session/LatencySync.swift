@@ -76,7 +76,7 @@ public struct LatencySync: Sendable {
         }
         // A pane that cannot follow is left alone (normal speed, never moved): its controller reads no playhead.
         let fed = readings.enumerated().map { i, r in unreachable[i] == nil ? r : SyncReading(pdt: nil, playing: false) }
-        let cmd = sync.step(t: t, readings: fed + [SyncReading(pdt: moment, playing: true)])
+        let cmd = sync.step(t: t, readings: fed + [SyncReading(pdt: moment, playing: true, continuous: true)])
         out.speeds = Array(cmd.speeds.prefix(count))
         out.holds = cmd.holds.filter { $0.pane < count }
         out.realigns = cmd.realigns.filter { $0.pane < count }

@@ -9,12 +9,18 @@ public struct SyncReading: Sendable, Equatable {
     public var window: SyncWindow?
     /// The player waits for data (rebuffering, or stopped at the end of what its origin gave), not a pause of anyone's.
     public var stalled: Bool
-    public init(pdt: DateTime?, playing: Bool, hasPDT: Bool = true, window: SyncWindow? = nil, stalled: Bool = false) {
+    /// The reading advances between video frames (the audio clock, or the wall clock itself): exact to a millisecond, where a
+    /// playhead read from `time-pos` moves a frame at a time (docs/SYNC.md, measuring).
+    public var continuous: Bool
+    public init(
+        pdt: DateTime?, playing: Bool, hasPDT: Bool = true, window: SyncWindow? = nil, stalled: Bool = false, continuous: Bool = false
+    ) {
         self.pdt = pdt
         self.playing = playing
         self.hasPDT = hasPDT
         self.window = window
         self.stalled = stalled
+        self.continuous = continuous
     }
 }
 
@@ -210,7 +216,8 @@ public struct MultiSync: Sendable {
             guard var c = pairs[i] else { continue }
             let pair = [readings[r], readings[i]]
             let cmd = c.step(
-                t: t, pdts: pair.map(\.pdt), playing: pair.map(\.playing), hasPDT: pair.map(\.hasPDT), windows: pair.map(\.window))
+                t: t, pdts: pair.map(\.pdt), playing: pair.map(\.playing), hasPDT: pair.map(\.hasPDT), windows: pair.map(\.window),
+                continuous: pair.map(\.continuous))
             pairs[i] = c
             // The pair's pane 0 is the reference: in two-pane mode it may be moved; beside more panes it never is.
             if count == 2 { out.speeds[r] = cmd.speeds[0] }

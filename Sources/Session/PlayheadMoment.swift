@@ -34,6 +34,8 @@ public struct PlayheadMoment: Sendable, Equatable {
     public var window: SyncWindow?
     /// The player waits for data (see `SyncReading.stalled`).
     public var stalled = false
+    /// `pdt` comes from `audio-pts`, which advances between frames (`SyncReading.continuous`).
+    public var continuous = false
 }
 
 extension SessionState {
@@ -63,7 +65,9 @@ extension SessionState {
         let pdt = m.lists(p.msn) ? MediaClock.programDateTime(p, in: m) : programDateTime(p)
         // A playhead in a segment without PDT (the encoder lost its clock) is out of the lock, whatever else the window lists.
         let here = pdt != nil || !m.lists(p.msn) ? hasPDT : false
-        return PlayheadMoment(pdt: pdt, playing: !paused, hasPDT: here, window: window, stalled: stalled)
+        var moment = PlayheadMoment(pdt: pdt, playing: !paused, hasPDT: here, window: window, stalled: stalled)
+        moment.continuous = look.audioPts != nil
+        return moment
     }
 
     /// The PDT range `m` lists: from its first segment's PDT to where its last segment ends.

@@ -117,9 +117,30 @@ extension SessionState {
     /// Glass-to-glass latency: the wall clock minus the EXT-X-PROGRAM-DATE-TIME of the frame at the playhead (RFC 8216bis
     /// §4.4.4.6), on a live stream with PDT; it includes the encoder's and the origin's delay, unlike `liveLatency`. A VOD's
     /// PDT is when it was recorded, not a latency: nil.
+    /// Measured on the frame: when it is shown (`frameShownAt`), else when `time-pos` was read.
     public var pdtLatency: Double? {
-        guard playingMedia?.isLive == true, let wall = sample.wall, let here = playheadPDT else { return nil }
+        guard playingMedia?.isLive == true, let wall = frameShownAt ?? sample.wall, let here = playheadPDT else { return nil }
         return wall.seconds(since: here)
+    }
+
+    /// The wall clock when the frame at the playhead is shown. `time-pos` names the frame mpv has decoded and queued, which it
+    /// shows when its audio clock reaches the frame's timestamp, late by `avsync`; `audio-pts` is that clock, read at
+    /// `audioWall` and advancing between frames: the frame is shown its distance ahead of it later (docs/SYNC.md, measuring).
+    /// Nil without audio, while paused or loading, and when the two positions lie in different timestamp runs.
+    public var frameShownAt: DateTime? {
+        guard let t = sample.timePos, let a = sample.audioPts, let at = sample.audioWall, !sample.paused, !sample.loading,
+            !sample.held, sample.speed > 0, abs(t - a) < 1
+        else { return nil }
+        return at.adding(seconds: (t - a + (sample.avsync ?? 0)) / sample.speed)
+    }
+
+    /// Seconds between the PDT of the audio heard when `audio-pts` was read and that moment (RFC 8216bis §4.4.4.6): the audio's
+    /// glass-to-glass latency, continuous where the frames' moves a frame at a time. Nil as `frameShownAt`, and on VOD.
+    public var audioLatency: Double? {
+        guard playingMedia?.isLive == true, frameShownAt != nil, let a = sample.audioPts, let at = sample.audioWall,
+            let p = locate(a), !clock.precedes(a, p), let pdt = programDateTime(p)
+        else { return nil }
+        return at.seconds(since: pdt)
     }
 
     /// Where the media the player holds ahead of the playhead ends, in playlist-window seconds: the end of the run of

@@ -31,6 +31,11 @@ public struct PlayerSample: Sendable, Equatable {
     public var held = false
     /// The wall clock when the sample was read (the pane reads it with the properties), for the glass-to-glass latency.
     public var wall: DateTime?
+    /// The wall clock when `audioPts` was read: the audio clock advances between frames, so this pair names the moment heard
+    /// then to the microsecond, where `time-pos` moves a frame at a time (docs/SYNC.md, measuring).
+    public var audioWall: DateTime?
+    /// mpv's `avsync`: seconds the frame at `timePos` is shown late against the audio clock.
+    public var avsync: Double?
     public init() {}
 
     /// Not paused, not waiting, yet the core is idle: mpv restarts its playback (after a seek, or where it reset itself at a

@@ -160,8 +160,12 @@ public struct SyncCommand: Sendable, Equatable {
 /// Keeps pane 1 on pane 0's wall clock: a proportional controller on speed within a few percent (as Media3 and Shaka steer
 /// live latency), a hold of the pane ahead for large errors; pure.
 public struct SyncController: Sendable {
-    /// Speed change per second of offset (1: the error decays with a time constant of a second, at most ±`maxCorrection`).
-    public var gain = 1.0
+    /// Speed change per second of offset (1.5: the error decays with a time constant of two thirds of a second, at most
+    /// ±`maxCorrection`). Not more: mpv's `audio-pts` counts the audio already buffered at the new speed, so a speed change
+    /// first moves the reading the other way (by about the output's buffer times the change, 0.14–0.35 s × the change
+    /// measured here) before it moves as the speed does; at a gain of 3 that made the panes ring (±20 ms, measured), at 2
+    /// they rang for a second after each step (docs/SYNC.md, measuring).
+    public var gain = 1.5
     public var maxCorrection = 0.05
     /// Beyond this offset (seconds) steering would take too long: the pane ahead is held instead.
     public var holdThreshold = 1.0
@@ -194,8 +198,12 @@ public struct SyncController: Sendable {
     public var panes = [0, 1]
     /// Which of the two the controller may hold or reload (beside more panes, the reference clock is never moved).
     public var movable = [true, true]
-    /// Within this offset (seconds) for `lockAfter` seconds counts as locked.
+    /// Within this offset (seconds) for `lockAfter` seconds counts as locked, when either pane's reading moves a frame at a
+    /// time (`SyncReading.continuous`); and once locked, the lock holds within it: a frame of a 30 fps feed.
     public var lockTolerance = 0.034
+    /// Within this offset for `lockAfter` seconds counts as locked when both readings advance between frames (the audio clock):
+    /// the lock is then declared only once the panes agree to the millisecond (docs/SYNC.md, measuring).
+    public var preciseTolerance = 0.005
     public var lockAfter = 0.5
     public private(set) var state: SyncState = .waiting
     public private(set) var offset: Double?
@@ -233,8 +241,10 @@ public struct SyncController: Sendable {
     /// One control step at session time `t`: `pdts` of the two playheads, `playing` whether each advances (not paused, not
     /// waiting for data), `hasPDT` whether each stream carries PDT at all.
     /// `windows`: the PDT range each pane's playlist lists (nil: not known, taken as no limit).
+    /// `continuous`: whether each reading advances between video frames (`SyncReading.continuous`).
     public mutating func step(
-        t: Double, pdts: [DateTime?], playing: [Bool], hasPDT: [Bool], windows: [SyncWindow?] = [nil, nil]
+        t: Double, pdts: [DateTime?], playing: [Bool], hasPDT: [Bool], windows: [SyncWindow?] = [nil, nil],
+        continuous: [Bool] = [false, false]
     ) -> SyncCommand {
         guard enabled else {
             state = .off("switched off")
@@ -278,7 +288,9 @@ public struct SyncController: Sendable {
         if action == nil || state != .steering && state != .locked { action = .steer }
         let correction = min(maxCorrection, max(-maxCorrection, gain * d))
         speeds = [1, 1 + correction]
-        if abs(d) <= lockTolerance {
+        // Locked: kept within a frame. Not yet: declared once within the tolerance the readings allow for `lockAfter`.
+        let tolerance = state == .locked || !continuous.allSatisfy({ $0 }) ? lockTolerance : preciseTolerance
+        if abs(d) <= tolerance {
             withinSince = withinSince ?? t
             if t - withinSince! >= lockAfter {
                 state = .locked

@@ -27,15 +27,42 @@ struct SyncTests {
         #expect(
             c.step(t: 2.1, pdts: [at(1.1), at(1.4)], playing: [true, false], hasPDT: [true, true]).hold == nil,
             "no new command while holding")
-        // 20 ms behind: pane 1 plays 2 % faster (gain 1 per second of offset).
+        // 20 ms behind: pane 1 plays 3 % faster (gain 1.5 per second of offset).
         let s = c.step(t: 2.8, pdts: [at(2.02), at(2.0)], playing: [true, true], hasPDT: [true, true])
-        #expect(s.speeds[0] == 1 && abs(s.speeds[1] - 1.02) < 1e-9 && c.state == .steering)
+        #expect(s.speeds[0] == 1 && abs(s.speeds[1] - 1.03) < 1e-9 && c.state == .steering)
         _ = c.step(t: 3.0, pdts: [at(3.001), at(3.0)], playing: [true, true], hasPDT: [true, true])
         _ = c.step(t: 3.6, pdts: [at(3.6), at(3.6)], playing: [true, true], hasPDT: [true, true])
         #expect(c.state == .locked)
         // Pane 1 ahead: it slows, never beyond 5 %.
-        #expect(c.step(t: 4, pdts: [at(4), at(4.03)], playing: [true, true], hasPDT: [true, true]).speeds[1] == 0.97)
+        #expect(abs(c.step(t: 4, pdts: [at(4), at(4.02)], playing: [true, true], hasPDT: [true, true]).speeds[1] - 0.97) < 1e-9)
         #expect(c.step(t: 4.05, pdts: [at(4.05), at(4.15)], playing: [true, true], hasPDT: [true, true]).speeds[1] == 0.95)
+    }
+
+    @Test("readings that advance between frames: locked only within 5 ms, then kept within a frame; frame-stepped ones lock within a frame")
+    func preciseLock() {
+        func run(_ c: inout SyncController, from t0: Double, offset: Double, continuous: Bool) {
+            for i in 0..<12 {
+                let t = t0 + Double(i) * 0.05
+                _ = c.step(
+                    t: t, pdts: [at(t + offset), at(t)], playing: [true, true], hasPDT: [true, true], continuous: [continuous, continuous])
+            }
+        }
+        var c = SyncController()
+        run(&c, from: 0, offset: 0.012, continuous: true)
+        #expect(c.state == .steering, "12 ms apart on the audio clock is not a lock")
+        run(&c, from: 1, offset: 0.004, continuous: true)
+        #expect(c.state == .locked)
+        run(&c, from: 2, offset: 0.02, continuous: true)
+        #expect(c.state == .locked, "a 20 ms excursion once locked is within a frame")
+        run(&c, from: 3, offset: 0.05, continuous: true)
+        #expect(c.state == .steering, "beyond a frame: the lock is lost")
+        var f = SyncController()
+        run(&f, from: 0, offset: 0.03, continuous: false)
+        #expect(f.state == .locked, "a playhead that moves a frame at a time locks within a frame")
+        var g = SyncController()
+        run(&g, from: 0, offset: 0.004, continuous: true)
+        let cmd = g.step(t: 0.6, pdts: [at(0.64), at(0.6)], playing: [true, true], hasPDT: [true, true], continuous: [false, true])
+        #expect(abs(cmd.speeds[1] - 1.05) < 1e-9 && g.state == .steering, "40 ms: steered at the limit, out of the lock")
     }
 
     @Test("once locked: a short-lived jump in the readings is ignored, a lasting one is acted on, a large one holds")
