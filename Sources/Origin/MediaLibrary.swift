@@ -125,7 +125,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 /// The origin's media: encoded once by ffmpeg into a cache directory, reused, and held in memory while serving.
 public final class MediaLibrary: Sendable {
     /// Bump when the encodes change so old caches are not reused.
-    public static let version = "media-v11"
+    public static let version = "media-v13"
 
     /// The ladder: three video rungs (muxed AAC), English audio (for the audio-only rung), German alternate audio, four cameras;
     /// the same ladder packaged as broadcasters do.
@@ -355,7 +355,13 @@ public final class MediaLibrary: Sendable {
         var args = ["-hide_banner", "-loglevel", "error", "-y"]
         let broadcast = s.packaging == .broadcast
         // Audio-only encodes stop a little short so the segmenter makes exactly `segments` segments, like the video rungs.
-        let audioSeconds = s.width == nil ? s.seconds - 0.03 : s.seconds
+        // Beside video, the whole AAC frames (1024 samples) the loop holds, less one: the encoder's priming frame is muxed a
+        // frame before the first picture, so a full-length encode runs a frame past the loop's end, and where the next loop
+        // goes on on the same timeline (`StreamModel.loopShift`) its first frame would overlap that one — a player plays both,
+        // and its audio falls 21 ms behind the picture and the PDT at each loop. So the audio tiles across the loop, or (a
+        // loop of no whole number of frames: 59.94 fps) leaves a gap of under a frame (docs/ORIGIN.md).
+        let frames = (s.seconds * 48_000 / 1024).rounded(.down) - 1
+        let audioSeconds = s.width == nil ? s.seconds - 0.03 : frames * 1024 / 48_000
         let audio = "sine=frequency=\(s.toneHz):beep_factor=4:sample_rate=48000:duration=\(audioSeconds)"
         if let w = s.width, let h = s.height {
             // Broadcast: the video's timestamps start 40 ms after the audio's (an A/V offset packagers keep).
