@@ -45,14 +45,27 @@ def pair(url, extra):
     return events
 
 
-def leads(events):
-    """(wall clock read, PDT of the decoded frame − that wall clock) of each plain tick while the pane plays."""
+def leads(events, field="frameLatency"):
+    """(wall clock read, PDT of the decoded frame − the wall clock when it is shown) of each plain tick while the pane
+    plays: −`frameLatency`, to the microsecond (docs/SYNC.md, measuring); `field="audioLatency"`: the same of the audio."""
     out = []
     for e in events:
         if e["event"] == "player" and e.get("trigger") is None and e.get("state") == "playing":
-            pdt, read = seconds(e.get("playheadPDT")), seconds(e.get("readAt"))
-            if pdt is not None and read is not None:
-                out.append((read, pdt - read))
+            lat, read = e.get(field), seconds(e.get("readAt"))
+            if lat is not None and read is not None:
+                out.append((read, -lat))
+    return out
+
+
+def nearest(a, b, start):
+    """|a's lead − b's| for each of a's readings from `start` and b's nearest within 150 ms, in ms."""
+    out = []
+    for w, l in a:
+        if w < start:
+            continue
+        near = min(b, key=lambda x: abs(x[0] - w), default=None)
+        if near and abs(near[0] - w) < 0.15:
+            out.append(abs(l - near[1]) * 1000)
     return out
 
 
@@ -71,17 +84,13 @@ def analyse(events, synced):
     locks = [lock(events[0], 0)[0], lock(events[1], 0)[0]] if synced else [None, None]
     walls = [lock(e, 0)[1] for e in events] if synced else [None, None]
     start = (max(walls) if None not in walls else None) if synced else (b[0][0] + 10 if b else None)
-    apart, errors = [], []
+    apart, audio, errors = [], [], []
     if start is not None:
-        for w, l in a:
-            if w < start:
-                continue
-            near = min(b, key=lambda x: abs(x[0] - w), default=None)
-            if near and abs(near[0] - w) < 0.15:
-                apart.append(abs(l - near[1]) * 1000)
+        apart = nearest(a, b, start)
+        audio = nearest(leads(events[0], "audioLatency"), leads(events[1], "audioLatency"), start)
         errors = [abs(l + latency) * 1000 for w, l in a + b if w >= start]
     stalls = sum(1 for ev in events for e in ev if e["event"] == "stall" and e.get("end") is not None)
-    return {"locks": [x for x in locks if x is not None], "locked": sum(1 for x in locks if x is not None), "apart": apart,
+    return {"locks": [x for x in locks if x is not None], "locked": sum(1 for x in locks if x is not None), "apart": apart, "audio": audio,
             "errors": errors, "stalls": stalls}
 
 
@@ -89,9 +98,11 @@ def summary(runs):
     locks = [x for r in runs for x in r["locks"]]
     apart = [x for r in runs for x in r["apart"]]
     errors = [x for r in runs for x in r["errors"]]
+    audio = [x for r in runs for x in r["audio"]]
     return {"starts": len(runs), "processes": 2 * len(runs), "locked": sum(r["locked"] for r in runs),
             "lockP50": pct(locks, 0.5), "lockP95": pct(locks, 0.95), "lockMax": max(locks) if locks else None,
             "apartP50": pct(apart, 0.5), "apartP95": pct(apart, 0.95), "apartMax": max(apart) if apart else None, "n": len(apart),
+            "audioP50": pct(audio, 0.5), "audioP95": pct(audio, 0.95),
             "errorP50": pct(errors, 0.5), "errorP95": pct(errors, 0.95), "stalls": sum(r["stalls"] for r in runs)}
 
 

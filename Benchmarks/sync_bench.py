@@ -5,7 +5,8 @@ one encoder clock drifting against its PDT.
 
 Usage: sync_bench.py HLSTUI_BINARY MEDIA_CACHE [STARTS] [START_SECONDS] [SOAK_SECONDS]; prints one JSON object.
 Runs one at a time (two cores: players running side by side would measure the scheduler).
-SYNC_EVENTS=DIR keeps each run's JSON Lines there (run-N.jsonl, in order) to read afterwards.
+SYNC_EVENTS=DIR keeps each run's JSON Lines there (run-N.jsonl, in order) to read afterwards; SYNC_FROM=DIR reads such a
+directory's runs in place of running them (the same figures and table again, from kept events).
 """
 import itertools
 import json
@@ -29,6 +30,9 @@ runs = itertools.count(1)
 
 def monitor(urls, duration, extra=()):
     """One `hlstui monitor` run; its events."""
+    if os.environ.get("SYNC_FROM"):
+        with open(f"{os.environ['SYNC_FROM']}/run-{next(runs)}.jsonl") as kept:
+            return [json.loads(l) for l in kept.read().splitlines() if l.startswith("{")]
     keep = os.environ.get("SYNC_EVENTS")
     with (open(f"{keep}/run-{next(runs)}.jsonl", "w+") if keep else tempfile.TemporaryFile("w+")) as out:
         p = subprocess.Popen([hlstui, "monitor", *urls, "--video", "none", "--duration", str(duration), *extra],

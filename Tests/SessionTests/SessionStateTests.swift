@@ -320,6 +320,33 @@ struct SessionStateTests {
         #expect(v.playheadPDT != nil && v.pdtLatency == nil, "a VOD's PDT is when it was recorded")
     }
 
+    @Test("glass to glass on the frame: shown when the audio clock reaches it (at the pane's speed, late by avsync); the audio's own")
+    func glassToGlassOnTheFrame() throws {
+        var s = Fixture.session(live: true)  // msn 0 at PDT 00:00:00, first PTS 10
+        var p = PlayerSample()
+        p.timePos = 11.5
+        p.wall = DateTime(iso8601: "2026-01-01T00:00:09.000Z")
+        p.audioPts = 11.48
+        p.audioWall = DateTime(iso8601: "2026-01-01T00:00:09.002Z")
+        p.avsync = 0.001
+        p.speed = 1.05
+        s.apply(.sample(p), at: 1)
+        // Shown 21 ms of media after the audio read, at 1.05: 20 ms of wall clock later.
+        let shown = try #require(s.frameShownAt)
+        #expect(abs(shown.seconds(since: DateTime(iso8601: "2026-01-01T00:00:09.022Z")!)) < 2e-6)
+        #expect(abs(try #require(s.pdtLatency) - 7.522) < 2e-6, "09.022 − 01.500")
+        #expect(abs(try #require(s.audioLatency) - 7.522) < 2e-6, "09.002 − 01.480")
+        // Paused, or the two positions in different timestamp runs: no frame-exact figure; the read's wall clock then.
+        var q = p
+        q.audioPts = 3.2
+        s.apply(.sample(q), at: 1.1)
+        #expect(s.frameShownAt == nil && s.audioLatency == nil && s.pdtLatency == 7.5)
+        q = p
+        q.paused = true
+        s.apply(.sample(q), at: 1.2)
+        #expect(s.frameShownAt == nil && s.pdtLatency == 7.5)
+    }
+
     @Test("a GAP of the rung playing that no rung fills is reported once, with its PDT and duration, when its playlist arrives")
     func gap() {
         var s = SessionState(url: "http://origin.test/master.m3u8")
