@@ -322,7 +322,7 @@ struct SessionStateTests {
 
     @Test("glass to glass on the frame: shown when the audio clock reaches it (at the pane's speed, late by avsync); the audio's own")
     func glassToGlassOnTheFrame() throws {
-        var s = Fixture.session(live: true)  // msn 0 at PDT 00:00:00, first PTS 10
+        var s = Fixture.session(live: true) // msn 0 at PDT 00:00:00, first PTS 10
         var p = PlayerSample()
         p.timePos = 11.5
         p.wall = DateTime(iso8601: "2026-01-01T00:00:09.000Z")
