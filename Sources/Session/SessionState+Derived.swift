@@ -126,12 +126,16 @@ extension SessionState {
     /// The wall clock when the frame at the playhead is shown. `time-pos` names the frame mpv has decoded and queued, which it
     /// shows when its audio clock reaches the frame's timestamp, late by `avsync`; `audio-pts` is that clock, read at
     /// `audioWall` and advancing between frames: the frame is shown its distance ahead of it later (docs/SYNC.md, measuring).
-    /// Nil without audio, while paused or loading, and when the two positions lie in different timestamp runs.
+    /// Nil without audio, while paused or loading, and when the readings do not agree as steady playback has them: the frame
+    /// more than 75 ms ahead of the audio clock or 20 ms behind it (a player restarting, or resyncing its picture to its
+    /// audio), or `audio-pts` read over 20 ms after `time-pos` (a starved machine between the two reads).
     public var frameShownAt: DateTime? {
-        guard let t = sample.timePos, let a = sample.audioPts, let at = sample.audioWall, !sample.paused, !sample.loading,
-            !sample.held, sample.speed > 0, abs(t - a) < 1
+        guard let t = sample.timePos, let a = sample.audioPts, let at = sample.audioWall, let wall = sample.wall, !sample.paused,
+            !sample.loading, !sample.held, sample.speed > 0, at.seconds(since: wall) <= 0.02
         else { return nil }
-        return at.adding(seconds: (t - a + (sample.avsync ?? 0)) / sample.speed)
+        let ahead = (t - a + (sample.avsync ?? 0)) / sample.speed
+        guard ahead >= -0.02, ahead <= 0.075 else { return nil }
+        return at.adding(seconds: ahead)
     }
 
     /// Seconds between the PDT of the audio heard when `audio-pts` was read and that moment (RFC 8216bis §4.4.4.6): the audio's

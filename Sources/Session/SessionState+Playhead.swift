@@ -95,7 +95,7 @@ extension SessionState {
         let state = self
         guard
             let skip = skipWatch.observe(
-                wall: wall, point: point, time: time, advancing: advancing, speed: s.speed, at: t,
+                wall: wall, point: point, time: time, advancing: advancing, speed: s.speed, at: t, audio: s.audioPts,
                 distance: { state.distance(from: $0, to: $1) }, cause: { state.skipCause(at: t, over: $0) })
         else { return nil }
         note(
@@ -105,8 +105,8 @@ extension SessionState {
         return skip
     }
 
-    /// What most likely made the playhead jump: a switch or a reload just before, a failed request, or the player alone.
-    func skipCause(at t: Double, over msns: ClosedRange<Int>) -> String {
+    /// What most likely made the playhead jump: a switch or a reload just before, a failed request; nil: the player alone.
+    func skipCause(at t: Double, over msns: ClosedRange<Int>) -> String? {
         // A segment in the jump that failed: the player gave up on it and went on.
         if let r = requests.last(where: { r in
             r.kind == .segment && r.msn.map(msns.contains) == true && (r.status >= 400 || r.failure != nil) && r.outcome != .gap
@@ -131,7 +131,7 @@ extension SessionState {
         }
         if let g = lastGiven, t - g <= 3 { return "reload" + (givenStart.map { " at msn \($0)" } ?? "") }
         if let f = lastFailure, t - f.t < 5 { return "origin: " + f.text }
-        return "the player jumped ahead (no switch, reload or failure explains it)"
+        return nil
     }
 
     /// Applies a selection action (pin, automatic, caps) and returns the switch reason it implies, or nil for other actions.

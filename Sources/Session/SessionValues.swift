@@ -194,6 +194,8 @@ struct Progress: Sendable, Equatable {
     var time: Double
     var advancing: Bool
     var speed: Double
+    /// `audio-pts` at that sample, when the player plays audio: the clock the picture is shown against.
+    var audio: Double? = nil
 }
 
 /// What happened as a consequence of an event, for the JSON Lines stream and the log.

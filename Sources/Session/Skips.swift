@@ -47,6 +47,7 @@ public struct SkipWatch: Sendable {
         guard var p = progress else { return }
         p.wall = wall
         p.advancing = false
+        p.audio = nil
         progress = p
     }
 
@@ -55,30 +56,36 @@ public struct SkipWatch: Sendable {
     /// point is kept); time it stood still does not (the clock moves on).
     mutating func keepLast(wall: DateTime, advancing: Bool) {
         guard var p = progress else { return }
-        if advancing || p.advancing { p.advancing = true } else { p.wall = wall }
+        if advancing || p.advancing {
+            p.advancing = true
+        } else {
+            p.wall = wall
+            p.audio = nil
+        }
         progress = p
     }
 
     /// A sample at `point` (`time` on the player's clock) at `wall`, at session time `t`: the skip it shows, if any (a jump
-    /// right after another, the player catching up, grows that one and returns nil).
+    /// right after another, the player catching up, grows that one and returns nil). `audio`: the player's `audio-pts` then.
+    /// `cause`: what explains a jump over those segments, nil when nothing but the player does.
     mutating func observe(
-        wall: DateTime, point: StreamPoint, time: Double, advancing: Bool, speed: Double, at t: Double,
-        distance: (StreamPoint, StreamPoint) -> Double?, cause: (ClosedRange<Int>) -> String
+        wall: DateTime, point: StreamPoint, time: Double, advancing: Bool, speed: Double, at t: Double, audio: Double? = nil,
+        distance: (StreamPoint, StreamPoint) -> Double?, cause: (ClosedRange<Int>) -> String?
     ) -> Skip? {
         guard let last = progress else {
-            progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: speed)
+            progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: speed, audio: audio)
             return nil
         }
         guard let moved = distance(last.point, point) else {
             // Not for long: a point whose segments are forgotten never becomes measurable, and the check starts afresh.
             if wall.seconds(since: last.wall) > 10 {
-                progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: speed)
+                progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: speed, audio: audio)
             } else {
                 keepLast(wall: wall, advancing: advancing)
             }
             return nil
         }
-        progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: speed)
+        progress = Progress(wall: wall, point: point, time: time, advancing: advancing, speed: speed, audio: audio)
         let elapsed = max(0, wall.seconds(since: last.wall))
         let played = (last.advancing || advancing ? elapsed * max(last.speed, speed, 1) : 0)
         // A frame or two of slack: samples read several properties one after another.
@@ -91,9 +98,14 @@ public struct SkipWatch: Sendable {
             seconds += moved - played
             return nil
         }
+        let why = cause(last.point.msn...point.msn)
+        // Nothing explains the jump and the audio played on at its pace: the picture stood while the audio played (a decoder
+        // starved of CPU) and caught up by dropping the frames it was late with (`droppedFrames` counts them). Nothing of the
+        // stream was passed over: the audio was heard (docs/PLATFORM.md, libmpv: time-pos and the audio clock).
+        if why == nil, let a0 = last.audio, let a = audio, abs((a - a0) - played) <= 0.15 { return nil }
         let skip = Skip(
             t: t, fromTime: last.time, from: last.point, toTime: time, to: point, seconds: moved - played,
-            cause: cause(last.point.msn...point.msn))
+            cause: why ?? "the player jumped ahead (no switch, reload or failure explains it)")
         count += 1
         seconds += skip.seconds
         skips.append(skip)

@@ -27,6 +27,33 @@ struct SkipWatchTests {
         #expect(w.count == 1 && abs(w.seconds - 3.25) < 1e-9 && abs(w.skips[0].seconds - 3.25) < 1e-9)
     }
 
+    @Test("the picture catching up with audio that played on is no skip; with the audio jumping too, or a cause, it is one")
+    func pictureCatchingUp() throws {
+        func look(_ w: inout SkipWatch, _ wall: Double, _ time: Double, audio: Double?, cause: String? = nil) -> Session.Skip? {
+            w.observe(
+                wall: DateTime(seconds: wall), point: StreamPoint(msn: Int(time / 2), offset: time.truncatingRemainder(dividingBy: 2)),
+                time: time, advancing: true, speed: 1, at: wall, audio: audio, distance: Self.distance, cause: { _ in cause })
+        }
+        var w = SkipWatch()
+        // The picture stands 0.4 s (a starved decoder) while the audio plays on, then catches up.
+        #expect(look(&w, 0, 1.0, audio: 0.98) == nil)
+        #expect(look(&w, 0.25, 1.0, audio: 1.23) == nil)
+        #expect(look(&w, 0.5, 1.0, audio: 1.48) == nil)
+        #expect(look(&w, 0.75, 1.75, audio: 1.73) == nil && w.count == 0, "caught up: the audio was heard")
+        // The audio jumps with the picture: content passed over.
+        let k = try #require(look(&w, 1.0, 3.0, audio: 2.98))
+        #expect(abs(k.seconds - 1.0) < 1e-9 && k.cause == "the player jumped ahead (no switch, reload or failure explains it)")
+        // A cause (a failed segment) is a skip of the picture whatever the audio did (an audio rendition of its own plays on).
+        var v = SkipWatch()
+        _ = look(&v, 0, 1.0, audio: 0.98, cause: "msn 1 failed")
+        let f = try #require(look(&v, 0.25, 3.0, audio: 1.23, cause: "msn 1 failed"))
+        #expect(f.cause == "msn 1 failed")
+        // Without audio (video only) a jump is a skip.
+        var n = SkipWatch()
+        _ = look(&n, 0, 1.0, audio: nil)
+        #expect(look(&n, 0.25, 2.0, audio: nil) != nil)
+    }
+
     @Test("a wait (held, loading) moves the clock, not the playhead: the jump after it is measured against one sample's time")
     func waits() throws {
         var w = SkipWatch()
