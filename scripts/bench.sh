@@ -176,7 +176,7 @@ md = ["## Two processes on the wall clock: `--latency` vs the same processes wit
       "`audioLatency` (docs/SYNC.md, measuring). *Against the target*: |`frameLatency` − latency| of both.", "",
       *table(r),
       "", "Targets: every process locked within 5 s of its launch (p95); the two processes' frames within one frame (33.3 ms at 30 fps) "
-      "p95, their audio within 5 ms; across hosts add the clocks' offset (chrony on a LAN: under 1 ms).", ""]
+      "p95; across hosts add the clocks' offset (chrony on a LAN: under 1 ms).", ""]
 print("\n".join(md))
 PY
 fi
